@@ -1,0 +1,35 @@
+# Two commands on a fresh machine with Python 3.11 and make:
+#   make demo   the main job, on the embedded SQLite default
+#   make test   lint, types and the whole suite
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint types pytest bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(BIN)/candidates demo
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+types: $(VENV)/.installed
+	$(BIN)/mypy engine projections
+
+pytest: $(VENV)/.installed
+	$(BIN)/python -m pytest -q
+
+test: lint types pytest
+
+bench: $(VENV)/.installed
+	for b in bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,56 @@
+"""The ``candidates`` command line.
+
+Each module of this package whose name starts with ``cmd_`` adds its
+subcommands through ``register(subparsers)``; a subcommand's handler takes
+the parsed arguments and returns the exit status. ``--store`` (a SQLite path
+or a ``postgresql://`` URL) defaults to ``$CANDIDATES_STORE``, else
+``./var/candidates.sqlite``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from engine.errors import CommandRefused
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="candidates",
+        description="A live, event-sourced engine for the FIDE Candidates Tournament.",
+    )
+    parser.add_argument(
+        "--store",
+        default=None,
+        help="SQLite path or postgresql:// URL (default: $CANDIDATES_STORE, "
+        "else ./var/candidates.sqlite)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("cmd_"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except CommandRefused as refused:
+        print(f"candidates: {refused.message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""``candidates game ID``, ``candidates pgn ID|--all``, ``candidates import-pgn FILE...``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.pgn_import import import_pgn
+from adapters.queries import game_object, game_pgn_text
+from engine.errors import UnknownGame
+
+
+def register(sub: Any) -> None:
+    game = sub.add_parser("game", help="show one game (board, clocks, claims)")
+    game.add_argument("game_id")
+    game.add_argument("--format", choices=("table", "json"), default="table")
+    add_store_option(game)
+    game.set_defaults(func=run_game)
+
+    pgn = sub.add_parser("pgn", help="export games as PGN")
+    which = pgn.add_mutually_exclusive_group(required=True)
+    which.add_argument("game_id", nargs="?")
+    which.add_argument("--all", action="store_true", help="every game of the store")
+    add_store_option(pgn)
+    pgn.set_defaults(func=run_pgn)
+
+    imp = sub.add_parser("import-pgn", help="import finished games from PGN files")
+    imp.add_argument("files", nargs="+")
+    add_store_option(imp)
+    imp.set_defaults(func=run_import)
+
+
+def render_table(view: dict[str, Any]) -> str:
+    lines = [
+        f"Game {view['game']}  round {view['round']} board {view['board']}",
+        f"White: {view['white']}   Black: {view['black']}   ({view['time_control']})",
+        f"Status: {view['status']}  result {view['result']}"
+        + (f" ({view['termination']})" if view["termination"] else ""),
+        f"FEN: {view['fen']}",
+    ]
+    moves = view["moves"]
+    text = " ".join((f"{i // 2 + 1}. " if i % 2 == 0 else "") + san for i, san in enumerate(moves))
+    lines.append(f"Moves ({view['ply']} plies): {text}")
+    clock = view["clock"]
+    if clock.get("white_ms") is not None:
+        lines.append(
+            f"Clock: white {clock['white_ms'] / 1000:.1f} s, black {clock['black_ms'] / 1000:.1f} s"
+            f", running {clock['running']}"
+        )
+    for claim in view["claims"]:
+        lines.append(f"Claim {claim['id']}: {claim['by']} {claim['kind']} {claim['status']}")
+    return "\n".join(lines)
+
+
+def run_game(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        view = game_object(store, args.game_id)
+    if args.format == "json":
+        print_json(view)
+    else:
+        print(render_table(view))
+    return 0
+
+
+def run_pgn(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        ids = store.game_ids() if args.all else [args.game_id]
+        if not ids:
+            raise UnknownGame("the store holds no games")
+        for game_id in ids:
+            sys.stdout.write(game_pgn_text(store, game_id) + "\n\n")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    failed = 0
+    with store_of(args) as store:
+        for path in args.files:
+            for report in import_pgn(store, path):
+                failed += report.status == "refused"
+                print_json({"file": path, **report.as_dict()})
+    return 1 if failed else 0

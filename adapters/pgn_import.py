@@ -1,0 +1,134 @@
+"""Score sheets in, events out: ``candidates import-pgn FILE...``.
+
+Each game becomes one all-or-nothing batch of events (see
+``engine.importing``). A game whose moves are illegal is refused as a whole,
+naming the game and the move, and the rest of the file still imports.
+Importing a file twice adds nothing: a game already in the store with the
+same moves and result is reported as already imported.
+
+Game ids come from the Round tag when it reads ``<round>.<board>`` (as in
+the 2013 file); a bare round number gets the next free board of that round.
+Player ids are the surnames in lower case (``"Aronian,L"`` -> ``aronian``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+import chess.pgn
+
+from adapters.store import Store
+from engine.errors import CommandRefused
+from engine.importing import ScoreSheet, import_score_sheet
+from engine.rules import DEFAULT_PROFILE
+
+
+def player_id(name: str) -> str:
+    """A stable id from a PGN name: the surname, lower case, ASCII, no spaces."""
+    surname = name.split(",")[0].strip() or name.strip() or "unknown"
+    ascii_name = unicodedata.normalize("NFKD", surname).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-") or "unknown"
+
+
+def tag_instant(date: str, time: str | None = None) -> int:
+    """Epoch ms of a PGN Date (and optional UTCTime/Time) tag; 0 when unknown."""
+    try:
+        day = datetime.strptime(date, "%Y.%m.%d").replace(tzinfo=UTC)
+    except (TypeError, ValueError):
+        return 0
+    if time:
+        try:
+            clock = datetime.strptime(time, "%H:%M:%S")
+            day = day.replace(hour=clock.hour, minute=clock.minute, second=clock.second)
+        except ValueError:
+            pass
+    return int(day.timestamp() * 1000)
+
+
+@dataclass
+class ImportReport:
+    game: str
+    status: str
+    """``imported``, ``already_imported`` or ``refused``."""
+    message: str = ""
+    events: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"game": self.game, "status": self.status, "events": self.events}
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
+def read_games(handle: TextIO) -> Iterator[chess.pgn.Game]:
+    while True:
+        game = chess.pgn.read_game(handle)
+        if game is None:
+            return
+        yield game
+
+
+def score_sheet(pgn: chess.pgn.Game, boards_used: dict[int, int]) -> ScoreSheet:
+    """One PGN game as a score sheet (moves as UCI from the mainline)."""
+    headers = pgn.headers
+    round_tag = headers.get("Round", "?")
+    match = re.fullmatch(r"(\d+)\.(\d+)", round_tag)
+    if match:
+        round_no, board_no = int(match[1]), int(match[2])
+    else:
+        round_no = int(round_tag) if round_tag.isdigit() else 0
+        board_no = boards_used.get(round_no, 0) + 1
+    boards_used[round_no] = max(boards_used.get(round_no, 0), board_no)
+    fen = headers.get("FEN") if headers.get("SetUp") == "1" else None
+    return ScoreSheet(
+        game=f"{round_no}.{board_no}",
+        round=round_no,
+        board=board_no,
+        white=player_id(headers.get("White", "?")),
+        black=player_id(headers.get("Black", "?")),
+        result=headers.get("Result", "*"),
+        moves=[move.uci() for move in pgn.mainline_moves()],
+        at_ms=tag_instant(headers.get("Date", ""), headers.get("UTCTime")),
+        time_control=headers.get("TimeControl"),
+        initial_fen=fen,
+    )
+
+
+def import_pgn(store: Store, path: str | Path, by: str = "import") -> list[ImportReport]:
+    """Import every game of one PGN file; one report per game."""
+    reports: list[ImportReport] = []
+    tournament = store.tournament()
+    rules = tournament.rules if tournament else DEFAULT_PROFILE
+    boards_used: dict[int, int] = {}
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        for index, pgn in enumerate(read_games(handle), start=1):
+            name = f"#{index}"
+            try:
+                if pgn.errors:
+                    raise CommandRefused(
+                        f"game #{index} of {path}: unreadable PGN ({pgn.errors[0]})"
+                    )
+                sheet = score_sheet(pgn, boards_used)
+                name = sheet.game
+                existing = store.game(sheet.game)
+                if existing is not None:
+                    same = list(existing.moves) == list(sheet.moves) and existing.result in (
+                        sheet.result,
+                        "*",
+                    )
+                    status = "already_imported" if same else "refused"
+                    message = "" if same else f"game {sheet.game} exists with other moves/result"
+                    reports.append(ImportReport(sheet.game, status, message))
+                    continue
+                events = import_score_sheet(sheet, rules, by)
+                store.append(events)
+                reports.append(ImportReport(sheet.game, "imported", events=len(events)))
+            except CommandRefused as refused:
+                reports.append(ImportReport(name, "refused", refused.message))
+    return reports

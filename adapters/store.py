@@ -1,0 +1,217 @@
+"""The event store: an ``eventsourcing`` application on SQLite or PostgreSQL.
+
+``open_store(url)`` takes a SQLite path (default ``./var/candidates.sqlite``,
+or ``$CANDIDATES_STORE``) or a ``postgresql://user@host:port/db[?schema=s]``
+URL. Every command is decided against the current state of the aggregates
+and its events are appended in one transaction; a refused command appends
+nothing. Concurrent writers are kept honest by the library's optimistic
+concurrency (a stream position can be written once): the loser gets a
+``conflict`` error.
+
+State is cached per stream together with its version, and brought up to date
+from the store (only the events after the cached version) before every
+decision, so several processes can share one store.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, unquote, urlparse
+
+from eventsourcing.application import Application
+from eventsourcing.persistence import IntegrityError, Notification
+
+from adapters.codec import TOPIC as MSGPACK_TOPIC
+from engine import game as games
+from engine import tournament as tournaments
+from engine.commands import Command
+from engine.dispatch import decide
+from engine.errors import CommandRefused, Conflict, MalformedCommand
+from engine.events import TOURNAMENT_STREAM, Event, game_stream
+from engine.game import Game
+from engine.tournament import Tournament
+
+DEFAULT_STORE = "./var/candidates.sqlite"
+S = TypeVar("S")
+
+
+def store_url(explicit: str | None = None) -> str:
+    """The store to use: the argument, else ``$CANDIDATES_STORE``, else the default path."""
+    return explicit or os.environ.get("CANDIDATES_STORE") or DEFAULT_STORE
+
+
+def store_env(url: str) -> dict[str, str]:
+    """The eventsourcing environment for a SQLite path or a PostgreSQL URL."""
+    env = {"TRANSCODER_TOPIC": MSGPACK_TOPIC, "ORIGINATOR_ID_TYPE": "text"}
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urlparse(url)
+        query = parse_qs(parts.query)
+        env.update(
+            PERSISTENCE_MODULE="eventsourcing.postgres",
+            POSTGRES_DBNAME=(parts.path or "/").lstrip("/") or "postgres",
+            POSTGRES_HOST=parts.hostname or "127.0.0.1",
+            POSTGRES_PORT=str(parts.port or 5432),
+            POSTGRES_USER=unquote(parts.username or "postgres"),
+            POSTGRES_PASSWORD=unquote(parts.password or ""),
+            POSTGRES_ENABLE_DB_FUNCTIONS="y",
+        )
+        if "schema" in query:
+            env["POSTGRES_SCHEMA"] = query["schema"][0]
+    else:
+        path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        env.update(
+            PERSISTENCE_MODULE="eventsourcing.sqlite",
+            SQLITE_DBNAME=path,
+            SQLITE_LOCK_TIMEOUT="10",
+        )
+    return env
+
+
+class CandidatesApplication(Application[str]):
+    """The eventsourcing application that holds every stream of one tournament."""
+
+    name = "Candidates"
+    log_section_size = 1000
+
+
+@dataclass
+class _Cached:
+    state: Any
+    version: int
+
+
+class Store:
+    """Commands in, events stored, state and events out."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = store_url(url)
+        self.app = CandidatesApplication(env=store_env(self.url))
+        self._cache: dict[str, _Cached] = {}
+
+    def close(self) -> None:
+        self.app.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- reading ------------------------------------------------------------
+
+    def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
+        """The events of one stream after a version, in order."""
+        events = self.app.events.get(stream_id, gt=after_version or None)
+        return [e for e in events if isinstance(e, Event)]
+
+    def _fold(self, stream_id: str, evolve: Callable[[S | None, Event], S | None]) -> S | None:
+        cached = self._cache.get(stream_id)
+        state: S | None = cached.state if cached else None
+        version = cached.version if cached else 0
+        for event in self.stream(stream_id, version):
+            state = evolve(state, event)
+            version = event.originator_version
+        self._cache[stream_id] = _Cached(state, version)
+        return state
+
+    def tournament(self) -> Tournament | None:
+        return self._fold(TOURNAMENT_STREAM, tournaments.evolve)
+
+    def game(self, game_id: str) -> Game | None:
+        return self._fold(game_stream(game_id), games.evolve)
+
+    def game_ids(self) -> list[str]:
+        """Every game with a stream, in (round, board) order."""
+        ids = {
+            n.originator_id.removeprefix("game/")
+            for n in self.notifications()
+            if n.originator_id.startswith("game/")
+        }
+        return sorted(ids, key=game_order)
+
+    def notifications(self, start: int = 1, limit: int | None = None) -> Iterator[Notification]:
+        """Stored records in global order from ``start`` (the notification id), lazily."""
+        section = self.app.log_section_size
+        remaining = limit
+        while remaining is None or remaining > 0:
+            size = section if remaining is None else min(section, remaining)
+            batch = self.app.recorder.select_notifications(start=start, limit=size)
+            if not batch:
+                return
+            yield from batch
+            start = batch[-1].id + 1
+            if remaining is not None:
+                remaining -= len(batch)
+            if len(batch) < size:
+                return
+
+    def events_since(self, seq: int = 0, limit: int | None = None) -> Iterator[tuple[int, Event]]:
+        """(sequence number, event) of every event after ``seq``, in global order."""
+        for notification in self.notifications(seq + 1, limit):
+            event = self.app.mapper.to_domain_event(notification)
+            if isinstance(event, Event):
+                yield notification.id, event
+
+    def last_seq(self) -> int:
+        return self.app.recorder.max_notification_id() or 0
+
+    def count(self) -> int:
+        """Number of stored events (every stream)."""
+        return sum(1 for _ in self.notifications())
+
+    # --- writing ------------------------------------------------------------
+
+    def append(self, events: Sequence[Event]) -> list[int]:
+        """Append events in one transaction; Conflict if a stream moved on meanwhile."""
+        if not events:
+            return []
+        try:
+            recordings = self.app.save(*events)
+        except IntegrityError:
+            streams = sorted({e.originator_id for e in events})
+            for stream in streams:
+                self._cache.pop(stream, None)
+            raise Conflict(
+                f"another command changed {', '.join(streams)} first; "
+                "nothing was appended: read the new state and decide again"
+            ) from None
+        return [r.notification.id for r in recordings]
+
+    def execute(self, raw: object) -> tuple[Command, list[Event]]:
+        """Decide and append one command; raises CommandRefused (nothing appended)."""
+        cmd, events = decide(raw, self)
+        self.append(events)
+        return cmd, events
+
+    def handle(self, raw: object) -> dict[str, Any]:
+        """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
+        try:
+            _, events = self.execute(raw)
+        except CommandRefused as refused:
+            return {"ok": False, "error": refused.as_error()}
+        return {"ok": True, "events": [e.to_wire() for e in events]}
+
+    def handle_all(self, raws: Iterable[object]) -> Iterator[dict[str, Any]]:
+        for raw in raws:
+            yield self.handle(raw)
+
+
+def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key: numeric parts of ``<round>.<board>`` in number order, text after."""
+    return tuple(
+        (0, int(piece)) if piece.isdigit() else (1, piece)
+        for piece in game_id.replace("-", ".").split(".")
+    )
+
+
+def open_store(url: str | None = None) -> Store:
+    try:
+        return Store(url)
+    except Exception as exc:
+        raise MalformedCommand(f"cannot open the store {store_url(url)!r}: {exc}") from exc

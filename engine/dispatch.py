@@ -1,0 +1,44 @@
+"""Routes a command of the contract to the decision that owns it.
+
+The caller (the store adapter) supplies a ``World``: read access to the
+current state of the aggregates. A decision returns the events to append,
+possibly on several streams; the caller appends them in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from engine import game as games
+from engine import tournament as tournaments
+from engine.commands import Command, parse_command
+from engine.events import Event
+from engine.game import Game
+from engine.tournament import Tournament
+
+
+class World(Protocol):
+    """What a decision may read: the current state of the aggregates."""
+
+    def tournament(self) -> Tournament | None: ...
+
+    def game(self, game_id: str) -> Game | None: ...
+
+
+Handler = Callable[[Command, World], list[Event]]
+
+HANDLERS: dict[str, Handler] = {
+    "create_tournament": lambda c, w: tournaments.create_tournament(w.tournament(), c),
+    "draw_lots": lambda c, w: tournaments.draw_lots(w.tournament(), c),
+    "start_game": lambda c, w: games.start_game(w.tournament(), w.game(c["game"]), c),
+    "play_move": lambda c, w: games.play_move(w.game(c["game"]), c),
+    "resign": lambda c, w: games.resign(w.game(c["game"]), c),
+    "declare_result": lambda c, w: games.declare_result(w.tournament(), w.game(c["game"]), c),
+}
+
+
+def decide(raw: object, world: World) -> tuple[Command, list[Event]]:
+    """Check the command's form, then decide it; raises CommandRefused."""
+    cmd = raw if isinstance(raw, Command) else parse_command(raw)
+    return cmd, HANDLERS[cmd.name](cmd, world)

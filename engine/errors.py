@@ -1,0 +1,84 @@
+"""Errors the engine reports when it refuses a command.
+
+Hierarchy (every refusal appends nothing)::
+
+    CommandRefused                 base: carries a stable ``code`` and a message
+    +-- MalformedCommand           missing or ill-typed field, unknown command
+    +-- UnknownTournament          no tournament created yet / wrong id
+    +-- UnknownGame                no such game id (not paired, not created)
+    +-- IllegalMove                the move is not legal (or not parseable) here
+    +-- GameNotInProgress          the game has not started, or has finished
+    +-- NotAnArbiter               a command that needs an arbiter of the event
+    +-- RuleViolation              the regulations forbid it (article named)
+    +-- Conflict                   someone else changed the same stream first
+
+``code`` is part of the command contract (``{"ok": false, "error": {"code":
+..., "message": ...}}``); messages are for people and may be reworded.
+"""
+
+from __future__ import annotations
+
+
+class CommandRefused(Exception):
+    """Base class: the engine refused a command; nothing was appended."""
+
+    code = "refused"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def as_error(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class MalformedCommand(CommandRefused):
+    """The command is not of the contract's form (missing field, bad type, unknown name)."""
+
+    code = "malformed_command"
+
+
+class UnknownTournament(CommandRefused):
+    """No tournament by that id in this store."""
+
+    code = "unknown_tournament"
+
+
+class UnknownGame(CommandRefused):
+    """No game by that id: not paired, not imported."""
+
+    code = "unknown_game"
+
+
+class IllegalMove(CommandRefused):
+    """The move cannot be parsed or is not legal in the current position."""
+
+    code = "illegal_move"
+
+
+class GameNotInProgress(CommandRefused):
+    """The game is not being played: not started yet, or already finished."""
+
+    code = "game_not_in_progress"
+
+
+class NotAnArbiter(CommandRefused):
+    """The command needs an arbiter of this event (chief or deputy, or the advisor)."""
+
+    code = "not_an_arbiter"
+
+
+class RuleViolation(CommandRefused):
+    """The regulations forbid what the command asks; the message names the article."""
+
+    code = "rule_violation"
+
+    def __init__(self, article: str, message: str) -> None:
+        super().__init__(f"{message} (article {article})")
+        self.article = article
+
+
+class Conflict(CommandRefused):
+    """Another command changed the same stream first (optimistic concurrency)."""
+
+    code = "conflict"

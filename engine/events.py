@@ -1,0 +1,153 @@
+"""Every fact the engine records: immutable, past tense, self-describing.
+
+Each event belongs to one stream (``originator_id``) at one position in it
+(``originator_version``, 1, 2, ...), carries the instant it happened
+(``at_ms``, UTC epoch milliseconds) and who caused it (``by``: an arbiter id,
+``dgt:<serial>``, ``import``, a player id). Fields are values only (str, int,
+bool, None, tuples, string-keyed dicts), so the store can encode them with
+msgpack and decode them back equal.
+
+Streams:
+- ``tournament``: the event, its players and arbiters, the drawing of lots,
+  withdrawals, playoffs. One tournament per store.
+- ``game/<id>``: one game: its start, moves, claims, rulings, result. Game ids
+  are ``"<round>.<board>"`` for tournament games.
+- ``clock/<id>``: the physical clock's readings of one game, kept apart so
+  the game stream stays small and quick to load (readings arrive about once a
+  second).
+
+A stored field never changes meaning; a new meaning gets a new event class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from engine.timefmt import format_instant
+
+TOURNAMENT_STREAM = "tournament"
+
+
+def game_stream(game_id: str) -> str:
+    """The stream of one game's decisions (moves, claims, result)."""
+    return f"game/{game_id}"
+
+
+def clock_stream(game_id: str) -> str:
+    """The stream of one game's physical clock readings."""
+    return f"clock/{game_id}"
+
+
+def stream_game_id(stream: str) -> str | None:
+    """The game id of a ``game/...`` or ``clock/...`` stream, else None."""
+    kind, _, rest = stream.partition("/")
+    return rest if kind in ("game", "clock") and rest else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of every recorded event."""
+
+    originator_id: str
+    """The stream the event belongs to."""
+    originator_version: int
+    """Position in the stream, from 1."""
+    at_ms: int
+    """When it happened, UTC epoch milliseconds."""
+    by: str
+    """Who caused it: an arbiter id, ``dgt:<serial>``, ``import``, a player id."""
+
+    @property
+    def kind(self) -> str:
+        """The event's type name, as stored and streamed."""
+        return type(self).__name__
+
+    def payload(self) -> dict[str, Any]:
+        """The event's own fields (without stream and version)."""
+        skip = ("originator_id", "originator_version")
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
+
+    def to_wire(self) -> dict[str, Any]:
+        """The contract's form: type, stream, version, ``at`` as ISO text, then the fields."""
+        body = self.payload()
+        body.pop("at_ms")
+        return {
+            "type": self.kind,
+            "stream": self.originator_id,
+            "version": self.originator_version,
+            "at": format_instant(self.at_ms),
+            **body,
+        }
+
+
+# --- tournament stream -------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class TournamentCreated(Event):
+    """The event was created with its players, arbiters and rules profile."""
+
+    tournament: str
+    name: str
+    rules: str
+    """Rules profile name (``candidates-2012``, ``fide-2023``)."""
+    start_date: str
+    """ISO date of the arrival day (3.2: day 1 of 22)."""
+    cycles: int
+    players: tuple[dict[str, Any], ...]
+    """Each ``{"id", "name", "federation", "rating"}``; rating may be fractional (2.3)."""
+    arbiters: tuple[dict[str, Any], ...]
+    """Each ``{"id", "name", "role": "chief"|"deputy"|"advisor"}``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LotsDrawn(Event):
+    """Pairing numbers were drawn (3.4.1): player id -> Berger number, 1-based."""
+
+    numbers: dict[str, int]
+    seed: str | None
+    """The seed the numbers were drawn from, or None when they were given."""
+
+
+# --- game stream -------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameStarted(Event):
+    """The arbiter started the game (or an import opened it)."""
+
+    game: str
+    round: int
+    board: int
+    white: str
+    black: str
+    time_control: str
+    """PGN TimeControl form of the time control in force (3.5.1, 3.7.1.a ...)."""
+    rules: str
+    initial_fen: str | None = None
+    """None for the standard starting position."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MovePlayed(Event):
+    """A legal move was completed on the board."""
+
+    uci: str
+    san: str
+    ply: int
+    """1 for White's first move."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultRecorded(Event):
+    """The game ended: by the position (mate, stalemate, dead position), resignation,
+    time, a ruling, default, or a result imported from a score sheet."""
+
+    result: str
+    """``1-0``, ``0-1``, ``1/2-1/2`` (or ``0-0`` for a double default)."""
+    termination: str
+    """Stable name: checkmate, stalemate, insufficient_material, resignation,
+    time_forfeit, arbiter_decision, imported, a claim kind, ..."""
+    reason: str = ""
+    arbiter: str | None = None

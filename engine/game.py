@@ -1,0 +1,318 @@
+"""The game aggregate: start, moves checked with python-chess, endings.
+
+State is folded from the ``game/<id>`` stream; decisions return the events to
+append. The position itself is never stored in state or events: it is
+rebuilt from the UCI moves (and cached, keyed by the move list) whenever a
+decision needs it.
+
+Endings decided by the position (FIDE Laws of Chess 2009):
+- 5.1 a checkmate: the player who mated wins (``checkmate``);
+- 5.2 a stalemate: drawn (``stalemate``);
+- 5.2 b / 9.6 dead position: drawn when neither player can mate by any legal
+  sequence. The engine recognises the dead positions python-chess calls
+  insufficient material (K v K, K+N v K, K+B v K, K+B v K+B with bishops on
+  one colour), named ``insufficient_material``. Blocked-pawn dead positions
+  are left to a claim and the arbiter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import chess
+
+from engine.commands import Command
+from engine.errors import (
+    GameNotInProgress,
+    IllegalMove,
+    MalformedCommand,
+    RuleViolation,
+    UnknownGame,
+)
+from engine.events import Event, GameStarted, MovePlayed, ResultRecorded, game_stream
+from engine.rules import DEFAULT_PROFILE, profile
+from engine.tournament import Tournament, require_ruling_arbiter
+
+NOT_STARTED, IN_PROGRESS, FINISHED = "not_started", "in_progress", "finished"
+
+WIN_BY_SIDE = {"white": "1-0", "black": "0-1"}
+OTHER_SIDE = {"white": "black", "black": "white"}
+
+
+@dataclass(frozen=True)
+class Game:
+    """State of one game, folded from its stream."""
+
+    version: int
+    game_id: str
+    round: int
+    board: int
+    white: str
+    black: str
+    time_control: str
+    rules: str
+    initial_fen: str | None
+    started_at_ms: int
+    status: str = IN_PROGRESS
+    moves: tuple[str, ...] = ()
+    """UCI moves, in order."""
+    sans: tuple[str, ...] = ()
+    result: str = "*"
+    termination: str | None = None
+    last_at_ms: int = 0
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def stream(self) -> str:
+        return game_stream(self.game_id)
+
+    def side_to_move(self) -> str:
+        return "white" if position(self).turn == chess.WHITE else "black"
+
+    def player_side(self, who: str) -> str | None:
+        if who in ("white", "black"):
+            return who
+        if who == self.white:
+            return "white"
+        if who == self.black:
+            return "black"
+        return None
+
+
+_positions: dict[tuple[str | None, tuple[str, ...]], chess.Board] = {}
+
+
+def position(game: Game) -> chess.Board:
+    """The current position (a fresh copy the caller may change)."""
+    key = (game.initial_fen, game.moves)
+    cached = _positions.get(key)
+    if cached is None:
+        board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
+        for uci in game.moves:
+            board.push(chess.Move.from_uci(uci))
+        if len(_positions) > 256:
+            _positions.clear()
+        _positions[key] = cached = board
+    return cached.copy()
+
+
+def _remember(game: Game, board: chess.Board) -> None:
+    _positions[(game.initial_fen, game.moves)] = board
+
+
+def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:
+    """A legal move from UCI or SAN text; IllegalMove naming the move and position."""
+    where = f"in game {game_id} at ply {board.ply() + 1} (position {board.fen()})"
+    try:
+        move = chess.Move.from_uci(text)
+    except ValueError:
+        move = None
+    if move is not None:
+        if move in board.legal_moves:
+            return move
+        raise IllegalMove(f"illegal move {text!r} {where}")
+    try:
+        return board.parse_san(text)
+    except chess.IllegalMoveError:
+        raise IllegalMove(f"illegal move {text!r} {where}") from None
+    except chess.AmbiguousMoveError:
+        raise IllegalMove(f"ambiguous move {text!r} {where}") from None
+    except ValueError:
+        raise IllegalMove(f"cannot read move {text!r} (neither UCI nor SAN) {where}") from None
+
+
+def outcome_of(board: chess.Board, rules: str) -> tuple[str, str] | None:
+    """(result, termination) when the position itself ends the game, else None."""
+    if board.is_checkmate():
+        return ("0-1" if board.turn == chess.WHITE else "1-0"), "checkmate"
+    if board.is_stalemate():
+        return "1/2-1/2", "stalemate"
+    if board.is_insufficient_material():
+        return "1/2-1/2", "insufficient_material"
+    rp = profile(rules)
+    if rp.automatic_seventyfive_moves and board.is_seventyfive_moves():
+        return "1/2-1/2", "seventyfive_moves"
+    if rp.automatic_fivefold_repetition and board.is_fivefold_repetition():
+        return "1/2-1/2", "fivefold_repetition"
+    return None
+
+
+def require_game(game: Game | None, game_id: str) -> Game:
+    if game is None:
+        raise UnknownGame(f"game {game_id!r} has not been started")
+    return game
+
+
+def require_in_progress(game: Game | None, game_id: str) -> Game:
+    g = require_game(game, game_id)
+    if g.status != IN_PROGRESS:
+        raise GameNotInProgress(f"game {game_id} is finished ({g.result}, {g.termination})")
+    return g
+
+
+def start_game(tournament: Tournament | None, existing: Game | None, cmd: Command) -> list[Event]:
+    """Open a paired game (``<round>.<board>``), or a game with named players."""
+    game_id: str = cmd["game"]
+    if existing is not None:
+        raise RuleViolation("3.3.7", f"game {game_id} has already been started")
+    pairing = tournament.pairings().get(game_id) if tournament else None
+    white, black = cmd.get("white"), cmd.get("black")
+    if pairing is not None:
+        if (white, black) not in ((None, None), pairing):
+            raise MalformedCommand(
+                f"game {game_id} is paired {pairing[0]} - {pairing[1]}, not {white} - {black}"
+            )
+        white, black = pairing
+    elif white is None or black is None:
+        hint = (
+            "the lots have not been drawn yet"
+            if tournament is not None and tournament.numbers is None
+            else "it is not a paired game id (<round>.<board>)"
+        )
+        raise UnknownGame(f"game {game_id!r} has no players: {hint}; or give white and black")
+    rules = tournament.rules if tournament else DEFAULT_PROFILE
+    round_no, _, board_no = game_id.partition(".")
+    fen = cmd.get("fen")
+    if fen is not None:
+        try:
+            chess.Board(fen)
+        except ValueError as exc:
+            raise MalformedCommand(f"start_game: invalid FEN {fen!r}: {exc}") from None
+    return [
+        GameStarted(
+            originator_id=game_stream(game_id),
+            originator_version=1,
+            at_ms=cmd["at_ms"],
+            by=cmd.get("by", "arbiter"),
+            game=game_id,
+            round=int(round_no) if round_no.isdigit() else 0,
+            board=int(board_no) if board_no.isdigit() else 0,
+            white=white,
+            black=black,
+            time_control=cmd.get("time_control") or profile(rules).time_control,
+            rules=rules,
+            initial_fen=fen,
+        )
+    ]
+
+
+def play_move(game: Game | None, cmd: Command) -> list[Event]:
+    """A move completed on the board: legal, or refused with nothing appended."""
+    g = require_in_progress(game, cmd["game"])
+    board = position(g)
+    move = parse_move(board, cmd["move"], g.game_id)
+    san = board.san(move)
+    board.push(move)
+    events: list[Event] = [
+        MovePlayed(
+            originator_id=g.stream,
+            originator_version=g.version + 1,
+            at_ms=cmd["at_ms"],
+            by=cmd.get("by", "arbiter"),
+            uci=move.uci(),
+            san=san,
+            ply=g.ply + 1,
+        )
+    ]
+    _remember(replace(g, moves=(*g.moves, move.uci())), board)
+    ended = outcome_of(board, g.rules)
+    if ended is not None:
+        events.append(
+            ResultRecorded(
+                originator_id=g.stream,
+                originator_version=g.version + 2,
+                at_ms=cmd["at_ms"],
+                by=cmd.get("by", "arbiter"),
+                result=ended[0],
+                termination=ended[1],
+            )
+        )
+    return events
+
+
+def resign(game: Game | None, cmd: Command) -> list[Event]:
+    """A player resigned (Laws 5.1 b): the opponent wins."""
+    g = require_in_progress(game, cmd["game"])
+    side: str = cmd["by"]
+    return [
+        ResultRecorded(
+            originator_id=g.stream,
+            originator_version=g.version + 1,
+            at_ms=cmd["at_ms"],
+            by=side,
+            result=WIN_BY_SIDE[OTHER_SIDE[side]],
+            termination="resignation",
+            reason=f"{side} resigned",
+        )
+    ]
+
+
+def declare_result(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+    """The Chief Arbiter (or Deputy) records a result with a reason.
+
+    3.9.2 b: "The players cannot draw a game by agreement." A declared draw
+    whose reason is an agreement is refused.
+    """
+    g = require_in_progress(game, cmd["game"])
+    result: str = cmd["result"]
+    reason: str = cmd["reason"]
+    require_ruling_arbiter(tournament, cmd["arbiter"], "declare a result")
+    if result == "*":
+        raise MalformedCommand("declare_result needs a final result (1-0, 0-1, 1/2-1/2)")
+    if result == "1/2-1/2" and "agree" in reason.lower():
+        raise RuleViolation("3.9.2 b", "the players cannot draw a game by agreement")
+    return [
+        ResultRecorded(
+            originator_id=g.stream,
+            originator_version=g.version + 1,
+            at_ms=cmd["at_ms"],
+            by=cmd["arbiter"],
+            result=result,
+            termination=cmd.get("termination") or "arbiter_decision",
+            reason=reason,
+            arbiter=cmd["arbiter"],
+        )
+    ]
+
+
+def evolve(state: Game | None, event: Event) -> Game | None:
+    """Fold one event of a game stream."""
+    match event:
+        case GameStarted():
+            return Game(
+                version=event.originator_version,
+                game_id=event.game,
+                round=event.round,
+                board=event.board,
+                white=event.white,
+                black=event.black,
+                time_control=event.time_control,
+                rules=event.rules,
+                initial_fen=event.initial_fen,
+                started_at_ms=event.at_ms,
+                last_at_ms=event.at_ms,
+            )
+    if state is None:
+        return None
+    match event:
+        case MovePlayed():
+            return replace(
+                state,
+                version=event.originator_version,
+                moves=(*state.moves, event.uci),
+                sans=(*state.sans, event.san),
+                last_at_ms=event.at_ms,
+            )
+        case ResultRecorded():
+            return replace(
+                state,
+                version=event.originator_version,
+                status=FINISHED,
+                result=event.result,
+                termination=event.termination,
+                last_at_ms=event.at_ms,
+            )
+    return replace(state, version=event.originator_version)

@@ -1,0 +1,32 @@
+"""Instants on the wire: ISO-8601 UTC strings with milliseconds <-> epoch ms.
+
+The contract writes ``"2013-03-15T14:00:00.000Z"``; events keep ``at_ms``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from engine.errors import MalformedCommand
+
+
+def parse_instant(text: object, field: str = "at") -> int:
+    """Return epoch milliseconds for an ISO-8601 instant; naive times are UTC."""
+    if not isinstance(text, str):
+        raise MalformedCommand(f"field {field!r} must be an ISO-8601 UTC string, got {text!r}")
+    try:
+        parsed = datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        raise MalformedCommand(
+            f"field {field!r} is not an ISO-8601 instant: {text!r} "
+            '(expected e.g. "2013-03-15T14:00:00.000Z")'
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return round(parsed.timestamp() * 1000)
+
+
+def format_instant(at_ms: int) -> str:
+    """Return the contract's ISO form (UTC, milliseconds, ``Z``) of epoch ms."""
+    moment = datetime.fromtimestamp(at_ms / 1000, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at_ms % 1000:03d}Z"

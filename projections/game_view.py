@@ -1,0 +1,73 @@
+"""The ``game`` query object of the contract, folded from a game's events.
+
+The same fold serves the CLI, the gateway snapshots, replay and audit. The
+board part (FEN, SAN and UCI lists, ply, status, result, termination) comes
+from the game aggregate's own fold, so what the arbiter sees is what the
+engine decided on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from engine import game as games
+from engine.events import Event
+from engine.game import Game, position
+
+NAMES = Mapping[str, str]
+
+
+def fold_game(events: Iterable[Event]) -> Game | None:
+    """The game's state after these events (of its ``game/<id>`` stream)."""
+    state: Game | None = None
+    for event in events:
+        state = games.evolve(state, event)
+    return state
+
+
+def not_started_view(game_id: str, white: str, black: str, time_control: str) -> dict[str, Any]:
+    """A paired game that has no events yet."""
+    round_no, _, board_no = game_id.partition(".")
+    return {
+        "game": game_id,
+        "round": int(round_no) if round_no.isdigit() else None,
+        "board": int(board_no) if board_no.isdigit() else None,
+        "white": white,
+        "black": black,
+        "time_control": time_control,
+        "moves": [],
+        "uci": [],
+        "fen": position_fen(None),
+        "ply": 0,
+        "status": games.NOT_STARTED,
+        "result": "*",
+        "termination": None,
+        "clock": {"white_ms": None, "black_ms": None, "running": None, "at": None},
+        "claims": [],
+        "incorrect_claims": {"white": 0, "black": 0},
+        "illegal_moves": {"white": 0, "black": 0},
+    }
+
+
+def position_fen(game: Game | None) -> str:
+    if game is None:
+        return "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    return position(game).fen()
+
+
+def game_view(game: Game) -> dict[str, Any]:
+    """The contract's ``game`` object for a started game."""
+    view = not_started_view(game.game_id, game.white, game.black, game.time_control)
+    view.update(
+        round=game.round,
+        board=game.board,
+        moves=list(game.sans),
+        uci=list(game.moves),
+        fen=position_fen(game),
+        ply=game.ply,
+        status=game.status,
+        result=game.result,
+        termination=game.termination,
+    )
+    return view

@@ -1,0 +1,54 @@
+"""PGN export of a game: the seven standard tags, TimeControl, the moves, the result."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import chess
+import chess.pgn
+
+from engine.game import Game
+
+PGN_TERMINATION = {
+    "time_forfeit": "time forfeit",
+    "arbiter_decision": "adjudication",
+    "default": "abandoned",
+    "illegal_moves": "rules infraction",
+    "incorrect_claims": "rules infraction",
+    "imported": "normal",
+}
+"""Our termination names -> the PGN standard's Termination values (8.1.1.7); else normal."""
+
+
+def pgn_date(at_ms: int) -> str:
+    return datetime.fromtimestamp(at_ms / 1000, tz=UTC).strftime("%Y.%m.%d")
+
+
+def game_pgn(
+    game: Game,
+    *,
+    event: str = "?",
+    site: str = "?",
+    names: dict[str, str] | None = None,
+) -> str:
+    """The game as PGN text (export format)."""
+    names = names or {}
+    board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
+    pgn = chess.pgn.Game()
+    pgn.headers["Event"] = event
+    pgn.headers["Site"] = site
+    pgn.headers["Date"] = pgn_date(game.started_at_ms) if game.started_at_ms else "????.??.??"
+    pgn.headers["Round"] = game.game_id
+    pgn.headers["White"] = names.get(game.white, game.white)
+    pgn.headers["Black"] = names.get(game.black, game.black)
+    pgn.headers["Result"] = game.result
+    pgn.headers["TimeControl"] = game.time_control
+    if game.initial_fen:
+        pgn.setup(board)
+    if game.termination:
+        pgn.headers["Termination"] = PGN_TERMINATION.get(game.termination, "normal")
+    node: chess.pgn.GameNode = pgn
+    for uci in game.moves:
+        node = node.add_variation(chess.Move.from_uci(uci))
+    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
+    return pgn.accept(exporter)
