@@ -151,3 +151,30 @@ class ResultRecorded(Event):
     time_forfeit, arbiter_decision, imported, a claim kind, ..."""
     reason: str = ""
     arbiter: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockAdjusted(Event):
+    """The arbiter added (or took) time on one side's clock: a penalty (illegal
+    move, incorrect claim) or a correction. ``delta_ms`` > 0 adds time."""
+
+    side: str
+    delta_ms: int
+    reason: str
+    arbiter: str
+
+
+# --- alerts (on the stream of whatever raised them) ---------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlertRaised(Event):
+    """Something the arbiters must look at: a clock that disagrees with the
+    regulation clock, a board that sent an impossible position, a pending
+    claim, a disconnected board. Alerts never change a game by themselves."""
+
+    game: str | None
+    kind: str
+    """Stable name, e.g. ``clock_mismatch``, ``bonus_not_credited``, ``board_disconnected``."""
+    message: str
+    details: dict[str, Any]

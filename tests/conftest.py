@@ -1,0 +1,57 @@
+"""Shared fixtures: a store on every backend, a command helper.
+
+``store_url`` runs a test once on SQLite (a fresh file) and once on
+PostgreSQL when ``CANDIDATES_TEST_PG`` names a server (``.ci/run`` sets it);
+without it the PostgreSQL case is reported as skipped. Each PostgreSQL test
+gets a schema of its own, dropped afterwards, so runs never share tables.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from adapters.store import Store
+
+PG_URL = os.environ.get("CANDIDATES_TEST_PG")
+
+
+def _pg_schema_url(base: str) -> Iterator[str]:
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}schema={schema}"
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
+    """A fresh, empty store URL on each backend."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "store.sqlite")
+        return
+    if not PG_URL:
+        pytest.skip("CANDIDATES_TEST_PG is not set: PostgreSQL tests skipped")
+    yield from _pg_schema_url(PG_URL)
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    with Store(store_url) as s:
+        yield s
+
+
+@pytest.fixture
+def sqlite_store(tmp_path) -> Iterator[Store]:
+    """A fresh SQLite store only (for tests that are about rules, not backends)."""
+    with Store(str(tmp_path / "store.sqlite")) as s:
+        yield s

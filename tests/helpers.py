@@ -1,0 +1,82 @@
+"""Small builders for tests: commands in the contract's form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.store import Store
+from engine.timefmt import format_instant, parse_instant
+
+T0 = "2013-03-15T14:00:00.000Z"
+T0_MS = parse_instant(T0)
+
+PLAYERS_2013 = [
+    {"id": "aronian", "name": "Aronian, Levon", "federation": "ARM", "rating": 2809},
+    {"id": "gelfand", "name": "Gelfand, Boris", "federation": "ISR", "rating": 2740},
+    {"id": "ivanchuk", "name": "Ivanchuk, Vassily", "federation": "UKR", "rating": 2757},
+    {"id": "kramnik", "name": "Kramnik, Vladimir", "federation": "RUS", "rating": 2810},
+    {"id": "svidler", "name": "Svidler, Peter", "federation": "RUS", "rating": 2747},
+    {"id": "radjabov", "name": "Radjabov, Teimour", "federation": "AZE", "rating": 2793},
+    {"id": "grischuk", "name": "Grischuk, Alexander", "federation": "RUS", "rating": 2764},
+    {"id": "carlsen", "name": "Carlsen, Magnus", "federation": "NOR", "rating": 2872},
+]
+"""The 2013 field in the Berger order of the real event (Aronian 1 ... Carlsen 8)."""
+
+ARBITERS = [
+    {"id": "chief", "name": "Chief Arbiter", "role": "chief"},
+    {"id": "deputy", "name": "Deputy Arbiter", "role": "deputy"},
+    {"id": "advisor", "name": "Technical Advisor", "role": "advisor"},
+]
+
+
+def at(seconds: float) -> str:
+    """An instant ``seconds`` after 14:00:00 on 15 March 2013, in the contract's form."""
+    return format_instant(T0_MS + round(seconds * 1000))
+
+
+def ok(store: Store, cmd: dict[str, Any]) -> list[dict[str, Any]]:
+    """Apply a command that must succeed; return its events."""
+    result = store.handle(cmd)
+    assert result["ok"], result
+    return result["events"]
+
+
+def refused(store: Store, cmd: dict[str, Any], code: str) -> str:
+    """Apply a command that must be refused with ``code``, appending nothing; return the message."""
+    before = store.count()
+    result = store.handle(cmd)
+    assert not result["ok"], result
+    assert result["error"]["code"] == code, result
+    assert store.count() == before, "a refused command appended events"
+    return result["error"]["message"]
+
+
+def paired_tournament(store: Store, rules: str = "candidates-2012") -> None:
+    """The 2013 field, lots drawn in the real event's order."""
+    ok(
+        store,
+        {
+            "cmd": "create_tournament",
+            "tournament": "london-2013",
+            "name": "FIDE Candidates Tournament 2013",
+            "rules": rules,
+            "start_date": "2013-03-13",
+            "cycles": 2,
+            "players": PLAYERS_2013,
+            "arbiters": ARBITERS,
+        },
+    )
+    ok(
+        store,
+        {
+            "cmd": "draw_lots",
+            "tournament": "london-2013",
+            "numbers": {p["id"]: i for i, p in enumerate(PLAYERS_2013, start=1)},
+        },
+    )
+
+
+def play(store: Store, game: str, moves: str, start_s: float = 1.0, step_s: float = 10.0) -> None:
+    """Play space-separated moves, one every ``step_s`` seconds from ``start_s``."""
+    for i, move in enumerate(moves.split()):
+        ok(store, {"cmd": "play_move", "game": game, "move": move, "at": at(start_s + i * step_s)})
