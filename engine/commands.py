@@ -123,6 +123,7 @@ SPECS: dict[str, dict[str, Checker]] = {
         "black?": STR,
         "time_control?": STR,
         "fen?": STR,
+        "stage?": STR,
     },
     "play_move": {
         "game": STR,

@@ -127,6 +127,9 @@ class GameStarted(Event):
     rules: str
     initial_fen: str | None = None
     """None for the standard starting position."""
+    stage: str = "tournament"
+    """``tournament`` for the 14 rounds; playoff games name their stage (``rapid``,
+    ``blitz``, ``sudden_death``: 3.7.1.a, 3.7.2, 3.7.3), whose rules differ (3.7.1.b)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -60,6 +60,13 @@ class Game:
     result: str = "*"
     termination: str | None = None
     last_at_ms: int = 0
+    stage: str = "tournament"
+    """``tournament``, or the playoff stage (3.7.1.a rapid, 3.7.2 blitz, 3.7.3 sudden death)."""
+
+    @property
+    def is_playoff(self) -> bool:
+        """3.7.1.b applies to every tie-break game."""
+        return self.stage != "tournament"
 
     @property
     def ply(self) -> int:
@@ -195,6 +202,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             time_control=cmd.get("time_control") or profile(rules).time_control,
             rules=rules,
             initial_fen=fen,
+            stage=cmd.get("stage") or "tournament",
         )
     ]
 
@@ -294,6 +302,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 initial_fen=event.initial_fen,
                 started_at_ms=event.at_ms,
                 last_at_ms=event.at_ms,
+                stage=event.stage,
             )
     if state is None:
         return None
