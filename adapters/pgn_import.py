@@ -108,11 +108,12 @@ def import_pgn(store: Store, path: str | Path, by: str = "import") -> list[Impor
     boards_used: dict[int, int] = {}
     with open(path, encoding="utf-8-sig", errors="replace") as handle:
         for index, pgn in enumerate(read_games(handle), start=1):
-            name = f"#{index}"
+            name = pgn.headers.get("Round", "?")
             try:
                 if pgn.errors:
+                    players = f"{pgn.headers.get('White', '?')} - {pgn.headers.get('Black', '?')}"
                     raise CommandRefused(
-                        f"game #{index} of {path}: unreadable PGN ({pgn.errors[0]})"
+                        f"game {name} ({players}), #{index} of {path}: {pgn.errors[0]}"
                     )
                 sheet = score_sheet(pgn, boards_used)
                 name = sheet.game

@@ -77,7 +77,7 @@ class Game:
         return game_stream(self.game_id)
 
     def side_to_move(self) -> str:
-        return "white" if position(self).turn == chess.WHITE else "black"
+        return "white" if _cached_board(self).turn == chess.WHITE else "black"
 
     def player_side(self, who: str) -> str | None:
         if who in ("white", "black"):
@@ -90,45 +90,64 @@ class Game:
 
 
 _positions: dict[tuple[str | None, tuple[str, ...]], chess.Board] = {}
+"""The latest position of recently used games, keyed by (initial FEN, moves)."""
 
 
-def position(game: Game) -> chess.Board:
-    """The current position (a fresh copy the caller may change)."""
+def _cached_board(game: Game) -> chess.Board:
     key = (game.initial_fen, game.moves)
-    cached = _positions.get(key)
-    if cached is None:
+    board = _positions.get(key)
+    if board is None:
         board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
         for uci in game.moves:
             board.push(chess.Move.from_uci(uci))
         if len(_positions) > 256:
             _positions.clear()
-        _positions[key] = cached = board
-    return cached.copy()
+        _positions[key] = board
+    return board
 
 
-def _remember(game: Game, board: chess.Board) -> None:
-    _positions[(game.initial_fen, game.moves)] = board
+def position(game: Game) -> chess.Board:
+    """The current position, with its move stack (a copy the caller may change)."""
+    return _cached_board(game).copy()
+
+
+def position_fen(game: Game) -> str:
+    """FEN of the current position (no copy of the board)."""
+    return _cached_board(game).fen()
+
+
+def _advance(game: Game, move: chess.Move) -> chess.Board:
+    """Push a legal move onto the game's cached board and re-key it for the next state."""
+    board = _cached_board(game)
+    key = (game.initial_fen, game.moves)
+    board.push(move)
+    _positions.pop(key, None)
+    _positions[(game.initial_fen, (*game.moves, move.uci()))] = board
+    return board
 
 
 def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:
     """A legal move from UCI or SAN text; IllegalMove naming the move and position."""
-    where = f"in game {game_id} at ply {board.ply() + 1} (position {board.fen()})"
+
+    def where() -> str:
+        return f"in game {game_id} at ply {board.ply() + 1} (position {board.fen()})"
+
     try:
         move = chess.Move.from_uci(text)
     except ValueError:
         move = None
     if move is not None:
-        if move in board.legal_moves:
+        if board.is_legal(move):
             return move
-        raise IllegalMove(f"illegal move {text!r} {where}")
+        raise IllegalMove(f"illegal move {text!r} {where()}")
     try:
         return board.parse_san(text)
     except chess.IllegalMoveError:
-        raise IllegalMove(f"illegal move {text!r} {where}") from None
+        raise IllegalMove(f"illegal move {text!r} {where()}") from None
     except chess.AmbiguousMoveError:
-        raise IllegalMove(f"ambiguous move {text!r} {where}") from None
+        raise IllegalMove(f"ambiguous move {text!r} {where()}") from None
     except ValueError:
-        raise IllegalMove(f"cannot read move {text!r} (neither UCI nor SAN) {where}") from None
+        raise IllegalMove(f"cannot read move {text!r} (neither UCI nor SAN) {where()}") from None
 
 
 def outcome_of(board: chess.Board, rules: str) -> tuple[str, str] | None:
@@ -210,10 +229,10 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
 def play_move(game: Game | None, cmd: Command) -> list[Event]:
     """A move completed on the board: legal, or refused with nothing appended."""
     g = require_in_progress(game, cmd["game"])
-    board = position(g)
+    board = _cached_board(g)
     move = parse_move(board, cmd["move"], g.game_id)
     san = board.san(move)
-    board.push(move)
+    board = _advance(g, move)
     events: list[Event] = [
         MovePlayed(
             originator_id=g.stream,
@@ -225,7 +244,6 @@ def play_move(game: Game | None, cmd: Command) -> list[Event]:
             ply=g.ply + 1,
         )
     ]
-    _remember(replace(g, moves=(*g.moves, move.uci())), board)
     ended = outcome_of(board, g.rules)
     if ended is not None:
         events.append(

@@ -13,7 +13,8 @@ from typing import Any
 
 from engine import game as games
 from engine.events import Event
-from engine.game import Game, position
+from engine.game import Game
+from engine.game import position_fen as current_fen
 
 NAMES = Mapping[str, str]
 
@@ -53,7 +54,7 @@ def not_started_view(game_id: str, white: str, black: str, time_control: str) ->
 def position_fen(game: Game | None) -> str:
     if game is None:
         return "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-    return position(game).fen()
+    return current_fen(game)
 
 
 def game_view(game: Game) -> dict[str, Any]:

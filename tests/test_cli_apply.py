@@ -1,0 +1,65 @@
+"""``candidates apply``: one command a line in, one JSON result a line out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from adapters.store import Store
+from tests.cli import candidates, json_lines
+from tests.helpers import ARBITERS, PLAYERS_2013, at
+
+SETUP = [
+    {
+        "cmd": "create_tournament",
+        "tournament": "london-2013",
+        "name": "FIDE Candidates Tournament 2013",
+        "rules": "candidates-2012",
+        "start_date": "2013-03-13",
+        "cycles": 2,
+        "players": PLAYERS_2013,
+        "arbiters": ARBITERS,
+    },
+    {
+        "cmd": "draw_lots",
+        "tournament": "london-2013",
+        "numbers": {p["id"]: i for i, p in enumerate(PLAYERS_2013, 1)},
+    },
+    {"cmd": "start_game", "game": "1.1", "at": at(0)},
+    {"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(5)},
+]
+
+
+def test_every_line_gets_a_result_and_refusals_set_the_exit_status(tmp_path: Path) -> None:
+    lines = [json.dumps(c) for c in SETUP]
+    lines.append("this is not json")
+    lines.append(json.dumps({"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(9)}))
+    lines.append(json.dumps({"cmd": "play_move", "game": "1.1", "move": "Nf6", "at": at(9)}))
+    store = str(tmp_path / "s.sqlite")
+    run = candidates("apply", "-", store=store, stdin="\n".join(lines) + "\n")
+    assert run.returncode == 1
+    results = json_lines(run.stdout)
+    assert [r["ok"] for r in results] == [True, True, True, True, False, False, True]
+    assert results[4]["error"]["code"] == "malformed_command"
+    assert "line 5" in results[4]["error"]["message"]
+    assert results[5]["error"]["code"] == "illegal_move"
+    assert results[3]["events"][0]["type"] == "MovePlayed"
+    assert results[3]["events"][0]["at"] == "2013-03-15T14:00:05.000Z"
+    with Store(store) as s:
+        g = s.game("1.1")
+        assert g is not None and g.sans == ("d4", "Nf6")
+
+
+def test_all_accepted_exits_zero(tmp_path: Path) -> None:
+    path = tmp_path / "cmds.jsonl"
+    path.write_text("\n".join(json.dumps(c) for c in SETUP) + "\n")
+    run = candidates("apply", str(path), store=str(tmp_path / "s.sqlite"))
+    assert run.returncode == 0, run.stdout
+    assert all(r["ok"] for r in json_lines(run.stdout))
+
+
+def test_a_missing_game_is_a_clear_error_not_a_crash(tmp_path: Path) -> None:
+    run = candidates("game", "9.9", store=str(tmp_path / "s.sqlite"))
+    assert run.returncode == 2
+    assert "no game '9.9'" in run.stderr
+    assert "Traceback" not in run.stderr
