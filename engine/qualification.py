@@ -146,6 +146,13 @@ class QualificationInput:
     def player(self, player_id: str) -> RatedPlayer | None:
         return next((p for p in self.players if p.id == player_id), None)
 
+    @property
+    def title_holder(self) -> str | None:
+        """The World Champion after the 2012 match (its winner), or before it."""
+        if self.match_loser is None:
+            return self.champion
+        return next(p for p in self.match_players if p != self.match_loser)
+
 
 # --- 2.3 average ---------------------------------------------------------------
 
@@ -675,7 +682,7 @@ def qualify(inp: QualificationInput) -> QualificationResult:
     # 2.1 World Cup 2011: winner, runner-up, third.
     finish = ("winner", "runner-up", "third")
     for pid, how in zip(inp.world_cup, finish, strict=True):
-        if pid == inp.champion:
+        if pid == inp.title_holder:
             places.append(None)
             vacated.append((len(places) - 1, f"World Cup 2011 {how} {pid!r} is the World Champion"))
             continue
@@ -710,10 +717,10 @@ def qualify(inp: QualificationInput) -> QualificationResult:
     for pid in inp.match_players:
         if pid in holder:
             why = f"qualified under {holder[pid]}"
-        elif pid == inp.champion:
-            why = "the World Champion: defends the title, plays the 2012 match"
+        elif pid == inp.title_holder:
+            why = "the World Champion (2012 match): not a candidate"
         else:
-            why = "plays the 2012 World Championship match: qualifies under 2.2 if he loses"
+            why = "plays the 2012 World Championship match, whose loser qualifies under 2.2"
         left_out.setdefault(pid, why)
     for p in inp.players:
         if p.id not in left_out and averages[p.id].value is None:

@@ -1,0 +1,165 @@
+"""``candidates qualify``: output, exit status, and the tournament created from the field."""
+
+from __future__ import annotations
+
+import json
+
+from adapters.cli import main
+from adapters.store import Store
+from tests.qualification_helpers import TEN_RATED, qualification_file, rated
+
+
+def write(tmp_path, raw, name="q.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(raw))
+    return str(path)
+
+
+class TestQualifyOutput:
+    def test_json_output_has_the_places_the_reserves_and_the_list(self, tmp_path, capsys):
+        path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
+        assert main(["qualify", path, "--format", "json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["complete"] is True
+        assert [(q["player"], q["article"]) for q in data["qualifiers"]][4:] == [
+            ("r1", "2.3"),
+            ("r2", "2.3"),
+            ("r3", "2.3"),
+            ("nom", "2.6"),
+        ]
+        assert data["qualifiers"][4]["average_rating"] == "2805.00"
+        assert data["reserves"] == ["r4", "r5", "r6", "r7"]
+        assert data["rating_list"][0] == {
+            "rank": 1,
+            "player": "r1",
+            "average": "2805.00",
+            "basis": "July 2011 and January 2012",
+            "decided_by": None,
+            "level_with": [],
+            "level_because": None,
+            "status": "qualified (2.3)",
+        }
+
+    def test_a_refused_nominee_exits_1_and_says_why(self, tmp_path, capsys):
+        players = [*TEN_RATED, rated("wild", 2650, 2690)]
+        path = write(tmp_path, qualification_file(players, nominee="wild"))
+        assert main(["qualify", path]) == 1
+        out = capsys.readouterr().out
+        assert (
+            "Nominee (2.6): wild: refused (wild is rated 2690 in the January 2012 list; "
+            "the nominee needs at least 2700)"
+        ) in out
+
+    def test_an_undecided_tie_exits_2_with_the_players(self, tmp_path, capsys):
+        players = [
+            rated("c", 2800, 2800),
+            rated("d", 2799, 2799),
+            rated("e", 2780, 2790),
+            rated("f", 2790, 2780),
+        ]
+        path = write(tmp_path, qualification_file(players))
+        assert main(["qualify", path]) == 2
+        assert "['e', 'f'] are level for 1 place(s)" in capsys.readouterr().err
+
+    def test_malformed_file_exits_2_naming_the_field(self, tmp_path, capsys):
+        raw = qualification_file(TEN_RATED)
+        raw["players"][-1]["january_2012"]["inactive"] = "no"
+        path = write(tmp_path, raw)
+        assert main(["qualify", path]) == 2
+        assert ".january_2012.inactive must be true or false" in capsys.readouterr().err
+
+    def test_withdrawals_show_in_the_table(self, tmp_path, capsys):
+        raw = qualification_file(
+            TEN_RATED, nominee="nom", withdrawals=[{"player": "r1", "on": "2012-09-01"}]
+        )
+        assert main(["qualify", write(tmp_path, raw)]) == 0
+        out = capsys.readouterr().out
+        assert "r1 2012-09-01 3.3.3 (not replaced)" in out
+        assert "(withdrawn, 3.3.3)" in out
+
+
+class TestCreateTournament:
+    """The field becomes the tournament; ratings are the 2.3 averages (3.7.3 seeding)."""
+
+    def args(self, path, *extra):
+        return [
+            "qualify",
+            path,
+            "--tournament",
+            "c2012",
+            "--name",
+            "Candidates 2012",
+            "--arbiter",
+            "chief:Chief Arbiter:chief",
+            *extra,
+        ]
+
+    def test_emit_command_is_taken_by_apply(self, tmp_path, capsys):
+        players = [*TEN_RATED[:-1], rated("nom", 2701, 2704)]
+        path = write(tmp_path, qualification_file(players, nominee="nom"))
+        assert main(self.args(path, "--emit-command")) == 0
+        line = capsys.readouterr().out.strip()
+        cmd = json.loads(line)
+        assert cmd["cmd"] == "create_tournament"
+        assert cmd["start_date"] == "2012-10-20"
+        assert [p["id"] for p in cmd["players"]] == [
+            "cup1",
+            "cup2",
+            "cup3",
+            "challenger",
+            "r1",
+            "r2",
+            "r3",
+            "nom",
+        ]
+        assert cmd["players"][-1]["rating"] == 2702.5
+        assert cmd["arbiters"] == [{"id": "chief", "name": "Chief Arbiter", "role": "chief"}]
+        commands = tmp_path / "create.jsonl"
+        commands.write_text(line + "\n")
+        store = str(tmp_path / "s.sqlite")
+        assert main(["apply", str(commands), "--store", store]) == 0
+        with Store(store) as s:
+            assert s.tournament().player("nom").rating == 2702.5
+
+    def test_create_tournament_in_the_store(self, tmp_path, store_url, capsys):
+        path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
+        assert main(self.args(path, "--create-tournament", "--store", store_url)) == 0
+        assert "Tournament 'c2012' created" in capsys.readouterr().out
+        with Store(store_url) as s:
+            t = s.tournament()
+            assert t.id == "c2012"
+            assert len(t.players) == 8
+            assert t.player("r1").rating == 2805
+            assert t.arbiter("chief").role == "chief"
+
+    def test_an_incomplete_field_creates_nothing(self, tmp_path, capsys):
+        path = write(tmp_path, qualification_file(TEN_RATED))
+        store = str(tmp_path / "s.sqlite")
+        assert main(self.args(path, "--create-tournament", "--store", store)) == 2
+        err = capsys.readouterr().err
+        assert "the field is not complete" in err
+        assert "2.6: the organiser has not nominated a player" in err
+        with Store(store) as s:
+            assert s.count() == 0
+
+    def test_a_second_tournament_in_the_same_store_is_refused(self, tmp_path, capsys):
+        path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
+        store = str(tmp_path / "s.sqlite")
+        assert main(self.args(path, "--create-tournament", "--store", store)) == 0
+        assert main(self.args(path, "--create-tournament", "--store", store)) == 1
+        assert '"code": "rule_violation"' in capsys.readouterr().out
+
+    def test_a_start_date_other_than_the_file_s_is_refused(self, tmp_path, capsys):
+        path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
+        assert main(self.args(path, "--emit-command", "--start-date", "2012-11-01")) == 2
+        assert "differs from the file's start_date 2012-10-20" in capsys.readouterr().err
+
+    def test_needs_id_and_name(self, tmp_path, capsys):
+        path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
+        assert main(["qualify", path, "--emit-command"]) == 2
+        assert "needs --tournament and --name" in capsys.readouterr().err
+
+    def test_a_bad_arbiter_spec_is_refused(self, tmp_path, capsys):
+        path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
+        assert main(self.args(path, "--emit-command", "--arbiter", "x:Y:boss")) == 2
+        assert "expected ID:NAME:ROLE" in capsys.readouterr().err
