@@ -810,7 +810,7 @@ def _nominee(inp: QualificationInput, holder: Mapping[str, str]) -> NomineeDecis
         pid,
         "accepted",
         "2.6",
-        f"rated {rating} in the January 2012 list (at least {NOMINEE_MIN_RATING})",
+        f"rated {rating} in the January 2012 list, at least {NOMINEE_MIN_RATING}",
         rating,
     )
 

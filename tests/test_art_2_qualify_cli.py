@@ -46,8 +46,8 @@ class TestQualifyOutput:
         assert main(["qualify", path]) == 1
         out = capsys.readouterr().out
         assert (
-            "Nominee (2.6): wild: refused (wild is rated 2690 in the January 2012 list; "
-            "the nominee needs at least 2700)"
+            "Nominee (2.6): wild: refused: wild is rated 2690 in the January 2012 list; "
+            "the nominee needs at least 2700"
         ) in out
 
     def test_an_undecided_tie_exits_2_with_the_players(self, tmp_path, capsys):

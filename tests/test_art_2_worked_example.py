@@ -16,7 +16,8 @@ from adapters.store import Store
 from engine.qualification import create_tournament_command, parse_qualification, qualify
 from tests.helpers import PLAYERS_2013
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "qualification-2013.json"
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+EXAMPLE = EXAMPLES / "qualification-2013.json"
 
 
 def load():
@@ -94,3 +95,32 @@ class TestWorkedExample2013:
         out = capsys.readouterr().out
         assert "7. Kramnik, Vladimir        RUS  2.3  rated place 3 by average rating" in out
         assert "Reserves (2.7): karjakin, topalov, nakamura" in out
+
+
+class TestHypotheticalWithdrawals2013:
+    """The same lists with invented withdrawals (3.3.2 chain, then 3.3.3)."""
+
+    def test_the_chain_and_the_late_withdrawal(self, capsys):
+        path = EXAMPLES / "qualification-2013-withdrawals.json"
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        result = qualify(parse_qualification(raw))
+        assert [(w.player, w.article, w.replaced_by) for w in result.withdrawals] == [
+            ("aronian", "3.3.2", "karjakin"),
+            ("karjakin", "3.3.2", "topalov"),
+            ("ivanchuk", "3.3.3", None),
+        ]
+        assert [p.player for p in result.field] == [
+            "svidler",
+            "grischuk",
+            "ivanchuk",
+            "gelfand",
+            "carlsen",
+            "topalov",
+            "kramnik",
+            "radjabov",
+        ]
+        assert result.reserves[0] == "nakamura"
+        args = ["qualify", str(path), "--emit-command", "--tournament", "t", "--name", "T"]
+        assert main(args) == 0
+        err = capsys.readouterr().err
+        assert "ivanchuk withdrew too late to be replaced (3.3.3)" in err

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,14 @@ def run_qualify(args: argparse.Namespace) -> int:
     status = 1 if result.nominee_refused else 0
     if args.create_tournament or args.emit_command:
         cmd = _command(args, inp, result)
+        for place in result.field:
+            if place.withdrawn:
+                print(
+                    f"candidates: note: {place.player} withdrew too late to be replaced "
+                    "(3.3.3) and stays in the field; his first-round opponent is declared the "
+                    "winner: record the withdrawal in the tournament once it is created",
+                    file=sys.stderr,
+                )
         if args.emit_command:
             print_json(cmd)
         if args.create_tournament:
@@ -174,7 +183,7 @@ def render_qualification(inp: QualificationInput, result: QualificationResult) -
         )
     nominee = data["nominee"]
     lines.append(
-        f"Nominee (2.6): {nominee['player'] or '-'}: {nominee['status']} ({nominee['reason']})"
+        f"Nominee (2.6): {nominee['player'] or '-'}: {nominee['status']}: {nominee['reason']}"
     )
     if data["withdrawals"]:
         lines.append("Withdrawals (3.3)")
@@ -188,10 +197,10 @@ def render_qualification(inp: QualificationInput, result: QualificationResult) -
     lines.append("Average rating list, July 2011 & January 2012 (2.3)")
     for r in data["rating_list"]:
         level = f"  level with {', '.join(r['level_with'])}" if r["level_with"] else ""
-        by = f" by {r['decided_by']}" if r["decided_by"] else ""
-        lines.append(
-            f"  {r['rank']:>3}. {r['player']:<16} {r['average']:>8}  {r['status']:<28}{by}{level}"
-        )
+        by = r["decided_by"]
+        by = f"  (below the line above by {by})" if by not in (None, "average") else ""
+        line = f"  {r['rank']:>3}. {r['player']:<16} {r['average']:>8}  {r['status']:<28}"
+        lines.append((line + by + level).rstrip())
     for n in data["not_ranked"]:
         lines.append(f"    -  {n['player']:<16} not ranked: {n['reason']}")
     lines.append(f"Reserves (2.7): {', '.join(data['reserves']) or '-'}")
