@@ -343,6 +343,9 @@ class WithdrawalDecision:
     article: str
     replaced_by: str | None
     reason: str
+    """How the regulations treat it (the article's reasoning)."""
+    stated_reason: str = ""
+    """The reason the player (or the file) gave."""
 
 
 @dataclass(frozen=True)
@@ -410,6 +413,7 @@ class QualificationResult:
                     "article": w.article,
                     "replaced_by": w.replaced_by,
                     "reason": w.reason,
+                    "stated_reason": w.stated_reason,
                 }
                 for w in self.withdrawals
             ],
@@ -455,7 +459,8 @@ def _whole(where: str, value: object, *, optional: bool = False) -> int | None:
     if isinstance(value, Decimal) and value == value.to_integral_value():
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise MalformedCommand(f"{where} must be a whole number, got {value!r}")
+        shown = str(value) if isinstance(value, Decimal) else repr(value)
+        raise MalformedCommand(f"{where} must be a whole number, got {shown}")
     return value
 
 
@@ -836,7 +841,13 @@ def _withdrawals(
                 gone.add(w.player)
                 decisions.append(
                     WithdrawalDecision(
-                        w.player, w.on, w.kind, "2.7", None, "a reserve declined: off the list"
+                        w.player,
+                        w.on,
+                        w.kind,
+                        "2.7",
+                        None,
+                        "a reserve declined: off the list",
+                        w.reason,
                     )
                 )
                 continue
@@ -878,7 +889,9 @@ def _withdrawals(
         gone.add(w.player)
         if not replaced:
             field_places[index] = replace(place, withdrawn=True)
-            decisions.append(WithdrawalDecision(w.player, w.on, w.kind, article, None, why))
+            decisions.append(
+                WithdrawalDecision(w.player, w.on, w.kind, article, None, why, w.reason)
+            )
             continue
         successors = reserves.take(1, f"the replacement of {w.player}")
         successor = successors[0] if successors else None
@@ -886,13 +899,17 @@ def _withdrawals(
             field_places[index] = None
             pending.append(f"{article}: no reserve left on the 2.3 list to replace {w.player}")
             decisions.append(
-                WithdrawalDecision(w.player, w.on, w.kind, article, None, why + "; no reserve left")
+                WithdrawalDecision(
+                    w.player, w.on, w.kind, article, None, why + "; no reserve left", w.reason
+                )
             )
             continue
         field_places[index] = Place(
             successor, "2.7", f"replaces {w.player} ({article})", replaces=w.player
         )
-        decisions.append(WithdrawalDecision(w.player, w.on, w.kind, article, successor, why))
+        decisions.append(
+            WithdrawalDecision(w.player, w.on, w.kind, article, successor, why, w.reason)
+        )
     return decisions
 
 

@@ -77,6 +77,29 @@ class TestQualifyOutput:
         assert "r1 2012-09-01 3.3.3 (not replaced)" in out
         assert "(withdrawn, 3.3.3)" in out
 
+    def test_json_withdrawals_keep_the_stated_reason(self, tmp_path, capsys):
+        withdrawals = [{"player": "r2", "on": "2012-05-02", "reason": "illness"}]
+        raw = qualification_file(TEN_RATED, nominee="nom", withdrawals=withdrawals)
+        assert main(["qualify", write(tmp_path, raw), "--format", "json"]) == 0
+        (w,) = json.loads(capsys.readouterr().out)["withdrawals"]
+        assert w == {
+            "player": "r2",
+            "on": "2012-05-02",
+            "kind": "withdrew",
+            "article": "3.3.2",
+            "replaced_by": "r4",
+            "reason": "withdrew on 2012-05-02, at least 3 months before the start "
+            "(2012-10-20; limit 2012-07-20)",
+            "stated_reason": "illness",
+        }
+
+    def test_a_fractional_rating_in_the_file_is_refused_exactly(self, tmp_path, capsys):
+        path = tmp_path / "q.json"
+        text = json.dumps(qualification_file(TEN_RATED)).replace("2810", "2810.5", 1)
+        path.write_text(text)
+        assert main(["qualify", str(path)]) == 2
+        assert "rating must be a whole number, got 2810.5" in capsys.readouterr().err
+
 
 class TestCreateTournament:
     """The field becomes the tournament; ratings are the 2.3 averages (3.7.3 seeding)."""
