@@ -42,6 +42,7 @@ Interpretations (each also in ``docs/qualification.md``):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
@@ -255,7 +256,15 @@ class Tier:
     """Why several players stay level: data missing, or the chain is exhausted."""
 
 
-def _refine(group: list[RatedPlayer], depth: int, decided_by: str | None) -> list[Tier]:
+ChainValues = tuple[int | Decimal | None, ...]
+
+
+def _refine(
+    group: list[RatedPlayer],
+    depth: int,
+    decided_by: str | None,
+    chain: Mapping[str, ChainValues],
+) -> list[Tier]:
     """Split a group level on the criteria before ``depth`` by the next ones (2.3)."""
     if len(group) == 1:
         return [Tier((group[0],), decided_by)]
@@ -266,17 +275,20 @@ def _refine(group: list[RatedPlayer], depth: int, decided_by: str | None) -> lis
         )
         return [Tier(tuple(group), decided_by, reason)]
     criterion = CHAIN[depth]
-    values = {p.id: criterion.value(p) for p in group}
+    values = {p.id: chain[p.id][depth] for p in group}
     missing = [p.id for p in group if values[p.id] is None]
     if missing:
         reason = f"{criterion.label} is needed to separate them and is not given for {missing}"
         return [Tier(tuple(group), decided_by, reason)]
-    distinct = sorted({v for v in values.values() if v is not None}, reverse=True)
+    by_value: dict[int | Decimal, list[RatedPlayer]] = {}
+    for p in group:
+        value = values[p.id]
+        assert value is not None
+        by_value.setdefault(value, []).append(p)
     tiers: list[Tier] = []
-    for i, v in enumerate(distinct):
-        sub = [p for p in group if values[p.id] == v]
+    for i, v in enumerate(sorted(by_value, reverse=True)):
         first_by = decided_by if i == 0 else criterion.name
-        tiers.extend(_refine(sub, depth + 1, first_by))
+        tiers.extend(_refine(by_value[v], depth + 1, first_by, chain))
     return tiers
 
 
@@ -286,10 +298,11 @@ def rank_by_average(players: Sequence[RatedPlayer]) -> list[Tier]:
     Players without an average (inactive in both lists, or in neither) are
     left out; the caller reports them.
     """
-    eligible = [p for p in players if average_rating(p).value is not None]
+    chain = {p.id: tuple(c.value(p) for c in CHAIN) for p in players}
+    eligible = [p for p in players if chain[p.id][0] is not None]
     if not eligible:
         return []
-    return _refine(sorted(eligible, key=lambda p: p.id), 0, None)
+    return _refine(sorted(eligible, key=lambda p: p.id), 0, None, chain)
 
 
 # --- result --------------------------------------------------------------------
@@ -539,7 +552,7 @@ def parse_qualification(raw: object) -> QualificationInput:
         raise MalformedCommand("'players' must be a non-empty list of players")
     players = tuple(_player(i, p) for i, p in enumerate(players_raw))
     ids = [p.id for p in players]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    duplicates = sorted(i for i, n in Counter(ids).items() if n > 1)
     if duplicates:
         raise MalformedCommand(f"player ids must be unique; repeated: {duplicates}")
     known = set(ids)
@@ -646,12 +659,16 @@ class _Reserves:
         return tuple(p.id for t in self.tiers for p in t.players)
 
     def remove(self, player_id: str) -> bool:
-        before = self.ids()
-        self.tiers = [
-            replace(t, players=tuple(p for p in t.players if p.id != player_id)) for t in self.tiers
-        ]
-        self.tiers = [t for t in self.tiers if t.players]
-        return player_id in before
+        """Take a player off the list (a nominee, a reserve who declines)."""
+        for index, tier in enumerate(self.tiers):
+            if any(p.id == player_id for p in tier.players):
+                rest = tuple(p for p in tier.players if p.id != player_id)
+                if rest:
+                    self.tiers[index] = replace(tier, players=rest)
+                else:
+                    del self.tiers[index]
+                return True
+        return False
 
     def take(self, count: int, purpose: str) -> list[str]:
         """The next ``count`` players of the list (fewer if it runs out).
@@ -670,7 +687,7 @@ class _Reserves:
                     f"{room} place(s): {tier.level_because}"
                 )
             taken.extend(p.id for p in tier.players)
-            self.tiers = self.tiers[1:]
+            del self.tiers[0]
         return taken
 
 
