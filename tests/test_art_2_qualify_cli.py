@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from adapters.cli import main
 from adapters.store import Store
+from tests.cli import candidates, json_lines
 from tests.qualification_helpers import TEN_RATED, qualification_file, rated
 
 
@@ -186,3 +188,36 @@ class TestCreateTournament:
         path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
         assert main(self.args(path, "--emit-command", "--arbiter", "x:Y:boss")) == 2
         assert "expected ID:NAME:ROLE" in capsys.readouterr().err
+
+
+class TestRealProcess:
+    """The console entry point itself: exit statuses as a shell sees them."""
+
+    def test_qualify_then_apply_in_subprocesses(self, tmp_path):
+        store = str(tmp_path / "s.sqlite")
+        path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
+        emitted = candidates(
+            "qualify", path, "--emit-command", "--tournament", "t", "--name", "T", store=store
+        )
+        assert emitted.returncode == 0, emitted.stderr
+        applied = candidates("apply", "-", store=store, stdin=emitted.stdout)
+        assert applied.returncode == 0, applied.stderr
+        (answer,) = json_lines(applied.stdout)
+        assert answer["events"][0]["type"] == "TournamentCreated"
+
+    def test_bid_check_exit_statuses(self, tmp_path):
+        examples = Path(__file__).resolve().parents[1] / "docs" / "examples"
+        store = str(tmp_path / "unused.sqlite")
+        assert (
+            candidates("bid-check", str(examples / "bid-guarantee.json"), store=store).returncode
+            == 0
+        )
+        assert (
+            candidates("bid-check", str(examples / "bid-deposit-late.json"), store=store).returncode
+            == 1
+        )
+        bad = tmp_path / "bad.json"
+        bad.write_text("[]")
+        failed = candidates("bid-check", str(bad), store=store)
+        assert failed.returncode == 2
+        assert failed.stderr == "candidates: a bid must be a JSON object\n"
