@@ -318,6 +318,8 @@ class Place:
     replaces: str | None = None
     withdrawn: bool = False
     """3.3.3: withdrew too late to be replaced; the place stays his."""
+    slot: int = 0
+    """1-8 in the order of priority: 1-3 (2.1), 4 (2.2), 5-7 (2.3), 8 (2.6)."""
 
 
 @dataclass(frozen=True)
@@ -391,11 +393,11 @@ class QualificationResult:
     def as_dict(self, inp: QualificationInput) -> dict[str, Any]:
         """The JSON form (``candidates qualify --format json``)."""
 
-        def place(p: Place, number: int) -> dict[str, Any]:
+        def place(p: Place) -> dict[str, Any]:
             who = inp.player(p.player)
             avg = self.averages.get(p.player)
             return {
-                "place": number,
+                "place": p.slot,
                 "player": p.player,
                 "name": who.name if who else p.player,
                 "federation": who.federation if who else "",
@@ -408,8 +410,8 @@ class QualificationResult:
 
         return {
             "complete": self.complete,
-            "qualifiers": [place(p, i) for i, p in enumerate(self.qualifiers, start=1)],
-            "field": [place(p, i) for i, p in enumerate(self.field, start=1)],
+            "qualifiers": [place(p) for p in self.qualifiers],
+            "field": [place(p) for p in self.field],
             "nominee": {
                 "player": self.nominee.player,
                 "status": self.nominee.status,
@@ -779,6 +781,7 @@ def qualify(inp: QualificationInput) -> QualificationResult:
         places[index] = Place(pid, "2.7", f"replacement from the 2.3 list: {why}")
         holder[pid] = "2.7"
 
+    places = [None if p is None else replace(p, slot=i) for i, p in enumerate(places, 1)]
     qualifiers = tuple(p for p in places if p is not None)
     field_places = list(places)
     decisions = _withdrawals(inp, field_places, reserves, pending)
@@ -922,7 +925,11 @@ def _withdrawals(
             )
             continue
         field_places[index] = Place(
-            successor, "2.7", f"replaces {w.player} ({article})", replaces=w.player
+            successor,
+            "2.7",
+            f"replaces {w.player} ({article})",
+            replaces=w.player,
+            slot=place.slot,
         )
         decisions.append(
             WithdrawalDecision(w.player, w.on, w.kind, article, successor, why, w.reason)

@@ -79,6 +79,22 @@ class TestQualifyOutput:
         assert "r1 2012-09-01 3.3.3 (not replaced)" in out
         assert "(withdrawn, 3.3.3)" in out
 
+    def test_places_keep_their_numbers_while_one_is_pending(self, tmp_path, capsys):
+        # 2.2 not decided yet: the rated players are still places 5-7, not 4-6.
+        path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom", loser=None))
+        assert main(["qualify", path, "--format", "json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert [(q["place"], q["player"]) for q in data["qualifiers"]] == [
+            (1, "cup1"),
+            (2, "cup2"),
+            (3, "cup3"),
+            (5, "r1"),
+            (6, "r2"),
+            (7, "r3"),
+            (8, "nom"),
+        ]
+        assert data["complete"] is False
+
     def test_json_withdrawals_keep_the_stated_reason(self, tmp_path, capsys):
         withdrawals = [{"player": "r2", "on": "2012-05-02", "reason": "illness"}]
         raw = qualification_file(TEN_RATED, nominee="nom", withdrawals=withdrawals)

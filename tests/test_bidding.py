@@ -59,6 +59,8 @@ class TestAValidBid:
         assert report.valid
         assert report.failed() == ()
         assert report.as_dict()["summary"] == "16 of 16 required items met"
+        # The advice of 3.2 is met too: 20 October to 10 November is 22 days.
+        assert all(i.met for i in report.items)
 
     def test_the_items_come_in_the_order_of_the_procedure(self):
         articles = [i.article for i in check_bid(good_bid()).items]
