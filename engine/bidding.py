@@ -341,6 +341,8 @@ def _hotel(raw: Mapping[str, Any]) -> BidItem:
         raise MalformedCommand(f"hotel.stars must be a whole number, got {stars!r}")
     rates = _flag("hotel.visitor_rates_with_meals", hotel.get("visitor_rates_with_meals"))
     name = hotel.get("name")
+    if name is not None and not isinstance(name, str):
+        raise MalformedCommand(f"hotel.name must be a string, got {name!r}")
     problems = []
     if stars is None:
         problems.append("hotel category not stated")

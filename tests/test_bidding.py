@@ -324,6 +324,9 @@ class TestForm:
             ({"submitted_at": "tomorrow"}, "field 'submitted_at' is not an ISO-8601 instant"),
             ({"colour": "blue"}, r"unknown field\(s\) \['colour'\]"),
             ({"hotel": {"stars": "five"}}, "hotel.stars must be a whole number"),
+            ({"hotel": {"name": 5, "stars": 5}}, "hotel.name must be a string"),
+            ({"dates": "autumn"}, "dates must be an object"),
+            ({"guarantee": {"kind": "deposit", "payments": [{"on": "2012-01-01"}]}}, "is missing"),
         ],
     )
     def test_malformed_particulars_are_refused(self, changes, message):
