@@ -45,6 +45,15 @@ def stream_game_id(stream: str) -> str | None:
     return rest if kind in ("game", "clock") and rest else None
 
 
+class TypeName:
+    """``Event.kind``: the event's type name. A non-data descriptor, so that an
+    event with a field of its own named ``kind`` (``AlertRaised``) can still be
+    built and keeps its field; ``to_wire`` names the type from the class."""
+
+    def __get__(self, obj: object, owner: type) -> str:
+        return owner.__name__
+
+
 @dataclass(frozen=True, kw_only=True)
 class Event:
     """Base of every recorded event."""
@@ -58,10 +67,8 @@ class Event:
     by: str
     """Who caused it: an arbiter id, ``dgt:<serial>``, ``import``, a player id."""
 
-    @property
-    def kind(self) -> str:
-        """The event's type name, as stored and streamed."""
-        return type(self).__name__
+    kind = TypeName()
+    """The event's type name, as stored and streamed (see ``TypeName``)."""
 
     def payload(self) -> dict[str, Any]:
         """The event's own fields (without stream and version)."""
@@ -73,7 +80,7 @@ class Event:
         body = self.payload()
         body.pop("at_ms")
         return {
-            "type": self.kind,
+            "type": type(self).__name__,
             "stream": self.originator_id,
             "version": self.originator_version,
             "at": format_instant(self.at_ms),
