@@ -157,7 +157,7 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
     if g.status != IN_PROGRESS:
         raise GameNotInProgress(
             f"game {g.game_id} has ended ({g.result}, {g.termination}): no claim can be "
-            "made once a game is over (3.7.1.b.4 in tie-break games)"
+            "made once a game is over" + (" (article 3.7.1.b.4)" if g.is_playoff else "")
         )
     side = _claim_side(g, cmd["by"], kind)
     require_no_pending_claim(g.record, g.game_id, "no other claim can be made")
@@ -375,8 +375,8 @@ def _penalise_incorrect_claim(
                 by=arbiter,
                 side=opponent,
                 delta_ms=penalties.incorrect_claim_ms,
-                reason=f"{ordinal(incorrect)} incorrect claim by {claim.side}, "
-                f"{claim.describe()} ({article})",
+                reason=f"incorrect {claim.describe()}: {claim.side}'s {ordinal(incorrect)} "
+                f"incorrect claim ({article})",
                 arbiter=arbiter,
             )
         )
