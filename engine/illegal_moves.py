@@ -9,7 +9,7 @@ the game's rules profile and stage (``RulesProfile.penalties_for``):
 - below the losing count: the opponent gets time (``ClockAdjusted``:
   2009 7.4 b +2 min; 2023 7.5.5 +2 min, +1 min in rapid and blitz, A.3);
 - the losing count (2009: the third; 2014+: the second) loses the game,
-  termination ``illegal_move``; but it is a draw if the opponent could not
+  termination ``illegal_moves``; but it is a draw if the opponent could not
   checkmate by any series of legal moves. *Interpretation*: "could not
   checkmate" is read as python-chess's ``has_insufficient_material`` for the
   opponent (a lone king, K+B, K+N), an approximation of the helpmate test.
@@ -88,7 +88,7 @@ def record_illegal_move(
                 at_ms=at_ms,
                 by=arbiter,
                 result=result,
-                termination="illegal_move",
+                termination="illegal_moves",
                 reason=reason,
                 arbiter=arbiter,
             )

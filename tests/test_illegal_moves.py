@@ -61,7 +61,7 @@ class TestLaws2009_7_4IllegalMoves:
         events = illegal(sqlite_store, "black", arbiter="deputy")
         assert [e["type"] for e in events] == ["IllegalMoveRecorded", "ResultRecorded"]
         assert events[1]["result"] == "1-0"
-        assert events[1]["termination"] == "illegal_move"
+        assert events[1]["termination"] == "illegal_moves"
         assert events[1]["reason"] == "3rd illegal move by black (Laws 2009 7.4 b)"
 
     def test_7_4_b_third_illegal_move_draws_when_the_opponent_cannot_mate(
