@@ -37,7 +37,7 @@ from typing import Any
 
 import chess
 
-from engine.game import Game
+from engine.game import Game, position
 
 THREEFOLD, FIFTY, PERPETUAL = "threefold_repetition", "fifty_moves", "perpetual_check"
 STALEMATE, INSUFFICIENT, THEORETICAL = "stalemate", "insufficient_material", "theoretical_draw"
@@ -47,7 +47,7 @@ CLAIM_KINDS = (THREEFOLD, FIFTY, PERPETUAL, STALEMATE, INSUFFICIENT, THEORETICAL
 FIFTY_MOVES_PLIES = 100
 """Laws 9.3: "the last 50 consecutive moves have been made by each player"."""
 
-PositionKey = tuple[str, bool, int, int | None]
+PositionKey = tuple[int, int, int, int, int, int, int, int, bool, int, int | None]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,19 @@ def position_key(board: chess.Board) -> PositionKey:
     """Laws 9.2 "same position": player to move, pieces on squares, castling
     rights held, and an en-passant square only when the capture is legal."""
     ep = board.ep_square if board.has_legal_en_passant() else None
-    return (board.board_fen(), board.turn, board.clean_castling_rights(), ep)
+    return (
+        board.pawns,
+        board.knights,
+        board.bishops,
+        board.rooks,
+        board.queens,
+        board.kings,
+        board.occupied_co[chess.WHITE],
+        board.occupied_co[chess.BLACK],
+        board.turn,
+        board.clean_castling_rights(),
+        ep,
+    )
 
 
 @dataclass(frozen=True)
@@ -73,52 +85,84 @@ class _Ply:
     label: str
     """``start`` or the move that produced it: ``12. Nf3``, ``12... Nf6``."""
     key: PositionKey
-    fen: str
     check: bool
     halfmove_clock: int
 
 
-def _entry(board: chess.Board, ply: int, label: str) -> _Ply:
-    key = position_key(board)
-    return _Ply(ply, label, key, board.fen(), board.is_check(), board.halfmove_clock)
+class History:
+    """Every position of a game from its start (and after an intended move),
+    light enough to build for each claim: keys, checks and move counts for
+    all, FEN text only for the positions the evidence shows."""
+
+    def __init__(self, game: Game, intended: chess.Move | None = None) -> None:
+        self.start = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
+        self.moves = [chess.Move.from_uci(uci) for uci in game.moves]
+        sans = list(game.sans)
+        board = self.start.copy()
+        self.plies = [_Ply(0, "start", position_key(board), board.is_check(), board.halfmove_clock)]
+        for move in self.moves:
+            board.push(move)
+            self._add(board)
+        self.fens = {len(self.moves): board.fen()}
+        self.intended = intended
+        if intended is not None:
+            sans.append(board.san(intended))
+            board.push(intended)
+            self.moves.append(intended)
+            self._add(board)
+            self.fens[len(self.moves)] = board.fen()
+        self.sans = sans
+
+    def _add(self, board: chess.Board) -> None:
+        self.plies.append(
+            _Ply(
+                len(self.plies),
+                "",
+                position_key(board),
+                board.is_check(),
+                board.halfmove_clock,
+            )
+        )
+
+    def label(self, ply: int) -> str:
+        """The move that produced the position after ``ply`` moves, numbered
+        as on the score sheet (``12. Nf3``, ``12... Nf6``), or ``start``."""
+        if ply == 0:
+            return "start"
+        k = ply - 1 + (0 if self.start.turn == chess.WHITE else 1)
+        dots = "." if k % 2 == 0 else "..."
+        san = self.sans[ply - 1] if ply - 1 < len(self.sans) else self.moves[ply - 1].uci()
+        text = f"{self.start.fullmove_number + k // 2}{dots} {san}"
+        if self.intended is not None and ply == len(self.moves):
+            text += " (intended)"
+        return text
+
+    def fen(self, ply: int) -> str:
+        """FEN of the position after ``ply`` moves."""
+        if ply not in self.fens:
+            board = self.start.copy()
+            for move in self.moves[:ply]:
+                board.push(move)
+            self.fens[ply] = board.fen()
+        return self.fens[ply]
+
+    def occurrences(self, at: _Ply, upto: int) -> dict[str, Any]:
+        """Where the position ``at`` stood among the first ``upto`` + 1 positions."""
+        same = [p.ply for p in self.plies[: upto + 1] if p.key == at.key]
+        return {
+            "fen": self.fen(at.ply),
+            "count": len(same),
+            "plies": tuple(same),
+            "after": tuple(self.label(p) for p in same),
+        }
 
 
-def _label(board: chess.Board, move: chess.Move) -> str:
-    """The move in score-sheet form, numbered from the position it is played in."""
-    dots = "." if board.turn == chess.WHITE else "..."
-    return f"{board.fullmove_number}{dots} {board.san(move)}"
-
-
-def history(game: Game, intended: chess.Move | None = None) -> list[_Ply]:
-    """Every position of the game, from the start, and after the intended move."""
-    board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
-    plies = [_entry(board, 0, "start")]
-    moves = [chess.Move.from_uci(uci) for uci in game.moves]
-    if intended is not None:
-        moves.append(intended)
-    for number, move in enumerate(moves, start=1):
-        label = _label(board, move)
-        if intended is not None and number == len(moves):
-            label += " (intended)"
-        board.push(move)
-        plies.append(_entry(board, number, label))
-    return plies
-
-
-def _occurrences(plies: list[_Ply], at: _Ply) -> dict[str, Any]:
-    same = [p for p in plies if p.key == at.key]
-    return {
-        "fen": at.fen,
-        "count": len(same),
-        "plies": tuple(p.ply for p in same),
-        "after": tuple(p.label for p in same),
-    }
-
-
-def _threefold(plies: list[_Ply], with_intended: bool) -> Verification:
-    now_plies = plies[:-1] if with_intended else plies
-    now = _occurrences(now_plies, now_plies[-1])
-    after = _occurrences(plies, plies[-1]) if with_intended else None
+def _threefold(history: History) -> Verification:
+    plies = history.plies
+    with_intended = history.intended is not None
+    now_at = plies[-2] if with_intended else plies[-1]
+    now = history.occurrences(now_at, now_at.ply)
+    after = history.occurrences(plies[-1], plies[-1].ply) if with_intended else None
     basis = None
     if now["count"] >= 3:
         basis = "now"
@@ -135,21 +179,23 @@ def _threefold(plies: list[_Ply], with_intended: bool) -> Verification:
     )
 
 
-def _quiet_run(plies: list[_Ply], at: _Ply) -> dict[str, Any]:
+def _quiet_run(history: History, at: _Ply) -> dict[str, Any]:
     since = at.ply - at.halfmove_clock
     return {
-        "fen": at.fen,
+        "fen": history.fen(at.ply),
         "plies_without_pawn_move_or_capture": at.halfmove_clock,
         "moves_each": at.halfmove_clock // 2,
         "since_ply": since if since >= 0 else None,
-        "since": plies[since].label if 0 <= since < len(plies) else "before the starting position",
+        "since": history.label(since) if since >= 0 else "before the starting position",
     }
 
 
-def _fifty(plies: list[_Ply], with_intended: bool) -> Verification:
+def _fifty(history: History) -> Verification:
+    plies = history.plies
+    with_intended = history.intended is not None
     now_at = plies[-2] if with_intended else plies[-1]
-    now = _quiet_run(plies, now_at)
-    after = _quiet_run(plies, plies[-1]) if with_intended else None
+    now = _quiet_run(history, now_at)
+    after = _quiet_run(history, plies[-1]) if with_intended else None
     basis = None
     if now_at.halfmove_clock >= FIFTY_MOVES_PLIES:
         basis = "now"
@@ -178,12 +224,11 @@ def _check_run(plies: list[_Ply], mover_is_white: list[bool], white: bool) -> li
     return list(reversed(run))
 
 
-def _perpetual(game: Game, plies: list[_Ply]) -> Verification:
-    first = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
+def _perpetual(history: History) -> Verification:
+    plies = history.plies
     # mover_is_white[p]: whether the move that produced ply p was White's.
-    mover_is_white = [False] + [
-        (first.turn == chess.WHITE) == (number % 2 == 1) for number in range(1, len(plies))
-    ]
+    white_first = history.start.turn == chess.WHITE
+    mover_is_white = [False] + [white_first == (number % 2 == 1) for number in range(1, len(plies))]
     runs = {side: _check_run(plies, mover_is_white, side == "white") for side in ("white", "black")}
     moved_last = "white" if mover_is_white[-1] else "black"
     side = max(("white", "black"), key=lambda s: (len(runs[s]), s == moved_last))
@@ -211,10 +256,10 @@ def _perpetual(game: Game, plies: list[_Ply]) -> Verification:
     )
     repetitions = tuple(
         {
-            "fen": entries[0].fen,
+            "fen": history.fen(entries[0].ply),
             "count": len(entries),
             "plies": tuple(e.ply for e in entries),
-            "after": tuple(e.label for e in entries),
+            "after": tuple(history.label(e.ply) for e in entries),
         }
         for entries in repeated
     )
@@ -224,7 +269,7 @@ def _perpetual(game: Game, plies: list[_Ply]) -> Verification:
             "rule": "3.9.2 b",
             "checking_side": side,
             "consecutive_checks": len(run),
-            "checks": tuple(e.label for e in run),
+            "checks": tuple(history.label(e.ply) for e in run),
             "check_plies": tuple(e.ply for e in run),
             "repetitions": repetitions,
             "most_repeated": max((len(e) for e in repeated), default=1),
@@ -248,13 +293,12 @@ def verify(game: Game, kind: str, intended: chess.Move | None = None) -> Verific
     """The verification of a claim of ``kind`` in the game's current position
     (and, for 9.2 a / 9.3 a, after the intended move)."""
     if kind == THREEFOLD:
-        return _threefold(history(game, intended), intended is not None)
+        return _threefold(History(game, intended))
     if kind == FIFTY:
-        return _fifty(history(game, intended), intended is not None)
-    plies = history(game)
-    board = chess.Board(plies[-1].fen)
+        return _fifty(History(game, intended))
     if kind == PERPETUAL:
-        return _perpetual(game, plies)
+        return _perpetual(History(game))
+    board = position(game)
     if kind == STALEMATE:
         return Verification(
             board.is_stalemate(),
