@@ -690,6 +690,37 @@ class TestLaws9_5IncorrectClaim:
         )
         assert "lapsed: the game ended (1-0, resignation) before a ruling" in message
 
+    def test_9_5_intended_move_played_after_rejection_may_end_the_game(
+        self, sqlite_store: Store
+    ) -> None:
+        started(sqlite_store)
+        play(sqlite_store, "1.1", "f3 e5 g4")
+        claim(sqlite_store, "black", "threefold_repetition", intended_move="Qh4#")
+        events = rule(sqlite_store, "rejected")
+        assert types(events) == ["ClaimRuled", "ClockAdjusted", "MovePlayed", "ResultRecorded"]
+        assert (events[3]["result"], events[3]["termination"]) == ("0-1", "checkmate")
+
+    def test_9_5_losing_illegal_move_while_a_claim_is_pending_lapses_it(
+        self, sqlite_store: Store
+    ) -> None:
+        started(sqlite_store, rules="fide-2023")
+        play(sqlite_store, "1.1", "e4")
+        claim(sqlite_store, "black", "threefold_repetition")
+        for _ in range(2):
+            ok(
+                sqlite_store,
+                {
+                    "cmd": "record_illegal_move",
+                    "game": "1.1",
+                    "by": "white",
+                    "arbiter": "chief",
+                    "at": at(510),
+                },
+            )
+        shown = view(sqlite_store)
+        assert (shown["result"], shown["termination"]) == ("0-1", "illegal_moves")
+        assert shown["claims"][0]["status"] == "lapsed"
+
 
 class TestArt3_7_1_b_3PlayoffClaims:
     """3.7.1.b.3: tie-break games: +3 minutes, at most two incorrect claims."""
