@@ -211,7 +211,8 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
         game=g.game_id,
         kind="claim_pending",
         message=(
-            f"game {g.game_id}: {side} claims a draw ({kind}), "
+            f"game {g.game_id}: {'both players claim' if side == BOTH else side + ' claims'} "
+            f"a draw ({kind}), "
             f"{verdict[verification.verified]}; the game is paused until a ruling"
         ),
         details={"claim": claim_id, "kind": kind, "side": side, "verified": verification.verified},
