@@ -142,6 +142,41 @@ SPECS: dict[str, dict[str, Checker]] = {
         "at": INSTANT,
         "termination?": STR,
     },
+    # 3.9.2 b: draw claims through the arbiter (engine/draw_claims.py).
+    "claim_draw": {
+        "game": STR,
+        "by": STR,
+        "kind": STR,
+        "intended_move?": STR,
+        "claim?": ID,
+        "at": INSTANT,
+    },
+    "advise_claim": {
+        "game": STR,
+        "claim": ID,
+        "opinion": STR,
+        "advisor": STR,
+        "reason?": STR,
+        "at": INSTANT,
+    },
+    "rule_claim": {
+        "game": STR,
+        "claim": ID,
+        "decision": STR,
+        "arbiter": STR,
+        "reason?": STR,
+        "at": INSTANT,
+    },
+    "record_illegal_move": {
+        "game": STR,
+        "by": STR,
+        "arbiter": STR,
+        "move?": STR,
+        "at": INSTANT,
+    },
+    # Accepted in form only to be refused with 3.9.2 b (no draw by agreement).
+    "offer_draw": {"game": STR, "by?": STR, "at?": INSTANT},
+    "agree_draw": {"game": STR, "by?": STR, "at?": INSTANT},
 }
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from engine import draw_claims as claims
 from engine import game as games
+from engine import illegal_moves
 from engine import tournament as tournaments
 from engine.commands import Command, parse_command
 from engine.events import Event
@@ -35,6 +37,14 @@ HANDLERS: dict[str, Handler] = {
     "play_move": lambda c, w: games.play_move(w.game(c["game"]), c),
     "resign": lambda c, w: games.resign(w.game(c["game"]), c),
     "declare_result": lambda c, w: games.declare_result(w.tournament(), w.game(c["game"]), c),
+    "claim_draw": lambda c, w: claims.claim_draw(w.tournament(), w.game(c["game"]), c),
+    "advise_claim": lambda c, w: claims.advise_claim(w.tournament(), w.game(c["game"]), c),
+    "rule_claim": lambda c, w: claims.rule_claim(w.tournament(), w.game(c["game"]), c),
+    "record_illegal_move": lambda c, w: illegal_moves.record_illegal_move(
+        w.tournament(), w.game(c["game"]), c
+    ),
+    "offer_draw": lambda c, w: claims.refuse_draw_by_agreement(w.tournament(), None, c),
+    "agree_draw": lambda c, w: claims.refuse_draw_by_agreement(w.tournament(), None, c),
 }
 
 

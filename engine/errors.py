@@ -6,6 +6,7 @@ Hierarchy (every refusal appends nothing)::
     +-- MalformedCommand           missing or ill-typed field, unknown command
     +-- UnknownTournament          no tournament created yet / wrong id
     +-- UnknownGame                no such game id (not paired, not created)
+    +-- UnknownClaim               no draw claim by that id in the game
     +-- IllegalMove                the move is not legal (or not parseable) here
     +-- GameNotInProgress          the game has not started, or has finished
     +-- NotAnArbiter               a command that needs an arbiter of the event
@@ -48,6 +49,12 @@ class UnknownGame(CommandRefused):
     """No game by that id: not paired, not imported."""
 
     code = "unknown_game"
+
+
+class UnknownClaim(CommandRefused):
+    """No draw claim by that id in the game (``claim_draw`` numbers them 1, 2, ...)."""
+
+    code = "unknown_claim"
 
 
 class IllegalMove(CommandRefused):

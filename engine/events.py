@@ -45,6 +45,15 @@ def stream_game_id(stream: str) -> str | None:
     return rest if kind in ("game", "clock") and rest else None
 
 
+class TypeName:
+    """``Event.kind``: the event's type name. A non-data descriptor, so that an
+    event with a field of its own named ``kind`` (``AlertRaised``) can still be
+    built and keeps its field; ``to_wire`` names the type from the class."""
+
+    def __get__(self, obj: object, owner: type) -> str:
+        return owner.__name__
+
+
 @dataclass(frozen=True, kw_only=True)
 class Event:
     """Base of every recorded event."""
@@ -58,10 +67,8 @@ class Event:
     by: str
     """Who caused it: an arbiter id, ``dgt:<serial>``, ``import``, a player id."""
 
-    @property
-    def kind(self) -> str:
-        """The event's type name, as stored and streamed."""
-        return type(self).__name__
+    kind = TypeName()
+    """The event's type name, as stored and streamed (see ``TypeName``)."""
 
     def payload(self) -> dict[str, Any]:
         """The event's own fields (without stream and version)."""
@@ -73,7 +80,7 @@ class Event:
         body = self.payload()
         body.pop("at_ms")
         return {
-            "type": self.kind,
+            "type": type(self).__name__,
             "stream": self.originator_id,
             "version": self.originator_version,
             "at": format_instant(self.at_ms),
@@ -154,6 +161,85 @@ class ResultRecorded(Event):
     time_forfeit, arbiter_decision, imported, a claim kind, ..."""
     reason: str = ""
     arbiter: str | None = None
+
+
+# --- draw claims and irregularities (game stream; engine/draw_claims.py) -----
+
+
+@dataclass(frozen=True, kw_only=True)
+class DrawClaimed(Event):
+    """A player claimed a draw through the arbiter (3.9.2 b; Laws 9.2, 9.3, 9.5),
+    with the engine's verification attached for the arbiter to see. ``by`` is the
+    claimant's player id (or ``both`` for a joint theoretical-draw claim)."""
+
+    game: str
+    claim: str
+    """The claim's id in this game: ``1``, ``2``, ... unless the command named one."""
+    side: str
+    """``white``, ``black``, or ``both`` (3.9.2 b: a theoretical draw may be
+    claimed by one or both players)."""
+    grounds: str
+    """The claim's kind (``claim_draw``'s ``kind``): threefold_repetition,
+    fifty_moves, perpetual_check, stalemate, insufficient_material,
+    theoretical_draw."""
+    ply: int
+    """Moves played when the claim was made (the position claimed on)."""
+    intended_uci: str | None
+    """9.2 a / 9.3 a: the move written on the score sheet and not played."""
+    intended_san: str | None
+    verified: bool | None
+    """True / False when the position decides the claim; None when it is the
+    arbiter's judgement (perpetual check, theoretical draw)."""
+    evidence: dict[str, Any]
+    """What the verification found (plies of each occurrence, move counts ...)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimAdvised(Event):
+    """The Technical Advisor gave the Chief Arbiter an opinion on a claim (3.9.2 b)."""
+
+    game: str
+    claim: str
+    opinion: str
+    """``draw`` or ``not_draw``."""
+    advisor: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimRuled(Event):
+    """The Chief Arbiter or Deputy ruled on a claim (3.9.2 b). The arbiter is
+    sovereign: a ruling that contradicts the verification (or, for a theoretical
+    draw, the advisor's opinion) is recorded with ``override`` set and the reason."""
+
+    game: str
+    claim: str
+    decision: str
+    """``accepted`` (the game is drawn) or ``rejected`` (the game goes on)."""
+    arbiter: str
+    verified: bool | None
+    """The verification (or the advisor's opinion) the ruling was made against."""
+    override: bool
+    reason: str = ""
+    incorrect_claims: int = 0
+    """After a rejected claim: the claimant's incorrect claims in this game so far."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class IllegalMoveRecorded(Event):
+    """The arbiter recorded a completed illegal move (Laws 2009 7.4; 2023 7.5).
+    The position before it stands (the engine never played it)."""
+
+    game: str
+    side: str
+    player: str
+    arbiter: str
+    count: int
+    """This player's illegal moves in this game, this one included."""
+    ply: int
+    """Moves played when it was recorded."""
+    move: str | None = None
+    """The illegal move as reported, for the record."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,10 +17,11 @@ Endings decided by the position (FIDE Laws of Chess 2009):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import chess
 
+from engine.arbiter_record import ArbiterRecord, require_no_pending_claim
 from engine.commands import Command
 from engine.errors import (
     GameNotInProgress,
@@ -29,7 +30,17 @@ from engine.errors import (
     RuleViolation,
     UnknownGame,
 )
-from engine.events import Event, GameStarted, MovePlayed, ResultRecorded, game_stream
+from engine.events import (
+    ClaimAdvised,
+    ClaimRuled,
+    DrawClaimed,
+    Event,
+    GameStarted,
+    IllegalMoveRecorded,
+    MovePlayed,
+    ResultRecorded,
+    game_stream,
+)
 from engine.rules import DEFAULT_PROFILE, profile
 from engine.tournament import Tournament, require_ruling_arbiter
 
@@ -62,6 +73,8 @@ class Game:
     last_at_ms: int = 0
     stage: str = "tournament"
     """``tournament``, or the playoff stage (3.7.1.a rapid, 3.7.2 blitz, 3.7.3 sudden death)."""
+    record: ArbiterRecord = field(default_factory=ArbiterRecord)
+    """Draw claims and rulings, incorrect claims and illegal moves (engine.arbiter_record)."""
 
     @property
     def is_playoff(self) -> bool:
@@ -229,6 +242,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
 def play_move(game: Game | None, cmd: Command) -> list[Event]:
     """A move completed on the board: legal, or refused with nothing appended."""
     g = require_in_progress(game, cmd["game"])
+    require_no_pending_claim(g.record, g.game_id)
     board = _cached_board(g)
     move = parse_move(board, cmd["move"], g.game_id)
     san = board.san(move)
@@ -288,7 +302,8 @@ def declare_result(tournament: Tournament | None, game: Game | None, cmd: Comman
     require_ruling_arbiter(tournament, cmd["arbiter"], "declare a result")
     if result == "*":
         raise MalformedCommand("declare_result needs a final result (1-0, 0-1, 1/2-1/2)")
-    if result == "1/2-1/2" and "agree" in reason.lower():
+    termination = (cmd.get("termination") or "").lower()
+    if result == "1/2-1/2" and ("agree" in reason.lower() or "agree" in termination):
         raise RuleViolation("3.9.2 b", "the players cannot draw a game by agreement")
     return [
         ResultRecorded(
@@ -341,5 +356,13 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 result=event.result,
                 termination=event.termination,
                 last_at_ms=event.at_ms,
+                record=state.record.game_ended(),
+            )
+        case DrawClaimed() | ClaimAdvised() | ClaimRuled() | IllegalMoveRecorded():
+            return replace(
+                state,
+                version=event.originator_version,
+                last_at_ms=event.at_ms,
+                record=state.record.evolve(event),
             )
     return replace(state, version=event.originator_version)

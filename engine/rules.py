@@ -9,9 +9,44 @@ Candidates regulations with the FIDE Laws of Chess in force in 2012 (the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.errors import MalformedCommand
+
+
+@dataclass(frozen=True)
+class Penalties:
+    """What an irregularity costs in one class of game (standard, rapid, blitz).
+
+    All durations are integer milliseconds, added to the opponent's clock.
+    """
+
+    illegal_move_ms: int
+    """Laws 2009 7.4 b / 2023 7.5.5: time added to the opponent for an illegal move."""
+    illegal_move_loses_at: int
+    """The illegal move (counted per player per game) that loses: 3 in 2009, 2 from 2014."""
+    incorrect_claim_ms: int
+    """Laws 9.5 (3.7.1.b.3 in tie-break games): time added to the opponent for an
+    incorrect draw claim; the claimant's own time is never reduced (2009 onward)."""
+    incorrect_claim_loses_at: int | None
+    """The incorrect claim that loses (3.7.1.b.3: the third, in tie-break games);
+    None where the Laws set no limit."""
+    illegal_move_article: str
+    """Where the illegal-move penalty comes from, for messages and the record."""
+    incorrect_claim_article: str
+    """Where the incorrect-claim penalty comes from."""
+
+
+def _penalties_2009() -> Penalties:
+    """Laws 2009: 7.4 b +2 min, third illegal move loses; 9.5 +3 min to the opponent."""
+    return Penalties(
+        illegal_move_ms=120_000,
+        illegal_move_loses_at=3,
+        incorrect_claim_ms=180_000,
+        incorrect_claim_loses_at=None,
+        illegal_move_article="Laws 2009 7.4 b",
+        incorrect_claim_article="Laws 2009 9.5",
+    )
 
 
 @dataclass(frozen=True)
@@ -30,6 +65,23 @@ class RulesProfile:
     """Laws 2014+ 9.6.1: fivefold repetition ends the game without a claim."""
     automatic_seventyfive_moves: bool
     """Laws 2014+ 9.6.2: 75 moves without capture or pawn move end the game."""
+    penalties: Penalties = field(default_factory=_penalties_2009)
+    """Standard games (the 14 rounds, 3.5.1)."""
+    rapid_penalties: Penalties = field(default_factory=_penalties_2009)
+    """Rapid tie-break games (3.7.1.a), under 3.7.1.b."""
+    blitz_penalties: Penalties = field(default_factory=_penalties_2009)
+    """Blitz and sudden-death tie-break games (3.7.2, 3.7.3), under 3.7.1.b."""
+
+    def penalties_for(self, stage: str) -> Penalties:
+        """The penalties of a game's stage (``tournament``, ``rapid``, ``blitz``,
+        ``sudden_death`` ...). A playoff stage whose name says neither blitz nor
+        sudden death / Armageddon is taken as rapid (3.7.1.a, the first tie-break)."""
+        if stage == "tournament":
+            return self.penalties
+        name = stage.lower()
+        if any(word in name for word in ("blitz", "sudden", "armageddon")):
+            return self.blitz_penalties
+        return self.rapid_penalties
 
 
 PROFILES: dict[str, RulesProfile] = {
@@ -41,6 +93,34 @@ PROFILES: dict[str, RulesProfile] = {
         blitz_time_control="300+3",
         automatic_fivefold_repetition=False,
         automatic_seventyfive_moves=False,
+        # Laws 2009 7.4 b and 9.5 in the 14 rounds.
+        penalties=Penalties(
+            illegal_move_ms=120_000,
+            illegal_move_loses_at=3,
+            incorrect_claim_ms=180_000,
+            incorrect_claim_loses_at=None,
+            illegal_move_article="Laws 2009 7.4 b",
+            incorrect_claim_article="Laws 2009 9.5",
+        ),
+        # Tie-break games are supervised (an arbiter records every game,
+        # 3.7.1.b.2), so Appendix A3 / B2 keep 7.4 b; 3.7.1.b.3 replaces 9.5:
+        # +3 min to the opponent and the third incorrect claim loses.
+        rapid_penalties=Penalties(
+            illegal_move_ms=120_000,
+            illegal_move_loses_at=3,
+            incorrect_claim_ms=180_000,
+            incorrect_claim_loses_at=3,
+            illegal_move_article="Laws 2009 7.4 b (Appendix A3)",
+            incorrect_claim_article="3.7.1.b.3",
+        ),
+        blitz_penalties=Penalties(
+            illegal_move_ms=120_000,
+            illegal_move_loses_at=3,
+            incorrect_claim_ms=180_000,
+            incorrect_claim_loses_at=3,
+            illegal_move_article="Laws 2009 7.4 b (Appendix B2)",
+            incorrect_claim_article="3.7.1.b.3",
+        ),
     ),
     "fide-2023": RulesProfile(
         name="fide-2023",
@@ -50,6 +130,34 @@ PROFILES: dict[str, RulesProfile] = {
         blitz_time_control="300+3",
         automatic_fivefold_repetition=True,
         automatic_seventyfive_moves=True,
+        # Laws 2023 7.5.5 (second illegal move loses) and 9.5.3 (+2 min).
+        penalties=Penalties(
+            illegal_move_ms=120_000,
+            illegal_move_loses_at=2,
+            incorrect_claim_ms=120_000,
+            incorrect_claim_loses_at=None,
+            illegal_move_article="Laws 2023 7.5.5",
+            incorrect_claim_article="Laws 2023 9.5.3",
+        ),
+        # Appendix A.3: penalties of Articles 7 and 9 are 1 minute in rapid (and,
+        # in FIDE arbiters' practice, blitz); the event's own 3.7.1.b.3 still
+        # governs claims in tie-break games: +3 min, the third incorrect claim loses.
+        rapid_penalties=Penalties(
+            illegal_move_ms=60_000,
+            illegal_move_loses_at=2,
+            incorrect_claim_ms=180_000,
+            incorrect_claim_loses_at=3,
+            illegal_move_article="Laws 2023 7.5.5, A.3",
+            incorrect_claim_article="3.7.1.b.3",
+        ),
+        blitz_penalties=Penalties(
+            illegal_move_ms=60_000,
+            illegal_move_loses_at=2,
+            incorrect_claim_ms=180_000,
+            incorrect_claim_loses_at=3,
+            illegal_move_article="Laws 2023 7.5.5, A.3 (B.3)",
+            incorrect_claim_article="3.7.1.b.3",
+        ),
     ),
 }
 

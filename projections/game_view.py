@@ -15,6 +15,7 @@ from engine import game as games
 from engine.events import Event
 from engine.game import Game
 from engine.game import position_fen as current_fen
+from projections.claims_view import claims_view
 
 NAMES = Mapping[str, str]
 
@@ -71,4 +72,5 @@ def game_view(game: Game) -> dict[str, Any]:
         result=game.result,
         termination=game.termination,
     )
+    view.update(claims_view(game.record))
     return view

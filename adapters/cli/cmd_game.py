@@ -51,7 +51,30 @@ def render_table(view: dict[str, Any]) -> str:
         )
     for claim in view["claims"]:
         lines.append(f"Claim {claim['id']}: {claim['by']} {claim['kind']} {claim['status']}")
+        lines[-1] += claim_details(claim)
+    if view["claims"] or any(view["illegal_moves"].values()):
+        incorrect, illegal = view["incorrect_claims"], view["illegal_moves"]
+        lines.append(
+            f"Incorrect claims: white {incorrect['white']}, black {incorrect['black']}; "
+            f"illegal moves: white {illegal['white']}, black {illegal['black']}"
+        )
     return "\n".join(lines)
+
+
+def claim_details(claim: dict[str, Any]) -> str:
+    """`` (verified: true, intended Ng8; accepted by chief, override: ...)``."""
+    verified = {True: "true", False: "false", None: "arbiter's judgement"}[claim["verified"]]
+    parts = [f"verified: {verified}"]
+    if claim.get("intended_move"):
+        parts.append(f"intended {claim['intended_move']}")
+    if claim.get("advice"):
+        parts.append(f"advisor: {claim['advice']['opinion']}")
+    ruling = claim.get("ruling")
+    if ruling:
+        parts.append(f"{ruling['decision']} by {ruling['arbiter']}")
+        if ruling["override"]:
+            parts.append(f"override: {ruling['reason']}")
+    return " (" + "; ".join(parts) + ")"
 
 
 def run_game(args: argparse.Namespace) -> int:

@@ -1,0 +1,109 @@
+"""Illegal moves recorded by the arbiter (Laws 2009 7.4; 2014+ 7.5).
+
+``record_illegal_move`` {game, by, arbiter, at, move?}: the Chief Arbiter or
+a Deputy records that a player completed an illegal move. The engine never
+plays an illegal move (``play_move`` refuses it), so the position before it
+stands, as 7.4 a requires; the record counts it and applies the penalty of
+the game's rules profile and stage (``RulesProfile.penalties_for``):
+
+- below the losing count: the opponent gets time (``ClockAdjusted``:
+  2009 7.4 b +2 min; 2023 7.5.5 +2 min, +1 min in rapid and blitz, A.3);
+- the losing count (2009: the third; 2014+: the second) loses the game,
+  termination ``illegal_moves``; but it is a draw if the opponent could not
+  checkmate by any series of legal moves. *Interpretation*: "could not
+  checkmate" is read as python-chess's ``has_insufficient_material`` for the
+  opponent (a lone king, K+B, K+N), an approximation of the helpmate test.
+
+Once the game has ended no irregularity is accepted (3.7.1.b.4 in
+tie-break games; 7.4 applies "during a game").
+"""
+
+from __future__ import annotations
+
+import chess
+
+from engine import game as games
+from engine.commands import Command
+from engine.draw_claims import ordinal
+from engine.errors import MalformedCommand, RuleViolation
+from engine.events import ClockAdjusted, Event, IllegalMoveRecorded, ResultRecorded
+from engine.game import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, position
+from engine.rules import profile
+from engine.tournament import Tournament, require_ruling_arbiter
+
+
+def record_illegal_move(
+    tournament: Tournament | None, game: Game | None, cmd: Command
+) -> list[Event]:
+    """The arbiter records a completed illegal move and applies the penalty."""
+    g = games.require_game(game, cmd["game"])
+    arbiter: str = cmd["arbiter"]
+    if g.status != IN_PROGRESS:
+        article = "3.7.1.b.4" if g.is_playoff else "7.4"
+        raise RuleViolation(
+            article,
+            f"game {g.game_id} has ended ({g.result}, {g.termination}): no irregularity "
+            "can be recorded once a game is over",
+        )
+    require_ruling_arbiter(tournament, arbiter, "record an illegal move")
+    side = g.player_side(cmd["by"])
+    if side is None:
+        raise MalformedCommand(
+            f"record_illegal_move: 'by' must be white, black or a player of game "
+            f"{g.game_id} ({g.white} - {g.black}); got {cmd['by']!r}"
+        )
+    penalties = profile(g.rules).penalties_for(g.stage)
+    count = g.record.illegal_moves.of(side) + 1
+    at_ms: int = cmd["at_ms"]
+    opponent = OTHER_SIDE[side]
+    article = penalties.illegal_move_article
+    events: list[Event] = [
+        IllegalMoveRecorded(
+            originator_id=g.stream,
+            originator_version=g.version + 1,
+            at_ms=at_ms,
+            by=arbiter,
+            game=g.game_id,
+            side=side,
+            player=g.white if side == "white" else g.black,
+            arbiter=arbiter,
+            count=count,
+            ply=g.ply,
+            move=cmd.get("move"),
+        )
+    ]
+    if count >= penalties.illegal_move_loses_at:
+        board = position(g)
+        can_mate = not board.has_insufficient_material(
+            chess.WHITE if opponent == "white" else chess.BLACK
+        )
+        result = WIN_BY_SIDE[opponent] if can_mate else "1/2-1/2"
+        reason = f"{ordinal(count)} illegal move by {side} ({article})"
+        if not can_mate:
+            reason += f"; drawn, as {opponent} cannot checkmate by any series of legal moves"
+        events.append(
+            ResultRecorded(
+                originator_id=g.stream,
+                originator_version=g.version + 2,
+                at_ms=at_ms,
+                by=arbiter,
+                result=result,
+                termination="illegal_moves",
+                reason=reason,
+                arbiter=arbiter,
+            )
+        )
+    elif penalties.illegal_move_ms:
+        events.append(
+            ClockAdjusted(
+                originator_id=g.stream,
+                originator_version=g.version + 2,
+                at_ms=at_ms,
+                by=arbiter,
+                side=opponent,
+                delta_ms=penalties.illegal_move_ms,
+                reason=f"{ordinal(count)} illegal move by {side} ({article})",
+                arbiter=arbiter,
+            )
+        )
+    return events
