@@ -25,8 +25,10 @@ import chess.pgn
 
 from adapters.store import Store
 from engine.errors import CommandRefused
+from engine.events import ClockReadingRecorded
 from engine.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE
+from projections.clock import clock_report
 
 
 def player_id(name: str) -> str:
@@ -58,12 +60,31 @@ class ImportReport:
     """``imported``, ``already_imported`` or ``refused``."""
     message: str = ""
     events: int = 0
+    clock: dict[str, Any] | None = None
+    """For games with recorded clocks: plies compared with the regulation clock,
+    how many agree, and the known artefacts and mismatches by kind (the per-ply
+    detail is ``candidates clocks GAME_ID``)."""
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"game": self.game, "status": self.status, "events": self.events}
         if self.message:
             out["message"] = self.message
+        if self.clock is not None:
+            out["clock"] = self.clock
         return out
+
+
+def clock_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts of a clock report (``projections.clock.clock_report``)."""
+    summary: dict[str, Any] = {"plies": len(rows), "agree": 0, "artefacts": {}, "mismatches": 0}
+    for row in rows:
+        if row["status"] == "agrees":
+            summary["agree"] += 1
+        elif row["status"] == "artefact":
+            summary["artefacts"][row["kind"]] = summary["artefacts"].get(row["kind"], 0) + 1
+        else:
+            summary["mismatches"] += 1
+    return summary
 
 
 def read_games(handle: TextIO) -> Iterator[chess.pgn.Game]:
@@ -94,10 +115,20 @@ def score_sheet(pgn: chess.pgn.Game, boards_used: dict[int, int]) -> ScoreSheet:
         black=player_id(headers.get("Black", "?")),
         result=headers.get("Result", "*"),
         moves=[move.uci() for move in pgn.mainline_moves()],
+        clocks_ms=recorded_clocks(pgn),
         at_ms=tag_instant(headers.get("Date", ""), headers.get("UTCTime")),
         time_control=headers.get("TimeControl"),
         initial_fen=fen,
     )
+
+
+def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
+    """The ``[%clk]`` after each move, in ms (None where a move has none)."""
+    clocks: list[int | None] = []
+    for node in pgn.mainline():
+        seconds = node.clock()
+        clocks.append(None if seconds is None else round(seconds * 1000))
+    return clocks
 
 
 def import_pgn(store: Store, path: str | Path, by: str = "import") -> list[ImportReport]:
@@ -129,7 +160,13 @@ def import_pgn(store: Store, path: str | Path, by: str = "import") -> list[Impor
                     continue
                 events = import_score_sheet(sheet, rules, by)
                 store.append(events)
-                reports.append(ImportReport(sheet.game, "imported", events=len(events)))
+                readings = [e for e in events if isinstance(e, ClockReadingRecorded)]
+                summary = None
+                if readings:
+                    summary = clock_summary(clock_report(events, readings))
+                reports.append(
+                    ImportReport(sheet.game, "imported", events=len(events), clock=summary)
+                )
             except CommandRefused as refused:
                 reports.append(ImportReport(name, "refused", refused.message))
     return reports

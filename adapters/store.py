@@ -27,12 +27,14 @@ from eventsourcing.persistence import IntegrityError, Notification
 
 from adapters.codec import TOPIC as MSGPACK_TOPIC
 from engine import game as games
+from engine import reconciliation
 from engine import tournament as tournaments
 from engine.commands import Command
 from engine.dispatch import decide
 from engine.errors import CommandRefused, Conflict, MalformedCommand
-from engine.events import TOURNAMENT_STREAM, Event, game_stream
+from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, clock_stream, game_stream
 from engine.game import Game
+from engine.reconciliation import ClockLog
 from engine.tournament import Tournament
 
 DEFAULT_STORE = "./var/candidates.sqlite"
@@ -126,6 +128,41 @@ class Store:
     def game(self, game_id: str) -> Game | None:
         return self._fold(game_stream(game_id), games.evolve)
 
+    def clock_log(self, game_id: str) -> ClockLog | None:
+        """The state of a game's ``clock/<id>`` stream (its version, its last reading).
+
+        Read from the stream's last events only (the last reading carries what
+        the next decision needs), then kept up to date like every cached state:
+        a game with 10,000 readings costs one short query, not a fold.
+        """
+        stream = clock_stream(game_id)
+        if stream not in self._cache:
+            self._cache[stream] = _Cached(*self._clock_log_from_tail(stream))
+        return self._fold(stream, reconciliation.evolve)
+
+    def _clock_log_from_tail(self, stream: str) -> tuple[ClockLog | None, int]:
+        game_id = stream.partition("/")[2]
+        newest = self.app.recorder.select_events(stream, desc=True, limit=1)
+        if not newest:
+            return None, 0
+        version = newest[0].originator_version
+        limit = 8
+        while True:
+            tail = self.app.recorder.select_events(stream, desc=True, limit=limit)
+            for stored in tail:
+                event = self.app.mapper.to_domain_event(stored)
+                if isinstance(event, ClockReadingRecorded):
+                    return ClockLog(game_id, version, event, 1), version
+            if len(tail) < limit:
+                return ClockLog(game_id, version, None, 0), version
+            limit *= 8
+
+    def readings(self, game_id: str) -> list[ClockReadingRecorded]:
+        """Every stored reading of a game's clock, in order (for the clock projection)."""
+        return [
+            e for e in self.stream(clock_stream(game_id)) if isinstance(e, ClockReadingRecorded)
+        ]
+
     def game_ids(self) -> list[str]:
         """Every game with a stream, in (round, board) order."""
         ids = {
@@ -189,6 +226,58 @@ class Store:
         self.append(events)
         return cmd, events
 
+    def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
+        """Decide many commands and append all their events in one save (one transaction).
+
+        For clock readings from many boards (``performance-facts.md``: one save
+        per event is fsync- or round-trip-bound). Each command is decided on the
+        state left by the ones before it in the batch; a refused command appends
+        nothing and the others go on. If the save conflicts with another writer,
+        the batch is decided again command by command. Returns one contract
+        answer per command, in order.
+        """
+        raws = list(raws)
+        answers: list[dict[str, Any]] = []
+        pending: list[Event] = []
+        touched: set[str] = set()
+        for raw in raws:
+            try:
+                _, events = decide(raw, self)
+            except CommandRefused as refused:
+                answers.append({"ok": False, "error": refused.as_error()})
+                continue
+            for event in events:
+                self._apply_pending(event)
+                touched.add(event.originator_id)
+            pending.extend(events)
+            answers.append({"ok": True, "events": [e.to_wire() for e in events]})
+        try:
+            self.append(pending)
+        except Conflict:
+            for stream in touched:
+                self._cache.pop(stream, None)
+            return [self.handle(raw) for raw in raws]
+        except Exception:
+            for stream in touched:
+                self._cache.pop(stream, None)
+            raise
+        return answers
+
+    def _apply_pending(self, event: Event) -> None:
+        """Fold a decided, not yet saved event into the cached state of its stream."""
+        stream = event.originator_id
+        evolve = _EVOLVERS.get(stream.partition("/")[0] if "/" in stream else stream)
+        if evolve is None:
+            self._cache.pop(stream, None)
+            return
+        if stream not in self._cache:
+            if stream.startswith("clock/"):
+                self.clock_log(stream.partition("/")[2])
+            else:
+                self._fold(stream, evolve)
+        cached = self._cache[stream]
+        self._cache[stream] = _Cached(evolve(cached.state, event), event.originator_version)
+
     def handle(self, raw: object) -> dict[str, Any]:
         """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
         try:
@@ -200,6 +289,14 @@ class Store:
     def handle_all(self, raws: Iterable[object]) -> Iterator[dict[str, Any]]:
         for raw in raws:
             yield self.handle(raw)
+
+
+_EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
+    TOURNAMENT_STREAM: tournaments.evolve,
+    "game": games.evolve,
+    "clock": reconciliation.evolve,
+}
+"""Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 
 
 def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:

@@ -177,6 +177,27 @@ SPECS: dict[str, dict[str, Checker]] = {
     # Accepted in form only to be refused with 3.9.2 b (no draw by agreement).
     "offer_draw": {"game": STR, "by?": STR, "at?": INSTANT},
     "agree_draw": {"game": STR, "by?": STR, "at?": INSTANT},
+    # Clocks (3.5.1, Laws 6): readings of the physical clock, arbiter adjustments,
+    # flag checks on a timer. See engine/reconciliation.py, engine/clock_rulings.py.
+    "clock_reading": {
+        "game": STR,
+        "at": INSTANT,
+        "white_ms": INT,
+        "black_ms": INT,
+        "running": SIDE_OR_NULL,
+        "by?": STR,
+        "ply?": INT,
+        "tolerance_ms?": INT,
+    },
+    "adjust_clock": {
+        "game": STR,
+        "side": SIDE,
+        "delta_ms": INT,
+        "reason": STR,
+        "arbiter": STR,
+        "at": INSTANT,
+    },
+    "check_flags": {"game?": STR, "games?": LIST, "at": INSTANT, "by?": STR},
 }
 
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from engine import clock_rulings, illegal_moves, reconciliation
 from engine import draw_claims as claims
 from engine import game as games
-from engine import illegal_moves
 from engine import tournament as tournaments
 from engine.commands import Command, parse_command
 from engine.events import Event
 from engine.game import Game
+from engine.reconciliation import ClockLog
 from engine.tournament import Tournament
 
 
@@ -27,6 +28,8 @@ class World(Protocol):
 
     def game(self, game_id: str) -> Game | None: ...
 
+    def clock_log(self, game_id: str) -> ClockLog | None: ...
+
 
 Handler = Callable[[Command, World], list[Event]]
 
@@ -34,7 +37,9 @@ HANDLERS: dict[str, Handler] = {
     "create_tournament": lambda c, w: tournaments.create_tournament(w.tournament(), c),
     "draw_lots": lambda c, w: tournaments.draw_lots(w.tournament(), c),
     "start_game": lambda c, w: games.start_game(w.tournament(), w.game(c["game"]), c),
-    "play_move": lambda c, w: games.play_move(w.game(c["game"]), c),
+    "play_move": lambda c, w: reconciliation.with_move_reading(
+        games.play_move(w.game(c["game"]), c), c, w.game(c["game"]), lambda: w.clock_log(c["game"])
+    ),
     "resign": lambda c, w: games.resign(w.game(c["game"]), c),
     "declare_result": lambda c, w: games.declare_result(w.tournament(), w.game(c["game"]), c),
     "claim_draw": lambda c, w: claims.claim_draw(w.tournament(), w.game(c["game"]), c),
@@ -45,6 +50,11 @@ HANDLERS: dict[str, Handler] = {
     ),
     "offer_draw": lambda c, w: claims.refuse_draw_by_agreement(w.tournament(), None, c),
     "agree_draw": lambda c, w: claims.refuse_draw_by_agreement(w.tournament(), None, c),
+    "clock_reading": lambda c, w: reconciliation.record_clock_reading(
+        w.game(c["game"]), w.clock_log(c["game"]), c
+    ),
+    "adjust_clock": lambda c, w: clock_rulings.adjust_clock(w.tournament(), w.game(c["game"]), c),
+    "check_flags": lambda c, w: clock_rulings.check_flags(w.tournament(), w.game, c),
 }
 
 

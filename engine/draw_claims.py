@@ -76,6 +76,7 @@ from engine.events import (
     Event,
     ResultRecorded,
 )
+from engine.flags import flag_fall
 from engine.game import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, parse_move, position
 from engine.rules import profile
 from engine.tournament import Tournament, require_ruling_arbiter
@@ -159,6 +160,9 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
             f"game {g.game_id} has ended ({g.result}, {g.termination}): no claim can be "
             "made once a game is over" + (" (article 3.7.1.b.4)" if g.is_playoff else "")
         )
+    late = flag_fall(g, cmd["at_ms"], cmd["by"])
+    if late:  # 6.9: the flag fell before the claim; the game had already ended
+        return late
     side = _claim_side(g, cmd["by"], kind)
     require_no_pending_claim(g.record, g.game_id, "no other claim can be made")
     claim_id = cmd.get("claim") or g.record.next_claim_id()

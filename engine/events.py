@@ -137,6 +137,10 @@ class GameStarted(Event):
     stage: str = "tournament"
     """``tournament`` for the 14 rounds; playoff games name their stage (``rapid``,
     ``blitz``, ``sudden_death``: 3.7.1.a, 3.7.2, 3.7.3), whose rules differ (3.7.1.b)."""
+    move_times_known: bool = True
+    """False when the moves' ``at_ms`` are not the instants they were completed (a
+    score sheet imported without clock comments): the clock is then unknown and
+    the engine never flags the game."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -251,6 +255,30 @@ class ClockAdjusted(Event):
     delta_ms: int
     reason: str
     arbiter: str
+
+
+# --- clock stream --------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockReadingRecorded(Event):
+    """The physical clock showed these times at ``at_ms`` (a DGT clock, an arbiter,
+    a score sheet's clock comment). Stored as observed, never corrected; the
+    regulation clock's values at the same instant are kept beside it."""
+
+    game: str
+    white_ms: int
+    black_ms: int
+    running: str | None
+    """The side whose clock the device showed running, or None (stopped/unknown)."""
+    model_white_ms: int | None = None
+    """The regulation clock at the same instant; None when the clock is unknown."""
+    model_black_ms: int | None = None
+    ply: int | None = None
+    """The ply after which the reading was taken, when known (imports, moves with times)."""
+    open_alerts: tuple[str, ...] = ()
+    """Clock alerts in force after this reading (``kind:side``), so a persisting
+    mismatch is reported once, not on every reading."""
 
 
 # --- alerts (on the stream of whatever raised them) ---------------------------

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 import chess
 
 from engine.arbiter_record import ArbiterRecord, require_no_pending_claim
+from engine.clock import Clock
 from engine.commands import Command
 from engine.errors import (
     GameNotInProgress,
@@ -33,6 +34,7 @@ from engine.errors import (
 from engine.events import (
     ClaimAdvised,
     ClaimRuled,
+    ClockAdjusted,
     DrawClaimed,
     Event,
     GameStarted,
@@ -41,7 +43,9 @@ from engine.events import (
     ResultRecorded,
     game_stream,
 )
+from engine.flags import flag_fall
 from engine.rules import DEFAULT_PROFILE, profile
+from engine.time_control import parse_time_control
 from engine.tournament import Tournament, require_ruling_arbiter
 
 NOT_STARTED, IN_PROGRESS, FINISHED = "not_started", "in_progress", "finished"
@@ -75,6 +79,9 @@ class Game:
     """``tournament``, or the playoff stage (3.7.1.a rapid, 3.7.2 blitz, 3.7.3 sudden death)."""
     record: ArbiterRecord = field(default_factory=ArbiterRecord)
     """Draw claims and rulings, incorrect claims and illegal moves (engine.arbiter_record)."""
+    clock: Clock | None = None
+    """The regulation clock (``engine.clock``); None when it is unknown (no time
+    control, or a score sheet imported without clock comments)."""
 
     @property
     def is_playoff(self) -> bool:
@@ -220,6 +227,8 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             chess.Board(fen)
         except ValueError as exc:
             raise MalformedCommand(f"start_game: invalid FEN {fen!r}: {exc}") from None
+    time_control = cmd.get("time_control") or profile(rules).time_control
+    parse_time_control(time_control)  # a clear error for a control the clock cannot read
     return [
         GameStarted(
             originator_id=game_stream(game_id),
@@ -231,7 +240,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             board=int(board_no) if board_no.isdigit() else 0,
             white=white,
             black=black,
-            time_control=cmd.get("time_control") or profile(rules).time_control,
+            time_control=time_control,
             rules=rules,
             initial_fen=fen,
             stage=cmd.get("stage") or "tournament",
@@ -243,6 +252,9 @@ def play_move(game: Game | None, cmd: Command) -> list[Event]:
     """A move completed on the board: legal, or refused with nothing appended."""
     g = require_in_progress(game, cmd["game"])
     require_no_pending_claim(g.record, g.game_id)
+    late = flag_fall(g, cmd["at_ms"], cmd.get("by", "arbiter"))
+    if late:  # 6.9: the flag fell before the move was completed; the move does not count
+        return late
     board = _cached_board(g)
     move = parse_move(board, cmd["move"], g.game_id)
     san = board.san(move)
@@ -277,6 +289,9 @@ def resign(game: Game | None, cmd: Command) -> list[Event]:
     """A player resigned (Laws 5.1 b): the opponent wins."""
     g = require_in_progress(game, cmd["game"])
     side: str = cmd["by"]
+    late = flag_fall(g, cmd["at_ms"], side)
+    if late:  # the flag fell before the resignation: the game had already ended (6.9)
+        return late
     return [
         ResultRecorded(
             originator_id=g.stream,
@@ -336,17 +351,22 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 started_at_ms=event.at_ms,
                 last_at_ms=event.at_ms,
                 stage=event.stage,
+                clock=_starting_clock(event),
             )
     if state is None:
         return None
     match event:
         case MovePlayed():
+            clock = state.clock
+            if clock is not None:
+                clock = clock.complete_move(mover(state.initial_fen, event.ply), event.at_ms)
             return replace(
                 state,
                 version=event.originator_version,
                 moves=(*state.moves, event.uci),
                 sans=(*state.sans, event.san),
                 last_at_ms=event.at_ms,
+                clock=clock,
             )
         case ResultRecorded():
             return replace(
@@ -357,6 +377,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 termination=event.termination,
                 last_at_ms=event.at_ms,
                 record=state.record.game_ended(),
+                clock=state.clock.stop(event.at_ms) if state.clock else None,
             )
         case DrawClaimed() | ClaimAdvised() | ClaimRuled() | IllegalMoveRecorded():
             return replace(
@@ -364,5 +385,42 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 version=event.originator_version,
                 last_at_ms=event.at_ms,
                 record=state.record.evolve(event),
+                clock=_clock_at_claim(state.clock, event),
             )
+        case ClockAdjusted():
+            clock = state.clock
+            if clock is not None:
+                clock = clock.adjust(event.side, event.delta_ms, event.at_ms)
+            return replace(state, version=event.originator_version, clock=clock)
     return replace(state, version=event.originator_version)
+
+
+def mover(initial_fen: str | None, ply: int) -> str:
+    """The side that made the ``ply``-th move (1-based) of a game from ``initial_fen``."""
+    first_black = initial_fen is not None and initial_fen.split()[1:2] == ["b"]
+    white_moves = (ply % 2 == 1) != first_black
+    return "white" if white_moves else "black"
+
+
+def _clock_at_claim(clock: Clock | None, event: Event) -> Clock | None:
+    """A claim stops the clocks (6.12 b, 9.5); the ruling starts them again."""
+    if clock is None:
+        return None
+    if isinstance(event, DrawClaimed):
+        return clock.pause(event.at_ms)
+    if isinstance(event, ClaimRuled):
+        return clock.resume(event.at_ms)
+    return clock
+
+
+def _starting_clock(event: GameStarted) -> Clock | None:
+    """The regulation clock at the start, or None when it cannot be known."""
+    if not event.move_times_known:
+        return None
+    try:
+        control = parse_time_control(event.time_control)
+    except MalformedCommand:
+        return None
+    if not control.known:
+        return None
+    return Clock.start(control, event.at_ms, mover(event.initial_fen, 1))

@@ -15,10 +15,20 @@ from dataclasses import dataclass
 
 import chess
 
+from engine.clock_import import derive_move_instants
 from engine.errors import IllegalMove, MalformedCommand, RuleViolation
-from engine.events import Event, GameStarted, MovePlayed, ResultRecorded, game_stream
-from engine.game import outcome_of
+from engine.events import (
+    ClockReadingRecorded,
+    Event,
+    GameStarted,
+    MovePlayed,
+    ResultRecorded,
+    clock_stream,
+    game_stream,
+)
+from engine.game import Game, evolve, mover, outcome_of
 from engine.rules import profile
+from engine.time_control import TimeControl, parse_time_control
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,10 @@ class ScoreSheet:
     """When each move was completed, if known (from clock comments)."""
     time_control: str | None = None
     initial_fen: str | None = None
+    clocks_ms: Sequence[int | None] | None = None
+    """The mover's recorded clock after each ply (``[%clk]``), if the sheet has them.
+    When given (and ``move_at_ms`` is not), the move instants are derived from them
+    (``engine.clock_import``) and each is stored as a clock reading."""
 
 
 def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> list[Event]:
@@ -47,6 +61,18 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
         raise MalformedCommand(f"game {sheet.game}: unknown result {sheet.result!r}")
     stream = game_stream(sheet.game)
     board = chess.Board(sheet.initial_fen) if sheet.initial_fen else chess.Board()
+    time_control = sheet.time_control or profile(rules).time_control
+    move_at_ms = sheet.move_at_ms
+    clocks = (
+        sheet.clocks_ms if sheet.clocks_ms and any(c is not None for c in sheet.clocks_ms) else None
+    )
+    if move_at_ms is None and clocks is not None:
+        control = _control_or_none(time_control)
+        if control is not None:
+            first = "white" if board.turn == chess.WHITE else "black"
+            move_at_ms = derive_move_instants(control, sheet.at_ms, first, clocks)
+        else:
+            clocks = None
     events: list[Event] = [
         GameStarted(
             originator_id=stream,
@@ -58,9 +84,10 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
             board=sheet.board,
             white=sheet.white,
             black=sheet.black,
-            time_control=sheet.time_control or profile(rules).time_control,
+            time_control=time_control,
             rules=rules,
             initial_fen=sheet.initial_fen,
+            move_times_known=move_at_ms is not None,
         )
     ]
     ended: tuple[str, str] | None = None
@@ -84,7 +111,7 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
                 ) from None
         san = board.san(move)
         board.push(move)
-        at = sheet.move_at_ms[index] if sheet.move_at_ms else sheet.at_ms
+        at = move_at_ms[index] if move_at_ms else sheet.at_ms
         events.append(
             MovePlayed(
                 originator_id=stream,
@@ -98,6 +125,7 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
         )
         ended = outcome_of(board, rules)
     last_at = events[-1].at_ms
+    readings = _readings(sheet, events, clocks, by) if clocks is not None else []
     if ended is not None:
         if sheet.result not in (ended[0], "*"):
             raise RuleViolation(
@@ -107,7 +135,7 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
             )
         result, termination, reason = ended[0], ended[1], ""
     elif sheet.result == "*":
-        return events
+        return events + readings
     else:
         result, termination, reason = sheet.result, "imported", "result from the score sheet"
     events.append(
@@ -121,4 +149,47 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
             reason=reason,
         )
     )
-    return events
+    return events + readings
+
+
+def _control_or_none(tag: str) -> TimeControl | None:
+    try:
+        control = parse_time_control(tag)
+    except MalformedCommand:
+        return None
+    return control if control.known else None
+
+
+def _readings(
+    sheet: ScoreSheet, events: list[Event], clocks: Sequence[int | None], by: str
+) -> list[Event]:
+    """Each recorded clock as a reading on the clock stream, beside the regulation clock."""
+    readings: list[Event] = []
+    state: Game | None = None
+    shown: dict[str, int] = {}
+    for event in events:
+        state = evolve(state, event)
+        if not isinstance(event, MovePlayed) or state is None or state.clock is None:
+            continue
+        side = mover(state.initial_fen, event.ply)
+        recorded = clocks[event.ply - 1] if event.ply - 1 < len(clocks) else None
+        if recorded is None:
+            continue
+        shown[side] = recorded
+        clock = state.clock
+        readings.append(
+            ClockReadingRecorded(
+                originator_id=clock_stream(sheet.game),
+                originator_version=len(readings) + 1,
+                at_ms=event.at_ms,
+                by=by,
+                game=sheet.game,
+                white_ms=shown.get("white", clock.control.initial_ms("white")),
+                black_ms=shown.get("black", clock.control.initial_ms("black")),
+                running=clock.running,
+                model_white_ms=clock.remaining_ms("white"),
+                model_black_ms=clock.remaining_ms("black"),
+                ply=event.ply,
+            )
+        )
+    return readings

@@ -16,6 +16,7 @@ from engine.events import Event
 from engine.game import Game
 from engine.game import position_fen as current_fen
 from projections.claims_view import claims_view
+from projections.clock import clock_view
 
 NAMES = Mapping[str, str]
 
@@ -58,8 +59,12 @@ def position_fen(game: Game | None) -> str:
     return current_fen(game)
 
 
-def game_view(game: Game) -> dict[str, Any]:
-    """The contract's ``game`` object for a started game."""
+def game_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
+    """The contract's ``game`` object for a started game.
+
+    ``clock`` is the regulation clock (``projections.clock.clock_view``) at
+    ``at_ms``, default the game's last event; a fallen flag shows there.
+    """
     view = not_started_view(game.game_id, game.white, game.black, game.time_control)
     view.update(
         round=game.round,
@@ -71,6 +76,7 @@ def game_view(game: Game) -> dict[str, Any]:
         status=game.status,
         result=game.result,
         termination=game.termination,
+        clock=clock_view(game, at_ms),
     )
     view.update(claims_view(game.record))
     return view

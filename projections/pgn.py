@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import chess
 import chess.pgn
 
 from engine.game import Game
+from projections.clock import clock_text
 
 PGN_TERMINATION = {
     "time_forfeit": "time forfeit",
+    "flag_fall_draw": "time forfeit",
     "arbiter_decision": "adjudication",
     "default": "abandoned",
     "illegal_moves": "rules infraction",
@@ -30,8 +33,13 @@ def game_pgn(
     event: str = "?",
     site: str = "?",
     names: dict[str, str] | None = None,
+    clocks_ms: Sequence[int | None] | None = None,
 ) -> str:
-    """The game as PGN text (export format)."""
+    """The game as PGN text (export format).
+
+    ``clocks_ms``: the mover's clock after each ply (``projections.clock.move_clocks``),
+    written as ``[%clk h:mm:ss]`` after every move (PGN supplement, 2001).
+    """
     names = names or {}
     board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
     pgn = chess.pgn.Game()
@@ -48,7 +56,10 @@ def game_pgn(
     if game.termination:
         pgn.headers["Termination"] = PGN_TERMINATION.get(game.termination, "normal")
     node: chess.pgn.GameNode = pgn
-    for uci in game.moves:
+    for index, uci in enumerate(game.moves):
         node = node.add_variation(chess.Move.from_uci(uci))
+        clock_ms = clocks_ms[index] if clocks_ms and index < len(clocks_ms) else None
+        if clock_ms is not None:
+            node.comment = f"[%clk {clock_text(clock_ms)}]"
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
     return pgn.accept(exporter)

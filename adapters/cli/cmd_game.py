@@ -8,14 +8,21 @@ from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.pgn_import import import_pgn
-from adapters.queries import game_object, game_pgn_text
+from adapters.queries import game_clock_report, game_object, game_pgn_text
 from engine.errors import UnknownGame
+from engine.timefmt import parse_instant
+from projections.clock import clock_text
 
 
 def register(sub: Any) -> None:
     game = sub.add_parser("game", help="show one game (board, clocks, claims)")
     game.add_argument("game_id")
     game.add_argument("--format", choices=("table", "json"), default="table")
+    game.add_argument(
+        "--at",
+        metavar="INSTANT",
+        help="show the game and its clocks as they stood at this ISO-8601 UTC instant",
+    )
     add_store_option(game)
     game.set_defaults(func=run_game)
 
@@ -25,6 +32,14 @@ def register(sub: Any) -> None:
     which.add_argument("--all", action="store_true", help="every game of the store")
     add_store_option(pgn)
     pgn.set_defaults(func=run_pgn)
+
+    clocks = sub.add_parser(
+        "clocks", help="per ply: the recorded clock next to the regulation clock"
+    )
+    clocks.add_argument("game_id")
+    clocks.add_argument("--format", choices=("table", "json"), default="table")
+    add_store_option(clocks)
+    clocks.set_defaults(func=run_clocks)
 
     imp = sub.add_parser("import-pgn", help="import finished games from PGN files")
     imp.add_argument("files", nargs="+")
@@ -46,8 +61,30 @@ def render_table(view: dict[str, Any]) -> str:
     clock = view["clock"]
     if clock.get("white_ms") is not None:
         lines.append(
-            f"Clock: white {clock['white_ms'] / 1000:.1f} s, black {clock['black_ms'] / 1000:.1f} s"
-            f", running {clock['running']}"
+            f"Clock at {clock['at']}: white {clock_text(clock['white_ms'])}, "
+            f"black {clock_text(clock['black_ms'])}, running {clock['running']}"
+        )
+        if clock.get("period"):
+            lines.append(
+                f"  period white {clock['period']['white']} / black {clock['period']['black']}"
+                f", moves to the control: white {clock['moves_to_control']['white']}, "
+                f"black {clock['moves_to_control']['black']}"
+            )
+        flag = clock.get("flag")
+        if flag:
+            state = "recorded" if flag["recorded"] else "not yet recorded"
+            lines.append(
+                f"  FLAG: {flag['side']}'s flag fell at {flag['fell_at']} -> {flag['result']} "
+                f"({flag['termination']}, {state})"
+            )
+    elif clock.get("known") is False:
+        lines.append("Clock: unknown (no clock times for this game)")
+    device = clock.get("device")
+    if device:
+        lines.append(
+            f"Device clock (read {device['read_at']} by {device['by']}): white "
+            f"{clock_text(device['white_ms'])}, black {clock_text(device['black_ms'])}"
+            + (f"; alerts: {', '.join(device['open_alerts'])}" if device["open_alerts"] else "")
         )
     for claim in view["claims"]:
         lines.append(f"Claim {claim['id']}: {claim['by']} {claim['kind']} {claim['status']}")
@@ -77,9 +114,33 @@ def claim_details(claim: dict[str, Any]) -> str:
     return " (" + "; ".join(parts) + ")"
 
 
-def run_game(args: argparse.Namespace) -> int:
+def run_clocks(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        view = game_object(store, args.game_id)
+        rows = game_clock_report(store, args.game_id)
+    if args.format == "json":
+        for row in rows:
+            print_json(row)
+        return 0
+    print(
+        f"{'ply':>4} {'move':>4} {'side':<5} {'san':<8} {'recorded':>9} {'regulation':>10}  status"
+    )
+    for row in rows:
+        note = f"  {row['kind']}" if row["kind"] else ""
+        print(
+            f"{row['ply']:>4} {row['move']:>4} {row['side']:<5} {row['san']:<8} "
+            f"{clock_text(row['recorded_ms']):>9} {clock_text(row['regulation_ms']):>10}  "
+            f"{row['status']}{note}"
+        )
+    explained = {row["kind"]: row["explanation"] for row in rows if row["kind"]}
+    for kind, text in explained.items():
+        print(f"\n{kind}: {text}")
+    return 0
+
+
+def run_game(args: argparse.Namespace) -> int:
+    at_ms = parse_instant(args.at, "--at") if args.at else None
+    with store_of(args) as store:
+        view = game_object(store, args.game_id, at_ms)
     if args.format == "json":
         print_json(view)
     else:

@@ -1,0 +1,238 @@
+"""The regulation clock: what each clock *should* show, as an immutable value.
+
+All durations are integer milliseconds; instants are UTC epoch milliseconds.
+
+The regulation clock is the time control (``engine.time_control``) applied to
+the instants the engine was told about: the start of the game (Laws 2009,
+6.5: White's clock starts), each completed move (6.7 a: the move is completed
+when the player starts the opponent's clock; the engine takes the ``at`` of
+``play_move`` as that instant), the arbiter's adjustments (penalties, 6.10 b
+and 6.13 corrections) and the end of the game. Between two of these instants
+the running side's time runs down; ``Clock.at(t)`` gives the clock at any
+instant.
+
+Crediting (3.5.1, 3.7.1.a, 3.7.2, 3.7.3.a):
+
+- when a player *completes* the last move of a period (move 40 and move 60
+  under 3.5.1), the next period's time is added to his clock; nothing is
+  credited for a move not completed;
+- a period's increment is added after each move of that period: under 3.5.1
+  only from move 61, under 3.7.1.a and 3.7.2 from move 1, under 3.7.3.a from
+  move 61.
+
+Flag fall (6.1, 6.9): a side's flag falls when its time reaches zero (a
+remaining time of exactly 0 ms is a fallen flag; 1 ms left is not). A move
+completed at or after the instant the mover's time reached zero does not
+count: the flag fell first. What the flag fall means is
+``flag_fall_result``: a loss, or a draw when the opponent cannot checkmate
+the flagging player's king by any series of legal moves.
+
+The clock never decides anything by itself: it is a value in the game state,
+and the decisions of ``engine.game`` and ``engine.flags`` read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import chess
+
+from engine.time_control import TimeControl
+
+OTHER = {"white": "black", "black": "white"}
+
+
+@dataclass(frozen=True, slots=True)
+class SideClock:
+    """One player's side of the regulation clock."""
+
+    remaining_ms: int
+    """Time left at the clock's ``at_ms`` (for the running side: when it last started)."""
+    moves: int = 0
+    """Moves this player has completed."""
+    used_ms: int = 0
+    """Time spent on the clock so far."""
+    bonus_ms: int = 0
+    """Period time credited on completing move 40, 60... (3.5.1)."""
+    increments_ms: int = 0
+    """Increments credited after moves."""
+    increments: int = 0
+    """Number of increments credited."""
+    adjusted_ms: int = 0
+    """Sum of the arbiter's adjustments (penalties, corrections)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """The regulation clock of one game (immutable; every change returns a new value)."""
+
+    control: TimeControl
+    white: SideClock
+    black: SideClock
+    running: str | None
+    """``white``, ``black`` or None when stopped (before the start, after the end)."""
+    at_ms: int
+    """The instant the values above hold at."""
+    paused: str | None = None
+    """The side whose clock was running when the clocks were stopped for a claim
+    (Laws 2009 6.12 b, 9.5); it starts again at the ruling."""
+
+    # --- building -------------------------------------------------------------
+
+    @staticmethod
+    def start(control: TimeControl, at_ms: int, running: str = "white") -> Clock:
+        """The clock at the start of the game: the first period's time, ``running`` started.
+
+        3.7.3.a gives the two sides different starting times.
+        """
+        return Clock(
+            control=control,
+            white=SideClock(control.initial_ms("white")),
+            black=SideClock(control.initial_ms("black")),
+            running=running,
+            at_ms=at_ms,
+        )
+
+    # --- reading --------------------------------------------------------------
+
+    def side(self, side: str) -> SideClock:
+        return self.white if side == "white" else self.black
+
+    def remaining_ms(self, side: str, at_ms: int | None = None) -> int:
+        """Time left on ``side``'s clock at an instant (never below zero)."""
+        own = self.side(side).remaining_ms
+        if self.running != side or at_ms is None or at_ms <= self.at_ms:
+            return own
+        return max(0, own - (at_ms - self.at_ms))
+
+    def flag_falls_at_ms(self) -> int | None:
+        """The instant the running side's time reaches zero, if nothing happens first."""
+        if self.running is None:
+            return None
+        return self.at_ms + self.side(self.running).remaining_ms
+
+    def flag_fallen(self, at_ms: int) -> str | None:
+        """The side whose flag has fallen by ``at_ms`` (6.1), else None."""
+        falls = self.flag_falls_at_ms()
+        if falls is None or at_ms < falls:
+            return None
+        return self.running
+
+    def at(self, at_ms: int) -> Clock:
+        """The clock at a later instant: the running side's time run down (floored at zero)."""
+        if self.running is None or at_ms <= self.at_ms:
+            return self if at_ms <= self.at_ms else replace(self, at_ms=at_ms)
+        side = self.running
+        own = self.side(side)
+        spent = min(at_ms - self.at_ms, own.remaining_ms)
+        updated = replace(own, remaining_ms=own.remaining_ms - spent, used_ms=own.used_ms + spent)
+        return self._with(side, updated, at_ms=at_ms)
+
+    def period_index(self, side: str) -> int:
+        """The 0-based period ``side`` is playing in (the period of its next move)."""
+        return self.control.period_of_move(self.side(side).moves + 1)
+
+    def moves_to_control(self, side: str) -> int | None:
+        """Moves ``side`` must still complete before the next control; None in the last period."""
+        return self.control.moves_to_control(self.side(side).moves)
+
+    def closed_form_ms(self, side: str) -> int:
+        """initial + credited bonuses + increments + adjustments - used (the invariant)."""
+        s = self.side(side)
+        return (
+            self.control.initial_ms(side) + s.bonus_ms + s.increments_ms + s.adjusted_ms - s.used_ms
+        )
+
+    # --- changing ---------------------------------------------------------------
+
+    def complete_move(self, side: str, at_ms: int) -> Clock:
+        """``side`` completed a move at ``at_ms`` and started the opponent's clock (6.7 a).
+
+        The time since the clock started runs off ``side``'s clock; then the next
+        period's time is credited if the move completed a period (move 40, 60),
+        and the increment of the move's period, if it has one (from move 61
+        under 3.5.1, from move 1 under 3.7.1.a and 3.7.2). The caller has already
+        checked that the flag had not fallen (``flag_fallen``).
+        """
+        now = (
+            self.at(at_ms) if self.running == side else replace(self, at_ms=max(at_ms, self.at_ms))
+        )
+        own = now.side(side)
+        number = own.moves + 1
+        control = self.control
+        bonus = 0
+        following = control.control_after(number)
+        if following is not None:
+            bonus = control.period(following).time_ms(side)
+        increment = control.period(control.period_of_move(number)).increment_ms
+        updated = replace(
+            own,
+            remaining_ms=own.remaining_ms + bonus + increment,
+            moves=number,
+            bonus_ms=own.bonus_ms + bonus,
+            increments_ms=own.increments_ms + increment,
+            increments=own.increments + (1 if increment else 0),
+        )
+        return replace(now._with(side, updated), running=OTHER[side], paused=None)
+
+    def adjust(self, side: str, delta_ms: int, at_ms: int) -> Clock:
+        """The arbiter adds (``delta_ms`` > 0) or takes time (7.4 b, 9.5, 6.10 b, 6.13).
+
+        Time cannot go below zero: taking more than is left leaves zero.
+        """
+        now = self.at(at_ms)
+        own = now.side(side)
+        applied = max(delta_ms, -own.remaining_ms)
+        updated = replace(
+            own,
+            remaining_ms=own.remaining_ms + applied,
+            adjusted_ms=own.adjusted_ms + applied,
+        )
+        return now._with(side, updated)
+
+    def stop(self, at_ms: int) -> Clock:
+        """The game ended at ``at_ms``: both clocks stop."""
+        return replace(self.at(at_ms), running=None, paused=None)
+
+    def pause(self, at_ms: int) -> Clock:
+        """The clocks are stopped at ``at_ms`` for a claim (6.12 b, 9.5): no time runs."""
+        if self.running is None:
+            return self
+        return replace(self.at(at_ms), running=None, paused=self.running)
+
+    def resume(self, at_ms: int) -> Clock:
+        """The arbiter starts the clocks again at ``at_ms`` (the side that was running)."""
+        if self.paused is None:
+            return self
+        return replace(self, running=self.paused, paused=None, at_ms=max(at_ms, self.at_ms))
+
+    def _with(self, side: str, value: SideClock, *, at_ms: int | None = None) -> Clock:
+        when = self.at_ms if at_ms is None else at_ms
+        if side == "white":
+            return replace(self, white=value, at_ms=when)
+        return replace(self, black=value, at_ms=when)
+
+
+def can_checkmate(board: chess.Board, side: str) -> bool:
+    """Whether ``side`` could checkmate the opponent by some series of legal moves (6.9).
+
+    Decided with python-chess ``has_insufficient_material``: it looks at the
+    material and the colours of bishops, and counts the opponent's pieces that
+    could block their own king (a helpmate test, not a material count: K+N can
+    mate a K+R or a K with pawns with the opponent's help, so a flag fall there
+    loses). It is guaranteed never to say "cannot" when a mate exists. It can
+    say "can" in exotic positions where the placement forbids any mate (locked
+    pawn chains, a bishop that can never reach the mating diagonal): there the
+    flag fall is recorded as a loss and the Chief Arbiter corrects it with
+    ``declare_result`` (``docs/clocks.md``).
+    """
+    color = chess.WHITE if side == "white" else chess.BLACK
+    return not board.has_insufficient_material(color)
+
+
+def flag_fall_result(board: chess.Board, flagged: str) -> tuple[str, str]:
+    """(result, termination) when ``flagged``'s flag falls in ``board`` (6.9)."""
+    opponent = OTHER[flagged]
+    if not can_checkmate(board, opponent):
+        return "1/2-1/2", "flag_fall_draw"
+    return ("0-1" if flagged == "white" else "1-0"), "time_forfeit"

@@ -1,0 +1,95 @@
+"""The arbiters' clock commands: ``adjust_clock`` and ``check_flags``.
+
+All durations are integer milliseconds.
+
+``adjust_clock {game, side, delta_ms, reason, arbiter, at}``: the Chief
+Arbiter or the Deputy adds time to one side (``delta_ms`` > 0) or takes it
+(< 0), with a reason: a penalty (Laws 2009, 7.4 b: 2 minutes to the opponent
+of an illegal move; 9.5 and 3.7.1.b(3): 3 minutes to the opponent of an
+incorrect claim), a correction of a mis-set clock (6.10 b) or of the times
+after an irregularity (6.13). It records ``ClockAdjusted`` on the game
+stream, which the regulation clock applies; time never goes below zero. An
+adjustment after the regulation flag has fallen is refused (the game ended
+at that instant, 6.9): the arbiter gives an ``at`` before the flag fell, or
+records the result.
+
+``check_flags {game?, games?, at}``: a server sends it on a timer; every
+named game (or every started game of the tournament's schedule) whose
+regulation flag has fallen by ``at`` is ended on time (``engine.flags``).
+Games whose flags stand are left alone; the answer lists no events then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from engine.commands import Command
+from engine.errors import MalformedCommand, RuleViolation
+from engine.events import ClockAdjusted, Event
+from engine.flags import fallen_flag, flag_fall
+from engine.timefmt import format_instant
+from engine.tournament import Tournament, require_ruling_arbiter
+
+if TYPE_CHECKING:
+    from engine.game import Game
+
+
+def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+    """Record an arbiter's clock adjustment (7.4 b, 9.5, 6.10 b, 6.13)."""
+    from engine.game import require_in_progress
+
+    g = require_in_progress(game, cmd["game"])
+    require_ruling_arbiter(tournament, cmd["arbiter"], "adjust a clock")
+    delta: int = cmd["delta_ms"]
+    reason: str = cmd["reason"].strip()
+    if not reason:
+        raise MalformedCommand("adjust_clock needs a reason (a penalty, a correction)")
+    if delta == 0:
+        raise MalformedCommand("adjust_clock: delta_ms is 0, nothing to adjust")
+    at_ms: int = cmd["at_ms"]
+    fallen = fallen_flag(g.clock, at_ms)
+    if fallen is not None:
+        side, falls = fallen
+        raise RuleViolation(
+            "6.9",
+            f"game {g.game_id}: {side}'s flag fell at {format_instant(falls)}, before this "
+            f"adjustment at {format_instant(at_ms)}; adjust at an earlier instant or record "
+            "the result",
+        )
+    return [
+        ClockAdjusted(
+            originator_id=g.stream,
+            originator_version=g.version + 1,
+            at_ms=at_ms,
+            by=cmd["arbiter"],
+            side=cmd["side"],
+            delta_ms=delta,
+            reason=reason,
+            arbiter=cmd["arbiter"],
+        )
+    ]
+
+
+def check_flags(
+    tournament: Tournament | None, game_of: Callable[[str], Game | None], cmd: Command
+) -> list[Event]:
+    """End on time every named (or scheduled and started) game whose flag has fallen."""
+    named: list[str] = []
+    if cmd.get("game"):
+        named.append(cmd["game"])
+    for item in cmd.get("games") or []:
+        if not isinstance(item, str) or not item:
+            raise MalformedCommand(f"check_flags: game ids must be strings, got {item!r}")
+        named.append(item)
+    if not named:
+        if tournament is None:
+            raise MalformedCommand("check_flags: no tournament; name the game(s) to check")
+        named = list(tournament.pairings())
+    by: str = cmd.get("by") or "clock"
+    events: list[Event] = []
+    for game_id in dict.fromkeys(named):
+        game = game_of(game_id)
+        if game is not None:
+            events.extend(flag_fall(game, cmd["at_ms"], by))
+    return events

@@ -1,0 +1,363 @@
+"""Reconciling the physical clock with the regulation clock (3.5.1; Laws 2009, 6.10).
+
+All durations are integer milliseconds.
+
+Two clocks are kept, never mixed: the *regulation clock* (``engine.clock``,
+folded from the game stream) says what each clock should show; a *clock
+reading* is an observation of a device (a DGT clock through a board, an
+arbiter typing what he sees, a score sheet's ``[%clk]``). A reading is stored
+as it is, on the ``clock/<id>`` stream, with the regulation values at the same
+instant beside it; a reading never changes the regulation clock and the
+regulation clock never rewrites a reading. Only the arbiter changes the
+regulation clock (``adjust_clock``).
+
+When a reading differs from the regulation clock by more than the tolerance
+(default 2 s, per command ``tolerance_ms``), the engine raises an alert for
+the arbiters (``AlertRaised`` on the clock stream, with both values). The
+difference is first matched against the known behaviours of devices, and the
+alert says which one it is instead of reporting a plain mismatch:
+
+``bonus_not_credited``
+    The side has completed move 40 (or 60) but the device is short by exactly
+    that period's time. Either the clock is mis-set (the classic case; Laws
+    6.10 b: stop the clocks, set them right, adjust times and move counter), or
+    it is a DGT clock set for periods without increment, which adds the next
+    period only when the display reaches zero; that device will show 0:00 and
+    a flag which is *not* a flag fall.
+``period_added_at_zero``
+    The device shows 0:00 (a flag) for a side that has completed the control:
+    the DGT "adds the next period at zero" behaviour, not a flag fall (the
+    regulation clock still has the credited time).
+``increment_started_late``
+    In an increment period the device is short by a whole number of
+    increments (at most those credited so far): a device that started its last
+    period late (when the display reached zero, not at move 61) also starts its
+    30 s increment late. A shortfall of a bonus plus increments is reported
+    under ``bonus_not_credited`` with the count.
+``increment_on_control_move``
+    The device is ahead by exactly one increment from the move that completed
+    the previous period (move 60): the device or the broadcast credited the
+    30 s on move 60 itself (seen in a 2023 World Championship game).
+``clock_mismatch``
+    Any other difference beyond the tolerance.
+
+An alert is raised when its condition appears and not again while it
+persists: every reading carries the alerts in force after it
+(``open_alerts``, ``kind:side``); a reading within the tolerance closes them,
+and a later mismatch is reported afresh. Which side's clock the device shows
+running is stored but not alerted on: boards report a move before the player
+presses the clock, so the two disagree for a moment after every move.
+
+Because the last reading carries everything the next decision needs, the
+clock stream's state (``ClockLog``) is read from its last reading alone: a
+game with tens of thousands of readings loads as fast as one with none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.clock import Clock
+from engine.commands import Command
+from engine.errors import GameNotInProgress, MalformedCommand
+from engine.events import AlertRaised, ClockReadingRecorded, Event, clock_stream
+from engine.flags import flag_fall
+from engine.timefmt import format_instant
+
+if TYPE_CHECKING:
+    from engine.game import Game
+
+DEFAULT_TOLERANCE_MS = 2000
+"""Readings within 2 s of the regulation clock agree (DGT displays whole seconds)."""
+
+SIDES = ("white", "black")
+
+
+@dataclass(frozen=True, slots=True)
+class ClockLog:
+    """State of a ``clock/<id>`` stream: its version and its last reading."""
+
+    game_id: str
+    version: int = 0
+    last: ClockReadingRecorded | None = None
+    readings: int = 0
+    """Readings folded into this state (from its starting point)."""
+
+    @property
+    def open_alerts(self) -> tuple[str, ...]:
+        return self.last.open_alerts if self.last else ()
+
+
+def evolve(state: ClockLog | None, event: Event) -> ClockLog | None:
+    """Fold one event of a clock stream."""
+    game_id = event.originator_id.partition("/")[2]
+    log = state if state is not None else ClockLog(game_id)
+    if isinstance(event, ClockReadingRecorded):
+        return ClockLog(log.game_id, event.originator_version, event, log.readings + 1)
+    return ClockLog(log.game_id, event.originator_version, log.last, log.readings)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One side's reading judged against the regulation clock."""
+
+    side: str
+    kind: str
+    """``agrees`` or an alert kind (module docstring)."""
+    reading_ms: int
+    model_ms: int
+    explanation: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.side}"
+
+    @property
+    def difference_ms(self) -> int:
+        return self.reading_ms - self.model_ms
+
+
+def _clock_text(ms: int) -> str:
+    sign = "-" if ms < 0 else ""
+    seconds = abs(ms) // 1000
+    return f"{sign}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def judge(clock: Clock, side: str, reading_ms: int, at_ms: int, tolerance_ms: int) -> Finding:
+    """Compare one side's device reading with the regulation clock at ``at_ms``."""
+    model = clock.remaining_ms(side, at_ms)
+    diff = reading_ms - model
+    own = clock.side(side)
+    control = clock.control
+
+    def finding(kind: str, explanation: str) -> Finding:
+        return Finding(side, kind, reading_ms, model, explanation)
+
+    if abs(diff) <= tolerance_ms:
+        return finding("agrees", "")
+    shown = f"the clock shows {_clock_text(reading_ms)}, the regulation clock {_clock_text(model)}"
+    # Bonuses credited so far, most recent last, with the move that earned each.
+    credited: list[tuple[int, int]] = []
+    index, last_move = 0, 0
+    while True:
+        moves = control.period(index).moves
+        if moves is None or last_move + moves > own.moves:
+            break
+        last_move += moves
+        index += 1
+        credited.append((last_move, control.period(index).time_ms(side)))
+    increment = control.period(clock.period_index(side)).increment_ms
+    if reading_ms <= tolerance_ms and model > tolerance_ms and credited:
+        move, bonus = credited[-1]
+        return finding(
+            "period_added_at_zero",
+            f"{side}: {shown}. {side} completed move {move}, so the "
+            f"{_clock_text(bonus)} of the next period is owed: a DGT clock set to add the next "
+            "period only when the display reaches zero shows 0:00 and a flag here. This is not "
+            "a flag fall.",
+        )
+    missing_total = 0
+    for count, (_move, bonus) in enumerate(reversed(credited), start=1):
+        missing_total += bonus
+        for late in range(own.increments + 1):
+            if abs(diff + missing_total + late * increment) <= tolerance_ms:
+                moves_text = " and ".join(str(m) for m, _ in credited[-count:])
+                late_text = f" and {late} increment(s) of {increment // 1000} s" if late else ""
+                return finding(
+                    "bonus_not_credited",
+                    f"{side}: {shown}. The time credited on completing move {moves_text} "
+                    f"({_clock_text(missing_total)}){late_text} is missing on the clock: the "
+                    "clock is mis-set (Laws 6.10 b: the arbiter sets it right, times and move "
+                    "counter), or it is a DGT clock that adds the next period only when the "
+                    "display reaches zero (it will then show a flag that is not a flag fall, "
+                    "and start the increment late).",
+                )
+            if not increment:
+                break
+    if increment and own.increments:
+        for late in range(1, own.increments + 1):
+            if abs(diff + late * increment) <= tolerance_ms:
+                return finding(
+                    "increment_started_late",
+                    f"{side}: {shown}. The clock lacks {late} increment(s) of "
+                    f"{increment // 1000} s: a device that began its last period when the "
+                    "display reached zero, not at the control, starts its increment late. "
+                    "Not a mismatch of the time used.",
+                )
+    if increment and credited and abs(diff - increment) <= tolerance_ms:
+        move = credited[-1][0]
+        return finding(
+            "increment_on_control_move",
+            f"{side}: {shown}. The clock credited the {increment // 1000} s increment on move "
+            f"{move} itself, one move before the regulation (increment from move {move + 1}): a "
+            "device or broadcast artefact; the offset stays for the rest of the game.",
+        )
+    return finding(
+        "clock_mismatch",
+        f"{side}: {shown} (difference {diff / 1000:+.1f} s, tolerance {tolerance_ms / 1000:g} s).",
+    )
+
+
+def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) -> list[Event]:
+    """``clock_reading {game, at, white_ms, black_ms, running, by?, ply?, tolerance_ms?}``.
+
+    Stores the reading with the regulation values beside it, raises the alerts
+    whose condition is new, and ends the game on time if the regulation flag
+    has fallen by the reading's instant (engine.flags).
+    """
+    from engine.game import IN_PROGRESS, require_game
+
+    g = require_game(game, cmd["game"])
+    at_ms: int = cmd["at_ms"]
+    by: str = cmd.get("by") or "arbiter"
+    white_ms: int = cmd["white_ms"]
+    black_ms: int = cmd["black_ms"]
+    if white_ms < 0 or black_ms < 0:
+        raise MalformedCommand(
+            f"clock_reading: times cannot be negative (white_ms={white_ms}, black_ms={black_ms})"
+        )
+    tolerance: int = cmd.get("tolerance_ms", DEFAULT_TOLERANCE_MS)
+    if tolerance < 0:
+        raise MalformedCommand(f"clock_reading: tolerance_ms must be >= 0, got {tolerance}")
+    if g.status != IN_PROGRESS and at_ms > g.last_at_ms:
+        raise GameNotInProgress(
+            f"game {g.game_id} is finished ({g.result}, {g.termination}) since "
+            f"{format_instant(g.last_at_ms)}: a reading at {format_instant(at_ms)} is not stored"
+        )
+    events: list[Event] = list(flag_fall(g, at_ms, by))
+    after = g
+    for event in events:
+        after = evolve_game(after, event)
+    return events + reading_events(
+        after,
+        log,
+        at_ms=at_ms,
+        by=by,
+        white_ms=white_ms,
+        black_ms=black_ms,
+        running=cmd.get("running"),
+        ply=cmd.get("ply"),
+        tolerance_ms=tolerance,
+    )
+
+
+def with_move_reading(
+    events: list[Event],
+    cmd: Command,
+    game: Game | None,
+    log_of: Callable[[], ClockLog | None],
+) -> list[Event]:
+    """``play_move`` with ``white_ms`` and ``black_ms``: the move's events, then the reading.
+
+    The device's times at the move are stored on the clock stream like any
+    reading, judged against the regulation clock after the move.
+    """
+    white, black = cmd.get("white_ms"), cmd.get("black_ms")
+    if white is None and black is None:
+        return events
+    if white is None or black is None or game is None:
+        raise MalformedCommand(
+            "play_move: give both white_ms and black_ms (the clock's two displays), or neither"
+        )
+    if white < 0 or black < 0:
+        raise MalformedCommand(
+            f"play_move: times cannot be negative (white_ms={white}, black_ms={black})"
+        )
+    after = game
+    for event in events:
+        after = evolve_game(after, event)
+    clock = after.clock
+    return events + reading_events(
+        after,
+        log_of(),
+        at_ms=cmd["at_ms"],
+        by=cmd.get("by") or "arbiter",
+        white_ms=white,
+        black_ms=black,
+        running=clock.running if clock else None,
+        ply=after.ply,
+        tolerance_ms=DEFAULT_TOLERANCE_MS,
+    )
+
+
+def evolve_game(game: Game, event: Event) -> Game:
+    from engine.game import evolve
+
+    after = evolve(game, event)
+    assert after is not None
+    return after
+
+
+def reading_events(
+    g: Game,
+    log: ClockLog | None,
+    *,
+    at_ms: int,
+    by: str,
+    white_ms: int,
+    black_ms: int,
+    running: str | None,
+    ply: int | None,
+    tolerance_ms: int,
+) -> list[Event]:
+    """The stored reading and the alerts whose condition is new."""
+    tolerance = tolerance_ms
+    events: list[Event] = []
+    log = log or ClockLog(g.game_id)
+    stream = clock_stream(g.game_id)
+    clock = g.clock
+    readings = {"white": white_ms, "black": black_ms}
+    findings = (
+        [judge(clock, side, readings[side], at_ms, tolerance) for side in SIDES]
+        if clock is not None
+        else []
+    )
+    open_now = tuple(f.key for f in findings if f.kind != "agrees")
+    version = log.version + 1
+    events.append(
+        ClockReadingRecorded(
+            originator_id=stream,
+            originator_version=version,
+            at_ms=at_ms,
+            by=by,
+            game=g.game_id,
+            white_ms=white_ms,
+            black_ms=black_ms,
+            running=running,
+            model_white_ms=clock.remaining_ms("white", at_ms) if clock else None,
+            model_black_ms=clock.remaining_ms("black", at_ms) if clock else None,
+            ply=ply,
+            open_alerts=open_now,
+        )
+    )
+    already = set(log.open_alerts)
+    for found in findings:
+        if found.kind == "agrees" or found.key in already:
+            continue
+        version += 1
+        events.append(
+            AlertRaised(
+                originator_id=stream,
+                originator_version=version,
+                at_ms=at_ms,
+                by=by,
+                game=g.game_id,
+                kind=found.kind,
+                message=found.explanation,
+                details={
+                    "side": found.side,
+                    "reading_ms": found.reading_ms,
+                    "regulation_ms": found.model_ms,
+                    "difference_ms": found.difference_ms,
+                    "white_ms": white_ms,
+                    "black_ms": black_ms,
+                    "regulation_white_ms": clock.remaining_ms("white", at_ms) if clock else None,
+                    "regulation_black_ms": clock.remaining_ms("black", at_ms) if clock else None,
+                    "moves_completed": clock.side(found.side).moves if clock else None,
+                    "tolerance_ms": tolerance,
+                },
+            )
+        )
+    return events

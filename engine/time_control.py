@@ -1,0 +1,210 @@
+"""Time controls built from periods, read from and written as PGN ``TimeControl`` tags.
+
+All durations are integer milliseconds.
+
+A time control is a sequence of *time control periods* (FIDE Laws of Chess
+2009, 6.2 a). Each period gives each player an amount of time (credited when
+the period begins), an optional number of moves to complete in it, and an
+optional increment credited after each move *of that period*. Time saved in
+one period carries into the next (6.2 b).
+
+The controls of the 2012 Candidates regulations:
+
+- 3.5.1 ``40/7200:20/3600:900+30``: 120 min for 40 moves, 60 min for the next
+  20, then 15 min for the rest of the game with 30 s added after each move
+  from move 61. The bonus of a period is credited when the player completes
+  the last move of the previous one (move 40, move 60); the 30 s belongs to
+  the last period only.
+- 3.7.1.a ``1500+10``: 25 min, 10 s after each move from move 1.
+- 3.7.2 ``300+3``: 5 min, 3 s after each move from move 1.
+- 3.7.3.a sudden death: White 5 min, Black 4 min, no increment until move 60,
+  then 3 s after each move from move 61. The PGN tag has no way to give the
+  two players different times, so this project writes it
+  ``60/300|240:0+3``: a field's seconds may be written ``WHITE|BLACK``. Read
+  as periods: 60 moves with 300 s for White and 240 s for Black, then the rest
+  of the game with no new time and 3 s after each move (from move 61).
+
+The PGN standard (1994, 9.6.1) fields are all understood: ``?`` (unknown),
+``-`` (no time control), ``moves/seconds``, ``seconds`` (sudden death),
+``seconds+increment``; the last field repeats when it has a move count. The
+non-standard ``moves/seconds+increment`` (increment from the first move of
+that period, as some tools write ``40/5400+30:1800+30``) is read and
+written too. Sandclock fields (``*180``) are refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.errors import MalformedCommand
+
+SIDES = ("white", "black")
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """One time control period (Laws 6.2 a)."""
+
+    moves: int | None
+    """Moves to complete in the period; None for the rest of the game."""
+    white_ms: int
+    """Time credited to White when the period begins."""
+    black_ms: int
+    """Time credited to Black when the period begins."""
+    increment_ms: int = 0
+    """Added after each move completed in this period."""
+
+    def time_ms(self, side: str) -> int:
+        """The time this period credits to one side."""
+        return self.white_ms if side == "white" else self.black_ms
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A time control: its periods, in the order they are played."""
+
+    periods: tuple[Period, ...]
+    """Empty when the control is unknown (``?``) or there is none (``-``)."""
+    tag: str
+    """The text it was read from (its canonical written form)."""
+
+    @property
+    def known(self) -> bool:
+        """False for ``?`` and ``-``: the clock cannot be modelled and never flags."""
+        return bool(self.periods)
+
+    def period(self, index: int) -> Period:
+        """The period at ``index`` (0-based); the last one repeats (PGN 9.6.1)."""
+        if index < len(self.periods):
+            return self.periods[index]
+        return self.periods[-1]
+
+    def initial_ms(self, side: str) -> int:
+        """The time on one side's clock at the start (3.7.3.a: White 5 min, Black 4 min)."""
+        return self.periods[0].time_ms(side) if self.periods else 0
+
+    def period_of_move(self, move_number: int) -> int:
+        """The 0-based period the player's ``move_number``-th move (from 1) belongs to.
+
+        With ``40/7200:20/3600:900+30``: moves 1-40 -> 0, 41-60 -> 1, 61... -> 2.
+        """
+        index, first = 0, 1
+        while True:
+            moves = self.period(index).moves
+            if moves is None or move_number < first + moves:
+                return index
+            first += moves
+            index += 1
+
+    def control_after(self, move_number: int) -> int | None:
+        """The 0-based index of the period that begins once ``move_number`` is completed.
+
+        None unless ``move_number`` is the last move of a period (40 and 60 under 3.5.1).
+        """
+        index, last = 0, 0
+        while True:
+            moves = self.period(index).moves
+            if moves is None:
+                return None
+            last += moves
+            if move_number == last:
+                return index + 1
+            if move_number < last:
+                return None
+            index += 1
+
+    def moves_to_control(self, moves_completed: int) -> int | None:
+        """Moves still to complete before the next control; None in a period for the rest."""
+        index, last = 0, 0
+        while True:
+            moves = self.period(index).moves
+            if moves is None:
+                return None
+            last += moves
+            if moves_completed < last:
+                return last - moves_completed
+            index += 1
+
+    def describe(self) -> str:
+        """Plain words for people: ``40 moves in 120 min, 20 moves in 60 min, 15 min + 30 s``."""
+        if not self.periods:
+            return "unknown" if self.tag == "?" else "no time control"
+        parts = []
+        for p in self.periods:
+            time = _minutes(p.white_ms)
+            if p.black_ms != p.white_ms:
+                time = f"White {_minutes(p.white_ms)}, Black {_minutes(p.black_ms)}"
+            text = f"{p.moves} moves in {time}" if p.moves else f"{time} for the rest"
+            if p.increment_ms:
+                text += f" + {p.increment_ms / 1000:g} s a move"
+            parts.append(text)
+        return ", then ".join(parts)
+
+
+def _minutes(ms: int) -> str:
+    return f"{ms / 60000:g} min" if ms % 60000 == 0 else f"{ms / 1000:g} s"
+
+
+_FIELD = re.compile(r"(?:(?P<moves>\d+)/)?(?P<white>\d+)(?:\|(?P<black>\d+))?(?:\+(?P<inc>\d+))?")
+
+
+def parse_time_control(tag: str) -> TimeControl:
+    """Read a PGN ``TimeControl`` tag (or this project's two-sided form); MalformedCommand."""
+    text = tag.strip()
+    if text in ("?", "-", ""):
+        return TimeControl((), text or "?")
+    periods: list[Period] = []
+    fields = text.split(":")
+    for position, field in enumerate(fields, start=1):
+        if field.startswith("*"):
+            raise MalformedCommand(
+                f"time control {tag!r}: sandclock field {field!r} is not supported"
+            )
+        match = _FIELD.fullmatch(field)
+        if match is None:
+            raise MalformedCommand(
+                f"time control {tag!r}: cannot read field {position} ({field!r}); expected "
+                "moves/seconds, seconds, seconds+increment or WHITE|BLACK seconds, "
+                'e.g. "40/7200:20/3600:900+30" or "60/300|240:0+3"'
+            )
+        moves = int(match["moves"]) if match["moves"] else None
+        if moves == 0:
+            raise MalformedCommand(f"time control {tag!r}: a period of 0 moves in {field!r}")
+        if moves is None and position != len(fields):
+            raise MalformedCommand(
+                f"time control {tag!r}: the sudden-death field {field!r} must be the last one"
+            )
+        white = int(match["white"]) * 1000
+        black = int(match["black"]) * 1000 if match["black"] else white
+        periods.append(Period(moves, white, black, int(match["inc"] or 0) * 1000))
+    if periods[0].white_ms == 0 or periods[0].black_ms == 0:
+        raise MalformedCommand(f"time control {tag!r}: the first period gives a player no time")
+    control = TimeControl(tuple(periods), "")
+    return TimeControl(control.periods, format_time_control(control))
+
+
+def format_time_control(control: TimeControl) -> str:
+    """The written form: PGN ``TimeControl`` where it can say it, ``W|B`` seconds otherwise."""
+    if not control.periods:
+        return control.tag or "?"
+    fields = []
+    for p in control.periods:
+        seconds = f"{p.white_ms // 1000}"
+        if p.black_ms != p.white_ms:
+            seconds += f"|{p.black_ms // 1000}"
+        field = f"{p.moves}/{seconds}" if p.moves else seconds
+        if p.increment_ms:
+            field += f"+{p.increment_ms // 1000}"
+        fields.append(field)
+    return ":".join(fields)
+
+
+CLASSICAL_3_5_1 = "40/7200:20/3600:900+30"
+"""3.5.1: 120 min/40, 60 min/20, 15 min + 30 s from move 61."""
+RAPID_3_7_1_A = "1500+10"
+"""3.7.1.a: 25 min + 10 s a move."""
+BLITZ_3_7_2 = "300+3"
+"""3.7.2: 5 min + 3 s a move from move 1."""
+SUDDEN_DEATH_3_7_3_A = "60/300|240:0+3"
+"""3.7.3.a: White 5 min, Black 4 min, 3 s a move from move 61 (this project's form)."""

@@ -1,0 +1,202 @@
+"""Clock read models: the regulation clock at any instant, the device's readings, the
+per-ply comparison of an imported game's recorded clock with the regulation clock.
+
+All durations are integer milliseconds. Pure folds: the same code serves the
+CLI (``candidates game ID --at T``, ``candidates clocks ID``), the gateway,
+replay and audit.
+
+- ``game_at(events, t)``: the game as it stood at instant ``t`` (the events
+  up to ``t``), whose regulation clock is then run on to ``t``.
+- ``clock_view(game, t)``: the contract's ``clock`` object, extended with the
+  period each side is in, the moves to the next control, and a fallen flag
+  (``flag``: who, when, and the result it means under 6.9). A query never
+  writes: the flag shows here until a command (a move, a reading,
+  ``check_flags``) records the result.
+- ``device_view(readings, t)``: the physical clock as last read at or before
+  ``t``, run on from that reading, with the alerts in force.
+- ``clock_report(events, readings)``: for each ply with a recorded clock,
+  the recorded value next to the regulation one, and what a difference is
+  (``engine.reconciliation.judge``: agrees, or a known device artefact, or a
+  mismatch).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from engine import game as games
+from engine.clock import Clock, flag_fall_result
+from engine.events import ClockReadingRecorded, Event, MovePlayed
+from engine.game import Game, mover, position
+from engine.reconciliation import judge
+from engine.timefmt import format_instant
+
+REPORT_TOLERANCE_MS = 999
+"""Recorded clocks (``[%clk]``) show whole seconds."""
+
+
+def game_at(events: Sequence[Event], at_ms: int) -> Game | None:
+    """The game's state at ``at_ms``: its events up to that instant (in stream order)."""
+    state: Game | None = None
+    for event in events:
+        if event.at_ms > at_ms and state is not None:
+            break
+        state = games.evolve(state, event)
+    return state
+
+
+def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
+    """The contract's ``clock`` object at ``at_ms`` (default: the game's last event)."""
+    clock = game.clock
+    when = game.last_at_ms if at_ms is None else max(at_ms, game.last_at_ms)
+    if clock is None:
+        return {
+            "white_ms": None,
+            "black_ms": None,
+            "running": None,
+            "at": format_instant(when) if when else None,
+            "known": False,
+        }
+    now = clock.at(when)
+    view: dict[str, Any] = {
+        "white_ms": now.remaining_ms("white"),
+        "black_ms": now.remaining_ms("black"),
+        "running": now.running,
+        "at": format_instant(when),
+        "known": True,
+        "time_control": clock.control.describe(),
+        "period": {side: now.period_index(side) + 1 for side in ("white", "black")},
+        "moves_to_control": {side: now.moves_to_control(side) for side in ("white", "black")},
+        "flag": None,
+    }
+    if game.status == games.IN_PROGRESS:
+        fallen = clock.flag_fallen(when)
+        falls = clock.flag_falls_at_ms()
+        if fallen is not None and falls is not None:
+            result, termination = flag_fall_result(position(game), fallen)
+            view["flag"] = {
+                "side": fallen,
+                "fell_at": format_instant(falls),
+                "result": result,
+                "termination": termination,
+                "recorded": False,
+            }
+    elif game.termination in ("time_forfeit", "flag_fall_draw"):
+        loser = "white" if game.result == "0-1" else "black" if game.result == "1-0" else None
+        view["flag"] = {
+            "side": loser or _flagged_in_draw(clock),
+            "fell_at": format_instant(game.last_at_ms),
+            "result": game.result,
+            "termination": game.termination,
+            "recorded": True,
+        }
+    return view
+
+
+def _flagged_in_draw(clock: Clock) -> str | None:
+    for side in ("white", "black"):
+        if clock.remaining_ms(side) == 0:
+            return side
+    return None
+
+
+def device_view(readings: Sequence[ClockReadingRecorded], at_ms: int) -> dict[str, Any] | None:
+    """The physical clock as last read at or before ``at_ms``, run on to ``at_ms``."""
+    instants = [r.at_ms for r in readings]
+    index = bisect.bisect_right(instants, at_ms) - 1
+    if index < 0:
+        return None
+    last = readings[index]
+    shown = {"white": last.white_ms, "black": last.black_ms}
+    if last.running in shown:
+        side = last.running
+        shown[side] = max(0, shown[side] - (at_ms - last.at_ms))
+    return {
+        "white_ms": shown["white"],
+        "black_ms": shown["black"],
+        "running": last.running,
+        "read_at": format_instant(last.at_ms),
+        "by": last.by,
+        "open_alerts": list(last.open_alerts),
+        "readings": index + 1,
+    }
+
+
+def clock_report(
+    events: Iterable[Event],
+    readings: Iterable[ClockReadingRecorded],
+    tolerance_ms: int = REPORT_TOLERANCE_MS,
+) -> list[dict[str, Any]]:
+    """Per ply with a recorded clock: the mover's recorded and regulation clocks, judged.
+
+    Each row: ``ply``, ``move`` (the mover's move number), ``side``, ``san``,
+    ``recorded_ms``, ``regulation_ms``, ``difference_ms``, ``status``
+    (``agrees``, ``artefact`` for a known device behaviour, ``mismatch``),
+    ``kind`` and ``explanation`` (empty when it agrees).
+    """
+    by_ply: dict[int, ClockReadingRecorded] = {}
+    for reading in readings:
+        if reading.ply is not None:
+            by_ply[reading.ply] = reading
+    rows: list[dict[str, Any]] = []
+    state: Game | None = None
+    for event in events:
+        state = games.evolve(state, event)
+        if not isinstance(event, MovePlayed) or state is None or state.clock is None:
+            continue
+        observed = by_ply.get(event.ply)
+        if observed is None:
+            continue
+        side = mover(state.initial_fen, event.ply)
+        recorded = observed.white_ms if side == "white" else observed.black_ms
+        found = judge(state.clock, side, recorded, event.at_ms, tolerance_ms)
+        status = (
+            "agrees"
+            if found.kind == "agrees"
+            else "mismatch"
+            if found.kind == "clock_mismatch"
+            else "artefact"
+        )
+        rows.append(
+            {
+                "ply": event.ply,
+                "move": state.clock.side(side).moves,
+                "side": side,
+                "san": event.san,
+                "recorded_ms": recorded,
+                "regulation_ms": found.model_ms,
+                "difference_ms": found.difference_ms,
+                "status": status,
+                "kind": "" if found.kind == "agrees" else found.kind,
+                "explanation": found.explanation,
+            }
+        )
+    return rows
+
+
+def clock_text(ms: int | None) -> str:
+    """``h:mm:ss`` (with ``.fff`` when there are milliseconds), as ``[%clk]`` writes it."""
+    if ms is None:
+        return "-"
+    seconds, millis = divmod(ms, 1000)
+    text = f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{text}.{millis:03d}" if millis else text
+
+
+def move_clocks(events: Iterable[Event]) -> list[int | None]:
+    """The mover's regulation clock after each ply (None where the clock is unknown).
+
+    What PGN export writes as ``[%clk]`` after every move.
+    """
+    clocks: list[int | None] = []
+    state: Game | None = None
+    for event in events:
+        state = games.evolve(state, event)
+        if isinstance(event, MovePlayed) and state is not None:
+            if state.clock is None:
+                clocks.append(None)
+            else:
+                clocks.append(state.clock.remaining_ms(mover(state.initial_fen, event.ply)))
+    return clocks
