@@ -1,0 +1,315 @@
+"""Clock commands end to end on every backend: flag fall (6.9), readings and
+reconciliation alerts (3.5.1, Laws 6.10 b), arbiter adjustments (7.4 b, 9.5).
+
+All durations are integer milliseconds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.queries import game_object
+from adapters.store import Store
+from engine.timefmt import parse_instant
+from tests.helpers import T0_MS, at, ok, paired_tournament, refused
+
+S = 1000
+MIN = 60 * S
+
+
+def start(store: Store, **extra: Any) -> None:
+    paired_tournament(store)
+    ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0), **extra})
+
+
+def reading(store: Store, seconds: float, white_ms: int, black_ms: int, running: str | None):
+    return ok(
+        store,
+        {
+            "cmd": "clock_reading",
+            "game": "1.1",
+            "at": at(seconds),
+            "white_ms": white_ms,
+            "black_ms": black_ms,
+            "running": running,
+            "by": "dgt:12345",
+        },
+    )
+
+
+def play_40_moves_each(store: Store, seconds_per_move: int = 60) -> float:
+    """A short repeating game of 40 moves each (knights out and back). Returns the last instant."""
+    cycle = ["Nf3", "Nf6", "Ng1", "Ng8"]
+    t = 0.0
+    for i in range(80):
+        t += seconds_per_move
+        ok(store, {"cmd": "play_move", "game": "1.1", "move": cycle[i % 4], "at": at(t)})
+    return t
+
+
+class TestArt6_9FlagFallDetection:
+    """A flag fall is recorded the same way at a move, a reading or check_flags."""
+
+    def flag_instant(self) -> float:
+        return 120 * 60.0  # White never moves: his 120 min run out
+
+    def expected(self, events: list[dict[str, Any]]) -> dict[str, Any]:
+        result = [e for e in events if e["type"] == "ResultRecorded"]
+        assert len(result) == 1
+        return {k: result[0][k] for k in ("result", "termination", "at", "reason")}
+
+    def test_6_9_move_arriving_too_late_records_the_flag_fall_instead(self, store: Store) -> None:
+        start(store)
+        late = self.flag_instant() + 5
+        events = ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(late)})
+        found = self.expected(events)
+        assert found["result"] == "0-1" and found["termination"] == "time_forfeit"
+        assert found["at"] == at(self.flag_instant())
+        assert "40 move(s) short of the control in period 1" in found["reason"]
+        assert store.game("1.1").ply == 0
+
+    def test_6_9_same_result_at_a_reading_and_at_check_flags(self, store: Store) -> None:
+        start(store)
+        late = self.flag_instant() + 5
+        at_reading = self.expected(reading(store, late, 0, 120 * MIN, "white"))
+        assert at_reading["at"] == at(self.flag_instant())
+        assert at_reading["termination"] == "time_forfeit"
+        # Same game, other detector, other store: same result.
+        other = Store(store.url + "-other") if not store.url.startswith("postgres") else None
+        if other is not None:
+            with other:
+                start(other)
+                by_timer = self.expected(ok(other, {"cmd": "check_flags", "at": at(late)}))
+            assert by_timer == at_reading
+
+    def test_6_9_check_flags_leaves_standing_flags_alone(self, store: Store) -> None:
+        start(store)
+        assert ok(store, {"cmd": "check_flags", "at": at(60)}) == []
+        assert ok(store, {"cmd": "check_flags", "game": "1.1", "at": at(60)}) == []
+
+    def test_6_9_a_query_shows_the_fallen_flag_and_writes_nothing(self, store: Store) -> None:
+        start(store)
+        before = store.count()
+        view = game_object(store, "1.1", T0_MS + (120 * 60 + 1) * S)
+        assert view["clock"]["flag"] == {
+            "side": "white",
+            "fell_at": at(self.flag_instant()),
+            "result": "0-1",
+            "termination": "time_forfeit",
+            "recorded": False,
+        }
+        assert view["status"] == "in_progress"
+        assert store.count() == before
+
+    def test_6_9_flag_fall_against_a_lone_king_is_a_draw(self, store: Store) -> None:
+        # Black to move with K+Q against White's lone king: Black's flag falls.
+        start(store, fen="8/8/4k3/3q4/8/4K3/8/8 b - - 0 1", time_control="300+3")
+        events = ok(store, {"cmd": "check_flags", "game": "1.1", "at": at(301)})
+        assert self.expected(events)["result"] == "1/2-1/2"
+        assert store.game("1.1").termination == "flag_fall_draw"
+
+    def test_3_5_1_move_40_with_1_ms_left_is_in_time(self, store: Store) -> None:
+        start(store)
+        cycle = ["Nf3", "Nf6", "Ng1", "Ng8"]
+        t = 0.0
+        for i in range(78):  # 39 moves each, 60 s each: White has 81 min left
+            t += 60
+            ok(store, {"cmd": "play_move", "game": "1.1", "move": cycle[i % 4], "at": at(t)})
+        falls = t + 81 * 60
+        ok(store, {"cmd": "play_move", "game": "1.1", "move": "Ng1", "at": at(falls - 0.001)})
+        clock = store.game("1.1").clock
+        assert clock is not None and clock.remaining_ms("white") == 60 * MIN + 1
+
+    def test_3_5_1_move_40_at_the_instant_the_time_runs_out_is_too_late(
+        self, store: Store
+    ) -> None:
+        start(store)
+        cycle = ["Nf3", "Nf6", "Ng1", "Ng8"]
+        t = 0.0
+        for i in range(78):
+            t += 60
+            ok(store, {"cmd": "play_move", "game": "1.1", "move": cycle[i % 4], "at": at(t)})
+        falls = t + 81 * 60
+        events = ok(store, {"cmd": "play_move", "game": "1.1", "move": "Ng1", "at": at(falls)})
+        assert [e["type"] for e in events] == ["ResultRecorded"]
+        assert store.game("1.1").result == "0-1"
+
+
+class TestReconciliation:
+    """Readings are stored as observed on clock/<id>; differences raise alerts once."""
+
+    def test_reading_within_tolerance_is_stored_without_alert(self, store: Store) -> None:
+        start(store)
+        events = reading(store, 10, 120 * MIN - 11 * S, 120 * MIN, "white")
+        assert [e["type"] for e in events] == ["ClockReadingRecorded"]
+        assert events[0]["stream"] == "clock/1.1"
+        assert events[0]["model_white_ms"] == 120 * MIN - 10 * S
+        # The game stream is untouched: readings never change the regulation clock.
+        assert store.game("1.1").version == 1
+
+    def test_mismatch_alert_carries_both_values_and_is_not_repeated(self, store: Store) -> None:
+        start(store)
+        first = reading(store, 10, 119 * MIN, 120 * MIN, "white")
+        alert = first[1]
+        assert alert["type"] == "AlertRaised" and alert["kind"] == "clock_mismatch"
+        assert alert["details"]["reading_ms"] == 119 * MIN
+        assert alert["details"]["regulation_ms"] == 120 * MIN - 10 * S
+        again = reading(store, 11, 119 * MIN - S, 120 * MIN, "white")
+        assert [e["type"] for e in again] == ["ClockReadingRecorded"]
+        assert list(again[0]["open_alerts"]) == ["clock_mismatch:white"]
+        # Back within tolerance: closed; a new mismatch is reported afresh.
+        reading(store, 12, 120 * MIN - 12 * S, 120 * MIN, "white")
+        later = reading(store, 13, 100 * MIN, 120 * MIN, "white")
+        assert [e["type"] for e in later] == ["ClockReadingRecorded", "AlertRaised"]
+
+    def test_alert_state_survives_reopening_the_store(self, store_url: str) -> None:
+        with Store(store_url) as store:
+            start(store)
+            reading(store, 10, 119 * MIN, 120 * MIN, "white")
+        with Store(store_url) as again:
+            events = reading(again, 11, 119 * MIN - S, 120 * MIN, "white")
+            assert [e["type"] for e in events] == ["ClockReadingRecorded"]
+
+    def test_3_5_1_mis_set_clock_without_the_move_40_bonus_raises_an_alert(
+        self, store: Store
+    ) -> None:
+        start(store)
+        t = play_40_moves_each(store)  # each side: 40 min used, 80 + 60 min left
+        events = reading(store, t + 1, 80 * MIN, 80 * MIN - S, "white")
+        alerts = [e for e in events if e["type"] == "AlertRaised"]
+        assert [a["kind"] for a in alerts] == ["bonus_not_credited", "bonus_not_credited"]
+        assert alerts[0]["details"]["regulation_ms"] == 140 * MIN - S
+        assert "completing move 40 (1:00:00)" in alerts[0]["message"]
+        assert "6.10 b" in alerts[0]["message"]
+
+    def test_3_5_1_dgt_period_added_at_zero_is_not_a_flag_fall(self, store: Store) -> None:
+        start(store)
+        t = play_40_moves_each(store)
+        # The device shows White at 0:00 (a flag) after move 40: the regulation says 60 min.
+        events = reading(store, t + 80 * 60, 0, 140 * MIN, "white")
+        kinds = [e["kind"] for e in events if e["type"] == "AlertRaised"]
+        assert kinds == ["period_added_at_zero"]
+        assert "not a flag fall" in events[1]["message"]
+        assert store.game("1.1").status == "in_progress"
+
+    def test_readings_need_sane_values(self, store: Store) -> None:
+        start(store)
+        cmd = {
+            "cmd": "clock_reading",
+            "game": "1.1",
+            "at": at(5),
+            "white_ms": -1,
+            "black_ms": 0,
+            "running": "white",
+        }
+        assert "cannot be negative" in refused(store, cmd, "malformed_command")
+        cmd.update(white_ms=1, running="red")
+        assert "'running'" in refused(store, cmd, "malformed_command")
+
+    def test_play_move_with_device_times_stores_a_reading(self, store: Store) -> None:
+        start(store)
+        events = ok(
+            store,
+            {
+                "cmd": "play_move",
+                "game": "1.1",
+                "move": "e4",
+                "at": at(10),
+                "white_ms": 120 * MIN - 10 * S,
+                "black_ms": 120 * MIN,
+            },
+        )
+        assert [e["type"] for e in events] == ["MovePlayed", "ClockReadingRecorded"]
+        assert events[1]["ply"] == 1 and events[1]["running"] == "black"
+
+
+class TestAdjustClock:
+    """adjust_clock: Chief Arbiter or Deputy, a reason, applied by the regulation clock."""
+
+    def test_7_4_b_two_minutes_to_the_opponent(self, store: Store) -> None:
+        start(store)
+        ok(
+            store,
+            {
+                "cmd": "adjust_clock",
+                "game": "1.1",
+                "side": "black",
+                "delta_ms": 2 * MIN,
+                "reason": "7.4 b: illegal move by White",
+                "arbiter": "deputy",
+                "at": at(30),
+            },
+        )
+        view = game_object(store, "1.1")
+        assert view["clock"]["black_ms"] == 122 * MIN
+        assert view["clock"]["white_ms"] == 120 * MIN - 30 * S
+
+    def test_adjust_clock_needs_a_ruling_arbiter(self, store: Store) -> None:
+        start(store)
+        cmd = {
+            "cmd": "adjust_clock",
+            "game": "1.1",
+            "side": "black",
+            "delta_ms": 2 * MIN,
+            "reason": "penalty",
+            "arbiter": "advisor",
+            "at": at(30),
+        }
+        refused(store, cmd, "not_an_arbiter")
+        cmd.update(arbiter="chief", reason="  ")
+        assert "needs a reason" in refused(store, cmd, "malformed_command")
+
+    def test_6_9_no_adjustment_after_the_flag_fell(self, store: Store) -> None:
+        start(store, time_control="300+3")
+        cmd = {
+            "cmd": "adjust_clock",
+            "game": "1.1",
+            "side": "white",
+            "delta_ms": 2 * MIN,
+            "reason": "correction",
+            "arbiter": "chief",
+            "at": at(400),
+        }
+        message = refused(store, cmd, "rule_violation")
+        assert "white's flag fell at 2013-03-15T14:05:00.000Z" in message
+
+
+class TestClockAtAnyInstant:
+    def test_game_and_clock_as_they_stood_at_an_instant(self, store: Store) -> None:
+        start(store)
+        ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(30)})
+        ok(store, {"cmd": "play_move", "game": "1.1", "move": "e5", "at": at(100)})
+        view = game_object(store, "1.1", parse_instant(at(50.5)))
+        assert view["ply"] == 1
+        assert view["clock"]["white_ms"] == 120 * MIN - 30 * S
+        assert view["clock"]["black_ms"] == 120 * MIN - 20_500
+        assert view["clock"]["running"] == "black"
+        assert view["clock"]["moves_to_control"] == {"white": 39, "black": 40}
+
+
+class TestExecuteMany:
+    """Readings from several boards are committed in groups (one save)."""
+
+    def test_batch_of_readings_chains_versions_and_refuses_singly(self, store: Store) -> None:
+        start(store)
+        ok(store, {"cmd": "start_game", "game": "1.2", "at": at(0)})
+        batch = []
+        for i in range(1, 6):
+            for game in ("1.1", "1.2"):
+                batch.append(
+                    {
+                        "cmd": "clock_reading",
+                        "game": game,
+                        "at": at(i),
+                        "white_ms": 120 * MIN - i * S,
+                        "black_ms": 120 * MIN,
+                        "running": "white",
+                    }
+                )
+        batch.insert(3, {"cmd": "clock_reading", "game": "9.9"})
+        before = store.count()
+        answers = store.execute_many(batch)
+        assert [a["ok"] for a in answers].count(False) == 1
+        assert store.count() == before + 10
+        assert [e.originator_version for e in store.readings("1.1")] == [1, 2, 3, 4, 5]
+        assert store.clock_log("1.2").version == 5
