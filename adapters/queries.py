@@ -48,7 +48,8 @@ def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
             f"after {format_instant(at_ms)}"
         )
     view = game_view(game, at_ms)
-    view["clock"]["device"] = device_view(store.readings(game_id), at_ms)
+    found = store.reading_at(game_id, at_ms)
+    view["clock"]["device"] = device_view([found[0]], at_ms) if found else None
     return view
 
 

@@ -95,6 +95,8 @@ class Store:
         self.url = store_url(url)
         self.app = CandidatesApplication(env=store_env(self.url))
         self._cache: dict[str, _Cached] = {}
+        self._batch_fresh: set[str] | None = None
+        """Streams already brought up to date during the current ``execute_many``."""
 
     def close(self) -> None:
         self.app.close()
@@ -114,6 +116,11 @@ class Store:
 
     def _fold(self, stream_id: str, evolve: Callable[[S | None, Event], S | None]) -> S | None:
         cached = self._cache.get(stream_id)
+        if cached is not None and self._batch_fresh is not None:
+            if stream_id in self._batch_fresh:  # caught up earlier in this execute_many
+                state_now: S | None = cached.state
+                return state_now
+            self._batch_fresh.add(stream_id)
         state: S | None = cached.state if cached else None
         version = cached.version if cached else 0
         for event in self.stream(stream_id, version):
@@ -156,6 +163,41 @@ class Store:
             if len(tail) < limit:
                 return ClockLog(game_id, version, None, 0), version
             limit *= 8
+
+    def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:
+        """The last reading taken at or before ``at_ms`` and its position among the readings.
+
+        Readings are stored in time order (``clock_reading`` refuses an earlier
+        one), so this is a binary search over the stream's versions: about
+        log2(N) one-row queries instead of reading N events.
+        """
+        stream = clock_stream(game_id)
+        log = self.clock_log(game_id)
+        if log is None or log.version == 0:
+            return None
+
+        def event_at(version: int) -> Event | None:
+            stored = self.app.recorder.select_events(stream, lte=version, desc=True, limit=1)
+            if not stored:
+                return None
+            event = self.app.mapper.to_domain_event(stored[0])
+            return event if isinstance(event, Event) else None
+
+        low, high, found = 1, log.version, 0
+        while low <= high:
+            middle = (low + high) // 2
+            event = event_at(middle)
+            if event is not None and event.at_ms <= at_ms:
+                found, low = middle, middle + 1
+            else:
+                high = middle - 1
+        if not found:
+            return None
+        for stored in self.app.recorder.select_events(stream, lte=found, desc=True, limit=8):
+            event = self.app.mapper.to_domain_event(stored)
+            if isinstance(event, ClockReadingRecorded):
+                return event, event.originator_version
+        return None
 
     def readings(self, game_id: str) -> list[ClockReadingRecorded]:
         """Every stored reading of a game's clock, in order (for the clock projection)."""
@@ -240,17 +282,21 @@ class Store:
         answers: list[dict[str, Any]] = []
         pending: list[Event] = []
         touched: set[str] = set()
-        for raw in raws:
-            try:
-                _, events = decide(raw, self)
-            except CommandRefused as refused:
-                answers.append({"ok": False, "error": refused.as_error()})
-                continue
-            for event in events:
-                self._apply_pending(event)
-                touched.add(event.originator_id)
-            pending.extend(events)
-            answers.append({"ok": True, "events": [e.to_wire() for e in events]})
+        self._batch_fresh = set()
+        try:
+            for raw in raws:
+                try:
+                    _, events = decide(raw, self)
+                except CommandRefused as refused:
+                    answers.append({"ok": False, "error": refused.as_error()})
+                    continue
+                for event in events:
+                    self._apply_pending(event)
+                    touched.add(event.originator_id)
+                pending.extend(events)
+                answers.append({"ok": True, "events": [e.to_wire() for e in events]})
+        finally:
+            self._batch_fresh = None
         try:
             self.append(pending)
         except Conflict:

@@ -226,6 +226,12 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) 
             f"game {g.game_id} is finished ({g.result}, {g.termination}) since "
             f"{format_instant(g.last_at_ms)}: a reading at {format_instant(at_ms)} is not stored"
         )
+    if log is not None and log.last is not None and at_ms < log.last.at_ms:
+        raise MalformedCommand(
+            f"clock_reading at {format_instant(at_ms)} is earlier than the last stored reading "
+            f"of game {g.game_id} ({format_instant(log.last.at_ms)}): readings are stored in "
+            "time order"
+        )
     events: list[Event] = list(flag_fall(g, at_ms, by))
     after = g
     for event in events:
@@ -265,13 +271,16 @@ def with_move_reading(
         raise MalformedCommand(
             f"play_move: times cannot be negative (white_ms={white}, black_ms={black})"
         )
+    log = log_of()
+    if log is not None and log.last is not None and cmd["at_ms"] < log.last.at_ms:
+        return events  # a later reading is already stored (the board saw the move late)
     after = game
     for event in events:
         after = evolve_game(after, event)
     clock = after.clock
     return events + reading_events(
         after,
-        log_of(),
+        log,
         at_ms=cmd["at_ms"],
         by=cmd.get("by") or "arbiter",
         white_ms=white,

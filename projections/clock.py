@@ -120,7 +120,7 @@ def device_view(readings: Sequence[ClockReadingRecorded], at_ms: int) -> dict[st
         "read_at": format_instant(last.at_ms),
         "by": last.by,
         "open_alerts": list(last.open_alerts),
-        "readings": index + 1,
+        "stream_version": last.originator_version,
     }
 
 

@@ -120,9 +120,7 @@ class TestArt6_9FlagFallDetection:
         clock = store.game("1.1").clock
         assert clock is not None and clock.remaining_ms("white") == 60 * MIN + 1
 
-    def test_3_5_1_move_40_at_the_instant_the_time_runs_out_is_too_late(
-        self, store: Store
-    ) -> None:
+    def test_3_5_1_move_40_at_the_instant_the_time_runs_out_is_too_late(self, store: Store) -> None:
         start(store)
         cycle = ["Nf3", "Nf6", "Ng1", "Ng8"]
         t = 0.0

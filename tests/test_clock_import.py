@@ -80,7 +80,8 @@ def test_pgn_export_writes_clk_after_every_move_and_reads_back(
             exported["white_ms"],
             exported["black_ms"],
         )
-        game = chess.pgn.read_game(open(path))
+        with open(path) as handle:
+            game = chess.pgn.read_game(handle)
         assert [n.clock() for n in game.mainline()] == [7138.5, 7138.5, 7077.0, 7077.0]
 
 

@@ -1,0 +1,149 @@
+"""Property tests of the regulation clock (hypothesis).
+
+- remaining time = initial + credited bonuses + increments + adjustments - used,
+  computed here from the rules' own words, not from the clock's counters;
+- never below zero while the game continues;
+- folding the events in any batching (one command at a time, or grouped
+  commands in one save) gives the same state.
+"""
+
+from __future__ import annotations
+
+import tempfile
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adapters.store import Store
+from engine.clock import Clock
+from engine.time_control import (
+    BLITZ_3_7_2,
+    CLASSICAL_3_5_1,
+    RAPID_3_7_1_A,
+    SUDDEN_DEATH_3_7_3_A,
+    parse_time_control,
+)
+from tests.helpers import at, paired_tournament
+
+CONTROLS = [CLASSICAL_3_5_1, RAPID_3_7_1_A, BLITZ_3_7_2, SUDDEN_DEATH_3_7_3_A]
+
+
+def expected_remaining(tag: str, side: str, used: list[int], adjustments: int) -> int:
+    """3.5.1 / 3.7.x in words: the start time, +60 min after move 40, +15 min after
+    move 60 (3.5.1), the increment after each move of a period that has one."""
+    start = {"white": 300_000, "black": 240_000}[side] if tag == SUDDEN_DEATH_3_7_3_A else None
+    total = (
+        start
+        if start is not None
+        else {
+            CLASSICAL_3_5_1: 7_200_000,
+            RAPID_3_7_1_A: 1_500_000,
+            BLITZ_3_7_2: 300_000,
+        }[tag]
+    )
+    for number in range(1, len(used) + 1):
+        if tag == CLASSICAL_3_5_1:
+            total += 3_600_000 if number == 40 else 900_000 if number == 60 else 0
+            total += 30_000 if number >= 61 else 0
+        elif tag == SUDDEN_DEATH_3_7_3_A:
+            total += 3_000 if number >= 61 else 0
+        else:
+            total += 10_000 if tag == RAPID_3_7_1_A else 3_000
+    return total + adjustments - sum(used)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tag=st.sampled_from(CONTROLS),
+    steps=st.lists(
+        st.tuples(st.integers(0, 400_000), st.integers(-60_000, 180_000), st.booleans()),
+        min_size=1,
+        max_size=150,
+    ),
+)
+def test_remaining_equals_the_closed_form_and_never_goes_below_zero(
+    tag: str, steps: list[tuple[int, int, bool]]
+) -> None:
+    clock = Clock.start(parse_time_control(tag), 0)
+    t = 0
+    used: dict[str, list[int]] = {"white": [], "black": []}
+    adjusted = {"white": 0, "black": 0}
+    side = "white"
+    for think, delta, adjust in steps:
+        if adjust:
+            target = "black" if side == "white" else "white"
+            before = clock.remaining_ms(target, t)
+            applied = max(delta, -before)
+            clock = clock.adjust(target, delta, t)
+            adjusted[target] += applied
+        left = clock.remaining_ms(side, t)
+        think = min(think, left - 1) if left > 0 else 0
+        if left <= 0:
+            assert clock.flag_fallen(t) == side
+            break
+        t += think
+        assert clock.flag_fallen(t) is None
+        clock = clock.complete_move(side, t)
+        used[side].append(think)
+        for who in ("white", "black"):
+            remaining = clock.remaining_ms(who, t)
+            assert remaining >= 0
+            assert remaining == expected_remaining(tag, who, used[who], adjusted[who])
+            assert remaining == clock.closed_form_ms(who)
+        side = "black" if side == "white" else "white"
+
+
+MOVES = ["Nf3", "Nf6", "Ng1", "Ng8"]
+
+
+def commands(spacing: list[int]) -> list[dict[str, object]]:
+    """Moves and readings of one game, a reading after every move."""
+    out: list[dict[str, object]] = []
+    t = 0.0
+    for i, gap in enumerate(spacing):
+        t += gap
+        out.append({"cmd": "play_move", "game": "1.1", "move": MOVES[i % 4], "at": at(t)})
+        out.append(
+            {
+                "cmd": "clock_reading",
+                "game": "1.1",
+                "at": at(t + 0.5),
+                "white_ms": 7_200_000 - i * 1000,
+                "black_ms": 7_200_000,
+                "running": "black" if i % 2 == 0 else "white",
+                "by": "dgt:1",
+            }
+        )
+    return out
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    spacing=st.lists(st.integers(1, 300), min_size=1, max_size=12),
+    cuts=st.lists(st.integers(1, 6), min_size=1, max_size=10),
+)
+def test_replaying_in_any_batching_gives_the_same_state(
+    spacing: list[int], cuts: list[int]
+) -> None:
+    cmds = commands(spacing)
+    states = []
+    for batched in (False, True):
+        with tempfile.TemporaryDirectory() as tmp, Store(f"{tmp}/s.sqlite") as store:
+            paired_tournament(store)
+            store.handle({"cmd": "start_game", "game": "1.1", "at": at(0)})
+            if batched:
+                index, k = 0, 0
+                while index < len(cmds):
+                    size = cuts[k % len(cuts)]
+                    store.execute_many(cmds[index : index + size])
+                    index, k = index + size, k + 1
+            else:
+                for cmd in cmds:
+                    store.handle(cmd)
+            live = (store.game("1.1"), store.clock_log("1.1"))
+            with Store(f"{tmp}/s.sqlite") as fresh:
+                reloaded = (fresh.game("1.1"), fresh.clock_log("1.1"))
+            assert live[0] == reloaded[0]
+            assert live[1].last == reloaded[1].last
+            states.append((live[0], live[1].last, [e.to_wire() for e in store.readings("1.1")]))
+    assert states[0] == states[1]
