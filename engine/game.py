@@ -227,7 +227,9 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             chess.Board(fen)
         except ValueError as exc:
             raise MalformedCommand(f"start_game: invalid FEN {fen!r}: {exc}") from None
-    time_control = cmd.get("time_control") or profile(rules).time_control
+    time_control = cmd.get("time_control") or profile(rules).time_control_for(
+        cmd.get("stage") or "tournament"
+    )
     parse_time_control(time_control)  # a clear error for a control the clock cannot read
     return [
         GameStarted(

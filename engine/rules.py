@@ -82,6 +82,21 @@ class RulesProfile:
         if any(word in name for word in ("blitz", "sudden", "armageddon")):
             return self.blitz_penalties
         return self.rapid_penalties
+    sudden_death_time_control: str = "60/300|240:0+3"
+    """3.7.3.a: White 5 min, Black 4 min, 3 s a move from move 61 (engine.time_control form)."""
+
+    def time_control_for(self, stage: str) -> str:
+        """The control of a game of that stage: ``tournament`` 3.5.1; a playoff stage
+        naming sudden death / Armageddon 3.7.3.a, naming blitz 3.7.2, any other 3.7.1.a
+        rapid (the same reading of stage names as ``penalties_for``)."""
+        if stage == "tournament":
+            return self.time_control
+        name = stage.lower()
+        if any(word in name for word in ("sudden", "armageddon")):
+            return self.sudden_death_time_control
+        if "blitz" in name:
+            return self.blitz_time_control
+        return self.rapid_time_control
 
 
 PROFILES: dict[str, RulesProfile] = {
