@@ -10,7 +10,7 @@ SQLite store:
 - the time to load the game for a decision and answer "clock at t"
   (``Store.game`` + ``Store.clock_log`` + ``clock_view``: what ``play_move``
   and ``clock_reading`` need), and the time of ``candidates game ID --at T``
-  (which also reads every reading for the device's clock at T);
+  (which also finds the device clock at T by binary search of the readings);
 - the baseline measured in the same run: msgpack decoding of the same stored
   readings, and each figure as a ratio to it.
 
@@ -153,7 +153,7 @@ def main() -> int:
         f"= {decision_s / base:.3f}x baseline"
     )
     print(
-        f"game --at T with the device clock (reads every reading): {query_s * 1000:.1f} ms "
+        f"game --at T, device clock by binary search: {query_s * 1000:.1f} ms "
         f"= {query_s / base:.2f}x baseline"
     )
     return 0

@@ -311,3 +311,28 @@ class TestExecuteMany:
         assert store.count() == before + 10
         assert [e.originator_version for e in store.readings("1.1")] == [1, 2, 3, 4, 5]
         assert store.clock_log("1.2").version == 5
+
+
+class TestDgtPeriodAddedAtZero:
+    """The false flag fall at move 40 of live broadcasts (lichess issue 19227), end to end."""
+
+    def test_3_5_1_bonus_missing_then_zero_then_added_is_reported_once_each(
+        self, store: Store
+    ) -> None:
+        start(store)
+        t = play_40_moves_each(store)  # both: 80 min + 60 min bonus = 140 min left
+        black = 140 * MIN
+
+        def alerts(seconds: float, white_ms: int) -> list[str]:
+            events = reading(store, seconds, white_ms, black, "white")
+            return [e["kind"] for e in events if e["type"] == "AlertRaised"]
+
+        # The device did not add the 60 min at move 40: one alert, not repeated.
+        assert alerts(t + 10, 80 * MIN - 10 * S) == ["bonus_not_credited"]
+        assert alerts(t + 20, 80 * MIN - 20 * S) == []
+        # Its display reaches zero and shows a flag: named, not a flag fall.
+        assert alerts(t + 80 * 60, 0) == ["period_added_at_zero"]
+        assert store.game("1.1").status == "in_progress"
+        # It adds the period at zero: device and regulation agree again.
+        assert alerts(t + 80 * 60 + 5, 60 * MIN - 5 * S) == []
+        assert store.clock_log("1.1").open_alerts == ()
