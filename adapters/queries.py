@@ -49,7 +49,8 @@ def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
         )
     view = game_view(game, at_ms)
     found = store.reading_at(game_id, at_ms)
-    view["clock"]["device"] = device_view([found[0]], at_ms) if found else None
+    ended = game.last_at_ms if game.status == "finished" else None
+    view["clock"]["device"] = device_view([found[0]], at_ms, ended) if found else None
     return view
 
 

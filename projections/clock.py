@@ -102,17 +102,21 @@ def _flagged_in_draw(clock: Clock) -> str | None:
     return None
 
 
-def device_view(readings: Sequence[ClockReadingRecorded], at_ms: int) -> dict[str, Any] | None:
-    """The physical clock as last read at or before ``at_ms``, run on to ``at_ms``."""
+def device_view(
+    readings: Sequence[ClockReadingRecorded], at_ms: int, ended_at_ms: int | None = None
+) -> dict[str, Any] | None:
+    """The physical clock as last read at or before ``at_ms``, run on to ``at_ms``
+    (but not past the end of the game, ``ended_at_ms``, when the clocks stopped)."""
     instants = [r.at_ms for r in readings]
     index = bisect.bisect_right(instants, at_ms) - 1
     if index < 0:
         return None
     last = readings[index]
     shown = {"white": last.white_ms, "black": last.black_ms}
+    run_to = at_ms if ended_at_ms is None else min(at_ms, max(ended_at_ms, last.at_ms))
     if last.running in shown:
         side = last.running
-        shown[side] = max(0, shown[side] - (at_ms - last.at_ms))
+        shown[side] = max(0, shown[side] - (run_to - last.at_ms))
     return {
         "white_ms": shown["white"],
         "black_ms": shown["black"],

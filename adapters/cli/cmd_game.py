@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
@@ -21,7 +22,8 @@ def register(sub: Any) -> None:
     game.add_argument(
         "--at",
         metavar="INSTANT",
-        help="show the game and its clocks as they stood at this ISO-8601 UTC instant",
+        help="show the game and its clocks as they stood at this ISO-8601 UTC instant, "
+        "or 'now' (a live game's clocks run on to the present; a fallen flag shows)",
     )
     add_store_option(game)
     game.set_defaults(func=run_game)
@@ -138,7 +140,11 @@ def run_clocks(args: argparse.Namespace) -> int:
 
 
 def run_game(args: argparse.Namespace) -> int:
-    at_ms = parse_instant(args.at, "--at") if args.at else None
+    at_ms = None
+    if args.at == "now":
+        at_ms = round(time.time() * 1000)
+    elif args.at:
+        at_ms = parse_instant(args.at, "--at")
     with store_of(args) as store:
         view = game_object(store, args.game_id, at_ms)
     if args.format == "json":
