@@ -147,3 +147,61 @@ def test_replaying_in_any_batching_gives_the_same_state(
             assert live[1].last == reloaded[1].last
             states.append((live[0], live[1].last, [e.to_wire() for e in store.readings("1.1")]))
     assert states[0] == states[1]
+
+
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule  # noqa: E402
+
+
+class ClockLifecycle(RuleBasedStateMachine):
+    """Moves, adjustments and looks at random instants (Laws 6.1, 6.9; 3.5.1)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock = Clock.start(parse_time_control(CLASSICAL_3_5_1), 0)
+        self.now = 0
+        self.side = "white"
+        self.added = {"white": 7_200_000, "black": 7_200_000}
+        self.ended = False
+
+    @precondition(lambda self: not self.ended)
+    @rule(think=st.integers(0, 3_000_000))
+    def move(self, think: int) -> None:
+        falls = self.clock.flag_falls_at_ms()
+        assert falls is not None
+        if self.now + think >= falls:
+            assert self.clock.flag_fallen(self.now + think) == self.side
+            self.clock = self.clock.stop(falls)
+            self.ended = True
+            return
+        self.now += think
+        before = self.clock.side(self.side).moves
+        self.clock = self.clock.complete_move(self.side, self.now)
+        number = before + 1
+        self.added[self.side] += {40: 3_600_000, 60: 900_000}.get(number, 0)
+        self.added[self.side] += 30_000 if number >= 61 else 0
+        self.side = "black" if self.side == "white" else "white"
+
+    @precondition(lambda self: not self.ended)
+    @rule(delta=st.integers(-200_000, 200_000), whom=st.sampled_from(["white", "black"]))
+    def adjust(self, delta: int, whom: str) -> None:
+        applied = max(delta, -self.clock.remaining_ms(whom, self.now))
+        self.clock = self.clock.adjust(whom, delta, self.now)
+        self.added[whom] += applied
+
+    @rule(later=st.integers(0, 10_000_000))
+    def look(self, later: int) -> None:
+        seen = self.clock.at(self.now + later)
+        for side in ("white", "black"):
+            assert seen.remaining_ms(side) >= 0
+            assert seen.remaining_ms(side) == seen.closed_form_ms(side)
+
+    @invariant()
+    def remaining_is_what_was_added_minus_what_was_used(self) -> None:
+        for side in ("white", "black"):
+            own = self.clock.side(side)
+            assert own.remaining_ms >= 0
+            assert own.remaining_ms == self.added[side] - own.used_ms
+
+
+TestClockLifecycle = ClockLifecycle.TestCase
+TestClockLifecycle.settings = settings(max_examples=60, stateful_step_count=80, deadline=None)
