@@ -13,6 +13,7 @@ import tempfile
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from adapters.store import Store
 from engine.clock import Clock
@@ -147,9 +148,6 @@ def test_replaying_in_any_batching_gives_the_same_state(
             assert live[1].last == reloaded[1].last
             states.append((live[0], live[1].last, [e.to_wire() for e in store.readings("1.1")]))
     assert states[0] == states[1]
-
-
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule  # noqa: E402
 
 
 class ClockLifecycle(RuleBasedStateMachine):
