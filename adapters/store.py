@@ -159,9 +159,9 @@ class Store:
             for stored in tail:
                 event = self.app.mapper.to_domain_event(stored)
                 if isinstance(event, ClockReadingRecorded):
-                    return ClockLog(game_id, version, event, 1), version
+                    return ClockLog(game_id, version, event), version
             if len(tail) < limit:
-                return ClockLog(game_id, version, None, 0), version
+                return ClockLog(game_id, version, None), version
             limit *= 8
 
     def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:

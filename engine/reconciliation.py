@@ -82,8 +82,7 @@ class ClockLog:
     game_id: str
     version: int = 0
     last: ClockReadingRecorded | None = None
-    readings: int = 0
-    """Readings folded into this state (from its starting point)."""
+    """The last reading: its ``open_alerts`` are the alert state."""
 
     @property
     def open_alerts(self) -> tuple[str, ...]:
@@ -95,8 +94,8 @@ def evolve(state: ClockLog | None, event: Event) -> ClockLog | None:
     game_id = event.originator_id.partition("/")[2]
     log = state if state is not None else ClockLog(game_id)
     if isinstance(event, ClockReadingRecorded):
-        return ClockLog(log.game_id, event.originator_version, event, log.readings + 1)
-    return ClockLog(log.game_id, event.originator_version, log.last, log.readings)
+        return ClockLog(log.game_id, event.originator_version, event)
+    return ClockLog(log.game_id, event.originator_version, log.last)
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,14 +311,13 @@ def reading_events(
     tolerance_ms: int,
 ) -> list[Event]:
     """The stored reading and the alerts whose condition is new."""
-    tolerance = tolerance_ms
     events: list[Event] = []
     log = log or ClockLog(g.game_id)
     stream = clock_stream(g.game_id)
     clock = g.clock
     readings = {"white": white_ms, "black": black_ms}
     findings = (
-        [judge(clock, side, readings[side], at_ms, tolerance) for side in SIDES]
+        [judge(clock, side, readings[side], at_ms, tolerance_ms) for side in SIDES]
         if clock is not None
         else []
     )
@@ -365,7 +363,7 @@ def reading_events(
                     "regulation_white_ms": clock.remaining_ms("white", at_ms) if clock else None,
                     "regulation_black_ms": clock.remaining_ms("black", at_ms) if clock else None,
                     "moves_completed": clock.side(found.side).moves if clock else None,
-                    "tolerance_ms": tolerance,
+                    "tolerance_ms": tolerance_ms,
                 },
             )
         )
