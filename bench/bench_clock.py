@@ -14,7 +14,7 @@ SQLite store:
 - the baseline measured in the same run: msgpack decoding of the same stored
   readings, and each figure as a ratio to it.
 
-    .venv/bin/python bench/bench_clock.py [--readings N] [--repeat 3]
+    .venv/bin/python bench/bench_clock.py [--readings N] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def build(path: str, readings: int) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--readings", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     n = args.readings
     with tempfile.TemporaryDirectory() as tmp:
@@ -126,12 +126,16 @@ def main() -> int:
             with Store(path) as store:
                 store.tournament()
 
-        base = median_time(baseline, args.repeat)
-        fold_s = median_time(fold, args.repeat)
-        read_fold_s = median_time(read_and_fold, args.repeat)
-        decision_s = median_time(load_for_decision, args.repeat)
-        query_s = median_time(query_at, args.repeat)
-        open_s = median_time(open_empty, args.repeat)
+        # Interleaved rounds, medians: the machine is shared, so each round
+        # measures every figure and its baseline under the same load.
+        actions = [baseline, fold, read_and_fold, load_for_decision, query_at, open_empty]
+        times: list[list[float]] = [[] for _ in actions]
+        for _ in range(args.repeat):
+            for index, action in enumerate(actions):
+                times[index].append(median_time(action, 1))
+        base, fold_s, read_fold_s, decision_s, query_s, open_s = (
+            statistics.median(t) for t in times
+        )
 
     print(f"clock readings in one game: {n}")
     print(f"recorded via execute_many (100 a save): {n / record_s:,.0f} readings/s")
