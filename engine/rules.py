@@ -82,6 +82,7 @@ class RulesProfile:
         if any(word in name for word in ("blitz", "sudden", "armageddon")):
             return self.blitz_penalties
         return self.rapid_penalties
+
     sudden_death_time_control: str = "60/300|240:0+3"
     """3.7.3.a: White 5 min, Black 4 min, 3 s a move from move 61 (engine.time_control form)."""
 

@@ -336,3 +336,52 @@ class TestDgtPeriodAddedAtZero:
         # It adds the period at zero: device and regulation agree again.
         assert alerts(t + 80 * 60 + 5, 60 * MIN - 5 * S) == []
         assert store.clock_log("1.1").open_alerts == ()
+
+
+class TestClocksStoppedForAClaim:
+    """Laws 2009 6.12 b, 9.5: the clocks are stopped for a claim and started at the ruling;
+    penalties (ClockAdjusted from the claims rules) are applied by the regulation clock."""
+
+    def claim(self, store: Store, seconds: float) -> list[dict[str, Any]]:
+        return ok(
+            store,
+            {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "black",
+                "kind": "fifty_moves",
+                "at": at(seconds),
+            },
+        )
+
+    def test_9_5_no_time_runs_while_the_arbiter_rules(self, store: Store) -> None:
+        start(store)
+        ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(60)})
+        self.claim(store, 100)  # Black used 40 s before stopping the clocks
+        paused = game_object(store, "1.1", T0_MS + 3 * 3600 * S)["clock"]
+        assert paused["running"] is None
+        assert paused["black_ms"] == 120 * MIN - 40 * S and paused["flag"] is None
+        ok(
+            store,
+            {
+                "cmd": "rule_claim",
+                "game": "1.1",
+                "claim": 1,
+                "decision": "rejected",
+                "arbiter": "chief",
+                "at": at(700),
+            },
+        )
+        clock = game_object(store, "1.1", T0_MS + 710 * S)["clock"]
+        assert clock["running"] == "black"
+        assert clock["black_ms"] == 120 * MIN - 50 * S
+        # 9.5: the incorrect claim gives White 3 minutes.
+        assert clock["white_ms"] == 120 * MIN - 60 * S + 3 * MIN
+
+    def test_6_9_a_claim_after_the_flag_fell_records_the_flag_fall(self, store: Store) -> None:
+        start(store, time_control="300+3")
+        ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(10)})
+        events = self.claim(store, 400)
+        assert [e["type"] for e in events] == ["ResultRecorded"]
+        assert events[0]["termination"] == "time_forfeit"
+        assert events[0]["at"] == at(310)

@@ -36,6 +36,10 @@ def playoff(store: Store, rules: str = "candidates-2012", stage: str = "rapid") 
             "white": "carlsen",
             "black": "kramnik",
             "stage": stage,
+            # These tests space moves and claims minutes apart; the stage's own
+            # control (25 min rapid, 5 min blitz: engine/time_control.py) would
+            # make the flags fall, which is not what they are about.
+            "time_control": "40/7200:20/3600:900+30",
             "at": at(0),
         },
     )
