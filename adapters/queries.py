@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.store import Store
-from engine.errors import UnknownGame
+from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
+from engine.game import Game
 from engine.rules import profile
+from engine.schedule import schedule_view, tournament_schedule
+from engine.tournament import Tournament
 from projections.game_view import game_view, not_started_view
 from projections.pgn import game_pgn
+from projections.standings import crosstable, standings
 
 
 def game_object(store: Store, game_id: str) -> dict[str, Any]:
@@ -31,3 +35,43 @@ def game_pgn_text(store: Store, game_id: str) -> str:
     names = {p.id: p.name for p in tournament.players} if tournament else {}
     event = tournament.name if tournament else "?"
     return game_pgn(game, event=event, names=names)
+
+
+def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
+    """The contract's ``standings`` object after a round (every finished game when None)."""
+    tournament = _require_tournament(store)
+    if after_round is not None and not 0 <= after_round <= tournament.rounds:
+        raise MalformedCommand(
+            f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
+        )
+    return standings(tournament, _all_games(store), after_round)
+
+
+def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
+    """Every player's results against every opponent (see ``projections.standings``)."""
+    tournament = _require_tournament(store)
+    return crosstable(tournament, _all_games(store), after_round)
+
+
+def schedule_object(store: Store) -> dict[str, Any]:
+    """The 22 days of 3.2 (for this event's number of rounds) from its start date."""
+    tournament = _require_tournament(store)
+    return schedule_view(tournament_schedule(tournament))
+
+
+def _require_tournament(store: Store) -> Tournament:
+    tournament = store.tournament()
+    if tournament is None:
+        raise UnknownTournament(
+            "no tournament in this store: create one (create_tournament) or import a PGN file"
+        )
+    return tournament
+
+
+def _all_games(store: Store) -> list[Game]:
+    out: list[Game] = []
+    for game_id in store.game_ids():
+        game = store.game(game_id)
+        if game is not None:
+            out.append(game)
+    return out

@@ -13,7 +13,9 @@ from typing import Protocol
 from engine import draw_claims as claims
 from engine import game as games
 from engine import illegal_moves
+from engine import playoff_commands as playoffs
 from engine import tournament as tournaments
+from engine import withdrawal as withdrawals
 from engine.commands import Command, parse_command
 from engine.events import Event
 from engine.game import Game
@@ -45,6 +47,10 @@ HANDLERS: dict[str, Handler] = {
     ),
     "offer_draw": lambda c, w: claims.refuse_draw_by_agreement(w.tournament(), None, c),
     "agree_draw": lambda c, w: claims.refuse_draw_by_agreement(w.tournament(), None, c),
+    "withdraw": lambda c, w: withdrawals.withdraw(w.tournament(), w.game, c),
+    "start_playoff": lambda c, w: playoffs.start_playoff(w.tournament(), w.game, c),
+    "advance_playoff": lambda c, w: playoffs.advance_playoff(w.tournament(), w.game, c),
+    "choose_colour": lambda c, w: playoffs.choose_colour(w.tournament(), c),
 }
 
 

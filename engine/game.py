@@ -197,6 +197,8 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
     game_id: str = cmd["game"]
     if existing is not None:
         raise RuleViolation("3.3.7", f"game {game_id} has already been started")
+    if tournament is not None:
+        tournament.check_can_start(game_id)
     pairing = tournament.pairings().get(game_id) if tournament else None
     white, black = cmd.get("white"), cmd.get("black")
     if pairing is not None:
@@ -213,6 +215,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
         )
         raise UnknownGame(f"game {game_id!r} has no players: {hint}; or give white and black")
     rules = tournament.rules if tournament else DEFAULT_PROFILE
+    planned = tournament.planned_game(game_id) if tournament else None
     round_no, _, board_no = game_id.partition(".")
     fen = cmd.get("fen")
     if fen is not None:
@@ -231,10 +234,11 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             board=int(board_no) if board_no.isdigit() else 0,
             white=white,
             black=black,
-            time_control=cmd.get("time_control") or profile(rules).time_control,
+            time_control=cmd.get("time_control")
+            or (planned.time_control if planned else profile(rules).time_control),
             rules=rules,
             initial_fen=fen,
-            stage=cmd.get("stage") or "tournament",
+            stage=cmd.get("stage") or (planned.stage if planned else "tournament"),
         )
     ]
 

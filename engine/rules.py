@@ -71,6 +71,9 @@ class RulesProfile:
     """Rapid tie-break games (3.7.1.a), under 3.7.1.b."""
     blitz_penalties: Penalties = field(default_factory=_penalties_2009)
     """Blitz and sudden-death tie-break games (3.7.2, 3.7.3), under 3.7.1.b."""
+    sudden_death_time_control: str = "300/240+3@61"
+    """3.7.3.a: White 5 min, Black 4 min, 3 s a move from move 61 (written
+    ``<white s>/<black s>+<increment s>@<from move>``)."""
 
     def penalties_for(self, stage: str) -> Penalties:
         """The penalties of a game's stage (``tournament``, ``rapid``, ``blitz``,
