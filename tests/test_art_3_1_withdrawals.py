@@ -63,7 +63,9 @@ class TestArt3_1WithdrawalAfterHalfTheGames:
         assert (view["status"], view["termination"], view["ply"]) == ("finished", "default", 0)
         white, black = games_of(sqlite_store, GONE)[one]
         assert view["result"] == ("0-1" if white == GONE else "1-0")
-        refused(sqlite_store, {"cmd": "start_game", "game": one, "at": at(8 * 86400)}, "rule_violation")
+        refused(
+            sqlite_store, {"cmd": "start_game", "game": one, "at": at(8 * 86400)}, "rule_violation"
+        )
 
         play_rounds(sqlite_store, all_draws)
         table = standings_object(sqlite_store)
@@ -127,7 +129,9 @@ class TestArt3_1WithdrawalBeforeHalfTheGames:
         # his games not yet played are never started
         round_7 = [g for g in games_of(sqlite_store, GONE) if g.startswith("7.")][0]
         message = refused(
-            sqlite_store, {"cmd": "start_game", "game": round_7, "at": at(7 * 86400)}, "rule_violation"
+            sqlite_store,
+            {"cmd": "start_game", "game": round_7, "at": at(7 * 86400)},
+            "rule_violation",
         )
         assert message == f"game {round_7} is not played: {GONE} withdrew (annulled) (article 3.1)"
 
@@ -142,11 +146,17 @@ class TestArt3_1WithdrawalBeforeHalfTheGames:
         assert final["prize_fund"]["retained_by_fide_eur"] == 17_000
         cross = crosstable_object(sqlite_store)
         annulled_cells = [
-            g for p in cross["players"] for games in p["results"].values() for g in games if g["annulled"]
+            g
+            for p in cross["players"]
+            for games in p["results"].values()
+            for g in games
+            if g["annulled"]
         ]
         assert len(annulled_cells) == 12  # 6 games, seen from both sides
 
-    def test_3_1_withdrawing_twice_or_an_unknown_player_is_refused(self, sqlite_store: Store) -> None:
+    def test_3_1_withdrawing_twice_or_an_unknown_player_is_refused(
+        self, sqlite_store: Store
+    ) -> None:
         paired_tournament(sqlite_store)
         play_rounds(sqlite_store, all_draws, range(1, 2))
         withdraw(sqlite_store, at(86400))
@@ -209,7 +219,11 @@ class TestArt3_3_3WithdrawalBeforeTheStart:
         table = standings_object(sqlite_store)
         assert table["final"] is True
         row = {r["player"]: r for r in table["rows"]}
-        assert (row[opponent]["points"], row[opponent]["wins"], row[opponent]["games"]) == (7, 1, 13)
+        assert (row[opponent]["points"], row[opponent]["wins"], row[opponent]["games"]) == (
+            7,
+            1,
+            13,
+        )
         assert (row[GONE]["points"], row[GONE]["games"]) == (0, 1)
         assert table["winner"] == {"player": opponent, "decided_by": "points"}
 

@@ -120,7 +120,9 @@ class TestArt3_1FederationRule:
             assert meeting_rounds(8)[frozenset((numbers["p2"], numbers["p5"]))] == 1
         ok(sqlite_store, {"cmd": "draw_lots", "tournament": "t", "seed": "s"})
         pairings = sqlite_store.tournament().round_robin_pairings()
-        rounds = sorted(int(g.split(".")[0]) for g, wb in pairings.items() if set(wb) == {"p2", "p5"})
+        rounds = sorted(
+            int(g.split(".")[0]) for g, wb in pairings.items() if set(wb) == {"p2", "p5"}
+        )
         assert rounds == [1, 8]
 
     def test_3_1_three_players_of_one_federation_meet_in_rounds_1_2_3_and_8_9_10(
@@ -210,7 +212,9 @@ class TestArt3_1FederationRule:
 
 @settings(max_examples=60, deadline=None)
 @given(feds=st.lists(st.sampled_from("ABCDE"), min_size=2, max_size=6), seed=st.text(max_size=8))
-def test_3_1_seeded_draw_honours_the_rule_exactly_when_some_draw_can(feds: list[str], seed: str) -> None:
+def test_3_1_seeded_draw_honours_the_rule_exactly_when_some_draw_can(
+    feds: list[str], seed: str
+) -> None:
     players = entrants(feds)
     possible = any(
         not federation_violations(players, dict(zip([p.id for p in players], perm, strict=True)))

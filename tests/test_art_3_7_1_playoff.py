@@ -98,7 +98,11 @@ class TestArt3_7_1_aRapid:
         pairs = [frozenset((g["white"], g["black"])) for g in started["games"]]
         assert len(pairs) == 6 and all(pairs.count(p) == 2 for p in pairs)
         for pair in set(pairs):
-            colours = [(g["white"], g["black"]) for g in started["games"] if {g["white"], g["black"]} == pair]
+            colours = [
+                (g["white"], g["black"])
+                for g in started["games"]
+                if {g["white"], g["black"]} == pair
+            ]
             assert colours[0] == colours[1][::-1]
         assert [g["game"] for g in started["games"]][:2] == ["P1-rapid-1.2", "P1-rapid-2.2"]
         first = started["games"][0]["game"]
@@ -287,7 +291,9 @@ class TestArt3_7_4OtherPlaces:
     def test_3_7_4_playoff_for_second_place(self, sqlite_store: Store) -> None:
         # a wins the event; b, c and d are level after a-c for places 2-4.
         event(sqlite_store, ["a", "b", "c", "d"], cycles=1)
-        play_rounds(sqlite_store, by_pair({("a", "b"): ["1"], ("a", "c"): ["1"], ("a", "d"): ["1"]}))
+        play_rounds(
+            sqlite_store, by_pair({("a", "b"): ["1"], ("a", "c"): ["1"], ("a", "d"): ["1"]})
+        )
         message = refused(
             sqlite_store, playoff_cmd("start_playoff", place=3, seed="s"), "rule_violation"
         )

@@ -81,7 +81,9 @@ class TestArt3_7Tiebreaks:
         for p in berger_schedule(5, 2):
             if not is_bye(p, 5):
                 white, black = ids[p.white - 1], ids[p.black - 1]
-                games.append(ScoredGame(p.game_id, p.round, white, black, THREE_WAY(p.round, white, black)))
+                games.append(
+                    ScoredGame(p.game_id, p.round, white, black, THREE_WAY(p.round, white, black))
+                )
         ranking = rank(ids, games)
         assert ranking.tiers[:3] == (("b",), ("a",), ("c",))
         assert head_to_head(["a", "b"], games) == {"a": Fraction(3, 2), "b": Fraction(1, 2)}
@@ -122,7 +124,9 @@ class TestArt3_7Tiebreaks:
         # a beat b (1 point) and drew c (0.5 point): 1 + 0.5 * 0.5
         assert table["a"].sb == Fraction(5, 4)
 
-    def test_3_7_every_points_group_is_ordered_not_only_the_first(self, sqlite_store: Store) -> None:
+    def test_3_7_every_points_group_is_ordered_not_only_the_first(
+        self, sqlite_store: Store
+    ) -> None:
         event(sqlite_store, ["a", "b", "c", "d", "e"])
         play_rounds(sqlite_store, THREE_WAY)
         table = standings_object(sqlite_store)

@@ -83,8 +83,10 @@ def play_rounds(store: Store, results: Result, rounds: range | None = None) -> N
     assert tournament is not None
     for game_id, (white, black) in tournament.round_robin_pairings().items():
         round_no = int(game_id.split(".")[0])
-        if store.game(game_id) is not None or tournament.withdrawal(white) or tournament.withdrawal(
-            black
+        if (
+            store.game(game_id) is not None
+            or tournament.withdrawal(white)
+            or tournament.withdrawal(black)
         ):
             continue  # already played, or cancelled by a withdrawal
         if rounds is None or round_no in rounds:
