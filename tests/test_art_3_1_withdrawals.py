@@ -61,7 +61,7 @@ class TestArt3_1WithdrawalAfterHalfTheGames:
         one = sorted(later)[0]
         view = game_object(sqlite_store, one)
         assert (view["status"], view["termination"], view["ply"]) == ("finished", "default", 0)
-        white, black = games_of(sqlite_store, GONE)[one]
+        white, _black = games_of(sqlite_store, GONE)[one]
         assert view["result"] == ("0-1" if white == GONE else "1-0")
         refused(
             sqlite_store, {"cmd": "start_game", "game": one, "at": at(8 * 86400)}, "rule_violation"
@@ -127,7 +127,7 @@ class TestArt3_1WithdrawalBeforeHalfTheGames:
             assert r["sb"] == _sb_without(table, sqlite_store, r["player"])
 
         # his games not yet played are never started
-        round_7 = [g for g in games_of(sqlite_store, GONE) if g.startswith("7.")][0]
+        round_7 = next(g for g in games_of(sqlite_store, GONE) if g.startswith("7."))
         message = refused(
             sqlite_store,
             {"cmd": "start_game", "game": round_7, "at": at(7 * 86400)},
@@ -211,7 +211,7 @@ class TestArt3_3_3WithdrawalBeforeTheStart:
         assert game_object(sqlite_store, first)["termination"] == "default"
         # his other games are not played (the 50% rule would annul the declared
         # result; 3.3.3 is the specific rule and keeps it)
-        second = [g for g in games_of(sqlite_store, GONE) if g.startswith("2.")][0]
+        second = next(g for g in games_of(sqlite_store, GONE) if g.startswith("2."))
         assert "article 3.3.3" in refused(
             sqlite_store, {"cmd": "start_game", "game": second, "at": at(86400)}, "rule_violation"
         )
