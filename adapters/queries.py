@@ -24,7 +24,9 @@ def game_object(store: Store, game_id: str) -> dict[str, Any]:
     pairing = tournament.pairings().get(game_id) if tournament else None
     if tournament is None or pairing is None:
         raise UnknownGame(f"no game {game_id!r} in this store")
-    return not_started_view(game_id, *pairing, profile(tournament.rules).time_control)
+    planned = tournament.planned_game(game_id)
+    time_control = planned.time_control if planned else profile(tournament.rules).time_control
+    return not_started_view(game_id, *pairing, time_control)
 
 
 def game_pgn_text(store: Store, game_id: str) -> str:
