@@ -225,13 +225,18 @@ def create_tournament_from_pgn(
     return ImportReport("tournament", "created", message, events=events)
 
 
-def import_pgn(store: Store, path: str | Path, by: str = "import") -> list[ImportReport]:
-    """Import every game of one PGN file; one report per game (after a ``tournament``
-    report when the file created the tournament)."""
+def import_pgn(
+    store: Store,
+    path: str | Path,
+    by: str = "import",
+    created: list[ImportReport] | None = None,
+) -> list[ImportReport]:
+    """Import every game of one PGN file; one report per game. When the file creates
+    the tournament, its report (game ``tournament``) is appended to ``created``."""
     reports: list[ImportReport] = []
-    created = create_tournament_from_pgn(store, path, by)
-    if created is not None:
-        reports.append(created)
+    made = create_tournament_from_pgn(store, path, by)
+    if made is not None and created is not None:
+        created.append(made)
     tournament = store.tournament()
     rules = tournament.rules if tournament else DEFAULT_PROFILE
     boards_used: dict[int, int] = {}

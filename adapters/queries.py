@@ -7,6 +7,7 @@ from typing import Any
 from adapters.store import Store
 from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
 from engine.game import Game
+from engine.pairing import table_size
 from engine.rules import profile
 from engine.schedule import schedule_view, tournament_schedule
 from engine.tournament import Tournament
@@ -71,8 +72,14 @@ def _require_tournament(store: Store) -> Tournament:
 
 
 def _all_games(store: Store) -> list[Game]:
+    """The games the standings read: every ``<round>.<board>`` of the round robin (by id,
+    without scanning the log) and every playoff game paired so far."""
+    tournament = _require_tournament(store)
+    boards = table_size(len(tournament.players)) // 2
+    ids = [f"{r}.{b}" for r in range(1, tournament.rounds + 1) for b in range(1, boards + 1)]
+    ids += [gid for playoff in tournament.playoffs for gid in playoff.game_ids()]
     out: list[Game] = []
-    for game_id in store.game_ids():
+    for game_id in ids:
         game = store.game(game_id)
         if game is not None:
             out.append(game)
