@@ -126,8 +126,10 @@ def _colour_numbers(
         raise MalformedCommand(
             f"numbers must give each of {', '.join(players)} a number, got {numbers!r}"
         )
-    values = sorted(numbers.values())
-    if values != list(range(1, len(players) + 1)):
+    values = list(numbers.values())
+    if any(isinstance(n, bool) or not isinstance(n, int) for n in values) or sorted(values) != list(
+        range(1, len(players) + 1)
+    ):
         raise MalformedCommand(f"numbers must be 1..{len(players)}, each once; got {values}")
     return {p: int(n) for p, n in numbers.items()}, None
 
