@@ -38,7 +38,14 @@ FIELDS = {
 def commands(draw: st.DrawFn) -> dict:
     name = draw(st.sampled_from(sorted(FIELDS)))
     cmd: dict = {"cmd": name}
-    likely = {"tournament": "t", "arbiter": "chief", "at": at(5000), "player": "a", "reason": "ill"}
+    likely = {
+        "tournament": "t",
+        "arbiter": "chief",
+        "at": at(5000),
+        "player": "a",
+        "reason": "ill",
+        "seed": "s",
+    }
     for field in FIELDS[name]:
         if field in likely and draw(st.integers(0, 4)):
             cmd[field] = likely[field]  # mostly well-formed, to reach the decisions
@@ -54,6 +61,7 @@ def test_tournament_commands_never_crash() -> None:
 
         @settings(
             max_examples=300,
+            derandomize=True,
             deadline=None,
             suppress_health_check=[HealthCheck.function_scoped_fixture],
         )
