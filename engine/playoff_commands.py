@@ -61,6 +61,7 @@ from engine.tiebreaks import (
     ranked_players,
     round_robin_games,
     round_robin_states,
+    withdrawn_behind,
 )
 from engine.tournament import Tournament, require_ruling_arbiter, require_tournament
 
@@ -98,7 +99,8 @@ def current_order(
         raise RuleViolation("3.7", f"tie-break games come after the last round: {detail}")
     ranking = rank(ranked_players(tournament), scored)
     results = playoff_results(tournament, lookup)
-    order, progress = refine(ranking.tiers, tournament.playoffs, results)
+    tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
+    order, progress = refine(tiers, tournament.playoffs, results)
     return order, progress, results
 
 

@@ -190,6 +190,20 @@ def rank(players: Sequence[str], games: Sequence[ScoredGame]) -> Ranking:
     return Ranking(tuple(tiers), table, h2h)
 
 
+def withdrawn_behind(
+    tiers: Sequence[tuple[str, ...]], withdrawn: Iterable[str]
+) -> list[tuple[str, ...]]:
+    """A withdrawn player cannot play tie-break games (3.1: the rest of his games are lost
+    by default): in a tie that survives 3.7 a-c he is placed behind the others."""
+    gone = set(withdrawn)
+    out: list[tuple[str, ...]] = []
+    for tier in tiers:
+        staying = tuple(p for p in tier if p not in gone)
+        leaving = tuple(p for p in tier if p in gone)
+        out.extend(t for t in (staying, leaving) if t)
+    return out
+
+
 def ranked_players(tournament: Tournament, after_round: int | None = None) -> list[str]:
     """The players the standings rank: everyone but those whose results are annulled."""
     gone = annulled_players(tournament, after_round)

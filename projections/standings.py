@@ -49,6 +49,7 @@ from engine.tiebreaks import (
     rank,
     ranked_players,
     round_robin_games,
+    withdrawn_behind,
 )
 from engine.tournament import Tournament
 from projections.prizes import PRIZES_2012_EUR, prizes_object
@@ -113,9 +114,8 @@ def standings(
     order: list[tuple[str, ...]] = list(ranking.tiers)
     progress: dict[int, Progress] = {}
     if final:
-        order, progress = refine(
-            ranking.tiers, tournament.playoffs, playoff_results(tournament, all_games)
-        )
+        tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
+        order, progress = refine(tiers, tournament.playoffs, playoff_results(tournament, all_games))
     names = {p.id: p.name for p in tournament.players}
     withdrawn = {w.player: w.rule for w in tournament.withdrawals}
     rows: list[dict[str, Any]] = []
@@ -138,7 +138,7 @@ def standings(
             )
     leader = _decided_by(ranking, order) if scored else None
     playoff: dict[str, Any] = dict(NO_PLAYOFF)
-    if final and len(ranking.tiers[0]) > 1:
+    if 1 in progress or (final and len(order[0]) > 1):
         prog = progress.get(1)
         if prog is None:
             playoff = {
@@ -147,7 +147,7 @@ def standings(
                 "stage": RAPID,
                 "series": 1,
                 "action": START_STAGE,
-                "players": list(ranking.tiers[0]),
+                "players": list(order[0]),
                 "games": [],
                 "pending": [],
             }

@@ -246,3 +246,38 @@ class TestArt3_3_3WithdrawalBeforeTheStart:
             f"{GONE} withdraws at least 3 months before the start (2013-03-13): he is "
             "replaced by a player as described in article 2.7, not withdrawn (article 3.3.2)"
         )
+
+
+class TestWithdrawnPlayerInATie:
+    def test_3_1_a_withdrawn_player_plays_no_tie_break_games(self, sqlite_store: Store) -> None:
+        # three players level after a-c; one withdraws after the last round: the
+        # playoff is between the other two, and he is placed behind them.
+        from tests.tournament_helpers import event, rows
+
+        event(sqlite_store, ["a", "b", "c"], cycles=1)
+        play_rounds(sqlite_store, all_draws)
+        ok(
+            sqlite_store,
+            {
+                "cmd": "withdraw",
+                "tournament": "t",
+                "player": "a",
+                "at": at(10 * 86400),
+                "reason": "ill",
+                "arbiter": "chief",
+            },
+        )
+        table = standings_object(sqlite_store)
+        assert table["playoff"]["players"] == ["b", "c"]
+        assert rows(table) == [(1, "b"), (1, "c"), (3, "a")]
+        [started] = ok(
+            sqlite_store,
+            {
+                "cmd": "start_playoff",
+                "tournament": "t",
+                "arbiter": "chief",
+                "at": at(11 * 86400),
+                "seed": "s",
+            },
+        )
+        assert sorted(started["players"]) == ["b", "c"]
