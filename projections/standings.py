@@ -102,12 +102,20 @@ def standings(
     after_round: int | None = None,
     prize_table: Sequence[int] = PRIZES_2012_EUR,
 ) -> dict[str, Any]:
-    """The standings object after ``after_round`` (every finished game when None)."""
+    """The standings object after ``after_round``; when None, after the latest round
+    with a game played (its finished games, and every earlier result)."""
     all_games = list(games)
     scored = round_robin_games(tournament, all_games, after_round)
-    shown_round = (
-        after_round if after_round is not None else max((g.round for g in scored), default=0)
-    )
+    if after_round is not None:
+        shown_round = after_round
+    elif is_complete(tournament, scored):
+        shown_round = tournament.rounds
+    else:
+        # the latest round with a game actually played: defaults recorded ahead for a
+        # withdrawn player's later rounds count when their round comes
+        played = [g.round for g in scored if not g.by_default]
+        shown_round = max(played or [g.round for g in scored] or [0])
+        scored = [g for g in scored if g.round <= shown_round]
     players = ranked_players(tournament, after_round)
     ranking = rank(players, scored)
     final = shown_round >= tournament.rounds and is_complete(tournament, scored, after_round)

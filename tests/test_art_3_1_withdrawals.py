@@ -281,3 +281,15 @@ class TestWithdrawnPlayerInATie:
             },
         )
         assert sorted(started["players"]) == ["b", "c"]
+
+
+def test_3_1_defaults_recorded_ahead_count_when_their_round_comes(sqlite_store: Store) -> None:
+    paired_tournament(sqlite_store)
+    play_rounds(sqlite_store, all_draws, range(1, 8))
+    withdraw(sqlite_store, at(7 * 86400))
+    play_rounds(sqlite_store, all_draws, range(8, 11))
+    table = standings_object(sqlite_store)
+    assert (table["after_round"], table["final"]) == (10, False)
+    row = {r["player"]: r for r in table["rows"]}
+    assert row[GONE]["games"] == 10
+    assert standings_object(sqlite_store, 14)["rows"][-1]["games"] == 14
