@@ -24,15 +24,19 @@ How the engine applies them:
   his from the round in which the withdrawal took effect on (``after_round``
   earlier than that shows the table as it stood then).
 - ``first_round_default`` (3.3.3): the withdrawal comes before the event
-  starts (no round-robin game has begun) and less than 3 months before the
-  start date. 3.3.3 is the specific rule and wins over the 50% rule of 3.1,
+  starts (before its ``start_date``, the arrival day of 3.2) and less than 3
+  months before it. 3.3.3 is the specific rule and wins over the 50% rule of 3.1,
   which would otherwise annul the declared result (0 of his games completed):
   his first-round opponent is recorded the winner by default and keeps that
   point and win; his other games are not played and count for nobody. With
   an odd number of players and a bye in round 1, the opponent of his first
   scheduled game is the one declared winner.
-- Withdrawing 3 months or more before the start is refused: 3.3.2 replaces
-  the player (2.7) instead.
+- Withdrawing 3 months or more before the start (on or before the same day
+  three calendar months earlier; 31 May -> 28/29 February) is refused: 3.3.2
+  replaces the player (2.7) instead. On or after the start date, 3.1 applies
+  (a withdrawal on the opening day, with no game completed, annuls nothing
+  but cancels all his games). These are the boundaries the qualification
+  module uses too (``docs/qualification.md``).
 - Under 3.8.2 a withdrawn player receives no prize (``projections.prizes``).
 """
 
@@ -64,6 +68,7 @@ from engine.tournament import Tournament, require_ruling_arbiter, require_tourna
 
 REPLACEMENT_MONTHS = 3
 """3.3.2 / 3.3.3: the limit between replacement and a withdrawal that stands."""
+DAY_MS = 86_400_000
 
 
 def start_instant_ms(start_date: str) -> int:
@@ -118,15 +123,21 @@ def withdraw(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> lis
     completed = [gid for _, gid, _, _ in mine if gid in states and states[gid].status == FINISHED]
     remaining = [(r, gid, w, b) for r, gid, w, b in mine if gid not in completed]
     total = len(mine)
-    event_started = bool(states)
-    if not event_started and at_ms < months_before(t.start_date, REPLACEMENT_MONTHS):
+    before_start = at_ms < start_instant_ms(t.start_date)
+    if before_start and at_ms < months_before(t.start_date, REPLACEMENT_MONTHS) + DAY_MS:
         raise RuleViolation(
             "3.3.2",
             f"{player} withdraws at least {REPLACEMENT_MONTHS} months before the start "
             f"({t.start_date}): he is replaced by a player as described in article 2.7, "
             "not withdrawn",
         )
-    if not event_started:
+    if before_start and completed:
+        raise RuleViolation(
+            "3.3.3",
+            f"the withdrawal is dated before the start ({t.start_date}) but {player} has "
+            f"completed {len(completed)} game(s): give the instant he withdrew",
+        )
+    if before_start:
         rule = FIRST_ROUND_DEFAULT
         defaulted = remaining[:1]
         article = "3.3.3"

@@ -293,3 +293,32 @@ def test_3_1_defaults_recorded_ahead_count_when_their_round_comes(sqlite_store: 
     row = {r["player"]: r for r in table["rows"]}
     assert row[GONE]["games"] == 10
     assert standings_object(sqlite_store, 14)["rows"][-1]["games"] == 14
+
+
+class TestArt3_3Boundaries:
+    """The same boundaries as the qualification module (docs/qualification.md)."""
+
+    def test_3_3_2_exactly_three_months_before_is_at_least_three_months(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        cmd = {
+            "cmd": "withdraw",
+            "tournament": "london-2013",
+            "player": GONE,
+            "at": "2012-12-13T23:00:00.000Z",
+            "reason": "contract",
+        }
+        assert "(article 3.3.2)" in refused(sqlite_store, cmd, "rule_violation")
+        cmd["at"] = "2012-12-14T00:00:00.000Z"
+        assert ok(sqlite_store, cmd)[-1]["rule"] == "first_round_default"
+
+    def test_3_1_withdrawal_on_the_opening_day_cancels_his_games(self, sqlite_store: Store) -> None:
+        paired_tournament(sqlite_store)
+        events = withdraw(sqlite_store, "2013-03-14T12:00:00.000Z")
+        assert [e["type"] for e in events] == ["PlayerWithdrew"]
+        assert (events[0]["rule"], events[0]["games_completed"]) == ("annulled", 0)
+        play_rounds(sqlite_store, all_draws)
+        table = standings_object(sqlite_store)
+        assert table["final"] is True and len(table["rows"]) == 7
+        assert {r["games"] for r in table["rows"]} == {12}
