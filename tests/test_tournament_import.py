@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from adapters.cli import main
 from adapters.pgn_import import import_pgn
-from adapters.queries import standings_object
+from adapters.queries import crosstable_object, standings_object
 from adapters.store import Store
 from engine.berger_inference import infer_numbers
 from engine.pairing import berger_schedule, is_bye
@@ -156,3 +156,18 @@ def test_berger_numbers_and_round_order_are_inferred_from_the_games(
         if p.round == t and not is_bye(p, size)
     }
     assert replay == set(games)
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "candidates-2013-standings.json"
+
+
+def test_golden_standings_and_crosstable_of_the_2013_event(sqlite_store: Store) -> None:
+    """The replayed event against a stored snapshot (standings final and after round 7,
+    crosstable): any change to how the event is scored shows up here."""
+    import_pgn(sqlite_store, PGN_2013)
+    got = {
+        "standings": standings_object(sqlite_store),
+        "standings_after_round_7": standings_object(sqlite_store, 7),
+        "crosstable": crosstable_object(sqlite_store),
+    }
+    assert json.loads(json.dumps(got)) == json.loads(GOLDEN.read_text())
