@@ -9,6 +9,16 @@ same moves and result is reported as already imported.
 Game ids come from the Round tag when it reads ``<round>.<board>`` (as in
 the 2013 file); a bare round number gets the next free board of that round.
 Player ids are the surnames in lower case (``"Aronian,L"`` -> ``aronian``).
+
+When the store holds no tournament, a file of a whole round robin creates
+it first (``create_tournament_from_pgn``): the players from the White/Black
+tags (ratings from WhiteElo/BlackElo, federations from WhiteFed/BlackFed
+when present), the number of cycles from the last round, the start date two
+days before the first round (3.2: arrivals, then the opening ceremony), the
+Berger numbers and the order of the rounds inferred from who played whom
+with which colour in which round (``engine.berger_inference``), recorded as
+a ``LotsDrawn`` and, when the rounds were played in another order than the
+table's, a ``RoundsReordered``. The standings then work on the file directly.
 """
 
 from __future__ import annotations
@@ -17,15 +27,16 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
 import chess.pgn
 
 from adapters.store import Store
+from engine.berger_inference import cycles_for, infer_numbers
 from engine.errors import CommandRefused
-from engine.events import ClockReadingRecorded
+from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, RoundsReordered
 from engine.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE
 from projections.clock import clock_report
@@ -131,9 +142,131 @@ def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
     return clocks
 
 
-def import_pgn(store: Store, path: str | Path, by: str = "import") -> list[ImportReport]:
-    """Import every game of one PGN file; one report per game."""
+def _slug(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "tournament"
+
+
+def create_tournament_from_pgn(
+    store: Store, path: str | Path, by: str = "import"
+) -> ImportReport | None:
+    """Create the tournament of a PGN file of a whole round robin in an empty store.
+
+    Returns a report (``created``), or None when the store already holds a
+    tournament or the file has fewer than two players.
+    """
+    if store.tournament() is not None:
+        return None
+    players: dict[str, dict[str, object]] = {}
+    games: list[tuple[int, str, str]] = []
+    dates: list[str] = []
+    event_name = ""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        while True:
+            headers = chess.pgn.read_headers(handle)
+            if headers is None:
+                break
+            event_name = event_name or headers.get("Event", "")
+            for side in ("White", "Black"):
+                name = headers.get(side, "?")
+                entry = players.setdefault(
+                    player_id(name), {"id": player_id(name), "name": name, "federation": ""}
+                )
+                elo = headers.get(f"{side}Elo", "")
+                if elo.isdigit() and int(elo) > 0:
+                    entry["rating"] = int(elo)
+                fed = headers.get(f"{side}Fed", "")
+                if fed:
+                    entry["federation"] = fed
+            round_tag = headers.get("Round", "")
+            round_no = round_tag.split(".")[0]
+            games.append(
+                (
+                    int(round_no) if round_no.isdigit() else 0,
+                    player_id(headers.get("White", "?")),
+                    player_id(headers.get("Black", "?")),
+                )
+            )
+            date = headers.get("Date", "")
+            if re.fullmatch(r"\d{4}\.\d{2}\.\d{2}", date):
+                dates.append(date)
+    if len(players) < 2:
+        return None
+    first_round = datetime.strptime(min(dates), "%Y.%m.%d") if dates else datetime(1970, 1, 3)
+    start_date = (first_round - timedelta(days=2)).date().isoformat()
+    last_round = max((r for r, _, _ in games), default=0)
+    cycles = cycles_for(len(players), last_round) if last_round else 2
+    name = event_name or Path(path).stem
+    year = first_round.year if dates else ""
+    tournament_id = _slug(f"{name} {year}")
+    created = store.handle(
+        {
+            "cmd": "create_tournament",
+            "tournament": tournament_id,
+            "name": name,
+            "rules": DEFAULT_PROFILE,
+            "start_date": start_date,
+            "cycles": cycles,
+            "players": list(players.values()),
+            "by": by,
+        }
+    )
+    if not created["ok"]:
+        return ImportReport("tournament", "refused", created["error"]["message"])
+    message = f"{len(players)} players, {cycles} cycle(s), start {start_date}"
+    inferred = None
+    if all(r > 0 for r, _, _ in games):
+        inferred = infer_numbers(sorted(players), games, cycles)
+    if inferred is None:
+        message += "; the pairing numbers could not be inferred from the file (no lots drawn)"
+        return ImportReport("tournament", "created", message, events=1)
+    drawn = store.handle(
+        {
+            "cmd": "draw_lots",
+            "tournament": tournament_id,
+            "numbers": inferred.numbers,
+            "by": by,
+        }
+    )
+    if not drawn["ok"]:
+        return ImportReport("tournament", "created", drawn["error"]["message"], events=1)
+    events = 2
+    message += "; numbers " + ", ".join(
+        f"{p} {n}" for p, n in sorted(inferred.numbers.items(), key=lambda x: x[1])
+    )
+    if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
+        tournament = store.tournament()
+        assert tournament is not None
+        store.append(
+            [
+                RoundsReordered(
+                    originator_id=TOURNAMENT_STREAM,
+                    originator_version=tournament.version + 1,
+                    at_ms=0,
+                    by=by,
+                    order=inferred.round_order,
+                    reason=f"the rounds of {Path(path).name} follow the table in this order",
+                )
+            ]
+        )
+        events += 1
+        moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
+        message += "; rounds played in another order than the table's: " + ", ".join(moved)
+    return ImportReport("tournament", "created", message, events=events)
+
+
+def import_pgn(
+    store: Store,
+    path: str | Path,
+    by: str = "import",
+    created: list[ImportReport] | None = None,
+) -> list[ImportReport]:
+    """Import every game of one PGN file; one report per game. When the file creates
+    the tournament, its report (game ``tournament``) is appended to ``created``."""
     reports: list[ImportReport] = []
+    made = create_tournament_from_pgn(store, path, by)
+    if made is not None and created is not None:
+        created.append(made)
     tournament = store.tournament()
     rules = tournament.rules if tournament else DEFAULT_PROFILE
     boards_used: dict[int, int] = {}

@@ -5,13 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.store import Store
-from engine.errors import UnknownGame
+from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
 from engine.events import game_stream
+from engine.game import Game
+from engine.pairing import table_size
 from engine.rules import profile
+from engine.schedule import schedule_view, tournament_schedule
 from engine.timefmt import format_instant
+from engine.tournament import Tournament
 from projections.clock import clock_report, device_view, game_at, move_clocks
 from projections.game_view import game_view, not_started_view
 from projections.pgn import game_pgn
+from projections.standings import crosstable, standings
 
 
 def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[str, Any]:
@@ -34,7 +39,9 @@ def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[st
     pairing = tournament.pairings().get(game_id) if tournament else None
     if tournament is None or pairing is None:
         raise UnknownGame(f"no game {game_id!r} in this store")
-    return not_started_view(game_id, *pairing, profile(tournament.rules).time_control)
+    planned = tournament.planned_game(game_id)
+    time_control = planned.time_control if planned else profile(tournament.rules).time_control
+    return not_started_view(game_id, *pairing, time_control)
 
 
 def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
@@ -71,3 +78,49 @@ def game_pgn_text(store: Store, game_id: str) -> str:
     event = tournament.name if tournament else "?"
     clocks = move_clocks(store.stream(game_stream(game_id)))
     return game_pgn(game, event=event, names=names, clocks_ms=clocks)
+
+
+def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
+    """The contract's ``standings`` object after a round (every finished game when None)."""
+    tournament = _require_tournament(store)
+    if after_round is not None and not 0 <= after_round <= tournament.rounds:
+        raise MalformedCommand(
+            f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
+        )
+    return standings(tournament, _all_games(store), after_round)
+
+
+def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
+    """Every player's results against every opponent (see ``projections.standings``)."""
+    tournament = _require_tournament(store)
+    return crosstable(tournament, _all_games(store), after_round)
+
+
+def schedule_object(store: Store) -> dict[str, Any]:
+    """The 22 days of 3.2 (for this event's number of rounds) from its start date."""
+    tournament = _require_tournament(store)
+    return schedule_view(tournament_schedule(tournament))
+
+
+def _require_tournament(store: Store) -> Tournament:
+    tournament = store.tournament()
+    if tournament is None:
+        raise UnknownTournament(
+            "no tournament in this store: create one (create_tournament) or import a PGN file"
+        )
+    return tournament
+
+
+def _all_games(store: Store) -> list[Game]:
+    """The games the standings read: every ``<round>.<board>`` of the round robin (by id,
+    without scanning the log) and every playoff game paired so far."""
+    tournament = _require_tournament(store)
+    boards = table_size(len(tournament.players)) // 2
+    ids = [f"{r}.{b}" for r in range(1, tournament.rounds + 1) for b in range(1, boards + 1)]
+    ids += [gid for playoff in tournament.playoffs for gid in playoff.game_ids()]
+    out: list[Game] = []
+    for game_id in ids:
+        game = store.game(game_id)
+        if game is not None:
+            out.append(game)
+    return out

@@ -66,6 +66,12 @@ def _dict(name: str, value: object) -> dict[str, Any]:
     return value
 
 
+def _bool(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise MalformedCommand(f"field {name!r} must be true or false, got {value!r}")
+    return value
+
+
 def _any(name: str, value: object) -> object:
     return value
 
@@ -91,6 +97,7 @@ RESULT: Checker = _result
 LIST: Checker = _list
 DICT: Checker = _dict
 ANY: Checker = _any
+BOOL: Checker = _bool
 INSTANT: Checker = _instant
 ID: Checker = _str_or_int
 
@@ -112,6 +119,7 @@ SPECS: dict[str, dict[str, Checker]] = {
         "tournament": STR,
         "seed?": ID,
         "numbers?": DICT,
+        "check_federations?": BOOL,
         "at?": INSTANT,
         "by?": STR,
     },
@@ -134,6 +142,38 @@ SPECS: dict[str, dict[str, Checker]] = {
         "by?": STR,
     },
     "resign": {"game": STR, "by": SIDE, "at": INSTANT},
+    "withdraw": {
+        "tournament": STR,
+        "player": STR,
+        "at": INSTANT,
+        "reason": STR,
+        "arbiter?": STR,
+        "by?": STR,
+    },
+    "start_playoff": {
+        "tournament": STR,
+        "arbiter": STR,
+        "at": INSTANT,
+        "place?": INT,
+        "seed?": ID,
+        "numbers?": DICT,
+    },
+    "advance_playoff": {
+        "tournament": STR,
+        "arbiter": STR,
+        "at": INSTANT,
+        "place?": INT,
+        "seed?": ID,
+        "numbers?": DICT,
+        "lot_winner?": STR,
+    },
+    "choose_colour": {
+        "tournament": STR,
+        "game": STR,
+        "colour": SIDE,
+        "arbiter": STR,
+        "at": INSTANT,
+    },
     "declare_result": {
         "game": STR,
         "result": RESULT,

@@ -13,7 +13,9 @@ from typing import Protocol
 from engine import clock_rulings, illegal_moves, reconciliation
 from engine import draw_claims as claims
 from engine import game as games
+from engine import playoff_commands as playoffs
 from engine import tournament as tournaments
+from engine import withdrawal as withdrawals
 from engine.commands import Command, parse_command
 from engine.events import Event
 from engine.game import Game
@@ -55,6 +57,10 @@ HANDLERS: dict[str, Handler] = {
     ),
     "adjust_clock": lambda c, w: clock_rulings.adjust_clock(w.tournament(), w.game(c["game"]), c),
     "check_flags": lambda c, w: clock_rulings.check_flags(w.tournament(), w.game, c),
+    "withdraw": lambda c, w: withdrawals.withdraw(w.tournament(), w.game, c),
+    "start_playoff": lambda c, w: playoffs.start_playoff(w.tournament(), w.game, c),
+    "advance_playoff": lambda c, w: playoffs.advance_playoff(w.tournament(), w.game, c),
+    "choose_colour": lambda c, w: playoffs.choose_colour(w.tournament(), c),
 }
 
 

@@ -295,3 +295,88 @@ class AlertRaised(Event):
     """Stable name, e.g. ``clock_mismatch``, ``bonus_not_credited``, ``board_disconnected``."""
     message: str
     details: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundsReordered(Event):
+    """The rounds of the pairing table are played in another order (3.2: a change of
+    the playing schedule): round r of the event plays the table's round ``order[r-1]``.
+    Recorded by an import whose games follow the table in another order."""
+
+    order: tuple[int, ...]
+    reason: str
+
+
+# --- tournament stream: withdrawals and playoffs (3.1, 3.3.3, 3.7.1-3.7.4) ---
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerWithdrew(Event):
+    """A player withdrew from the event (3.1, 3.3.3).
+
+    ``rule`` says how his games are treated: ``defaults`` (3.1: 50% or more of
+    his games completed, the rest lost by default), ``annulled`` (3.1: under
+    50%, all his results annulled) or ``first_round_default`` (3.3.3: less than
+    3 months before the start, his first-round opponent is declared the winner).
+    """
+
+    player: str
+    reason: str
+    rule: str
+    games_completed: int
+    games_total: int
+    effective_round: int
+    """The first round with a game of his not completed when he withdrew."""
+    arbiter: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayoffStageStarted(Event):
+    """A stage of tie-break games began for a place (3.7.1.a rapid, 3.7.2 blitz,
+    3.7.3 sudden death; 3.7.4 for a place other than the first).
+
+    For rapid and blitz, ``numbers`` is the new drawing of colours (3.4.2) and
+    ``games`` every pairing of the stage (``{"game", "round", "board", "white",
+    "black"}``). For sudden death, ``players`` is the initial ranking by
+    rating (3.7.3.b-e) and the games are paired later (``SuddenDeathPaired``).
+    """
+
+    place: int
+    stage: str
+    """``rapid``, ``blitz`` or ``sudden_death``."""
+    series: int
+    """1 for rapid and sudden death; 1, 2 or 3 for blitz (3.7.2: at most two repeats)."""
+    players: tuple[str, ...]
+    seed: str | None
+    numbers: dict[str, int]
+    games: tuple[dict[str, Any], ...]
+    time_control: str
+    arbiter: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuddenDeathPaired(Event):
+    """A sudden-death game of the bracket was paired and its lot drawn (3.7.3.a):
+    the lot winner chooses the colour (``SuddenDeathColourChosen``)."""
+
+    place: int
+    match: int
+    """1-based, in bracket order (first bracket round first)."""
+    game: str
+    players: tuple[str, ...]
+    seed: str | None
+    lot_winner: str
+    arbiter: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuddenDeathColourChosen(Event):
+    """The winner of the lot chose his colour for a sudden-death game (3.7.3.a)."""
+
+    place: int
+    game: str
+    player: str
+    colour: str
+    white: str
+    black: str
+    arbiter: str

@@ -204,6 +204,8 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
     game_id: str = cmd["game"]
     if existing is not None:
         raise RuleViolation("3.3.7", f"game {game_id} has already been started")
+    if tournament is not None:
+        tournament.check_can_start(game_id)
     pairing = tournament.pairings().get(game_id) if tournament else None
     white, black = cmd.get("white"), cmd.get("black")
     if pairing is not None:
@@ -220,6 +222,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
         )
         raise UnknownGame(f"game {game_id!r} has no players: {hint}; or give white and black")
     rules = tournament.rules if tournament else DEFAULT_PROFILE
+    planned = tournament.planned_game(game_id) if tournament else None
     round_no, _, board_no = game_id.partition(".")
     fen = cmd.get("fen")
     if fen is not None:
@@ -227,8 +230,11 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             chess.Board(fen)
         except ValueError as exc:
             raise MalformedCommand(f"start_game: invalid FEN {fen!r}: {exc}") from None
-    time_control = cmd.get("time_control") or profile(rules).time_control_for(
-        cmd.get("stage") or "tournament"
+    stage = cmd.get("stage") or (planned.stage if planned else "tournament")
+    time_control = (
+        cmd.get("time_control")
+        or (planned.time_control if planned else None)
+        or profile(rules).time_control_for(stage)
     )
     parse_time_control(time_control)  # a clear error for a control the clock cannot read
     return [
@@ -245,7 +251,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             time_control=time_control,
             rules=rules,
             initial_fen=fen,
-            stage=cmd.get("stage") or "tournament",
+            stage=stage,
         )
     ]
 

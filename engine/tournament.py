@@ -6,13 +6,26 @@ append; ``evolve`` folds an event into the state and never refuses.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.commands import Command
+from engine.drawing_of_lots import Entrant, NoValidDrawing, draw_numbers, federation_violations
 from engine.errors import MalformedCommand, NotAnArbiter, RuleViolation, UnknownTournament
-from engine.events import TOURNAMENT_STREAM, Event, LotsDrawn, TournamentCreated
+from engine.events import (
+    TOURNAMENT_STREAM,
+    Event,
+    LotsDrawn,
+    PlayerWithdrew,
+    PlayoffStageStarted,
+    RoundsReordered,
+    SuddenDeathColourChosen,
+    SuddenDeathPaired,
+    TournamentCreated,
+)
 from engine.pairing import Pairing, berger_schedule, is_bye
+from engine.playoff import Playoff, PlayoffGame, Stage, SuddenDeathGame
 from engine.rules import DEFAULT_PROFILE, profile
 
 ARBITER_ROLES = ("chief", "deputy", "advisor")
@@ -36,6 +49,31 @@ class Arbiter:
 
 
 @dataclass(frozen=True)
+class Withdrawal:
+    """A player's withdrawal and how it treats his games (3.1, 3.3.3)."""
+
+    player: str
+    rule: str
+    """``defaults``, ``annulled`` or ``first_round_default`` (see ``engine.withdrawal``)."""
+    games_completed: int
+    games_total: int
+    effective_round: int
+    at_ms: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """A game the tournament has paired: its players, stage and time control."""
+
+    game: str
+    white: str
+    black: str
+    stage: str
+    time_control: str
+
+
+@dataclass(frozen=True)
 class Tournament:
     """State of the event, folded from the ``tournament`` stream."""
 
@@ -49,6 +87,11 @@ class Tournament:
     arbiters: tuple[Arbiter, ...]
     numbers: dict[str, int] | None = None
     seed: str | None = None
+    withdrawals: tuple[Withdrawal, ...] = ()
+    playoffs: tuple[Playoff, ...] = ()
+    """One per place, in the order they were started (3.7.1.a, 3.7.4)."""
+    round_order: tuple[int, ...] | None = None
+    """``round_order[r-1]``: the table round played as round r (None: the table's order)."""
 
     def player(self, player_id: str) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
@@ -58,10 +101,24 @@ class Tournament:
 
     def schedule(self) -> list[Pairing]:
         """Every board of every round, byes included (numbers, not ids)."""
-        return berger_schedule(len(self.players), self.cycles)
+        table = berger_schedule(len(self.players), self.cycles)
+        if self.round_order is None:
+            return table
+        played_as = {table_round: r for r, table_round in enumerate(self.round_order, start=1)}
+        return sorted(
+            (replace(p, round=played_as.get(p.round, p.round)) for p in table),
+            key=lambda p: (p.round, p.board),
+        )
 
     def pairings(self) -> dict[str, tuple[str, str]]:
-        """game id -> (white id, black id) for every real game, once lots are drawn."""
+        """game id -> (white id, black id) for every real game, once lots are drawn;
+        then every playoff game whose colours are known (3.7.1.a-3.7.3)."""
+        out = self.round_robin_pairings()
+        out.update({g.game: (g.white, g.black) for g in self.playoff_games().values()})
+        return out
+
+    def round_robin_pairings(self) -> dict[str, tuple[str, str]]:
+        """game id -> (white id, black id) of the round robin (3.1), byes left out."""
         if self.numbers is None:
             return {}
         by_number = {n: pid for pid, n in self.numbers.items()}
@@ -71,6 +128,54 @@ class Tournament:
             for p in self.schedule()
             if not is_bye(p, size)
         }
+
+    def playoff_games(self) -> dict[str, PlannedGame]:
+        """Every playoff game paired so far whose colours are known."""
+        rules = profile(self.rules)
+        out: dict[str, PlannedGame] = {}
+        for playoff in self.playoffs:
+            for stage in playoff.stages:
+                for g in stage.games:
+                    out[g.game] = PlannedGame(
+                        g.game, g.white, g.black, stage.stage, stage.time_control
+                    )
+                for m in stage.matches:
+                    if m.white is not None and m.black is not None:
+                        out[m.game] = PlannedGame(
+                            m.game, m.white, m.black, stage.stage, rules.sudden_death_time_control
+                        )
+        return out
+
+    def planned_game(self, game_id: str) -> PlannedGame | None:
+        """A playoff game's players, stage and time control (None for round-robin games)."""
+        return self.playoff_games().get(game_id)
+
+    def withdrawal(self, player_id: str) -> Withdrawal | None:
+        return next((w for w in self.withdrawals if w.player == player_id), None)
+
+    def playoff(self, place: int) -> Playoff | None:
+        return next((p for p in self.playoffs if p.place == place), None)
+
+    def check_can_start(self, game_id: str) -> None:
+        """Refuse to start a game a withdrawal cancelled (3.1, 3.3.3) or whose colour
+        is not chosen yet (3.7.3.a)."""
+        pairing = self.round_robin_pairings().get(game_id)
+        for pid in pairing or ():
+            gone = self.withdrawal(pid)
+            if gone is not None:
+                raise RuleViolation(
+                    "3.3.3" if gone.rule == "first_round_default" else "3.1",
+                    f"game {game_id} is not played: {pid} withdrew ({gone.rule.replace('_', ' ')})",
+                )
+        for playoff in self.playoffs:
+            for stage in playoff.stages:
+                for m in stage.matches:
+                    if m.game == game_id and m.white is None:
+                        raise RuleViolation(
+                            "3.7.3.a",
+                            f"the colours of {game_id} are not known yet: {m.lot_winner} won the "
+                            "lot and must choose a colour (choose_colour)",
+                        )
 
     @property
     def rounds(self) -> int:
@@ -183,13 +288,32 @@ def numbers_from_command(tournament: Tournament, raw: dict[str, Any]) -> dict[st
 
 
 def draw_lots(tournament: Tournament | None, cmd: Command) -> list[Event]:
-    """3.4.1: the drawing of lots gives each player a Berger number."""
+    """3.4.1: the drawing of lots gives each player a Berger number.
+
+    From a ``seed`` the numbers are drawn by ``engine.drawing_of_lots`` (reproducible,
+    honouring 3.1). Explicit ``numbers`` record a draw made elsewhere (3.4.1: in
+    the FIDE office) as given; with ``"check_federations": true`` they are
+    refused when they break 3.1.
+    """
     t = require_tournament(tournament, cmd["tournament"])
     if t.numbers is not None:
         raise RuleViolation("3.4.1", "the lots for pairings and colours have already been drawn")
-    if cmd.get("numbers") is None:
-        raise MalformedCommand("draw_lots needs 'numbers' ({player: n})")
-    numbers = numbers_from_command(t, cmd["numbers"])
+    entrants = [Entrant(p.id, p.federation) for p in t.players]
+    seed: str | None = cmd.get("seed")
+    if (cmd.get("numbers") is None) == (seed is None):
+        raise MalformedCommand("draw_lots needs either 'seed' or 'numbers' ({player: n}), not both")
+    if seed is not None:
+        try:
+            numbers = draw_numbers(entrants, seed)
+        except NoValidDrawing as impossible:
+            raise RuleViolation("3.1", f"{impossible}; give the numbers explicitly") from None
+    else:
+        numbers = numbers_from_command(t, cmd["numbers"])
+        violations = federation_violations(entrants, numbers)
+        if violations and cmd.get("check_federations", False):
+            raise RuleViolation(
+                "3.1", "these numbers break the federation rule: " + "; ".join(violations)
+            )
     return [
         LotsDrawn(
             originator_id=TOURNAMENT_STREAM,
@@ -197,7 +321,7 @@ def draw_lots(tournament: Tournament | None, cmd: Command) -> list[Event]:
             at_ms=cmd.at_ms or 0,
             by=cmd.get("by", "chief"),
             numbers=numbers,
-            seed=None,
+            seed=seed,
         )
     ]
 
@@ -225,6 +349,87 @@ def evolve(state: Tournament | None, event: Event) -> Tournament | None:
                 numbers=dict(event.numbers),
                 seed=event.seed,
             )
+        case RoundsReordered() if state is not None:
+            return replace(state, version=event.originator_version, round_order=tuple(event.order))
+        case PlayerWithdrew() if state is not None:
+            gone = Withdrawal(
+                player=event.player,
+                rule=event.rule,
+                games_completed=event.games_completed,
+                games_total=event.games_total,
+                effective_round=event.effective_round,
+                at_ms=event.at_ms,
+                reason=event.reason,
+            )
+            return replace(
+                state, version=event.originator_version, withdrawals=(*state.withdrawals, gone)
+            )
+        case PlayoffStageStarted() if state is not None:
+            stage = Stage(
+                stage=event.stage,
+                series=event.series,
+                players=tuple(event.players),
+                numbers=dict(event.numbers),
+                games=tuple(
+                    PlayoffGame(g["game"], g["round"], g["board"], g["white"], g["black"])
+                    for g in event.games
+                ),
+                time_control=event.time_control,
+            )
+            return _with_playoff(state, event, event.place, lambda p: (*p.stages, stage))
+        case SuddenDeathPaired() if state is not None:
+            match = SuddenDeathGame(
+                match=event.match,
+                game=event.game,
+                players=(event.players[0], event.players[1]),
+                lot_winner=event.lot_winner,
+            )
+            return _with_playoff(
+                state,
+                event,
+                event.place,
+                lambda p: (
+                    *p.stages[:-1],
+                    replace(p.stages[-1], matches=(*p.stages[-1].matches, match)),
+                ),
+            )
+        case SuddenDeathColourChosen() if state is not None:
+
+            def choose(m: SuddenDeathGame) -> SuddenDeathGame:
+                if m.game != event.game:
+                    return m
+                return replace(m, white=event.white, black=event.black)
+
+            return _with_playoff(
+                state,
+                event,
+                event.place,
+                lambda p: tuple(
+                    replace(st, matches=tuple(choose(m) for m in st.matches)) for st in p.stages
+                ),
+            )
     if state is not None:
         return replace(state, version=event.originator_version)
     return state
+
+
+def _with_playoff(
+    state: Tournament,
+    event: Event,
+    place: int,
+    stages: Callable[[Playoff], tuple[Stage, ...]],
+) -> Tournament:
+    """The state with the playoff for ``place`` given new stages (created on its first stage)."""
+    current = state.playoff(place)
+    if current is None:
+        assert isinstance(event, PlayoffStageStarted)
+        current = Playoff(place=place, players=tuple(event.players))
+        playoffs = (*state.playoffs, current)
+    else:
+        playoffs = state.playoffs
+    updated = replace(current, stages=stages(current))
+    return replace(
+        state,
+        version=event.originator_version,
+        playoffs=tuple(updated if p.place == place else p for p in playoffs),
+    )

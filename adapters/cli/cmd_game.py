@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.pgn_import import import_pgn
+from adapters.pgn_import import ImportReport, import_pgn
 from adapters.queries import game_clock_report, game_object, game_pgn_text
 from engine.errors import UnknownGame
 from engine.timefmt import parse_instant
@@ -168,7 +168,13 @@ def run_import(args: argparse.Namespace) -> int:
     failed = 0
     with store_of(args) as store:
         for path in args.files:
-            for report in import_pgn(store, path):
+            created: list[ImportReport] = []
+            reports = import_pgn(store, path, created=created)
+            for made in created:  # the tournament the file created (a note, not a game)
+                print(
+                    f"candidates: {path}: tournament {made.status}: {made.message}", file=sys.stderr
+                )
+            for report in reports:
                 failed += report.status == "refused"
                 print_json({"file": path, **report.as_dict()})
     return 1 if failed else 0

@@ -1,0 +1,198 @@
+"""``candidates standings|crosstable|schedule|prizes``: the arbiter's and organiser's view.
+
+- ``standings [--after-round N] [--format table|json]``: points, tie-breaks
+  (3.7 a-c), the winner and what decided it, the playoff still needed.
+- ``crosstable [--after-round N] [--format table|json]``: every result against
+  every opponent.
+- ``schedule [--ical FILE] [--format table|json]``: the days of 3.2.
+- ``prizes [--format table|json]``: 3.8.1 shares after the last round.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.queries import crosstable_object, schedule_object, standings_object
+from engine.errors import MalformedCommand
+from engine.schedule import schedule, to_ical
+
+
+def register(sub: Any) -> None:
+    standings = sub.add_parser(
+        "standings", help="points, tie-breaks (3.7), winner and playoff needs"
+    )
+    standings.add_argument("--after-round", type=int, default=None, metavar="N")
+    standings.add_argument("--format", choices=("table", "json"), default="table")
+    add_store_option(standings)
+    standings.set_defaults(func=run_standings)
+
+    cross = sub.add_parser("crosstable", help="every result against every opponent")
+    cross.add_argument("--after-round", type=int, default=None, metavar="N")
+    cross.add_argument("--format", choices=("table", "json"), default="table")
+    add_store_option(cross)
+    cross.set_defaults(func=run_crosstable)
+
+    sched = sub.add_parser("schedule", help="the days of the event (3.2)")
+    sched.add_argument("--ical", metavar="FILE", help="also write an iCalendar file")
+    sched.add_argument("--format", choices=("table", "json"), default="table")
+    add_store_option(sched)
+    sched.set_defaults(func=run_schedule)
+
+    prizes = sub.add_parser("prizes", help="prize money after the last round (3.8)")
+    prizes.add_argument("--format", choices=("table", "json"), default="table")
+    add_store_option(prizes)
+    prizes.set_defaults(func=run_prizes)
+
+
+def _num(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def render_standings(table: dict[str, Any]) -> str:
+    state = "final" if table["final"] else "in progress"
+    lines = [
+        f"{table['tournament']}: after round {table['after_round']} of {table['rounds']} ({state})",
+        f"{'Rank':>4}  {'Player':<24} {'Pts':>5} {'G':>3} {'W':>3} {'H2H':>5} {'SB':>7}",
+    ]
+    for row in table["rows"]:
+        mark = f"  (withdrew: {row['withdrawn']})" if row.get("withdrawn") else ""
+        lines.append(
+            f"{row['rank']:>4}  {row['name']:<24} {_num(row['points']):>5} {row['games']:>3} "
+            f"{row['wins']:>3} {_num(row['h2h']):>5} {_num(row['sb']):>7}{mark}"
+        )
+    for gone in table["withdrawn"]:
+        if gone["annulled"]:
+            lines.append(
+                f"      {gone['player']}: withdrew after {gone['games_completed']} of "
+                f"{gone['games_total']} games; results annulled (3.1)"
+            )
+    winner = table["winner"] or table["leader"]
+    if winner:
+        label = "Winner" if table["winner"] else "Leader"
+        lines.append(f"{label}: {winner['player']} (decided by {winner['decided_by']})")
+    playoff = table["playoff"]
+    if playoff["needed"]:
+        games = ", ".join(playoff.get("pending") or playoff["games"]) or "to be paired"
+        lines.append(
+            f"Playoff for place {playoff.get('place', 1)}: {playoff['stage']} "
+            f"({playoff.get('action')}) among {', '.join(playoff['players'])}; games: {games}"
+        )
+    for shared in table["shared_places"]:
+        low, high = shared["places"]
+        lines.append(f"Places {low}-{high} shared: {', '.join(shared['players'])}")
+    return "\n".join(lines)
+
+
+def run_standings(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        table = standings_object(store, args.after_round)
+    if args.format == "json":
+        print_json(table)
+    else:
+        print(render_standings(table))
+    return 0
+
+
+CELL = {"1": "1", "1/2": "½", "0": "0"}
+
+
+def render_crosstable(table: dict[str, Any]) -> str:
+    players = table["players"]
+    index = {p["player"]: i for i, p in enumerate(players, start=1)}
+    width = max(3, *(len(p["name"]) for p in players))
+    cell_width = max(
+        [2]
+        + [
+            len(games)
+            for p in players
+            for games in p["results"].values()
+            if isinstance(games, list)
+        ]
+    )
+    header = f"{'#':>2} {'Player':<{width}} " + " ".join(
+        f"{i:>{cell_width}}" for i in range(1, len(players) + 1)
+    )
+    lines = [f"{table['tournament']}: crosstable after round {table['after_round']}", header]
+    for p in players:
+        cells = []
+        for q in players:
+            if q["player"] == p["player"]:
+                cells.append("X" * cell_width)
+                continue
+            games = p["results"].get(q["player"], [])
+            text = "".join(
+                ("+" if g["score"] == "1" else "-")
+                if g["default"]
+                else ("(" + CELL[g["score"]] + ")" if g["annulled"] else CELL[g["score"]])
+                for g in games
+            )
+            cells.append(f"{text or '.':>{cell_width}}")
+        lines.append(
+            f"{index[p['player']]:>2} {p['name']:<{width}} "
+            + " ".join(cells)
+            + f"  {_num(p['points'])}"
+        )
+    return "\n".join(lines)
+
+
+def run_crosstable(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        table = crosstable_object(store, args.after_round)
+    if args.format == "json":
+        print_json(table)
+    else:
+        print(render_crosstable(table))
+    return 0
+
+
+def run_schedule(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        view = schedule_object(store)
+        tournament = store.tournament()
+    assert tournament is not None
+    if args.ical:
+        days = schedule(tournament.start_date, tournament.rounds)
+        try:
+            Path(args.ical).write_text(to_ical(tournament, days), encoding="utf-8", newline="")
+        except OSError as exc:
+            raise MalformedCommand(f"cannot write {args.ical!r}: {exc.strerror}") from None
+    if args.format == "json":
+        print_json(view)
+    else:
+        lines = [f"{view['name']} ({view['total_days']} days, article 3.2)"]
+        lines += [f"Day {d['day']:>2}  {d['date']}  {d['title']}" for d in view["days"]]
+        if args.ical:
+            lines.append(f"iCalendar written to {args.ical}")
+        print("\n".join(lines))
+    return 0
+
+
+def run_prizes(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        table = standings_object(store)
+    if not table["final"]:
+        raise MalformedCommand(
+            f"prizes are shared after the last round (3.8.1); the standings are after round "
+            f"{table['after_round']} of {table['rounds']}, not complete"
+        )
+    points = {r["player"]: r["points"] for r in table["rows"]}
+    if args.format == "json":
+        print_json(
+            {"tournament": table["tournament"], **table["prize_fund"], "prizes": table["prizes"]}
+        )
+        return 0
+    lines = [f"{table['tournament']}: prizes (3.8.1), euros"]
+    for prize in table["prizes"]:
+        lines.append(
+            f"{prize['player']:<16} {_num(points[prize['player']]):>5}  {prize['eur']:>10,}"
+        )
+    lines.append(f"Remaining with FIDE (3.8.2): {table['prize_fund']['retained_by_fide_eur']:,}")
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,332 @@
+"""The arbiter's playoff commands (3.4.2, 3.7.1.a-3.7.4).
+
+- ``start_playoff {tournament, arbiter, at, place?, seed? | numbers?}``: once
+  every round-robin game is over, starts the rapid games (3.7.1.a) for the
+  players level after 3.7 a-c on ``place`` (1 by default; another qualifying
+  place under 3.7.4), after a new drawing of colours (3.4.2: "a separate
+  drawing of lots conducted by the Chief Arbiter").
+- ``advance_playoff {tournament, arbiter, at, place?, seed? | numbers? |
+  lot_winner?}``: once the current stage is over and players are still tied,
+  starts what comes next: a blitz series (3.7.2, at most three), then the
+  sudden-death bracket (3.7.3.a-e), whose games are paired bracket round by
+  bracket round, each with a lot for the colour choice.
+- ``choose_colour {tournament, game, colour, arbiter, at}``: the winner of the
+  lot of a sudden-death game chose his colour (3.7.3.a); the game can start.
+
+Every playoff game is then run with ``start_game`` like any other; its stage
+and time control come from the tournament (25 min + 10 s; 5 min + 3 s;
+White 5 min, Black 4 min, 3 s from move 61).
+
+The drawing of colours from a seed numbers the tied players in lot order
+(``engine.drawing_of_lots.seeded_order``, purpose ``playoff:<place>:<stage><series>``)
+and pairs them by the Berger table of their number, two cycles. The lot of a
+sudden-death game goes to the first of its two players in lot order (purpose
+``lot:<game id>``).
+"""
+
+from __future__ import annotations
+
+from engine.commands import Command
+from engine.drawing_of_lots import seeded_order
+from engine.errors import MalformedCommand, RuleViolation
+from engine.events import (
+    TOURNAMENT_STREAM,
+    Event,
+    PlayoffStageStarted,
+    SuddenDeathColourChosen,
+    SuddenDeathPaired,
+)
+from engine.game import FINISHED
+from engine.playoff import (
+    BLITZ,
+    CHOOSE_COLOUR,
+    DECIDED,
+    PAIR_SUDDEN_DEATH,
+    PLAY_GAMES,
+    RAPID,
+    SUDDEN_DEATH,
+    Progress,
+    bracket,
+    evaluate,
+    refine,
+    stage_pairings,
+    sudden_death_game_id,
+    tier_at,
+)
+from engine.rules import profile
+from engine.tiebreaks import (
+    Lookup,
+    expected_pairings,
+    rank,
+    ranked_players,
+    round_robin_games,
+    round_robin_states,
+    withdrawn_behind,
+)
+from engine.tournament import Tournament, require_ruling_arbiter, require_tournament
+
+STAGE_ARTICLE = {RAPID: "3.7.1.a", BLITZ: "3.7.2", SUDDEN_DEATH: "3.7.3.a"}
+
+
+def playoff_results(tournament: Tournament, lookup: Lookup) -> dict[str, str]:
+    """game id -> result of every finished playoff game."""
+    out: dict[str, str] = {}
+    for playoff in tournament.playoffs:
+        for game_id in playoff.game_ids():
+            game = lookup(game_id)
+            if game is not None and game.status == FINISHED:
+                out[game_id] = game.result
+    return out
+
+
+def current_order(
+    tournament: Tournament, lookup: Lookup
+) -> tuple[list[tuple[str, ...]], dict[int, Progress], dict[str, str]]:
+    """The order after 3.7 a-c and the playoffs so far; refuses while round-robin games remain."""
+    states = round_robin_states(tournament, lookup)
+    scored = round_robin_games(tournament, states.values())
+    done = {(g.round, frozenset((g.white, g.black))) for g in scored}
+    missing = [
+        (r, w, b) for r, w, b in expected_pairings(tournament) if (r, frozenset((w, b))) not in done
+    ]
+    if tournament.numbers is None or missing:
+        detail = (
+            "the lots have not been drawn"
+            if tournament.numbers is None
+            else f"{len(missing)} round-robin game(s) still to finish, e.g. round "
+            f"{missing[0][0]} {missing[0][1]} - {missing[0][2]}"
+        )
+        raise RuleViolation("3.7", f"tie-break games come after the last round: {detail}")
+    ranking = rank(ranked_players(tournament), scored)
+    results = playoff_results(tournament, lookup)
+    tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
+    order, progress = refine(tiers, tournament.playoffs, results)
+    return order, progress, results
+
+
+def _place(cmd: Command) -> int:
+    place = cmd.get("place", 1)
+    if place < 1:
+        raise MalformedCommand(f"place must be 1 or more, got {place}")
+    return int(place)
+
+
+def _colour_numbers(
+    players: tuple[str, ...], cmd: Command, place: int, stage: str, series: int
+) -> tuple[dict[str, int], str | None]:
+    """3.4.2 / 3.7.1.a: the new drawing of colours among the tied players."""
+    seed, numbers = cmd.get("seed"), cmd.get("numbers")
+    if (seed is None) == (numbers is None):
+        raise MalformedCommand(
+            "the drawing of colours needs either 'seed' or 'numbers' ({player: n}), not both"
+        )
+    if seed is not None:
+        purpose = f"playoff:{place}:{stage}{series}"
+        ordered = seeded_order(seed, purpose, players)
+        return {p: n for n, p in enumerate(ordered, start=1)}, seed
+    if not isinstance(numbers, dict) or set(numbers) != set(players):
+        raise MalformedCommand(
+            f"numbers must give each of {', '.join(players)} a number, got {numbers!r}"
+        )
+    values = list(numbers.values())
+    if any(isinstance(n, bool) or not isinstance(n, int) for n in values) or sorted(values) != list(
+        range(1, len(players) + 1)
+    ):
+        raise MalformedCommand(f"numbers must be 1..{len(players)}, each once; got {values}")
+    return {p: int(n) for p, n in numbers.items()}, None
+
+
+def _stage_event(
+    t: Tournament,
+    cmd: Command,
+    place: int,
+    stage: str,
+    series: int,
+    players: tuple[str, ...],
+) -> PlayoffStageStarted:
+    rules = profile(t.rules)
+    numbers, seed = _colour_numbers(players, cmd, place, stage, series)
+    games = stage_pairings(place, stage, series, numbers)
+    return PlayoffStageStarted(
+        originator_id=TOURNAMENT_STREAM,
+        originator_version=t.version + 1,
+        at_ms=cmd["at_ms"],
+        by=cmd["arbiter"],
+        place=place,
+        stage=stage,
+        series=series,
+        players=players,
+        seed=seed,
+        numbers=numbers,
+        games=tuple(
+            {"game": g.game, "round": g.round, "board": g.board, "white": g.white, "black": g.black}
+            for g in games
+        ),
+        time_control=rules.rapid_time_control if stage == RAPID else rules.blitz_time_control,
+        arbiter=cmd["arbiter"],
+    )
+
+
+def start_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> list[Event]:
+    """3.7.1.a (and 3.7.4 for another place): start the rapid games of a tie after 3.7 a-c."""
+    t = require_tournament(tournament, cmd["tournament"])
+    require_ruling_arbiter(t, cmd["arbiter"], "start a playoff")
+    place = _place(cmd)
+    if place > len(t.players):
+        raise MalformedCommand(f"there is no place {place} among {len(t.players)} players")
+    if t.playoff(place) is not None:
+        raise RuleViolation(
+            "3.7.1.a", f"the playoff for place {place} has started; use advance_playoff"
+        )
+    order, progress, _ = current_order(t, lookup)
+    found = tier_at(order, place)
+    if found is None:
+        raise RuleViolation("3.7", f"no player holds place {place}")
+    start, tier = found
+    for prog in progress.values():
+        if prog.action != DECIDED and set(tier) == set(prog.players):
+            raise RuleViolation(
+                "3.7.4",
+                f"place {place} waits for the playoff for place {prog.place}, still in progress",
+            )
+    if len(tier) == 1:
+        raise RuleViolation("3.7", f"place {place} is decided: {tier[0]} is not tied")
+    if start != place:
+        raise RuleViolation(
+            "3.7.4",
+            f"place {place} is part of the tie of {', '.join(tier)} for places {start}-"
+            f"{start + len(tier) - 1}: start the playoff for place {start}",
+        )
+    return [_stage_event(t, cmd, place, RAPID, 1, tier)]
+
+
+def advance_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> list[Event]:
+    """3.7.2 / 3.7.3: start the next blitz series, or the sudden-death bracket and its games."""
+    t = require_tournament(tournament, cmd["tournament"])
+    require_ruling_arbiter(t, cmd["arbiter"], "run a playoff")
+    place = _place(cmd)
+    playoff = t.playoff(place)
+    if playoff is None:
+        raise RuleViolation("3.7.1.a", f"no playoff for place {place} yet: use start_playoff")
+    prog = evaluate(playoff, playoff_results(t, lookup))
+    if prog.action == DECIDED:
+        raise RuleViolation("3.7.3", f"the playoff for place {place} is decided: {prog.players[0]}")
+    if prog.action == PLAY_GAMES:
+        article = STAGE_ARTICLE[prog.stage or RAPID]
+        raise RuleViolation(
+            article,
+            f"the {prog.stage} games {', '.join(prog.pending)} are not finished",
+        )
+    if prog.action == CHOOSE_COLOUR:
+        raise RuleViolation(
+            "3.7.3.a",
+            f"the winner of the lot of {', '.join(prog.pending)} has not chosen a colour yet",
+        )
+    if prog.action == PAIR_SUDDEN_DEATH:
+        return _pair_sudden_death(t, cmd, place, prog.to_pair, t.version + 1)
+    # START_STAGE
+    if prog.stage == BLITZ:
+        return [_stage_event(t, cmd, place, BLITZ, prog.series, prog.players)]
+    ratings = {p.id: p.rating for p in t.players}
+    numbers = t.numbers or {}
+    seeds = tuple(sorted(prog.players, key=lambda p: (-ratings[p], numbers.get(p, 0), p)))
+    stage_event = PlayoffStageStarted(
+        originator_id=TOURNAMENT_STREAM,
+        originator_version=t.version + 1,
+        at_ms=cmd["at_ms"],
+        by=cmd["arbiter"],
+        place=place,
+        stage=SUDDEN_DEATH,
+        series=1,
+        players=seeds,
+        seed=None,
+        numbers={p: i for i, p in enumerate(seeds, start=1)},
+        games=(),
+        time_control=profile(t.rules).sudden_death_time_control,
+        arbiter=cmd["arbiter"],
+    )
+    first_round = [
+        (m.match, str(m.sides[0]), str(m.sides[1]))
+        for m in bracket(seeds)
+        if m.round == min(x.round for x in bracket(seeds))
+    ]
+    return [stage_event, *_pair_sudden_death(t, cmd, place, tuple(first_round), t.version + 2)]
+
+
+def _pair_sudden_death(
+    t: Tournament,
+    cmd: Command,
+    place: int,
+    matches: tuple[tuple[int, str, str], ...],
+    version: int,
+) -> list[Event]:
+    """3.7.3.a: each game of the bracket round, with the lot for the choice of colour."""
+    seed, lot_winner = cmd.get("seed"), cmd.get("lot_winner")
+    if (seed is None) == (lot_winner is None):
+        raise MalformedCommand(
+            "the lot of a sudden-death game needs either 'seed' or 'lot_winner', not both"
+        )
+    if lot_winner is not None and len(matches) != 1:
+        raise MalformedCommand(
+            f"{len(matches)} sudden-death games are paired now: give a 'seed' for their lots"
+        )
+    events: list[Event] = []
+    for offset, (match, a, b) in enumerate(matches):
+        game_id = sudden_death_game_id(place, match)
+        if lot_winner is not None:
+            if lot_winner not in (a, b):
+                raise MalformedCommand(f"lot_winner must be {a} or {b}, got {lot_winner!r}")
+            winner = lot_winner
+        else:
+            winner = seeded_order(seed, f"lot:{game_id}", (a, b))[0]
+        events.append(
+            SuddenDeathPaired(
+                originator_id=TOURNAMENT_STREAM,
+                originator_version=version + offset,
+                at_ms=cmd["at_ms"],
+                by=cmd["arbiter"],
+                place=place,
+                match=match,
+                game=game_id,
+                players=(a, b),
+                seed=seed,
+                lot_winner=winner,
+                arbiter=cmd["arbiter"],
+            )
+        )
+    return events
+
+
+def choose_colour(tournament: Tournament | None, cmd: Command) -> list[Event]:
+    """3.7.3.a: "The player who wins the drawing of lots, may choose the colour"."""
+    t = require_tournament(tournament, cmd["tournament"])
+    require_ruling_arbiter(t, cmd["arbiter"], "record a choice of colour")
+    game_id: str = cmd["game"]
+    for playoff in t.playoffs:
+        for stage in playoff.stages:
+            for m in stage.matches:
+                if m.game != game_id:
+                    continue
+                if m.white is not None:
+                    raise RuleViolation(
+                        "3.7.3.a", f"{m.lot_winner} has already chosen the colour of {game_id}"
+                    )
+                other = m.players[1] if m.lot_winner == m.players[0] else m.players[0]
+                colour: str = cmd["colour"]
+                white, black = (m.lot_winner, other) if colour == "white" else (other, m.lot_winner)
+                return [
+                    SuddenDeathColourChosen(
+                        originator_id=TOURNAMENT_STREAM,
+                        originator_version=t.version + 1,
+                        at_ms=cmd["at_ms"],
+                        by=cmd["arbiter"],
+                        place=playoff.place,
+                        game=game_id,
+                        player=m.lot_winner,
+                        colour=colour,
+                        white=white,
+                        black=black,
+                        arbiter=cmd["arbiter"],
+                    )
+                ]
+    raise MalformedCommand(f"{game_id!r} is not a sudden-death game of a playoff (3.7.3.a)")

@@ -1,0 +1,273 @@
+"""Points and the tie-breaks of 3.6.1 and 3.7 a-c over the round-robin games.
+
+3.6.1: 1 point for a win, 1/2 for a draw, 0 for a loss. Points are
+``fractions.Fraction``, never float.
+
+3.7: "If the top two or more players score the same points, the tie will be
+decided by the following criteria, in order of priority: a) The results of
+the games between the players involved in the tie. b) The total number of
+wins in the tournament of every player involved in the tie. c)
+Sonneborn-Berger System."
+
+Interpretations (DESIGN.md):
+
+- The criteria are applied to the whole group level on points, in order: the
+  players a criterion separates are ranked by it, and those still level go
+  on to the next criterion with the values computed for the whole group. A
+  sub-group left level after (a) does not start again at (a) with only its
+  own games: the order is lexicographic on (a, b, c) over the whole group.
+- (a) is each player's points in the games among the players of the group.
+- (c) Sonneborn-Berger: for every game, the opponent's final points times the
+  player's score in it (full for a win, half for a draw), summed.
+- A game lost by default after a withdrawal (3.1, 50% or more played) counts
+  as a win for the opponent in points, in the number of wins and in
+  Sonneborn-Berger; a withdrawal under 50% removes every game of that player,
+  and all tie-breaks are computed as if he had never played.
+- The same criteria order every group level on points, not only the first
+  (the arbiters and commentators read the whole table); playoffs are for the
+  first place and any other qualifying place (3.7.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from engine.game import FINISHED, Game
+from engine.pairing import table_size
+from engine.playoff import POINTS
+from engine.tournament import Tournament
+
+ANNULLED = "annulled"
+DEFAULTS = "defaults"
+FIRST_ROUND_DEFAULT = "first_round_default"
+DEFAULT_TERMINATION = "default"
+"""The termination of a game lost by default (3.1, 3.3.3)."""
+
+CRITERIA = ("points", "h2h", "wins", "sb")
+"""The order of 3.6.1 and 3.7 a-c, by the names of the standings object."""
+
+
+@dataclass(frozen=True)
+class ScoredGame:
+    """One finished round-robin game as the standings count it."""
+
+    game: str
+    round: int
+    white: str
+    black: str
+    result: str
+    by_default: bool = False
+
+
+@dataclass(frozen=True)
+class Line:
+    """One player's totals over the counted games."""
+
+    player: str
+    points: Fraction
+    games: int
+    wins: int
+    sb: Fraction
+
+
+def annulled_players(tournament: Tournament, after_round: int | None = None) -> set[str]:
+    """Players whose results are annulled (3.1, under 50%) as of the end of ``after_round``."""
+    return {
+        w.player
+        for w in tournament.withdrawals
+        if w.rule == ANNULLED and (after_round is None or after_round >= w.effective_round)
+    }
+
+
+def round_robin_games(
+    tournament: Tournament, games: Iterable[Game], after_round: int | None = None
+) -> list[ScoredGame]:
+    """The finished round-robin games that count after ``after_round`` (all when None)."""
+    players = {p.id for p in tournament.players}
+    annulled = annulled_players(tournament, after_round)
+    out: list[ScoredGame] = []
+    for g in games:
+        if g.stage != "tournament" or g.status != FINISHED or g.result not in POINTS:
+            continue
+        if g.white not in players or g.black not in players:
+            continue
+        if after_round is not None and g.round > after_round:
+            continue
+        if g.white in annulled or g.black in annulled:
+            continue
+        out.append(
+            ScoredGame(
+                g.game_id,
+                g.round,
+                g.white,
+                g.black,
+                g.result,
+                g.termination == DEFAULT_TERMINATION,
+            )
+        )
+    return sorted(out, key=lambda s: (s.round, s.game))
+
+
+def score_of(game: ScoredGame, player: str) -> Fraction:
+    white, black = POINTS[game.result]
+    return white if player == game.white else black
+
+
+def opponent_of(game: ScoredGame, player: str) -> str:
+    return game.black if player == game.white else game.white
+
+
+def lines(players: Sequence[str], games: Sequence[ScoredGame]) -> dict[str, Line]:
+    """Points (3.6.1), games, wins (3.7 b) and Sonneborn-Berger (3.7 c) of every player."""
+    points = {p: Fraction(0) for p in players}
+    played = dict.fromkeys(players, 0)
+    wins = dict.fromkeys(players, 0)
+    for g in games:
+        for p in (g.white, g.black):
+            if p in points:
+                score = score_of(g, p)
+                points[p] += score
+                played[p] += 1
+                wins[p] += score == 1
+    sb = {p: Fraction(0) for p in players}
+    for g in games:
+        for p in (g.white, g.black):
+            if p in sb:
+                sb[p] += score_of(g, p) * points.get(opponent_of(g, p), Fraction(0))
+    return {p: Line(p, points[p], played[p], wins[p], sb[p]) for p in players}
+
+
+def head_to_head(group: Iterable[str], games: Sequence[ScoredGame]) -> dict[str, Fraction]:
+    """3.7 a: each player's points in the games between the players of the group."""
+    members = set(group)
+    out = {p: Fraction(0) for p in members}
+    for g in games:
+        if g.white in members and g.black in members:
+            out[g.white] += score_of(g, g.white)
+            out[g.black] += score_of(g, g.black)
+    return out
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The order after 3.6.1 and 3.7 a-c: tiers of players still level after (c)."""
+
+    tiers: tuple[tuple[str, ...], ...]
+    lines: Mapping[str, Line]
+    h2h: Mapping[str, Fraction | None]
+    """3.7 a value over the player's points group; None when alone on his points."""
+
+    def key(self, player: str) -> tuple[Fraction, Fraction, int, Fraction]:
+        line = self.lines[player]
+        return (line.points, self.h2h[player] or Fraction(0), line.wins, line.sb)
+
+    def separating_criterion(self, ahead: str, behind: str) -> str | None:
+        """The first criterion (points, h2h, wins, sb) on which ``ahead`` is before ``behind``."""
+        for name, a, b in zip(CRITERIA, self.key(ahead), self.key(behind), strict=True):
+            if a != b:
+                return name
+        return None
+
+
+def rank(players: Sequence[str], games: Sequence[ScoredGame]) -> Ranking:
+    """Order the players by points, then each points group by 3.7 a, b, c in turn."""
+    table = lines(players, games)
+    h2h: dict[str, Fraction | None] = dict.fromkeys(players)
+    for value in {line.points for line in table.values()}:
+        group = [p for p in players if table[p].points == value]
+        if len(group) > 1:
+            h2h.update(head_to_head(group, games))
+    ranking = Ranking((), table, h2h)
+    ordered = sorted(players, key=lambda p: (tuple(-x for x in ranking.key(p)), p))
+    tiers: list[tuple[str, ...]] = []
+    for p in ordered:
+        if tiers and ranking.key(tiers[-1][0]) == ranking.key(p):
+            tiers[-1] = (*tiers[-1], p)
+        else:
+            tiers.append((p,))
+    return Ranking(tuple(tiers), table, h2h)
+
+
+def withdrawn_behind(
+    tiers: Sequence[tuple[str, ...]], withdrawn: Iterable[str]
+) -> list[tuple[str, ...]]:
+    """A withdrawn player cannot play tie-break games (3.1: the rest of his games are lost
+    by default): in a tie that survives 3.7 a-c he is placed behind the others."""
+    gone = set(withdrawn)
+    out: list[tuple[str, ...]] = []
+    for tier in tiers:
+        staying = tuple(p for p in tier if p not in gone)
+        leaving = tuple(p for p in tier if p in gone)
+        out.extend(t for t in (staying, leaving) if t)
+    return out
+
+
+def ranked_players(tournament: Tournament, after_round: int | None = None) -> list[str]:
+    """The players the standings rank: everyone but those whose results are annulled."""
+    gone = annulled_players(tournament, after_round)
+    return [p.id for p in tournament.players if p.id not in gone]
+
+
+def expected_pairings(
+    tournament: Tournament, after_round: int | None = None
+) -> list[tuple[int, str, str]]:
+    """(round, white, black) of every round-robin game that must be finished to complete
+    the rounds up to ``after_round`` (all rounds when None), given the withdrawals."""
+    withdrawn = {w.player: w for w in tournament.withdrawals}
+    out: list[tuple[int, str, str]] = []
+    for game_id, (white, black) in tournament.round_robin_pairings().items():
+        round_no = int(game_id.split(".")[0])
+        if after_round is not None and round_no > after_round:
+            continue
+        excused = False
+        for pid in (white, black):
+            w = withdrawn.get(pid)
+            if w is None:
+                continue
+            if w.rule == ANNULLED and (after_round is None or after_round >= w.effective_round):
+                excused = True
+            if w.rule == FIRST_ROUND_DEFAULT and round_no != w.effective_round:
+                excused = True
+        if not excused:
+            out.append((round_no, white, black))
+    return out
+
+
+def is_complete(
+    tournament: Tournament, scored: Sequence[ScoredGame], after_round: int | None = None
+) -> bool:
+    """Every expected round-robin game up to ``after_round`` has a counted result."""
+    if tournament.numbers is None:
+        return False
+    done = {(g.round, frozenset((g.white, g.black))) for g in scored}
+    return all(
+        (r, frozenset((w, b))) in done for r, w, b in expected_pairings(tournament, after_round)
+    )
+
+
+Lookup = Callable[[str], Game | None]
+
+
+def round_robin_states(tournament: Tournament, lookup: Lookup) -> dict[str, Game]:
+    """Every round-robin game that has a stream, by its pairing's game id.
+
+    A game imported from a score sheet keeps the board number of its source,
+    which need not be the Berger board: a pairing is matched to the game of
+    its round with the same two players, whatever the board.
+    """
+    pairings = tournament.round_robin_pairings()
+    boards = table_size(len(tournament.players)) // 2
+    by_players: dict[tuple[int, frozenset[str]], Game] = {}
+    for round_no in range(1, tournament.rounds + 1):
+        for board in range(1, boards + 1):
+            game = lookup(f"{round_no}.{board}")
+            if game is not None and game.stage == "tournament":
+                by_players[(round_no, frozenset((game.white, game.black)))] = game
+    out: dict[str, Game] = {}
+    for game_id, (white, black) in pairings.items():
+        found = by_players.get((int(game_id.split(".")[0]), frozenset((white, black))))
+        if found is not None:
+            out[game_id] = found
+    return out

@@ -1,0 +1,229 @@
+"""Withdrawals (3.1, 3.3.2, 3.3.3): ``withdraw {tournament, player, at, reason}``.
+
+3.1: "If a player withdraws after completing 50% or more of the games, the
+rest of his games are lost by default. In case a player completes less than
+50%, all his results are annulled."
+
+3.3.3: "Any player who withdraws at a date when less than 3 months are left
+for the event to start, shall not be replaced and his opponent in the first
+round is declared as winner."
+
+How the engine applies them:
+
+- Completed games are his round-robin games with a result when he withdraws;
+  the share is taken over all his round-robin games (14 for 8 players in two
+  cycles: 7 completed is 50%, so the rest are lost by default; 6 is under 50%,
+  so his results are annulled).
+- ``defaults`` (50% or more): every game of his not completed is recorded
+  lost by default on its own stream (``GameStarted`` at the withdrawal, then
+  ``ResultRecorded`` with termination ``default``; a game in progress just
+  gets the result). They count as wins for the opponents (DESIGN.md).
+- ``annulled`` (under 50%): a game in progress is stopped and recorded lost
+  by default, so the board is closed; his games not yet played are never
+  started (``start_game`` refuses them); the standings drop every game of
+  his from the round in which the withdrawal took effect on (``after_round``
+  earlier than that shows the table as it stood then).
+- ``first_round_default`` (3.3.3): the withdrawal comes before the event
+  starts (before its ``start_date``, the arrival day of 3.2) and less than 3
+  months before it. 3.3.3 is the specific rule and wins over the 50% rule of 3.1,
+  which would otherwise annul the declared result (0 of his games completed):
+  his first-round opponent is recorded the winner by default and keeps that
+  point and win; his other games are not played and count for nobody. With
+  an odd number of players and a bye in round 1, the opponent of his first
+  scheduled game is the one declared winner.
+- Withdrawing 3 months or more before the start (on or before the same day
+  three calendar months earlier; 31 May -> 28/29 February) is refused: 3.3.2
+  replaces the player (2.7) instead. On or after the start date, 3.1 applies
+  (a withdrawal on the opening day, with no game completed, annuls nothing
+  but cancels all his games). These are the boundaries the qualification
+  module uses too (``docs/qualification.md``).
+- Under 3.8.2 a withdrawn player receives no prize (``projections.prizes``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from engine.commands import Command
+from engine.errors import MalformedCommand, RuleViolation
+from engine.events import (
+    TOURNAMENT_STREAM,
+    Event,
+    GameStarted,
+    PlayerWithdrew,
+    ResultRecorded,
+    game_stream,
+)
+from engine.game import FINISHED
+from engine.rules import profile
+from engine.tiebreaks import (
+    ANNULLED,
+    DEFAULT_TERMINATION,
+    DEFAULTS,
+    FIRST_ROUND_DEFAULT,
+    Lookup,
+    round_robin_states,
+)
+from engine.tournament import Tournament, require_ruling_arbiter, require_tournament
+
+REPLACEMENT_MONTHS = 3
+"""3.3.2 / 3.3.3: the limit between replacement and a withdrawal that stands."""
+DAY_MS = 86_400_000
+
+
+def start_instant_ms(start_date: str) -> int:
+    """Midnight UTC of the event's start date (3.2: the arrival day)."""
+    try:
+        day = date.fromisoformat(start_date)
+    except ValueError:
+        raise MalformedCommand(f"the tournament's start date {start_date!r} is not ISO") from None
+    return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
+
+
+def months_before(start_date: str, months: int) -> int:
+    """Midnight UTC of the same day ``months`` earlier (the 1st of the month if it has none)."""
+    day = date.fromisoformat(start_date)
+    month_index = day.year * 12 + day.month - 1 - months
+    year, month = divmod(month_index, 12)
+    for d in (day.day, 30, 29, 28):
+        try:
+            earlier = date(year, month + 1, d)
+            break
+        except ValueError:
+            continue
+    return int(datetime(earlier.year, earlier.month, earlier.day, tzinfo=UTC).timestamp() * 1000)
+
+
+def withdraw(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> list[Event]:
+    """Decide a withdrawal (3.1, 3.3.2, 3.3.3); see the module docstring."""
+    t = require_tournament(tournament, cmd["tournament"])
+    player: str = cmd["player"]
+    arbiter: str = cmd.get("arbiter") or cmd.get("by") or "chief"
+    at_ms: int = cmd["at_ms"]
+    if cmd.get("arbiter") is not None:
+        require_ruling_arbiter(t, arbiter, "record a withdrawal")
+    if t.player(player) is None:
+        raise MalformedCommand(f"withdraw: {player!r} is not a player of {t.id!r}")
+    if t.withdrawal(player) is not None:
+        raise RuleViolation("3.1", f"{player} has already withdrawn")
+    if t.numbers is None:
+        raise RuleViolation(
+            "3.4.1",
+            "the lots have not been drawn: his games (and his first-round opponent, 3.3.3) "
+            "are not known yet",
+        )
+    states = round_robin_states(t, lookup)
+    mine = sorted(
+        (
+            (int(gid.split(".")[0]), gid, white, black)
+            for gid, (white, black) in t.round_robin_pairings().items()
+            if player in (white, black)
+        ),
+    )
+    completed = [gid for _, gid, _, _ in mine if gid in states and states[gid].status == FINISHED]
+    remaining = [(r, gid, w, b) for r, gid, w, b in mine if gid not in completed]
+    total = len(mine)
+    before_start = at_ms < start_instant_ms(t.start_date)
+    if before_start and at_ms < months_before(t.start_date, REPLACEMENT_MONTHS) + DAY_MS:
+        raise RuleViolation(
+            "3.3.2",
+            f"{player} withdraws at least {REPLACEMENT_MONTHS} months before the start "
+            f"({t.start_date}): he is replaced by a player as described in article 2.7, "
+            "not withdrawn",
+        )
+    if before_start and completed:
+        raise RuleViolation(
+            "3.3.3",
+            f"the withdrawal is dated before the start ({t.start_date}) but {player} has "
+            f"completed {len(completed)} game(s): give the instant he withdrew",
+        )
+    if before_start:
+        rule = FIRST_ROUND_DEFAULT
+        defaulted = remaining[:1]
+        article = "3.3.3"
+    elif 2 * len(completed) >= total:
+        rule = DEFAULTS
+        defaulted = remaining
+        article = "3.1"
+    else:
+        rule = ANNULLED
+        defaulted = [item for item in remaining if item[1] in states]
+        article = "3.1"
+    reason = (
+        f"{article}: {player} withdrew after completing {len(completed)} of {total} games"
+        if rule != FIRST_ROUND_DEFAULT
+        else f"3.3.3: {player} withdrew before the start; his first-round opponent wins"
+    )
+    rules = profile(t.rules)
+    events: list[Event] = []
+    new_ids: set[str] = set()
+    for round_no, gid, white, black in defaulted:
+        result = "0-1" if white == player else "1-0"
+        existing = states.get(gid)
+        if existing is not None:
+            stream, version = existing.stream, existing.version
+        else:
+            new_id = free_game_id(gid, lookup, new_ids)
+            new_ids.add(new_id)
+            stream, version = game_stream(new_id), 1
+            board = new_id.split(".")[1]
+            events.append(
+                GameStarted(
+                    originator_id=stream,
+                    originator_version=1,
+                    at_ms=at_ms,
+                    by=arbiter,
+                    game=new_id,
+                    round=round_no,
+                    board=int(board) if board.isdigit() else 0,
+                    white=white,
+                    black=black,
+                    time_control=rules.time_control,
+                    rules=t.rules,
+                )
+            )
+        events.append(
+            ResultRecorded(
+                originator_id=stream,
+                originator_version=version + 1,
+                at_ms=at_ms,
+                by=arbiter,
+                result=result,
+                termination=DEFAULT_TERMINATION,
+                reason=reason,
+                arbiter=arbiter,
+            )
+        )
+    effective = remaining[0][0] if remaining else t.rounds + 1
+    events.append(
+        PlayerWithdrew(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=t.version + 1,
+            at_ms=at_ms,
+            by=arbiter,
+            player=player,
+            reason=cmd["reason"],
+            rule=rule,
+            games_completed=len(completed),
+            games_total=total,
+            effective_round=effective,
+            arbiter=arbiter,
+        )
+    )
+    return events
+
+
+def free_game_id(game_id: str, lookup: Lookup, taken: set[str]) -> str:
+    """The id for a new stream of this pairing: its own, or the first free board of its
+    round (imported games of the round may have used the boards in another order)."""
+
+    def look(i: str) -> object:
+        return True if i in taken else lookup(i)
+
+    if look(game_id) is None:
+        return game_id
+    round_no = game_id.split(".")[0]
+    board = 1
+    while look(f"{round_no}.{board}") is not None:
+        board += 1
+    return f"{round_no}.{board}"

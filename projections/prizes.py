@@ -1,0 +1,79 @@
+"""Prize money (3.8.1, 3.8.2), from the final order of the round robin.
+
+3.8.1: the minimum prize table in euros (1st 95,000 ... 8th 17,000; total
+420,000). "All prize money will be divided equally where players have the
+same score in the tournament (after 14 rounds)": players level on points
+share equally the sum of the prizes for the places they occupy, whatever the
+tie-breaks and playoffs say (those decide the title and qualification, not
+the money).
+
+3.8.2: "If less than 8 players participate or a player withdraws after he has
+signed his contract or after the start of the tournament, he shall receive no
+prize money and the said amount remains with FIDE." A player withdrawn with
+his remaining games lost by default still occupies his place in the table;
+his prize or share remains with FIDE. A player whose results were annulled
+(under 50% played) is out of the table: the others take places 1.. and the
+prizes of places nobody occupies remain with FIDE, as with fewer players.
+
+Amounts are exact fractions of a euro internally; ``eur`` on the wire is an
+integer when whole, else a number rounded to the cent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+PRIZES_2012_EUR: tuple[int, ...] = (95_000, 88_000, 75_000, 55_000, 40_000, 28_000, 22_000, 17_000)
+"""3.8.1: minimum prizes by place, 1st to 8th."""
+
+
+def euros(amount: Fraction) -> int | float:
+    """The wire form of an amount: an integer when whole, else rounded to the cent."""
+    if amount.denominator == 1:
+        return int(amount)
+    return round(float(amount), 2)
+
+
+def prize_shares(
+    order: Sequence[str],
+    points: Mapping[str, Fraction],
+    withdrawn: Iterable[str] = (),
+    table: Sequence[int] = PRIZES_2012_EUR,
+) -> tuple[dict[str, Fraction], Fraction]:
+    """(player -> prize, amount remaining with FIDE) for players in final order."""
+    gone = set(withdrawn)
+    shares: dict[str, Fraction] = {}
+    retained = Fraction(sum(table[len(order) :]))
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and points[order[end + 1]] == points[order[start]]:
+            end += 1
+        group = order[start : end + 1]
+        pot = Fraction(sum(table[start : end + 1]))
+        for player in group:
+            share = pot / len(group)
+            if player in gone:
+                retained += share
+                shares[player] = Fraction(0)
+            else:
+                shares[player] = share
+        start = end + 1
+    return shares, retained
+
+
+def prizes_object(
+    order: Sequence[str],
+    points: Mapping[str, Fraction],
+    withdrawn: Iterable[str] = (),
+    table: Sequence[int] = PRIZES_2012_EUR,
+) -> dict[str, Any]:
+    """``{prizes: [{player, eur}], fund_eur, retained_by_fide_eur}`` in final order."""
+    shares, retained = prize_shares(order, points, withdrawn, table)
+    return {
+        "prizes": [{"player": p, "eur": euros(shares[p])} for p in order],
+        "fund_eur": sum(table),
+        "retained_by_fide_eur": euros(retained),
+    }

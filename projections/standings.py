@@ -1,0 +1,269 @@
+"""The standings object of the contract, after any round (3.6.1, 3.7, 3.7.1-3.7.4, 3.8).
+
+``{tournament, after_round, rows: [{rank, player, points, games, wins, h2h,
+sb}], winner: {player, decided_by} | null, playoff: {needed, stage, players,
+games}, prizes: [{player, eur}]}`` plus, additively: ``final`` (every round
+finished), ``rounds``, ``leader`` (the same shape as ``winner`` while the
+event runs), ``playoffs`` (every playoff started, any place), ``shared_places``
+(ties no criterion or playoff has resolved), ``withdrawn`` and, per row,
+``name`` and ``withdrawn``.
+
+How it is computed (the interpretations are in ``engine.tiebreaks``):
+
+- Only round-robin games count (stage ``tournament``); a withdrawal under 50%
+  drops that player and his games from the round it took effect; a game lost
+  by default counts as a win for the opponent.
+- Rows are ordered by points, then 3.7 a, b, c over each whole points group
+  (no restart at (a)); once every round is over, the playoffs refine the
+  order of their groups (3.7.3: the winner first, the loser of the final
+  second, the others by how late they were eliminated).
+- ``rank`` is shared by players still level (1 + the number of players ahead).
+- ``h2h`` is the player's score in the games among his points group (null
+  when he is alone on his points); ``sb`` is Sonneborn-Berger.
+- ``winner`` is set once the round robin is complete: ``decided_by`` names
+  the first criterion on which first place stands ahead of second (``points``,
+  ``h2h``, ``wins``, ``sb``) or ``playoff``; null while a tie for first
+  remains.
+- ``playoff`` says what first place needs next: ``needed`` with the stage
+  (``rapid`` to start, then ``blitz``, ``sudden_death``), the players still in
+  contention and the games of the stage (with ``action`` and ``pending``).
+- ``prizes`` are given once the round robin is complete (3.8.1: shared by
+  points after the last round).
+
+Points and tie-break values are fractions internally; on the wire they are
+numbers (an integer when whole: 8.5, 9, 51.25).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from engine.game import FINISHED, Game
+from engine.playoff import DECIDED, RAPID, START_STAGE, Progress, refine
+from engine.tiebreaks import (
+    ANNULLED,
+    Ranking,
+    is_complete,
+    rank,
+    ranked_players,
+    round_robin_games,
+    withdrawn_behind,
+)
+from engine.tournament import Tournament
+from projections.prizes import PRIZES_2012_EUR, prizes_object
+
+
+def number(value: Fraction | None) -> int | float | None:
+    """A fraction on the wire: int when whole, else float (8.5)."""
+    if value is None:
+        return None
+    return int(value) if value.denominator == 1 else float(value)
+
+
+def playoff_summary(prog: Progress) -> dict[str, Any]:
+    """The contract's ``playoff`` object for one playoff's progress."""
+    return {
+        "needed": prog.action != DECIDED,
+        "place": prog.place,
+        "stage": prog.stage,
+        "series": prog.series,
+        "action": prog.action,
+        "players": list(prog.players),
+        "games": list(prog.games),
+        "pending": list(prog.pending),
+    }
+
+
+NO_PLAYOFF: dict[str, Any] = {"needed": False, "stage": None, "players": [], "games": []}
+
+
+def _decided_by(ranking: Ranking, order: Sequence[tuple[str, ...]]) -> dict[str, Any] | None:
+    """The first place and the criterion that put him there, or None while tied."""
+    if not order or len(order[0]) != 1:
+        return None
+    first = order[0][0]
+    if len(ranking.tiers[0]) > 1:
+        return {"player": first, "decided_by": "playoff"}
+    if len(order) == 1:
+        return {"player": first, "decided_by": "points"}
+    return {"player": first, "decided_by": ranking.separating_criterion(first, order[1][0])}
+
+
+def playoff_results(tournament: Tournament, games: Iterable[Game]) -> dict[str, str]:
+    ids = {gid for p in tournament.playoffs for gid in p.game_ids()}
+    return {g.game_id: g.result for g in games if g.game_id in ids and g.status == FINISHED}
+
+
+def standings(
+    tournament: Tournament,
+    games: Iterable[Game],
+    after_round: int | None = None,
+    prize_table: Sequence[int] = PRIZES_2012_EUR,
+) -> dict[str, Any]:
+    """The standings object after ``after_round``; when None, after the latest round
+    with a game played (its finished games, and every earlier result)."""
+    all_games = list(games)
+    scored = round_robin_games(tournament, all_games, after_round)
+    if after_round is not None:
+        shown_round = after_round
+    elif is_complete(tournament, scored):
+        shown_round = tournament.rounds
+    else:
+        # the latest round with a game actually played: defaults recorded ahead for a
+        # withdrawn player's later rounds count when their round comes
+        played = [g.round for g in scored if not g.by_default]
+        shown_round = max(played or [g.round for g in scored] or [0])
+        scored = [g for g in scored if g.round <= shown_round]
+    players = ranked_players(tournament, after_round)
+    ranking = rank(players, scored)
+    final = shown_round >= tournament.rounds and is_complete(tournament, scored, after_round)
+    order: list[tuple[str, ...]] = list(ranking.tiers)
+    progress: dict[int, Progress] = {}
+    if final:
+        tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
+        order, progress = refine(tiers, tournament.playoffs, playoff_results(tournament, all_games))
+    names = {p.id: p.name for p in tournament.players}
+    withdrawn = {w.player: w.rule for w in tournament.withdrawals}
+    rows: list[dict[str, Any]] = []
+    for tier in order:
+        rank_no = len(rows) + 1
+        for player in tier:
+            line = ranking.lines[player]
+            rows.append(
+                {
+                    "rank": rank_no,
+                    "player": player,
+                    "name": names.get(player, player),
+                    "points": number(line.points),
+                    "games": line.games,
+                    "wins": line.wins,
+                    "h2h": number(ranking.h2h[player]),
+                    "sb": number(line.sb),
+                    "withdrawn": withdrawn.get(player),
+                }
+            )
+    leader = _decided_by(ranking, order) if scored else None
+    playoff: dict[str, Any] = dict(NO_PLAYOFF)
+    if 1 in progress or (final and len(order[0]) > 1):
+        prog = progress.get(1)
+        if prog is None:
+            playoff = {
+                "needed": True,
+                "place": 1,
+                "stage": RAPID,
+                "series": 1,
+                "action": START_STAGE,
+                "players": list(order[0]),
+                "games": [],
+                "pending": [],
+            }
+        else:
+            playoff = playoff_summary(prog)
+    prizes: list[dict[str, Any]] = []
+    prize_detail: dict[str, Any] | None = None
+    if final:
+        flat = [p for tier in order for p in tier]
+        points = {p: ranking.lines[p].points for p in flat}
+        prize_detail = prizes_object(flat, points, withdrawn, prize_table)
+        prizes = prize_detail["prizes"]
+    shared = []
+    start = 1
+    for tier in order:
+        if len(tier) > 1:
+            shared.append({"places": [start, start + len(tier) - 1], "players": list(tier)})
+        start += len(tier)
+    return {
+        "tournament": tournament.id,
+        "after_round": shown_round,
+        "rounds": tournament.rounds,
+        "final": final,
+        "rows": rows,
+        "winner": leader if final else None,
+        "leader": leader,
+        "playoff": playoff,
+        "playoffs": [playoff_summary(p) for p in progress.values()],
+        "shared_places": shared,
+        "prizes": prizes,
+        "prize_fund": None
+        if prize_detail is None
+        else {k: v for k, v in prize_detail.items() if k != "prizes"},
+        "withdrawn": [
+            {
+                "player": w.player,
+                "rule": w.rule,
+                "games_completed": w.games_completed,
+                "games_total": w.games_total,
+                "effective_round": w.effective_round,
+                "annulled": w.rule == ANNULLED and w.player not in players,
+            }
+            for w in tournament.withdrawals
+        ],
+    }
+
+
+def crosstable(
+    tournament: Tournament, games: Iterable[Game], after_round: int | None = None
+) -> dict[str, Any]:
+    """Each player's results against each opponent, in standings order.
+
+    ``results[opponent]`` lists the games in round order: ``{round, colour,
+    score, default, annulled}`` with ``score`` "1", "1/2" or "0". Games of a
+    player whose results are annulled (3.1) are listed with ``annulled`` true.
+    """
+    all_games = list(games)
+    table = standings(tournament, all_games, after_round)
+    counted = {g.game for g in round_robin_games(tournament, all_games, after_round)}
+    numbers = tournament.numbers or {}
+    players = {p.id: p for p in tournament.players}
+    order = [r["player"] for r in table["rows"]]
+    order += [p.id for p in tournament.players if p.id not in order]
+    cells: dict[str, dict[str, list[dict[str, Any]]]] = {p: {} for p in order}
+    for g in sorted(all_games, key=lambda x: (x.round, x.game_id)):
+        if g.stage != "tournament" or g.status != FINISHED or g.white not in players:
+            continue
+        if g.black not in players or (after_round is not None and g.round > after_round):
+            continue
+        for me, opp, colour, score in (
+            (g.white, g.black, "white", _score_text(g.result, 0)),
+            (g.black, g.white, "black", _score_text(g.result, 1)),
+        ):
+            cells[me].setdefault(opp, []).append(
+                {
+                    "round": g.round,
+                    "game": g.game_id,
+                    "colour": colour,
+                    "score": score,
+                    "default": g.termination == "default",
+                    "annulled": g.game_id not in counted,
+                }
+            )
+    by_player = {r["player"]: r for r in table["rows"]}
+    return {
+        "tournament": tournament.id,
+        "after_round": table["after_round"],
+        "players": [
+            {
+                "rank": by_player.get(p, {}).get("rank"),
+                "number": numbers.get(p),
+                "player": p,
+                "name": players[p].name,
+                "federation": players[p].federation,
+                "rating": players[p].rating,
+                "points": by_player.get(p, {}).get("points"),
+                "results": cells[p],
+            }
+            for p in order
+        ],
+    }
+
+
+def _score_text(result: str, side: int) -> str:
+    return {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("1/2", "1/2")}.get(
+        result, ("0", "0")
+    )[side]
+
+
+def rows_by_player(table: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["player"]: row for row in table["rows"]}

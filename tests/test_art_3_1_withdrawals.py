@@ -1,0 +1,324 @@
+"""Withdrawals: 3.1 (50% of the games), 3.3.2 / 3.3.3 (before the start), 3.8.2 (no prize)."""
+
+from __future__ import annotations
+
+from adapters.queries import crosstable_object, game_object, standings_object
+from adapters.store import Store
+from tests.helpers import at, ok, paired_tournament, refused
+from tests.tournament_helpers import all_draws, play_rounds
+
+GONE = "ivanchuk"
+
+
+def withdraw(store: Store, when: str, player: str = GONE) -> list[dict]:
+    return ok(
+        store,
+        {
+            "cmd": "withdraw",
+            "tournament": "london-2013",
+            "player": player,
+            "at": when,
+            "reason": "ill",
+            "arbiter": "chief",
+        },
+    )
+
+
+def gone_wins(_round: int, white: str, black: str) -> str:
+    """The withdrawing player wins every game he plays; the others are drawn."""
+    if white == GONE:
+        return "1-0"
+    if black == GONE:
+        return "0-1"
+    return "1/2-1/2"
+
+
+def games_of(store: Store, player: str) -> dict[str, tuple[str, str]]:
+    pairings = store.tournament().round_robin_pairings()
+    return {g: wb for g, wb in pairings.items() if player in wb}
+
+
+class TestArt3_1WithdrawalAfterHalfTheGames:
+    def test_3_1_seven_of_fourteen_played_remaining_games_lost_by_default(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        play_rounds(sqlite_store, all_draws, range(1, 8))
+        events = withdraw(sqlite_store, at(7 * 86400))
+        withdrew = events[-1]
+        assert withdrew["type"] == "PlayerWithdrew"
+        assert (withdrew["rule"], withdrew["games_completed"], withdrew["games_total"]) == (
+            "defaults",
+            7,
+            14,
+        )
+        assert withdrew["effective_round"] == 8
+        defaults = [e for e in events if e["type"] == "ResultRecorded"]
+        assert len(defaults) == 7
+        assert {e["termination"] for e in defaults} == {"default"}
+        later = {g for g in games_of(sqlite_store, GONE) if int(g.split(".")[0]) >= 8}
+        assert {e["stream"].removeprefix("game/") for e in defaults} == later
+        one = sorted(later)[0]
+        view = game_object(sqlite_store, one)
+        assert (view["status"], view["termination"], view["ply"]) == ("finished", "default", 0)
+        white, _black = games_of(sqlite_store, GONE)[one]
+        assert view["result"] == ("0-1" if white == GONE else "1-0")
+        refused(
+            sqlite_store, {"cmd": "start_game", "game": one, "at": at(8 * 86400)}, "rule_violation"
+        )
+
+        play_rounds(sqlite_store, all_draws)
+        table = standings_object(sqlite_store)
+        assert table["final"] is True
+        row = {r["player"]: r for r in table["rows"]}
+        assert (row[GONE]["points"], row[GONE]["games"], row[GONE]["withdrawn"]) == (
+            3.5,
+            14,
+            "defaults",
+        )
+        # every opponent won one game by default: a win in points and in wins (DESIGN.md)
+        others = [r for p, r in row.items() if p != GONE]
+        assert {(r["points"], r["wins"], r["games"]) for r in others} == {(7.5, 1, 14)}
+        # 3.8.2: no prize; the players level on 7.5 share places 1-7, place 8's money
+        # would be the withdrawn player's and remains with FIDE
+        prizes = {p["player"]: p["eur"] for p in table["prizes"]}
+        assert prizes[GONE] == 0
+        assert table["prize_fund"]["retained_by_fide_eur"] == 17_000
+        assert prizes["carlsen"] == round((420_000 - 17_000) / 7, 2)
+
+    def test_3_1_withdrawal_in_the_middle_of_a_round_defaults_the_game_in_progress(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        play_rounds(sqlite_store, all_draws, range(1, 8))
+        [(game, _)] = [
+            (g, wb) for g, wb in games_of(sqlite_store, GONE).items() if g.startswith("8.")
+        ]
+        ok(sqlite_store, {"cmd": "start_game", "game": game, "at": at(8 * 86400)})
+        events = withdraw(sqlite_store, at(8 * 86400 + 3600))
+        in_progress = [e for e in events if e["stream"] == f"game/{game}"]
+        assert [e["type"] for e in in_progress] == ["ResultRecorded"]
+        assert in_progress[0]["version"] == 2
+
+
+class TestArt3_1WithdrawalBeforeHalfTheGames:
+    def test_3_1_six_of_fourteen_played_all_results_annulled(self, sqlite_store: Store) -> None:
+        paired_tournament(sqlite_store)
+        play_rounds(sqlite_store, gone_wins, range(1, 7))
+        before = standings_object(sqlite_store)
+        assert before["rows"][0]["player"] == GONE and before["rows"][0]["points"] == 6
+        events = withdraw(sqlite_store, at(6 * 86400))
+        assert [e["type"] for e in events] == ["PlayerWithdrew"]
+        assert (events[0]["rule"], events[0]["games_completed"], events[0]["effective_round"]) == (
+            "annulled",
+            6,
+            7,
+        )
+        table = standings_object(sqlite_store)
+        assert GONE not in {r["player"] for r in table["rows"]}
+        assert table["withdrawn"][0]["annulled"] is True
+        # everyone else is back to his games among the other seven, all drawn
+        met_gone = {p for wb in games_of(sqlite_store, GONE).values() for p in wb} - {GONE}
+        for r in table["rows"]:
+            played = 6 - (r["player"] in met_gone and _met_by_round(sqlite_store, r["player"], 6))
+            assert (r["points"], r["games"], r["wins"]) == (played / 2, played, 0)
+            # tie-breaks recomputed as if he had never played: SB counts only draws
+            # against the others' annulled totals
+            assert r["sb"] == _sb_without(table, sqlite_store, r["player"])
+
+        # his games not yet played are never started
+        round_7 = next(g for g in games_of(sqlite_store, GONE) if g.startswith("7."))
+        message = refused(
+            sqlite_store,
+            {"cmd": "start_game", "game": round_7, "at": at(7 * 86400)},
+            "rule_violation",
+        )
+        assert message == f"game {round_7} is not played: {GONE} withdrew (annulled) (article 3.1)"
+
+        # the standings of the rounds before it took effect still show him
+        assert standings_object(sqlite_store, 6)["rows"][0]["player"] == GONE
+
+        play_rounds(sqlite_store, all_draws)
+        final = standings_object(sqlite_store)
+        assert final["final"] is True
+        assert {r["games"] for r in final["rows"]} == {12}
+        assert len(final["prizes"]) == 7
+        assert final["prize_fund"]["retained_by_fide_eur"] == 17_000
+        cross = crosstable_object(sqlite_store)
+        annulled_cells = [
+            g
+            for p in cross["players"]
+            for games in p["results"].values()
+            for g in games
+            if g["annulled"]
+        ]
+        assert len(annulled_cells) == 12  # 6 games, seen from both sides
+
+    def test_3_1_withdrawing_twice_or_an_unknown_player_is_refused(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        play_rounds(sqlite_store, all_draws, range(1, 2))
+        withdraw(sqlite_store, at(86400))
+        cmd = {
+            "cmd": "withdraw",
+            "tournament": "london-2013",
+            "player": GONE,
+            "at": at(86400),
+            "reason": "again",
+        }
+        assert refused(sqlite_store, cmd, "rule_violation") == (
+            f"{GONE} has already withdrawn (article 3.1)"
+        )
+        cmd["player"] = "fischer"
+        assert "not a player" in refused(sqlite_store, cmd, "malformed_command")
+
+
+def _met_by_round(store: Store, player: str, last_round: int) -> bool:
+    return any(
+        player in wb and int(g.split(".")[0]) <= last_round
+        for g, wb in games_of(store, GONE).items()
+    )
+
+
+def _sb_without(table: dict, store: Store, player: str) -> float:
+    points = {r["player"]: r["points"] for r in table["rows"]}
+    total = 0.0
+    for game_id in store.game_ids():
+        game = store.game(game_id)
+        if GONE in (game.white, game.black) or player not in (game.white, game.black):
+            continue
+        other = game.black if game.white == player else game.white
+        total += 0.5 * points[other]
+    return total
+
+
+class TestArt3_3_3WithdrawalBeforeTheStart:
+    def test_3_3_3_less_than_three_months_before_the_start_first_round_opponent_wins(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        events = withdraw(sqlite_store, "2013-01-20T10:00:00.000Z")
+        assert events[-1]["rule"] == "first_round_default"
+        [(first, (white, black))] = [
+            (g, wb) for g, wb in games_of(sqlite_store, GONE).items() if g.startswith("1.")
+        ]
+        opponent = black if white == GONE else white
+        assert [e["type"] for e in events] == ["GameStarted", "ResultRecorded", "PlayerWithdrew"]
+        assert events[1]["reason"] == (
+            f"3.3.3: {GONE} withdrew before the start; his first-round opponent wins"
+        )
+        assert game_object(sqlite_store, first)["termination"] == "default"
+        # his other games are not played (the 50% rule would annul the declared
+        # result; 3.3.3 is the specific rule and keeps it)
+        second = next(g for g in games_of(sqlite_store, GONE) if g.startswith("2."))
+        assert "article 3.3.3" in refused(
+            sqlite_store, {"cmd": "start_game", "game": second, "at": at(86400)}, "rule_violation"
+        )
+        play_rounds(sqlite_store, all_draws)
+        table = standings_object(sqlite_store)
+        assert table["final"] is True
+        row = {r["player"]: r for r in table["rows"]}
+        assert (row[opponent]["points"], row[opponent]["wins"], row[opponent]["games"]) == (
+            7,
+            1,
+            13,
+        )
+        assert (row[GONE]["points"], row[GONE]["games"]) == (0, 1)
+        assert table["winner"] == {"player": opponent, "decided_by": "points"}
+
+    def test_3_3_2_three_months_or_more_before_the_start_the_player_is_replaced(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        message = refused(
+            sqlite_store,
+            {
+                "cmd": "withdraw",
+                "tournament": "london-2013",
+                "player": GONE,
+                "at": "2012-12-12T10:00:00.000Z",
+                "reason": "contract",
+            },
+            "rule_violation",
+        )
+        assert message == (
+            f"{GONE} withdraws at least 3 months before the start (2013-03-13): he is "
+            "replaced by a player as described in article 2.7, not withdrawn (article 3.3.2)"
+        )
+
+
+class TestWithdrawnPlayerInATie:
+    def test_3_1_a_withdrawn_player_plays_no_tie_break_games(self, sqlite_store: Store) -> None:
+        # three players level after a-c; one withdraws after the last round: the
+        # playoff is between the other two, and he is placed behind them.
+        from tests.tournament_helpers import event, rows
+
+        event(sqlite_store, ["a", "b", "c"], cycles=1)
+        play_rounds(sqlite_store, all_draws)
+        ok(
+            sqlite_store,
+            {
+                "cmd": "withdraw",
+                "tournament": "t",
+                "player": "a",
+                "at": at(10 * 86400),
+                "reason": "ill",
+                "arbiter": "chief",
+            },
+        )
+        table = standings_object(sqlite_store)
+        assert table["playoff"]["players"] == ["b", "c"]
+        assert rows(table) == [(1, "b"), (1, "c"), (3, "a")]
+        [started] = ok(
+            sqlite_store,
+            {
+                "cmd": "start_playoff",
+                "tournament": "t",
+                "arbiter": "chief",
+                "at": at(11 * 86400),
+                "seed": "s",
+            },
+        )
+        assert sorted(started["players"]) == ["b", "c"]
+
+
+def test_3_1_defaults_recorded_ahead_count_when_their_round_comes(sqlite_store: Store) -> None:
+    paired_tournament(sqlite_store)
+    play_rounds(sqlite_store, all_draws, range(1, 8))
+    withdraw(sqlite_store, at(7 * 86400))
+    play_rounds(sqlite_store, all_draws, range(8, 11))
+    table = standings_object(sqlite_store)
+    assert (table["after_round"], table["final"]) == (10, False)
+    row = {r["player"]: r for r in table["rows"]}
+    assert row[GONE]["games"] == 10
+    assert standings_object(sqlite_store, 14)["rows"][-1]["games"] == 14
+
+
+class TestArt3_3Boundaries:
+    """The same boundaries as the qualification module (docs/qualification.md)."""
+
+    def test_3_3_2_exactly_three_months_before_is_at_least_three_months(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        cmd = {
+            "cmd": "withdraw",
+            "tournament": "london-2013",
+            "player": GONE,
+            "at": "2012-12-13T23:00:00.000Z",
+            "reason": "contract",
+        }
+        assert "(article 3.3.2)" in refused(sqlite_store, cmd, "rule_violation")
+        cmd["at"] = "2012-12-14T00:00:00.000Z"
+        assert ok(sqlite_store, cmd)[-1]["rule"] == "first_round_default"
+
+    def test_3_1_withdrawal_on_the_opening_day_cancels_his_games(self, sqlite_store: Store) -> None:
+        paired_tournament(sqlite_store)
+        events = withdraw(sqlite_store, "2013-03-14T12:00:00.000Z")
+        assert [e["type"] for e in events] == ["PlayerWithdrew"]
+        assert (events[0]["rule"], events[0]["games_completed"]) == ("annulled", 0)
+        play_rounds(sqlite_store, all_draws)
+        table = standings_object(sqlite_store)
+        assert table["final"] is True and len(table["rows"]) == 7
+        assert {r["games"] for r in table["rows"]} == {12}
