@@ -1,0 +1,746 @@
+"""Sans-I/O DGT electronic board protocol: bytes in, typed messages out.
+
+Layout (the DGT protocol header ``dgtbrd.h``, 2012-2015 revisions; see
+``docs/dgt.md`` for the full tables):
+
+- Board -> host messages are framed: byte 0 is the message id with bit 7 set
+  (the only byte of a message with bit 7 set), bytes 1-2 are the total length
+  (header included) as two 7-bit halves, then ``total - 3`` payload bytes,
+  each < 0x80.
+- Host -> board commands are single bytes (``0x40``..``0x55``), except the
+  clock wrapper ``0x2b <size> 0x03 <cmd> <data...> 0x00``.
+
+``DgtParser.receive_data(chunk)`` accepts any split of the stream (several
+messages per read, a message over several reads) and never raises: garbage,
+truncated frames and unknown ids become counted ``ProtocolError`` messages,
+and the parser resynchronises at the next byte with bit 7 set. Nothing here
+reads a clock or touches a file; all durations are integer milliseconds.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+# --- host -> board commands (single bytes) ----------------------------------
+
+SEND_RESET = 0x40
+SEND_CLK = 0x41
+SEND_BRD = 0x42
+SEND_UPDATE = 0x43
+SEND_UPDATE_BRD = 0x44
+RETURN_SERIALNR = 0x45
+RETURN_BUSADRES = 0x46
+SEND_TRADEMARK = 0x47
+SEND_EE_MOVES = 0x49
+TO_BUSMODE = 0x4A
+SEND_UPDATE_NICE = 0x4B
+SEND_BATTERY_STATUS = 0x4C
+SEND_VERSION = 0x4D
+RETURN_LONG_SERIALNR = 0x55
+CLOCK_MESSAGE = 0x2B
+
+COMMAND_NAMES = {
+    SEND_RESET: "reset",
+    SEND_CLK: "send_clock",
+    SEND_BRD: "send_board",
+    SEND_UPDATE: "update",
+    SEND_UPDATE_BRD: "update_board",
+    RETURN_SERIALNR: "serial_number",
+    RETURN_BUSADRES: "bus_address",
+    SEND_TRADEMARK: "trademark",
+    SEND_EE_MOVES: "ee_moves",
+    TO_BUSMODE: "bus_mode",
+    SEND_UPDATE_NICE: "update_nice",
+    SEND_BATTERY_STATUS: "battery_status",
+    SEND_VERSION: "version",
+    RETURN_LONG_SERIALNR: "long_serial_number",
+}
+
+# Clock commands inside the 0x2b wrapper (DGT XL / DGT3000 / Revelation II).
+CLOCK_DISPLAY = 0x01
+CLOCK_ICONS = 0x02
+CLOCK_END = 0x03
+CLOCK_BUTTON = 0x08
+CLOCK_VERSION = 0x09
+CLOCK_SETNRUN = 0x0A
+CLOCK_BEEP = 0x0B
+CLOCK_ASCII = 0x0C
+
+
+def command(code: int) -> bytes:
+    """A one-byte host command (``SEND_BRD`` -> ``b"B"``)."""
+    return bytes((code,))
+
+
+def clock_command(cmd: int, data: bytes = b"") -> bytes:
+    """The clock wrapper: ``2b <size> 03 <cmd> <data...> 00``; size counts the bytes after it."""
+    body = bytes((0x03, cmd)) + data + b"\x00"
+    return bytes((CLOCK_MESSAGE, len(body))) + body
+
+
+def clock_set_and_run(left_s: int, right_s: int, mode: int) -> bytes:
+    """SetNRun: left h,m,s, right h,m,s (plain binary, as drivers send them), then mode
+    (0x01 left runs down, 0x02 right runs down, 0x04 paused, 0x08 switch side on lever)."""
+
+    def hms(seconds: int) -> bytes:
+        seconds = max(0, min(seconds, 9 * 3600 + 59 * 60 + 59))
+        return bytes((seconds // 3600, seconds // 60 % 60, seconds % 60))
+
+    return clock_command(CLOCK_SETNRUN, hms(left_s) + hms(right_s) + bytes((mode,)))
+
+
+STARTUP_COMMANDS = (SEND_UPDATE_NICE, SEND_VERSION, RETURN_SERIALNR, SEND_BRD, SEND_CLK)
+"""What the host sends on (re)connection: update-nice mode (the board is IDLE after
+power-up or a bus-mode switch until told otherwise), version, serial number, a full
+dump (the position to reconcile with) and the clock."""
+
+# --- board -> host message ids -----------------------------------------------
+
+MSG_BOARD_DUMP = 0x86
+MSG_BWTIME = 0x8D
+MSG_FIELD_UPDATE = 0x8E
+MSG_EE_MOVES = 0x8F
+MSG_BUSADRES = 0x90
+MSG_SERIALNR = 0x91
+MSG_TRADEMARK = 0x92
+MSG_VERSION = 0x93
+MSG_BOARD_DUMP_50B = 0x94
+MSG_BOARD_DUMP_50W = 0x95
+MSG_BATTERY_STATUS = 0xA0
+MSG_LONG_SERIALNR = 0xA2
+
+# Length rules: exact total length, or a minimum for variable messages.
+_EXACT_LENGTH = {
+    MSG_BOARD_DUMP: 67,
+    MSG_BWTIME: 10,
+    MSG_FIELD_UPDATE: 5,
+    MSG_BUSADRES: 5,
+    MSG_VERSION: 5,
+    MSG_BOARD_DUMP_50B: 53,
+    MSG_BOARD_DUMP_50W: 53,
+    MSG_LONG_SERIALNR: 13,
+}
+_SERIAL_LENGTHS = (8, 12)  # 5 ASCII digits; the 1998 header's 12-byte form adds " 1.0"
+MAX_FRAME_LENGTH = 0x1F03 + 3
+"""Longest frame accepted (a full EE_MOVES dump); anything longer is a broken header."""
+
+# --- pieces and fields -------------------------------------------------------
+
+PIECE_LETTERS = {
+    0x01: "P",
+    0x02: "R",
+    0x03: "N",
+    0x04: "B",
+    0x05: "K",
+    0x06: "Q",
+    0x07: "p",
+    0x08: "r",
+    0x09: "n",
+    0x0A: "b",
+    0x0B: "k",
+    0x0C: "q",
+}
+"""Piece codes (note the order: rook, knight, bishop, king, queen). 0 = empty."""
+PIECE_CODES = {letter: code for code, letter in PIECE_LETTERS.items()}
+MAGIC_PIECES = {0x0D: "1/2-1/2", 0x0E: "1-0", 0x0F: "0-1"}
+"""The result ("magic") pieces of 2012+ boards: never part of a placement."""
+
+
+def field_square_name(field_index: int) -> str:
+    """Field 0 = a8 ... 63 = h1, as seen with White on the connector's side (normal)."""
+    return "abcdefgh"[field_index % 8] + str(8 - field_index // 8)
+
+
+def field_to_square(field_index: int, rotated: bool = False) -> int:
+    """python-chess square of a field; a board turned 180 degrees maps field i to 63 - i."""
+    return (field_index ^ 7) if rotated else (field_index ^ 56)
+
+
+def placement_of(codes: Iterable[int]) -> str:
+    """The FEN piece placement of 64 field codes in normal orientation (field 0 = a8).
+
+    Magic pieces and unknown codes count as empty squares (they are never pieces
+    of the game); the caller decides what to do about them.
+    """
+    rows = []
+    row = []
+    empty = 0
+    for i, code in enumerate(codes):
+        letter = PIECE_LETTERS.get(code)
+        if letter is None:
+            empty += 1
+        else:
+            if empty:
+                row.append(str(empty))
+                empty = 0
+            row.append(letter)
+        if i % 8 == 7:
+            if empty:
+                row.append(str(empty))
+                empty = 0
+            rows.append("".join(row))
+            row = []
+    return "/".join(rows)
+
+
+def codes_of(placement: str) -> list[int]:
+    """64 field codes (normal orientation) of a FEN piece placement."""
+    codes: list[int] = []
+    for char in placement:
+        if char == "/":
+            continue
+        if char.isdigit():
+            codes.extend([0] * int(char))
+        else:
+            codes.append(PIECE_CODES[char])
+    if len(codes) != 64:
+        raise ValueError(f"not a piece placement of 64 squares: {placement!r}")
+    return codes
+
+
+def rotate_placement(placement: str) -> str:
+    """The same physical board read with the connector on the other side (180 degrees)."""
+    return "/".join(row[::-1] for row in placement.split("/")[::-1])
+
+
+# --- BWTIME ------------------------------------------------------------------
+
+
+def _bcd(value: int) -> int | None:
+    hi, lo = value >> 4, value & 0x0F
+    if hi > 9 or lo > 9:
+        return None
+    return hi * 10 + lo
+
+
+def _to_bcd(value: int) -> int:
+    return (value // 10) << 4 | (value % 10)
+
+
+# --- messages ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BoardDump:
+    """0x86: the 64 fields, field 0 first (a8 in normal orientation)."""
+
+    codes: tuple[int, ...]
+
+    @property
+    def placement(self) -> str:
+        """The piece placement read in normal orientation (magic pieces left out)."""
+        return placement_of(self.codes)
+
+    @property
+    def magic(self) -> tuple[tuple[int, int], ...]:
+        """(field, code) of any result ("magic") piece on the board."""
+        return tuple((i, c) for i, c in enumerate(self.codes) if c in MAGIC_PIECES)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldUpdate:
+    """0x8e: one field changed; ``code`` 0 means it became empty."""
+
+    field: int
+    code: int
+
+    @property
+    def letter(self) -> str | None:
+        return PIECE_LETTERS.get(self.code)
+
+
+@dataclass(frozen=True, slots=True)
+class ClockTimes:
+    """0x8d with times: the protocol knows the LEFT and RIGHT clocks, never colours.
+
+    p[0..2] right h/m/s, p[3..5] left h/m/s (since the 2011 header), p[6] status.
+    """
+
+    left_ms: int
+    right_ms: int
+    status: int
+    left_flags: int
+    right_flags: int
+
+    @property
+    def running(self) -> str | None:
+        """``left``/``right`` when the clock runs, from bit0 (running) and bit1 (lever:
+        1 = right side up). The raised side's clock runs: a player presses their own
+        side down, which stops their clock and raises the opponent's. None when stopped.
+        (Bits 3/4, "whose turn", swapped meaning between header revisions: not used.)"""
+        if not self.status & 0x01:
+            return None
+        return "right" if self.status & 0x02 else "left"
+
+    @property
+    def lever_right_up(self) -> bool:
+        return bool(self.status & 0x02)
+
+    @property
+    def battery_low(self) -> bool:
+        return bool(self.status & 0x04)
+
+    @property
+    def no_clock(self) -> bool:
+        """Status bit 5: no clock connected; the times mean nothing."""
+        return bool(self.status & 0x20)
+
+    @property
+    def left_flag(self) -> bool:
+        """Left flag fallen (bit 4) or shown (bit 6)."""
+        return bool(self.left_flags & 0x50)
+
+    @property
+    def right_flag(self) -> bool:
+        return bool(self.right_flags & 0x50)
+
+
+@dataclass(frozen=True, slots=True)
+class ClockAck:
+    """0x8d carrying a clock acknowledgement: four 8-bit ack bytes."""
+
+    ack0: int
+    ack1: int
+    ack2: int
+    ack3: int
+
+    @property
+    def ok(self) -> bool:
+        return self.ack0 == 0x10
+
+
+@dataclass(frozen=True, slots=True)
+class ClockNull:
+    """0x8d with an all-zero payload (sent by some Bluetooth firmware): ignored."""
+
+
+@dataclass(frozen=True, slots=True)
+class SerialNumber:
+    """0x91 (5 ASCII digits) or 0xa2 (10 characters, ``long=True``)."""
+
+    serial: str
+    long: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """0x93: firmware version ``major.minor``."""
+
+    major: int
+    minor: int
+
+
+@dataclass(frozen=True, slots=True)
+class Trademark:
+    """0x92: ASCII text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BusAddress:
+    """0x90: the board's 14-bit bus address."""
+
+    address: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatteryStatus:
+    """0xa0 (Bluetooth boards): raw payload; byte 0 is the charge in percent."""
+
+    payload: bytes
+
+    @property
+    def percent(self) -> int | None:
+        return self.payload[0] if self.payload and self.payload[0] <= 100 else None
+
+
+@dataclass(frozen=True, slots=True)
+class EEMoves:
+    """0x8f: (part of) the board's internal log, raw."""
+
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class OtherMessage:
+    """A well-framed message this adapter does not interpret (draughts dumps...)."""
+
+    message_id: int
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolError:
+    """Bytes that are not a valid message: counted and logged, never raised."""
+
+    reason: str
+    data: bytes
+    offset: int
+    """Position of the first offending byte in the whole stream."""
+
+
+Message = (
+    BoardDump
+    | FieldUpdate
+    | ClockTimes
+    | ClockAck
+    | ClockNull
+    | SerialNumber
+    | Version
+    | Trademark
+    | BusAddress
+    | BatteryStatus
+    | EEMoves
+    | OtherMessage
+    | ProtocolError
+)
+
+
+def decode_bwtime(p: bytes) -> ClockTimes | ClockAck | ClockNull | str:
+    """The 7 payload bytes of 0x8d; a string is the reason it was rejected."""
+    if not any(p):
+        return ClockNull()
+    if (p[0] & 0x0F) == 0x0A or (p[3] & 0x0F) == 0x0A:
+        # 6.3: bit 7 of each ack byte travels in bit 4/5 of p[0] / p[3].
+        return ClockAck(
+            ack0=(p[1] & 0x7F) | ((p[3] << 3) & 0x80),
+            ack1=(p[2] & 0x7F) | ((p[3] << 2) & 0x80),
+            ack2=(p[4] & 0x7F) | ((p[0] << 3) & 0x80),
+            ack3=(p[5] & 0x7F) | ((p[0] << 2) & 0x80),
+        )
+    right_h, left_h = p[0] & 0x0F, p[3] & 0x0F
+    right_m, right_s, left_m, left_s = (_bcd(p[i]) for i in (1, 2, 4, 5))
+    if right_h > 9 or left_h > 9:
+        return f"clock hours out of range ({right_h}, {left_h})"
+    if right_m is None or right_s is None or left_m is None or left_s is None:
+        return "clock minutes/seconds are not BCD"
+    if max(right_m, right_s, left_m, left_s) > 59:
+        return "clock minutes/seconds above 59"
+    return ClockTimes(
+        left_ms=((left_h * 60 + left_m) * 60 + left_s) * 1000,
+        right_ms=((right_h * 60 + right_m) * 60 + right_s) * 1000,
+        status=p[6],
+        left_flags=p[3] & 0x70,
+        right_flags=p[0] & 0x70,
+    )
+
+
+def _decode(message_id: int, payload: bytes, offset: int) -> Message:
+    frame = bytes((message_id,)) + payload
+    if message_id == MSG_BOARD_DUMP:
+        bad = [c for c in payload if c > 0x0F]
+        if bad:
+            return ProtocolError(f"board dump with unknown piece code {bad[0]:#04x}", frame, offset)
+        return BoardDump(tuple(payload))
+    if message_id == MSG_FIELD_UPDATE:
+        field_index, code = payload[0], payload[1]
+        if field_index > 63:
+            return ProtocolError(f"field update for field {field_index}", frame, offset)
+        if code > 0x0F:
+            return ProtocolError(f"field update with unknown piece code {code:#04x}", frame, offset)
+        return FieldUpdate(field_index, code)
+    if message_id == MSG_BWTIME:
+        decoded = decode_bwtime(payload)
+        if isinstance(decoded, str):
+            return ProtocolError(decoded, frame, offset)
+        return decoded
+    if message_id == MSG_SERIALNR:
+        text = payload[:5].decode("ascii", "replace")
+        return SerialNumber(text)
+    if message_id == MSG_LONG_SERIALNR:
+        return SerialNumber(payload.decode("ascii", "replace").strip(), long=True)
+    if message_id == MSG_VERSION:
+        return Version(payload[0], payload[1])
+    if message_id == MSG_TRADEMARK:
+        return Trademark(payload.decode("ascii", "replace"))
+    if message_id == MSG_BUSADRES:
+        return BusAddress(payload[0] << 7 | payload[1])
+    if message_id == MSG_BATTERY_STATUS:
+        return BatteryStatus(payload)
+    if message_id == MSG_EE_MOVES:
+        return EEMoves(payload)
+    return OtherMessage(message_id, payload)
+
+
+_KNOWN_IDS = {
+    MSG_BOARD_DUMP,
+    MSG_BWTIME,
+    MSG_FIELD_UPDATE,
+    MSG_EE_MOVES,
+    MSG_BUSADRES,
+    MSG_SERIALNR,
+    MSG_TRADEMARK,
+    MSG_VERSION,
+    MSG_BOARD_DUMP_50B,
+    MSG_BOARD_DUMP_50W,
+    MSG_BATTERY_STATUS,
+    MSG_LONG_SERIALNR,
+}
+
+
+def _length_ok(message_id: int, total: int) -> bool:
+    exact = _EXACT_LENGTH.get(message_id)
+    if exact is not None:
+        return total == exact
+    if message_id == MSG_SERIALNR:
+        return total in _SERIAL_LENGTHS
+    return 3 <= total <= MAX_FRAME_LENGTH
+
+
+@dataclass
+class DgtParser:
+    """Board -> host byte stream to messages. Feed any chunks; never raises.
+
+    Resynchronisation (protocol 2): only the id byte has bit 7 set. Bytes before
+    an id are garbage; a size or payload byte with bit 7 set breaks the current
+    frame and parsing restarts *at that byte* (it may be the next message's id).
+    Unknown ids and impossible lengths are errors too: the id byte is dropped
+    and the search for the next id starts right after it.
+    """
+
+    errors: int = 0
+    """Number of protocol errors so far."""
+    messages: int = 0
+    """Number of valid messages so far."""
+    bytes_in: int = 0
+    _buffer: bytearray = field(default_factory=bytearray)
+    _offset: int = 0  # stream position of _buffer[0]
+    _out: list[Message] = field(default_factory=list)
+
+    def receive_data(self, data: bytes) -> None:
+        """Feed bytes received from the board."""
+        self.bytes_in += len(data)
+        self._buffer += data
+        self._parse()
+
+    def events_received(self) -> list[Message]:
+        """The messages decoded since the last call, in order."""
+        out, self._out = self._out, []
+        return out
+
+    def feed(self, data: bytes) -> list[Message]:
+        """``receive_data`` then ``events_received``."""
+        self.receive_data(data)
+        return self.events_received()
+
+    def pending(self) -> int:
+        """Bytes held back waiting for the rest of a frame."""
+        return len(self._buffer)
+
+    def flush(self) -> list[Message]:
+        """End of stream: a frame still incomplete becomes a protocol error."""
+        if self._buffer:
+            self._error("stream ended inside a frame", bytes(self._buffer), self._offset)
+            self._offset += len(self._buffer)
+            self._buffer.clear()
+        return self.events_received()
+
+    def _error(self, reason: str, data: bytes, offset: int) -> None:
+        self.errors += 1
+        log.info("DGT protocol error at byte %d: %s (%s)", offset, reason, data[:16].hex(" "))
+        self._out.append(ProtocolError(reason, data, offset))
+
+    def _drop(self, count: int) -> None:
+        del self._buffer[:count]
+        self._offset += count
+
+    def _parse(self) -> None:
+        buf = self._buffer
+        while buf:
+            # Garbage before an id byte.
+            if buf[0] < 0x80:
+                skip = 1
+                while skip < len(buf) and buf[skip] < 0x80:
+                    skip += 1
+                self._error("bytes outside a message", bytes(buf[:skip]), self._offset)
+                self._drop(skip)
+                continue
+            message_id = buf[0]
+            if len(buf) < 3:
+                if any(b >= 0x80 for b in buf[1:]):
+                    self._broken_at(1)
+                    continue
+                return
+            if buf[1] >= 0x80 or buf[2] >= 0x80:
+                self._broken_at(1 if buf[1] >= 0x80 else 2)
+                continue
+            total = buf[1] << 7 | buf[2]
+            if message_id not in _KNOWN_IDS:
+                self._error(f"unknown message id {message_id:#04x}", bytes(buf[:3]), self._offset)
+                self._drop(1)
+                continue
+            if not _length_ok(message_id, total):
+                self._error(
+                    f"message {message_id:#04x} with impossible length {total}",
+                    bytes(buf[:3]),
+                    self._offset,
+                )
+                self._drop(1)
+                continue
+            # Payload bytes so far: any byte with bit 7 set breaks the frame.
+            upto = min(total, len(buf))
+            for i in range(3, upto):
+                if buf[i] >= 0x80:
+                    self._broken_at(i)
+                    break
+            else:
+                if len(buf) < total:
+                    return
+                payload = bytes(buf[3:total])
+                message = _decode(message_id, payload, self._offset)
+                if isinstance(message, ProtocolError):
+                    self._error(message.reason, message.data, message.offset)
+                else:
+                    self.messages += 1
+                    self._out.append(message)
+                self._drop(total)
+
+    def _broken_at(self, index: int) -> None:
+        self._error("frame broken by a byte with bit 7 set", bytes(self._buffer[:index]), self._offset)
+        self._drop(index)
+
+
+# --- board -> host encoders (the simulator and the tests speak as a board) ---
+
+
+def frame(message_id: int, payload: bytes) -> bytes:
+    """A board message: id, 14-bit total length (header included), payload."""
+    total = len(payload) + 3
+    return bytes((message_id, (total >> 7) & 0x7F, total & 0x7F)) + payload
+
+
+def encode_board_dump(codes: Iterable[int]) -> bytes:
+    return frame(MSG_BOARD_DUMP, bytes(codes))
+
+
+def encode_placement(placement: str, rotated: bool = False) -> bytes:
+    """A board dump of a placement, as a board turned 180 degrees reports it when ``rotated``."""
+    return encode_board_dump(codes_of(rotate_placement(placement) if rotated else placement))
+
+
+def encode_field_update(field_index: int, code: int) -> bytes:
+    return frame(MSG_FIELD_UPDATE, bytes((field_index, code)))
+
+
+def encode_clock(
+    left_ms: int,
+    right_ms: int,
+    running: str | None,
+    *,
+    left_flags: int = 0,
+    right_flags: int = 0,
+    battery_low: bool = False,
+    no_clock: bool = False,
+) -> bytes:
+    """BWTIME with times (rounded down to seconds); ``running`` is left/right/None.
+
+    The lever is up on the running side (a player presses their own side down):
+    status bit1 = 1 (right side up) when the right clock runs; bit3 = right's turn,
+    bit4 = left's turn (2015 header).
+    """
+
+    def hms(ms: int, flags: int) -> bytes:
+        s = max(0, min(ms // 1000, 9 * 3600 + 59 * 60 + 59))
+        return bytes(((s // 3600) | (flags & 0x70), _to_bcd(s // 60 % 60), _to_bcd(s % 60)))
+
+    status = 0
+    if running is not None:
+        status |= 0x01
+        status |= 0x10 if running == "left" else 0x08
+    if running == "right":
+        status |= 0x02
+    status |= 0x04 if battery_low else 0
+    status |= 0x20 if no_clock else 0
+    return frame(MSG_BWTIME, hms(right_ms, right_flags) + hms(left_ms, left_flags) + bytes((status,)))
+
+
+def encode_clock_ack(ack0: int, ack1: int, ack2: int = 0, ack3: int = 0) -> bytes:
+    """BWTIME carrying an ack: the 0x0a marker nibble in p[0] and p[3], bit 7s in bits 4/5."""
+    p0 = 0x0A | ((ack2 >> 3) & 0x10) | ((ack3 >> 2) & 0x20)
+    p3 = 0x0A | ((ack0 >> 3) & 0x10) | ((ack1 >> 2) & 0x20)
+    return frame(
+        MSG_BWTIME, bytes((p0, ack0 & 0x7F, ack1 & 0x7F, p3, ack2 & 0x7F, ack3 & 0x7F, 0))
+    )
+
+
+def encode_serial(serial: str) -> bytes:
+    return frame(MSG_SERIALNR, serial.encode("ascii")[:5].ljust(5, b"0"))
+
+
+def encode_version(major: int, minor: int) -> bytes:
+    return frame(MSG_VERSION, bytes((major & 0x7F, minor & 0x7F)))
+
+
+def describe(message: Message) -> dict[str, object]:
+    """The JSON form of a message, as ``candidates dgt decode`` prints it."""
+    match message:
+        case BoardDump():
+            out: dict[str, object] = {"type": "board_dump", "board_fen": message.placement}
+            if message.magic:
+                out["magic"] = [
+                    {"square": field_square_name(i), "result": MAGIC_PIECES[c]}
+                    for i, c in message.magic
+                ]
+            return out
+        case FieldUpdate():
+            out = {
+                "type": "field_update",
+                "field": message.field,
+                "square": field_square_name(message.field),
+                "piece": message.letter,
+            }
+            if message.code in MAGIC_PIECES:
+                out["magic"] = MAGIC_PIECES[message.code]
+            return out
+        case ClockTimes():
+            return {
+                "type": "clock",
+                "left_ms": message.left_ms,
+                "right_ms": message.right_ms,
+                "running": message.running,
+                "lever": "right_up" if message.lever_right_up else "left_up",
+                "left_flag": message.left_flag,
+                "right_flag": message.right_flag,
+                "battery_low": message.battery_low,
+                "no_clock": message.no_clock,
+                "status": message.status,
+            }
+        case ClockAck():
+            return {
+                "type": "clock_ack",
+                "ok": message.ok,
+                "acks": [message.ack0, message.ack1, message.ack2, message.ack3],
+            }
+        case ClockNull():
+            return {"type": "clock_null"}
+        case SerialNumber():
+            return {"type": "serial_number", "serial": message.serial, "long": message.long}
+        case Version():
+            return {"type": "version", "version": f"{message.major}.{message.minor}"}
+        case Trademark():
+            return {"type": "trademark", "text": message.text}
+        case BusAddress():
+            return {"type": "bus_address", "address": message.address}
+        case BatteryStatus():
+            return {"type": "battery_status", "percent": message.percent}
+        case EEMoves():
+            return {"type": "ee_moves", "bytes": len(message.payload)}
+        case OtherMessage():
+            return {
+                "type": "other",
+                "id": message.message_id,
+                "payload": message.payload.hex(),
+            }
+        case ProtocolError():
+            return {
+                "type": "protocol_error",
+                "reason": message.reason,
+                "offset": message.offset,
+                "bytes": message.data[:64].hex(" "),
+            }
+    raise AssertionError(message)  # pragma: no cover

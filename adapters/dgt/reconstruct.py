@@ -1,0 +1,613 @@
+"""Moves from board placements: the reconstruction rules, in one place.
+
+A DGT board reports where pieces stand, never moves, whose turn it is,
+castling rights or en-passant state. The reconstructor keeps the game (a
+python-chess ``Board``) and compares every *settled* placement (one that the
+board held long enough, or a complete dump; the caller decides, see
+``adapters.dgt.session``) with the placements the game can reach. In order:
+
+1. Kings on the centre squares (a broadcast convention, not a move; the two
+   kings stand adjacent, so no legal position looks like it): d5+e4 (light) =
+   White won, d4+e5 (dark) = Black won, d4+e4 or d5+e5 side by side = draw.
+   A ``result_signalled`` alert awaits the arbiter's confirmation.
+2. The current placement: nothing happened (a knocked piece was put back, a
+   piece was lifted and put down again). An open impossible-position alert is
+   closed with ``position_restored``.
+3. The placement after exactly one legal move: that move. Whole placements are
+   compared, so castling in either order, en passant with the captured pawn
+   lifted first or last, captures and promotion to the piece actually put
+   down all follow from the final placement alone.
+4. A sibling of the last *provisional* move (a legal move from the position
+   before it): the provisional move was a transient (a rook put on f1 before
+   the king reached g1, a pawn paused on e3) and is corrected. The position
+   before it: the piece went back, the provisional move is withdrawn.
+5. Two plies at once (a position skipped, e.g. while the link was down or the
+   scan missed a fast reply): both moves, found by a 2-ply search.
+6. The start array: a new game (not a takeback), unless rule 3 matched (a
+   knight returning home by a legal move, 1.Nf3 Nf6 2.Ng1 Ng8).
+7. An earlier placement of this game: a takeback to it, reported for the
+   arbiter; the moves taken back are remembered so that putting them back on
+   the board redoes them.
+8. Anything else: an impossible position. Nothing is played; once it has
+   stood ``alert_after_ms`` an ``impossible_position`` alert gives the squares
+   that differ from the game's position.
+
+Orientation: ``normal`` (White on the connector's side), ``rotated`` (the
+board turned 180 degrees), or ``auto``: a placement that matches nothing read
+normally is read rotated, and the reading that matches is latched for the
+game (a start array latches it at once).
+
+Provisional and confirmed moves: a move that could be a transient of a longer
+action (a pawn push that could become a double push, a sliding piece that
+could go further, a rook or king step that could become castling) stays
+provisional, open to rule 4, until it is confirmed: by the next move, by the
+clock (the caller reports a lever press), or after ``confirm_ms`` of quiet.
+Any other move is confirmed at once. Only confirmed moves go to the store.
+All instants are integer epoch milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import chess
+
+from adapters.dgt.protocol import rotate_placement
+
+START_PLACEMENT = chess.STARTING_BOARD_FEN
+ROTATED_START = rotate_placement(START_PLACEMENT)
+
+RESULT_SIGNALS = {
+    frozenset((chess.D5, chess.E4)): "1-0",
+    frozenset((chess.D4, chess.E5)): "0-1",
+    frozenset((chess.D4, chess.E4)): "1/2-1/2",
+    frozenset((chess.D5, chess.E5)): "1/2-1/2",
+}
+"""Kings on the centre squares: light squares White won, dark Black won, side by side a draw."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Something the reconstructor concluded from the board."""
+
+    at_ms: int
+
+    @property
+    def type(self) -> str:
+        raise NotImplementedError
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class MoveSeen(Observation):
+    """A move was recognised (``provisional``: it may still be corrected)."""
+
+    uci: str
+    san: str
+    ply: int
+    provisional: bool
+
+    @property
+    def type(self) -> str:
+        return "move"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "move", "ply": self.ply, "uci": self.uci, "san": self.san}
+
+
+@dataclass(frozen=True)
+class MoveCorrected(Observation):
+    """The provisional move at ``ply`` was a transient: replaced (or withdrawn: ``uci`` None)."""
+
+    ply: int
+    replaced: str
+    uci: str | None
+    san: str | None
+    provisional: bool
+
+    @property
+    def type(self) -> str:
+        return "correction"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "correction",
+            "ply": self.ply,
+            "replaced": self.replaced,
+            "uci": self.uci,
+            "san": self.san,
+        }
+
+
+@dataclass(frozen=True)
+class MoveConfirmed(Observation):
+    """The move at ``ply`` can no longer be a transient."""
+
+    ply: int
+    uci: str
+    reason: str
+
+    @property
+    def type(self) -> str:
+        return "confirmed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "confirmed", "ply": self.ply, "uci": self.uci, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class TakebackSeen(Observation):
+    """The board went back to the position after ``to_ply`` plies."""
+
+    from_ply: int
+    to_ply: int
+    undone: tuple[str, ...]
+
+    @property
+    def type(self) -> str:
+        return "takeback"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "takeback",
+            "from_ply": self.from_ply,
+            "to_ply": self.to_ply,
+            "undone": list(self.undone),
+        }
+
+
+@dataclass(frozen=True)
+class BoardAlert(Observation):
+    """For the arbiters: ``impossible_position``, ``position_restored``,
+    ``result_signalled``, ``new_game``."""
+
+    kind: str
+    message: str
+    details: dict[str, Any]
+
+    @property
+    def type(self) -> str:
+        return "alert"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "alert", "kind": self.kind, "message": self.message, **self.details}
+
+
+Key = tuple[int, int, int, int, int, int, int, int]
+
+
+def key_of(board: chess.BaseBoard) -> Key:
+    """A placement as bitboards: compared a hundred times faster than FEN text."""
+    return (
+        board.pawns,
+        board.knights,
+        board.bishops,
+        board.rooks,
+        board.queens,
+        board.kings,
+        board.occupied_co[chess.WHITE],
+        board.occupied_co[chess.BLACK],
+    )
+
+
+def placement_key(placement: str) -> Key:
+    return key_of(chess.BaseBoard(placement))
+
+
+START_KEY = placement_key(START_PLACEMENT)
+
+
+def square_diff(expected: str, found: str) -> list[dict[str, str | None]]:
+    """Squares whose piece differs between two placements, a1..h8 order."""
+    a = chess.BaseBoard(expected)
+    b = chess.BaseBoard(found)
+    out: list[dict[str, str | None]] = []
+    for sq in chess.SQUARES:
+        pa, pb = a.piece_at(sq), b.piece_at(sq)
+        if pa != pb:
+            out.append(
+                {
+                    "square": chess.square_name(sq),
+                    "expected": pa.symbol() if pa else None,
+                    "found": pb.symbol() if pb else None,
+                }
+            )
+    return out
+
+
+def result_signal(placement: str) -> str | None:
+    """The result the kings on the centre squares signal, or None."""
+    base = chess.BaseBoard(placement)
+    kings = base.pieces(chess.KING, chess.WHITE) | base.pieces(chess.KING, chess.BLACK)
+    if len(base.pieces(chess.KING, chess.WHITE)) != 1 or len(kings) != 2:
+        return None
+    return RESULT_SIGNALS.get(frozenset(kings))
+
+
+def is_extendable(board: chess.Board, move: chess.Move) -> bool:
+    """Could the placement after ``move`` be a moment of a longer action?
+
+    True for a pawn push that could go on to a double push, a piece that could
+    slide further along the same line, a rook or king step that is the first
+    half of a legal castling. Captures, promotions, castling and knight moves
+    are final.
+    """
+    if board.is_capture(move) or move.promotion or board.is_castling(move):
+        return False
+    piece = board.piece_type_at(move.from_square)
+    if piece == chess.KNIGHT:
+        return False
+    for other in board.legal_moves:
+        if other == move:
+            continue
+        if board.is_castling(other):
+            # Rook first (h1-f1 / a1-d1) or king first (e1-f1 / e1-d1).
+            king_to = other.to_square
+            rook_to = chess.square(5 if chess.square_file(king_to) == 6 else 3, chess.square_rank(king_to))
+            if move.to_square == rook_to and piece in (chess.ROOK, chess.KING):
+                return True
+            continue
+        if other.from_square == move.from_square and move.to_square in chess.SquareSet.between(
+            other.from_square, other.to_square
+        ):
+            return True
+    return False
+
+
+@dataclass
+class MoveReconstructor:
+    """Keeps the game and turns settled placements into observations."""
+
+    start_fen: str | None = None
+    moves: Sequence[str] = ()
+    orientation: str = "auto"
+    """``normal``, ``rotated`` or ``auto`` (latched per game)."""
+    alert_after_ms: int = 2000
+    """How long an impossible placement must stand before it is reported (0: at once)."""
+    confirm_ms: int = 1500
+    """Quiet time after which a provisional move is confirmed."""
+    search_depth: int = 2
+    board: chess.Board = field(init=False)
+    rotated: bool | None = field(init=False, default=None)
+    provisional_from: int | None = field(init=False, default=None)
+    """Ply index (0-based) of the first unconfirmed move, if any."""
+    _placements: list[Key] = field(init=False, default_factory=list)
+    _redo: list[chess.Move] = field(init=False, default_factory=list)
+    _successors: dict[Key, chess.Move] | None = field(init=False, default=None)
+    _last_change_ms: int = field(init=False, default=0)
+    _unknown: str | None = field(init=False, default=None)
+    _unknown_since_ms: int = field(init=False, default=0)
+    _unknown_alerted: bool = field(init=False, default=False)
+    _signalled: str | None = field(init=False, default=None)
+    _last_settled: str | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
+        self._placements = [key_of(self.board)]
+        for uci in self.moves:
+            self.board.push_uci(uci)
+            self._placements.append(key_of(self.board))
+        if self.orientation == "normal":
+            self.rotated = False
+        elif self.orientation == "rotated":
+            self.rotated = True
+        elif self.orientation != "auto":
+            raise ValueError(f"orientation must be normal, rotated or auto, not {self.orientation!r}")
+
+    # --- reading ------------------------------------------------------------
+
+    @property
+    def ply(self) -> int:
+        return len(self.board.move_stack)
+
+    @property
+    def uci_moves(self) -> list[str]:
+        return [m.uci() for m in self.board.move_stack]
+
+    @property
+    def confirmed_moves(self) -> list[str]:
+        moves = self.uci_moves
+        return moves if self.provisional_from is None else moves[: self.provisional_from]
+
+    @property
+    def placement(self) -> str:
+        return self.board.board_fen()
+
+    def oriented(self, raw: str) -> str:
+        """The raw (normal-reading) placement as the game sees it."""
+        return rotate_placement(raw) if self.rotated else raw
+
+    # --- the rules ----------------------------------------------------------
+
+    def settle(self, raw: str, at_ms: int) -> list[Observation]:
+        """A settled placement, read in normal orientation (field 0 = a8)."""
+        out: list[Observation] = []
+        if raw == self._last_settled and self._unknown is None:
+            return out
+        self._last_settled = raw
+        signal = result_signal(raw)
+        if signal is not None:
+            if self._signalled != signal:
+                self._signalled = signal
+                out.append(self._result_alert(signal, "kings on the centre squares", at_ms))
+            return out
+        self._signalled = None
+        readings = (
+            [self.rotated] if self.rotated is not None else [False, True]
+        )  # auto: normal reading first
+        keys = {False: placement_key(raw)}
+
+        def key(rotated: bool) -> Key:
+            if rotated not in keys:
+                keys[rotated] = placement_key(rotate_placement(raw))
+            return keys[rotated]
+
+        for rotated in readings:
+            found = self._match(key(rotated), at_ms)
+            if found is not None:
+                if self.rotated is None:
+                    self.rotated = rotated
+                out.extend(found)
+                self._restored(out, at_ms)
+                return out
+        # A start array in either orientation is a new game.
+        for rotated in (False, True):
+            if key(rotated) == START_KEY:
+                self._new_game(rotated)
+                self._restored(out, at_ms)
+                out.append(
+                    BoardAlert(
+                        at_ms,
+                        "new_game",
+                        "the start position was set up: a new game",
+                        {"orientation": "rotated" if rotated else "normal"},
+                    )
+                )
+                return out
+        for rotated in readings:
+            found = self._takeback_or_redo(key(rotated), at_ms)
+            if found is not None:
+                if self.rotated is None:
+                    self.rotated = rotated
+                out.extend(found)
+                self._restored(out, at_ms)
+                return out
+        placement = self.oriented(raw)
+        if self._unknown != placement:
+            self._unknown = placement
+            self._unknown_since_ms = at_ms
+            self._unknown_alerted = False
+        out.extend(self.tick(at_ms))
+        return out
+
+    def tick(self, now_ms: int) -> list[Observation]:
+        """Time passes: report a standing impossible position, confirm a quiet move."""
+        out: list[Observation] = []
+        if (
+            self._unknown is not None
+            and not self._unknown_alerted
+            and now_ms - self._unknown_since_ms >= self.alert_after_ms
+        ):
+            self._unknown_alerted = True
+            diff = square_diff(self.placement, self._unknown)
+            names = ", ".join(
+                f"{d['square']} {d['expected'] or '-'}->{d['found'] or '-'}" for d in diff
+            )
+            out.append(
+                BoardAlert(
+                    now_ms,
+                    "impossible_position",
+                    f"the board follows from no legal move at ply {self.ply}: {names}",
+                    {
+                        "ply": self.ply,
+                        "expected_fen": self.placement,
+                        "board_fen": self._unknown,
+                        "diff": diff,
+                    },
+                )
+            )
+        if (
+            self.provisional_from is not None
+            and self._unknown is None
+            and now_ms - self._last_change_ms >= self.confirm_ms
+        ):
+            out.extend(self._confirm(now_ms, "quiet"))
+        return out
+
+    def confirm(self, at_ms: int, reason: str = "clock") -> list[Observation]:
+        """The caller knows the move is complete (the mover pressed the clock)."""
+        if self._unknown is not None:
+            return []
+        return self._confirm(at_ms, reason)
+
+    def finish(self, at_ms: int) -> list[Observation]:
+        """End of input: whatever is provisional is as final as it will get."""
+        return self._confirm(at_ms, "end_of_input")
+
+    # --- internals ----------------------------------------------------------
+
+    def _restored(self, out: list[Observation], at_ms: int) -> None:
+        if self._unknown is not None and self._unknown_alerted:
+            out.append(
+                BoardAlert(
+                    at_ms,
+                    "position_restored",
+                    f"the board matches the game again at ply {self.ply}",
+                    {"ply": self.ply},
+                )
+            )
+        self._unknown = None
+        self._unknown_alerted = False
+
+    def _result_alert(self, result: str, how: str, at_ms: int) -> BoardAlert:
+        return BoardAlert(
+            at_ms,
+            "result_signalled",
+            f"{how} signal {result}: awaiting the arbiter's confirmation",
+            {"result": result, "ply": self.ply, "signal": how},
+        )
+
+    def magic_piece(self, result: str, at_ms: int) -> list[Observation]:
+        """A result ("magic") piece was put on the board."""
+        if self._signalled == result:
+            return []
+        self._signalled = result
+        return [self._result_alert(result, "result piece", at_ms)]
+
+    def _successor_map(self) -> dict[Key, chess.Move]:
+        if self._successors is None:
+            board = self.board
+            succ: dict[Key, chess.Move] = {}
+            for move in board.legal_moves:
+                board.push(move)
+                succ.setdefault(key_of(board), move)
+                board.pop()
+            self._successors = succ
+        return self._successors
+
+    def _push(self, move: chess.Move, at_ms: int) -> MoveSeen:
+        san = self.board.san(move)
+        provisional = is_extendable(self.board, move)
+        self.board.push(move)
+        self._placements.append(key_of(self.board))
+        self._successors = None
+        self._last_change_ms = at_ms
+        if provisional and self.provisional_from is None:
+            self.provisional_from = self.ply - 1
+        return MoveSeen(at_ms, move.uci(), san, self.ply, provisional)
+
+    def _pop(self) -> chess.Move:
+        move = self.board.pop()
+        self._placements.pop()
+        self._successors = None
+        if self.provisional_from is not None and self.provisional_from >= self.ply:
+            self.provisional_from = None
+        return move
+
+    def _confirm(self, at_ms: int, reason: str) -> list[Observation]:
+        if self.provisional_from is None:
+            return []
+        out: list[Observation] = [
+            MoveConfirmed(at_ms, ply + 1, self.board.move_stack[ply].uci(), reason)
+            for ply in range(self.provisional_from, self.ply)
+        ]
+        self.provisional_from = None
+        return out
+
+    def _play(self, moves: Sequence[chess.Move], at_ms: int) -> list[Observation]:
+        out: list[Observation] = []
+        for move in moves:
+            # A new move confirms everything before it.
+            out.extend(self._confirm(at_ms, "next_move"))
+            seen = self._push(move, at_ms)
+            out.append(seen)
+            if not seen.provisional:
+                out.extend(self._confirm(at_ms, "final"))
+        self._redo.clear()
+        return out
+
+    def _match(self, placement: Key, at_ms: int) -> list[Observation] | None:
+        """Rules 2-5; None when they do not apply. An empty list: nothing happened."""
+        if placement == self._placements[-1]:
+            return []
+        move = self._successor_map().get(placement)
+        if move is not None:
+            return self._play([move], at_ms)
+        corrected = self._correction(placement, at_ms)
+        if corrected is not None:
+            return corrected
+        if self.search_depth >= 2:
+            pair = self._two_ply(placement)
+            if pair is not None:
+                return self._play(pair, at_ms)
+        return None
+
+    def _correction(self, placement: Key, at_ms: int) -> list[Observation] | None:
+        if self.provisional_from is None or self.provisional_from != self.ply - 1:
+            return None
+        last = self.board.move_stack[-1]
+        if placement == self._placements[-2]:
+            self._pop()
+            self._last_change_ms = at_ms
+            return [MoveCorrected(at_ms, self.ply + 1, last.uci(), None, None, False)]
+        parent = self.board.copy()
+        parent.pop()
+        for move in parent.legal_moves:
+            if move == last:
+                continue
+            parent.push(move)
+            hit = key_of(parent) == placement
+            parent.pop()
+            if hit:
+                self._pop()
+                seen = self._push(move, at_ms)
+                out: list[Observation] = [
+                    MoveCorrected(at_ms, seen.ply, last.uci(), seen.uci, seen.san, seen.provisional)
+                ]
+                if not seen.provisional:
+                    out.extend(self._confirm(at_ms, "final"))
+                self._redo.clear()
+                return out
+        return None
+
+    def _two_ply(self, placement: Key) -> list[chess.Move] | None:
+        board = self.board
+        mover = board.turn
+        # After two plies the mover's men changed only by the first move, less at most
+        # one captured by the reply: prune first moves that cannot lead there.
+        target_mover = placement[6] if mover == chess.WHITE else placement[7]
+        for first in list(board.legal_moves):
+            board.push(first)
+            occupied = board.occupied_co[mover]
+            if target_mover & ~occupied or chess.popcount(occupied & ~target_mover) > 1:
+                board.pop()
+                continue
+            found = None
+            for second in board.legal_moves:
+                board.push(second)
+                hit = key_of(board) == placement
+                board.pop()
+                if hit:
+                    found = [first, second]
+                    break
+            board.pop()
+            if found:
+                return found
+        return None
+
+    def _takeback_or_redo(self, placement: Key, at_ms: int) -> list[Observation] | None:
+        # Redo: the board went forward again along moves taken back.
+        if self._redo:
+            probe = self.board.copy(stack=False)
+            for i, move in enumerate(self._redo):
+                probe.push(move)
+                if key_of(probe) == placement:
+                    redo = self._redo[: i + 1]
+                    rest = self._redo[i + 1 :]
+                    out = self._play(redo, at_ms)
+                    self._redo = rest
+                    return out
+        for ply in range(len(self._placements) - 2, -1, -1):
+            if self._placements[ply] == placement:
+                from_ply = self.ply
+                undone: list[chess.Move] = []
+                while self.ply > ply:
+                    undone.append(self._pop())
+                undone.reverse()
+                self._redo = undone + self._redo
+                self._last_change_ms = at_ms
+                return [TakebackSeen(at_ms, from_ply, ply, tuple(m.uci() for m in undone))]
+        return None
+
+    def _new_game(self, rotated: bool) -> None:
+        self.board = chess.Board()
+        self._placements = [key_of(self.board)]
+        self._successors = None
+        self._redo = []
+        self.provisional_from = None
+        if self.orientation == "auto":
+            self.rotated = rotated

@@ -1,0 +1,615 @@
+"""A DGT board and clock, simulated: the byte stream of a game being played.
+
+From a game (a PGN game or a list of moves) ``BoardSimulator.script()`` plans
+what hands and a clock do over time, as a real board would report it:
+
+- a move is a sequence of field changes about one scan apart (60-200 ms):
+  the piece lifted, a sliding piece seen on the squares it crosses, a
+  captured piece removed before or after the capturing piece is lifted,
+  castling king first or rook first, en passant with the captured pawn taken
+  first or last, promotion with the pawn taken off and the new piece put down;
+- transients (``noise.transients``): a rook left on f1 before the king comes
+  to g1, a pawn paused on the middle square of a double push, each held
+  longer than a debounce so that an adapter has to correct itself;
+- knocks (``noise.knocks``, probability per ply): a piece of the player not
+  on move knocked to a neighbouring square and put back, sometimes only
+  after several seconds;
+- the clock: White's clock started by the arbiter, each move followed by a
+  lever press 300-800 ms later, readings on every press and while thinking
+  (update-nice mode: on change). Thinking times come from ``[%clk]``
+  comments when the game has them, else from a seeded generator; the clock
+  runs the 2012 Candidates control (120 min / 40, 60 min / 20, then 15 min
+  with 30 s a move from move 61).
+- a dropped link (``noise.drop_at_ply``): the line goes dead for
+  ``noise.drop_ms`` while the game goes on.
+
+All instants are milliseconds from the start of the script, multiplied by
+``time_scale`` (tests run the same choreography faster). The script can be
+rendered to a byte stream (``raw_stream``: the bytes a host that asks for a
+dump after each settle would receive) or served live, answering host
+commands, on a pseudo-terminal (``serve_pty``) or a TCP port (``serve_tcp``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+from adapters.dgt import protocol as p
+
+CANDIDATES_2012_CONTROL = ((40, 7200), (20, 3600), (None, 900))
+"""(moves in period, seconds added at its start); 30 s increment from move 61."""
+INCREMENT_FROM_MOVE = 61
+INCREMENT_S = 30
+
+
+@dataclass(frozen=True)
+class Noise:
+    transients: bool = True
+    knocks: float = 0.0
+    """Probability, per ply, of a knocked piece put back."""
+    long_knock: float = 0.3
+    """Share of knocks that stand long enough for an impossible-position alert."""
+    drop_at_ply: int | None = None
+    drop_ms: int = 1500
+    result_signal: bool = False
+    """After the last move, put the kings on the centre squares for the game's result."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing that happens at ``at_ms``: a field change, a clock reading, a settle
+    point (where a host would ask for a dump), or the link going down / up."""
+
+    at_ms: int
+    kind: str  # field | clock | settle | drop | restore | ply
+    field: int = 0
+    code: int = 0
+    left_ms: int = 0
+    right_ms: int = 0
+    running: str | None = None
+    ply: int = 0
+
+
+def _think_times_s(game: chess.pgn.Game | None, plies: int, rng: random.Random) -> list[float]:
+    """Seconds used on each ply: from [%clk] when the game has them, else generated."""
+    clocks: list[float | None] = []
+    if game is not None:
+        clocks = [node.clock() for node in game.mainline()]
+    out: list[float] = []
+    for ply in range(plies):
+        if ply < len(clocks) and clocks[ply] is not None and ply >= 2:
+            before = clocks[ply - 2]
+            now = clocks[ply]
+            if before is not None and now is not None:
+                out.append(max(1.0, before - now + (INCREMENT_S if ply // 2 + 1 > 60 else 0)))
+                continue
+        out.append(rng.choice((2, 5, 15, 40, 90, 180, 400)) * rng.uniform(0.6, 1.4))
+    return out
+
+
+@dataclass
+class BoardSimulator:
+    moves: Sequence[chess.Move]
+    start_fen: str | None = None
+    game: chess.pgn.Game | None = None
+    serial: str = "31337"
+    version: tuple[int, int] = (1, 7)
+    white_side: str = "right"
+    """Where White's clock stands (``left``/``right``): the protocol knows only sides."""
+    rotated: bool = False
+    """White sits on the far side: every field is reported as 63 - field."""
+    noise: Noise = field(default_factory=Noise)
+    seed: int = 2013
+    time_scale: float = 1.0
+    think_ms: int = 700
+    """Wall time between a lever press and the next move's first lift (at scale 1)."""
+    clock_tick_ms: int = 1000
+    start_delay_ms: int = 500
+
+    @classmethod
+    def from_pgn(cls, game: chess.pgn.Game, **kwargs: object) -> BoardSimulator:
+        fen = game.headers.get("FEN")
+        return cls(
+            moves=list(game.mainline_moves()), start_fen=fen, game=game, **kwargs  # type: ignore[arg-type]
+        )
+
+    # --- the plan -------------------------------------------------------------
+
+    def field_of(self, square: chess.Square) -> int:
+        return (square ^ 7) if self.rotated else (square ^ 56)
+
+    def initial_codes(self) -> list[int]:
+        board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
+        codes = [0] * 64
+        for square, piece in board.piece_map().items():
+            codes[self.field_of(square)] = p.PIECE_CODES[piece.symbol()]
+        return codes
+
+    def script(self) -> list[Step]:
+        rng = random.Random(self.seed)
+        scale = self.time_scale
+        board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
+        steps: list[Step] = []
+        t = float(self.start_delay_ms)
+        thinks = _think_times_s(self.game, len(self.moves), rng)
+        # Clock state in game milliseconds; White's clock starts at t.
+        remaining = {chess.WHITE: 7200_000, chess.BLACK: 7200_000}
+
+        def side_of(colour: chess.Color) -> str:
+            white = self.white_side
+            return white if colour == chess.WHITE else ("left" if white == "right" else "right")
+
+        def clock_step(at: float, running: chess.Color | None) -> None:
+            left = remaining[chess.WHITE if self.white_side == "left" else chess.BLACK]
+            right = remaining[chess.WHITE if self.white_side == "right" else chess.BLACK]
+            steps.append(
+                Step(
+                    round(at * scale),
+                    "clock",
+                    left_ms=left,
+                    right_ms=right,
+                    running=None if running is None else side_of(running),
+                )
+            )
+
+        def change(at: float, square: chess.Square, piece: chess.Piece | None) -> None:
+            code = p.PIECE_CODES[piece.symbol()] if piece else 0
+            steps.append(Step(round(at * scale), "field", field=self.field_of(square), code=code))
+
+        def settle(at: float) -> None:
+            steps.append(Step(round(at * scale), "settle"))
+
+        clock_step(t, chess.WHITE)
+        for ply, move in enumerate(self.moves):
+            mover = board.turn
+            # Thinking: the clock ticks; maybe a knock.
+            think_game_ms = round(thinks[ply] * 1000)
+            think_wall = self.think_ms * rng.uniform(0.6, 1.4)
+            ticks = max(1, int(think_wall // self.clock_tick_ms))
+            for i in range(ticks):
+                part = think_game_ms // (ticks + 1)
+                remaining[mover] = max(0, remaining[mover] - part)
+                clock_step(t + (i + 1) * think_wall / (ticks + 1), mover)
+            remaining[mover] = max(0, remaining[mover] - (think_game_ms - ticks * (think_game_ms // (ticks + 1))))
+            if self.noise.knocks and rng.random() < self.noise.knocks:
+                t = self._knock(board, rng, t, change, settle)
+            if self.noise.drop_at_ply == ply:
+                steps.append(Step(round(t * scale), "drop"))
+                steps.append(Step(round((t + self.noise.drop_ms) * scale), "restore"))
+            t += think_wall
+            t = self._move(board, move, rng, t, change, settle)
+            board.push(move)
+            steps.append(Step(round(t * scale), "ply", ply=ply + 1))
+            settle(t + 1)
+            # The lever press: the mover's clock stops, the opponent's runs.
+            t += rng.uniform(300, 800)
+            number = ply // 2 + 1
+            if number == 40 or number == 60:
+                remaining[mover] += 3600_000 if number == 40 else 900_000
+            if number >= INCREMENT_FROM_MOVE:
+                remaining[mover] += INCREMENT_S * 1000
+            if board.is_game_over():
+                clock_step(t, None)
+            else:
+                clock_step(t, board.turn)
+        if self.noise.result_signal and self.game is not None:
+            t = self._signal(board, self.game.headers.get("Result", "*"), rng, t + 1000, change, settle)
+        steps.sort(key=lambda s: s.at_ms)
+        return steps
+
+    def _lift_order_capture(self, rng: random.Random) -> bool:
+        return rng.random() < 0.5
+
+    def _move(self, board, move, rng, t, change, settle):  # type: ignore[no-untyped-def]
+        gap = lambda: rng.uniform(60, 200)  # noqa: E731
+        hold = lambda: rng.uniform(700, 1000)  # noqa: E731  longer than any debounce
+        piece = board.piece_at(move.from_square)
+        assert piece is not None
+        if board.is_castling(move):
+            king_to = move.to_square
+            rank = chess.square_rank(king_to)
+            kingside = chess.square_file(king_to) == 6
+            rook_from = chess.square(7 if kingside else 0, rank)
+            rook_to = chess.square(5 if kingside else 3, rank)
+            rook = board.piece_at(rook_from)
+            if rng.random() < 0.5:
+                # Rook first; with transients, it stands on f1/d1 a while (a legal rook move).
+                change(t, rook_from, None)
+                t += gap()
+                change(t, rook_to, rook)
+                if self.noise.transients:
+                    settle(t + 1)
+                    t += hold()
+                else:
+                    t += gap()
+                change(t, move.from_square, None)
+                t += gap()
+                change(t, king_to, piece)
+            else:
+                change(t, move.from_square, None)
+                t += gap()
+                if self.noise.transients:
+                    change(t, rook_to, piece)  # the king slides over f1/d1
+                    t += gap()
+                    change(t, rook_to, None)
+                    t += gap()
+                change(t, king_to, piece)
+                t += gap()
+                change(t, rook_from, None)
+                t += gap()
+                change(t, rook_to, rook)
+            return t
+        captured_square: chess.Square | None = None
+        if board.is_en_passant(move):
+            captured_square = chess.square(
+                chess.square_file(move.to_square), chess.square_rank(move.from_square)
+            )
+        elif board.piece_at(move.to_square) is not None:
+            captured_square = move.to_square
+        captured_first = captured_square is not None and self._lift_order_capture(rng)
+        if captured_first and captured_square is not None:
+            change(t, captured_square, None)
+            t += gap()
+        change(t, move.from_square, None)
+        t += gap()
+        if self.noise.transients and piece.piece_type in (chess.BISHOP, chess.ROOK, chess.QUEEN):
+            path = list(chess.SquareSet.between(move.from_square, move.to_square))
+            if move.to_square < move.from_square:
+                path.reverse()
+            for square in path[:3]:
+                change(t, square, piece)
+                t += gap() / 2
+                change(t, square, None)
+                t += gap() / 2
+        if (
+            self.noise.transients
+            and piece.piece_type == chess.PAWN
+            and abs(move.to_square - move.from_square) == 16
+        ):
+            middle = (move.to_square + move.from_square) // 2
+            change(t, middle, piece)
+            if rng.random() < 0.5:
+                settle(t + 1)
+                t += hold()
+            else:
+                t += gap()
+            change(t, middle, None)
+            t += gap() / 2
+        if captured_square is not None and not captured_first:
+            if captured_square == move.to_square:
+                change(t, captured_square, None)
+                t += gap()
+        if move.promotion:
+            change(t, move.to_square, chess.Piece(move.promotion, piece.color))
+        else:
+            change(t, move.to_square, piece)
+        if captured_square is not None and not captured_first and captured_square != move.to_square:
+            t += gap()
+            change(t, captured_square, None)  # en passant: the captured pawn taken last
+        return t
+
+    def _knock(self, board, rng, t, change, settle):  # type: ignore[no-untyped-def]
+        """A piece of the player NOT on move knocked to an empty neighbour, put back."""
+        victims = [
+            sq
+            for sq, pc in board.piece_map().items()
+            if pc.color != board.turn and pc.piece_type != chess.KING
+        ]
+        rng.shuffle(victims)
+        for square in victims:
+            targets = [
+                n
+                for n in chess.SquareSet(chess.BB_KING_ATTACKS[square])
+                if board.piece_at(n) is None
+            ]
+            if not targets:
+                continue
+            target = rng.choice(targets)
+            piece = board.piece_at(square)
+            change(t, square, None)
+            t += rng.uniform(30, 90)
+            change(t, target, piece)
+            stand = rng.uniform(2500, 3500) if rng.random() < self.noise.long_knock else rng.uniform(
+                400, 900
+            )
+            settle(t + 1)
+            t += stand
+            change(t, target, None)
+            t += rng.uniform(100, 250)
+            change(t, square, piece)
+            settle(t + 1)
+            return t + rng.uniform(200, 400)
+        return t
+
+    def _signal(self, board, result, rng, t, change, settle):  # type: ignore[no-untyped-def]
+        squares = {"1-0": (chess.D5, chess.E4), "0-1": (chess.D4, chess.E5)}.get(
+            result, (chess.D4, chess.E4)
+        )
+        occupied = dict(board.piece_map())
+        for colour, target in zip((chess.WHITE, chess.BLACK), squares, strict=True):
+            king = board.king(colour)
+            assert king is not None
+            if occupied.get(target) is not None and target != king:
+                change(t, target, None)
+                t += rng.uniform(60, 200)
+            change(t, king, None)
+            t += rng.uniform(60, 200)
+            change(t, target, chess.Piece(chess.KING, colour))
+            occupied.pop(king, None)
+            occupied[target] = chess.Piece(chess.KING, colour)
+            t += rng.uniform(60, 200)
+        settle(t + 1)
+        return t
+
+    # --- byte streams -----------------------------------------------------------
+
+    def raw_stream(self, *, dumps: bool = True, drops: bool = False) -> list[tuple[int, bytes]]:
+        """(at_ms, bytes) the host receives: field updates, clock messages and, at
+        each settle point, the dump a host asks for (``dumps``). The first dump (the
+        start position) comes first. With ``drops`` the bytes sent while the link is
+        down are lost."""
+        codes = self.initial_codes()
+        out: list[tuple[int, bytes]] = [(0, p.encode_serial(self.serial)), (0, p.encode_board_dump(codes))]
+        down = False
+        for step in self.script():
+            if step.kind == "drop" and drops:
+                down = True
+            elif step.kind == "restore" and drops:
+                down = False
+                out.append((step.at_ms, p.encode_board_dump(codes)))
+            elif step.kind == "field":
+                codes[step.field] = step.code
+                if not down:
+                    out.append((step.at_ms, p.encode_field_update(step.field, step.code)))
+            elif step.kind == "clock" and not down:
+                out.append((step.at_ms, p.encode_clock(step.left_ms, step.right_ms, step.running)))
+            elif step.kind == "settle" and dumps and not down:
+                out.append((step.at_ms, p.encode_board_dump(codes)))
+        return out
+
+    def raw_bytes(self, **kwargs: bool) -> bytes:
+        return b"".join(data for _, data in self.raw_stream(**kwargs))
+
+    # --- serving ----------------------------------------------------------------
+
+    async def run(self, link: SimulatedLink) -> None:
+        """Play the script on a link, answering host commands as a board does."""
+        board = _LiveBoard(self, link)
+        await board.run()
+
+
+class SimulatedLink:
+    """Where the simulated board writes and reads; ``reopen`` models a reconnection."""
+
+    async def open(self) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    def write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    async def read(self) -> bytes:
+        """Host bytes; b"" when the link is closed."""
+        raise NotImplementedError
+
+
+class _LiveBoard:
+    """The board's firmware: IDLE until told a mode, answers queries, reports changes."""
+
+    def __init__(self, sim: BoardSimulator, link: SimulatedLink) -> None:
+        self.sim = sim
+        self.link = link
+        self.codes = sim.initial_codes()
+        self.mode = "idle"
+        self.clock: bytes = p.encode_clock(7200_000, 7200_000, None)
+        self.up = False
+        self.done = asyncio.Event()
+
+    def send(self, data: bytes) -> None:
+        if self.up:
+            self.link.write(data)
+
+    def answer(self, command: int) -> None:
+        if command == p.SEND_BRD:
+            self.send(p.encode_board_dump(self.codes))
+        elif command == p.RETURN_SERIALNR:
+            self.send(p.encode_serial(self.sim.serial))
+        elif command == p.SEND_VERSION:
+            self.send(p.encode_version(*self.sim.version))
+        elif command == p.SEND_CLK:
+            self.send(self.clock)
+        elif command in (p.SEND_UPDATE, p.SEND_UPDATE_NICE, p.SEND_UPDATE_BRD):
+            self.mode = {p.SEND_UPDATE: "update", p.SEND_UPDATE_NICE: "nice"}.get(command, "board")
+        elif command == p.SEND_RESET:
+            self.mode = "idle"
+
+    async def serve_commands(self) -> None:
+        pending = b""
+        while True:
+            data = await self.link.read()
+            if not data:
+                await asyncio.sleep(0.01)
+                continue
+            pending += data
+            while pending:
+                if pending[0] == p.CLOCK_MESSAGE:
+                    if len(pending) < 2 or len(pending) < 2 + pending[1]:
+                        break
+                    size = pending[1]
+                    pending = pending[2 + size :]
+                    self.send(p.encode_clock_ack(0x10, 0x00))
+                    continue
+                self.answer(pending[0])
+                pending = pending[1:]
+
+    async def run(self) -> None:
+        await self.link.open()
+        self.up = True
+        commands = asyncio.create_task(self.serve_commands())
+        loop = asyncio.get_running_loop()
+        # Wait for the host to put the board in an update mode.
+        while self.mode == "idle":
+            await asyncio.sleep(0.005)
+        start = loop.time()
+        try:
+            for step in self.sim.script():
+                delay = start + step.at_ms / 1000 - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                if step.kind == "field":
+                    self.codes[step.field] = step.code
+                    if self.mode != "idle":
+                        self.send(p.encode_field_update(step.field, step.code))
+                elif step.kind == "clock":
+                    self.clock = p.encode_clock(step.left_ms, step.right_ms, step.running)
+                    if self.mode in ("update", "nice"):
+                        self.send(self.clock)
+                elif step.kind == "drop":
+                    self.up = False
+                    await self.link.close()
+                elif step.kind == "restore":
+                    await self.link.open()
+                    self.up = True
+                    self.mode = "idle"  # a power-cycled / replugged board starts idle
+            # Keep answering until the host goes away (a real board stays on).
+            await asyncio.sleep(0.3)
+        finally:
+            commands.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await commands
+            self.done.set()
+
+
+class PtyLink(SimulatedLink):
+    """The board end of a pseudo-terminal pair; the host opens ``path`` (a symlink
+    to the slave device) with pyserial. A reconnection makes a new pair and moves
+    the symlink, as udev does for a replugged USB board."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.master: int | None = None
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def open(self) -> None:
+        master, slave = os.openpty()
+        slave_name = os.ttyname(slave)
+        import tty
+
+        tty.setraw(master)
+        os.set_blocking(master, False)
+        self.master = master
+        self._slave = slave  # keep it open so the master never sees a hang-up
+        tmp = self.path.with_suffix(".tmp")
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        tmp.symlink_to(slave_name)
+        tmp.replace(self.path)
+        asyncio.get_running_loop().add_reader(master, self._readable)
+
+    def _readable(self) -> None:
+        if self.master is None:
+            return
+        try:
+            data = os.read(self.master, 4096)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if data:
+            self._queue.put_nowait(data)
+
+    async def close(self) -> None:
+        if self.master is not None:
+            asyncio.get_running_loop().remove_reader(self.master)
+            os.close(self.master)
+            os.close(self._slave)
+            self.master = None
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    def write(self, data: bytes) -> None:
+        if self.master is None:
+            return
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self.master, view)
+            except BlockingIOError:
+                continue
+            view = view[n:]
+
+    async def read(self) -> bytes:
+        return await self._queue.get()
+
+
+class TcpLink(SimulatedLink):
+    """A serial-over-TCP bridge: one host connection at a time on ``port``."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.host, self.port = host, port
+        self.server: asyncio.Server | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue()
+        self.bound = asyncio.Event()
+
+    async def open(self) -> None:
+        connected = asyncio.Event()
+
+        async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if self.writer is not None:
+                writer.close()
+                return
+            self.writer = writer
+            connected.set()
+            while True:
+                data = await reader.read(4096)
+                if not data:
+                    break
+                self._queue.put_nowait(data)
+
+        self.server = await asyncio.start_server(client, self.host, self.port)
+        self.port = self.server.sockets[0].getsockname()[1]
+        self.bound.set()
+        await connected.wait()
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+
+    def write(self, data: bytes) -> None:
+        if self.writer is not None:
+            self.writer.write(data)
+
+    async def read(self) -> bytes:
+        return await self._queue.get()
+
+
+def load_game(pgn_path: str | Path, index: int = 0, round_: str | None = None) -> chess.pgn.Game:
+    """The ``index``-th game of a PGN file, or the one whose Round tag is ``round_``."""
+    with open(pgn_path, encoding="utf-8") as handle:
+        i = 0
+        while True:
+            game = chess.pgn.read_game(handle)
+            if game is None:
+                break
+            if (round_ is not None and game.headers.get("Round") == round_) or (
+                round_ is None and i == index
+            ):
+                return game
+            i += 1
+    raise LookupError(f"no game {round_ or index} in {pgn_path}")
