@@ -27,7 +27,7 @@ import chess
 
 from adapters.dgt import protocol as p
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
-from adapters.dgt.reconstruct import BoardAlert, MoveReconstructor, Observation
+from adapters.dgt.reconstruct import MoveReconstructor, Observation
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,7 @@ class BoardSession:
     _dirty: bool = False
     _last_change_ms: int = 0
     _clock_started: bool = False
+    _last_colour: str | None = None
     _send: bytearray = field(default_factory=bytearray)
     _out: list[Observation] = field(default_factory=list)
     _messages: list[p.Message] = field(default_factory=list)
@@ -143,7 +144,7 @@ class BoardSession:
         rec = self.reconstructor
         if rec._unknown is not None and not rec._unknown_alerted:
             deadlines.append(rec._unknown_since_ms + rec.alert_after_ms)
-        if rec.provisional_from is not None:
+        if rec.provisional_from is not None and rec._unknown is None:
             deadlines.append(rec._last_change_ms + rec.confirm_ms)
         return min(deadlines) if deadlines else None
 
@@ -169,6 +170,40 @@ class BoardSession:
     def messages(self) -> list[p.Message]:
         out, self._messages = self._messages, []
         return out
+
+    def placement_seen(self, raw: str, now_ms: int) -> None:
+        """A whole placement from a source that reports every change as a position
+        (LiveChess): it goes through the same debounce as field updates."""
+        try:
+            codes = p.codes_of(raw)
+        except (KeyError, ValueError):
+            self.parser.errors += 1
+            return
+        if codes == self.shadow:
+            return
+        first = self.shadow is None
+        self.shadow = codes
+        if first or not self.timed:
+            self._settle(raw, now_ms)
+            return
+        self._dirty = True
+        self._last_change_ms = now_ms
+
+    def coloured_clock(self, reading: ColouredReading) -> None:
+        """A reading already in colours (LiveChess): a change of the running colour
+        with the board settled confirms the mover's move."""
+        previous = self._last_colour
+        self._last_colour = reading.running
+        rec = self.reconstructor
+        if (
+            previous is not None
+            and reading.running is not None
+            and reading.running != previous
+            and rec._unknown is None
+            and not self._dirty
+        ):
+            self._out.extend(rec.confirm(reading.at_ms, "clock"))
+        self._out.append(ClockMapped(reading.at_ms, reading))
 
     # --- messages -----------------------------------------------------------
 
@@ -244,6 +279,3 @@ class BoardSession:
         )
         self._out.extend(ClockMapped(m.at_ms, m) for m in mapped)
 
-
-def alert_json(alert: BoardAlert) -> dict[str, object]:
-    return alert.to_json()

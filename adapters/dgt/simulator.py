@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 from collections.abc import Sequence
@@ -613,3 +614,112 @@ def load_game(pgn_path: str | Path, index: int = 0, round_: str | None = None) -
                 return game
             i += 1
     raise LookupError(f"no game {round_ or index} in {pgn_path}")
+
+
+async def serve_livechess(
+    boards: dict[str, BoardSimulator],
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    ready: asyncio.Future[int] | None = None,
+    drop_after_ms: int | None = None,
+) -> None:
+    """A stand-in for DGT LiveChess's websocket API, relaying simulated boards.
+
+    Answers ``eboards`` and ``subscribe`` as LiveChess does and then sends one
+    ``eboardevent`` per physical change (the whole placement, lifted pieces
+    included) and per clock reading (colours, seconds). ``drop_after_ms``
+    closes every connection once, that long after the first subscription, to
+    exercise a client's reconnection. Runs until cancelled.
+    """
+    from websockets.asyncio.server import serve
+
+    state = {serial: sim.initial_codes() for serial, sim in boards.items()}
+    clocks: dict[str, dict[str, object]] = {}
+    progress: dict[str, int] = {}  # index of the next step per board
+    dropped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def feed(serial: str, feed_id: int, board: bool, clock: bool) -> str:
+        param: dict[str, object] = {"serialnr": serial, "flipped": boards[serial].rotated}
+        if board:
+            param["board"] = p.placement_of(state[serial])
+        if clock and serial in clocks:
+            param["clock"] = clocks[serial]
+        return json.dumps({"response": "feed", "id": feed_id, "param": param, "time": 0})
+
+    async def play(ws, serial: str, feed_id: int, started: float) -> None:  # type: ignore[no-untyped-def]
+        sim = boards[serial]
+        steps = sim.script()
+        white_left = sim.white_side == "left"
+        i = progress.get(serial, 0)
+        origin = started - (steps[i].at_ms / 1000 if i < len(steps) else 0)
+        while i < len(steps):
+            step = steps[i]
+            delay = origin + step.at_ms / 1000 - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if step.kind == "field":
+                state[serial][step.field] = step.code
+                await ws.send(feed(serial, feed_id, True, False))
+            elif step.kind == "clock":
+                white = step.left_ms if white_left else step.right_ms
+                black = step.right_ms if white_left else step.left_ms
+                run = None
+                if step.running is not None:
+                    run = (step.running == "left") == white_left
+                clocks[serial] = {"white": white / 1000, "black": black / 1000, "run": run, "time": 0}
+                await ws.send(feed(serial, feed_id, False, True))
+            i += 1
+            progress[serial] = i
+
+    async def handler(ws) -> None:  # type: ignore[no-untyped-def]
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            async for text in ws:
+                message = json.loads(text)
+                call, call_id = message.get("call"), message.get("id")
+                if call == "eboards":
+                    listing = [
+                        {
+                            "serialnr": serial,
+                            "source": f"sim-{serial}",
+                            "state": "ACTIVE",
+                            "battery": None,
+                            "comment": None,
+                            "board": p.placement_of(state[serial]),
+                            "flipped": boards[serial].rotated,
+                            "clock": clocks.get(serial),
+                        }
+                        for serial in boards
+                    ]
+                    await ws.send(json.dumps({"response": "call", "id": call_id, "param": listing}))
+                elif call == "subscribe":
+                    param = message["param"]
+                    serial = param["param"]["serialnr"]
+                    await ws.send(json.dumps({"response": "call", "id": call_id, "param": None}))
+                    await ws.send(feed(serial, param["id"], True, True))
+                    tasks.append(asyncio.create_task(play(ws, serial, param["id"], loop.time())))
+                    if drop_after_ms is not None and not dropped.is_set():
+                        dropped.set()
+
+                        async def drop() -> None:
+                            await asyncio.sleep(drop_after_ms / 1000)
+                            await ws.close()
+
+                        tasks.append(asyncio.create_task(drop()))
+                else:
+                    await ws.send(
+                        json.dumps(
+                            {"response": "error", "id": call_id, "param": {"message": "unknown call"}}
+                        )
+                    )
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async with serve(handler, host, port) as server:
+        bound = next(iter(server.sockets)).getsockname()[1]
+        if ready is not None:
+            ready.set_result(bound)
+        await asyncio.Future()

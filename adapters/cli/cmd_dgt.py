@@ -1,0 +1,321 @@
+"""``candidates dgt ...``: DGT boards, for the arbiters' technicians.
+
+- ``dgt decode FILE|-``: raw bytes (or a ``.dgt`` recording) in, one JSON line
+  per decoded message out (protocol errors included).
+- ``dgt moves --start FEN FILE|-``: one JSON line per reconstructed move,
+  correction, takeback or alert, then ``{"moves": [UCI, ...]}``.
+- ``dgt simulate --pgn FILE ...``: a simulated board playing a game, written to
+  a recording / raw file, or served on a pseudo-terminal or a TCP port.
+- ``dgt record --dgt SOURCE --out FILE.dgt``: keep every byte of a live board.
+- ``dgt run --dgt /dev/ttyUSB0=1.1 --dgt tcp://...=1.2 --dgt-file rec.dgt=1.3
+  [--livechess ws://...=SERIAL:GAME]``: boards feeding the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import chess
+
+from adapters.cli.common import add_store_option, print_json
+from adapters.dgt import protocol as p
+from adapters.dgt.reconstruct import MoveReconstructor
+from adapters.dgt.recording import is_recording, parse_recording
+from adapters.dgt.session import BoardSession
+from engine.timefmt import format_instant
+
+
+def register(sub: Any) -> None:
+    dgt = sub.add_parser("dgt", help="DGT electronic boards: decode, reconstruct, simulate, record, run")
+    cmds = dgt.add_subparsers(dest="dgt_command", metavar="DGT_COMMAND", required=True)
+
+    decode = cmds.add_parser("decode", help="decode raw board bytes to one JSON line per message")
+    decode.add_argument("file", help="raw bytes or a .dgt recording; - for standard input")
+    decode.set_defaults(func=run_decode)
+
+    moves = cmds.add_parser("moves", help="reconstruct moves from raw bytes or a recording")
+    moves.add_argument("file", help="raw bytes or a .dgt recording; - for standard input")
+    moves.add_argument("--start", default=chess.STARTING_FEN, help="FEN of the game's position")
+    moves.add_argument("--orientation", choices=("auto", "normal", "rotated"), default="auto")
+    moves.add_argument("--debounce-ms", type=int, default=300, help="recordings: settle time")
+    moves.add_argument(
+        "--alert-after-ms", type=int, default=2000, help="recordings: how long before an alert"
+    )
+    moves.add_argument("--clocks", action="store_true", help="also print clock readings")
+    moves.set_defaults(func=run_moves)
+
+    sim = cmds.add_parser("simulate", help="a simulated board playing a PGN game")
+    sim.add_argument("--pgn", required=True, help="a PGN file")
+    which = sim.add_mutually_exclusive_group()
+    which.add_argument("--round", help="the game whose Round tag is this (e.g. 6.3)")
+    which.add_argument("--index", type=int, default=0, help="the game's index in the file")
+    sim.add_argument("--serial", default="31337")
+    sim.add_argument("--white-side", choices=("left", "right"), default="right")
+    sim.add_argument("--rotated", action="store_true", help="White sits on the far side")
+    sim.add_argument("--knocks", type=float, default=0.0, help="probability of a knock per ply")
+    sim.add_argument("--no-transients", action="store_true")
+    sim.add_argument("--drop-at-ply", type=int, default=None)
+    sim.add_argument("--result-signal", action="store_true", help="kings to the centre at the end")
+    sim.add_argument("--seed", type=int, default=2013)
+    sim.add_argument("--time-scale", type=float, default=1.0, help="0.1 = ten times faster")
+    out = sim.add_mutually_exclusive_group(required=True)
+    out.add_argument("--out", help="write a .dgt recording")
+    out.add_argument("--raw", help="write raw bytes (- for standard output)")
+    out.add_argument("--pty", help="serve on a pseudo-terminal; this path becomes its symlink")
+    out.add_argument("--tcp", type=int, help="serve on this TCP port (127.0.0.1)")
+    out.add_argument("--livechess", type=int, help="serve a LiveChess-like websocket on this port")
+    sim.set_defaults(func=run_simulate)
+
+    rec = cmds.add_parser("record", help="record every byte of a live board to a .dgt file")
+    rec.add_argument("--dgt", required=True, help="/dev/ttyUSB0 or tcp://HOST:PORT")
+    rec.add_argument("--out", required=True, help="the .dgt file to write")
+    rec.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    rec.set_defaults(func=run_record)
+
+    run = cmds.add_parser("run", help="boards feeding the store (until interrupted)")
+    run.add_argument("--dgt", action="append", default=[], help="PORT[=GAME[@left|@right]]")
+    run.add_argument("--dgt-file", action="append", default=[], help="FILE.dgt=GAME (replayed)")
+    run.add_argument(
+        "--livechess", action="append", default=[], help="ws://HOST:PORT/api/v1.0=SERIAL:GAME,..."
+    )
+    run.add_argument("--serial-game", action="append", default=[], help="SERIAL=GAME mapping")
+    run.add_argument("--record-dir", default=None, help="keep a .dgt recording of each session")
+    run.add_argument("--debounce-ms", type=int, default=300)
+    run.add_argument("--speed", type=float, default=1.0, help="replay speed of --dgt-file (0: max)")
+    add_store_option(run)
+    run.set_defaults(func=run_run)
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    data = _read(args.file)
+    parser = p.DgtParser()
+    if is_recording(data):
+        recording = parse_recording(data)
+        for record in recording.records:
+            if record.kind != 1:
+                continue
+            parser.receive_data(record.data)
+            for message in parser.events_received():
+                print_json({**p.describe(message), "at": format_instant(record.at_ms)})
+        for message in parser.flush():
+            print_json(p.describe(message))
+        return 0
+    parser.receive_data(data)
+    for message in [*parser.events_received(), *parser.flush()]:
+        print_json(p.describe(message))
+    return 0
+
+
+def reconstruct_lines(
+    data: bytes,
+    start_fen: str,
+    orientation: str = "auto",
+    debounce_ms: int = 300,
+    alert_after_ms: int = 2000,
+    clocks: bool = False,
+) -> list[dict[str, Any]]:
+    """The lines of ``dgt moves`` for an input (raw bytes or a recording)."""
+    from adapters.dgt.link import FileSource
+
+    timed = is_recording(data)
+    fen = None if start_fen == chess.STARTING_FEN else start_fen
+    reconstructor = MoveReconstructor(
+        start_fen=fen,
+        orientation=orientation,
+        alert_after_ms=alert_after_ms if timed else 0,
+    )
+    session = BoardSession(reconstructor=reconstructor, debounce_ms=debounce_ms, timed=timed)
+    lines: list[dict[str, Any]] = []
+    shown = {"move", "correction", "takeback", "alert"} | ({"clock"} if clocks else set())
+
+    def deliver(observations: list[Any]) -> None:
+        for obs in observations:
+            if obs.type in shown:
+                line = obs.to_json()
+                if timed:
+                    line["at"] = format_instant(obs.at_ms)
+                lines.append(line)
+
+    source = FileSource(None, session, deliver, speed=0, data=data)
+    asyncio.run(source.run(asyncio.Event()))
+    lines.append({"moves": session.reconstructor.uci_moves})
+    return lines
+
+
+def run_moves(args: argparse.Namespace) -> int:
+    try:
+        chess.Board(args.start)
+    except ValueError as exc:
+        print(f"candidates: --start is not a FEN: {exc}", file=sys.stderr)
+        return 2
+    for line in reconstruct_lines(
+        _read(args.file),
+        args.start,
+        args.orientation,
+        args.debounce_ms,
+        args.alert_after_ms,
+        args.clocks,
+    ):
+        print_json(line)
+    return 0
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    from adapters.dgt import simulator as s
+    from adapters.dgt.link import wall_ms
+    from adapters.dgt.recording import write_recording
+
+    game = s.load_game(args.pgn, index=args.index, round_=args.round)
+    noise = s.Noise(
+        transients=not args.no_transients,
+        knocks=args.knocks,
+        drop_at_ply=args.drop_at_ply,
+        result_signal=args.result_signal,
+    )
+    sim = s.BoardSimulator.from_pgn(
+        game,
+        serial=args.serial,
+        white_side=args.white_side,
+        rotated=args.rotated,
+        noise=noise,
+        seed=args.seed,
+        time_scale=args.time_scale,
+    )
+    if args.out:
+        start = wall_ms()
+        chunks = [(start + at, data) for at, data in sim.raw_stream(drops=True)]
+        write_recording(
+            args.out,
+            chunks,
+            start,
+            source="simulator",
+            serial=args.serial,
+            game=game.headers.get("Round", ""),
+        )
+        print(f"wrote {args.out}: {len(chunks)} chunks, {len(sim.moves)} plies", file=sys.stderr)
+        return 0
+    if args.raw:
+        data = sim.raw_bytes(drops=True)
+        if args.raw == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        else:
+            Path(args.raw).write_bytes(data)
+        return 0
+
+    async def serve() -> None:
+        if args.livechess is not None:
+            ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+            task = asyncio.create_task(
+                s.serve_livechess({args.serial: sim}, port=args.livechess, ready=ready)
+            )
+            port = await ready
+            print(f"LiveChess-like feed on ws://127.0.0.1:{port}/api/v1.0", file=sys.stderr)
+            await task
+            return
+        link: s.SimulatedLink
+        if args.pty:
+            link = s.PtyLink(args.pty)
+            print(f"board on {args.pty} (a pseudo-terminal)", file=sys.stderr)
+        else:
+            link = s.TcpLink(port=args.tcp)
+            print(f"board on tcp://127.0.0.1:{args.tcp}", file=sys.stderr)
+        try:
+            await sim.run(link)
+        finally:
+            await link.close()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())
+    return 0
+
+
+def _stop_on_signals(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    from urllib.parse import urlparse
+
+    from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport, Transport, wall_ms
+    from adapters.dgt.recording import Recorder
+
+    transport: Transport
+    if args.dgt.startswith("tcp://"):
+        parts = urlparse(args.dgt)
+        transport = TcpTransport(parts.hostname or "127.0.0.1", parts.port or 0)
+    else:
+        transport = SerialTransport(args.dgt)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        _stop_on_signals(stop)
+        if args.seconds is not None:
+            asyncio.get_running_loop().call_later(args.seconds, stop.set)
+        session = BoardSession()
+        with Recorder(args.out, wall_ms(), source=args.dgt) as recorder:
+
+            def deliver(observations: list[Any]) -> None:
+                for obs in observations:
+                    if obs.type in ("move", "correction", "takeback", "alert", "serial_number"):
+                        print(json.dumps(obs.to_json()), file=sys.stderr)
+
+            await BoardLink(transport, session, deliver, recorder=recorder).run(stop)
+
+    asyncio.run(main())
+    return 0
+
+
+def run_run(args: argparse.Namespace) -> int:
+    from adapters.dgt.service import parse_spec, run_sources
+    from adapters.store import store_url
+
+    specs = list(args.dgt) + [f"file:{f}" for f in args.dgt_file]
+    specs += [f"livechess:{url}" for url in args.livechess]
+    if not specs:
+        print("candidates: give at least one --dgt, --dgt-file or --livechess", file=sys.stderr)
+        return 2
+    serial_games = {}
+    try:
+        for spec in specs:
+            parse_spec(spec)
+        for item in args.serial_game:
+            serial, sep, game = item.partition("=")
+            if not sep:
+                raise ValueError(f"--serial-game is SERIAL=GAME, not {item!r}")
+            serial_games[serial] = game
+    except ValueError as exc:
+        print(f"candidates: {exc}", file=sys.stderr)
+        return 2
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        _stop_on_signals(stop)
+        await run_sources(
+            specs,
+            store_url(getattr(args, "store", None)),
+            stop,
+            serial_games=serial_games,
+            record_dir=args.record_dir,
+            debounce_ms=args.debounce_ms,
+            file_speed=args.speed,
+        )
+
+    asyncio.run(main())
+    return 0

@@ -1,0 +1,244 @@
+"""What a board's observations become in the event store.
+
+- A confirmed move becomes the contract command ``play_move {game, move, at,
+  by: "dgt:<serial>"}``, decided by the engine like any other. The board
+  proposes; the store is the record. Before each command the sink compares
+  the board's confirmed moves with the stored ones: moves the store lacks are
+  played in order (so a board that ran before the arbiter started the game,
+  or a link that was down, catches up); a board *behind* the record (a
+  takeback, a reset) or on another line raises an alert and appends nothing.
+- A clock reading mapped to colours becomes ``clock_reading {game, at,
+  white_ms, black_ms, running, by}``.
+- Everything the arbiters must look at (takeback, impossible position,
+  signalled result, new game, move refused, board disconnected / reconnected)
+  is an ``AlertRaised`` event on the board's own stream ``board/<serial>``,
+  so the gateway forwards it from the store alone.
+
+Refusals never stop the feed: they are counted, logged and alerted.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.dgt.reconstruct import (
+    BoardAlert,
+    MoveConfirmed,
+    MoveCorrected,
+    MoveSeen,
+    Observation,
+    TakebackSeen,
+)
+from adapters.dgt.session import BoardIdentified, BoardSession, ClockMapped
+from adapters.store import Store
+from engine.errors import CommandRefused, Conflict
+from engine.events import AlertRaised
+from engine.game import FINISHED
+from engine.timefmt import format_instant
+
+log = logging.getLogger(__name__)
+
+
+def board_stream(serial: str) -> str:
+    """The stream of one board's alerts."""
+    return f"board/{serial}"
+
+
+@dataclass
+class StoreSink:
+    store: Store
+    game_id: str
+    session: BoardSession
+    label: str = "unknown"
+    """Names the board until it tells its serial number (the source, e.g. the port)."""
+    commands_sent: list[dict[str, Any]] = field(default_factory=list)
+    refusals: list[dict[str, Any]] = field(default_factory=list)
+    alerts: list[AlertRaised] = field(default_factory=list)
+    keep_log: bool = True
+    _move_at: dict[int, int] = field(default_factory=dict)
+    _alerted: set[tuple[str, Any]] = field(default_factory=set)
+    _board_version: int | None = None
+    _clock_unavailable: bool = False
+
+    @property
+    def serial(self) -> str:
+        return self.session.serial or self.label
+
+    @property
+    def by(self) -> str:
+        return f"dgt:{self.serial}"
+
+    # --- observations -------------------------------------------------------
+
+    def deliver(self, observations: list[Observation]) -> None:
+        for obs in observations:
+            match obs:
+                case MoveSeen():
+                    self._move_at[obs.ply] = obs.at_ms
+                case MoveCorrected():
+                    self._move_at[obs.ply] = obs.at_ms
+                case MoveConfirmed():
+                    self.sync(obs.at_ms)
+                case TakebackSeen():
+                    self.alert(
+                        "takeback",
+                        f"the board went back from ply {obs.from_ply} to ply {obs.to_ply} "
+                        f"(taking back {' '.join(obs.undone)}): nothing is changed in the record",
+                        {"from_ply": obs.from_ply, "to_ply": obs.to_ply, "undone": list(obs.undone)},
+                        obs.at_ms,
+                        once=("takeback", obs.to_ply, obs.undone),
+                    )
+                case BoardAlert():
+                    details = dict(obs.details)
+                    self.alert(obs.kind, obs.message, details, obs.at_ms, once=None)
+                case ClockMapped():
+                    self.clock(obs)
+                case BoardIdentified():
+                    log.info("board %s on game %s", obs.serial, self.game_id)
+
+    def sync(self, at_ms: int) -> None:
+        """Play the confirmed moves the store does not have yet; alert on divergence."""
+        board_moves = self.session.reconstructor.confirmed_moves
+        game = self.store.game(self.game_id)
+        if game is None:
+            self.alert(
+                "game_not_started",
+                f"moves arrive from the board for game {self.game_id}, which has not been "
+                "started: they are kept and played once it is",
+                {"ply": len(board_moves)},
+                at_ms,
+                once=("game_not_started",),
+            )
+            return
+        if game.status == FINISHED:
+            return
+        stored = list(game.moves)
+        if board_moves[: len(stored)] == stored:
+            for ply in range(len(stored) + 1, len(board_moves) + 1):
+                if not self.play(board_moves[ply - 1], ply, self._move_at.get(ply, at_ms)):
+                    break
+            return
+        if stored[: len(board_moves)] == board_moves:
+            kind, what = "board_behind_record", "is behind the record"
+        else:
+            kind, what = "board_diverged", "differs from the record"
+        first = next(
+            (i for i, (a, b) in enumerate(zip(stored, board_moves, strict=False)) if a != b),
+            min(len(stored), len(board_moves)),
+        )
+        self.alert(
+            kind,
+            f"the board of game {self.game_id} {what} from ply {first + 1} "
+            f"(board {len(board_moves)} plies, record {len(stored)}): nothing appended",
+            {"board_moves": board_moves, "record_moves": stored, "first_ply": first + 1},
+            at_ms,
+            once=(kind, tuple(board_moves), len(stored)),
+        )
+
+    def play(self, uci: str, ply: int, at_ms: int) -> bool:
+        command = {
+            "cmd": "play_move",
+            "game": self.game_id,
+            "move": uci,
+            "at": format_instant(at_ms),
+            "by": self.by,
+        }
+        answer = self._send(command)
+        if not answer["ok"]:
+            self.alert(
+                "move_refused",
+                f"the board's move {uci} at ply {ply} of game {self.game_id} was refused: "
+                f"{answer['error']['message']}",
+                {"ply": ply, "uci": uci, "error": answer["error"]},
+                at_ms,
+                once=("move_refused", ply, uci),
+            )
+        return bool(answer["ok"])
+
+    def clock(self, obs: ClockMapped) -> None:
+        if self._clock_unavailable:
+            return
+        reading = obs.reading
+        game = self.store.game(self.game_id)
+        if game is None or game.status == FINISHED:
+            return
+        command = {
+            "cmd": "clock_reading",
+            "game": self.game_id,
+            "at": format_instant(reading.at_ms),
+            "white_ms": reading.white_ms,
+            "black_ms": reading.black_ms,
+            "running": reading.running,
+            "by": self.by,
+        }
+        answer = self._send(command)
+        error = answer.get("error") or {}
+        if error.get("code") == "malformed_command" and "unknown command" in error["message"]:
+            # An engine without the clock_reading command: stop asking, say so once.
+            self._clock_unavailable = True
+            log.warning("clock readings are not stored: %s", error["message"])
+
+    # --- writing --------------------------------------------------------------
+
+    def _send(self, command: dict[str, Any]) -> dict[str, Any]:
+        answer = self.store.handle(command)
+        if self.keep_log:
+            self.commands_sent.append(command)
+        if not answer["ok"]:
+            self.refusals.append({"command": command, "error": answer["error"]})
+            log.info("refused %s: %s", command["cmd"], answer["error"]["message"])
+        return answer
+
+    def alert(
+        self,
+        kind: str,
+        message: str,
+        details: dict[str, Any],
+        at_ms: int,
+        *,
+        once: tuple[Any, ...] | None,
+    ) -> AlertRaised | None:
+        """Append an ``AlertRaised`` on ``board/<serial>`` (``once``: skip a repeat)."""
+        if once is not None:
+            if once in self._alerted:
+                return None
+            self._alerted.add(once)
+        stream = board_stream(self.serial)
+        for _attempt in range(3):
+            if self._board_version is None or _attempt:
+                events = self.store.stream(stream)
+                self._board_version = events[-1].originator_version if events else 0
+            event = AlertRaised(
+                originator_id=stream,
+                originator_version=self._board_version + 1,
+                at_ms=at_ms,
+                by=self.by,
+                game=self.game_id,
+                kind=kind,
+                message=message,
+                details=_values(details),
+            )
+            try:
+                self.store.append([event])
+            except Conflict:
+                continue
+            except CommandRefused as exc:  # pragma: no cover - store refused for another reason
+                log.error("alert %s not stored: %s", kind, exc)
+                return None
+            self._board_version += 1
+            if self.keep_log:
+                self.alerts.append(event)
+            log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
+            return event
+        return None
+
+
+def _values(obj: Any) -> Any:
+    """Event fields hold values only: lists become tuples."""
+    if isinstance(obj, dict):
+        return {str(k): _values(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return tuple(_values(v) for v in obj)
+    return obj

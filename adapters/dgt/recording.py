@@ -1,0 +1,150 @@
+"""The ``.dgt`` recording format: every byte of a board session with its arrival time.
+
+Layout (all integers big-endian)::
+
+    magic      8 bytes   b"DGTREC1\\n"
+    header     one line of UTF-8 JSON ending in b"\\n":
+               {"format": "candidates-dgt", "version": 1,
+                "started_at_ms": <epoch ms of offset 0>, "source": "...", ...}
+    records    repeated until the end of the file:
+               kind       1 byte   1 = bytes from the board, 2 = bytes to the board,
+                                   3 = link event (UTF-8 text: "connected", "disconnected: ...")
+               offset_ms  4 bytes  milliseconds since started_at_ms (unsigned)
+               length     2 bytes  number of data bytes (a longer read is split)
+               data       length bytes
+
+A record holds one read (or write) as it happened, so a session replays with
+the same chunking and timing. A truncated last record (the recorder was
+killed mid-write) is ignored by the reader, which reports it in
+``Recording.truncated``. Anything that does not start with the magic is read
+as raw bytes without timing.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+MAGIC = b"DGTREC1\n"
+FROM_BOARD, TO_BOARD, LINK_EVENT = 1, 2, 3
+_RECORD = struct.Struct(">BIH")
+MAX_CHUNK = 0xFFFF
+
+
+@dataclass(frozen=True)
+class Record:
+    kind: int
+    at_ms: int
+    """Epoch milliseconds (``started_at_ms`` + offset)."""
+    data: bytes
+
+
+@dataclass
+class Recording:
+    header: dict[str, Any]
+    records: list[Record] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def started_at_ms(self) -> int:
+        value = self.header.get("started_at_ms", 0)
+        return value if isinstance(value, int) else 0
+
+    def from_board(self) -> Iterator[tuple[int, bytes]]:
+        for record in self.records:
+            if record.kind == FROM_BOARD:
+                yield record.at_ms, record.data
+
+
+def is_recording(data: bytes) -> bool:
+    return data.startswith(MAGIC)
+
+
+def parse_recording(data: bytes) -> Recording:
+    """Read a ``.dgt`` recording; ValueError when the magic or header is wrong."""
+    if not is_recording(data):
+        raise ValueError("not a .dgt recording (missing the DGTREC1 magic)")
+    end = data.find(b"\n", len(MAGIC))
+    if end < 0:
+        raise ValueError("a .dgt recording without a header line")
+    try:
+        header = json.loads(data[len(MAGIC) : end].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"the .dgt header is not JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise ValueError("the .dgt header is not a JSON object")
+    recording = Recording(header)
+    start = recording.started_at_ms
+    pos = end + 1
+    while pos < len(data):
+        if pos + _RECORD.size > len(data):
+            recording.truncated = True
+            break
+        kind, offset, length = _RECORD.unpack_from(data, pos)
+        pos += _RECORD.size
+        if pos + length > len(data):
+            recording.truncated = True
+            break
+        recording.records.append(Record(kind, start + offset, data[pos : pos + length]))
+        pos += length
+    return recording
+
+
+def read_input(data: bytes) -> tuple[list[tuple[int, bytes]], bool, Recording | None]:
+    """(chunks, timed, recording): a recording's board bytes with their times, or
+    raw bytes as one untimed chunk."""
+    if is_recording(data):
+        recording = parse_recording(data)
+        return list(recording.from_board()), True, recording
+    return [(0, data)], False, None
+
+
+class Recorder:
+    """Appends records to a ``.dgt`` file as they happen (flushed per record)."""
+
+    def __init__(self, path: str | Path, started_at_ms: int, **header: Any) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.started_at_ms = started_at_ms
+        self._file: BinaryIO = open(self.path, "wb")  # noqa: SIM115
+        meta = {"format": "candidates-dgt", "version": 1, "started_at_ms": started_at_ms, **header}
+        self._file.write(MAGIC + json.dumps(meta, sort_keys=True).encode("utf-8") + b"\n")
+        self._file.flush()
+
+    def write(self, kind: int, at_ms: int, data: bytes) -> None:
+        offset = max(0, at_ms - self.started_at_ms)
+        for i in range(0, max(len(data), 1), MAX_CHUNK):
+            chunk = data[i : i + MAX_CHUNK]
+            self._file.write(_RECORD.pack(kind, offset, len(chunk)) + chunk)
+        self._file.flush()
+
+    def board_bytes(self, at_ms: int, data: bytes) -> None:
+        self.write(FROM_BOARD, at_ms, data)
+
+    def host_bytes(self, at_ms: int, data: bytes) -> None:
+        self.write(TO_BOARD, at_ms, data)
+
+    def link_event(self, at_ms: int, text: str) -> None:
+        self.write(LINK_EVENT, at_ms, text.encode("utf-8"))
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_recording(
+    path: str | Path, chunks: list[tuple[int, bytes]], started_at_ms: int, **header: Any
+) -> None:
+    """A recording of board bytes at given epoch-ms instants (the simulator's output)."""
+    with Recorder(path, started_at_ms, **header) as recorder:
+        for at_ms, data in chunks:
+            recorder.board_bytes(at_ms, data)

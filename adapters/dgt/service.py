@@ -1,0 +1,223 @@
+"""Boards feeding the store: the entry point for ``candidates dgt run`` and the gateway.
+
+A source spec names a board and, after ``=``, the game it plays::
+
+    /dev/ttyUSB0=1.1                  a serial port (any path: /dev/ttyACM0, /dev/rfcomm0 ...)
+    tcp://127.0.0.1:7001=1.2          a serial-over-TCP bridge
+    file:rec.dgt=1.3                  a recording replayed with its timing (raw bytes: untimed)
+    livechess:ws://host:1982/api/v1.0=31337:1.4,31338:1.5
+                                      LiveChess boards by serial number
+
+The game may carry the side of White's clock, ``=1.1@left`` / ``=1.1@right``
+(else it is inferred from the game, never assumed). Without ``=GAME`` the board
+is mapped by its serial number through ``serial_games``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from adapters.dgt.clocksides import ClockSides
+from adapters.dgt.feed import StoreSink
+from adapters.dgt.link import BoardLink, FileSource, SerialTransport, TcpTransport, Transport
+from adapters.dgt.livechess import run_livechess
+from adapters.dgt.reconstruct import MoveReconstructor, Observation
+from adapters.dgt.recording import Recorder
+from adapters.dgt.session import BoardIdentified, BoardSession
+from adapters.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    kind: str  # serial | tcp | file | livechess
+    target: str
+    game: str | None
+    white_side: str | None = None
+    boards: tuple[tuple[str, str], ...] = ()
+    """LiveChess: (serial, game) pairs."""
+
+
+def parse_spec(spec: str) -> SourceSpec:
+    """Read one ``--dgt`` spec; ValueError with the expected forms when it is wrong."""
+    target, sep, game_part = spec.rpartition("=")
+    if not sep:
+        target, game_part = spec, ""
+    if not target:
+        raise ValueError(f"empty source in {spec!r}")
+    game: str | None = game_part or None
+    white_side = None
+    if game and "@" in game:
+        game, _, white_side = game.partition("@")
+        if white_side not in ("left", "right"):
+            raise ValueError(f"{spec!r}: White's clock side is @left or @right, not @{white_side}")
+    if target.startswith("livechess:"):
+        url = target.removeprefix("livechess:")
+        pairs = []
+        for item in (game_part or "").split(","):
+            if not item:
+                continue
+            serial, colon, game_id = item.partition(":")
+            if not colon or not serial or not game_id:
+                raise ValueError(
+                    f"{spec!r}: LiveChess boards are given as SERIAL:GAME[,SERIAL:GAME...]"
+                )
+            pairs.append((serial, game_id))
+        return SourceSpec("livechess", url, None, None, tuple(pairs))
+    if target.startswith("tcp://"):
+        parts = urlparse(target)
+        if not parts.hostname or not parts.port:
+            raise ValueError(f"{spec!r}: a TCP source is tcp://HOST:PORT")
+        return SourceSpec("tcp", target, game, white_side)
+    if target.startswith("file:"):
+        return SourceSpec("file", target.removeprefix("file:"), game, white_side)
+    return SourceSpec("serial", target, game, white_side)
+
+
+@dataclass
+class BoardFeed:
+    """One board's session and its sink, with the game resolved late if by serial."""
+
+    spec: SourceSpec
+    session: BoardSession
+    sink: StoreSink | None
+    store: Store
+    serial_games: dict[str, str]
+    label: str
+    pending: list[Observation]
+
+    def deliver(self, observations: list[Observation]) -> None:
+        if self.sink is None:
+            for obs in observations:
+                if isinstance(obs, BoardIdentified) and obs.serial in self.serial_games:
+                    self.attach(self.serial_games[obs.serial])
+            if self.sink is None:
+                self.pending.extend(observations)
+                del self.pending[:-2000]
+                return
+            observations, self.pending = [*self.pending, *observations], []
+        self.sink.deliver(observations)
+
+    def attach(self, game_id: str) -> None:
+        game = self.store.game(game_id)
+        rec = self.session.reconstructor
+        if game is not None and game.moves and rec.ply == 0:
+            # Resume: the board continues a game the store already holds.
+            self.session.reconstructor = MoveReconstructor(
+                start_fen=game.initial_fen,
+                moves=game.moves,
+                orientation=rec.orientation,
+                alert_after_ms=rec.alert_after_ms,
+                confirm_ms=rec.confirm_ms,
+            )
+        self.sink = StoreSink(self.store, game_id, self.session, label=self.label)
+
+
+def _session_for(store: Store, game_id: str | None, white_side: str | None, debounce_ms: int) -> BoardSession:
+    reconstructor = MoveReconstructor()
+    if game_id is not None:
+        game = store.game(game_id)
+        if game is not None:
+            reconstructor = MoveReconstructor(start_fen=game.initial_fen, moves=game.moves)
+    return BoardSession(
+        reconstructor=reconstructor,
+        clock_sides=ClockSides.of(white_side),
+        debounce_ms=debounce_ms,
+    )
+
+
+async def run_sources(
+    specs: list[str],
+    store_url: str,
+    stop: asyncio.Event,
+    *,
+    serial_games: dict[str, str] | None = None,
+    record_dir: str | Path | None = None,
+    debounce_ms: int = 300,
+    file_speed: float = 1.0,
+) -> None:
+    """Run every source until ``stop`` is set (or all of them ended: only recordings end).
+
+    Each board's confirmed moves become ``play_move``, its clock readings
+    ``clock_reading``, its alerts ``AlertRaised`` on ``board/<serial>``.
+    ``record_dir``: keep a ``.dgt`` recording of every serial/TCP session there.
+    """
+    parsed = [parse_spec(s) for s in specs]
+    serial_games = dict(serial_games or {})
+    store = Store(store_url)
+    tasks: list[Awaitable[None]] = []
+    feeds: list[BoardFeed] = []
+    recorders: list[Recorder] = []
+    try:
+        for spec in parsed:
+            if spec.kind == "livechess":
+                boards = dict(spec.boards) or dict(serial_games)
+                sessions: dict[str, BoardSession] = {}
+                by_serial: dict[str, BoardFeed] = {}
+                for serial, game_id in boards.items():
+                    session = _session_for(store, game_id, None, debounce_ms)
+                    session.serial = serial
+                    feed = BoardFeed(spec, session, None, store, serial_games, serial, [])
+                    feed.attach(game_id)
+                    sessions[serial] = session
+                    by_serial[serial] = feed
+                    feeds.append(feed)
+
+                def deliver(serial: str, obs: list[Observation], by: dict[str, BoardFeed] = by_serial) -> None:
+                    if obs:
+                        by[serial].deliver(obs)
+
+                tasks.append(run_livechess(spec.target, sessions, deliver, stop))
+                continue
+            session = _session_for(store, spec.game, spec.white_side, debounce_ms)
+            label = Path(spec.target).name if spec.kind != "tcp" else spec.target.removeprefix("tcp://")
+            feed = BoardFeed(spec, session, None, store, serial_games, label, [])
+            if spec.game is not None:
+                feed.attach(spec.game)
+            feeds.append(feed)
+            if spec.kind == "file":
+                tasks.append(FileSource(Path(spec.target), session, feed.deliver, file_speed).run(stop))
+                continue
+            transport: Transport
+            if spec.kind == "tcp":
+                parts = urlparse(spec.target)
+                transport = TcpTransport(parts.hostname or "127.0.0.1", parts.port or 0)
+            else:
+                transport = SerialTransport(spec.target)
+            recorder = None
+            if record_dir is not None:
+                from adapters.dgt.link import wall_ms
+
+                safe = label.replace("/", "_").replace(":", "_")
+                recorder = Recorder(
+                    Path(record_dir) / f"{safe}-{wall_ms()}.dgt", wall_ms(), source=spec.target, game=spec.game
+                )
+                recorders.append(recorder)
+            tasks.append(BoardLink(transport, session, feed.deliver, recorder=recorder).run(stop))
+        running = [asyncio.ensure_future(t) for t in tasks]
+        stopper = asyncio.ensure_future(stop.wait())
+        try:
+            pending = set(running)
+            while pending and not stop.is_set():
+                done, pending = await asyncio.wait(
+                    pending | {stopper}, return_when=asyncio.FIRST_COMPLETED
+                )
+                for task in done:
+                    if task is not stopper and task.exception() is not None:
+                        log.error("board source failed: %r", task.exception())
+                pending.discard(stopper)
+        finally:
+            stopper.cancel()
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+    finally:
+        for recorder in recorders:
+            recorder.close()
+        store.close()
