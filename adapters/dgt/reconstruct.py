@@ -506,7 +506,7 @@ class MoveReconstructor:
             seen = self._push(move, at_ms)
             out.append(seen)
             if not seen.provisional:
-                out.extend(self._confirm(at_ms, "final"))
+                out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
         self._redo.clear()
         return out
 
@@ -549,7 +549,7 @@ class MoveReconstructor:
                     MoveCorrected(at_ms, seen.ply, last.uci(), seen.uci, seen.san, seen.provisional)
                 ]
                 if not seen.provisional:
-                    out.extend(self._confirm(at_ms, "final"))
+                    out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
                 self._redo.clear()
                 return out
         return None
