@@ -69,6 +69,10 @@ class ClockSides:
     def known(self) -> bool:
         return self.white_side is not None
 
+    def forget_lever(self) -> None:
+        """The link was down: the next reading shows no press."""
+        self._last_running = None
+
     def lever_changed(self, reading: ClockReading) -> bool:
         """Did this reading show the lever on another side than the last one?"""
         changed = (

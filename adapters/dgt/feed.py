@@ -55,6 +55,8 @@ class StoreSink:
     """Names the board until it tells its serial number (the source, e.g. the port)."""
     commands_sent: list[dict[str, Any]] = field(default_factory=list)
     refusals: list[dict[str, Any]] = field(default_factory=list)
+    readings: list[dict[str, Any]] = field(default_factory=list)
+    """Every clock reading mapped to colours, as ``clock_reading`` commands."""
     alerts: list[AlertRaised] = field(default_factory=list)
     keep_log: bool = True
     _move_at: dict[int, int] = field(default_factory=dict)
@@ -93,6 +95,8 @@ class StoreSink:
                 case BoardAlert():
                     details = dict(obs.details)
                     self.alert(obs.kind, obs.message, details, obs.at_ms, once=None)
+                    if obs.kind == "impossible_position":
+                        self.sync(obs.at_ms)
                 case ClockMapped():
                     self.clock(obs)
                 case BoardIdentified():
@@ -122,6 +126,9 @@ class StoreSink:
             return
         if stored[: len(board_moves)] == board_moves:
             kind, what = "board_behind_record", "is behind the record"
+            # The record went on (the arbiter entered moves the board missed):
+            # the board may catch up along them.
+            self.session.reconstructor.offer_continuation(stored[len(board_moves) :])
         else:
             kind, what = "board_diverged", "differs from the record"
         first = next(
@@ -158,12 +165,7 @@ class StoreSink:
         return bool(answer["ok"])
 
     def clock(self, obs: ClockMapped) -> None:
-        if self._clock_unavailable:
-            return
         reading = obs.reading
-        game = self.store.game(self.game_id)
-        if game is None or game.status == FINISHED:
-            return
         command = {
             "cmd": "clock_reading",
             "game": self.game_id,
@@ -173,6 +175,13 @@ class StoreSink:
             "running": reading.running,
             "by": self.by,
         }
+        if self.keep_log:
+            self.readings.append(command)
+        if self._clock_unavailable:
+            return
+        game = self.store.game(self.game_id)
+        if game is None or game.status == FINISHED:
+            return
         answer = self._send(command)
         error = answer.get("error") or {}
         if error.get("code") == "malformed_command" and "unknown command" in error["message"]:

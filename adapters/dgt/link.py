@@ -14,8 +14,9 @@ Transports (each ``open`` / ``read`` / ``write`` / ``close``):
   as possible), instants taken from the recording; or raw bytes, untimed.
 
 ``BoardLink.run(stop)`` keeps a board connected: open, start-up commands,
-read, settle, send; a watchdog asks for the serial number every second and a
-link silent for ``silence_ms`` is treated as lost. On loss the arbiters get a
+read, settle, send; a watchdog asks for the serial number every second (and
+repeats the update-nice command: a board that power-cycled comes back IDLE),
+and a link silent for ``silence_ms`` is treated as lost. On loss the arbiters get a
 ``board_disconnected`` alert, the link is retried with exponential back-off
 (``backoff_s``, doubled up to ``max_backoff_s``) and, once back, a
 ``board_reconnected`` alert; the start-up commands include a full dump, which
@@ -288,7 +289,9 @@ class BoardLink:
                         raise LinkLost(
                             f"{self.transport.name}: no answer for {now - last_byte} ms"
                         )
-                    session._send.append(p.RETURN_SERIALNR)
+                    # Re-assert the update mode (a board that power-cycled is IDLE
+                    # again) and ask for the serial number (a dead link shows).
+                    session._send += bytes((p.SEND_UPDATE_NICE, p.RETURN_SERIALNR))
                     next_watchdog = now + int(self.watchdog_s * 1000)
                 self._flush()
         finally:

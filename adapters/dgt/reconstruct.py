@@ -424,6 +424,20 @@ class MoveReconstructor:
             return []
         return self._confirm(at_ms, reason)
 
+    def offer_continuation(self, moves: Sequence[str]) -> None:
+        """Moves known to follow the current position (the record, when the arbiter
+        entered moves the board missed): a placement along them is followed like a
+        redo after a takeback."""
+        board = self.board.copy(stack=False)
+        known: list[chess.Move] = []
+        for uci in moves:
+            move = chess.Move.from_uci(uci)
+            if move not in board.legal_moves:
+                break
+            board.push(move)
+            known.append(move)
+        self._redo = known
+
     def finish(self, at_ms: int) -> list[Observation]:
         """End of input: whatever is provisional is as final as it will get."""
         return self._confirm(at_ms, "end_of_input")

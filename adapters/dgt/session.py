@@ -108,6 +108,8 @@ class BoardSession:
     _last_change_ms: int = 0
     _clock_started: bool = False
     _last_colour: str | None = None
+    _last_dump_request_ms: int = 0
+    redump_ms: int = 2000
     _send: bytearray = field(default_factory=bytearray)
     _out: list[Observation] = field(default_factory=list)
     _messages: list[p.Message] = field(default_factory=list)
@@ -120,6 +122,9 @@ class BoardSession:
         """The link is (again) open: ask for everything, reconcile on the dump."""
         self.shadow = None
         self._dirty = False
+        # The first reading after a (re)connection is no lever press: presses made
+        # while the link was down are unknown.
+        self.clock_sides.forget_lever()
         for code in p.STARTUP_COMMANDS:
             self._send.append(code)
 
@@ -135,6 +140,16 @@ class BoardSession:
             self._settle_shadow(now_ms)
             self._send.append(p.SEND_BRD)
         self._out.extend(self.reconstructor.tick(now_ms))
+        rec = self.reconstructor
+        if (
+            self.timed
+            and rec._unknown is not None
+            and now_ms - max(self._last_change_ms, self._last_dump_request_ms) >= self.redump_ms
+        ):
+            # A standing impossible position: read the board again now and then (the
+            # record may have been completed meanwhile, or an update been lost).
+            self._last_dump_request_ms = now_ms
+            self._send.append(p.SEND_BRD)
 
     def next_deadline_ms(self) -> int | None:
         """When ``poll`` next has work: the debounce, an alert, a confirmation."""
@@ -146,6 +161,8 @@ class BoardSession:
             deadlines.append(rec._unknown_since_ms + rec.alert_after_ms)
         if rec.provisional_from is not None and rec._unknown is None:
             deadlines.append(rec._last_change_ms + rec.confirm_ms)
+        if self.timed and rec._unknown is not None:
+            deadlines.append(max(self._last_change_ms, self._last_dump_request_ms) + self.redump_ms)
         return min(deadlines) if deadlines else None
 
     def finish(self, now_ms: int) -> None:
@@ -250,6 +267,14 @@ class BoardSession:
     def _settle(self, placement: str, now_ms: int) -> None:
         self._out.extend(self.reconstructor.settle(placement, now_ms))
 
+    def _press_ends_move(self, running: str | None, white_to_move: bool) -> bool:
+        """With the sides known, a press confirms only if the clock of the player now
+        on move started (the mover stopped theirs); unknown sides: any press."""
+        sides = self.clock_sides
+        if running is None or sides.white_side is None:
+            return True
+        return (running == sides.white_side) == white_to_move
+
     def _clock(self, message: p.ClockTimes, now_ms: int) -> None:
         if message.no_clock:
             return
@@ -262,11 +287,11 @@ class BoardSession:
             self._clock_started = True
         rec = self.reconstructor
         settled = rec._unknown is None and not self._dirty
-        if lever and settled:
+        white_to_move = rec.board.turn == chess.WHITE
+        if lever and settled and self._press_ends_move(message.running, white_to_move):
             # The mover pressed the clock: their move is complete.
             self._out.extend(rec.confirm(now_ms, "clock"))
         evidence = settled and (lever or (started and rec.ply == 0))
-        white_to_move = rec.board.turn == chess.WHITE
         mapped = sides.observe(reading, white_to_move, evidence)
         self._out.append(
             ClockSeen(

@@ -480,9 +480,9 @@ class _LiveBoard:
                     self.up = False
                     await self.link.close()
                 elif step.kind == "restore":
+                    self.mode = "idle"  # a power-cycled / replugged board starts idle
                     await self.link.open()
                     self.up = True
-                    self.mode = "idle"  # a power-cycled / replugged board starts idle
             # Keep answering until the host goes away (a real board stays on).
             await asyncio.sleep(0.3)
         finally:
@@ -565,14 +565,14 @@ class TcpLink(SimulatedLink):
         self.bound = asyncio.Event()
 
     async def open(self) -> None:
-        connected = asyncio.Event()
+        """Listen (on the same port again after a drop); bytes written before the
+        host connects are lost, as on a real bridge."""
 
         async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             if self.writer is not None:
                 writer.close()
                 return
             self.writer = writer
-            connected.set()
             while True:
                 data = await reader.read(4096)
                 if not data:
@@ -582,7 +582,6 @@ class TcpLink(SimulatedLink):
         self.server = await asyncio.start_server(client, self.host, self.port)
         self.port = self.server.sockets[0].getsockname()[1]
         self.bound.set()
-        await connected.wait()
 
     async def close(self) -> None:
         if self.writer is not None:
