@@ -210,7 +210,7 @@ class TestDescribe:
             "square": "e4",
             "piece": None,
         }
-        dump = p.BoardDump(tuple(p.codes_of("8/8/8/8/8/8/8/K6k")[:63]) + (0x0E,))
+        dump = p.BoardDump((*p.codes_of("8/8/8/8/8/8/8/K6k")[:63], 0x0E))
         described = p.describe(dump)
         assert described["board_fen"] == "8/8/8/8/8/8/8/K7"
         assert described["magic"] == [{"square": "h1", "result": "1-0"}]

@@ -119,7 +119,9 @@ def test_a_whole_game_over_a_pseudo_terminal_through_pyserial(
         session = scaled_session()
         sink = StoreSink(store, "6.3", session, label="ttyDGT")
         adapter = asyncio.run(
-            play_through(sim, PtyLink(path), SerialTransport(str(path)), lambda s: sink.deliver, session)
+            play_through(
+                sim, PtyLink(path), SerialTransport(str(path)), lambda s: sink.deliver, session
+            )
         )
         check_game(store, sink, sim, game)
         assert session.clock_sides.white_side == white_side

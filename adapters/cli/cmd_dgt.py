@@ -33,7 +33,9 @@ from engine.timefmt import format_instant
 
 
 def register(sub: Any) -> None:
-    dgt = sub.add_parser("dgt", help="DGT electronic boards: decode, reconstruct, simulate, record, run")
+    dgt = sub.add_parser(
+        "dgt", help="DGT electronic boards: decode, reconstruct, simulate, record, run"
+    )
     cmds = dgt.add_subparsers(dest="dgt_command", metavar="DGT_COMMAND", required=True)
 
     decode = cmds.add_parser("decode", help="decode raw board bytes to one JSON line per message")

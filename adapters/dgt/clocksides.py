@@ -93,8 +93,13 @@ class ClockSides:
             white = reading.running if white_to_move else OTHER[reading.running]
             self.votes[white] += 1
             if self.white_side is None:
-                lead, other = (LEFT, RIGHT) if self.votes[LEFT] >= self.votes[RIGHT] else (RIGHT, LEFT)
-                if self.votes[lead] >= self.votes_needed and self.votes[lead] > 2 * self.votes[other]:
+                lead, other = (
+                    (LEFT, RIGHT) if self.votes[LEFT] >= self.votes[RIGHT] else (RIGHT, LEFT)
+                )
+                if (
+                    self.votes[lead] >= self.votes_needed
+                    and self.votes[lead] > 2 * self.votes[other]
+                ):
                     self.white_side = lead
         if self.white_side is None:
             self.held.append(reading)

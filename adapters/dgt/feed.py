@@ -60,6 +60,8 @@ class StoreSink:
     alerts: list[AlertRaised] = field(default_factory=list)
     keep_log: bool = True
     _move_at: dict[int, int] = field(default_factory=dict)
+    _line: list[str] = field(default_factory=list)
+    _confirmed: int = 0
     _alerted: set[tuple[str, Any]] = field(default_factory=set)
     _board_version: int | None = None
     _clock_unavailable: bool = False
@@ -74,25 +76,44 @@ class StoreSink:
 
     # --- observations -------------------------------------------------------
 
+    def __post_init__(self) -> None:
+        # The board's line as the observations tell it (the session may be ahead).
+        self._line = list(self.session.reconstructor.confirmed_moves)
+        self._confirmed = len(self._line)
+
     def deliver(self, observations: list[Observation]) -> None:
         for obs in observations:
             match obs:
                 case MoveSeen():
+                    del self._line[obs.ply - 1 :]
+                    self._line.append(obs.uci)
                     self._move_at[obs.ply] = obs.at_ms
                 case MoveCorrected():
+                    del self._line[obs.ply - 1 :]
+                    if obs.uci is not None:
+                        self._line.append(obs.uci)
                     self._move_at[obs.ply] = obs.at_ms
                 case MoveConfirmed():
+                    self._confirmed = max(self._confirmed, obs.ply)
                     self.sync(obs.at_ms)
                 case TakebackSeen():
+                    del self._line[obs.to_ply :]
+                    self._confirmed = min(self._confirmed, obs.to_ply)
                     self.alert(
                         "takeback",
                         f"the board went back from ply {obs.from_ply} to ply {obs.to_ply} "
                         f"(taking back {' '.join(obs.undone)}): nothing is changed in the record",
-                        {"from_ply": obs.from_ply, "to_ply": obs.to_ply, "undone": list(obs.undone)},
+                        {
+                            "from_ply": obs.from_ply,
+                            "to_ply": obs.to_ply,
+                            "undone": list(obs.undone),
+                        },
                         obs.at_ms,
                         once=("takeback", obs.to_ply, obs.undone),
                     )
                 case BoardAlert():
+                    if obs.kind == "new_game":
+                        self._line, self._confirmed = [], 0
                     details = dict(obs.details)
                     self.alert(obs.kind, obs.message, details, obs.at_ms, once=None)
                     if obs.kind == "impossible_position":
@@ -104,7 +125,7 @@ class StoreSink:
 
     def sync(self, at_ms: int) -> None:
         """Play the confirmed moves the store does not have yet; alert on divergence."""
-        board_moves = self.session.reconstructor.confirmed_moves
+        board_moves = self._line[: self._confirmed]
         game = self.store.game(self.game_id)
         if game is None:
             self.alert(

@@ -221,7 +221,9 @@ class BoardLink:
             except LinkLost as exc:
                 if self._down_since is None:
                     self._down_since = self.now()
-                    self._alert("board_unreachable", str(exc), self._down_since, source=self.transport.name)
+                    self._alert(
+                        "board_unreachable", str(exc), self._down_since, source=self.transport.name
+                    )
                 await _sleep_or_stop(stop, delay)
                 delay = min(delay * 2, self.max_backoff_s)
                 continue
@@ -286,9 +288,7 @@ class BoardLink:
                 session.poll(now)
                 if now >= next_watchdog:
                     if now - last_byte > self.silence_ms:
-                        raise LinkLost(
-                            f"{self.transport.name}: no answer for {now - last_byte} ms"
-                        )
+                        raise LinkLost(f"{self.transport.name}: no answer for {now - last_byte} ms")
                     # Re-assert the update mode (a board that power-cycled is IDLE
                     # again) and ask for the serial number (a dead link shows).
                     session._send += bytes((p.SEND_UPDATE_NICE, p.RETURN_SERIALNR))

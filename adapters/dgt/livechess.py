@@ -210,15 +210,15 @@ async def run_livechess(
                         for call in calls:
                             await ws.send(json.dumps(call))
                         for update in updates:
-                            session = sessions.get(update.serial)
-                            if session is None:
+                            board = sessions.get(update.serial)
+                            if board is None:
                                 continue
-                            if session.serial is None:
-                                session.serial = update.serial
+                            if board.serial is None:
+                                board.serial = update.serial
                             if update.placement is not None:
-                                session.placement_seen(update.placement, at)
+                                board.placement_seen(update.placement, at)
                             if update.clock is not None:
-                                session.coloured_clock(update.clock)
+                                board.coloured_clock(update.clock)
                     for serial, session in sessions.items():
                         session.poll(at)
                         deliver(serial, session.observations())

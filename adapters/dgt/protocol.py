@@ -601,7 +601,9 @@ class DgtParser:
                 self._drop(total)
 
     def _broken_at(self, index: int) -> None:
-        self._error("frame broken by a byte with bit 7 set", bytes(self._buffer[:index]), self._offset)
+        self._error(
+            "frame broken by a byte with bit 7 set", bytes(self._buffer[:index]), self._offset
+        )
         self._drop(index)
 
 
@@ -656,16 +658,16 @@ def encode_clock(
         status |= 0x02
     status |= 0x04 if battery_low else 0
     status |= 0x20 if no_clock else 0
-    return frame(MSG_BWTIME, hms(right_ms, right_flags) + hms(left_ms, left_flags) + bytes((status,)))
+    return frame(
+        MSG_BWTIME, hms(right_ms, right_flags) + hms(left_ms, left_flags) + bytes((status,))
+    )
 
 
 def encode_clock_ack(ack0: int, ack1: int, ack2: int = 0, ack3: int = 0) -> bytes:
     """BWTIME carrying an ack: the 0x0a marker nibble in p[0] and p[3], bit 7s in bits 4/5."""
     p0 = 0x0A | ((ack2 >> 3) & 0x10) | ((ack3 >> 2) & 0x20)
     p3 = 0x0A | ((ack0 >> 3) & 0x10) | ((ack1 >> 2) & 0x20)
-    return frame(
-        MSG_BWTIME, bytes((p0, ack0 & 0x7F, ack1 & 0x7F, p3, ack2 & 0x7F, ack3 & 0x7F, 0))
-    )
+    return frame(MSG_BWTIME, bytes((p0, ack0 & 0x7F, ack1 & 0x7F, p3, ack2 & 0x7F, ack3 & 0x7F, 0)))
 
 
 def encode_serial(serial: str) -> bytes:

@@ -247,7 +247,9 @@ def is_extendable(board: chess.Board, move: chess.Move) -> bool:
         if board.is_castling(other):
             # Rook first (h1-f1 / a1-d1) or king first (e1-f1 / e1-d1).
             king_to = other.to_square
-            rook_to = chess.square(5 if chess.square_file(king_to) == 6 else 3, chess.square_rank(king_to))
+            rook_to = chess.square(
+                5 if chess.square_file(king_to) == 6 else 3, chess.square_rank(king_to)
+            )
             if move.to_square == rook_to and piece in (chess.ROOK, chess.KING):
                 return True
             continue
@@ -296,7 +298,9 @@ class MoveReconstructor:
         elif self.orientation == "rotated":
             self.rotated = True
         elif self.orientation != "auto":
-            raise ValueError(f"orientation must be normal, rotated or auto, not {self.orientation!r}")
+            raise ValueError(
+                f"orientation must be normal, rotated or auto, not {self.orientation!r}"
+            )
 
     # --- reading ------------------------------------------------------------
 

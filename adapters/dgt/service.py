@@ -119,7 +119,9 @@ class BoardFeed:
         self.sink = StoreSink(self.store, game_id, self.session, label=self.label)
 
 
-def _session_for(store: Store, game_id: str | None, white_side: str | None, debounce_ms: int) -> BoardSession:
+def _session_for(
+    store: Store, game_id: str | None, white_side: str | None, debounce_ms: int
+) -> BoardSession:
     reconstructor = MoveReconstructor()
     if game_id is not None:
         game = store.game(game_id)
@@ -169,20 +171,26 @@ async def run_sources(
                     by_serial[serial] = feed
                     feeds.append(feed)
 
-                def deliver(serial: str, obs: list[Observation], by: dict[str, BoardFeed] = by_serial) -> None:
+                def deliver(
+                    serial: str, obs: list[Observation], by: dict[str, BoardFeed] = by_serial
+                ) -> None:
                     if obs:
                         by[serial].deliver(obs)
 
                 tasks.append(run_livechess(spec.target, sessions, deliver, stop))
                 continue
             session = _session_for(store, spec.game, spec.white_side, debounce_ms)
-            label = Path(spec.target).name if spec.kind != "tcp" else spec.target.removeprefix("tcp://")
+            label = (
+                Path(spec.target).name if spec.kind != "tcp" else spec.target.removeprefix("tcp://")
+            )
             feed = BoardFeed(spec, session, None, store, serial_games, label, [])
             if spec.game is not None:
                 feed.attach(spec.game)
             feeds.append(feed)
             if spec.kind == "file":
-                tasks.append(FileSource(Path(spec.target), session, feed.deliver, file_speed).run(stop))
+                tasks.append(
+                    FileSource(Path(spec.target), session, feed.deliver, file_speed).run(stop)
+                )
                 continue
             transport: Transport
             if spec.kind == "tcp":
@@ -196,14 +204,17 @@ async def run_sources(
 
                 safe = label.replace("/", "_").replace(":", "_")
                 recorder = Recorder(
-                    Path(record_dir) / f"{safe}-{wall_ms()}.dgt", wall_ms(), source=spec.target, game=spec.game
+                    Path(record_dir) / f"{safe}-{wall_ms()}.dgt",
+                    wall_ms(),
+                    source=spec.target,
+                    game=spec.game,
                 )
                 recorders.append(recorder)
             tasks.append(BoardLink(transport, session, feed.deliver, recorder=recorder).run(stop))
-        running = [asyncio.ensure_future(t) for t in tasks]
-        stopper = asyncio.ensure_future(stop.wait())
+        running: list[asyncio.Future[object]] = [asyncio.ensure_future(t) for t in tasks]
+        stopper: asyncio.Future[object] = asyncio.ensure_future(stop.wait())
         try:
-            pending = set(running)
+            pending: set[asyncio.Future[object]] = set(running)
             while pending and not stop.is_set():
                 done, pending = await asyncio.wait(
                     pending | {stopper}, return_when=asyncio.FIRST_COMPLETED

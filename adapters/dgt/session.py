@@ -303,4 +303,3 @@ class BoardSession:
             )
         )
         self._out.extend(ClockMapped(m.at_ms, m) for m in mapped)
-

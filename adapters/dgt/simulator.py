@@ -37,7 +37,7 @@ import contextlib
 import json
 import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +49,8 @@ from adapters.dgt import protocol as p
 CANDIDATES_2012_CONTROL = ((40, 7200), (20, 3600), (None, 900))
 """(moves in period, seconds added at its start); 30 s increment from move 61."""
 INCREMENT_FROM_MOVE = 61
+Change = Callable[[float, chess.Square, chess.Piece | None], None]
+Settle = Callable[[float], None]
 INCREMENT_S = 30
 
 
@@ -120,7 +122,10 @@ class BoardSimulator:
     def from_pgn(cls, game: chess.pgn.Game, **kwargs: object) -> BoardSimulator:
         fen = game.headers.get("FEN")
         return cls(
-            moves=list(game.mainline_moves()), start_fen=fen, game=game, **kwargs  # type: ignore[arg-type]
+            moves=list(game.mainline_moves()),
+            start_fen=fen,
+            game=game,
+            **kwargs,  # type: ignore[arg-type]
         )
 
     # --- the plan -------------------------------------------------------------
@@ -180,7 +185,9 @@ class BoardSimulator:
                 part = think_game_ms // (ticks + 1)
                 remaining[mover] = max(0, remaining[mover] - part)
                 clock_step(t + (i + 1) * think_wall / (ticks + 1), mover)
-            remaining[mover] = max(0, remaining[mover] - (think_game_ms - ticks * (think_game_ms // (ticks + 1))))
+            remaining[mover] = max(
+                0, remaining[mover] - (think_game_ms - ticks * (think_game_ms // (ticks + 1)))
+            )
             if self.noise.knocks and rng.random() < self.noise.knocks:
                 t = self._knock(board, rng, t, change, settle)
             if self.noise.drop_at_ply == ply:
@@ -203,16 +210,30 @@ class BoardSimulator:
             else:
                 clock_step(t, board.turn)
         if self.noise.result_signal and self.game is not None:
-            t = self._signal(board, self.game.headers.get("Result", "*"), rng, t + 1000, change, settle)
+            t = self._signal(
+                board, self.game.headers.get("Result", "*"), rng, t + 1000, change, settle
+            )
         steps.sort(key=lambda s: s.at_ms)
         return steps
 
     def _lift_order_capture(self, rng: random.Random) -> bool:
         return rng.random() < 0.5
 
-    def _move(self, board, move, rng, t, change, settle):  # type: ignore[no-untyped-def]
-        gap = lambda: rng.uniform(60, 200)  # noqa: E731
-        hold = lambda: rng.uniform(700, 1000)  # noqa: E731  longer than any debounce
+    def _move(
+        self,
+        board: chess.Board,
+        move: chess.Move,
+        rng: random.Random,
+        t: float,
+        change: Change,
+        settle: Settle,
+    ) -> float:
+        def gap() -> float:
+            return rng.uniform(60, 200)
+
+        def hold() -> float:  # longer than any debounce
+            return rng.uniform(700, 1000)
+
         piece = board.piece_at(move.from_square)
         assert piece is not None
         if board.is_castling(move):
@@ -285,10 +306,9 @@ class BoardSimulator:
                 t += gap()
             change(t, middle, None)
             t += gap() / 2
-        if captured_square is not None and not captured_first:
-            if captured_square == move.to_square:
-                change(t, captured_square, None)
-                t += gap()
+        if captured_square == move.to_square and not captured_first:
+            change(t, captured_square, None)
+            t += gap()
         if move.promotion:
             change(t, move.to_square, chess.Piece(move.promotion, piece.color))
         else:
@@ -298,7 +318,9 @@ class BoardSimulator:
             change(t, captured_square, None)  # en passant: the captured pawn taken last
         return t
 
-    def _knock(self, board, rng, t, change, settle):  # type: ignore[no-untyped-def]
+    def _knock(
+        self, board: chess.Board, rng: random.Random, t: float, change: Change, settle: Settle
+    ) -> float:
         """A piece of the player NOT on move knocked to an empty neighbour, put back."""
         victims = [
             sq
@@ -319,8 +341,10 @@ class BoardSimulator:
             change(t, square, None)
             t += rng.uniform(30, 90)
             change(t, target, piece)
-            stand = rng.uniform(2500, 3500) if rng.random() < self.noise.long_knock else rng.uniform(
-                400, 900
+            stand = (
+                rng.uniform(2500, 3500)
+                if rng.random() < self.noise.long_knock
+                else rng.uniform(400, 900)
             )
             settle(t + 1)
             t += stand
@@ -331,7 +355,15 @@ class BoardSimulator:
             return t + rng.uniform(200, 400)
         return t
 
-    def _signal(self, board, result, rng, t, change, settle):  # type: ignore[no-untyped-def]
+    def _signal(
+        self,
+        board: chess.Board,
+        result: str,
+        rng: random.Random,
+        t: float,
+        change: Change,
+        settle: Settle,
+    ) -> float:
         squares = {"1-0": (chess.D5, chess.E4), "0-1": (chess.D4, chess.E5)}.get(
             result, (chess.D4, chess.E4)
         )
@@ -359,7 +391,10 @@ class BoardSimulator:
         start position) comes first. With ``drops`` the bytes sent while the link is
         down are lost."""
         codes = self.initial_codes()
-        out: list[tuple[int, bytes]] = [(0, p.encode_serial(self.serial)), (0, p.encode_board_dump(codes))]
+        out: list[tuple[int, bytes]] = [
+            (0, p.encode_serial(self.serial)),
+            (0, p.encode_board_dump(codes)),
+        ]
         down = False
         for step in self.script():
             if step.kind == "drop" and drops:
@@ -667,7 +702,12 @@ async def serve_livechess(
                 run = None
                 if step.running is not None:
                     run = (step.running == "left") == white_left
-                clocks[serial] = {"white": white / 1000, "black": black / 1000, "run": run, "time": 0}
+                clocks[serial] = {
+                    "white": white / 1000,
+                    "black": black / 1000,
+                    "run": run,
+                    "time": 0,
+                }
                 await ws.send(feed(serial, feed_id, False, True))
             i += 1
             progress[serial] = i
@@ -710,7 +750,11 @@ async def serve_livechess(
                 else:
                     await ws.send(
                         json.dumps(
-                            {"response": "error", "id": call_id, "param": {"message": "unknown call"}}
+                            {
+                                "response": "error",
+                                "id": call_id,
+                                "param": {"message": "unknown call"},
+                            }
                         )
                     )
         finally:

@@ -1,0 +1,188 @@
+"""Board observations into the store: moves as ``play_move``, readings as
+``clock_reading``, alerts as ``AlertRaised`` on ``board/<serial>``; and the
+clock's left/right sides mapped to colours by configuration or inference."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
+from adapters.dgt.feed import StoreSink, board_stream
+from adapters.store import Store
+from engine.commands import SPECS
+from tests.dgt_hands import Hands
+
+START = "2013-03-15T14:00:00.000Z"
+
+
+def start(store: Store, game_id: str = "1.1") -> None:
+    answer = store.handle(
+        {"cmd": "start_game", "game": game_id, "at": START, "white": "aronian", "black": "carlsen"}
+    )
+    assert answer["ok"], answer
+
+
+def wired(store: Store, **kwargs: object) -> tuple[Hands, StoreSink]:
+    hands = Hands(**kwargs)  # type: ignore[arg-type]
+    hands.session.serial = "31337"
+    sink = StoreSink(store, "1.1", hands.session)
+    sink.deliver(hands.log)
+    hands.log.clear()
+    return hands, sink
+
+
+def pump(hands: Hands, sink: StoreSink) -> None:
+    sink.deliver(hands.log)
+    hands.log.clear()
+
+
+class TestMovesIntoTheStore:
+    def test_each_confirmed_move_is_play_move_by_the_board(self, store: Store) -> None:
+        start(store)
+        hands, sink = wired(store)
+        hands.move("d2", "d4").settle().move("g8", "f6").settle()
+        pump(hands, sink)
+        game = store.game("1.1")
+        assert game is not None and game.moves == ("d2d4", "g8f6")
+        played = [e for e in store.stream("game/1.1") if e.kind == "MovePlayed"]
+        assert [e.by for e in played] == ["dgt:31337", "dgt:31337"]
+        assert sink.commands_sent[0] == {
+            "cmd": "play_move",
+            "game": "1.1",
+            "move": "d2d4",
+            "at": sink.commands_sent[0]["at"],
+            "by": "dgt:31337",
+        }
+
+    def test_a_provisional_move_waits_and_only_the_corrected_one_is_stored(
+        self, sqlite_store: Store
+    ) -> None:
+        start(sqlite_store)
+        hands, sink = wired(sqlite_store, confirm_ms=5000)
+        hands.lift("e2").put("e3", "P").settle()
+        pump(hands, sink)
+        assert sqlite_store.game("1.1").moves == ()  # type: ignore[union-attr]
+        hands.lift("e3").put("e4", "P").settle()
+        pump(hands, sink)
+        assert sqlite_store.game("1.1").moves == ("e2e4",)  # type: ignore[union-attr]
+
+    def test_moves_before_the_game_is_started_are_kept_and_played_once_it_is(
+        self, sqlite_store: Store
+    ) -> None:
+        hands, sink = wired(sqlite_store)
+        hands.move("e2", "e4").settle()
+        pump(hands, sink)
+        [alert] = sqlite_store.stream(board_stream("31337"))
+        assert alert.kind == "game_not_started"
+        start(sqlite_store)
+        hands.move("c7", "c5").settle()
+        pump(hands, sink)
+        assert sqlite_store.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
+
+    def test_a_takeback_is_an_alert_and_changes_nothing_in_the_record(self, store: Store) -> None:
+        start(store)
+        hands, sink = wired(store)
+        hands.move("e2", "e4").settle().move("e7", "e5").settle().move("g1", "f3").settle()
+        hands.move("f3", "g1").settle()
+        pump(hands, sink)
+        game = store.game("1.1")
+        assert game is not None and game.moves == ("e2e4", "e7e5", "g1f3")
+        alerts = store.stream(board_stream("31337"))
+        assert [a.kind for a in alerts] == ["takeback"]
+        assert alerts[0].details == {"from_ply": 3, "to_ply": 2, "undone": ("g1f3",)}
+        assert alerts[0].game == "1.1" and alerts[0].by == "dgt:31337"
+        # Another move from the earlier position: the board left the record's line.
+        hands.move("b1", "c3").settle()
+        pump(hands, sink)
+        assert store.game("1.1").moves == ("e2e4", "e7e5", "g1f3")  # type: ignore[union-attr]
+        assert store.stream(board_stream("31337"))[-1].kind == "board_diverged"
+
+    def test_alerts_are_in_the_global_log_for_the_gateway(self, sqlite_store: Store) -> None:
+        start(sqlite_store)
+        hands, sink = wired(sqlite_store, alert_after_ms=1000)
+        hands.lift("e2").lift("d2").put("e4", "P").put("d4", "P").wait(1500)
+        pump(hands, sink)
+        raised = [
+            e for _, e in sqlite_store.events_since(0) if e.originator_id.startswith("board/")
+        ]
+        assert [e.kind for e in raised] == ["impossible_position"]
+        wire = raised[0].to_wire()
+        assert wire["type"] == "AlertRaised" and wire["stream"] == "board/31337"
+        assert wire["details"]["diff"][0] == {"square": "d2", "expected": "P", "found": None}
+
+    def test_a_signalled_result_waits_for_the_arbiter(self, sqlite_store: Store) -> None:
+        start(sqlite_store)
+        hands, sink = wired(sqlite_store)
+        hands.physical.set_board_fen("8/8/8/3k4/4K3/8/8/8")
+        hands.dump()
+        pump(hands, sink)
+        [alert] = sqlite_store.stream(board_stream("31337"))
+        assert alert.kind == "result_signalled" and alert.details["result"] == "1-0"
+        game = sqlite_store.game("1.1")
+        assert game is not None and game.status == "in_progress"
+
+
+class TestClockReadings:
+    def test_readings_become_clock_reading_in_colours(self, sqlite_store: Store) -> None:
+        start(sqlite_store)
+        hands, sink = wired(sqlite_store, white_side="right")
+        hands.clock(7_200_000, 7_195_000, "right")
+        pump(hands, sink)
+        assert sink.readings == [
+            {
+                "cmd": "clock_reading",
+                "game": "1.1",
+                "at": sink.readings[0]["at"],
+                "white_ms": 7_195_000,
+                "black_ms": 7_200_000,
+                "running": "white",
+                "by": "dgt:31337",
+            }
+        ]
+        if "clock_reading" in SPECS:
+            assert not sink.refusals, sink.refusals
+
+
+class TestClockSides:
+    def test_configured_side(self) -> None:
+        sides = ClockSides.of("left")
+        [mapped] = sides.observe(ClockReading(5, 100, 200, "left"), True, False)
+        assert mapped == ColouredReading(5, 100, 200, "white")
+        with pytest.raises(ValueError, match="'left' or 'right', not 'north'"):
+            ClockSides.of("north")
+
+    def test_never_assumed_held_until_presses_agree_then_released_in_order(self) -> None:
+        sides = ClockSides()
+        r1 = ClockReading(1, 7_200_000, 7_200_000, "right")  # the arbiter starts White's clock
+        assert sides.observe(r1, True, True) == []
+        r2 = ClockReading(2, 7_200_000, 7_190_000, "right")
+        assert sides.observe(r2, False, False) == []  # no press: no evidence
+        assert not sides.known
+        r3 = ClockReading(3, 7_200_000, 7_185_000, "left")  # White pressed; Black to move
+        released = sides.observe(r3, False, True)
+        assert sides.white_side == "right"
+        assert [(r.at_ms, r.white_ms, r.running) for r in released] == [
+            (1, 7_200_000, "white"),
+            (2, 7_190_000, "white"),
+            (3, 7_185_000, "black"),
+        ]
+
+    def test_contradicting_presses_keep_it_unknown(self) -> None:
+        sides = ClockSides()
+        sides.observe(ClockReading(1, 1, 1, "right"), True, True)
+        sides.observe(ClockReading(2, 1, 1, "left"), True, True)
+        assert not sides.known
+
+    def test_inferred_through_a_session_from_the_lever_and_the_board(self) -> None:
+        hands = Hands()
+        hands.clock(7_200_000, 7_200_000, "left")  # White's clock started: left is White
+        hands.move("e2", "e4").settle()
+        hands.clock(7_195_000, 7_200_000, "right")  # White pressed
+        assert hands.session.clock_sides.white_side == "left"
+        readings = hands.seen("clock_reading")
+        assert readings[-1] == {
+            "type": "clock_reading",
+            "white_ms": 7_195_000,
+            "black_ms": 7_200_000,
+            "running": "black",
+        }
