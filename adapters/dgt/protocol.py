@@ -125,6 +125,8 @@ _EXACT_LENGTH = {
     MSG_LONG_SERIALNR: 13,
 }
 _SERIAL_LENGTHS = (8, 12)  # 5 ASCII digits; the 1998 header's 12-byte form adds " 1.0"
+MAX_GARBAGE = 4096
+"""Bytes outside a message held back at most before they are reported."""
 MAX_FRAME_LENGTH = 0x1F03 + 3
 """Longest frame accepted (a full EE_MOVES dump); anything longer is a broken header."""
 
@@ -545,66 +547,77 @@ class DgtParser:
         log.info("DGT protocol error at byte %d: %s (%s)", offset, reason, data[:16].hex(" "))
         self._out.append(ProtocolError(reason, data, offset))
 
-    def _drop(self, count: int) -> None:
-        del self._buffer[:count]
-        self._offset += count
-
     def _parse(self) -> None:
         buf = self._buffer
-        while buf:
-            # Garbage before an id byte.
-            if buf[0] < 0x80:
-                skip = 1
-                while skip < len(buf) and buf[skip] < 0x80:
-                    skip += 1
-                self._error("bytes outside a message", bytes(buf[:skip]), self._offset)
-                self._drop(skip)
-                continue
-            message_id = buf[0]
-            if len(buf) < 3:
-                if any(b >= 0x80 for b in buf[1:]):
-                    self._broken_at(1)
+        pos = 0  # consumed so far; the buffer is cut once at the end
+        size = len(buf)
+        try:
+            while pos < size:
+                head = buf[pos]
+                if head < 0x80:
+                    # Garbage before an id byte: a run is reported once it ends (at the
+                    # next id byte, at flush, or past MAX_GARBAGE), whatever the split.
+                    end = next((i for i in range(pos, size) if buf[i] >= 0x80), None)
+                    if end is None:
+                        if size - pos <= MAX_GARBAGE:
+                            return
+                        end = size
+                    self._error("bytes outside a message", bytes(buf[pos:end]), self._at(pos))
+                    pos = end
                     continue
-                return
-            if buf[1] >= 0x80 or buf[2] >= 0x80:
-                self._broken_at(1 if buf[1] >= 0x80 else 2)
-                continue
-            total = buf[1] << 7 | buf[2]
-            if message_id not in _KNOWN_IDS:
-                self._error(f"unknown message id {message_id:#04x}", bytes(buf[:3]), self._offset)
-                self._drop(1)
-                continue
-            if not _length_ok(message_id, total):
-                self._error(
-                    f"message {message_id:#04x} with impossible length {total}",
-                    bytes(buf[:3]),
-                    self._offset,
-                )
-                self._drop(1)
-                continue
-            # Payload bytes so far: any byte with bit 7 set breaks the frame.
-            upto = min(total, len(buf))
-            for i in range(3, upto):
-                if buf[i] >= 0x80:
-                    self._broken_at(i)
-                    break
-            else:
-                if len(buf) < total:
+                if size - pos < 3:
+                    if any(b >= 0x80 for b in buf[pos + 1 : size]):
+                        pos = self._broken(pos, 1)
+                        continue
                     return
-                payload = bytes(buf[3:total])
-                message = _decode(message_id, payload, self._offset)
+                size_hi, size_lo = buf[pos + 1], buf[pos + 2]
+                if size_hi >= 0x80 or size_lo >= 0x80:
+                    pos = self._broken(pos, 1 if size_hi >= 0x80 else 2)
+                    continue
+                total = size_hi << 7 | size_lo
+                if head not in _KNOWN_IDS:
+                    self._error(
+                        f"unknown message id {head:#04x}", bytes(buf[pos : pos + 3]), self._at(pos)
+                    )
+                    pos += 1
+                    continue
+                if not _length_ok(head, total):
+                    self._error(
+                        f"message {head:#04x} with impossible length {total}",
+                        bytes(buf[pos : pos + 3]),
+                        self._at(pos),
+                    )
+                    pos += 1
+                    continue
+                # Payload bytes so far: any byte with bit 7 set breaks the frame.
+                upto = min(pos + total, size)
+                if upto > pos + 3 and max(buf[pos + 3 : upto]) >= 0x80:
+                    bad = next(i for i in range(pos + 3, upto) if buf[i] >= 0x80)
+                    pos = self._broken(pos, bad - pos)
+                    continue
+                if size - pos < total:
+                    return
+                message = _decode(head, bytes(buf[pos + 3 : pos + total]), self._at(pos))
                 if isinstance(message, ProtocolError):
                     self._error(message.reason, message.data, message.offset)
                 else:
                     self.messages += 1
                     self._out.append(message)
-                self._drop(total)
+                pos += total
+        finally:
+            del buf[:pos]
+            self._offset += pos
 
-    def _broken_at(self, index: int) -> None:
+    def _at(self, pos: int) -> int:
+        return self._offset + pos
+
+    def _broken(self, pos: int, length: int) -> int:
         self._error(
-            "frame broken by a byte with bit 7 set", bytes(self._buffer[:index]), self._offset
+            "frame broken by a byte with bit 7 set",
+            bytes(self._buffer[pos : pos + length]),
+            self._at(pos),
         )
-        self._drop(index)
+        return pos + length
 
 
 # --- board -> host encoders (the simulator and the tests speak as a board) ---
