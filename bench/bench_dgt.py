@@ -64,7 +64,13 @@ def p99(values: list[float]) -> float:
 
 def start(store: Store, game_id: str) -> None:
     answer = store.handle(
-        {"cmd": "start_game", "game": game_id, "at": format_instant(T0_MS), "white": "w", "black": "b"}
+        {
+            "cmd": "start_game",
+            "game": game_id,
+            "at": format_instant(T0_MS),
+            "white": "w",
+            "black": "b",
+        }
     )
     assert answer["ok"], answer
 
@@ -180,19 +186,19 @@ def main() -> None:
     backend = "PostgreSQL" if args.store else "SQLite"
     print(f"DGT adapter, {len(games)} games, {moves} moves reconstructed and stored ({backend})")
     print("1. last byte of a move -> MovePlayed stored (wall time)")
-    print(f"   adapter (decode, reconstruct, sink, store): median {med:.2f} ms, p99 {hi:.2f} ms")
-    print(f"   baseline bare store.handle(play_move):      median {med_b:.2f} ms, p99 {hi_b:.2f} ms")
+    print(f"   adapter (decode, rebuild, sink, store): median {med:.2f} ms, p99 {hi:.2f} ms")
+    print(f"   baseline bare store.handle(play_move): median {med_b:.2f} ms, p99 {hi_b:.2f} ms")
     print(f"   ratio adapter / baseline: median {med / med_b:.2f}x, p99 {hi / hi_b:.2f}x")
     delays = settling_delays(games)
-    print("2. last field update of a move -> move confirmed for the store (board time, 300 ms debounce)")
-    print(
-        f"   median {statistics.median(delays):.0f} ms, p99 {p99([float(d) for d in delays]):.0f} ms "
-        f"over {len(delays)} moves (final moves: the debounce; possible transients: the lever press)"
-    )
+    print("2. last field update of a move -> move confirmed (board time, 300 ms debounce)")
+    d_med, d_hi = statistics.median(delays), p99([float(d) for d in delays])
+    print(f"   median {d_med:.0f} ms, p99 {d_hi:.0f} ms over {len(delays)} moves")
+    print("   (final moves wait for the debounce; possible transients for the lever press)")
     data, decode_s, scan_s, messages = throughput(games)
     mb = len(data) / 1e6
     print(f"3. decoder throughput over {mb:.1f} MB ({messages} messages)")
-    print(f"   DgtParser:                      {mb / decode_s:6.2f} MB/s, {messages / decode_s:,.0f} msg/s")
+    rate = messages / decode_s
+    print(f"   DgtParser:                      {mb / decode_s:6.2f} MB/s, {rate:,.0f} msg/s")
     print(f"   baseline bare bit-7 bytes scan: {mb / scan_s:6.2f} MB/s")
     print(f"   ratio parser / scan: {scan_s / decode_s:.2f}x the scan's speed")
 

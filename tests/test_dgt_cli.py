@@ -212,3 +212,40 @@ def test_dgt_run_feeds_the_store_from_a_recording(tmp_path: Path) -> None:
 def test_dgt_run_refuses_a_bad_spec(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dgt", "run", "--dgt", "/dev/ttyUSB0=1.1@north"]) == 2
     assert "White's clock side is @left or @right, not @north" in capsys.readouterr().err
+
+
+def test_dgt_record_keeps_every_byte_and_the_recording_replays(tmp_path: Path) -> None:
+    import asyncio
+
+    from adapters.cli.cmd_dgt import reconstruct_lines
+    from adapters.dgt.simulator import BoardSimulator, TcpLink
+
+    game = load_game(PGN, round_="6.3")
+    sim = BoardSimulator.from_pgn(game, time_scale=0.3, think_ms=300, seed=9)
+    sim.moves = sim.moves[:12]
+    out = tmp_path / "live.dgt"
+    seconds = sim.script()[-1].at_ms / 1000 + 2.5
+
+    async def main() -> int:
+        link = TcpLink(port=0)
+        board = asyncio.create_task(sim.run(link))
+        await link.bound.wait()
+        recorder = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "candidates"),
+            "dgt", "record", "--dgt", f"tcp://127.0.0.1:{link.port}",
+            "--out", str(out), "--seconds", str(seconds),
+        )  # fmt: skip
+        status = await recorder.wait()
+        await board
+        await link.close()
+        return status
+
+    assert asyncio.run(main()) == 0
+    recording = parse_recording(out.read_bytes())
+    kinds = {r.kind for r in recording.records}
+    assert kinds == {1, 2, 3}
+    sent = b"".join(r.data for r in recording.records if r.kind == 2)
+    assert sent.startswith(bytes(p.STARTUP_COMMANDS))
+    # Replayed with the debounce scaled like the choreography.
+    lines = reconstruct_lines(out.read_bytes(), chess.STARTING_FEN, debounce_ms=90)
+    assert lines[-1] == {"moves": [m.uci() for m in sim.moves]}
