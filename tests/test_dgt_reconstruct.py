@@ -256,3 +256,41 @@ class TestProvisionalMoves:
     def test_quiet_time_confirms(self) -> None:
         hands = Hands(confirm_ms=1500).move("e2", "e3").settle().wait(1500)
         assert hands.seen("confirmed")[0]["reason"] == "quiet"
+
+
+class TestReconciliationAfterAReconnection:
+    """Rule 5b: after a link was down, a placement several plies ahead is followed
+    when exactly one line of moves leads there; otherwise the arbiter decides."""
+
+    @staticmethod
+    def after(*moves: str) -> str:
+        board = chess.Board()
+        for uci in moves:
+            board.push_uci(uci)
+        return board.board_fen()
+
+    def test_three_plies_missed_with_one_possible_order_are_recovered(self) -> None:
+        # Qxd5 needs exd5 first, and Nc3 cannot come before both: one order only.
+        rec = MoveReconstructor(moves=("e2e4", "d7d5"), alert_after_ms=0)
+        rec.link_restored()
+        rec.settle(self.after("e2e4", "d7d5", "e4d5", "d8d5", "b1c3"), 0)
+        assert rec.uci_moves == ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3"]
+
+    def test_two_possible_orders_are_not_guessed(self) -> None:
+        rec = MoveReconstructor(moves=("e2e4", "d7d5"), alert_after_ms=0)
+        rec.link_restored()
+        out = rec.settle(self.after("e2e4", "d7d5", "g1f3", "b8c6", "b1c3"), 0)
+        assert rec.uci_moves == ["e2e4", "d7d5"]
+        [alert] = [o.to_json() for o in out]
+        assert alert["kind"] == "impossible_position"
+        assert sorted(alert["candidate_lines"]) == [
+            ["b1c3", "b8c6", "g1f3"],
+            ["g1f3", "b8c6", "b1c3"],
+        ]
+        assert "the arbiter decides" in alert["message"]
+
+    def test_without_a_reconnection_three_plies_are_not_searched(self) -> None:
+        rec = MoveReconstructor(moves=("e2e4", "d7d5"), alert_after_ms=0)
+        out = rec.settle(self.after("e2e4", "d7d5", "e4d5", "d8d5", "b1c3"), 0)
+        assert rec.uci_moves == ["e2e4", "d7d5"]
+        assert out[0].to_json()["kind"] == "impossible_position"

@@ -20,8 +20,9 @@ and a link silent for ``silence_ms`` is treated as lost. On loss the arbiters ge
 ``board_disconnected`` alert, the link is retried with exponential back-off
 (``backoff_s``, doubled up to ``max_backoff_s``) and, once back, a
 ``board_reconnected`` alert; the start-up commands include a full dump, which
-the reconstructor reconciles with the game (up to two plies played while the
-link was down are found; more become an impossible-position alert).
+the reconstructor reconciles with the game (moves played while the link was
+down are found, up to four plies when only one order fits; otherwise an
+impossible-position alert lists the candidate lines for the arbiter).
 """
 
 from __future__ import annotations

@@ -185,6 +185,7 @@ async def run_livechess(
         for session in sessions.values():
             session.shadow = None
             session._last_colour = None  # presses made while the link was down are unknown
+            session.reconstructor.link_restored()
         try:
             async with ws:
                 for call in feed.hello():

@@ -22,7 +22,10 @@ board held long enough, or a complete dump; the caller decides, see
    the king reached g1, a pawn paused on e3) and is corrected. The position
    before it: the piece went back, the provisional move is withdrawn.
 5. Two plies at once (a position skipped, e.g. while the link was down or the
-   scan missed a fast reply): both moves, found by a 2-ply search.
+   scan missed a fast reply): both moves, found by a 2-ply search. After a
+   reconnection (5b) the search goes on to 3-4 plies, shortest first, and a
+   line is played only if it is the only one (the order of two independent
+   moves is otherwise unknowable: the candidates go to the arbiter).
 6. The start array: a new game (not a takeback), unless rule 3 matched (a
    knight returning home by a legal move, 1.Nf3 Nf6 2.Ng1 Ng8).
 7. An earlier placement of this game: a takeback to it, reported for the
@@ -273,6 +276,9 @@ class MoveReconstructor:
     confirm_ms: int = 1500
     """Quiet time after which a provisional move is confirmed."""
     search_depth: int = 2
+    reconcile_depth: int = 4
+    """After a reconnection: plies searched for a placement several moves ahead."""
+    reconcile_nodes: int = 5_000
     board: chess.Board = field(init=False)
     rotated: bool | None = field(init=False, default=None)
     provisional_from: int | None = field(init=False, default=None)
@@ -286,6 +292,8 @@ class MoveReconstructor:
     _unknown_alerted: bool = field(init=False, default=False)
     _signalled: str | None = field(init=False, default=None)
     _last_settled: str | None = field(init=False, default=None)
+    _reconciling: bool = field(init=False, default=False)
+    _candidates: list[list[str]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self.board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
@@ -401,6 +409,11 @@ class MoveReconstructor:
             names = ", ".join(
                 f"{d['square']} {d['expected'] or '-'}->{d['found'] or '-'}" for d in diff
             )
+            if self._candidates:
+                orders = " / ".join(" ".join(line) for line in self._candidates)
+                names += (
+                    f"; more than one order of moves leads there ({orders}): the arbiter decides"
+                )
             out.append(
                 BoardAlert(
                     now_ms,
@@ -411,6 +424,7 @@ class MoveReconstructor:
                         "expected_fen": self.placement,
                         "board_fen": self._unknown,
                         "diff": diff,
+                        **({"candidate_lines": self._candidates} if self._candidates else {}),
                     },
                 )
             )
@@ -427,6 +441,10 @@ class MoveReconstructor:
         if self._unknown is not None:
             return []
         return self._confirm(at_ms, reason)
+
+    def link_restored(self) -> None:
+        """The link was down: the next placements may be several plies ahead (rule 5b)."""
+        self._reconciling = True
 
     def offer_continuation(self, moves: Sequence[str]) -> None:
         """Moves known to follow the current position (the record, when the arbiter
@@ -449,6 +467,8 @@ class MoveReconstructor:
     # --- internals ----------------------------------------------------------
 
     def _restored(self, out: list[Observation], at_ms: int) -> None:
+        self._reconciling = False
+        self._candidates = []
         if self._unknown is not None and self._unknown_alerted:
             out.append(
                 BoardAlert(
@@ -542,7 +562,56 @@ class MoveReconstructor:
             pair = self._two_ply(placement)
             if pair is not None:
                 return self._play(pair, at_ms)
+        if self._reconciling and self.reconcile_depth > 2:
+            lines = self._deep(placement)
+            if len(lines) == 1:
+                return self._play(lines[0], at_ms)
+            if lines:
+                self._candidates = [[m.uci() for m in line] for line in lines]
         return None
+
+    def _deep(self, target: Key) -> list[list[chess.Move]]:
+        """The shortest lines (3 to ``reconcile_depth`` plies) to the target; two at most
+        are looked for: more than one means the order of the moves is unknowable."""
+        changed = 0
+        for mine, theirs in zip(self._placements[-1], target, strict=True):
+            changed |= mine ^ theirs
+        board = self.board.copy()
+        found: list[list[chess.Move]] = []
+        path: list[chess.Move] = []
+        nodes = 0
+
+        def search(depth: int) -> None:
+            nonlocal nodes
+            for move in list(board.legal_moves):
+                if len(found) > 1:
+                    return
+                # A move that touches no changed square would have to be undone later:
+                # such lines are not followed.
+                if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
+                    changed
+                ):
+                    continue
+                nodes += 1
+                if nodes > self.reconcile_nodes or len(found) > 1:
+                    return
+                board.push(move)
+                path.append(move)
+                if depth == 1:
+                    if key_of(board) == target:
+                        found.append(list(path))
+                else:
+                    search(depth - 1)
+                board.pop()
+                path.pop()
+
+        # Shortest lines first, as for rules 3 and 5: two plies explained by four
+        # (a piece's detour) are still two plies.
+        for depth in range(3, self.reconcile_depth + 1):
+            search(depth)
+            if found:
+                break
+        return found
 
     def _correction(self, placement: Key, at_ms: int) -> list[Observation] | None:
         if self.provisional_from is None or self.provisional_from != self.ply - 1:

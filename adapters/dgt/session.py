@@ -125,6 +125,7 @@ class BoardSession:
         # The first reading after a (re)connection is no lever press: presses made
         # while the link was down are unknown.
         self.clock_sides.forget_lever()
+        self.reconstructor.link_restored()
         for code in p.STARTUP_COMMANDS:
             self._send.append(code)
 
@@ -239,8 +240,9 @@ class BoardSession:
                     result = p.MAGIC_PIECES[message.code]
                     self._out.extend(self.reconstructor.magic_piece(result, now_ms))
                 if self.shadow is None:
-                    # No dump yet to apply it to: ask for one.
-                    self._send.append(p.SEND_BRD)
+                    # No dump yet to apply it to: ask for one (once per batch).
+                    if p.SEND_BRD not in self._send:
+                        self._send.append(p.SEND_BRD)
                     return
                 self.shadow[message.field] = message.code
                 self._dirty = True
