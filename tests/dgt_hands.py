@@ -12,6 +12,8 @@ from adapters.dgt.reconstruct import MoveReconstructor, Observation
 from adapters.dgt.session import BoardSession
 
 SCAN_MS = 120  # between two field updates of one hand movement (about one scan)
+T0_MS = 1_363_356_060_000
+"""2013-03-15T14:01:00Z: a minute after the games of ``tests.test_dgt_feed`` start."""
 
 
 class Hands:
@@ -46,7 +48,7 @@ class Hands:
             debounce_ms=debounce_ms,
         )
         self.physical = chess.BaseBoard(board.board_fen())
-        self.t = 1_000_000
+        self.t = T0_MS
         self.log: list[Observation] = []
         self.session.receive_data(self._dump(), self.t)
         self._collect()

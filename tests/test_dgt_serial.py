@@ -25,10 +25,10 @@ from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise, PtyLink, TcpLink, load_game
 from adapters.store import Store
 from engine.commands import SPECS
+from engine.timefmt import format_instant
 
 PGN = Path(__file__).resolve().parents[1] / "replay_logs" / "sources" / "candidates-2013.pgn"
 SCALE = 0.15
-START = "2013-03-21T15:00:00.000Z"
 
 
 def kramnik_ivanchuk() -> chess.pgn.Game:
@@ -36,8 +36,15 @@ def kramnik_ivanchuk() -> chess.pgn.Game:
 
 
 def start_game(store: Store, game_id: str = "6.3") -> None:
+    # The boards play now: the game starts now (its regulation clock runs from here).
     answer = store.handle(
-        {"cmd": "start_game", "game": game_id, "at": START, "white": "kramnik", "black": "ivanchuk"}
+        {
+            "cmd": "start_game",
+            "game": game_id,
+            "at": format_instant(wall_ms() - 1000),
+            "white": "kramnik",
+            "black": "ivanchuk",
+        }
     )
     assert answer["ok"], answer
 
@@ -96,6 +103,9 @@ def check_game(store: Store, sink: StoreSink, sim: BoardSimulator, game: chess.p
     if "clock_reading" in SPECS:
         refused = [r for r in sink.refusals if r["command"]["cmd"] == "clock_reading"]
         assert not refused, refused[:3]
+        recorded = [e for e in store.stream("clock/6.3") if e.kind == "ClockReadingRecorded"]
+        assert len(recorded) == len(readings)
+        assert {e.by for e in recorded} == {"dgt:31337"}
 
 
 @pytest.mark.parametrize(("white_side", "plies"), [("left", None), ("right", 24)])
