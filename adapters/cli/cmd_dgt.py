@@ -67,6 +67,9 @@ def register(sub: Any) -> None:
     sim.add_argument("--result-signal", action="store_true", help="kings to the centre at the end")
     sim.add_argument("--seed", type=int, default=2013)
     sim.add_argument("--time-scale", type=float, default=1.0, help="0.1 = ten times faster")
+    sim.add_argument(
+        "--real-time", action="store_true", help="think as long as the clock says (hours a game)"
+    )
     out = sim.add_mutually_exclusive_group(required=True)
     out.add_argument("--out", help="write a .dgt recording")
     out.add_argument("--raw", help="write raw bytes (- for standard output)")
@@ -195,6 +198,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         noise=noise,
         seed=args.seed,
         time_scale=args.time_scale,
+        real_time=args.real_time,
     )
     if args.out:
         start = wall_ms()

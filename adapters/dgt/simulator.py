@@ -17,7 +17,9 @@ what hands and a clock do over time, as a real board would report it:
 - the clock: White's clock started by the arbiter, each move followed by a
   lever press 300-800 ms later, readings on every press and while thinking
   (update-nice mode: on change). Thinking times come from ``[%clk]``
-  comments when the game has them, else from a seeded generator; the clock
+  comments when the game has them, else from a seeded generator; between
+  moves the script waits ``think_ms`` (a game in minutes, the clock showing
+  the game's times) or, with ``real_time``, the thinking time itself; the clock
   runs the 2012 Candidates control (120 min / 40, 60 min / 20, then 15 min
   with 30 s a move from move 61).
 - a dropped link (``noise.drop_at_ply``): the line goes dead for
@@ -114,7 +116,10 @@ class BoardSimulator:
     seed: int = 2013
     time_scale: float = 1.0
     think_ms: int = 700
-    """Wall time between a lever press and the next move's first lift (at scale 1)."""
+    """Wall time between a lever press and the next move's first lift (at scale 1):
+    a whole game takes minutes while the clock shows the game's thinking times."""
+    real_time: bool = False
+    """Think for as long as the clock says (a game takes hours, clock and wall agree)."""
     clock_tick_ms: int = 1000
     start_delay_ms: int = 500
 
@@ -179,7 +184,9 @@ class BoardSimulator:
             mover = board.turn
             # Thinking: the clock ticks; maybe a knock.
             think_game_ms = round(thinks[ply] * 1000)
-            think_wall = self.think_ms * rng.uniform(0.6, 1.4)
+            think_wall = (
+                float(think_game_ms) if self.real_time else self.think_ms * rng.uniform(0.6, 1.4)
+            )
             ticks = max(1, int(think_wall // self.clock_tick_ms))
             for i in range(ticks):
                 part = think_game_ms // (ticks + 1)
