@@ -246,3 +246,44 @@ def test_livechess_boards_followed_by_serial_number(tmp_path: Path) -> None:
         assert list(stored.moves) == [m.uci() for m in game.mainline_moves()][:20]
         kinds = [a.kind for a in store.stream(board_stream("24680"))]
         assert "board_disconnected" in kinds and "board_reconnected" in kinds
+
+
+def test_run_sources_maps_a_board_by_its_serial_number_and_records_it(tmp_path: Path) -> None:
+    from adapters.cli.cmd_dgt import reconstruct_lines
+
+    game = kramnik_ivanchuk()
+    sim = BoardSimulator.from_pgn(game, time_scale=SCALE, think_ms=300, seed=13)
+    sim.moves = sim.moves[:16]
+    url = str(tmp_path / "store.sqlite")
+    with Store(url) as store:
+        start_game(store)
+
+    async def main() -> None:
+        link = TcpLink(port=0)
+        board = asyncio.create_task(sim.run(link))
+        await link.bound.wait()
+        stop = asyncio.Event()
+        runner = asyncio.create_task(
+            run_sources(
+                [f"tcp://127.0.0.1:{link.port}"],  # no game: the serial number decides
+                url,
+                stop,
+                serial_games={"31337": "6.3"},
+                record_dir=tmp_path / "rec",
+                debounce_ms=int(300 * SCALE),
+            )
+        )
+        await asyncio.wait_for(board, timeout=60)
+        await asyncio.sleep(1.0)
+        stop.set()
+        await runner
+        await link.close()
+
+    asyncio.run(main())
+    expected = [m.uci() for m in sim.moves]
+    with Store(url) as store:
+        stored = store.game("6.3")
+        assert stored is not None and list(stored.moves) == expected
+    [recording] = list((tmp_path / "rec").glob("*.dgt"))
+    lines = reconstruct_lines(recording.read_bytes(), chess.STARTING_FEN, debounce_ms=45)
+    assert lines[-1] == {"moves": expected}
