@@ -149,8 +149,8 @@ class Gateway:
 
     # --- following the store --------------------------------------------------
 
-    async def follow(self, stop: asyncio.Event) -> None:
-        """Read the log every tick; hand what changed to the live and public channels."""
+    async def open(self) -> None:
+        """The first read: every game object and the standings at the store's position."""
         start, latest_at_ms = await self._in(self._reader, self._start_reading)
         self.live.open(start.seq, start.games, start.standings)
         if self.public is not self.live:
@@ -158,6 +158,10 @@ class Gateway:
             # its latest move is ``delay`` old (by its own instant, or now if later).
             release = min(latest_at_ms, start.seen_ms) + self.delay_ms
             self.public.hold(release, start.seq, [], start.games, True, start.standings)
+            self.public.release(now_ms())
+
+    async def follow(self, stop: asyncio.Event) -> None:
+        """Read the log every tick; hand what changed to the live and public channels."""
         while not stop.is_set():
             try:
                 update: Update | None = await self._in(self._reader, self._poll)
@@ -403,7 +407,8 @@ class Gateway:
         stop: asyncio.Event,
         ready: Callable[[Server], Awaitable[None] | None] | None = None,
     ) -> None:
-        """Serve until ``stop`` is set."""
+        """Serve until ``stop`` is set (the store is read once before listening)."""
+        await self.open()
         follower = asyncio.create_task(self.follow(stop))
         try:
             async with serve(
