@@ -171,16 +171,20 @@ class TestResume:
 
 class TestSeveralGateways:
     def test_a_second_gateway_process_sees_what_the_first_was_told(self, started: Store) -> None:
-        with RunningGateway(started.url) as a, RunningGateway(started.url) as b:
-            with Peer(a) as arbiter, Peer(b) as viewer:
-                arbiter.subscribe(token=ARBITER_TOKEN)
-                viewer.subscribe(token=COMMENTATOR_TOKEN)
-                arbiter.next("snapshot")
-                viewer.next("snapshot")
-                move = {"cmd": "play_move", "game": "1.1", "move": "Nf3", "at": at(3)}
-                arbiter.send({"op": "command", "id": "c1", "command": move})
-                assert arbiter.next("result")["ok"] is True
-                assert viewer.next("delta")["event"]["san"] == "Nf3"
+        with (
+            RunningGateway(started.url) as a,
+            RunningGateway(started.url) as b,
+            Peer(a) as arbiter,
+            Peer(b) as viewer,
+        ):
+            arbiter.subscribe(token=ARBITER_TOKEN)
+            viewer.subscribe(token=COMMENTATOR_TOKEN)
+            arbiter.next("snapshot")
+            viewer.next("snapshot")
+            move = {"cmd": "play_move", "game": "1.1", "move": "Nf3", "at": at(3)}
+            arbiter.send({"op": "command", "id": "c1", "command": move})
+            assert arbiter.next("result")["ok"] is True
+            assert viewer.next("delta")["event"]["san"] == "Nf3"
 
 
 class TestPublicDelay:
@@ -188,23 +192,26 @@ class TestPublicDelay:
 
     def test_public_client_receives_nothing_early(self, started: Store) -> None:
         delay = 1.5
-        with RunningGateway(started.url, public_delay_s=delay) as gw:
-            with Peer(gw) as public, Peer(gw) as studio:
-                studio.subscribe(token=COMMENTATOR_TOKEN)
-                studio.next("snapshot")
-                public.subscribe()
-                hello = public.next("subscribed")
-                assert hello["delay_ms"] == 1500 and hello["role"] == "public"
-                snap = public.next("snapshot")
-                assert snap["delay_ms"] == 1500
-                ok(started, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at()})
-                stored = time.monotonic()
-                studio.next("delta", timeout=1.0)  # the live feed has it at once
-                early = public.quiet(delay - 0.2)
-                assert [f for f in early if f.get("op") == "delta"] == []
-                delta = public.next("delta", timeout=3.0)
-                assert time.monotonic() - stored >= delay
-                assert delta["object"]["moves"] == ["e4"]
+        with (
+            RunningGateway(started.url, public_delay_s=delay) as gw,
+            Peer(gw) as public,
+            Peer(gw) as studio,
+        ):
+            studio.subscribe(token=COMMENTATOR_TOKEN)
+            studio.next("snapshot")
+            public.subscribe()
+            hello = public.next("subscribed")
+            assert hello["delay_ms"] == 1500 and hello["role"] == "public"
+            snap = public.next("snapshot")
+            assert snap["delay_ms"] == 1500
+            ok(started, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at()})
+            stored = time.monotonic()
+            studio.next("delta", timeout=1.0)  # the live feed has it at once
+            early = public.quiet(delay - 0.2)
+            assert [f for f in early if f.get("op") == "delta"] == []
+            delta = public.next("delta", timeout=3.0)
+            assert time.monotonic() - stored >= delay
+            assert delta["object"]["moves"] == ["e4"]
 
     def test_public_snapshot_does_not_show_a_move_within_its_delay(self, started: Store) -> None:
         with RunningGateway(started.url, public_delay_s=2.0) as gw:
