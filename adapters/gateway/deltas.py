@@ -26,7 +26,7 @@ from adapters.gateway.frames import Frame
 from engine.events import TOURNAMENT_STREAM, AlertRaised, Event, stream_game_id
 from engine.timefmt import format_instant
 
-PENDING_CLAIM_STATUSES = frozenset({"pending", "advised"})
+PENDING_CLAIM_STATUSES = frozenset({"pending"})
 """Claim statuses that still wait for a ruling by the Chief Arbiter or the Deputy."""
 
 

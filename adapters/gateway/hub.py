@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from adapters.gateway.deltas import claim_alert, pending_claims
@@ -49,6 +49,9 @@ class Limits:
     """Fresh snapshots a client may need before it is disconnected."""
     send_timeout_s: float = 10.0
     """How long one message may take to be accepted by a client's socket."""
+    broadcast_buffer: int = 64 * 1024
+    """A client whose socket holds less than this (bytes) not yet sent gets frames at
+    once by ``broadcast``; above it, through its queue (and the limits above)."""
     socket_send_buffer: int | None = 256 * 1024
     """Kernel send buffer of each connection (bytes): fixed, so the kernel does not
     grow it to megabytes for a client that does not read. None keeps the default."""
@@ -89,8 +92,26 @@ class Channel:
             self.standings = standings
         self.seq = max(self.seq, seq)
         self._snapshots.clear()
+        # Clients that are caught up get the same bytes at once through
+        # ``broadcast`` (one encoding per group, no task switch); the others
+        # through their own queue and writer.
+        groups: dict[tuple[str, tuple[int, ...]], tuple[list[Frame], list[Client]]] = {}
         for client in list(self.clients):
-            client.offer(frames)
+            chosen = [f for f in frames if client.wants(f)]
+            if not chosen:
+                continue
+            if client.idle():
+                key = (client.encoding, tuple(id(f) for f in chosen))
+                groups.setdefault(key, (chosen, []))[1].append(client)
+            else:
+                client.offer(chosen)
+        for (encoding, _), (chosen, members) in groups.items():
+            broadcast([c.ws for c in members], batch(chosen, encoding))
+            for client in members:
+                client.delivered += len(chosen)
+                if client.stats is not None:
+                    client.stats.delivered_frames += len(chosen)
+                    client.stats.delivered_messages += 1
 
     def hold(
         self,
@@ -166,6 +187,7 @@ class Client:
         self.resets = 0
         self.closing: str | None = None
         self.delivered = 0
+        self.sending = False
 
     # --- what this client receives ---------------------------------------------
 
@@ -175,6 +197,17 @@ class Client:
         if frame.broad or frame.game is None or self.games is None:
             return True
         return frame.game in self.games
+
+    def idle(self) -> bool:
+        """Caught up: nothing queued or being sent, and the socket takes what it is given."""
+        if self.closing or not self.ready or self.sending or self.needs_snapshot:
+            return False
+        if self.queue or self.direct:
+            return False
+        transport = self.ws.transport
+        return transport is not None and (
+            transport.get_write_buffer_size() < self.limits.broadcast_buffer
+        )
 
     def offer(self, frames: Iterable[Frame]) -> None:
         """Queue the frames this client wants (called by the hub; never waits)."""
@@ -256,13 +289,17 @@ class Client:
                 if not frames:
                     continue
                 message = batch(frames, self.encoding)
+                self.sending = True
                 try:
-                    await asyncio.wait_for(self.ws.send(message), self.limits.send_timeout_s)
+                    async with asyncio.timeout(self.limits.send_timeout_s):
+                        await self.ws.send(message)
                 except TimeoutError:
                     self.disconnect(
                         f"too slow: a message waited more than {self.limits.send_timeout_s:g} s"
                     )
                     return
+                finally:
+                    self.sending = False
                 self.delivered += len(frames)
                 if self.stats is not None:
                     self.stats.delivered_frames += len(frames)

@@ -108,6 +108,8 @@ class Gateway:
         self._follower: Follower | None = None
         self._command_store: Store | None = None
         self.clients: set[Client] = set()
+        self._poked = asyncio.Event()
+        """Set when this gateway appended events itself, or when it is stopping."""
 
     # --- blocking parts (executor threads) ---------------------------------------
 
@@ -173,7 +175,8 @@ class Gateway:
             if self.public is not self.live:
                 self.public.release(now_ms())
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.poll_interval_s)
+                await asyncio.wait_for(self._poked.wait(), self.poll_interval_s)
+            self._poked.clear()
 
     def _dispatch(self, update: Update) -> None:
         before = {gid: self.live.games.get(gid) or {} for gid in update.games}
@@ -348,6 +351,8 @@ class Gateway:
         command = self._as_arbiter(client.identity, command, fid)
         answer = await self._in(self._deciding, self._handle, command)
         client.answer({"op": "result", "id": fid, **answer})
+        if answer.get("ok"):
+            self._poked.set()  # read what this command appended now, not at the next tick
 
     @staticmethod
     def _as_arbiter(identity: Identity, command: dict[str, Any], fid: str) -> dict[str, Any]:
@@ -408,9 +413,12 @@ class Gateway:
         ready: Callable[[Server], Awaitable[None] | None] | None = None,
     ) -> None:
         """Serve until ``stop`` is set (the store is read once before listening)."""
-        await self.open()
-        follower = asyncio.create_task(self.follow(stop))
+        follower: asyncio.Task[None] | None = None
+        stop_waiter = asyncio.create_task(stop.wait())
+        stop_waiter.add_done_callback(lambda _: self._poked.set())
         try:
+            await self.open()
+            follower = asyncio.create_task(self.follow(stop))
             async with serve(
                 self.handler,
                 host,
@@ -426,15 +434,15 @@ class Gateway:
                     waited = ready(server)
                     if waited is not None:
                         await waited
-                stopped = asyncio.create_task(stop.wait())
-                await asyncio.wait({stopped, follower}, return_when=asyncio.FIRST_COMPLETED)
-                stopped.cancel()
+                await asyncio.wait({stop_waiter, follower}, return_when=asyncio.FIRST_COMPLETED)
                 if follower.done() and not stop.is_set():
-                    follower.result()  # a failure to read the store: raise it
+                    follower.result()  # reading the store failed for good: raise it
         finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await follower
+            stop_waiter.cancel()
+            if follower is not None:
+                follower.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await follower
             await self._in(self._reader, self._close_stores)
             await self._in(self._deciding, self._close_command_store)
             self._reader.shutdown(wait=False)

@@ -6,7 +6,7 @@
 (() => {
   const view = document.body.dataset.view;
   const $ = (id) => document.getElementById(id);
-  const PENDING = new Set(["pending", "advised"]);
+  const PENDING = new Set(["pending"]);
   const state = {
     ws: null, seq: null, games: new Map(), standings: null, offset: 0, delay: 0,
     role: null, token: null, arbiter: null, clocks: new Map(), alerts: [], results: [],
@@ -304,7 +304,9 @@
         });
         rows.push(el("tr", { "data-claim": `${game.game}/${claim.id}` },
           el("td", {}, game.game), el("td", {}, claim.id), el("td", {}, claim.by),
-          el("td", {}, claim.kind), el("td", {}, claim.verified == null ? "arbiter's judgement" : claim.verified ? "verified" : "not verified"),
+          el("td", {}, claim.kind + (claim.intended_move ? ` (writes ${claim.intended_move})` : "")),
+          el("td", {}, claim.verified == null ? "arbiter's judgement" : claim.verified ? "verified" : "not verified"),
+          el("td", {}, claim.advice ? `advisor: ${claim.advice.opinion}` : ""),
           el("td", {}, el("button", { onclick: rule("accepted") }, "Accept"), " ",
             el("button", { onclick: rule("rejected") }, "Reject"))));
       }
