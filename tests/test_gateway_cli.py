@@ -106,7 +106,7 @@ def test_watch_prints_live_moves_and_clocks(started: Store) -> None:
         out, err = proc.communicate(timeout=15)
         assert proc.returncode == 0, err
         shown = [line for line in out.splitlines() if line.startswith("1.1 ")]
-        assert "2. c4" in shown[0] and "2... e6" in shown[-1]
+        assert len(shown) == 2 and "2. c4" in shown[0] and "2... e6" in shown[1], shown
         assert re.search(r"W \S+ +B \S+", shown[-1])
 
 

@@ -204,8 +204,8 @@ class TestPublicDelay:
             assert hello["delay_ms"] == 1500 and hello["role"] == "public"
             snap = public.next("snapshot")
             assert snap["delay_ms"] == 1500
+            stored = time.monotonic()  # before the move is made: nothing may come early
             ok(started, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at()})
-            stored = time.monotonic()
             studio.next("delta", timeout=1.0)  # the live feed has it at once
             early = public.quiet(delay - 0.2)
             assert [f for f in early if f.get("op") == "delta"] == []
@@ -227,8 +227,8 @@ class TestPublicDelay:
                 assert game["moves"] == [] and snap["seq"] == before["seq"]
 
     def test_a_gateway_started_after_a_move_holds_it_for_the_delay(self, started: Store) -> None:
+        stored = time.monotonic()  # the move's ``at`` is taken now
         ok(started, {"cmd": "play_move", "game": "1.1", "move": "c4", "at": now_at()})
-        stored = time.monotonic()
         with RunningGateway(started.url, public_delay_s=1.0) as gw, Peer(gw) as public:
             public.subscribe()
             snap = public.next("snapshot", timeout=3.0)

@@ -53,13 +53,15 @@ def clocks(game: dict[str, Any]) -> str:
     )
 
 
+def numbered(ply: int, san: str) -> str:
+    """``12. Nf3`` for White's move, ``12... Nf6`` for Black's."""
+    number = (ply + 1) // 2
+    return f"{number}. {san}" if ply % 2 else f"{number}... {san}"
+
+
 def move_text(game: dict[str, Any]) -> str:
     moves = game.get("moves") or []
-    if not moves:
-        return "(no move yet)"
-    n = len(moves)
-    number = (n + 1) // 2
-    return f"{number}. {moves[-1]}" if n % 2 else f"{number}... {moves[-1]}"
+    return numbered(len(moves), moves[-1]) if moves else "(no move yet)"
 
 
 def game_line(game: dict[str, Any]) -> str:
@@ -89,17 +91,29 @@ class Printer:
                 if game.get("status") != "not_started":
                     self.say(game_line(game))
         elif op == "delta":
-            self.seq = f.get("seq")
-            self.deltas += 1
-            game = f.get("object")
-            if game is not None:
-                self.say(game_line(game))
-            elif f.get("kind") not in ("MovePlayed",) and f.get("game") is None:
-                self.say(f"-- {f.get('kind')}")
+            self.delta(f)
         elif op == "alert":
             self.say(f"!! {f.get('game') or '-'} {f.get('kind')}: {f.get('message')}")
         elif op == "error":
             self.say(f"!! error {f.get('code')}: {f.get('message')}")
+
+    def delta(self, f: dict[str, Any]) -> None:
+        """Every move gets a line; other changes of a game print the game's line."""
+        self.seq = f.get("seq")
+        self.deltas += 1
+        game, event = f.get("object"), f.get("event") or {}
+        if f.get("kind") == "MovePlayed":
+            if game is not None:
+                head = f"{game.get('game')} {game.get('white')}-{game.get('black')}"
+                move = numbered(int(event.get("ply") or 0), str(event.get("san")))
+                self.say(f"{head:<28} {move:<14} {clocks(game)}")
+            else:
+                move = numbered(int(event.get("ply") or 0), str(event.get("san")))
+                self.say(f"{f.get('game')} {'':<{len('aronian-carlsen') + 8}}{move}")
+        elif game is not None and not str(event.get("stream", "")).startswith("clock/"):
+            self.say(game_line(game))
+        elif f.get("game") is None:
+            self.say(f"-- {f.get('kind')}")
 
     def say(self, line: str) -> None:
         self.out.write(line + "\n")
