@@ -277,3 +277,52 @@ class TestPages:
             assert status == 200 and json.loads(body)["seq"] == started.last_seq()
             assert get("/static/../server.py")[0] == 404
             assert get("/nothing")[0] == 404
+
+
+class TestClocksAreNotSentEverySecond:
+    """A clock object carries remaining times, the running side and the instant; a
+    reading that only confirms the countdown is not pushed."""
+
+    def game(self, **clock) -> dict:
+        start = {"white_ms": 7_200_000, "black_ms": 7_200_000, "running": "white"}
+        return {"game": "1.1", "moves": [], "clock": {**start, **clock}}
+
+    def test_a_reading_that_agrees_with_the_countdown_is_no_news(self) -> None:
+        from adapters.gateway.deltas import predictable
+
+        before = self.game(at="2013-03-15T14:00:00.000Z")
+        after = self.game(white_ms=7_190_400, at="2013-03-15T14:00:10.000Z")
+        assert predictable(before, after)
+
+    @pytest.mark.parametrize(
+        "change",
+        [
+            {"white_ms": 7_150_000, "at": "2013-03-15T14:00:10.000Z"},  # 40 s off: a mismatch
+            {"running": "black", "at": "2013-03-15T14:00:10.000Z"},  # the move was pressed
+            {"black_ms": 7_198_000, "at": "2013-03-15T14:00:10.000Z"},  # the idle side moved
+        ],
+    )
+    def test_a_reading_that_differs_is_news(self, change: dict) -> None:
+        from adapters.gateway.deltas import predictable
+
+        before = self.game(at="2013-03-15T14:00:00.000Z")
+        after = self.game(**{"white_ms": 7_190_000, **change})
+        assert not predictable(before, after)
+
+    def test_anything_else_that_changed_is_news(self) -> None:
+        from adapters.gateway.deltas import predictable
+
+        before = self.game(at="2013-03-15T14:00:00.000Z")
+        after = {**self.game(at="2013-03-15T14:00:00.000Z"), "moves": ["e4"]}
+        assert not predictable(before, after)
+        device = {
+            "white_ms": 1,
+            "black_ms": 2,
+            "running": None,
+            "read_at": "2013-03-15T14:00:00.000Z",
+            "open_alerts": [],
+            "stream_version": 8,
+        }
+        alerted = {**device, "open_alerts": ["clock_mismatch:white"]}
+        assert not predictable({"device": device}, {"device": alerted})
+        assert predictable({"device": device}, {"device": {**device, "stream_version": 9}})

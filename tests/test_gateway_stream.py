@@ -325,3 +325,21 @@ def gw_clients(gw: RunningGateway, wait_s: float = 5.0) -> int:
         if count <= 1 or time.monotonic() > deadline:
             return int(count)
         time.sleep(0.1)
+
+
+class TestStandings:
+    """Standings ride on the delta that changed them (3.7: the tie-break columns)."""
+
+    def test_a_result_sends_the_new_standings_to_every_subscriber(self, started: Store) -> None:
+        from adapters import queries
+
+        if not hasattr(queries, "standings_object"):
+            pytest.skip("adapters.queries.standings_object is not on this main yet")
+        with RunningGateway(started.url) as gw, Peer(gw) as peer:
+            peer.send({"op": "subscribe", "games": ["1.2"]})  # another game
+            snap = peer.next("snapshot")
+            assert snap["standings"] == queries.standings_object(started)
+            ok(started, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(30)})
+            delta = peer.next(lambda f: "standings" in f)
+            assert delta["game"] == "1.1" and delta["kind"] == "ResultRecorded"
+            assert dump(delta["standings"]) == dump(queries.standings_object(started))

@@ -133,3 +133,98 @@ def frames_for(
             )
         frames.extend(alerts)
     return frames
+
+
+# --- clocks are not sent every second ------------------------------------------
+
+COUNTDOWN_KEYS = ("white_ms", "black_ms", "running")
+INSTANT_KEYS = ("at", "read_at")
+VOLATILE_KEYS = frozenset({"stream_version", "by"})
+"""Fields of a clock object that change with every reading and tell a viewer nothing."""
+CLOCK_TOLERANCE_MS = 1000
+"""A DGT clock shows whole seconds: a reading within a second of the countdown is no news."""
+
+
+def _instant_ms(clock: Mapping[str, Any]) -> int | None:
+    from engine.errors import MalformedCommand
+    from engine.timefmt import parse_instant
+
+    for key in INSTANT_KEYS:
+        if isinstance(clock.get(key), str):
+            try:
+                return parse_instant(clock[key], key)
+            except MalformedCommand:
+                return None
+    return None
+
+
+def _countdown_agrees(before: Mapping[str, Any], after: Mapping[str, Any], tolerance: int) -> bool:
+    if before.get("running") != after.get("running"):
+        return False
+    t0, t1 = _instant_ms(before), _instant_ms(after)
+    if t0 is None or t1 is None or t1 < t0:
+        return all(before.get(k) == after.get(k) for k in (*COUNTDOWN_KEYS, *INSTANT_KEYS))
+    for side in ("white", "black"):
+        was, now = before.get(f"{side}_ms"), after.get(f"{side}_ms")
+        if not isinstance(was, int) or not isinstance(now, int):
+            if was != now:
+                return False
+            continue
+        expected = was - (t1 - t0) if before.get("running") == side else was
+        if abs(max(0, expected) - now) > tolerance:
+            return False
+    return True
+
+
+def predictable(before: Any, after: Any, tolerance: int = CLOCK_TOLERANCE_MS) -> bool:
+    """Whether ``after`` is ``before`` with its clocks run on: nothing a viewer's
+    local countdown does not already show. Clock objects (maps with ``white_ms``,
+    ``black_ms``, ``running`` and an instant) are compared by their countdown; all
+    else must be equal."""
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        if set(before) != set(after):
+            return False
+        is_clock = all(k in after for k in COUNTDOWN_KEYS) and any(k in after for k in INSTANT_KEYS)
+        if is_clock and not _countdown_agrees(before, after, tolerance):
+            return False
+        skip = {*COUNTDOWN_KEYS, *INSTANT_KEYS, *VOLATILE_KEYS} if is_clock else set()
+        return all(predictable(before[k], after[k], tolerance) for k in after if k not in skip)
+    if isinstance(before, list | tuple) and isinstance(after, list | tuple):
+        return len(before) == len(after) and all(
+            predictable(b, a, tolerance) for b, a in zip(before, after, strict=True)
+        )
+    return bool(before == after)
+
+
+def quiet_clock_frames(
+    frames: list[Frame], before: Mapping[str, Any], after: Mapping[str, Any]
+) -> list[Frame]:
+    """Leave out the deltas of clock readings that only confirm the countdown.
+
+    A board's clock is read about once a second; each reading is stored (and
+    a client resuming with ``since`` gets it), but it is pushed live only when
+    it tells something: the running side changed, the times differ from the
+    countdown by more than a second, an alert opened or closed.
+    """
+    games_with_news: set[str] = set()
+    for frame in frames:
+        stream = str(frame.body.get("event", {}).get("stream", ""))
+        if frame.game is not None and not stream.startswith("clock/"):
+            games_with_news.add(frame.game)
+    kept = []
+    for frame in frames:
+        gid = frame.game
+        stream = str(frame.body.get("event", {}).get("stream", ""))
+        if (
+            frame.body.get("op") == "delta"
+            and stream.startswith("clock/")
+            and not frame.broad
+            and gid is not None
+            and gid not in games_with_news
+            and gid in before
+            and gid in after
+            and predictable(before[gid], after[gid])
+        ):
+            continue
+        kept.append(frame)
+    return kept

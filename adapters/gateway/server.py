@@ -41,7 +41,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
-from adapters.gateway.deltas import frames_for
+from adapters.gateway.deltas import frames_for, quiet_clock_frames
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
@@ -108,6 +108,8 @@ class Gateway:
         self._follower: Follower | None = None
         self._command_store: Store | None = None
         self.clients: set[Client] = set()
+        self.shown: dict[str, dict[str, Any]] = {}
+        """The game objects last pushed live (clock readings are compared with them)."""
         self._poked = asyncio.Event()
         """Set when this gateway appended events itself, or when it is stopping."""
 
@@ -155,6 +157,7 @@ class Gateway:
         """The first read: every game object and the standings at the store's position."""
         start, latest_at_ms = await self._in(self._reader, self._start_reading)
         self.live.open(start.seq, start.games, start.standings)
+        self.shown = dict(start.games)
         if self.public is not self.live:
             # What was already stored when the gateway started is released once
             # its latest move is ``delay`` old (by its own instant, or now if later).
@@ -183,6 +186,10 @@ class Gateway:
         frames = frames_for(
             update.events, update.games, update.standings, update.standings_changed, before
         )
+        frames = quiet_clock_frames(frames, self.shown, update.games)
+        for frame in frames:
+            if frame.game is not None and "object" in frame.body:
+                self.shown[frame.game] = frame.body["object"]
         self.live.apply(
             update.seq, frames, update.games, update.standings_changed, update.standings
         )
