@@ -35,6 +35,14 @@ def started(store: Store) -> Store:
     return store
 
 
+@pytest.fixture
+def live(store: Store) -> Store:
+    """The 2013 field paired, game 1.1 started now: moves are made in real time."""
+    paired_tournament(store)
+    ok(store, {"cmd": "start_game", "game": "1.1", "at": now_at()})
+    return store
+
+
 class TestSnapshotAndDeltas:
     def test_snapshot_names_the_sequence_number_its_objects_are_valid_at(
         self, started: Store
@@ -190,10 +198,10 @@ class TestSeveralGateways:
 class TestPublicDelay:
     """Fair play: a public client never receives a move before the delay has passed."""
 
-    def test_public_client_receives_nothing_early(self, started: Store) -> None:
+    def test_public_client_receives_nothing_early(self, live: Store) -> None:
         delay = 1.5
         with (
-            RunningGateway(started.url, public_delay_s=delay) as gw,
+            RunningGateway(live.url, public_delay_s=delay) as gw,
             Peer(gw) as public,
             Peer(gw) as studio,
         ):
@@ -205,7 +213,7 @@ class TestPublicDelay:
             snap = public.next("snapshot")
             assert snap["delay_ms"] == 1500
             stored = time.monotonic()  # before the move is made: nothing may come early
-            ok(started, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at()})
+            ok(live, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at()})
             studio.next("delta", timeout=1.0)  # the live feed has it at once
             early = public.quiet(delay - 0.2)
             assert [f for f in early if f.get("op") == "delta"] == []
@@ -213,12 +221,12 @@ class TestPublicDelay:
             assert time.monotonic() - stored >= delay
             assert delta["object"]["moves"] == ["e4"]
 
-    def test_public_snapshot_does_not_show_a_move_within_its_delay(self, started: Store) -> None:
-        with RunningGateway(started.url, public_delay_s=2.0) as gw:
+    def test_public_snapshot_does_not_show_a_move_within_its_delay(self, live: Store) -> None:
+        with RunningGateway(live.url, public_delay_s=2.0) as gw:
             with Peer(gw) as first:
                 first.subscribe()
                 before = first.next("snapshot")
-            ok(started, {"cmd": "play_move", "game": "1.1", "move": "d4", "at": now_at()})
+            ok(live, {"cmd": "play_move", "game": "1.1", "move": "d4", "at": now_at()})
             time.sleep(0.3)
             with Peer(gw) as late:
                 late.subscribe()
@@ -226,10 +234,10 @@ class TestPublicDelay:
                 game = next(g for g in snap["games"] if g["game"] == "1.1")
                 assert game["moves"] == [] and snap["seq"] == before["seq"]
 
-    def test_a_gateway_started_after_a_move_holds_it_for_the_delay(self, started: Store) -> None:
+    def test_a_gateway_started_after_a_move_holds_it_for_the_delay(self, live: Store) -> None:
         stored = time.monotonic()  # the move's ``at`` is taken now
-        ok(started, {"cmd": "play_move", "game": "1.1", "move": "c4", "at": now_at()})
-        with RunningGateway(started.url, public_delay_s=1.0) as gw, Peer(gw) as public:
+        ok(live, {"cmd": "play_move", "game": "1.1", "move": "c4", "at": now_at()})
+        with RunningGateway(live.url, public_delay_s=1.0) as gw, Peer(gw) as public:
             public.subscribe()
             snap = public.next("snapshot", timeout=3.0)
             assert time.monotonic() - stored >= 1.0
@@ -251,7 +259,7 @@ class TestSlowClients:
     @pytest.mark.parametrize("max_resets", [0, 1000])
     def test_a_slow_client_does_not_delay_a_fast_one(self, started: Store, max_resets: int) -> None:
         limits = Limits(
-            max_pending=50, max_resets=max_resets, send_timeout_s=30, socket_send_buffer=16384
+            max_pending=100, max_resets=max_resets, send_timeout_s=30, socket_send_buffer=16384
         )
         with RunningGateway(started.url, limits=limits) as gw:
             subscribe = {"op": "subscribe", "games": "*", "token": ARBITER_TOKEN}
@@ -259,12 +267,14 @@ class TestSlowClients:
             with Peer(gw) as fast:
                 fast.send(subscribe)
                 fast.next("snapshot")
+
                 # 150 alerts of 8 kB each: far more than the stalled reader takes in
-                writer = threading.Thread(
-                    target=lambda: [
-                        started.append([board_alert(n, "x" * 8000)]) for n in range(1, 151)
-                    ]
-                )
+                def board_writes() -> None:
+                    for n in range(1, 151):
+                        started.append([board_alert(n, "x" * 8000)])
+                        time.sleep(0.002)
+
+                writer = threading.Thread(target=board_writes)
                 stored = time.monotonic()
                 writer.start()
                 alerts = [fast.next("alert") for _ in range(150)]
@@ -343,3 +353,42 @@ class TestStandings:
             delta = peer.next(lambda f: "standings" in f)
             assert delta["game"] == "1.1" and delta["kind"] == "ResultRecorded"
             assert dump(delta["standings"]) == dump(queries.standings_object(started))
+
+
+class TestClockReadings:
+    """Clocks are not sent every second: readings that agree with the countdown stay quiet."""
+
+    def test_only_a_reading_with_news_is_pushed(self, started: Store) -> None:
+        from engine.commands import SPECS
+
+        if "clock_reading" not in SPECS:
+            pytest.skip("the clock_reading command is not on this main yet")
+        t0 = T0_MS
+        with RunningGateway(started.url) as gw, Peer(gw) as peer:
+            peer.subscribe()
+            peer.next("snapshot")
+
+            def reading(seconds: int, white_ms: int, running: str | None = "white") -> None:
+                ok(
+                    started,
+                    {
+                        "cmd": "clock_reading",
+                        "game": "1.1",
+                        "at": at(seconds),
+                        "white_ms": white_ms,
+                        "black_ms": 7_200_000,
+                        "running": running,
+                    },
+                )
+
+            start = 7_200_000
+            reading(1, start - 1000)
+            first = peer.next("delta")  # the first reading is news: no device clock before
+            assert first["kind"] == "ClockReadingRecorded"
+            reading(2, start - 2000)
+            reading(3, start - 3000)
+            assert [f for f in peer.quiet(0.4) if f["op"] == "delta"] == []
+            reading(4, start - 4000, running=None)  # the clock was stopped
+            stopped = peer.next("delta")
+            assert stopped["object"]["clock"]["device"]["running"] is None
+            assert t0 > 0
