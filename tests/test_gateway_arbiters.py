@@ -166,7 +166,7 @@ class TestAlerts:
         after = {"game": "1.1", "claims": [claim]}
         frames = frames_for([], {"1.1": after}, before={"1.1": before})
         alerts = [f.body for f in frames if f.body["op"] == "alert"]
-        assert alerts and alerts[0]["kind"] == "pending_claim"
+        assert alerts and alerts[0]["kind"] == "claim_pending"
         assert alerts[0]["claim"] == claim and "3.9.2 b" in alerts[0]["message"]
         assert all(f.audience == "arbiter" for f in frames if f.body["op"] == "alert")
         # already pending before: no second alert
@@ -326,3 +326,64 @@ class TestClocksAreNotSentEverySecond:
         alerted = {**device, "open_alerts": ["clock_mismatch:white"]}
         assert not predictable({"device": device}, {"device": alerted})
         assert predictable({"device": device}, {"device": {**device, "stream_version": 9}})
+
+
+class TestArt3_9_2_bClaimsReachTheArbiters:
+    """3.9.2 b: a draw claim goes to the Chief Arbiter or the Deputy, who rules on it."""
+
+    def test_a_claim_alerts_the_arbiters_and_a_ruling_over_the_socket_settles_it(
+        self, started: Store
+    ) -> None:
+        with (
+            RunningGateway(started.url) as gw,
+            Peer(gw) as desk,
+            Peer(gw) as studio,
+        ):
+            desk.subscribe(token=CHIEF_TOKEN)
+            studio.subscribe(token=COMMENTATOR_TOKEN)
+            desk.next("snapshot")
+            studio.next("snapshot")
+            claim = {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "white",
+                "kind": "threefold_repetition",
+                "at": at(5),
+            }
+            ok(started, claim)
+            alert = desk.next("alert")  # the engine's own alert, once
+            assert alert["kind"] == "claim_pending" and alert["game"] == "1.1"
+            assert alert["details"]["kind"] == "threefold_repetition"
+            assert "claims a draw" in alert["message"]
+            assert [f for f in desk.quiet(0.3) if f["op"] == "alert"] == []
+            delta = studio.next(lambda f: f.get("kind") == "DrawClaimed")
+            assert delta["object"]["claims"][0]["status"] == "pending"
+            rule = {
+                "cmd": "rule_claim",
+                "game": "1.1",
+                "claim": alert["details"]["claim"],
+                "decision": "rejected",
+                "at": at(20),
+            }
+            desk.send(command("r1", rule))  # the chief's token names the arbiter
+            assert desk.next("result")["ok"] is True
+            # the batch's last delta of the game carries the object: ClaimRuled, or
+            # the clock restarting after it (6.12 b)
+            ruled = studio.next(lambda f: "object" in f and f["seq"] > delta["seq"])
+            assert ruled["object"]["claims"][0]["status"] == "rejected"
+
+    def test_an_arbiter_who_connects_later_is_told_of_the_pending_claim(
+        self, started: Store
+    ) -> None:
+        ok(
+            started,
+            {"cmd": "claim_draw", "game": "1.1", "by": "white", "kind": "fifty_moves", "at": at(5)},
+        )
+        with RunningGateway(started.url) as gw, Peer(gw) as desk, Peer(gw) as studio:
+            desk.subscribe(token=ARBITER_TOKEN)
+            studio.subscribe(token=COMMENTATOR_TOKEN)
+            desk.next("snapshot")
+            alert = desk.next("alert")
+            assert (alert["kind"], alert["claim"]["kind"]) == ("claim_pending", "fifty_moves")
+            studio.next("snapshot")
+            assert [f for f in studio.quiet(0.3) if f["op"] == "alert"] == []

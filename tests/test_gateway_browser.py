@@ -27,7 +27,7 @@ from websockets.sync.client import connect
 
 from adapters.queries import game_object
 from adapters.store import Store
-from tests.gateway_support import ARBITER_TOKEN, RunningGateway, now_at
+from tests.gateway_support import ARBITER_TOKEN, CHIEF_TOKEN, RunningGateway, now_at
 from tests.helpers import ok, paired_tournament
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -214,5 +214,38 @@ def test_the_arbiters_desk_shows_alerts_and_sends_commands(live_game: Store) -> 
             # the arbiters see the move at once, whatever the public delay
             browser.wait_for(f"{piece_on('1.1', 'f3')} === 'N'")
             browser.screenshot(OUTPUT / "gateway-arbiter-page.png")
+        finally:
+            browser.close()
+
+
+def test_3_9_2_b_the_chief_arbiter_rules_on_a_claim_from_the_desk(live_game: Store) -> None:
+    claim = {
+        "cmd": "claim_draw",
+        "game": "1.1",
+        "by": "white",
+        "kind": "threefold_repetition",
+        "at": now_at(),
+    }
+    ok(live_game, claim)
+    with RunningGateway(live_game.url, public_delay_s=900) as gw:
+        browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
+        try:
+            row = "document.querySelector('#claims tr[data-claim]')"
+            assert "threefold_repetition" in browser.wait_for(f"{row}?.textContent")
+            assert "claim_pending" in browser.wait_for(
+                "document.querySelector('#alerts li')?.textContent"
+            )
+            browser.screenshot(OUTPUT / "gateway-arbiter-claim.png")
+            reject = (
+                "[...document.querySelectorAll('#claims button')]"
+                ".find(b => b.textContent === 'Reject')"
+            )
+            browser.js(f"{reject}.click()")
+            browser.wait_for("!document.querySelector('#claims tr[data-claim]')")
+            line = browser.wait_for("document.querySelector('#results li')?.textContent")
+            assert "ok (ClaimRuled" in line, line
+            claims = game_object(live_game, "1.1")["claims"]
+            assert [c["status"] for c in claims] == ["rejected"]
+            assert claims[0]["ruling"]["arbiter"] == "chief"
         finally:
             browser.close()

@@ -13,8 +13,10 @@ client never needs the rules to follow a game:
   batch that could change it.
 
 ``AlertRaised`` events become ``{"op": "alert", ...}`` frames for arbiters only,
-and so does a claim that becomes pending in a game object (``kind:
-"pending_claim"``): the arbiters must rule on it (3.9.2 b).
+and so does a claim that waits for a ruling (``kind: "claim_pending"``, with
+the claim): the engine raises that alert when the claim is made; the gateway
+adds one for each pending claim after a snapshot or a resume, and for a claim
+that became pending without one. The arbiters must rule on it (3.9.2 b).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from engine.events import TOURNAMENT_STREAM, AlertRaised, Event, stream_game_id
 from engine.timefmt import format_instant
 
 PENDING_CLAIM_STATUSES = frozenset({"pending"})
+CLAIM_PENDING = "claim_pending"
+"""The alert kind of a claim waiting for a ruling (the engine raises it with the claim)."""
 """Claim statuses that still wait for a ruling by the Chief Arbiter or the Deputy."""
 
 
@@ -63,7 +67,7 @@ def claim_alert(seq: int, game: Mapping[str, Any], claim: Mapping[str, Any]) -> 
     body = {
         "op": "alert",
         "seq": seq,
-        "kind": "pending_claim",
+        "kind": CLAIM_PENDING,
         "game": gid,
         "claim": dict(claim),
         "message": f"game {gid}: {who} claims {claim.get('kind')} (claim {claim.get('id')}); "
@@ -122,6 +126,12 @@ def frames_for(
             carrier.body["standings"] = standings
             carrier.broad = True
     if before is not None:
+        # Claims that became pending without the engine's own alert in this batch.
+        raised = {
+            (f.game, str((f.body.get("details") or {}).get("claim")))
+            for f in frames
+            if f.body["op"] == "alert" and f.body.get("kind") == CLAIM_PENDING
+        }
         alerts = []
         for gid, obj in objects.items():
             was = pending_claims(before.get(gid))
@@ -129,7 +139,7 @@ def frames_for(
             alerts.extend(
                 claim_alert(seq, obj, claim)
                 for cid, claim in pending_claims(obj).items()
-                if cid not in was
+                if cid not in was and (gid, str(cid)) not in raised
             )
         frames.extend(alerts)
     return frames

@@ -193,9 +193,15 @@
     return n % 2 ? `${number}. ${san}` : `${number}… ${san}`;
   }
 
+  function names() {
+    const rows = (state.standings && state.standings.rows) || [];
+    return new Map(rows.filter((r) => r.name).map((r) => [r.player, r.name]));
+  }
+
   function player(game, side) {
+    const id = game[side] || "?";
     return el("div", { class: `player ${side}` },
-      el("span", { class: "name" }, game[side] || "?"),
+      el("span", { class: "name", title: id }, names().get(id) || id),
       el("span", { class: "clock", "data-game": game.game, "data-side": side }, ""));
   }
 
@@ -251,19 +257,28 @@
     const s = state.standings;
     if (!box || !s) return;
     const columns = [["rank", "#"], ["player", "Player"], ["points", "Points"], ["games", "Games"],
-      ["wins", "Wins"], ["h2h", "H2H (3.7 a)"], ["sb", "SB (3.7 c)"]];
-    const present = columns.filter(([k]) => (s.rows || []).some((row) => k in row));
+      ["wins", "Wins (3.7 b)"], ["h2h", "H2H (3.7 a)"], ["sb", "SB (3.7 c)"]];
+    const prizes = new Map((s.prizes || []).map((p) => [p.player, p.eur]));
+    const rows = (s.rows || []).map((row) => ({
+      ...row,
+      player: row.name ? `${row.name}${row.withdrawn ? " (withdrew)" : ""}` : row.player,
+      prize: prizes.has(row.player) ? `€${prizes.get(row.player).toLocaleString("en")}` : "",
+    }));
+    if (prizes.size) columns.push(["prize", "Prize (3.8.1)"]);
+    const present = columns.filter(([k]) => rows.some((row) => k in row));
     const table = el("table", { class: "standings" },
       el("thead", {}, el("tr", {}, ...present.map(([, label]) => el("th", {}, label)))),
-      el("tbody", {}, ...(s.rows || []).map((row) =>
-        el("tr", {}, ...present.map(([k]) => el("td", {}, row[k] ?? ""))))));
+      el("tbody", {}, ...rows.map((row) =>
+        el("tr", { "data-player": row.player }, ...present.map(([k]) => el("td", {}, row[k] ?? ""))))));
     const notes = [];
     if (s.after_round != null) notes.push(el("p", { class: "muted" }, `After round ${s.after_round}`));
-    if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${s.winner.player} (decided by ${s.winner.decided_by})`));
+    const who = (id) => names().get(id) || id;
+    if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${who(s.winner.player)} (decided by ${s.winner.decided_by})`));
+    else if (s.leader) notes.push(el("p", {}, `Leader: ${who(s.leader.player)} (by ${s.leader.decided_by})`));
     const p = s.playoff;
     if (p && p.needed) {
       notes.push(el("p", { class: "playoff" },
-        `Playoff needed${p.stage ? ` (${p.stage})` : ""}: ${(p.players || []).join(", ")}` +
+        `Playoff needed${p.stage ? ` (${p.stage})` : ""}: ${(p.players || []).map(who).join(", ")}` +
         (p.games && p.games.length ? `; games ${p.games.map((g) => g.game || g).join(", ")}` : "")));
     } else if (p) {
       notes.push(el("p", { class: "muted" }, "No playoff needed so far."));
