@@ -4,13 +4,16 @@ For 1, 100 and 1,000 connected websocket clients (msgpack, all games), on
 loopback only:
 
 - the gateway (``candidates serve --public-delay 0``, its own process, on a
-  fresh SQLite store with the 2013 field paired and game 1.1 started): an
-  arbiter client sends ``play_move`` commands over the socket; each client
-  notes when the delta of that move arrives. Latency = arrival - sending of
-  the command: the command's decision and append, the gateway noticing it
-  in the store (it checks ``last_seq`` every 50 ms), reading it, fanning it
-  out. CPU = the gateway process's user + system time during the moves,
-  divided by the messages delivered.
+  fresh SQLite store with the 2013 field paired and game 1.1 started), two
+  paths: ``socket``, an arbiter client sends ``play_move`` commands over the
+  gateway (decided and stored by the gateway, read back at once, fanned
+  out); ``store``, this process stores the moves itself, as a DGT board or
+  the CLI would, and the gateway notices them at its next check of the
+  store (every 50 ms). Each client notes when the delta of the move arrives.
+  Latency = arrival - sending of the command. CPU = the gateway process's
+  on-CPU time (every thread, from the scheduler's counters) during the moves,
+  divided by the messages delivered (for ``socket`` it includes deciding and
+  storing the commands).
 - the baseline, measured in the same run: a bare ``websockets`` server (its
   own process) that ``broadcast()``s each message it is sent to every
   client; a trigger client sends it the very messages the gateway delivered,
@@ -28,7 +31,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import re
 import resource
@@ -50,7 +52,6 @@ from tests.helpers import at, ok, paired_tournament
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "bench-arbiter-token"
 CYCLE = ["Nf3", "Nf6", "Ng1", "Ng8"]
-TICKS = os.sysconf("SC_CLK_TCK")
 
 BASELINE = textwrap.dedent(
     """
@@ -81,8 +82,15 @@ BASELINE = textwrap.dedent(
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    """On-CPU time of every thread of a process, from the scheduler's nanosecond counters
+    (``/proc/PID/task/*/schedstat``; the tick counters of ``stat`` are too coarse)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended meanwhile
+    return total / 1e9
 
 
 class Receivers:
@@ -166,7 +174,30 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def run_gateway(store_url: str, tokens: str, n: int, moves: int, first_ply: int):
+async def moves(receivers: Receivers, pid: int, n: int, count: int, first_ply: int, send):
+    """Play ``count`` moves through ``send(ply, command)``; (latencies, cpu, delivered, frames)."""
+    receivers.arrivals.clear()
+    receivers.count = 0
+    sent: dict[int, float] = {}
+    cpu0 = cpu_seconds(pid)
+    for i in range(count):
+        ply = first_ply + i
+        move = {"cmd": "play_move", "game": "1.1", "move": CYCLE[(ply - 1) % 4], "at": at(ply)}
+        sent[ply] = time.perf_counter()
+        await send(ply, move)
+        await receivers.wait_for(n * (i + 1), 10)
+        await asyncio.sleep(random.uniform(0, 0.05))
+    cpu = cpu_seconds(pid) - cpu0
+    by_ply: dict[int, bytes] = {}
+    for _, message in receivers.arrivals:
+        for p in plies_of(message):
+            by_ply.setdefault(p, message)
+    return latencies(sent, receivers.arrivals), cpu, receivers.count, by_ply
+
+
+async def run_gateway(store_url: str, tokens: str, n: int, count: int, first_ply: int):
+    """Both paths on one gateway: commands over its socket, then moves stored by this
+    process (another writer: the gateway learns of them by polling the store)."""
     proc = subprocess.Popen(
         [
             sys.executable, "-c", "import sys; from adapters.cli import main; sys.exit(main())",
@@ -185,27 +216,20 @@ async def run_gateway(store_url: str, tokens: str, n: int, moves: int, first_ply
         desk = await connect(url, compression=None, max_size=2**24)
         await desk.send(msgpack.packb({"op": "subscribe", "games": [], "token": TOKEN}))
         await desk.recv()
-        sent: dict[int, float] = {}
-        cpu0 = cpu_seconds(proc.pid)
-        for i in range(moves):
-            ply = first_ply + i
-            move = {"cmd": "play_move", "game": "1.1", "move": CYCLE[(ply - 1) % 4], "at": at(ply)}
-            frame = msgpack.packb({"op": "command", "id": str(ply), "command": move})
-            sent[ply] = time.perf_counter()
-            await desk.send(frame)
-            await receivers.wait_for(n * (i + 1), 10)
-            await asyncio.sleep(random.uniform(0, 0.05))
-        cpu = cpu_seconds(proc.pid) - cpu0
-        delivered = receivers.count
-        result = latencies(sent, receivers.arrivals), cpu, delivered
-        messages = [m for _, m in receivers.arrivals[: max(1, len(receivers.arrivals) // n) * n]]
-        by_ply: dict[int, bytes] = {}
-        for message in messages:
-            for p in plies_of(message):
-                by_ply.setdefault(p, message)
+
+        async def over_socket(ply: int, move: dict) -> None:
+            await desk.send(msgpack.packb({"op": "command", "id": str(ply), "command": move}))
+
+        socket_path = await moves(receivers, proc.pid, n, count, first_ply, over_socket)
         await desk.close()
+        with Store(store_url) as writer:
+
+            async def into_store(ply: int, move: dict) -> None:
+                await asyncio.to_thread(writer.handle, move)
+
+            store_path = await moves(receivers, proc.pid, n, count, first_ply + count, into_store)
         await receivers.close()
-        return (*result, by_ply)
+        return socket_path, store_path
     finally:
         proc.terminate()
         proc.wait(10)
@@ -253,32 +277,33 @@ async def main() -> None:
     counts = [int(c) for c in args.clients.split(",")]
     print(f"gateway vs bare websockets broadcast; {args.moves} moves per row; loopback; msgpack")
     print(
-        f"{'clients':>7} | {'gateway p50/p99 ms':>19} | {'baseline p50/p99 ms':>20} | "
+        f"{'clients':>7} | {'path':<6} | {'gateway p50/p99 ms':>19} | "
+        f"{'baseline p50/p99 ms':>20} | "
         f"{'gateway CPU/msg':>15} | {'baseline CPU/msg':>16} | {'CPU ratio':>9}"
     )
     ply = 1
     for n in counts:
-        g_lat, g_cpu, g_count, frames = await run_gateway(
-            store_url, str(tokens), n, args.moves, ply
-        )
-        ply += args.moves
-        b_lat, b_cpu, b_count = await run_baseline(n, frames)
-        g_per = g_cpu / max(1, g_count) * 1e6
+        by_socket, by_store = await run_gateway(store_url, str(tokens), n, args.moves, ply)
+        ply += 2 * args.moves
+        b_lat, b_cpu, b_count = await run_baseline(n, by_socket[3])
         b_per = b_cpu / max(1, b_count) * 1e6
-        ratio = g_per / b_per if b_per else float("inf")
-        print(
-            f"{n:>7} | {pct(g_lat, 0.5):>8.1f} / {pct(g_lat, 0.99):>7.1f} | "
-            f"{pct(b_lat, 0.5):>9.1f} / {pct(b_lat, 0.99):>7.1f} | "
-            f"{g_per:>12.0f} us | {b_per:>13.0f} us | {ratio:>8.1f}x",
-            flush=True,
-        )
-        if g_count < n * args.moves or b_count < n * len(frames):
-            print(f"        (delivered {g_count} and {b_count} of {n * args.moves} messages)")
+        for path, (g_lat, g_cpu, g_count, _) in (("socket", by_socket), ("store", by_store)):
+            g_per = g_cpu / max(1, g_count) * 1e6
+            print(
+                f"{n:>7} | {path:<6} | {pct(g_lat, 0.5):>8.1f} / {pct(g_lat, 0.99):>7.1f} | "
+                f"{pct(b_lat, 0.5):>9.1f} / {pct(b_lat, 0.99):>7.1f} | "
+                f"{g_per:>12.0f} us | {b_per:>13.0f} us | {g_per / b_per:>8.1f}x",
+                flush=True,
+            )
+            if g_count < n * args.moves:
+                print(f"        (delivered {g_count} of {n * args.moves} messages)")
     print(
-        "latency: command sent -> delta received (gateway: decision, append, the 50 ms "
-        "polling tick, fan-out); trigger sent -> message received (baseline)"
+        "latency: command sent -> delta received; socket: an arbiter's command over the "
+        "gateway (decided, stored, read back at once, fanned out); store: a move stored by "
+        "another process (the gateway notices it at its next 50 ms check); baseline: "
+        "trigger sent -> message received"
     )
-    print("CPU/msg: the server process's user+system time / messages delivered")
+    print("CPU/msg: the server process's on-CPU time (all threads) / messages delivered")
 
 
 if __name__ == "__main__":
