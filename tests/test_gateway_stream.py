@@ -244,6 +244,21 @@ class TestPublicDelay:
             game = next(g for g in snap["games"] if g["game"] == "1.1")
             assert game["moves"] == ["c4"]
 
+    def test_a_public_resume_gets_nothing_that_is_still_within_the_delay(self, live: Store) -> None:
+        with RunningGateway(live.url, public_delay_s=1.0) as gw:
+            with Peer(gw) as public:
+                public.subscribe()
+                since = public.next("snapshot")["seq"]
+            stored = time.monotonic()
+            ok(live, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at()})
+            with Peer(gw) as back:
+                back.subscribe(since=since)
+                hello = back.next("subscribed")
+                assert hello["resumed"] is True and hello["seq"] == since  # nothing public yet
+                delta = back.next("delta", timeout=3.0)
+                assert time.monotonic() - stored >= 1.0
+                assert delta["seq"] == since + 1 and delta["object"]["moves"] == ["e4"]
+
     def test_moves_of_long_ago_are_public_at_once(self, started: Store) -> None:
         play(started, "1.1", "e4 e5")  # 2013: long past its delay
         with RunningGateway(started.url, public_delay_s=60) as gw, Peer(gw) as public:
