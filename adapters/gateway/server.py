@@ -171,8 +171,10 @@ class Gateway:
             try:
                 update: Update | None = await self._in(self._reader, self._poll)
             except Exception:
-                log.exception("reading the store failed; retrying")
+                log.exception("reading the store failed; retrying in 1 s")
                 update = None
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
             if update is not None:
                 self._dispatch(update)
             if self.public is not self.live:
@@ -322,9 +324,14 @@ class Gateway:
             client.needs_snapshot = True
         else:
             assert since is not None
-            events = await self._in(self._reader, self._events_between, since, seq)
-            missed = self._resume_frames(events, objects, standings, client)
-            client.queue.extendleft(reversed(missed))
+            try:
+                events = await self._in(self._reader, self._events_between, since, seq)
+            except Exception:  # the store could not be read: a snapshot instead
+                log.exception("reading the events after %s failed", since)
+                client.needs_snapshot = True
+            else:
+                missed = self._resume_frames(events, objects, standings, client)
+                client.queue.extendleft(reversed(missed))
         client.ready = True
         client.wake.set()
 
