@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -76,6 +77,8 @@ class Browser:
         while time.monotonic() < deadline:
             line = self.proc.stderr.readline()
             if match := re.search(r"DevTools listening on ws://127\.0\.0\.1:(\d+)/", line):
+                # keep reading its log, so that a full pipe never stalls the browser
+                threading.Thread(target=self.proc.stderr.read, daemon=True).start()
                 return int(match.group(1))
             if not line and self.proc.poll() is not None:
                 break
