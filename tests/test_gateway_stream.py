@@ -407,3 +407,31 @@ class TestClockReadings:
             stopped = peer.next("delta")
             assert stopped["object"]["clock"]["device"]["running"] is None
             assert t0 > 0
+
+
+class TestTournamentEvents:
+    """3.4.1: the drawing of lots pairs every game; subscribers get every new game object."""
+
+    def test_drawing_of_lots_sends_the_paired_games(self, store: Store) -> None:
+        from tests.helpers import ARBITERS, PLAYERS_2013
+
+        ok(
+            store,
+            {
+                "cmd": "create_tournament",
+                "tournament": "london-2013",
+                "name": "FIDE Candidates Tournament 2013",
+                "start_date": "2013-03-13",
+                "players": PLAYERS_2013,
+                "arbiters": ARBITERS,
+            },
+        )
+        with RunningGateway(store.url) as gw, Peer(gw) as peer:
+            peer.send({"op": "subscribe", "games": ["1.1"]})
+            assert peer.next("snapshot")["games"] == []
+            numbers = {p["id"]: i for i, p in enumerate(PLAYERS_2013, start=1)}
+            ok(store, {"cmd": "draw_lots", "tournament": "london-2013", "numbers": numbers})
+            delta = peer.next("delta")
+            assert delta["kind"] == "LotsDrawn" and delta["game"] is None
+            games = {g["game"]: g for g in delta["games"]}
+            assert len(games) == 56 and games["1.1"]["white"] == "aronian"

@@ -63,6 +63,7 @@ class Follower:
     # --- objects --------------------------------------------------------------
 
     def _all_game_ids(self) -> list[str]:
+        """Paired games and every game with a stream (one scan of the log, at start)."""
         tournament = self.store.tournament()
         ids = set(tournament.pairings()) if tournament else set()
         ids.update(self.store.game_ids())
@@ -113,7 +114,11 @@ class Follower:
             upto = target
             touched, all_games, relevant = touched_by(events)
             if all_games:
-                self.game_ids = self._all_game_ids()
+                # A tournament event (lots, a withdrawal, a playoff) may pair new games
+                # and change any game's object: the paired games and those known.
+                tournament = self.store.tournament()
+                paired = set(tournament.pairings()) if tournament else set()
+                self.game_ids = sorted({*self.game_ids, *paired}, key=game_order)
                 touched = set(self.game_ids)
             for gid in sorted(touched, key=game_order):
                 obj = self._game_object(gid)
