@@ -5,7 +5,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint types pytest bench clean
+.PHONY: demo test lint types pytest bench clean browser
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,12 @@ types: $(VENV)/.installed
 pytest: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
 
-test: lint types pytest
+test: lint types browser pytest
+
+# Debian's chromium for the browser test of the live page (skipped, with the reason, without it).
+browser:
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq chromium >/dev/null; } || echo "chromium could not be installed"
 
 bench: $(VENV)/.installed
 	for b in bench/bench_*.py; do $(BIN)/python $$b || exit 1; done

@@ -1,0 +1,137 @@
+"""``candidates serve``: the websockets gateway and the live page, following the store.
+
+With ``--dgt``/``--dgt-file`` the DGT boards' sources run in the same event
+loop (``adapters.dgt.service.run_sources``) and write their moves and clock
+readings into the same store, which the gateway then follows like any other
+writer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import Any
+
+from adapters.cli.common import add_store_option
+from adapters.gateway.server import DEFAULT_PUBLIC_DELAY_S, serve_forever
+from adapters.gateway.tokens import TokenFileError, load_tokens
+from adapters.store import store_url
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "serve",
+        help="serve live games over websockets and the live web page",
+        description="Follow the store and serve every board, clock and the standings over "
+        "websockets (docs/protocol.md) and as a web page at http://HOST:PORT/.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
+    parser.add_argument(
+        "--tokens",
+        metavar="FILE",
+        help='JSON object {"<token>": {"role": "arbiter"|"commentator", "name": ...}}; '
+        "without it every client is public",
+    )
+    parser.add_argument(
+        "--public-delay",
+        type=float,
+        default=DEFAULT_PUBLIC_DELAY_S,
+        metavar="SECONDS",
+        help="delay of the public feed (fair play; default 900, 0 for a replay)",
+    )
+    parser.add_argument(
+        "--dgt",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a DGT board source, e.g. /dev/ttyUSB0=1.1 or tcp://127.0.0.1:7001=1.2 (repeatable)",
+    )
+    parser.add_argument(
+        "--dgt-file",
+        action="append",
+        default=[],
+        metavar="FILE=GAME",
+        help="a recorded DGT byte stream played as a board of GAME (repeatable)",
+    )
+    add_store_option(parser)
+    parser.set_defaults(func=run)
+
+
+def dgt_specs(args: argparse.Namespace) -> list[str]:
+    """``--dgt`` specs as given, ``--dgt-file F=G`` as ``file:F=G``."""
+    specs = list(args.dgt)
+    for item in args.dgt_file:
+        if "=" not in item:
+            raise ValueError(f"--dgt-file needs FILE=GAME, got {item!r}")
+        specs.append(item if item.startswith("file:") else f"file:{item}")
+    return specs
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.public_delay < 0:
+        print("candidates serve: --public-delay must be 0 or more seconds", file=sys.stderr)
+        return 2
+    try:
+        tokens = load_tokens(args.tokens)
+    except TokenFileError as error:
+        print(f"candidates serve: {error}", file=sys.stderr)
+        return 2
+    try:
+        specs = dgt_specs(args)
+    except ValueError as error:
+        print(f"candidates serve: {error}", file=sys.stderr)
+        return 2
+    run_sources = None
+    if specs:
+        try:
+            from adapters.dgt.service import run_sources
+        except ImportError as error:
+            print(
+                f"candidates serve: DGT boards are not available in this installation "
+                f"(adapters.dgt.service: {error}); run without --dgt/--dgt-file",
+                file=sys.stderr,
+            )
+            return 2
+    url = store_url(getattr(args, "store", None))
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+
+        def ready(server: Any) -> None:
+            for sock in server.sockets:
+                host, port = sock.getsockname()[:2]
+                print(f"candidates: serving {url} at http://{host}:{port}/ (websocket /ws)")
+            delay = f"{args.public_delay:g} s" if args.public_delay else "none"
+            print(f"candidates: {len(tokens)} token(s); public delay {delay}", flush=True)
+
+        tasks = [
+            asyncio.create_task(
+                serve_forever(
+                    url, args.host, args.port, tokens, args.public_delay, stop, ready=ready
+                )
+            )
+        ]
+        if run_sources is not None:
+            tasks.append(asyncio.create_task(run_sources(specs, url, stop)))
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                task.result()
+        finally:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    try:
+        asyncio.run(main())
+    except OSError as error:
+        print(f"candidates serve: {error}", file=sys.stderr)
+        return 1
+    return 0

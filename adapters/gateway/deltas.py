@@ -1,0 +1,240 @@
+"""From stored events to the frames the gateway fans out (pure: no I/O).
+
+A delta frame is ``{"op": "delta", "seq", "kind", "game", "event", ...}``:
+``kind`` is the event's type (``MovePlayed``, ``ResultRecorded``, ...),
+``event`` its contract form (``Event.to_wire``). Objects ride along so a
+client never needs the rules to follow a game:
+
+- ``object``: the game's object (DESIGN.md ``game``) on the last delta of that
+  game in a batch; it is valid at the batch's sequence number.
+- ``games``: other game objects a tournament event changed (the drawing of lots
+  pairs every game), on that tournament delta.
+- ``standings``: the standings object when it changed, on the last delta of the
+  batch that could change it.
+
+``AlertRaised`` events become ``{"op": "alert", ...}`` frames for arbiters only,
+and so does a claim that waits for a ruling (``kind: "claim_pending"``, with
+the claim): the engine raises that alert when the claim is made; the gateway
+adds one for each pending claim after a snapshot or a resume, and for a claim
+that became pending without one. The arbiters must rule on it (3.9.2 b).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from adapters.gateway.frames import Frame
+from engine.events import TOURNAMENT_STREAM, AlertRaised, Event, stream_game_id
+from engine.timefmt import format_instant
+
+PENDING_CLAIM_STATUSES = frozenset({"pending"})
+CLAIM_PENDING = "claim_pending"
+"""The alert kind of a claim waiting for a ruling (the engine raises it with the claim)."""
+"""Claim statuses that still wait for a ruling by the Chief Arbiter or the Deputy."""
+
+
+def alert_of(seq: int, event: AlertRaised) -> Frame:
+    fields = event.payload()
+    game = fields.get("game") or stream_game_id(event.originator_id)
+    body = {
+        "op": "alert",
+        "seq": seq,
+        "kind": fields.get("kind"),
+        "game": game,
+        "message": fields.get("message"),
+        "details": fields.get("details"),
+        "at": format_instant(event.at_ms),
+        "by": event.by,
+    }
+    return Frame(body, seq, game, audience="arbiter")
+
+
+def pending_claims(game: Mapping[str, Any] | None) -> dict[Any, dict[str, Any]]:
+    """The claims of a game object that wait for a ruling, by claim id."""
+    if not game:
+        return {}
+    return {
+        c.get("id"): c
+        for c in game.get("claims") or ()
+        if isinstance(c, Mapping) and c.get("status") in PENDING_CLAIM_STATUSES
+    }
+
+
+def claim_alert(seq: int, game: Mapping[str, Any], claim: Mapping[str, Any]) -> Frame:
+    gid = game.get("game")
+    who = claim.get("by")
+    body = {
+        "op": "alert",
+        "seq": seq,
+        "kind": CLAIM_PENDING,
+        "game": gid,
+        "claim": dict(claim),
+        "message": f"game {gid}: {who} claims {claim.get('kind')} (claim {claim.get('id')}); "
+        "the Chief Arbiter or a Deputy must rule (3.9.2 b)",
+    }
+    return Frame(body, seq, gid, audience="arbiter")
+
+
+def frames_for(
+    events: Iterable[tuple[int, Event]],
+    objects: Mapping[str, dict[str, Any]],
+    standings: Any = None,
+    standings_changed: bool = False,
+    before: Mapping[str, dict[str, Any]] | None = None,
+) -> list[Frame]:
+    """The frames of a run of events, in sequence order.
+
+    ``objects`` are the game objects valid after the last event; ``before`` the
+    objects the receivers had (for claims that became pending), if known.
+    """
+    frames: list[Frame] = []
+    last: dict[str, Frame] = {}
+    tournament_delta: Frame | None = None
+    last_delta: Frame | None = None
+    for seq, event in events:
+        gid = stream_game_id(event.originator_id)
+        if isinstance(event, AlertRaised):
+            frames.append(alert_of(seq, event))
+            continue
+        body = {
+            "op": "delta",
+            "seq": seq,
+            "kind": type(event).__name__,
+            "game": gid,
+            "event": event.to_wire(),
+        }
+        frame = Frame(body, seq, gid)
+        frames.append(frame)
+        last_delta = frame
+        if gid is not None:
+            last[gid] = frame
+        elif event.originator_id == TOURNAMENT_STREAM:
+            tournament_delta = frame
+    others = []
+    for gid, obj in objects.items():
+        if gid in last:
+            last[gid].body["object"] = obj
+        else:
+            others.append(obj)
+    carrier = tournament_delta or last_delta
+    if carrier is not None:
+        if others and tournament_delta is not None:
+            carrier.body["games"] = others
+            carrier.broad = True
+        if standings_changed:
+            carrier.body["standings"] = standings
+            carrier.broad = True
+    if before is not None:
+        # Claims that became pending without the engine's own alert in this batch.
+        raised = {
+            (f.game, str((f.body.get("details") or {}).get("claim")))
+            for f in frames
+            if f.body["op"] == "alert" and f.body.get("kind") == CLAIM_PENDING
+        }
+        alerts = []
+        for gid, obj in objects.items():
+            was = pending_claims(before.get(gid))
+            seq = last[gid].seq if gid in last else (carrier.seq if carrier else 0)
+            alerts.extend(
+                claim_alert(seq, obj, claim)
+                for cid, claim in pending_claims(obj).items()
+                if cid not in was and (gid, str(cid)) not in raised
+            )
+        frames.extend(alerts)
+    return frames
+
+
+# --- clocks are not sent every second ------------------------------------------
+
+COUNTDOWN_KEYS = ("white_ms", "black_ms", "running")
+INSTANT_KEYS = ("at", "read_at")
+VOLATILE_KEYS = frozenset({"stream_version", "by"})
+"""Fields of a clock object that change with every reading and tell a viewer nothing."""
+CLOCK_TOLERANCE_MS = 1000
+"""A DGT clock shows whole seconds: a reading within a second of the countdown is no news."""
+
+
+def _instant_ms(clock: Mapping[str, Any]) -> int | None:
+    from engine.errors import MalformedCommand
+    from engine.timefmt import parse_instant
+
+    for key in INSTANT_KEYS:
+        if isinstance(clock.get(key), str):
+            try:
+                return parse_instant(clock[key], key)
+            except MalformedCommand:
+                return None
+    return None
+
+
+def _countdown_agrees(before: Mapping[str, Any], after: Mapping[str, Any], tolerance: int) -> bool:
+    if before.get("running") != after.get("running"):
+        return False
+    t0, t1 = _instant_ms(before), _instant_ms(after)
+    if t0 is None or t1 is None or t1 < t0:
+        return all(before.get(k) == after.get(k) for k in (*COUNTDOWN_KEYS, *INSTANT_KEYS))
+    for side in ("white", "black"):
+        was, now = before.get(f"{side}_ms"), after.get(f"{side}_ms")
+        if not isinstance(was, int) or not isinstance(now, int):
+            if was != now:
+                return False
+            continue
+        expected = was - (t1 - t0) if before.get("running") == side else was
+        if abs(max(0, expected) - now) > tolerance:
+            return False
+    return True
+
+
+def predictable(before: Any, after: Any, tolerance: int = CLOCK_TOLERANCE_MS) -> bool:
+    """Whether ``after`` is ``before`` with its clocks run on: nothing a viewer's
+    local countdown does not already show. Clock objects (maps with ``white_ms``,
+    ``black_ms``, ``running`` and an instant) are compared by their countdown; all
+    else must be equal."""
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        if set(before) != set(after):
+            return False
+        is_clock = all(k in after for k in COUNTDOWN_KEYS) and any(k in after for k in INSTANT_KEYS)
+        if is_clock and not _countdown_agrees(before, after, tolerance):
+            return False
+        skip = {*COUNTDOWN_KEYS, *INSTANT_KEYS, *VOLATILE_KEYS} if is_clock else set()
+        return all(predictable(before[k], after[k], tolerance) for k in after if k not in skip)
+    if isinstance(before, list | tuple) and isinstance(after, list | tuple):
+        return len(before) == len(after) and all(
+            predictable(b, a, tolerance) for b, a in zip(before, after, strict=True)
+        )
+    return bool(before == after)
+
+
+def quiet_clock_frames(
+    frames: list[Frame], before: Mapping[str, Any], after: Mapping[str, Any]
+) -> list[Frame]:
+    """Leave out the deltas of clock readings that only confirm the countdown.
+
+    A board's clock is read about once a second; each reading is stored (and
+    a client resuming with ``since`` gets it), but it is pushed live only when
+    it tells something: the running side changed, the times differ from the
+    countdown by more than a second, an alert opened or closed.
+    """
+    games_with_news: set[str] = set()
+    for frame in frames:
+        stream = str(frame.body.get("event", {}).get("stream", ""))
+        if frame.game is not None and not stream.startswith("clock/"):
+            games_with_news.add(frame.game)
+    kept = []
+    for frame in frames:
+        gid = frame.game
+        stream = str(frame.body.get("event", {}).get("stream", ""))
+        if (
+            frame.body.get("op") == "delta"
+            and stream.startswith("clock/")
+            and not frame.broad
+            and gid is not None
+            and gid not in games_with_news
+            and gid in before
+            and gid in after
+            and predictable(before[gid], after[gid])
+        ):
+            continue
+        kept.append(frame)
+    return kept

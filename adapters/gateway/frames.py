@@ -1,0 +1,140 @@
+"""Gateway frames: the objects on the wire and their two encodings.
+
+Frames are maps with an ``op`` (DESIGN.md, "Gateway frames"). A websocket
+message carries one frame, or an array of frames sent together in one tick.
+The encoding is chosen per connection at the opening handshake: msgpack
+binary messages by default, JSON text messages when the client asks for the
+``json`` subprotocol.
+
+Each frame the server fans out is encoded once per encoding (``Frame``) and
+shared by every connection that receives it; a batch is built by
+concatenating already encoded frames (a msgpack array header, or JSON
+brackets and commas), so no frame is encoded twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+
+JSON = "json"
+MSGPACK = "msgpack"
+ENCODINGS = (MSGPACK, JSON)
+
+
+class FrameError(Exception):
+    """A client sent a frame the gateway cannot accept (answered with an error frame)."""
+
+    def __init__(self, code: str, message: str, frame_id: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.frame_id = frame_id
+
+    def as_frame(self) -> dict[str, Any]:
+        return error_frame(self.code, self.message, self.frame_id)
+
+
+def error_frame(code: str, message: str, frame_id: str | None = None) -> dict[str, Any]:
+    frame: dict[str, Any] = {"op": "error", "code": code, "message": message}
+    if frame_id is not None:
+        frame["id"] = frame_id
+    return frame
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, tuple | set | frozenset):
+        return list(value)
+    raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def encode_json(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+
+
+def encode_msgpack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def encode(obj: Any, encoding: str) -> str | bytes:
+    return encode_json(obj) if encoding == JSON else encode_msgpack(obj)
+
+
+def decode(message: str | bytes, encoding: str) -> Any:
+    """A client message as a Python object; FrameError if it cannot be decoded."""
+    if encoding == JSON:
+        if isinstance(message, bytes):
+            try:
+                message = message.decode("utf-8")
+            except UnicodeDecodeError:
+                raise FrameError("malformed_frame", "binary message is not UTF-8 JSON") from None
+        try:
+            return json.loads(message)
+        except json.JSONDecodeError as exc:
+            raise FrameError(
+                "malformed_frame", f"not JSON: {exc.msg} at column {exc.colno}"
+            ) from None
+    if isinstance(message, str):
+        # Tolerate JSON text on a msgpack connection: a person typing into a test tool.
+        try:
+            return json.loads(message)
+        except json.JSONDecodeError:
+            raise FrameError(
+                "malformed_frame",
+                "text message on a msgpack connection is not JSON either "
+                "(ask for the 'json' subprotocol to speak JSON)",
+            ) from None
+    try:
+        return msgpack.unpackb(message, raw=False, strict_map_key=False)
+    except Exception as exc:  # msgpack raises several unrelated types on garbage
+        raise FrameError("malformed_frame", f"not msgpack: {exc}") from None
+
+
+def _array_header(n: int) -> bytes:
+    if n < 16:
+        return bytes([0x90 | n])
+    if n < 1 << 16:
+        return b"\xdc" + n.to_bytes(2, "big")
+    return b"\xdd" + n.to_bytes(4, "big")
+
+
+@dataclass
+class Frame:
+    """A server frame fanned out to many connections, encoded at most once per encoding."""
+
+    body: dict[str, Any]
+    seq: int = 0
+    game: str | None = None
+    audience: str = "all"
+    """``all`` (every subscriber of the game) or ``arbiter`` (alerts)."""
+    broad: bool = False
+    """Sent to every subscriber whatever games they chose (it carries standings or games)."""
+    _cache: dict[str, str | bytes] = field(default_factory=dict, repr=False)
+
+    def encoded(self, encoding: str) -> str | bytes:
+        data = self._cache.get(encoding)
+        if data is None:
+            data = self._cache[encoding] = encode(self.body, encoding)
+        return data
+
+
+def batch(frames: Sequence[Frame], encoding: str) -> str | bytes:
+    """One message for several frames: the frame itself when alone, else an array."""
+    if len(frames) == 1:
+        return frames[0].encoded(encoding)
+    if encoding == JSON:
+        return "[" + ",".join(str(f.encoded(JSON)) for f in frames) + "]"
+    parts = [_array_header(len(frames))]
+    parts.extend(bytes(f.encoded(MSGPACK)) for f in frames)  # type: ignore[arg-type]
+    return b"".join(parts)
+
+
+def messages(message: str | bytes, encoding: str) -> list[dict[str, Any]]:
+    """Client side: the frames of one server message (a frame or an array of frames)."""
+    obj = decode(message, encoding)
+    frames = obj if isinstance(obj, list) else [obj]
+    return [f for f in frames if isinstance(f, dict)]

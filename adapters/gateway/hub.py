@@ -1,0 +1,308 @@
+"""Channels and clients: who gets which frame, when, and what happens to the slow.
+
+A ``Channel`` is one view of the tournament at one sequence number: ``live``
+(arbiters, commentators) follows the store as it is read; ``public`` is the
+same view ``--public-delay`` later (FIDE fair play: a public client never
+receives a move before the delay has passed since the gateway read it from
+the store). Both hold the game objects and the standings at their ``seq``, so
+a snapshot is always exactly the state at the sequence number it names.
+
+A ``Client`` has a bounded queue. The hub only appends to queues (it never
+waits for a socket), and each client's writer sends what has accumulated as
+one message per tick, so a slow client cannot slow the others. A client whose
+queue overflows is sent a fresh snapshot instead of what it missed; one that
+keeps falling behind, or whose socket does not take a message within the send
+timeout, is disconnected with a reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.exceptions import ConnectionClosed
+
+from adapters.gateway.deltas import claim_alert, pending_claims
+from adapters.gateway.follower import now_ms
+from adapters.gateway.frames import Frame, batch
+from adapters.gateway.tokens import Identity
+from engine.timefmt import format_instant
+
+log = logging.getLogger(__name__)
+
+TOO_SLOW = 1013
+"""Close code for a client that cannot keep up (RFC 6455 7.4.1 "Try Again Later")."""
+
+
+@dataclass
+class Limits:
+    max_pending: int = 2000
+    """Frames queued for one client (beyond one tick's burst) before it gets a fresh
+    snapshot instead of them."""
+    max_resets: int = 3
+    """Fresh snapshots a client may need before it is disconnected."""
+    send_timeout_s: float = 10.0
+    """How long one message may take to be accepted by a client's socket."""
+    broadcast_buffer: int = 64 * 1024
+    """A client whose socket holds less than this (bytes) not yet sent gets frames at
+    once by ``broadcast``; above it, through its queue (and the limits above)."""
+    socket_send_buffer: int | None = 256 * 1024
+    """Kernel send buffer of each connection (bytes): fixed, so the kernel does not
+    grow it to megabytes for a client that does not read. None keeps the default."""
+
+
+class Channel:
+    """One view of the tournament: game objects and standings at ``seq``."""
+
+    def __init__(self, name: str, delay_ms: int) -> None:
+        self.name = name
+        self.delay_ms = delay_ms
+        self.seq = 0
+        self.games: dict[str, dict[str, Any]] = {}
+        self.standings: Any = None
+        self.opened = asyncio.Event()
+        self.clients: set[Client] = set()
+        self.pending: deque[tuple[int, int, list[Frame], dict[str, Any], bool, Any]] = deque()
+        """Delayed channel: (release_ms, seq, frames, objects, standings_changed, standings)."""
+        self._snapshots: dict[tuple[int, tuple[str, ...] | None], tuple[int, Frame]] = {}
+
+    # --- state ------------------------------------------------------------------
+
+    def open(self, seq: int, games: dict[str, dict[str, Any]], standings: Any) -> None:
+        self.seq, self.games, self.standings = seq, dict(games), standings
+        self.opened.set()
+
+    def apply(
+        self,
+        seq: int,
+        frames: list[Frame],
+        games: dict[str, dict[str, Any]],
+        standings_changed: bool,
+        standings: Any,
+    ) -> None:
+        """Move to ``seq`` and hand the frames to every client (never waits)."""
+        self.games.update(games)
+        if standings_changed:
+            self.standings = standings
+        self.seq = max(self.seq, seq)
+        self._snapshots.clear()
+        # Clients that are caught up get the same bytes at once through
+        # ``broadcast`` (one encoding per group, no task switch); the others
+        # through their own queue and writer.
+        groups: dict[tuple[str, tuple[int, ...]], tuple[list[Frame], list[Client]]] = {}
+        for client in list(self.clients):
+            chosen = [f for f in frames if client.wants(f)]
+            if not chosen:
+                continue
+            if client.idle():
+                key = (client.encoding, tuple(id(f) for f in chosen))
+                groups.setdefault(key, (chosen, []))[1].append(client)
+            else:
+                client.offer(chosen)
+        for (encoding, _), (chosen, members) in groups.items():
+            broadcast([c.ws for c in members], batch(chosen, encoding))
+            for client in members:
+                client.delivered += len(chosen)
+                if client.stats is not None:
+                    client.stats.delivered_frames += len(chosen)
+                    client.stats.delivered_messages += 1
+
+    def hold(
+        self,
+        release_ms: int,
+        seq: int,
+        frames: list[Frame],
+        games: dict[str, dict[str, Any]],
+        standings_changed: bool,
+        standings: Any,
+    ) -> None:
+        """Keep an update until ``release_ms`` (public delay)."""
+        public = [f for f in frames if f.audience == "all"]
+        self.pending.append((release_ms, seq, public, games, standings_changed, standings))
+
+    def release(self, at_ms: int) -> None:
+        """Apply, in order, every held update whose time has come (a prefix of the log)."""
+        while self.pending and self.pending[0][0] <= at_ms:
+            _, seq, frames, games, changed, standings = self.pending.popleft()
+            if not self.opened.is_set():
+                self.open(seq, games, standings)
+                continue
+            self.apply(seq, frames, games, changed, standings)
+
+    # --- snapshots --------------------------------------------------------------
+
+    def snapshot(self, games: frozenset[str] | None) -> Frame:
+        """The snapshot frame at ``seq`` for a subscription (all games, or some).
+
+        Clients connecting together share one encoded snapshot (for up to a
+        second: ``now`` is the instant its clocks are read against)."""
+        key = (self.seq, tuple(sorted(games)) if games is not None else None)
+        now = now_ms()
+        cached = self._snapshots.get(key)
+        if cached is not None and now - cached[0] < 1000:
+            return cached[1]
+        body: dict[str, Any] = {
+            "op": "snapshot",
+            "seq": self.seq,
+            "games": [g for gid, g in self.games.items() if games is None or gid in games],
+            "standings": self.standings,
+            "now": format_instant(now - self.delay_ms),
+            "delay_ms": self.delay_ms,
+        }
+        frame = Frame(body, self.seq, broad=True)
+        self._snapshots[key] = (now, frame)
+        return frame
+
+
+class Client:
+    """One websocket connection: its identity, subscription and bounded queue."""
+
+    def __init__(
+        self,
+        ws: ServerConnection,
+        encoding: str,
+        limits: Limits,
+        identity: Identity,
+        stats: Any = None,
+    ) -> None:
+        self.ws = ws
+        self.stats = stats
+        self.encoding = encoding
+        self.limits = limits
+        self.identity = identity
+        self.channel: Channel | None = None
+        self.games: frozenset[str] | None = None
+        self.queue: deque[Frame] = deque()
+        self.direct: deque[Frame] = deque()
+        """Answers to this client (results, errors): never dropped for a snapshot."""
+        self.wake = asyncio.Event()
+        self.ready = False
+        self.needs_snapshot = False
+        self.resets = 0
+        self.closing: str | None = None
+        self.delivered = 0
+        self.sending = False
+
+    # --- what this client receives ---------------------------------------------
+
+    def wants(self, frame: Frame) -> bool:
+        if frame.audience == "arbiter":
+            return self.identity.is_arbiter
+        if frame.broad or frame.game is None or self.games is None:
+            return True
+        return frame.game in self.games
+
+    def idle(self) -> bool:
+        """Caught up: nothing queued or being sent, and the socket takes what it is given."""
+        if self.closing or not self.ready or self.sending or self.needs_snapshot:
+            return False
+        if self.queue or self.direct:
+            return False
+        transport = self.ws.transport
+        return transport is not None and (
+            transport.get_write_buffer_size() < self.limits.broadcast_buffer
+        )
+
+    def offer(self, frames: Iterable[Frame]) -> None:
+        """Queue the frames this client wants (called by the hub; never waits)."""
+        if self.closing:
+            return
+        backlog = len(self.queue)
+        added = False
+        for frame in frames:
+            if self.wants(frame):
+                self.queue.append(frame)
+                added = True
+        # A burst in one tick is fine; frames still waiting from earlier ticks are not.
+        if backlog and len(self.queue) > self.limits.max_pending:
+            self.queue.clear()
+            self.needs_snapshot = True
+            self.resets += 1
+            if self.resets > self.limits.max_resets:
+                self.disconnect(
+                    f"too slow: fell more than {self.limits.max_pending} frames behind "
+                    f"{self.resets} times"
+                )
+                return
+        if added or self.needs_snapshot:
+            self.wake.set()
+
+    def answer(self, body: dict[str, Any]) -> None:
+        self.direct.append(Frame(body))
+        self.wake.set()
+
+    def disconnect(self, reason: str) -> None:
+        if self.closing:
+            return
+        self.closing = reason
+        self.queue.clear()
+        self.wake.set()
+        log.info("disconnecting %s: %s", self.ws.remote_address, reason)
+        asyncio.get_running_loop().create_task(self._close(reason))
+
+    async def _close(self, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(TOO_SLOW, reason[:120])
+
+    # --- the writer ---------------------------------------------------------------
+
+    def _take(self) -> list[Frame]:
+        frames = list(self.direct)
+        self.direct.clear()
+        if not self.ready or self.channel is None:
+            return frames
+        if self.needs_snapshot:
+            self.needs_snapshot = False
+            self.queue.clear()
+            frames.append(self.channel.snapshot(self.games))
+            frames.extend(self.pending_claim_alerts())
+            return frames
+        frames.extend(self.queue)
+        self.queue.clear()
+        return frames
+
+    def pending_claim_alerts(self) -> list[Frame]:
+        """Arbiters: an alert for every claim waiting for a ruling (after a snapshot)."""
+        if not self.identity.is_arbiter or self.channel is None:
+            return []
+        return [
+            claim_alert(self.channel.seq, game, claim)
+            for game in self.channel.games.values()
+            for claim in pending_claims(game).values()
+        ]
+
+    async def writer(self) -> None:
+        """Send what accumulated, one message per wake-up, until the connection ends."""
+        try:
+            while not self.closing:
+                await self.wake.wait()
+                self.wake.clear()
+                if self.closing:
+                    return
+                frames = self._take()
+                if not frames:
+                    continue
+                message = batch(frames, self.encoding)
+                self.sending = True
+                try:
+                    async with asyncio.timeout(self.limits.send_timeout_s):
+                        await self.ws.send(message)
+                except TimeoutError:
+                    self.disconnect(
+                        f"too slow: a message waited more than {self.limits.send_timeout_s:g} s"
+                    )
+                    return
+                finally:
+                    self.sending = False
+                self.delivered += len(frames)
+                if self.stats is not None:
+                    self.stats.delivered_frames += len(frames)
+                    self.stats.delivered_messages += 1
+        except ConnectionClosed:
+            return

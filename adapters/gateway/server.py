@@ -1,0 +1,517 @@
+"""The gateway: a ``websockets`` server that follows the store and serves the page.
+
+``serve_forever(store_url, host, port, tokens, public_delay_s, stop)`` runs it
+until ``stop`` is set (``candidates serve``, ``candidates replay --serve``).
+One server answers both:
+
+- websocket connections (any path; the page uses ``/ws``): the frames of
+  ``docs/protocol.md``, msgpack binary by default, JSON text with the
+  ``json`` subprotocol;
+- plain HTTP GET (``process_request``): the live page ``/``, one page per game
+  ``/game/<id>``, the arbiters' view ``/arbiter``, their scripts and styles,
+  piece images drawn by python-chess, and ``/status``.
+
+Everything blocking (store reads and commands) runs in two single-thread
+executors, one reading the notification log, one deciding commands, so the
+event loop never waits for the database. Per-message compression is off:
+frames are encoded once and the same bytes go to every client, which a
+per-connection compressor would undo.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import socket
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.svg
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+from websockets.typing import Subprotocol
+
+from adapters.gateway.deltas import frames_for, quiet_clock_frames
+from adapters.gateway.follower import Follower, Update, now_ms, touched_by
+from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
+from adapters.gateway.hub import Channel, Client, Limits
+from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
+from adapters.store import Store
+from engine.commands import SPECS
+from engine.events import Event
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+DEFAULT_PUBLIC_DELAY_S = 15 * 60
+"""Fair play: the public sees the games 15 minutes late unless told otherwise."""
+RESUME_LIMIT = 10_000
+"""A client further behind than this many events gets a fresh snapshot instead."""
+POLL_INTERVAL_S = 0.05
+"""How often the store's ``last_seq`` is checked: also the tick of batched deltas."""
+
+PAGES = {"/": "index.html", "/arbiter": "arbiter.html"}
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+}
+PIECE = re.compile(r"^/pieces/([wb])([KQRBNP])\.svg$")
+GAME_PAGE = re.compile(r"^/game/([^/]+)$")
+
+
+@dataclass
+class Stats:
+    """Counters for ``/status`` and the benchmark."""
+
+    delivered_frames: int = 0
+    delivered_messages: int = 0
+    connections: int = 0
+
+
+class Gateway:
+    """Follows one store and serves its tournament to websocket clients and browsers."""
+
+    def __init__(
+        self,
+        store_url: str,
+        tokens: Tokens | None = None,
+        public_delay_s: float = DEFAULT_PUBLIC_DELAY_S,
+        *,
+        poll_interval_s: float = POLL_INTERVAL_S,
+        limits: Limits | None = None,
+        resume_limit: int = RESUME_LIMIT,
+    ) -> None:
+        self.store_url = store_url
+        self.tokens = tokens or Tokens()
+        self.delay_ms = max(0, round(public_delay_s * 1000))
+        self.poll_interval_s = poll_interval_s
+        self.limits = limits or Limits()
+        self.resume_limit = resume_limit
+        self.stats = Stats()
+        self.live = Channel("live", 0)
+        self.public = Channel("public", self.delay_ms) if self.delay_ms else self.live
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="gateway-reader")
+        self._deciding = ThreadPoolExecutor(1, thread_name_prefix="gateway-commands")
+        self._follower: Follower | None = None
+        self._command_store: Store | None = None
+        self.clients: set[Client] = set()
+        self.shown: dict[str, dict[str, Any]] = {}
+        """The game objects last pushed live (clock readings are compared with them)."""
+        self._poked = asyncio.Event()
+        """Set when this gateway appended events itself, or when it is stopping."""
+
+    # --- blocking parts (executor threads) ---------------------------------------
+
+    def _start_reading(self) -> tuple[Update, int]:
+        self._follower = Follower(Store(self.store_url))
+        start = self._follower.start()
+        return start, self._follower.latest_at_ms()
+
+    def _poll(self) -> Update | None:
+        assert self._follower is not None
+        return self._follower.poll()
+
+    def _events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
+        assert self._follower is not None
+        return self._follower.events_between(after, upto)
+
+    def _handle(self, command: dict[str, Any]) -> dict[str, Any]:
+        if self._command_store is None:
+            self._command_store = Store(self.store_url)
+        try:
+            return self._command_store.handle(command)
+        except Exception as exc:  # the store itself failed: say so, keep serving
+            log.exception("command failed in the store")
+            return {
+                "ok": False,
+                "error": {"code": "store_unavailable", "message": f"the store failed: {exc}"},
+            }
+
+    def _close_stores(self) -> None:
+        if self._follower is not None:
+            self._follower.store.close()
+
+    def _close_command_store(self) -> None:
+        if self._command_store is not None:
+            self._command_store.close()
+
+    async def _in(self, executor: ThreadPoolExecutor, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+
+    # --- following the store --------------------------------------------------
+
+    async def open(self) -> None:
+        """The first read: every game object and the standings at the store's position."""
+        start, latest_at_ms = await self._in(self._reader, self._start_reading)
+        self.live.open(start.seq, start.games, start.standings)
+        self.shown = dict(start.games)
+        if self.public is not self.live:
+            # What was already stored when the gateway started is released once
+            # its latest move is ``delay`` old (by its own instant, or now if later).
+            release = min(latest_at_ms, start.seen_ms) + self.delay_ms
+            self.public.hold(release, start.seq, [], start.games, True, start.standings)
+            self.public.release(now_ms())
+
+    async def follow(self, stop: asyncio.Event) -> None:
+        """Read the log every tick; hand what changed to the live and public channels."""
+        while not stop.is_set():
+            try:
+                update: Update | None = await self._in(self._reader, self._poll)
+            except Exception:
+                log.exception("reading the store failed; retrying in 1 s")
+                update = None
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
+            if update is not None:
+                self._dispatch(update)
+            if self.public is not self.live:
+                self.public.release(now_ms())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poked.wait(), self.poll_interval_s)
+            self._poked.clear()
+
+    def _dispatch(self, update: Update) -> None:
+        before = {gid: self.live.games.get(gid) or {} for gid in update.games}
+        frames = frames_for(
+            update.events, update.games, update.standings, update.standings_changed, before
+        )
+        frames = quiet_clock_frames(frames, self.shown, update.games)
+        for frame in frames:
+            if frame.game is not None and "object" in frame.body:
+                self.shown[frame.game] = frame.body["object"]
+        self.live.apply(
+            update.seq, frames, update.games, update.standings_changed, update.standings
+        )
+        if self.public is not self.live:
+            self.public.hold(
+                update.seen_ms + self.delay_ms,
+                update.seq,
+                frames,
+                update.games,
+                update.standings_changed,
+                update.standings,
+            )
+
+    # --- websocket connections -----------------------------------------------
+
+    async def handler(self, ws: ServerConnection) -> None:
+        encoding = JSON if ws.subprotocol == JSON else MSGPACK
+        sock = ws.transport.get_extra_info("socket") if ws.transport else None
+        if sock is not None and self.limits.socket_send_buffer:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.socket_send_buffer)
+        client = Client(ws, encoding, self.limits, ANONYMOUS, self.stats)
+        self.clients.add(client)
+        self.stats.connections += 1
+        writer = asyncio.create_task(client.writer())
+        subscribing: asyncio.Task[None] | None = None
+        try:
+            async for message in ws:
+                try:
+                    frame = decode(message, encoding)
+                    if not isinstance(frame, dict):
+                        raise FrameError(
+                            "malformed_frame",
+                            f"a frame is a map with an 'op', got {type(frame).__name__}",
+                        )
+                    op = frame.get("op")
+                    if op == "subscribe":
+                        identity, games, since = self._parse_subscribe(frame)
+                        if subscribing is not None:
+                            subscribing.cancel()
+                        subscribing = asyncio.create_task(
+                            self._subscribe(client, identity, games, since)
+                        )
+                    elif op == "command":
+                        await self._command(client, frame)
+                    elif op == "ping":
+                        client.answer({"op": "pong", "id": frame.get("id")})
+                    else:
+                        raise FrameError(
+                            "unknown_op",
+                            f"unknown op {op!r}; a client sends 'subscribe' or 'command'",
+                            _frame_id(frame),
+                        )
+                except FrameError as error:
+                    client.answer(error.as_frame())
+        except ConnectionClosed:
+            pass
+        finally:
+            self.clients.discard(client)
+            if client.channel is not None:
+                client.channel.clients.discard(client)
+            client.closing = client.closing or "closed"
+            client.wake.set()
+            if subscribing is not None:
+                subscribing.cancel()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+
+    def _parse_subscribe(
+        self, frame: dict[str, Any]
+    ) -> tuple[Identity, frozenset[str] | None, int | None]:
+        games = frame.get("games", "*")
+        chosen: frozenset[str] | None
+        if games == "*":
+            chosen = None
+        elif isinstance(games, list) and all(isinstance(g, str) and g for g in games):
+            chosen = frozenset(games)
+        else:
+            raise FrameError(
+                "malformed_frame", f"'games' must be \"*\" or a list of game ids, got {games!r}"
+            )
+        since = frame.get("since")
+        if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
+            raise FrameError("malformed_frame", f"'since' must be a sequence number, got {since!r}")
+        token = frame.get("token")
+        identity = ANONYMOUS
+        if token is not None:
+            if not isinstance(token, str):
+                raise FrameError("malformed_frame", "'token' must be a string")
+            found = self.tokens.identify(token)
+            if found is None:
+                raise FrameError(
+                    "invalid_token", "unknown token: not subscribed (check the token file)"
+                )
+            identity = found
+        return identity, chosen, since
+
+    async def _subscribe(
+        self,
+        client: Client,
+        identity: Identity,
+        games: frozenset[str] | None,
+        since: int | None,
+    ) -> None:
+        channel = self.public if identity.role == PUBLIC else self.live
+        if client.channel is not None:
+            client.channel.clients.discard(client)
+        client.ready = False
+        client.queue.clear()
+        client.identity, client.games, client.channel = identity, games, channel
+        await channel.opened.wait()
+        # From here on the channel queues every frame after ``seq`` for this client.
+        channel.clients.add(client)
+        seq, objects, standings = channel.seq, dict(channel.games), channel.standings
+        resumable = since is not None and 0 <= since <= seq and seq - since <= self.resume_limit
+        client.answer(
+            {
+                "op": "subscribed",
+                "seq": seq,
+                "role": identity.role,
+                "name": identity.name,
+                "games": "*" if games is None else sorted(games),
+                "delay_ms": channel.delay_ms,
+                "since": since,
+                "resumed": resumable,
+            }
+        )
+        if not resumable:
+            client.needs_snapshot = True
+        else:
+            assert since is not None
+            try:
+                events = await self._in(self._reader, self._events_between, since, seq)
+            except Exception:  # the store could not be read: a snapshot instead
+                log.exception("reading the events after %s failed", since)
+                client.needs_snapshot = True
+            else:
+                missed = self._resume_frames(events, objects, standings, client)
+                client.queue.extendleft(reversed(missed))
+        client.ready = True
+        client.wake.set()
+
+    def _resume_frames(
+        self,
+        events: list[tuple[int, Event]],
+        objects: dict[str, dict[str, Any]],
+        standings: Any,
+        client: Client,
+    ) -> list[Frame]:
+        """What a client missed between ``since`` and the channel's ``seq``, from the store."""
+        touched, all_games, relevant = touched_by(events)
+        chosen = objects if all_games else {g: objects[g] for g in touched if g in objects}
+        frames = [f for f in frames_for(events, chosen, standings, relevant) if client.wants(f)]
+        return frames + client.pending_claim_alerts()
+
+    async def _command(self, client: Client, frame: dict[str, Any]) -> None:
+        fid = frame.get("id")
+        if not isinstance(fid, str) or not fid:
+            raise FrameError("malformed_frame", "a command frame needs a string 'id'")
+        if not client.identity.is_arbiter:
+            raise FrameError(
+                "forbidden",
+                f"only an arbiter may send commands; this connection is {client.identity.role} "
+                "(subscribe with an arbiter token first); nothing was appended",
+                fid,
+            )
+        command = frame.get("command")
+        if not isinstance(command, dict):
+            raise FrameError("malformed_frame", "'command' must be a map of the contract", fid)
+        command = self._as_arbiter(client.identity, command, fid)
+        answer = await self._in(self._deciding, self._handle, command)
+        client.answer({"op": "result", "id": fid, **answer})
+        if answer.get("ok"):
+            self._poked.set()  # read what this command appended now, not at the next tick
+
+    @staticmethod
+    def _as_arbiter(identity: Identity, command: dict[str, Any], fid: str) -> dict[str, Any]:
+        """A token bound to an arbiter id acts as that arbiter, and only as that one."""
+        arbiter = identity.arbiter_id
+        if arbiter is None:
+            return command
+        given = command.get("arbiter")
+        if given is not None and given != arbiter:
+            raise FrameError(
+                "forbidden",
+                f"this token acts as arbiter {arbiter!r}, not {given!r}; nothing was appended",
+                fid,
+            )
+        spec = SPECS.get(str(command.get("cmd")), {})
+        if given is None and ("arbiter" in spec or "arbiter?" in spec):
+            return {**command, "arbiter": arbiter}
+        return command
+
+    # --- HTTP -----------------------------------------------------------------
+
+    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        path = request.path.split("?", 1)[0]
+        if path in PAGES:
+            return _file(STATIC / PAGES[path])
+        if GAME_PAGE.match(path):
+            return _file(STATIC / "game.html")
+        if path.startswith("/static/"):
+            name = path.removeprefix("/static/")
+            if "/" in name or name.startswith("."):
+                return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+            return _file(STATIC / name)
+        if match := PIECE.match(path):
+            color, symbol = match.groups()
+            piece = chess.Piece.from_symbol(symbol if color == "w" else symbol.lower())
+            return _response(HTTPStatus.OK, chess.svg.piece(piece).encode(), TYPES[".svg"], 86400)
+        if path == "/status":
+            body = {
+                "seq": self.live.seq,
+                "public_seq": self.public.seq,
+                "public_delay_ms": self.delay_ms,
+                "clients": len(self.clients),
+                "delivered_frames": self.stats.delivered_frames,
+                "delivered_messages": self.stats.delivered_messages,
+            }
+            return _response(HTTPStatus.OK, json.dumps(body).encode(), TYPES[".json"])
+        return _response(HTTPStatus.NOT_FOUND, f"no page at {path}\n".encode(), "text/plain")
+
+    # --- running ----------------------------------------------------------------
+
+    async def run(
+        self,
+        host: str,
+        port: int,
+        stop: asyncio.Event,
+        ready: Callable[[Server], Awaitable[None] | None] | None = None,
+    ) -> None:
+        """Serve until ``stop`` is set (the store is read once before listening)."""
+        follower: asyncio.Task[None] | None = None
+        stop_waiter = asyncio.create_task(stop.wait())
+        stop_waiter.add_done_callback(lambda _: self._poked.set())
+        try:
+            await self.open()
+            follower = asyncio.create_task(self.follow(stop))
+            async with serve(
+                self.handler,
+                host,
+                port,
+                subprotocols=[Subprotocol(JSON), Subprotocol(MSGPACK)],
+                select_subprotocol=_select_subprotocol,
+                process_request=self.process_request,
+                compression=None,
+                close_timeout=2,
+                max_size=2**20,
+            ) as server:
+                if ready is not None:
+                    waited = ready(server)
+                    if waited is not None:
+                        await waited
+                await asyncio.wait({stop_waiter, follower}, return_when=asyncio.FIRST_COMPLETED)
+                if follower.done() and not stop.is_set():
+                    follower.result()  # reading the store failed for good: raise it
+        finally:
+            stop_waiter.cancel()
+            if follower is not None:
+                follower.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await follower
+            await self._in(self._reader, self._close_stores)
+            await self._in(self._deciding, self._close_command_store)
+            self._reader.shutdown(wait=False)
+            self._deciding.shutdown(wait=False)
+
+
+def _select_subprotocol(connection: ServerConnection, offered: Any) -> Subprotocol | None:
+    """JSON when asked for; msgpack when asked for or when nothing is asked for."""
+    if JSON in offered:
+        return Subprotocol(JSON)
+    if MSGPACK in offered:
+        return Subprotocol(MSGPACK)
+    return None
+
+
+def _frame_id(frame: dict[str, Any]) -> str | None:
+    fid = frame.get("id")
+    return fid if isinstance(fid, str) else None
+
+
+def _response(status: HTTPStatus, body: bytes, content_type: str, max_age: int = 0) -> Response:
+    headers = Headers()
+    headers["Content-Type"] = content_type
+    headers["Content-Length"] = str(len(body))
+    headers["Cache-Control"] = f"max-age={max_age}" if max_age else "no-cache"
+    return Response(status.value, status.phrase, headers, body)
+
+
+def _file(path: Path) -> Response:
+    try:
+        body = path.read_bytes()
+    except OSError:
+        return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+    return _response(HTTPStatus.OK, body, TYPES.get(path.suffix, "application/octet-stream"))
+
+
+async def serve_forever(
+    store_url: str,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    tokens: Tokens | str | Path | None = None,
+    public_delay_s: float = DEFAULT_PUBLIC_DELAY_S,
+    stop: asyncio.Event | None = None,
+    *,
+    ready: Callable[[Server], Awaitable[None] | None] | None = None,
+    **options: Any,
+) -> None:
+    """Run the gateway on ``store_url`` until ``stop`` is set (forever without one).
+
+    ``tokens`` is a ``Tokens`` object or the path of a token file; ``ready`` is
+    called with the listening server (its ``sockets`` tell the port when
+    ``port`` is 0). Other options go to ``Gateway`` (``poll_interval_s``,
+    ``limits``, ``resume_limit``).
+    """
+    if not isinstance(tokens, Tokens):
+        tokens = load_tokens(tokens)
+    gateway = Gateway(store_url, tokens, public_delay_s, **options)
+    await gateway.run(host, port, stop or asyncio.Event(), ready)

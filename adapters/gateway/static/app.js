@@ -1,0 +1,385 @@
+// The live page: boards, clocks counting down locally, standings, one game, the arbiters' desk.
+// Plain browser JavaScript, no build step. Speaks the gateway protocol (docs/protocol.md)
+// with JSON text frames (the "json" subprotocol).
+"use strict";
+
+(() => {
+  const view = document.body.dataset.view;
+  const $ = (id) => document.getElementById(id);
+  const PENDING = new Set(["pending"]);
+  const state = {
+    ws: null, seq: null, games: new Map(), standings: null, offset: 0, delay: 0,
+    role: null, token: null, arbiter: null, clocks: new Map(), alerts: [], results: [],
+    round: null, reconnect: true, nextId: 1,
+  };
+
+  // --- time ------------------------------------------------------------------
+  // The server's "now" (snapshot) is the instant its view is at: the wall clock,
+  // minus the public delay for public clients. Clocks count down against it.
+  const viewNow = () => Date.now() - state.offset;
+  const instant = (text) => (text ? Date.parse(text) : null);
+
+  function setClock(game) {
+    const c = game.clock || {};
+    if (c.white_ms == null || c.black_ms == null) { state.clocks.delete(game.game); return; }
+    const running = game.status === "in_progress" ? c.running : null;
+    const received = viewNow();
+    let start = received;
+    const at = instant(c.at);
+    if (running && at != null) {
+      // A reading of long ago (a replay of a past event) is counted from now.
+      const elapsed = received - at;
+      if (elapsed >= 0 && elapsed <= c[running + "_ms"]) start = at;
+    }
+    state.clocks.set(game.game, { white: c.white_ms, black: c.black_ms, running, start });
+  }
+
+  function remaining(gid, side) {
+    const c = state.clocks.get(gid);
+    if (!c) return null;
+    let ms = c[side];
+    if (c.running === side) ms -= viewNow() - c.start;
+    return Math.max(0, ms);
+  }
+
+  function clockText(ms) {
+    if (ms == null) return "–:––";
+    const s = Math.ceil(ms / 1000);
+    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), x = s % 60;
+    const mm = h ? `${h}:${String(m).padStart(2, "0")}` : String(m);
+    return `${mm}:${String(x).padStart(2, "0")}`;
+  }
+
+  function tickClocks() {
+    for (const el of document.querySelectorAll(".clock[data-game]")) {
+      const gid = el.dataset.game, side = el.dataset.side;
+      const ms = remaining(gid, side);
+      el.textContent = clockText(ms);
+      const c = state.clocks.get(gid);
+      el.classList.toggle("running", !!c && c.running === side);
+      el.classList.toggle("low", ms != null && ms < 60000);
+    }
+  }
+
+  // --- the socket ---------------------------------------------------------------
+  function status(text, cls) {
+    const el = $("status");
+    if (el) { el.textContent = text; el.className = "status " + (cls || ""); }
+  }
+
+  function wanted() {
+    if (view === "game") return [gameId()];
+    return "*";
+  }
+
+  function connect() {
+    const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
+    const ws = new WebSocket(url, ["json"]);
+    state.ws = ws;
+    ws.onopen = () => {
+      const frame = { op: "subscribe", games: wanted() };
+      if (state.seq != null) frame.since = state.seq;
+      if (state.token) frame.token = state.token;
+      ws.send(JSON.stringify(frame));
+    };
+    ws.onmessage = (event) => {
+      const data = JSON.parse(event.data);
+      for (const frame of Array.isArray(data) ? data : [data]) handle(frame);
+      render();
+    };
+    ws.onclose = (event) => {
+      if (ws !== state.ws) return;
+      status("disconnected" + (event.reason ? `: ${event.reason}` : "") + "; reconnecting…", "bad");
+      if (state.reconnect) setTimeout(connect, 1000);
+    };
+  }
+
+  function send(frame) {
+    if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(frame));
+  }
+
+  function handle(f) {
+    switch (f.op) {
+      case "subscribed": {
+        state.role = f.role;
+        state.delay = f.delay_ms || 0;
+        const delay = state.delay ? `, ${Math.round(state.delay / 60000) || "<1"} min behind` : "";
+        status(`${f.role === "public" ? "public" : f.role + " " + f.name}: live${delay}`, "ok");
+        break;
+      }
+      case "snapshot":
+        state.offset = Date.now() - instant(f.now);
+        state.games = new Map(f.games.map((g) => [g.game, g]));
+        state.games.forEach(setClock);
+        state.standings = f.standings;
+        state.seq = f.seq;
+        break;
+      case "delta":
+        state.seq = f.seq;
+        if (f.object) { state.games.set(f.object.game, f.object); setClock(f.object); }
+        for (const g of f.games || []) { state.games.set(g.game, g); setClock(g); }
+        if ("standings" in f) state.standings = f.standings;
+        break;
+      case "alert":
+        state.alerts.unshift(f);
+        state.alerts.length = Math.min(state.alerts.length, 200);
+        break;
+      case "result":
+        state.results.unshift(f);
+        break;
+      case "error":
+        if (f.code === "invalid_token") {
+          state.reconnect = false;
+          state.token = null;
+          sessionStorage.removeItem("candidates-token");
+          status("unknown token: not signed in", "bad");
+          if (state.ws) state.ws.close();
+        } else {
+          state.results.unshift({ id: f.id, ok: false, error: { code: f.code, message: f.message } });
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  // --- drawing ---------------------------------------------------------------------
+  const el = (tag, attrs = {}, ...children) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "class") node.className = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v);
+    }
+    for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    return node;
+  };
+
+  function boardOf(game) {
+    const placement = (game.fen || "8/8/8/8/8/8/8/8").split(" ")[0];
+    const last = (game.uci || []).at(-1) || "";
+    const marked = new Set([last.slice(0, 2), last.slice(2, 4)]);
+    const board = el("div", { class: "board", "data-fen": placement });
+    placement.split("/").forEach((row, r) => {
+      let file = 0;
+      for (const ch of row) {
+        if (/\d/.test(ch)) {
+          for (let i = 0; i < Number(ch); i++) board.append(square(r, file++, null, marked));
+        } else {
+          board.append(square(r, file++, ch, marked));
+        }
+      }
+    });
+    return board;
+  }
+
+  function square(r, f, piece, marked) {
+    const name = "abcdefgh"[f] + (8 - r);
+    const cls = ["sq", (r + f) % 2 ? "dark" : "light"];
+    if (marked.has(name)) cls.push("last");
+    const node = el("div", { class: cls.join(" "), "data-square": name });
+    if (piece) {
+      const color = piece === piece.toUpperCase() ? "w" : "b";
+      node.append(el("img", { src: `/pieces/${color}${piece.toUpperCase()}.svg`, alt: piece, "data-piece": piece }));
+    }
+    return node;
+  }
+
+  function lastMove(game) {
+    const n = (game.moves || []).length;
+    if (!n) return "";
+    const san = game.moves[n - 1];
+    const number = Math.ceil(n / 2);
+    return n % 2 ? `${number}. ${san}` : `${number}… ${san}`;
+  }
+
+  function names() {
+    const rows = (state.standings && state.standings.rows) || [];
+    return new Map(rows.filter((r) => r.name).map((r) => [r.player, r.name]));
+  }
+
+  function player(game, side) {
+    const id = game[side] || "?";
+    return el("div", { class: `player ${side}` },
+      el("span", { class: "name", title: id }, names().get(id) || id),
+      el("span", { class: "clock", "data-game": game.game, "data-side": side }, ""));
+  }
+
+  function card(game, link = true) {
+    const status = game.status === "finished" ? `${game.result} (${game.termination || "result"})`
+      : game.status === "in_progress" ? "in progress" : "not started";
+    const body = [
+      el("div", { class: "head" }, `Round ${game.round ?? "?"} · board ${game.board ?? "?"}`),
+      player(game, "black"),
+      boardOf(game),
+      player(game, "white"),
+      el("div", { class: "foot" },
+        el("span", { class: "last-move" }, lastMove(game)),
+        el("span", { class: `result ${game.status}` }, status)),
+    ];
+    const attrs = { class: "card", "data-game": game.game };
+    if (!link) return el("div", attrs, ...body);
+    return el("a", { ...attrs, href: `/game/${encodeURIComponent(game.game)}` }, ...body);
+  }
+
+  function rounds() {
+    const all = [...new Set([...state.games.values()].map((g) => g.round).filter((r) => r != null))];
+    return all.sort((a, b) => a - b);
+  }
+
+  function currentRound() {
+    const played = [...state.games.values()].filter((g) => g.status !== "not_started" && g.round != null);
+    if (played.length) return Math.max(...played.map((g) => g.round));
+    return rounds()[0] ?? null;
+  }
+
+  function renderBoards(container, all) {
+    if (!container) return;
+    let games = [...state.games.values()];
+    if (!all) {
+      const select = $("round");
+      const list = rounds();
+      if (select && select.options.length !== list.length) {
+        select.replaceChildren(...list.map((r) => el("option", { value: r }, r)));
+        select.onchange = () => { state.round = Number(select.value); render(); };
+      }
+      const round = state.round ?? currentRound();
+      if (select && round != null) select.value = round;
+      games = games.filter((g) => g.round === round || g.round == null && g.status === "in_progress");
+    } else {
+      games = games.filter((g) => g.status === "in_progress");
+    }
+    container.replaceChildren(...games.map((g) => card(g)));
+  }
+
+  function renderStandings() {
+    const box = $("standings");
+    const s = state.standings;
+    if (!box || !s) return;
+    const columns = [["rank", "#"], ["player", "Player"], ["points", "Points"], ["games", "Games"],
+      ["wins", "Wins (3.7 b)"], ["h2h", "H2H (3.7 a)"], ["sb", "SB (3.7 c)"]];
+    const prizes = new Map((s.prizes || []).map((p) => [p.player, p.eur]));
+    const rows = (s.rows || []).map((row) => ({
+      ...row,
+      player: row.name ? `${row.name}${row.withdrawn ? " (withdrew)" : ""}` : row.player,
+      prize: prizes.has(row.player) ? `€${prizes.get(row.player).toLocaleString("en")}` : "",
+    }));
+    if (prizes.size) columns.push(["prize", "Prize (3.8.1)"]);
+    const present = columns.filter(([k]) => rows.some((row) => k in row));
+    const table = el("table", { class: "standings" },
+      el("thead", {}, el("tr", {}, ...present.map(([, label]) => el("th", {}, label)))),
+      el("tbody", {}, ...rows.map((row) =>
+        el("tr", { "data-player": row.player }, ...present.map(([k]) => el("td", {}, row[k] ?? ""))))));
+    const notes = [];
+    if (s.after_round != null) notes.push(el("p", { class: "muted" }, `After round ${s.after_round}`));
+    const who = (id) => names().get(id) || id;
+    if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${who(s.winner.player)} (decided by ${s.winner.decided_by})`));
+    else if (s.leader) notes.push(el("p", {}, `Leader: ${who(s.leader.player)} (by ${s.leader.decided_by})`));
+    const p = s.playoff;
+    if (p && p.needed) {
+      notes.push(el("p", { class: "playoff" },
+        `Playoff needed${p.stage ? ` (${p.stage})` : ""}: ${(p.players || []).map(who).join(", ")}` +
+        (p.games && p.games.length ? `; games ${p.games.map((g) => g.game || g).join(", ")}` : "")));
+    } else if (p) {
+      notes.push(el("p", { class: "muted" }, "No playoff needed so far."));
+    }
+    box.replaceChildren(table, ...notes);
+  }
+
+  function gameId() {
+    return decodeURIComponent(location.pathname.replace(/^\/game\//, ""));
+  }
+
+  function renderGame() {
+    const game = state.games.get(gameId());
+    const box = $("game");
+    if (!game) { box.replaceChildren(el("p", { class: "muted" }, `No game ${gameId()} yet.`)); return; }
+    $("title").textContent = `${game.white} – ${game.black}, round ${game.round ?? "?"}`;
+    box.replaceChildren(card(game, false));
+    const moves = $("moves");
+    const items = [];
+    for (let i = 0; i < (game.moves || []).length; i += 2) {
+      items.push(el("li", {}, el("span", { class: "white-move" }, game.moves[i]), " ",
+        el("span", { class: "black-move" }, game.moves[i + 1] || "")));
+    }
+    moves.replaceChildren(...items);
+    const claims = game.claims || [];
+    $("claims").replaceChildren(...(claims.length ? [el("h2", {}, "Claims"),
+      el("ul", {}, ...claims.map((c) => el("li", {}, `${c.id}: ${c.by} claims ${c.kind} — ${c.status}`)))] : []));
+  }
+
+  function renderArbiter() {
+    const rows = [];
+    for (const game of state.games.values()) {
+      for (const claim of game.claims || []) {
+        if (!PENDING.has(claim.status)) continue;
+        const rule = (decision) => () => command({
+          cmd: "rule_claim", game: game.game, claim: claim.id, decision,
+          arbiter: state.arbiter, at: new Date().toISOString(),
+        });
+        rows.push(el("tr", { "data-claim": `${game.game}/${claim.id}` },
+          el("td", {}, game.game), el("td", {}, claim.id), el("td", {}, claim.by),
+          el("td", {}, claim.kind + (claim.intended_move ? ` (writes ${claim.intended_move})` : "")),
+          el("td", {}, claim.verified == null ? "arbiter's judgement" : claim.verified ? "verified" : "not verified"),
+          el("td", {}, claim.advice ? `advisor: ${claim.advice.opinion}` : ""),
+          el("td", {}, el("button", { onclick: rule("accepted") }, "Accept"), " ",
+            el("button", { onclick: rule("rejected") }, "Reject"))));
+      }
+    }
+    $("claims").tBodies[0].replaceChildren(...(rows.length ? rows
+      : [el("tr", {}, el("td", { class: "muted" }, "No claim waits for a ruling."))]));
+    $("alerts").replaceChildren(...state.alerts.map((a) =>
+      el("li", { class: `alert ${a.kind}` }, `${a.at || ""} ${a.game ? `[${a.game}] ` : ""}${a.kind}: ${a.message || ""}`)));
+    $("results").replaceChildren(...state.results.slice(0, 50).map((r) =>
+      el("li", { class: r.ok ? "ok" : "bad" }, `${r.id}: ` + (r.ok ? `ok (${(r.events || []).map((e) => e.type).join(", ")})` : `${r.error.code}: ${r.error.message}`))));
+    renderBoards($("boards"), true);
+  }
+
+  function command(cmd) {
+    const id = `c${state.nextId++}`;
+    send({ op: "command", id, command: cmd });
+    return id;
+  }
+
+  function render() {
+    if (view === "boards") { renderBoards($("boards"), false); renderStandings(); }
+    else if (view === "game") renderGame();
+    else if (view === "arbiter") renderArbiter();
+    tickClocks();
+  }
+
+  // --- start -----------------------------------------------------------------------
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("token")) state.token = fragment.get("token");
+  if (view === "arbiter") {
+    state.token = state.token || sessionStorage.getItem("candidates-token");
+    state.arbiter = sessionStorage.getItem("candidates-arbiter") || "chief";
+    $("arbiter").value = state.arbiter;
+    $("signin").addEventListener("submit", (event) => {
+      event.preventDefault();
+      state.token = $("token").value;
+      state.arbiter = $("arbiter").value || null;
+      sessionStorage.setItem("candidates-token", state.token);
+      sessionStorage.setItem("candidates-arbiter", state.arbiter || "");
+      state.reconnect = true;
+      state.seq = null;
+      if (state.ws) { const old = state.ws; state.ws = null; old.close(); }
+      connect();
+    });
+    $("command").addEventListener("submit", (event) => {
+      event.preventDefault();
+      try {
+        const cmd = JSON.parse($("command-text").value);
+        if (cmd.at === "now") cmd.at = new Date().toISOString();
+        command(cmd);
+      } catch (error) {
+        state.results.unshift({ id: "-", ok: false, error: { code: "not_json", message: String(error) } });
+        render();
+      }
+    });
+    if (state.token) connect();
+  } else {
+    connect();
+  }
+  setInterval(tickClocks, 200);
+})();

@@ -1,0 +1,117 @@
+"""``candidates serve`` and ``candidates watch`` as a person runs them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from adapters.store import Store
+from tests.gateway_support import RunningGateway
+from tests.helpers import at, ok, paired_tournament, play
+
+CLI = [sys.executable, "-c", "import sys; from adapters.cli import main; sys.exit(main())"]
+
+
+@pytest.fixture
+def started(sqlite_store: Store) -> Store:
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    return sqlite_store
+
+
+def test_serve_listens_serves_the_page_and_stops_on_sigint(started: Store, tmp_path) -> None:
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps({"desk-token-123": {"role": "arbiter", "name": "Desk"}}))
+    proc = subprocess.Popen(
+        [*CLI, "--store", started.url, "serve", "--port", "0", "--tokens", str(tokens)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.search(r"at (http://127\.0\.0\.1:\d+)/", line)
+        assert match, line + (proc.stderr.read() if proc.poll() is not None else "")
+        assert "1 token(s); public delay 900 s" in proc.stdout.readline()
+        with urllib.request.urlopen(match.group(1) + "/status") as answer:
+            status = json.load(answer)
+        assert status["seq"] == started.last_seq() and status["public_delay_ms"] == 900_000
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--public-delay", "-1"], "--public-delay must be 0 or more"),
+        (["--tokens", "/nonexistent/tokens.json"], "cannot read the token file"),
+        (["--dgt-file", "recording.dgt"], "--dgt-file needs FILE=GAME"),
+    ],
+)
+def test_serve_refuses_bad_options_with_a_reason(started: Store, args, message) -> None:
+    done = subprocess.run(
+        [*CLI, "--store", started.url, "serve", "--port", "0", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and message in done.stderr
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("adapters.dgt") is not None
+    and importlib.util.find_spec("adapters.dgt.service") is not None,
+    reason="the DGT service is installed: its own tests run it",
+)
+def test_serve_says_when_dgt_boards_are_not_available(started: Store) -> None:
+    done = subprocess.run(
+        [*CLI, "--store", started.url, "serve", "--port", "0", "--dgt", "tcp://127.0.0.1:1=1.1"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and "DGT boards are not available" in done.stderr
+
+
+def test_watch_prints_live_moves_and_clocks(started: Store) -> None:
+    play(started, "1.1", "d4 Nf6")
+    with RunningGateway(started.url, public_delay_s=0) as gw:
+        proc = subprocess.Popen(
+            [*CLI, "watch", "--url", gw.url, "--game", "1.1", "--deltas", "2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline(), proc.stdout.readline()]
+        assert lines[0].startswith("-- public feed; at seq")
+        assert lines[1].startswith("1.1 aronian-carlsen") and "1... Nf6" in lines[1]
+        time.sleep(0.2)
+        play(started, "1.1", "c4", start_s=30)
+        play(started, "1.1", "e6", start_s=40)
+        out, err = proc.communicate(timeout=15)
+        assert proc.returncode == 0, err
+        shown = [line for line in out.splitlines() if line.startswith("1.1 ")]
+        assert len(shown) == 2 and "2. c4" in shown[0] and "2... e6" in shown[1], shown
+        assert re.search(r"W \S+ +B \S+", shown[-1])
+
+
+def test_watch_says_when_no_gateway_listens() -> None:
+    done = subprocess.run(
+        [*CLI, "watch", "--url", "ws://127.0.0.1:9/ws"], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 1 and "cannot connect to ws://127.0.0.1:9/ws" in done.stderr
