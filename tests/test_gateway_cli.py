@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -14,9 +13,12 @@ import urllib.request
 
 import pytest
 
+from adapters.dgt.link import wall_ms
 from adapters.store import Store
+from engine.timefmt import format_instant
 from tests.gateway_support import RunningGateway
 from tests.helpers import at, ok, paired_tournament, play
+from tests.test_import_pgn import LONDON_2013
 
 CLI = [sys.executable, "-c", "import sys; from adapters.cli import main; sys.exit(main())"]
 
@@ -71,19 +73,59 @@ def test_serve_refuses_bad_options_with_a_reason(started: Store, args, message) 
     assert done.returncode == 2 and message in done.stderr
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("adapters.dgt") is not None
-    and importlib.util.find_spec("adapters.dgt.service") is not None,
-    reason="the DGT service is installed: its own tests run it",
-)
-def test_serve_says_when_dgt_boards_are_not_available(started: Store) -> None:
-    done = subprocess.run(
-        [*CLI, "--store", started.url, "serve", "--port", "0", "--dgt", "tcp://127.0.0.1:1=1.1"],
+def test_serve_feeds_a_dgt_board_into_the_store(sqlite_store: Store, tmp_path) -> None:
+    """``serve --dgt-file REC=GAME``: the boards run in the gateway's loop and their moves
+    are stored (3.5.2: the games are played on electronic boards)."""
+    recording = tmp_path / "board.dgt"
+    made = subprocess.run(
+        [
+            *CLI,
+            "dgt",
+            "simulate",
+            "--pgn",
+            str(LONDON_2013),
+            "--round",
+            "1.1",
+            "--time-scale",
+            "0.001",
+            "--out",
+            str(recording),
+        ],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=60,
     )
-    assert done.returncode == 2 and "DGT boards are not available" in done.stderr
+    assert made.returncode == 0, made.stderr
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": format_instant(wall_ms())})
+    server = subprocess.Popen(
+        [
+            *CLI,
+            "--store",
+            sqlite_store.url,
+            "serve",
+            "--port",
+            "0",
+            "--dgt-file",
+            f"{recording}=1.1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        game = sqlite_store.game("1.1")
+        while time.monotonic() < deadline and (game is None or game.ply < 61):
+            time.sleep(0.5)
+            game = sqlite_store.game("1.1")
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, err = server.communicate(timeout=30)
+    assert game is not None and game.ply == 61, err
+    assert game.sans[-1] == "Rc2"  # the last move of Aronian - Carlsen, round 1
+    moves = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovePlayed"]
+    assert all(e.by.startswith("dgt:") for e in moves)
 
 
 def test_watch_prints_live_moves_and_clocks(started: Store) -> None:
