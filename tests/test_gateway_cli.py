@@ -20,7 +20,6 @@ from tests.gateway_support import RunningGateway
 from tests.helpers import at, ok, paired_tournament, play
 from tests.test_import_pgn import LONDON_2013
 
-FAST = ("--time-scale", "0.001", "--out")
 CLI = [sys.executable, "-c", "import sys; from adapters.cli import main; sys.exit(main())"]
 
 
@@ -78,7 +77,6 @@ def test_serve_feeds_a_dgt_board_into_the_store(sqlite_store: Store, tmp_path) -
     """``serve --dgt-file REC=GAME``: the boards run in the gateway's loop and their moves
     are stored (3.5.2: the games are played on electronic boards)."""
     recording = tmp_path / "board.dgt"
-    board = f"{recording}=1.1"
     made = subprocess.run(
         [
             *CLI,
