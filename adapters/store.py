@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, Notification
 
+from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
 from engine import game as games
 from engine import reconciliation
@@ -81,6 +82,10 @@ class CandidatesApplication(Application[str]):
     name = "Candidates"
     log_section_size = 1000
 
+    def construct_mapper(self) -> ChainMapper:
+        """Stored records carry their hash link (adapters/chain.py, docs/audit.md)."""
+        return ChainMapper(self.construct_transcoder())
+
 
 @dataclass
 class _Cached:
@@ -97,6 +102,8 @@ class Store:
         self._cache: dict[str, _Cached] = {}
         self._batch_fresh: set[str] | None = None
         """Streams already brought up to date during the current ``execute_many``."""
+        self.chain = Chain(self)
+        """Hash links computed at append, seals every ``chain.seal_every`` events."""
 
     def close(self) -> None:
         self.app.close()
@@ -250,17 +257,27 @@ class Store:
         """Append events in one transaction; Conflict if a stream moved on meanwhile."""
         if not events:
             return []
+        links = self.chain.link(events)
         try:
             recordings = self.app.save(*events)
         except IntegrityError:
             streams = sorted({e.originator_id for e in events})
             for stream in streams:
                 self._cache.pop(stream, None)
+            self.chain.forget(streams)
             raise Conflict(
                 f"another command changed {', '.join(streams)} first; "
                 "nothing was appended: read the new state and decide again"
             ) from None
-        return [r.notification.id for r in recordings]
+        finally:
+            self.chain.done()
+        ids = [r.notification.id for r in recordings]
+        self.chain.saved(events, links)
+        return ids
+
+    def seal(self) -> Event | None:
+        """Seal every event not yet sealed (docs/audit.md); None if nothing to seal."""
+        return self.chain.seal()
 
     def execute(self, raw: object) -> tuple[Command, list[Event]]:
         """Decide and append one command; raises CommandRefused (nothing appended)."""

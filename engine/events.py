@@ -380,3 +380,23 @@ class SuddenDeathColourChosen(Event):
     white: str
     black: str
     arbiter: str
+
+
+# --- tamper evidence (on the tournament stream) -------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChainSealed(Event):
+    """The store sealed the hash chains: a digest of the first ``events_before``
+    stored events in their global order (see docs/audit.md). The engine never
+    decides on it; the store appends it and ``candidates audit`` checks it."""
+
+    events_before: int
+    """The seal covers the first ``events_before`` events of the log, in global order."""
+    order_digest: str
+    """Hex SHA-256 running digest of those events' hash links, in global order."""
+    order: str
+    """8 hex digits (the first 4 bytes of each link) for every event this seal adds to
+    the previous one, in global order: lets an audit name a moved or missing event."""
+    through_seq: int
+    """Where the store that sealed read up to (its notification id); a hint only."""

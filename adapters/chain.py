@@ -1,0 +1,286 @@
+"""Tamper evidence: hash links between stored events, and seals over their global order.
+
+Every stored event carries a **link**: ``SHA-256(link of its predecessor in the
+same stream || canonical bytes of the event)``, the first event of a stream
+chaining from 32 zero bytes. The canonical bytes are the msgpack encoding of
+``[stream, version, type, at_ms, fields]`` (``fields``: the event's own fields
+but ``at_ms``, in declaration order), exactly the first five items of a
+replay-log record (docs/replay-log.md), so anyone with msgpack and SHA-256 can
+check a log.
+
+Per-stream chains need no lock: the store's optimistic concurrency lets one
+writer only put an event at a given stream position, so every event has a
+unique predecessor. They cannot see the order *between* streams, nor the loss
+of a stream's last event. **Seals** cover that: a ``ChainSealed`` event on the
+``tournament`` stream holds a running digest of the links of the first N events
+in global order, ``D_k = SHA-256(D_{k-1} || link_a || ... || link_b)`` from 32
+zero bytes, and the 4-byte prefix of each link it adds (to name a moved or
+missing event). The store seals every ``seal_every`` events it appends
+(``$CANDIDATES_SEAL_EVERY``, default 1000, 0 = never) and on request
+(``Store.seal()``, ``candidates seal``). The design and its limits are in
+docs/audit.md.
+
+The link is kept inside the stored record's msgpack map under ``_link`` (the
+domain event never sees it): ``ChainMapper`` adds it on the way in and takes
+it out on the way back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
+from eventsourcing.utils import get_topic
+
+from engine.events import TOURNAMENT_STREAM, ChainSealed, Event
+
+if TYPE_CHECKING:
+    from adapters.store import Store
+
+LINK_KEY = "_link"
+"""Key of the hash link inside a stored record's msgpack map."""
+GENESIS = bytes(32)
+"""The predecessor of every stream's first event, and the digest before the first seal."""
+PREFIX_BYTES = 4
+DEFAULT_SEAL_EVERY = 1000
+
+
+def event_fields(event: Event) -> dict[str, Any]:
+    """The event's own fields but ``at_ms`` (stream and version apart), in declaration order."""
+    skip = ("originator_id", "originator_version", "at_ms")
+    return {f.name: getattr(event, f.name) for f in fields(event) if f.name not in skip}
+
+
+def canonical(stream: str, version: int, kind: str, at_ms: int, body: dict[str, Any]) -> bytes:
+    """The bytes a link hashes: msgpack of ``[stream, version, type, at_ms, fields]``."""
+    return msgpack.packb([stream, version, kind, at_ms, body], use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def event_canonical(event: Event) -> bytes:
+    return canonical(
+        event.originator_id, event.originator_version, event.kind, event.at_ms, event_fields(event)
+    )
+
+
+def next_link(previous: bytes, content: bytes) -> bytes:
+    """The link of an event: SHA-256 of its predecessor's link and its canonical bytes."""
+    return hashlib.sha256(previous + content).digest()
+
+
+def extend_digest(digest: bytes, links: Iterable[bytes]) -> bytes:
+    """The running order digest after these links (``D_k`` of the module docstring)."""
+    h = hashlib.sha256(digest)
+    for link in links:
+        h.update(link)
+    return h.digest()
+
+
+def prefixes(links: Iterable[bytes]) -> str:
+    return "".join(link[:PREFIX_BYTES].hex() for link in links)
+
+
+def split_prefixes(order: str) -> list[str]:
+    width = 2 * PREFIX_BYTES
+    return [order[i : i + width] for i in range(0, len(order), width)]
+
+
+class ChainMapper(Mapper[str]):
+    """The eventsourcing mapper, plus the hash link kept in the stored record."""
+
+    def __init__(self, transcoder: Transcoder) -> None:
+        super().__init__(transcoder)
+        self.pending: dict[tuple[str, int], bytes] = {}
+        """Links to store, by (stream, version), set by ``Chain.link`` before a save."""
+
+    def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        state = dict(vars(domain_event))
+        stream = state.pop("originator_id")
+        version = state.pop("originator_version")
+        link = self.pending.get((stream, version))
+        if link is not None:
+            state[LINK_KEY] = link
+        return StoredEvent(
+            originator_id=stream,
+            originator_version=version,
+            topic=get_topic(type(domain_event)),
+            state=self.transcoder.encode(state),
+        )
+
+    def to_domain_event(self, stored_event: StoredEvent) -> Any:
+        return self.event_and_link(stored_event)[0]
+
+    def event_and_link(self, stored_event: StoredEvent) -> tuple[Any, bytes | None]:
+        """The domain event and the hash link stored with it (None if it has none)."""
+        event = super().to_domain_event(stored_event)
+        link = vars(event).pop(LINK_KEY, None)
+        return event, link if isinstance(link, bytes) else None
+
+
+@dataclass
+class SealPoint:
+    """Where the last seal stopped: events covered, digest, notification id reached."""
+
+    events: int
+    digest: bytes
+    seq: int
+
+
+class Chain:
+    """The store's side of the chains: links computed at append, seals appended after."""
+
+    def __init__(self, store: Store, seal_every: int | None = None) -> None:
+        self.store = store
+        env = os.environ.get("CANDIDATES_SEAL_EVERY")
+        self.seal_every = (
+            seal_every
+            if seal_every is not None
+            else int(env)
+            if env and env.strip().isdigit()
+            else DEFAULT_SEAL_EVERY
+        )
+        self.heads: dict[str, tuple[int, bytes]] = {}
+        self.appended_since_check = 0
+        self.sealed: SealPoint | None = None
+        self._sealing = False
+
+    @property
+    def mapper(self) -> ChainMapper:
+        mapper = self.store.app.mapper
+        assert isinstance(mapper, ChainMapper)
+        return mapper
+
+    # --- links ----------------------------------------------------------------
+
+    def stored_link(self, stream: str, version: int) -> bytes | None:
+        """The link stored with one event, None if absent or unlinked."""
+        if version < 1:
+            return None
+        found = self.store.app.recorder.select_events(
+            stream, gt=version - 1 if version > 1 else None, lte=version, limit=1
+        )
+        if not found or found[0].originator_version != version:
+            return None
+        return self.mapper.event_and_link(found[0])[1]
+
+    def predecessor(self, stream: str, version: int) -> bytes:
+        if version <= 1:
+            return GENESIS
+        head = self.heads.get(stream)
+        if head is not None and head[0] == version - 1:
+            return head[1]
+        return self.stored_link(stream, version - 1) or GENESIS
+
+    def link(self, events: Sequence[Event]) -> list[bytes]:
+        """Compute the link of each event (in order) and hand them to the mapper."""
+        batch: dict[str, tuple[int, bytes]] = {}
+        links: list[bytes] = []
+        for event in events:
+            stream, version = event.originator_id, event.originator_version
+            head = batch.get(stream)
+            previous = (
+                head[1]
+                if head is not None and head[0] == version - 1
+                else self.predecessor(stream, version)
+            )
+            link = next_link(previous, event_canonical(event))
+            batch[stream] = (version, link)
+            links.append(link)
+            self.mapper.pending[(stream, version)] = link
+        return links
+
+    def done(self) -> None:
+        self.mapper.pending.clear()
+
+    def saved(self, events: Sequence[Event], links: Sequence[bytes]) -> None:
+        for event, link in zip(events, links, strict=True):
+            self.heads[event.originator_id] = (event.originator_version, link)
+        if self._sealing:
+            return
+        self.appended_since_check += len(events)
+        if self.seal_every and self.appended_since_check >= self.seal_every:
+            self.appended_since_check = 0
+            self.seal(minimum=self.seal_every)
+
+    def forget(self, streams: Iterable[str]) -> None:
+        for stream in streams:
+            self.heads.pop(stream, None)
+
+    # --- seals ----------------------------------------------------------------
+
+    def records_after(self, seq: int) -> Iterator[tuple[int, bytes | None, int]]:
+        """(notification id, link, at_ms) of every stored event after ``seq``."""
+        decode = self.store.app.mapper.transcoder.decode
+        for notification in self.store.notifications(seq + 1):
+            state = decode(notification.state)
+            link = state.get(LINK_KEY) if isinstance(state, dict) else None
+            at_ms = state.get("at_ms", 0) if isinstance(state, dict) else 0
+            yield notification.id, link if isinstance(link, bytes) else None, int(at_ms or 0)
+
+    def last_seal_point(self) -> SealPoint:
+        """Where the last seal of the tournament stream stopped (verified hint, else counted)."""
+        last: ChainSealed | None = None
+        for event in self.store.stream(TOURNAMENT_STREAM):
+            if isinstance(event, ChainSealed):
+                last = event
+        if last is None:
+            return SealPoint(0, GENESIS, 0)
+        digest = bytes.fromhex(last.order_digest)
+        tail = split_prefixes(last.order)[-1:] or [""]
+        hinted = next(iter(self.store.notifications(last.through_seq, 1)), None)
+        if hinted is not None and hinted.id == last.through_seq:
+            link = self.mapper.event_and_link(hinted)[1]
+            if link is not None and link[:PREFIX_BYTES].hex() == tail[0]:
+                return SealPoint(last.events_before, digest, last.through_seq)
+        seq = 0
+        for index, notification in enumerate(self.store.notifications(), start=1):
+            seq = notification.id
+            if index == last.events_before:
+                break
+        return SealPoint(last.events_before, digest, seq)
+
+    def seal(self, minimum: int = 1) -> ChainSealed | None:
+        """Append a seal over every event not yet sealed (at least ``minimum`` of them).
+
+        Needs the tournament to exist (the seal lives on its stream). Returns None
+        when there is nothing to seal or another writer moved the tournament stream
+        first (the next seal covers the same events).
+        """
+        from engine.errors import Conflict
+
+        tournament = self.store.tournament()
+        if tournament is None or self._sealing:
+            return None
+        point = self.sealed or self.last_seal_point()
+        links: list[bytes] = []
+        last_seq, latest_ms = point.seq, 0
+        for seq, link, at_ms in self.records_after(point.seq):
+            links.append(link or GENESIS)
+            last_seq, latest_ms = seq, max(latest_ms, at_ms)
+        self.sealed = point
+        if len(links) < max(minimum, 1):
+            return None
+        digest = extend_digest(point.digest, links)
+        seal = ChainSealed(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=tournament.version + 1,
+            at_ms=latest_ms,
+            by="store",
+            events_before=point.events + len(links),
+            order_digest=digest.hex(),
+            order=prefixes(links),
+            through_seq=last_seq,
+        )
+        self._sealing = True
+        try:
+            self.store.append([seal])
+        except Conflict:
+            return None
+        finally:
+            self._sealing = False
+        self.sealed = SealPoint(point.events + len(links), digest, last_seq)
+        return seal

@@ -1,0 +1,344 @@
+"""Replay logs: a tournament's stored events as one msgpack stream (docs/replay-log.md).
+
+A log is a sequence of msgpack objects, written one after another:
+
+1. a **header** map: ``{"format": "candidates-replay-log", "version": 1,
+   "tournament": id|None, "name": str|None, "notes": str, "generated": [str]}``;
+2. one **record** array per stored event, in the store's global order:
+   ``[stream, version, type, at_ms, fields, link]`` (``fields`` is a map of the
+   event's own fields but ``at_ms``; ``link`` the 32-byte hash link of
+   adapters/chain.py, or nil for an event stored without one);
+3. a **trailer** map: ``{"end": true, "events": n, "order_digest": hex,
+   "state": {...}}``: the count, the running digest of every link in order, and
+   the final state of each game as the exporting engine saw it (fen, ply,
+   result, termination), which ``candidates audit FILE`` compares with what it
+   re-derives.
+
+``export_log`` writes a store's log; ``import_log`` loads one into an empty
+store, checking every link first, so the round trip store -> log -> store ->
+log gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import msgpack
+
+from adapters.chain import GENESIS, event_canonical, event_fields, extend_digest, next_link
+from adapters.store import Store
+from engine.errors import CommandRefused, MalformedCommand
+from engine.events import Event
+from projections.game_view import fold_game, position_fen
+
+FORMAT = "candidates-replay-log"
+FORMAT_VERSION = 1
+BATCH = 500
+
+
+class LogError(CommandRefused):
+    """A replay log that cannot be read, or whose links do not hold."""
+
+    code = "invalid_log"
+
+
+def event_classes() -> dict[str, type[Event]]:
+    """Every event class by its type name (the ``type`` of a log record)."""
+    import engine.dispatch  # noqa: F401  (imports every module that defines events)
+
+    found: dict[str, type[Event]] = {}
+    todo: list[type[Event]] = [Event]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            if sub.__name__ in found and found[sub.__name__] is not sub:
+                raise LogError(f"two event classes are named {sub.__name__}")
+            found[sub.__name__] = sub
+            todo.append(sub)
+    return found
+
+
+@dataclass(frozen=True)
+class Record:
+    """One stored event as a log carries it."""
+
+    seq: int
+    """Position in the log's global order, from 1."""
+    stream: str
+    version: int
+    type: str
+    at_ms: int
+    fields: dict[str, Any]
+    link: bytes | None
+
+    def as_list(self) -> list[Any]:
+        return [self.stream, self.version, self.type, self.at_ms, self.fields, self.link]
+
+    def where(self) -> str:
+        return f"{self.stream} v{self.version} ({self.type}, log position {self.seq})"
+
+    def event(self, classes: dict[str, type[Event]] | None = None) -> Event:
+        """The domain event; LogError naming the record if it cannot be built."""
+        classes = classes or event_classes()
+        cls = classes.get(self.type)
+        if cls is None:
+            raise LogError(f"{self.where()}: unknown event type {self.type!r}")
+        try:
+            return cls(
+                originator_id=self.stream,
+                originator_version=self.version,
+                at_ms=self.at_ms,
+                **self.fields,
+            )
+        except TypeError as exc:
+            raise LogError(f"{self.where()}: fields do not fit {self.type}: {exc}") from None
+
+
+def record_of(seq: int, event: Event, link: bytes | None) -> Record:
+    return Record(
+        seq,
+        event.originator_id,
+        event.originator_version,
+        event.kind,
+        event.at_ms,
+        event_fields(event),
+        link,
+    )
+
+
+@dataclass
+class Log:
+    """A whole log in memory: header, records, trailer."""
+
+    header: dict[str, Any]
+    records: list[Record]
+    trailer: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tournament(self) -> str | None:
+        value = self.header.get("tournament")
+        return value if isinstance(value, str) else None
+
+
+# --- reading -------------------------------------------------------------------
+
+
+def _unpacker(handle: IO[bytes]) -> msgpack.Unpacker:
+    return msgpack.Unpacker(handle, raw=False, use_list=False, strict_map_key=False)
+
+
+def read_log(path: str | Path) -> Log:
+    """Read and check the form of a log (not its links: see ``verify_links``)."""
+    try:
+        with open(path, "rb") as handle:
+            return parse_objects(_unpacker(handle), str(path))
+    except OSError as exc:
+        raise LogError(f"cannot read the replay log {str(path)!r}: {exc.strerror}") from None
+
+
+def parse_objects(objects: Iterable[Any], name: str = "log") -> Log:
+    items = iter(objects)
+    try:
+        header = next(items)
+    except StopIteration:
+        raise LogError(f"{name}: empty file, not a replay log") from None
+    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError) as exc:
+        raise LogError(f"{name}: not msgpack ({exc})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise LogError(f"{name}: not a replay log (the first object must be its header)")
+    if header.get("version") != FORMAT_VERSION:
+        raise LogError(
+            f"{name}: replay-log format version {header.get('version')!r}; "
+            f"this engine reads version {FORMAT_VERSION}"
+        )
+    records: list[Record] = []
+    trailer: dict[str, Any] | None = None
+    try:
+        for item in items:
+            position = len(records) + 1
+            if trailer is not None:
+                raise LogError(f"{name}: data after the trailer (object {position + 1})")
+            if isinstance(item, dict):
+                trailer = item
+                continue
+            records.append(_record(item, position, name))
+    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError) as exc:
+        raise LogError(f"{name}: corrupt after record {len(records)} ({exc})") from None
+    return Log(header, records, trailer)
+
+
+def _record(item: object, seq: int, name: str) -> Record:
+    if not isinstance(item, tuple | list) or len(item) != 6:
+        raise LogError(f"{name}: record {seq} is not [stream, version, type, at_ms, fields, link]")
+    stream, version, kind, at_ms, body, link = item
+    if not (
+        isinstance(stream, str)
+        and isinstance(version, int)
+        and isinstance(kind, str)
+        and isinstance(at_ms, int)
+        and isinstance(body, dict)
+        and (link is None or (isinstance(link, bytes) and len(link) == 32))
+    ):
+        raise LogError(f"{name}: record {seq} ({stream!r} v{version!r}) has ill-typed items")
+    return Record(seq, stream, version, kind, at_ms, dict(body), link)
+
+
+# --- writing -------------------------------------------------------------------
+
+
+def store_records(store: Store) -> Iterator[Record]:
+    """Every stored event of a store as a record, in global order, with its stored link."""
+    mapper = store.chain.mapper
+    for seq, notification in enumerate(store.notifications(), start=1):
+        event, link = mapper.event_and_link(notification)
+        if isinstance(event, Event):
+            yield record_of(seq, event, link)
+
+
+def final_state(events: Iterable[Event]) -> dict[str, Any]:
+    """What the trailer records of each game: fen, ply, result, termination."""
+    by_stream: dict[str, list[Event]] = {}
+    for event in events:
+        if event.originator_id.startswith("game/"):
+            by_stream.setdefault(event.originator_id, []).append(event)
+    games: dict[str, Any] = {}
+    for stream, stream_events in by_stream.items():
+        game = fold_game(stream_events)
+        if game is not None:
+            games[stream.removeprefix("game/")] = {
+                "fen": position_fen(game),
+                "ply": game.ply,
+                "result": game.result,
+                "termination": game.termination,
+            }
+    return {"games": dict(sorted(games.items()))}
+
+
+def header_for(store: Store, notes: str = "", generated: Iterable[str] = ()) -> dict[str, Any]:
+    tournament = store.tournament()
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "tournament": tournament.id if tournament else None,
+        "name": tournament.name if tournament else None,
+        "notes": notes,
+        "generated": list(generated),
+    }
+
+
+def write_log(
+    handle: IO[bytes],
+    header: dict[str, Any],
+    records: Iterable[Record],
+    classes: dict[str, type[Event]] | None = None,
+) -> int:
+    """Write header, records, trailer; return the number of records."""
+    packer = msgpack.Packer(use_bin_type=True)
+    handle.write(packer.pack(header))
+    classes = classes or event_classes()
+    count, links, events = 0, [], []
+    for record in records:
+        handle.write(packer.pack(record.as_list()))
+        count += 1
+        links.append(record.link or GENESIS)
+        events.append(record.event(classes))
+    trailer = {
+        "end": True,
+        "events": count,
+        "order_digest": extend_digest(GENESIS, links).hex(),
+        "state": final_state(events),
+    }
+    handle.write(packer.pack(trailer))
+    return count
+
+
+def export_log(
+    store: Store, path: str | Path, notes: str = "", generated: Iterable[str] = ()
+) -> int:
+    """Write the store's whole log to ``path``; return the number of events."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "wb") as handle:
+        return write_log(handle, header_for(store, notes, generated), store_records(store))
+
+
+# --- checking and loading ---------------------------------------------------------
+
+
+@dataclass
+class LinkProblem:
+    record: Record
+    message: str
+
+
+def verify_links(records: Iterable[Record], classes: dict[str, type[Event]]) -> list[LinkProblem]:
+    """Recompute every link from its predecessor's and compare; one problem per bad record."""
+    heads: dict[str, tuple[int, bytes | None]] = {}
+    problems: list[LinkProblem] = []
+    for record in records:
+        head = heads.get(record.stream)
+        expected_version = head[0] + 1 if head else 1
+        if record.version != expected_version:
+            what = (
+                f"follows v{head[0]}: versions {expected_version}..{record.version - 1} are missing"
+                if head and record.version > expected_version
+                else f"expected v{expected_version} of {record.stream} here"
+            )
+            problems.append(LinkProblem(record, f"{record.where()}: {what}"))
+        previous = GENESIS if record.version == 1 else (head[1] if head else None)
+        event = record.event(classes)
+        if record.link is None:
+            problems.append(LinkProblem(record, f"{record.where()}: stored without a hash link"))
+        elif previous is not None and record.link != next_link(previous, event_canonical(event)):
+            problems.append(
+                LinkProblem(
+                    record,
+                    f"{record.where()}: hash link does not match its content and its "
+                    "predecessor's link (changed, or its predecessor was)",
+                )
+            )
+        heads[record.stream] = (record.version, record.link)
+    return problems
+
+
+def import_log(store: Store, log: Log) -> int:
+    """Load a log into an empty store, exactly; refuse a log whose links do not hold."""
+    if store.last_seq() != 0:
+        raise MalformedCommand(
+            f"the store {store.url!r} is not empty: a replay log is loaded into an empty store"
+        )
+    classes = event_classes()
+    problems = [p for p in verify_links(log.records, classes) if p.record.link is not None]
+    if problems:
+        raise LogError(
+            f"the log's hash links do not hold ({len(problems)} problem(s)); first: "
+            f"{problems[0].message}. Run `candidates audit FILE` for the full report"
+        )
+    return append_records(store, log.records, classes)
+
+
+def append_records(
+    store: Store, records: Iterable[Record], classes: dict[str, type[Event]] | None = None
+) -> int:
+    """Append records as they are (no automatic seals: the log carries its own)."""
+    classes = classes or event_classes()
+    saved_every, store.chain.seal_every = store.chain.seal_every, 0
+    count = 0
+    batch: list[Event] = []
+    try:
+        for record in records:
+            batch.append(record.event(classes))
+            if len(batch) >= BATCH:
+                store.append(batch)
+                count += len(batch)
+                batch = []
+        if batch:
+            store.append(batch)
+            count += len(batch)
+    finally:
+        store.chain.seal_every = saved_every
+    return count

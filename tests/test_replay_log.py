@@ -1,0 +1,113 @@
+"""Replay logs (docs/replay-log.md): exact round trip store -> log -> store -> log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from adapters.pgn_import import import_pgn
+from adapters.replay_log import (
+    FORMAT,
+    LogError,
+    export_log,
+    import_log,
+    read_log,
+    store_records,
+)
+from adapters.store import Store
+from tests.helpers import at, ok, paired_tournament, play
+
+SOURCE = Path(__file__).resolve().parents[1] / "replay_logs" / "sources" / "candidates-2013.pgn"
+
+
+def small_event(store: Store) -> None:
+    paired_tournament(store)
+    ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    ok(store, {"cmd": "start_game", "game": "1.2", "at": at(0)})
+    play(store, "1.1", "e4 e5 Nf3 Nc6")
+    play(store, "1.2", "d4 d5 c4", start_s=3)
+    store.seal()
+    play(store, "1.1", "Bb5 a6", start_s=50)
+    ok(store, {"cmd": "resign", "game": "1.2", "by": "black", "at": at(90)})
+
+
+class TestRoundTrip:
+    def test_store_to_log_to_store_is_exact(self, store: Store, tmp_path: Path) -> None:
+        small_event(store)
+        first = tmp_path / "first.msgpack"
+        second = tmp_path / "second.msgpack"
+        count = export_log(store, first, notes="test")
+        assert count == store.count()
+        with Store(str(tmp_path / "copy.sqlite")) as copy:
+            assert import_log(copy, read_log(first)) == count
+            export_log(copy, second, notes="test")
+            original = [(r.as_list()) for r in store_records(store)]
+            copied = [(r.as_list()) for r in store_records(copy)]
+            assert copied == original
+            assert [e for _, e in copy.events_since(0)] == [e for _, e in store.events_since(0)]
+            assert copy.game("1.1") == store.game("1.1")
+        assert first.read_bytes() == second.read_bytes()
+
+    def test_whole_2013_event_round_trips(self, sqlite_store: Store, tmp_path: Path) -> None:
+        reports = import_pgn(sqlite_store, SOURCE)
+        assert sum(r.status == "imported" for r in reports) == 56
+        first, second = tmp_path / "a.msgpack", tmp_path / "b.msgpack"
+        export_log(sqlite_store, first)
+        with Store(str(tmp_path / "copy.sqlite")) as copy:
+            import_log(copy, read_log(first))
+            export_log(copy, second)
+        assert first.read_bytes() == second.read_bytes()
+
+    def test_header_names_format_and_tournament(self, sqlite_store: Store, tmp_path: Path) -> None:
+        small_event(sqlite_store)
+        path = tmp_path / "log.msgpack"
+        export_log(sqlite_store, path, generated=["clock readings"])
+        log = read_log(path)
+        assert log.header["format"] == FORMAT
+        assert log.header["version"] == 1
+        assert log.tournament == "london-2013"
+        assert list(log.header["generated"]) == ["clock readings"]
+        assert log.trailer is not None and log.trailer["events"] == len(log.records)
+        assert log.trailer["state"]["games"]["1.2"]["result"] == "1-0"
+        assert [r.seq for r in log.records] == list(range(1, len(log.records) + 1))
+
+
+class TestRefusals:
+    def test_import_into_a_store_that_is_not_empty_is_refused(
+        self, sqlite_store: Store, tmp_path: Path
+    ) -> None:
+        small_event(sqlite_store)
+        path = tmp_path / "log.msgpack"
+        export_log(sqlite_store, path)
+        before = sqlite_store.count()
+        with pytest.raises(Exception, match="not empty"):
+            import_log(sqlite_store, read_log(path))
+        assert sqlite_store.count() == before
+
+    def test_a_tampered_log_is_refused_naming_the_event(
+        self, sqlite_store: Store, tmp_path: Path
+    ) -> None:
+        small_event(sqlite_store)
+        path = tmp_path / "log.msgpack"
+        export_log(sqlite_store, path)
+        with open(path, "rb") as handle:
+            objects = list(msgpack.Unpacker(handle, raw=False, strict_map_key=False))
+        for item in objects:
+            if isinstance(item, list) and item[0] == "game/1.1" and item[1] == 3:
+                item[4]["uci"], item[4]["san"] = "g8f6", "Nf6"
+        tampered = tmp_path / "tampered.msgpack"
+        tampered.write_bytes(b"".join(msgpack.packb(o, use_bin_type=True) for o in objects))
+        with Store(str(tmp_path / "copy.sqlite")) as copy:
+            with pytest.raises(LogError, match=r"game/1\.1 v3 \(MovePlayed"):
+                import_log(copy, read_log(tampered))
+            assert copy.count() == 0
+
+    def test_not_a_log(self, tmp_path: Path) -> None:
+        path = tmp_path / "x.msgpack"
+        path.write_bytes(msgpack.packb({"hello": 1}))
+        with pytest.raises(LogError, match="not a replay log"):
+            read_log(path)
+        with pytest.raises(LogError, match="cannot read"):
+            read_log(tmp_path / "missing.msgpack")
