@@ -1,0 +1,195 @@
+"""``candidates audit``: tampering with SQLite directly is detected and the event named.
+
+The store's own tables are edited the way someone with write access to the
+file could: a move changed, an event deleted, two events swapped in the global
+order, a result edited in place (docs/audit.md).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from adapters.audit import INTEGRITY, RULE, audit_log, audit_store
+from adapters.cli import main
+from adapters.replay_log import export_log, read_log
+from adapters.store import Store
+from tests.helpers import at, ok, paired_tournament, play
+
+
+def build(path: Path) -> None:
+    """Two games, a draw declared by the arbiter, a resignation, sealed at the end."""
+    with Store(str(path)) as store:
+        paired_tournament(store)
+        ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        ok(store, {"cmd": "start_game", "game": "1.2", "at": at(0)})
+        play(store, "1.1", "e4 e5 Nf3 Nc6 Bb5 a6")
+        play(store, "1.2", "d4 d5 c4 e6", start_s=5)
+        ok(store, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(100)})
+        ok(
+            store,
+            {
+                "cmd": "declare_result",
+                "game": "1.2",
+                "result": "1/2-1/2",
+                "reason": "both players asked for it",
+                "arbiter": "chief",
+                "at": at(120),
+            },
+        )
+        assert store.seal() is not None
+
+
+def rows(path: Path) -> list[tuple[int, str, int, str, bytes]]:
+    with sqlite3.connect(path) as db:
+        return db.execute(
+            "SELECT rowid, originator_id, originator_version, topic, state "
+            "FROM stored_events ORDER BY rowid"
+        ).fetchall()
+
+
+def edit_state(path: Path, stream: str, version: int, **changes: Any) -> None:
+    with sqlite3.connect(path) as db:
+        (state,) = db.execute(
+            "SELECT state FROM stored_events WHERE originator_id=? AND originator_version=?",
+            (stream, version),
+        ).fetchone()
+        data = msgpack.unpackb(state, raw=False)
+        data.update(changes)
+        db.execute(
+            "UPDATE stored_events SET state=? WHERE originator_id=? AND originator_version=?",
+            (msgpack.packb(data, use_bin_type=True), stream, version),
+        )
+
+
+def audited(path: Path):
+    with Store(str(path)) as store:
+        return audit_store(store)
+
+
+def named(report, kind: str, stream: str, version: int | None = None) -> bool:
+    return any(
+        f.kind == kind
+        and f.record is not None
+        and f.record.stream == stream
+        and (version is None or f.record.version == version)
+        for f in report.findings
+    )
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "event.sqlite"
+    build(path)
+    return path
+
+
+class TestCleanStore:
+    def test_a_clean_store_has_no_integrity_failure(self, db: Path) -> None:
+        report = audited(db)
+        assert report.of(INTEGRITY) == []
+        assert report.exit_status() == 0
+        assert report.seals == 1
+
+    def test_3_9_2_b_the_declared_draw_is_a_rule_finding_failing_only_with_strict(
+        self, db: Path
+    ) -> None:
+        report = audited(db)
+        assert named(report, "draw_without_reason", "game/1.2")
+        assert named(report, "arbiter_override", "game/1.2")
+        assert report.exit_status(strict=True) == 1
+        assert all(f.severity != RULE or f.record is not None for f in report.findings)
+
+    def test_the_cli_exit_status(self, db: Path, capsys) -> None:
+        assert main(["--store", str(db), "audit"]) == 0
+        assert main(["--store", str(db), "audit", "--strict"]) == 1
+        out = capsys.readouterr().out
+        assert "draw_without_reason" in out and "Integrity failures: none" in out
+
+
+class TestTampering:
+    def test_a_changed_move_is_named(self, db: Path) -> None:
+        # 1.1 v3 is 1...e5: make it 1...c5
+        edit_state(db, "game/1.1", 3, uci="c7c5", san="c5")
+        report = audited(db)
+        assert named(report, "broken_link", "game/1.1", 3)
+        assert report.exit_status() == 1
+
+    def test_a_deleted_event_in_a_stream_is_named(self, db: Path) -> None:
+        with sqlite3.connect(db) as con:
+            con.execute(
+                "DELETE FROM stored_events WHERE originator_id='game/1.2' AND originator_version=3"
+            )
+        report = audited(db)
+        assert named(report, "missing_event", "game/1.2", 4)
+        assert report.exit_status() == 1
+
+    def test_a_deleted_last_event_of_a_stream_is_caught_by_the_seal(self, db: Path) -> None:
+        last = max(v for _, s, v, _, _ in rows(db) if s == "game/1.1")
+        with sqlite3.connect(db) as con:
+            con.execute(
+                "DELETE FROM stored_events WHERE originator_id='game/1.1' AND originator_version=?",
+                (last,),
+            )
+        report = audited(db)
+        seal = [f for f in report.of(INTEGRITY) if f.kind == "seal_mismatch"]
+        assert seal and "missing (deleted)" in seal[0].message
+        assert report.exit_status() == 1
+
+    def test_two_events_of_different_streams_swapped_are_named(self, db: Path) -> None:
+        table = rows(db)
+        a = next(r for r in table if r[1] == "game/1.1" and r[2] == 2)
+        b = next(r for r in table if r[1] == "game/1.2" and r[2] == 2)
+        with sqlite3.connect(db) as con:
+            con.execute("UPDATE stored_events SET rowid=-1 WHERE rowid=?", (a[0],))
+            con.execute("UPDATE stored_events SET rowid=? WHERE rowid=?", (a[0], b[0]))
+            con.execute("UPDATE stored_events SET rowid=? WHERE rowid=-1", (b[0],))
+        report = audited(db)
+        seal = [f for f in report.of(INTEGRITY) if f.kind == "seal_mismatch"]
+        assert seal, report.render()
+        assert "out of the sealed order" in seal[0].message
+        assert "game/1.2 v2" in seal[0].message and "game/1.1 v2" in seal[0].message
+
+    def test_a_result_edited_in_place_is_named(self, db: Path) -> None:
+        version = max(v for _, s, v, _, _ in rows(db) if s == "game/1.1")
+        edit_state(db, "game/1.1", version, result="0-1", reason="white resigned")
+        report = audited(db)
+        assert named(report, "broken_link", "game/1.1", version)
+        assert report.exit_status() == 1
+
+    def test_rehashing_a_changed_event_still_breaks_its_successor(self, db: Path) -> None:
+        """A forger who recomputes the changed event's link breaks the next one instead."""
+        import hashlib
+
+        from adapters.chain import event_canonical
+        from adapters.replay_log import event_classes
+
+        with Store(str(db)) as store:
+            previous = store.chain.stored_link("game/1.1", 2)
+            event = store.stream("game/1.1")[2]
+        cls = event_classes()["MovePlayed"]
+        forged = cls(**{**event.__dict__, "uci": "c7c5", "san": "c5"})
+        link = hashlib.sha256(previous + event_canonical(forged)).digest()
+        edit_state(db, "game/1.1", 3, uci="c7c5", san="c5", _link=link)
+        report = audited(db)
+        assert not named(report, "broken_link", "game/1.1", 3)
+        assert named(report, "broken_link", "game/1.1", 4)
+
+
+class TestAuditOfALog:
+    def test_a_clean_log_passes_and_a_cut_log_fails(self, db: Path, tmp_path: Path) -> None:
+        path = tmp_path / "log.msgpack"
+        with Store(str(db)) as store:
+            export_log(store, path)
+        assert audit_log(read_log(path), str(path)).exit_status() == 0
+        data = path.read_bytes()
+        objects = list(msgpack.Unpacker(__import__("io").BytesIO(data), raw=False))
+        cut = tmp_path / "cut.msgpack"
+        cut.write_bytes(b"".join(msgpack.packb(o, use_bin_type=True) for o in objects[:-1]))
+        report = audit_log(read_log(cut), str(cut))
+        assert any(f.kind == "truncated_log" for f in report.findings)
+        assert report.exit_status() == 1
