@@ -1,36 +1,241 @@
-"""``candidates demo``: the 2013 Candidates, imported into a fresh store and shown."""
+"""``candidates demo``: the whole 2013 Candidates replayed live, on the web page and here.
+
+Loads the bundled sample (``replay_logs/candidates-2013.msgpack``, built from
+the real game scores if missing) into a fresh SQLite store and replays it
+through the gateway at a speed that shows a round in about a minute, with a
+progress bar over the rounds; then prints the final standings and the
+tie-break that decided first place. Ctrl-C stops it cleanly.
+``--once`` runs to the end by itself and exits (``--speed max`` for no waiting).
+"""
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from adapters.cli.cmd_game import render_table
-from adapters.pgn_import import import_pgn
-from adapters.queries import game_object, game_pgn_text
+from adapters.cli.cmd_replay import gateway_entry, serve_replay
+from adapters.replay import Pace, parse_speed, replay, round_of, standings
+from adapters.replay_log import Log, Record, read_log
+from adapters.sample import SAMPLE_LOG, write_sample
 from adapters.store import Store
+from engine.errors import CommandRefused
+from engine.events import ResultRecorded
+from engine.game import FINISHED
 
-REPLAY_LOGS = Path(__file__).resolve().parents[2] / "replay_logs"
-SOURCE_PGN = REPLAY_LOGS / "sources" / "candidates-2013.pgn"
+ROUND_SECONDS = 60.0
 
 
 def register(sub: Any) -> None:
-    demo = sub.add_parser("demo", help="import the 2013 Candidates into a fresh store and show it")
+    demo = sub.add_parser(
+        "demo",
+        help="replay the whole 2013 Candidates live (web page and terminal)",
+        description="Replay the bundled 2013 Candidates sample into a fresh store, served on "
+        "the web page, a round in about a minute; Ctrl-C stops.",
+    )
+    demo.add_argument("--once", action="store_true", help="run to the end, then exit")
+    demo.add_argument("--speed", default=None, help="times real time, or 'max'")
+    demo.add_argument(
+        "--round-seconds",
+        type=float,
+        default=ROUND_SECONDS,
+        help="wall seconds a round should take when --speed is not given (default 60)",
+    )
+    demo.add_argument("--log", default=str(SAMPLE_LOG), help="the replay log to show")
     demo.add_argument("--demo-store", default="./var/demo.sqlite", help="the store to (re)create")
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=None, help="default 8765 (any free with --once)")
+    demo.add_argument("--no-serve", action="store_true", help="terminal only, no web page")
     demo.set_defaults(func=run)
 
 
+def load_sample(path: Path) -> Log:
+    if not path.exists():
+        print(f"Building {path} from the 2013 game scores (once)...", flush=True)
+        write_sample(path)
+    return read_log(path)
+
+
+def demo_speed(log: Log, round_seconds: float) -> float:
+    """The speed that makes the median round last ``round_seconds``."""
+    spans: dict[int, list[int]] = {}
+    for record in log.records:
+        round_no = round_of(record)
+        if round_no is not None:
+            spans.setdefault(round_no, []).append(record.at_ms)
+    if not spans:
+        return 60.0
+    median_ms = statistics.median(max(v) - min(v) for v in spans.values())
+    return max(1.0, median_ms / 1000 / max(round_seconds, 0.1))
+
+
+class RoundProgress:
+    """A progress bar over the rounds, from the results as they are appended."""
+
+    def __init__(self, log: Log, out: Any = sys.stdout) -> None:
+        self.out = out
+        self.tty = bool(getattr(out, "isatty", lambda: False)())
+        self.games_in_round: dict[int, set[str]] = {}
+        for record in log.records:
+            round_no = round_of(record)
+            if round_no is not None and record.stream.startswith("game/"):
+                self.games_in_round.setdefault(round_no, set()).add(record.stream)
+        self.rounds = max(self.games_in_round, default=0)
+        self.total = len(log.records)
+        self.done = 0
+        self.finished: set[str] = set()
+        self.shown = -1
+
+    def completed_rounds(self) -> int:
+        count = 0
+        for round_no in sorted(self.games_in_round):
+            if self.games_in_round[round_no] <= self.finished:
+                count = round_no
+            else:
+                break
+        return count
+
+    def __call__(self, store: Store, batch: list[Record]) -> None:
+        self.done += len(batch)
+        for record in batch:
+            if record.type == ResultRecorded.__name__:
+                self.finished.add(record.stream)
+        completed = self.completed_rounds()
+        if self.tty:
+            width = 28
+            filled = round(width * completed / max(1, self.rounds))
+            bar = "#" * filled + "." * (width - filled)
+            self.out.write(
+                f"\rRounds [{bar}] {completed:>2}/{self.rounds}  games {len(self.finished):>2}/"
+                f"{sum(len(g) for g in self.games_in_round.values())}  "
+                f"events {self.done}/{self.total}"
+            )
+            self.out.flush()
+        elif completed != self.shown:
+            self.shown = completed
+            self.out.write(f"Round {completed}/{self.rounds} complete ({self.done} events)\n")
+            self.out.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("\nStopped.")
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    log = load_sample(Path(args.log))
+    speed = parse_speed(args.speed) if args.speed else demo_speed(log, args.round_seconds)
     path = Path(args.demo_store)
+    path.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+    name = log.header.get("name") or log.tournament or "the log"
+    print(f"{name}: {len(log.records)} events, replayed into {path}")
+    if speed is not None:
+        print(f"Speed x{speed:.0f}: a round in about {args.round_seconds:.0f} s")
+    progress = RoundProgress(log)
+    serve = not args.no_serve
+    if serve:
+        try:
+            gateway_entry()
+        except CommandRefused as refused:
+            print(f"(no web page: {refused.message})")
+            serve = False
     with Store(str(path)) as store:
-        reports = import_pgn(store, SOURCE_PGN)
-        imported = sum(r.status == "imported" for r in reports)
-        print(f"Imported {imported} games of {SOURCE_PGN.name} into {path}")
+        try:
+            if serve:
+                port = args.port if args.port is not None else (0 if args.once else 8765)
+                serve_replay(
+                    store,
+                    log.records,
+                    Pace(speed),
+                    args.host,
+                    port,
+                    keep_serving=not args.once,
+                    progress=progress,
+                )
+            else:
+                replay(store, log.records, Pace(speed), progress)
+        finally:
+            progress.close()
         print()
-        print(render_table(game_object(store, "1.1")))
-        print()
-        print(game_pgn_text(store, "1.1"))
+        print(final_report(store))
     return 0
+
+
+def final_report(store: Store) -> str:
+    """The final standings and the tie-break that decided first place."""
+    table = standings(store)
+    if isinstance(table, dict) and table.get("rows"):
+        lines = [f"Final standings after round {table.get('after_round')}:"]
+        for row in table["rows"]:
+            lines.append(
+                f"  {row.get('rank')!s:>2}. {_name(store, row.get('player')):<22} "
+                f"{_points(row.get('points')):>5}  wins {row.get('wins')}  "
+                f"h2h {_points(row.get('h2h'))}  SB {_points(row.get('sb'))}"
+            )
+        winner = table.get("winner")
+        if isinstance(winner, dict) and winner.get("player"):
+            lines.append(
+                f"First place: {_name(store, winner['player'])}, decided by "
+                f"{DECIDED_BY.get(str(winner.get('decided_by')), winner.get('decided_by'))}"
+            )
+        return "\n".join(lines)
+    return points_only(store)
+
+
+DECIDED_BY = {
+    "points": "points (3.6.1)",
+    "h2h": "the games between the tied players (3.7 a)",
+    "wins": "the number of wins (3.7 b)",
+    "sb": "Sonneborn-Berger (3.7 c)",
+    "playoff": "the playoff (3.7.1-3.7.3)",
+}
+
+
+def points_only(store: Store) -> str:
+    """Points from the results (when the standings projection is not in this build)."""
+    points: dict[str, Fraction] = {}
+    tournament = store.tournament()
+    for player in tournament.players if tournament else ():
+        points[player.id] = Fraction(0)
+    value = {"1-0": (Fraction(1), Fraction(0)), "0-1": (Fraction(0), Fraction(1))}
+    for game_id in store.game_ids():
+        game = store.game(game_id)
+        if game is None or game.status != FINISHED:
+            continue
+        white, black = value.get(game.result, (Fraction(1, 2), Fraction(1, 2)))
+        points[game.white] = points.get(game.white, Fraction(0)) + white
+        points[game.black] = points.get(game.black, Fraction(0)) + black
+    lines = ["Final points (3.6.1; the tie-break projection is not in this build):"]
+    for rank, (player, score) in enumerate(sorted(points.items(), key=lambda kv: -kv[1]), 1):
+        lines.append(f"  {rank:>2}. {_name(store, player):<22} {_points(score):>5}")
+    return "\n".join(lines)
+
+
+def _name(store: Store, player_id: Any) -> str:
+    tournament = store.tournament()
+    player = tournament.player(str(player_id)) if tournament else None
+    return player.name if player else str(player_id)
+
+
+def _points(value: Any) -> str:
+    if value is None:
+        return "-"
+    try:
+        number = Fraction(str(value))
+    except (ValueError, ZeroDivisionError):
+        return str(value)
+    whole, half = divmod(number * 2, 2)
+    text = f"{int(whole)}" if half == 0 else f"{int(whole)}½" if whole else "½"
+    return text if number.denominator in (1, 2) else f"{float(number):.2f}"

@@ -1,0 +1,466 @@
+"""The bundled sample: the whole 2013 Candidates, played live into a store, as a replay log.
+
+``build_sample(store)`` plays the 56 real games of London 2013
+(``replay_logs/sources/candidates-2013.pgn``) through the engine's own
+commands, round by round, the four boards of a round interleaved by the
+instant of each command as they would reach the engine live. What is real and
+what is generated (the header of the log says the same):
+
+- real: the players, their ratings (FIDE list of March 2013), the pairings
+  (the Berger numbers of the real drawing of lots), every move, every result,
+  the dates of the rounds (14:00 London time);
+- generated, deterministically from each game's id: the instant of every move
+  and so every clock reading (the real clock times were not published), the
+  way each game ended when the score sheet does not show it (a resignation, a
+  flag fall for Ivanchuk's five losses on time, the draw claims the 2012
+  regulations require: 3.9.2 b), and the arbiters' names.
+
+Two of Ivanchuk's losses on time end, in the published score, with his
+opponent on move (the score stops before the flag fell): there the Chief
+Arbiter records the time forfeit with that reason, and the audit lists it as an
+arbiter override, which it is in the record.
+
+The same inputs give the same bytes: ``python replay_logs/build_sample.py``
+rebuilds ``replay_logs/candidates-2013.msgpack``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+
+from adapters.pgn_import import player_id, read_games
+from adapters.replay_log import export_log
+from adapters.store import Store
+from engine.commands import SPECS
+from engine.pairing import berger_schedule
+from engine.timefmt import format_instant
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE_PGN = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
+SAMPLE_LOG = ROOT / "replay_logs" / "candidates-2013.msgpack"
+
+TOURNAMENT = "london-2013"
+PLAYERS_BY_ID = [
+    {"id": "aronian", "name": "Aronian, Levon", "federation": "ARM", "rating": 2809},
+    {"id": "gelfand", "name": "Gelfand, Boris", "federation": "ISR", "rating": 2740},
+    {"id": "ivanchuk", "name": "Ivanchuk, Vassily", "federation": "UKR", "rating": 2757},
+    {"id": "kramnik", "name": "Kramnik, Vladimir", "federation": "RUS", "rating": 2810},
+    {"id": "svidler", "name": "Svidler, Peter", "federation": "RUS", "rating": 2747},
+    {"id": "radjabov", "name": "Radjabov, Teimour", "federation": "AZE", "rating": 2793},
+    {"id": "grischuk", "name": "Grischuk, Alexander", "federation": "RUS", "rating": 2764},
+    {"id": "carlsen", "name": "Carlsen, Magnus", "federation": "NOR", "rating": 2872},
+]
+"""The field with its FIDE ratings of March 2013; the pairing numbers come from the games."""
+ARBITERS = [
+    {"id": "chief", "name": "Chief Arbiter", "role": "chief"},
+    {"id": "deputy", "name": "Deputy Chief Arbiter", "role": "deputy"},
+    {"id": "advisor", "name": "Technical Advisor", "role": "advisor"},
+]
+LOST_ON_TIME = "ivanchuk"
+"""The public record: Ivanchuk lost five games on time (all five of his losses)."""
+
+GENERATED = [
+    "the instant of every move, and so every clock reading (real clock times were not "
+    "published); deterministic from each game's id",
+    "how each game ended when the score sheet does not show it: resignations, flag falls "
+    "(Ivanchuk's five losses on time), the draw claims and rulings 3.9.2 b requires",
+    "the arbiters' names",
+]
+NOTES = (
+    "FIDE Candidates Tournament, London, 15 March - 1 April 2013, played under the 2012 "
+    "regulations. Players, ratings, pairings, moves, results and round dates are real "
+    "(replay_logs/sources/candidates-2013.pgn); what is generated is listed under "
+    "'generated'. Built by replay_logs/build_sample.py."
+)
+
+PERIODS = ((40, 7_200_000), (20, 3_600_000), (None, 900_000))
+"""3.5.1: 120 min for 40 moves, 60 min for 20, then 15 min for the rest..."""
+INCREMENT_FROM_MOVE = 61
+INCREMENT_MS = 30_000
+"""... plus 30 s per move starting from move 61."""
+READING_EVERY_MS = 60_000
+"""A clock reading while a player thinks (the DGT clock reports every second; the
+sample keeps one a minute, and one at every move, to stay small)."""
+
+
+def round_start_ms(date_tag: str) -> int:
+    """14:00 London time on the PGN date: GMT until 31 March 2013, then BST."""
+    day = datetime.strptime(date_tag, "%Y.%m.%d").replace(tzinfo=UTC)
+    hour = 13 if day >= datetime(2013, 3, 31, tzinfo=UTC) else 14
+    return int(day.replace(hour=hour).timestamp() * 1000)
+
+
+class SampleError(Exception):
+    """The sources and the engine disagree (a refused command, a pairing that differs)."""
+
+
+@dataclass
+class SourceGame:
+    game: str
+    round: int
+    white: str
+    black: str
+    result: str
+    moves: list[chess.Move]
+    start_ms: int
+    source_id: str = ""
+    """The PGN's Round tag, when the engine's game id (its Berger board) differs."""
+
+
+def source_games(path: Path = SOURCE_PGN) -> list[SourceGame]:
+    out: list[SourceGame] = []
+    with open(path, encoding="utf-8") as handle:
+        for pgn in read_games(handle):
+            h = pgn.headers
+            out.append(
+                SourceGame(
+                    game=h["Round"],
+                    round=int(h["Round"].split(".")[0]),
+                    white=player_id(h["White"]),
+                    black=player_id(h["Black"]),
+                    result=h["Result"],
+                    moves=list(pgn.mainline_moves()),
+                    start_ms=round_start_ms(h["Date"]),
+                )
+            )
+    return out
+
+
+@dataclass
+class Timeline:
+    """One game's commands, each at its instant."""
+
+    game: str
+    commands: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
+    order: int = 0
+
+    def add(self, at_ms: int, cmd: dict[str, Any]) -> None:
+        self.order += 1
+        self.commands.append((at_ms, self.order, {**cmd, "at": format_instant(at_ms)}))
+
+
+class ClockPlan:
+    """Think times that use a plausible share of each period of 3.5.1."""
+
+    def __init__(self, rng: random.Random, moves_per_side: int) -> None:
+        self.rng = rng
+        self.book = rng.randint(6, 14)
+        self.share = {1: rng.uniform(0.55, 0.95), 2: rng.uniform(0.4, 0.9)}
+        self.moves = moves_per_side
+
+    def think_ms(self, move_no: int, remaining_ms: int) -> int:
+        rng = self.rng
+        if move_no <= self.book:
+            think = rng.uniform(2, 45) * 1000
+        elif move_no <= 40:
+            average = self.share[1] * 7_200_000 / max(1, 40 - self.book)
+            think = rng.expovariate(1 / average)
+        elif move_no <= 60:
+            think = rng.expovariate(1 / (self.share[2] * 3_600_000 / 20))
+        else:
+            think = rng.uniform(10, 55) * 1000
+        # never let the flag fall by accident: keep a few seconds in hand
+        return max(1000, min(int(think), remaining_ms - rng.randint(3_000, 20_000)))
+
+
+@dataclass
+class Lots:
+    numbers: dict[str, int]
+    """Berger number of each player (3.4.1)."""
+    round_order: tuple[int, ...]
+    """``round_order[r - 1]``: the table round played as round r (London 2013 played the
+    table's rounds 6 and 7 the other way round)."""
+
+
+def lot_numbers(games: list[SourceGame]) -> Lots:
+    """The Berger numbers of the real drawing of lots (3.4.1), read off round 1, and the
+    table round each round played, both checked against every game of the event. Each
+    source game gets the engine's game id of its pairing (the published board order of
+    a round is not the table's)."""
+    schedule = berger_schedule(len(PLAYERS_BY_ID), 2)
+    numbers: dict[str, int] = {}
+    for pairing in schedule:
+        if pairing.round != 1:
+            continue
+        game = next(
+            (g for g in games if g.round == 1 and g.game.endswith(f".{pairing.board}")), None
+        )
+        if game is None:
+            raise SampleError(f"the source has no game {pairing.game_id}")
+        numbers[game.white], numbers[game.black] = pairing.white, pairing.black
+    by_number = {n: pid for pid, n in numbers.items()}
+    table: dict[int, dict[tuple[str | None, str | None], str]] = {}
+    for p in schedule:
+        table.setdefault(p.round, {})[(by_number.get(p.white), by_number.get(p.black))] = p.board
+    order: list[int] = []
+    for round_no in sorted({g.round for g in games}):
+        played = {(g.white, g.black) for g in games if g.round == round_no}
+        match = [r for r, boards in sorted(table.items()) if set(boards) == played]
+        if not match:
+            raise SampleError(f"round {round_no} of the source is no round of the Berger table")
+        table_round = round_no if round_no in match else match[0]
+        order.append(table_round)
+        for game in games:
+            if game.round == round_no:
+                board = table[table_round][(game.white, game.black)]
+                game.source_id, game.game = game.game, f"{round_no}.{board}"
+    return Lots(numbers, tuple(order))
+
+
+def supports(command: str, field_name: str | None = None) -> bool:
+    spec = SPECS.get(command)
+    if spec is None:
+        return False
+    return field_name is None or field_name in spec or f"{field_name}?" in spec
+
+
+def game_timeline(src: SourceGame, board_no: int) -> Timeline:
+    rng = random.Random(f"candidates-2013/{src.game}")
+    line = Timeline(src.game)
+    start = src.start_ms + board_no * rng.randint(2_000, 9_000)
+    line.add(
+        start,
+        {
+            "cmd": "start_game",
+            "game": src.game,
+            "white": src.white,
+            "black": src.black,
+            "by": "chief",
+        },
+    )
+    remaining = {"white": PERIODS[0][1], "black": PERIODS[0][1]}
+    plans = {side: ClockPlan(rng, (len(src.moves) + 1) // 2) for side in ("white", "black")}
+    loser = {"1-0": "black", "0-1": "white"}.get(src.result)
+    on_time = loser is not None and (src.white if loser == "white" else src.black) == LOST_ON_TIME
+    with_readings = supports("clock_reading")
+    clocks_on_moves = supports("play_move", "white_ms")
+    board = chess.Board()
+    now = start
+    for index, move in enumerate(src.moves):
+        side = "white" if index % 2 == 0 else "black"
+        move_no = index // 2 + 1
+        think = plans[side].think_ms(move_no, remaining[side])
+        last_of_loser = on_time and side == loser and index >= len(src.moves) - 2
+        if last_of_loser:
+            # the loser on time spends nearly all he has before his last recorded move
+            think = max(1000, remaining[side] - rng.randint(2_000, 15_000))
+        if with_readings:
+            for elapsed in range(READING_EVERY_MS, think, READING_EVERY_MS):
+                reading = dict(remaining)
+                reading[side] -= elapsed
+                line.add(now + elapsed, _reading(src.game, reading, side))
+        now += think
+        remaining[side] -= think
+        if move_no == 40:
+            remaining[side] += PERIODS[1][1]
+        elif move_no == 60:
+            remaining[side] += PERIODS[2][1]
+        if move_no >= INCREMENT_FROM_MOVE:
+            remaining[side] += INCREMENT_MS
+        cmd: dict[str, Any] = {"cmd": "play_move", "game": src.game, "move": move.uci()}
+        if clocks_on_moves:
+            cmd.update(white_ms=remaining["white"], black_ms=remaining["black"])
+        cmd["by"] = f"dgt:{2013_000 + src.round * 10 + board_no}"
+        line.add(now, cmd)
+        board.push(move)
+    _ending(line, src, board, now, remaining, rng, loser, on_time)
+    return line
+
+
+def _reading(game: str, remaining: dict[str, int], running: str | None) -> dict[str, Any]:
+    return {
+        "cmd": "clock_reading",
+        "game": game,
+        "white_ms": max(0, remaining["white"]),
+        "black_ms": max(0, remaining["black"]),
+        "running": running,
+        "by": "dgt",
+    }
+
+
+def _ending(
+    line: Timeline,
+    src: SourceGame,
+    board: chess.Board,
+    now: int,
+    remaining: dict[str, int],
+    rng: random.Random,
+    loser: str | None,
+    on_time: bool,
+) -> None:
+    if board.is_checkmate() or board.is_stalemate() or board.is_insufficient_material():
+        return  # the engine ends the game by the position itself (5.1, 5.2)
+    to_move = "white" if board.turn == chess.WHITE else "black"
+    if loser is not None and on_time and loser == to_move:
+        flag_at = now + remaining[loser]
+        if supports("clock_reading"):
+            reading = dict(remaining)
+            reading[loser] = 0
+            line.add(flag_at, _reading(src.game, reading, loser))
+        line.add(
+            flag_at + 1000,
+            {
+                "cmd": "declare_result",
+                "game": src.game,
+                "result": src.result,
+                "termination": "time_forfeit",
+                "reason": f"{loser}'s flag fell (Laws 6.9)",
+                "arbiter": "chief",
+            },
+        )
+        return
+    if loser is not None and on_time:
+        line.add(
+            now + rng.randint(20_000, 90_000),
+            {
+                "cmd": "declare_result",
+                "game": src.game,
+                "result": src.result,
+                "termination": "time_forfeit",
+                "reason": f"{loser} lost on time; the published score stops before the flag fell",
+                "arbiter": "chief",
+            },
+        )
+        return
+    if loser is not None:
+        line.add(
+            now + rng.randint(5_000, 120_000),
+            {"cmd": "resign", "game": src.game, "by": loser},
+        )
+        return
+    _draw(line, src, board, now, rng, to_move)
+
+
+def _draw(
+    line: Timeline, src: SourceGame, board: chess.Board, now: int, rng: random.Random, side: str
+) -> None:
+    """3.9.2 b: no draw by agreement; the player on move claims, the arbiter rules."""
+    kind = (
+        "threefold_repetition"
+        if board.can_claim_threefold_repetition()
+        else "fifty_moves"
+        if board.can_claim_fifty_moves()
+        else "theoretical_draw"
+    )
+    at = now + rng.randint(10_000, 60_000)
+    if supports("claim_draw") and supports("rule_claim"):
+        line.add(at, {"cmd": "claim_draw", "game": src.game, "by": side, "kind": kind})
+        if kind == "theoretical_draw" and supports("advise_claim"):
+            at += rng.randint(30_000, 120_000)
+            line.add(
+                at,
+                {
+                    "cmd": "advise_claim",
+                    "game": src.game,
+                    "claim": 1,
+                    "opinion": "drawn",
+                    "advisor": "advisor",
+                },
+            )
+        line.add(
+            at + rng.randint(10_000, 60_000),
+            {
+                "cmd": "rule_claim",
+                "game": src.game,
+                "claim": 1,
+                "decision": "accepted",
+                "arbiter": "chief",
+            },
+        )
+        return
+    line.add(
+        at,
+        {
+            "cmd": "declare_result",
+            "game": src.game,
+            "result": "1/2-1/2",
+            "termination": kind,
+            "reason": f"{side} claimed a draw ({kind}); the Chief Arbiter accepted it",
+            "arbiter": "chief",
+        },
+    )
+
+
+def rounds(games: list[SourceGame]) -> Iterator[tuple[int, list[SourceGame]]]:
+    for round_no in sorted({g.round for g in games}):
+        yield round_no, sorted((g for g in games if g.round == round_no), key=lambda g: g.game)
+
+
+def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
+    """Play the whole event into an empty store; return the number of stored events."""
+    games = source_games(source)
+    first = min(g.start_ms for g in games)
+    apply(store, first - 86_400_000, _create())
+    lots = lot_numbers(games)
+    draw: dict[str, Any] = {
+        "cmd": "draw_lots",
+        "tournament": TOURNAMENT,
+        "numbers": lots.numbers,
+        "by": "chief",
+    }
+    reordered = lots.round_order != tuple(sorted(lots.round_order))
+    if reordered and supports("draw_lots", "round_order"):
+        draw["round_order"] = list(lots.round_order)
+    elif reordered:
+        # this engine has no played order of rounds: each game keeps its table round's id
+        table_round = dict(enumerate(lots.round_order, start=1))
+        for game in games:
+            round_no, board = game.game.split(".")
+            game.game = f"{table_round[int(round_no)]}.{board}"
+    apply(store, first - 86_400_000 + 3_600_000, draw)
+    for _, round_games in rounds(games):
+        lines = [game_timeline(g, int(g.game.split(".")[1])) for g in round_games]
+        merged = sorted(
+            (
+                (at, index, order, cmd)
+                for index, line in enumerate(lines)
+                for at, order, cmd in line.commands
+            ),
+        )
+        for _, _, _, cmd in merged:
+            apply(store, None, cmd)
+        store.seal()
+    return store.count()
+
+
+def _create() -> dict[str, Any]:
+    return {
+        "cmd": "create_tournament",
+        "tournament": TOURNAMENT,
+        "name": "FIDE Candidates Tournament 2013",
+        "rules": "candidates-2012",
+        "start_date": "2013-03-14",
+        "cycles": 2,
+        "players": PLAYERS_BY_ID,
+        "arbiters": ARBITERS,
+        "by": "organiser",
+    }
+
+
+def apply(store: Store, at_ms: int | None, cmd: dict[str, Any]) -> None:
+    if at_ms is not None:
+        cmd = {**cmd, "at": format_instant(at_ms)}
+    answer = store.handle(cmd)
+    if not answer["ok"]:
+        raise SampleError(f"the engine refused {cmd}: {answer['error']}")
+
+
+def write_sample(target: Path = SAMPLE_LOG, work: Path | None = None) -> int:
+    """Build the sample in a fresh SQLite store and export it to ``target``."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="candidates-sample-") as tmp:
+        path = Path(work or tmp) / "sample.sqlite"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        with Store(str(path)) as store:
+            build_sample(store)
+            return export_log(store, target, notes=NOTES, generated=GENERATED)
