@@ -1,0 +1,85 @@
+"""The whole event as organisers publish it: PGN with [%clk] and the crosstable (3.6.1, 3.7)."""
+
+from __future__ import annotations
+
+import io
+from fractions import Fraction
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+from adapters.cli import main
+from adapters.event_export import event_games
+from adapters.replay import Pace, replay
+from adapters.replay_log import read_log
+from adapters.sample import SAMPLE_LOG
+from adapters.store import Store
+from projections.event_pgn import clk, crosstable, event_game_pgn, event_pgn
+from tests.helpers import at, ok, paired_tournament, play
+
+
+@pytest.fixture(scope="module")
+def event_store(tmp_path_factory) -> Store:
+    path = tmp_path_factory.mktemp("event") / "event.sqlite"
+    store = Store(str(path))
+    replay(store, read_log(SAMPLE_LOG).records, Pace(None))
+    yield store
+    store.close()
+
+
+class TestClockComments:
+    def test_clk_is_h_mm_ss_rounded_down(self) -> None:
+        assert clk(7_200_000) == "2:00:00"
+        assert clk(3_599_999) == "0:59:59"
+        assert clk(-5) == "0:00:00"
+
+    def test_each_move_carries_the_movers_clock_when_known(self, sqlite_store: Store) -> None:
+        paired_tournament(sqlite_store)
+        ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        play(sqlite_store, "1.1", "e4 e5 Nf3")
+        game = sqlite_store.game("1.1")
+        text = event_game_pgn(game, sqlite_store.tournament(), {1: 7_190_000, 2: 7_185_500})
+        parsed = chess.pgn.read_game(io.StringIO(text))
+        clocks = [node.clock() for node in parsed.mainline()]
+        assert clocks == [7190.0, 7185.0, None]
+        assert parsed.headers["WhiteElo"] == "2809" and parsed.headers["Board"] == "1"
+
+
+class TestWholeEvent:
+    def test_every_game_in_round_and_board_order(self, event_store: Store) -> None:
+        games = event_games(event_store)
+        text = event_pgn(games, event_store.tournament())
+        handle = io.StringIO(text)
+        parsed = []
+        while (game := chess.pgn.read_game(handle)) is not None:
+            parsed.append(game)
+        assert len(parsed) == 56
+        rounds = [int(g.headers["Round"]) for g in parsed]
+        assert rounds == sorted(rounds)
+        assert all(not g.errors for g in parsed)
+
+    def test_3_6_1_crosstable_points_and_both_results_of_each_pairing(
+        self, event_store: Store
+    ) -> None:
+        tournament = event_store.tournament()
+        rows = crosstable(tournament, event_games(event_store))
+        points = {r.player: r.points for r in rows}
+        assert points["carlsen"] == points["kramnik"] == Fraction(17, 2)
+        assert sum(points.values()) == 56
+        for row in rows:
+            for other, results in row.cells.items():
+                assert len(results) == 2
+                theirs = next(r for r in rows if r.player == other).cells[row.player]
+                for mine, their in zip(results, theirs, strict=True):
+                    assert {mine, their} in ({"1", "0"}, {"½"})
+
+    def test_cli_writes_pgn_and_crosstable(self, event_store: Store, tmp_path: Path) -> None:
+        out, table = tmp_path / "event.pgn", tmp_path / "crosstable.txt"
+        code = main(
+            ["--store", event_store.url, "event-pgn", "--out", str(out), "--crosstable", str(table)]
+        )
+        assert code == 0
+        assert out.read_text().count("[Event ") == 56
+        text = table.read_text()
+        assert "Carlsen, Magnus" in text and "8½" in text
