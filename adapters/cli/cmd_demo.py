@@ -75,8 +75,8 @@ def demo_speed(log: Log, round_seconds: float) -> float:
 class RoundProgress:
     """A progress bar over the rounds, from the results as they are appended."""
 
-    def __init__(self, log: Log, out: Any = sys.stdout) -> None:
-        self.out = out
+    def __init__(self, log: Log, out: Any = None) -> None:
+        self.out = out or sys.stdout
         self.tty = bool(getattr(out, "isatty", lambda: False)())
         self.games_in_round: dict[int, set[str]] = {}
         for record in log.records:
