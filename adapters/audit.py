@@ -376,6 +376,14 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
                 )
             if _is_accepted_claim(event):
                 accepted_claim = True
+            if getattr(event, "override", False) is True:
+                report.add(
+                    RULE,
+                    "arbiter_override",
+                    f"{getattr(event, 'arbiter', event.by)} ruled against the verification in "
+                    f"game {game_id} ({event.kind}): {getattr(event, 'reason', '') or 'no reason'}",
+                    record,
+                )
             state = games.evolve(state, event)
         if state is not None:
             folded[game_id] = state
@@ -442,7 +450,9 @@ def _check_result(
             record,
         )
         return
-    if event.arbiter is not None or event.termination == "arbiter_decision":
+    if event.termination == "arbiter_decision" or (
+        event.arbiter is not None and not accepted_claim
+    ):
         report.add(
             RULE,
             "arbiter_override",

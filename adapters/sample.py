@@ -352,7 +352,8 @@ def _draw(
     )
     at = now + rng.randint(10_000, 60_000)
     if supports("claim_draw") and supports("rule_claim"):
-        line.add(at, {"cmd": "claim_draw", "game": src.game, "by": side, "kind": kind})
+        claimant = src.white if side == "white" else src.black
+        line.add(at, {"cmd": "claim_draw", "game": src.game, "by": claimant, "kind": kind})
         if kind == "theoretical_draw" and supports("advise_claim"):
             at += rng.randint(30_000, 120_000)
             line.add(
@@ -360,8 +361,8 @@ def _draw(
                 {
                     "cmd": "advise_claim",
                     "game": src.game,
-                    "claim": 1,
-                    "opinion": "drawn",
+                    "claim": "1",
+                    "opinion": "draw",
                     "advisor": "advisor",
                 },
             )
@@ -370,7 +371,7 @@ def _draw(
             {
                 "cmd": "rule_claim",
                 "game": src.game,
-                "claim": 1,
+                "claim": "1",
                 "decision": "accepted",
                 "arbiter": "chief",
             },
