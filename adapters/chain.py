@@ -146,6 +146,8 @@ class Chain:
         self.heads: dict[str, tuple[int, bytes]] = {}
         self.appended_since_check = 0
         self.sealed: SealPoint | None = None
+        self.sealed_version = 0
+        """The tournament stream's version when ``sealed`` was known to be the last seal."""
         self._sealing = False
 
     @property
@@ -212,14 +214,20 @@ class Chain:
 
     # --- seals ----------------------------------------------------------------
 
-    def records_after(self, seq: int) -> Iterator[tuple[int, bytes | None, int]]:
-        """(notification id, link, at_ms) of every stored event after ``seq``."""
+    def records_after(self, seq: int) -> Iterator[tuple[int, bytes | None, int, bool]]:
+        """(notification id, link, at_ms, is a seal) of every stored event after ``seq``."""
         decode = self.store.app.mapper.transcoder.decode
+        seal_topic = get_topic(ChainSealed)
         for notification in self.store.notifications(seq + 1):
             state = decode(notification.state)
             link = state.get(LINK_KEY) if isinstance(state, dict) else None
             at_ms = state.get("at_ms", 0) if isinstance(state, dict) else 0
-            yield notification.id, link if isinstance(link, bytes) else None, int(at_ms or 0)
+            yield (
+                notification.id,
+                link if isinstance(link, bytes) else None,
+                int(at_ms or 0),
+                notification.topic == seal_topic,
+            )
 
     def last_seal_point(self) -> SealPoint:
         """Where the last seal of the tournament stream stopped (verified hint, else counted)."""
@@ -255,15 +263,18 @@ class Chain:
         tournament = self.store.tournament()
         if tournament is None or self._sealing:
             return None
-        point = self.sealed or self.last_seal_point()
+        if self.sealed is None or tournament.version != self.sealed_version:
+            # another writer may have sealed (or the stream moved): read where the last seal is
+            self.sealed = self.last_seal_point()
+            self.sealed_version = tournament.version
+        point = self.sealed
         links: list[bytes] = []
-        last_seq, latest_ms = point.seq, 0
-        for seq, link, at_ms in self.records_after(point.seq):
+        last_seq, latest_ms, seals = point.seq, 0, 0
+        for seq, link, at_ms, is_seal in self.records_after(point.seq):
             links.append(link or GENESIS)
-            last_seq, latest_ms = seq, max(latest_ms, at_ms)
-        self.sealed = point
-        if len(links) < max(minimum, 1):
-            return None
+            last_seq, latest_ms, seals = seq, max(latest_ms, at_ms), seals + is_seal
+        if len(links) - seals < max(minimum, 1):
+            return None  # nothing but earlier seals to cover
         digest = extend_digest(point.digest, links)
         seal = ChainSealed(
             originator_id=TOURNAMENT_STREAM,
@@ -283,4 +294,5 @@ class Chain:
         finally:
             self._sealing = False
         self.sealed = SealPoint(point.events + len(links), digest, last_seq)
+        self.sealed_version = seal.originator_version
         return seal

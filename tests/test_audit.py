@@ -193,3 +193,30 @@ class TestAuditOfALog:
         report = audit_log(read_log(cut), str(cut))
         assert any(f.kind == "truncated_log" for f in report.findings)
         assert report.exit_status() == 1
+
+
+class TestSeals:
+    def test_two_writers_sealing_in_turn_keep_the_seals_consistent(self, tmp_path: Path) -> None:
+        path = tmp_path / "shared.sqlite"
+        build(path)
+        with Store(str(path)) as first, Store(str(path)) as second:
+            first.seal()
+            ok(second, {"cmd": "start_game", "game": "1.3", "at": at(200)})
+            assert second.seal() is not None
+            ok(first, {"cmd": "start_game", "game": "1.4", "at": at(210)})
+            assert first.seal() is not None
+            assert first.seal() is None  # nothing new to seal
+        report = audited(path)
+        assert report.of(INTEGRITY) == [] and report.seals == 3
+
+    def test_automatic_seals_every_n_events(self, tmp_path: Path) -> None:
+        with Store(str(tmp_path / "auto.sqlite")) as store:
+            store.chain.seal_every = 5
+            paired_tournament(store)
+            ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+            play(store, "1.1", "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6")
+            seals = [e for e in store.stream("tournament") if e.kind == "ChainSealed"]
+            assert len(seals) == 2
+            assert seals[-1].events_before % 5 in (0, 1, 2)
+            report = audit_store(store)
+        assert report.of(INTEGRITY) == [] and report.seals == 2
