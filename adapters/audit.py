@@ -166,7 +166,7 @@ def store_records(store: Store, report: AuditReport) -> Iterator[tuple[Record, i
                 position,
                 event.originator_id,
                 event.originator_version,
-                event.kind,
+                type(event).__name__,
                 event.at_ms,
                 body,
                 link,
@@ -325,7 +325,7 @@ def _game_events(events: Iterable[Event]) -> dict[str, list[Event]]:
 
 def _is_accepted_claim(event: Event) -> bool:
     """An event recording a draw claim the arbiter accepted (3.9.2 b)."""
-    name = event.kind.lower()
+    name = type(event).__name__.lower()
     if "claim" not in name:
         return False
     decision = getattr(event, "decision", None) or getattr(event, "status", None)
@@ -377,11 +377,12 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
             if _is_accepted_claim(event):
                 accepted_claim = True
             if getattr(event, "override", False) is True:
+                why = getattr(event, "reason", "") or "no reason"
                 report.add(
                     RULE,
                     "arbiter_override",
                     f"{getattr(event, 'arbiter', event.by)} ruled against the verification in "
-                    f"game {game_id} ({event.kind}): {getattr(event, 'reason', '') or 'no reason'}",
+                    f"game {game_id} ({type(event).__name__}): {why}",
                     record,
                 )
             state = games.evolve(state, event)

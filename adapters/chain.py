@@ -63,7 +63,11 @@ def canonical(stream: str, version: int, kind: str, at_ms: int, body: dict[str, 
 
 def event_canonical(event: Event) -> bytes:
     return canonical(
-        event.originator_id, event.originator_version, event.kind, event.at_ms, event_fields(event)
+        event.originator_id,
+        event.originator_version,
+        type(event).__name__,
+        event.at_ms,
+        event_fields(event),
     )
 
 

@@ -102,7 +102,7 @@ def record_of(seq: int, event: Event, link: bytes | None) -> Record:
         seq,
         event.originator_id,
         event.originator_version,
-        event.kind,
+        type(event).__name__,
         event.at_ms,
         event_fields(event),
         link,
@@ -262,8 +262,14 @@ def export_log(
     """Write the store's whole log to ``path``; return the number of events."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target, "wb") as handle:
-        return write_log(handle, header_for(store, notes, generated), store_records(store))
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with open(partial, "wb") as handle:
+            count = write_log(handle, header_for(store, notes, generated), store_records(store))
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return count
 
 
 # --- checking and loading ---------------------------------------------------------

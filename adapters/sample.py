@@ -343,17 +343,19 @@ def _draw(
     line: Timeline, src: SourceGame, board: chess.Board, now: int, rng: random.Random, side: str
 ) -> None:
     """3.9.2 b: no draw by agreement; the player on move claims, the arbiter rules."""
-    kind = (
-        "threefold_repetition"
-        if board.can_claim_threefold_repetition()
-        else "fifty_moves"
-        if board.can_claim_fifty_moves()
-        else "theoretical_draw"
-    )
+    kind, intended = draw_claim(board)
     at = now + rng.randint(10_000, 60_000)
     if supports("claim_draw") and supports("rule_claim"):
         claimant = src.white if side == "white" else src.black
-        line.add(at, {"cmd": "claim_draw", "game": src.game, "by": claimant, "kind": kind})
+        claim: dict[str, Any] = {
+            "cmd": "claim_draw",
+            "game": src.game,
+            "by": claimant,
+            "kind": kind,
+        }
+        if intended is not None:
+            claim["intended_move"] = intended
+        line.add(at, claim)
         if kind == "theoretical_draw" and supports("advise_claim"):
             at += rng.randint(30_000, 120_000)
             line.add(
@@ -388,6 +390,25 @@ def _draw(
             "arbiter": "chief",
         },
     )
+
+
+def draw_claim(board: chess.Board) -> tuple[str, str | None]:
+    """The claim the player on move can make (Laws 9.2, 9.3), with the move he writes
+    down when the draw comes only with it; else a theoretical draw (3.9.2 b)."""
+    if board.is_repetition(3):
+        return "threefold_repetition", None
+    if board.is_fifty_moves():
+        return "fifty_moves", None
+    for move in board.legal_moves:
+        board.push(move)
+        try:
+            if board.is_repetition(3):
+                return "threefold_repetition", move.uci()
+            if board.is_fifty_moves():
+                return "fifty_moves", move.uci()
+        finally:
+            board.pop()
+    return "theoretical_draw", None
 
 
 def rounds(games: list[SourceGame]) -> Iterator[tuple[int, list[SourceGame]]]:

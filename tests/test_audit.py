@@ -220,3 +220,59 @@ class TestSeals:
             assert seals[-1].events_before % 5 in (0, 1, 2)
             report = audit_store(store)
         assert report.of(INTEGRITY) == [] and report.seals == 2
+
+
+class TestArt3_9_2_bClaims:
+    """3.9.2 b: a draw is backed by a claim the arbiter accepted."""
+
+    def _repeat(self, store: Store) -> None:
+        paired_tournament(store)
+        ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        play(store, "1.1", "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8")
+        ok(
+            store,
+            {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "white",
+                "kind": "threefold_repetition",
+                "at": at(100),
+            },
+        )
+
+    def test_3_9_2_b_a_draw_on_an_accepted_claim_is_backed(self, sqlite_store: Store) -> None:
+        self._repeat(sqlite_store)
+        ok(
+            sqlite_store,
+            {
+                "cmd": "rule_claim",
+                "game": "1.1",
+                "claim": "1",
+                "decision": "accepted",
+                "arbiter": "chief",
+                "at": at(120),
+            },
+        )
+        report = audit_store(sqlite_store)
+        assert report.of(INTEGRITY) == []
+        assert report.of(RULE) == []
+
+    def test_3_9_2_b_a_ruling_against_the_verification_is_an_override(
+        self, sqlite_store: Store
+    ) -> None:
+        self._repeat(sqlite_store)
+        ok(
+            sqlite_store,
+            {
+                "cmd": "rule_claim",
+                "game": "1.1",
+                "claim": "1",
+                "decision": "rejected",
+                "arbiter": "chief",
+                "reason": "the arbiter saw the positions differ",
+                "at": at(120),
+            },
+        )
+        report = audit_store(sqlite_store)
+        assert named(report, "arbiter_override", "game/1.1")
+        assert report.exit_status() == 0 and report.exit_status(strict=True) == 1
