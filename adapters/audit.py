@@ -30,6 +30,7 @@ import chess
 from adapters.chain import (
     GENESIS,
     PREFIX_BYTES,
+    event_fields,
     extend_digest,
     split_prefixes,
 )
@@ -160,8 +161,7 @@ def store_records(store: Store, report: AuditReport) -> Iterator[tuple[Record, i
             event, link = mapper.event_and_link(notification)
             if not isinstance(event, Event):
                 raise TypeError(f"{notification.topic} is not an event of this engine")
-            body = event.payload()
-            body.pop("at_ms")
+            body = event_fields(event)
             record = Record(
                 position,
                 event.originator_id,

@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgpack
@@ -50,10 +50,17 @@ PREFIX_BYTES = 4
 DEFAULT_SEAL_EVERY = 1000
 
 
+FRAME = ("originator_id", "originator_version", "at_ms", LINK_KEY)
+
+
 def event_fields(event: Event) -> dict[str, Any]:
-    """The event's own fields but ``at_ms`` (stream and version apart), in declaration order."""
-    skip = ("originator_id", "originator_version", "at_ms")
-    return {f.name: getattr(event, f.name) for f in fields(event) if f.name not in skip}
+    """The fields the event carries but ``at_ms`` (stream and version apart), in order.
+
+    Read from the event's own attributes, not from its class: an event stored
+    before its class gained a field (with a default) keeps exactly the fields it
+    was stored with, so its link still holds.
+    """
+    return {k: v for k, v in vars(event).items() if k not in FRAME}
 
 
 def canonical(stream: str, version: int, kind: str, at_ms: int, body: dict[str, Any]) -> bytes:

@@ -22,7 +22,8 @@ log gives the same bytes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import IO, Any
 
@@ -81,20 +82,43 @@ class Record:
         return f"{self.stream} v{self.version} ({self.type}, log position {self.seq})"
 
     def event(self, classes: dict[str, type[Event]] | None = None) -> Event:
-        """The domain event; LogError naming the record if it cannot be built."""
+        """The domain event with exactly the recorded fields; LogError naming the record
+        if its type is unknown, a field is unknown, or a field without default is missing.
+
+        Built as the store's mapper builds a stored event (the recorded values as its
+        attributes), so an event recorded before its class gained a field (with a
+        default) stays as it was recorded, and so does its hash link.
+        """
         classes = classes or event_classes()
         cls = classes.get(self.type)
         if cls is None:
             raise LogError(f"{self.where()}: unknown event type {self.type!r}")
-        try:
-            return cls(
-                originator_id=self.stream,
-                originator_version=self.version,
-                at_ms=self.at_ms,
+        declared = {f.name: f for f in dataclass_fields(cls)}
+        unknown = sorted(set(self.fields) - set(declared))
+        if unknown:
+            raise LogError(f"{self.where()}: {self.type} has no field(s) {unknown}")
+        missing = sorted(
+            name
+            for name, f in declared.items()
+            if name not in self.fields
+            and name not in ("originator_id", "originator_version", "at_ms")
+            and f.default is MISSING
+            and f.default_factory is MISSING
+        )
+        if missing:
+            raise LogError(f"{self.where()}: {self.type} needs the field(s) {missing}")
+        event = object.__new__(cls)
+        object.__setattr__(
+            event,
+            "__dict__",
+            {
+                "originator_id": self.stream,
+                "originator_version": self.version,
+                "at_ms": self.at_ms,
                 **self.fields,
-            )
-        except TypeError as exc:
-            raise LogError(f"{self.where()}: fields do not fit {self.type}: {exc}") from None
+            },
+        )
+        return event
 
 
 def record_of(seq: int, event: Event, link: bytes | None) -> Record:

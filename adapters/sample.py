@@ -154,6 +154,8 @@ class ClockPlan:
         self.rng = rng
         self.book = rng.randint(6, 14)
         self.share = {1: rng.uniform(0.55, 0.95), 2: rng.uniform(0.4, 0.9)}
+        self.reserve_ms = rng.randint(20_000, 240_000)
+        """What the player keeps in hand for the moves left before the control."""
         self.moves = moves_per_side
 
     def think_ms(self, move_no: int, remaining_ms: int) -> int:
@@ -167,8 +169,12 @@ class ClockPlan:
             think = rng.expovariate(1 / (self.share[2] * 3_600_000 / 20))
         else:
             think = rng.uniform(10, 55) * 1000
-        # never let the flag fall by accident: keep a few seconds in hand
-        return max(1000, min(int(think), remaining_ms - rng.randint(3_000, 20_000)))
+        # never let the flag fall by accident: spread what is left over the moves
+        # still to make before the control, keeping the reserve
+        to_control = 41 - move_no if move_no <= 40 else 61 - move_no if move_no <= 60 else 1
+        spare = max(0, remaining_ms - self.reserve_ms * min(1, to_control - 1))
+        cap = spare / to_control * (3 if to_control > 1 else 0.5)
+        return max(500, min(int(think), int(cap), remaining_ms - 1_000))
 
 
 @dataclass
@@ -301,10 +307,12 @@ def _ending(
     to_move = "white" if board.turn == chess.WHITE else "black"
     if loser is not None and on_time and loser == to_move:
         flag_at = now + remaining[loser]
-        if supports("clock_reading"):
+        if supports("check_flags"):
+            # the clock shows 0:00; the engine records the flag fall from the reading (6.9)
             reading = dict(remaining)
             reading[loser] = 0
-            line.add(flag_at, _reading(src.game, reading, loser))
+            line.add(flag_at + rng.randint(200, 1_000), _reading(src.game, reading, loser))
+            return
         line.add(
             flag_at + 1000,
             {
@@ -332,19 +340,30 @@ def _ending(
         return
     if loser is not None:
         line.add(
-            now + rng.randint(5_000, 120_000),
+            now + within(rng.randint(5_000, 120_000), remaining[to_move]),
             {"cmd": "resign", "game": src.game, "by": loser},
         )
         return
-    _draw(line, src, board, now, rng, to_move)
+    _draw(line, src, board, now, rng, to_move, remaining[to_move])
+
+
+def within(delay_ms: int, remaining_ms: int) -> int:
+    """A pause while the side on move's clock runs, short enough not to flag him (6.9)."""
+    return max(200, min(delay_ms, remaining_ms // 2))
 
 
 def _draw(
-    line: Timeline, src: SourceGame, board: chess.Board, now: int, rng: random.Random, side: str
+    line: Timeline,
+    src: SourceGame,
+    board: chess.Board,
+    now: int,
+    rng: random.Random,
+    side: str,
+    remaining_ms: int,
 ) -> None:
     """3.9.2 b: no draw by agreement; the player on move claims, the arbiter rules."""
     kind, intended = draw_claim(board)
-    at = now + rng.randint(10_000, 60_000)
+    at = now + within(rng.randint(10_000, 60_000), remaining_ms)
     if supports("claim_draw") and supports("rule_claim"):
         claimant = src.white if side == "white" else src.black
         claim: dict[str, Any] = {
@@ -450,6 +469,21 @@ def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
         for _, _, _, cmd in merged:
             apply(store, None, cmd)
         store.seal()
+        for game in round_games:
+            state = store.game(game.game)
+            lost_on_time = LOST_ON_TIME in (game.white, game.black) and game.result in (
+                "1-0" if game.black == LOST_ON_TIME else "0-1",
+            )
+            if state is not None and (state.termination == "time_forfeit") != lost_on_time:
+                raise SampleError(
+                    f"game {game.game} ended {state.termination}: only Ivanchuk's losses "
+                    "were on time (a generated clock ran out)"
+                )
+            if state is None or state.result != game.result:
+                raise SampleError(
+                    f"game {game.game} ({game.source_id or game.game} of the source) ended "
+                    f"{state.result if state else 'unplayed'}, the record says {game.result}"
+                )
     return store.count()
 
 

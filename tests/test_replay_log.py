@@ -17,6 +17,7 @@ from adapters.replay_log import (
     store_records,
 )
 from adapters.store import Store
+from engine.timefmt import parse_instant
 from tests.helpers import at, ok, paired_tournament, play
 
 SOURCE = Path(__file__).resolve().parents[1] / "replay_logs" / "sources" / "candidates-2013.pgn"
@@ -111,3 +112,53 @@ class TestRefusals:
             read_log(path)
         with pytest.raises(LogError, match="cannot read"):
             read_log(tmp_path / "missing.msgpack")
+
+
+class TestSchemaEvolution:
+    def test_an_event_stored_before_its_class_gained_a_field_keeps_its_link(
+        self, sqlite_store: Store, tmp_path: Path
+    ) -> None:
+        """GameStarted gained ``stage`` (and more) with defaults; older records lack them."""
+        from adapters.audit import INTEGRITY, audit_store
+        from adapters.replay_log import Record
+
+        paired_tournament(sqlite_store)
+        old = Record(
+            0,
+            "game/1.1",
+            1,
+            "GameStarted",
+            parse_instant(at(0)),
+            {
+                "by": "arbiter",
+                "game": "1.1",
+                "round": 1,
+                "board": 1,
+                "white": "aronian",
+                "black": "carlsen",
+                "time_control": "40/7200:20/3600:900+30",
+                "rules": "candidates-2012",
+                "initial_fen": None,
+            },
+            None,
+        )
+        sqlite_store.append([old.event()])
+        play(sqlite_store, "1.1", "e4 e5")
+        assert sqlite_store.game("1.1").stage == "tournament"
+        assert audit_store(sqlite_store).of(INTEGRITY) == []
+        first, second = tmp_path / "a.msgpack", tmp_path / "b.msgpack"
+        export_log(sqlite_store, first)
+        records = read_log(first).records
+        started = next(r for r in records if r.type == "GameStarted")
+        assert "stage" not in started.fields
+        with Store(str(tmp_path / "copy.sqlite")) as copy:
+            import_log(copy, read_log(first))
+            export_log(copy, second)
+        assert first.read_bytes() == second.read_bytes()
+
+    def test_a_record_with_an_unknown_field_is_refused_by_name(self) -> None:
+        from adapters.replay_log import Record
+
+        record = Record(7, "game/1.1", 2, "MovePlayed", 0, {"by": "x", "colour": "red"}, None)
+        with pytest.raises(LogError, match=r"game/1\.1 v2 .*no field\(s\) \['colour'\]"):
+            record.event()
