@@ -1,8 +1,8 @@
 """The whole event out of a store: PGN with ``[%clk]``, and the crosstable.
 
-Clock times come from the readings stored on each game's ``clock/<id>``
-stream: a reading taken after ply p (its ``ply`` field) gives the clock of
-the side that made move p. A game without readings is exported without
+Clock times are the regulation clock after each move (the time control
+applied to the recorded instants, ``projections.clock``), as ``candidates
+pgn`` writes them; a game whose clock is unknown is exported without
 ``[%clk]``.
 """
 
@@ -12,8 +12,9 @@ from typing import Any
 
 from adapters.replay import standings
 from adapters.store import Store
-from engine.events import clock_stream
+from engine.events import game_stream
 from engine.game import Game
+from projections.clock import move_clocks
 from projections.event_pgn import (
     crosstable,
     event_pgn,
@@ -22,20 +23,10 @@ from projections.event_pgn import (
 
 
 def clock_after_ply(store: Store, game: Game) -> dict[int, int]:
-    """Ply -> the mover's remaining time just after that move, from the stored readings."""
-    white_moves_first = game.initial_fen is None or " w " in game.initial_fen
-    out: dict[int, int] = {}
-    for event in store.stream(clock_stream(game.game_id)):
-        ply = getattr(event, "ply", None)
-        white_ms = getattr(event, "white_ms", None)
-        black_ms = getattr(event, "black_ms", None)
-        if not isinstance(ply, int) or ply < 1 or ply in out:
-            continue
-        white_moved = (ply % 2 == 1) == white_moves_first
-        remaining = white_ms if white_moved else black_ms
-        if isinstance(remaining, int):
-            out[ply] = remaining
-    return out
+    """Ply -> the mover's clock just after that move: the regulation clock of the time
+    control (``projections.clock.move_clocks``, the same as ``candidates pgn``)."""
+    clocks = move_clocks(store.stream(game_stream(game.game_id)))
+    return {ply: ms for ply, ms in enumerate(clocks, start=1) if ms is not None}
 
 
 def event_games(store: Store) -> list[Game]:

@@ -4,7 +4,7 @@
 Roster plus ``Board``, ``WhiteElo``, ``BlackElo``, ``EventDate``,
 ``TimeControl``, ``Termination``, ``PlyCount``, and after every move the
 mover's clock as broadcasts give it, ``{ [%clk h:mm:ss] }`` (the remaining
-time after the move, time-control additions included), whenever the clock is
+time after the move, time-control additions included; milliseconds when any), whenever the clock is
 known for that move.
 
 ``crosstable`` is the double round-robin table: one row a player in the order
@@ -28,6 +28,7 @@ import chess.pgn
 
 from engine.game import FINISHED, Game
 from engine.tournament import Tournament
+from projections.clock import clock_text
 from projections.pgn import PGN_TERMINATION, pgn_date
 
 ClockAfterPly = Mapping[int, int]
@@ -35,9 +36,8 @@ ClockAfterPly = Mapping[int, int]
 
 
 def clk(remaining_ms: int) -> str:
-    """The ``[%clk]`` form: h:mm:ss, whole seconds (rounded down, never negative)."""
-    seconds = max(0, remaining_ms) // 1000
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    """The ``[%clk]`` form, as ``candidates pgn`` writes it (``projections.clock``)."""
+    return clock_text(max(0, remaining_ms))
 
 
 def game_round_board(game_id: str) -> tuple[str, str]:

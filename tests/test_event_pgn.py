@@ -29,9 +29,9 @@ def event_store(tmp_path_factory) -> Store:
 
 
 class TestClockComments:
-    def test_clk_is_h_mm_ss_rounded_down(self) -> None:
+    def test_clk_is_h_mm_ss_as_candidates_pgn_writes_it(self) -> None:
         assert clk(7_200_000) == "2:00:00"
-        assert clk(3_599_999) == "0:59:59"
+        assert clk(3_599_500) == "0:59:59.500"
         assert clk(-5) == "0:00:00"
 
     def test_each_move_carries_the_movers_clock_when_known(self, sqlite_store: Store) -> None:
@@ -42,7 +42,7 @@ class TestClockComments:
         text = event_game_pgn(game, sqlite_store.tournament(), {1: 7_190_000, 2: 7_185_500})
         parsed = chess.pgn.read_game(io.StringIO(text))
         clocks = [node.clock() for node in parsed.mainline()]
-        assert clocks == [7190.0, 7185.0, None]
+        assert clocks == [7190.0, 7185.5, None]
         assert parsed.headers["WhiteElo"] == "2809" and parsed.headers["Board"] == "1"
 
 
