@@ -42,6 +42,7 @@ from engine.events import (
     TOURNAMENT_STREAM,
     ChainSealed,
     ClockAdjusted,
+    ClockReadingRecorded,
     Event,
     GameStarted,
     MovePlayed,
@@ -50,6 +51,7 @@ from engine.events import (
 )
 from engine.game import Game
 from engine.timefmt import format_instant
+from projections.clock import clock_text
 from projections.game_view import game_view
 
 INTEGRITY, RULE, INFO = "integrity", "rule", "info"
@@ -225,6 +227,9 @@ def check_seals(records: list[Record], report: AuditReport) -> None:
             message = _seal_diagnosis(
                 records, covered, links, order if isinstance(order, str) else ""
             )
+            lost = _lost_heads(records[: min(wanted, index)], record.fields.get("heads"))
+            if lost:
+                message += "; " + "; ".join(lost)
             if wanted > index:
                 message = (
                     f"the seal covers {wanted} events but only {index} precede it "
@@ -251,6 +256,20 @@ def check_seals(records: list[Record], report: AuditReport) -> None:
             f"{tail} event(s) after the last seal are protected by their stream chains only "
             "(a deleted last event of a stream there would not show; `candidates seal`)",
         )
+
+
+def _lost_heads(covered: list[Record], heads: object) -> list[str]:
+    """The streams whose sealed last event is not among the covered events any more."""
+    if not isinstance(heads, dict):
+        return []
+    have: dict[str, int] = {}
+    for record in covered:
+        have[record.stream] = max(have.get(record.stream, 0), record.version)
+    return [
+        f"{stream} v{version} (its last event when sealed) is missing"
+        for stream, version in sorted(heads.items())
+        if isinstance(version, int) and have.get(stream, 0) < version
+    ]
 
 
 def _seal_diagnosis(records: list[Record], start: int, links: list[bytes], order: str) -> str:
@@ -471,6 +490,89 @@ def _check_result(
         )
 
 
+def check_clocks(records: list[Record], events: list[Event], report: AuditReport) -> None:
+    """Every clock against the time control (3.5.1; Laws 6): the regulation clock is
+    re-derived from the game's events in global order and compared with what the log
+    says of it: the regulation values stored beside each reading, moves completed
+    before the mover's flag fell, flag falls recorded when the time had run out."""
+    states: dict[str, Game] = {}
+    for record, event in zip(records, events, strict=True):
+        game_id = stream_game_id(event.originator_id)
+        if game_id is None:
+            continue
+        state = states.get(game_id)
+        clock = state.clock if state is not None else None
+        if isinstance(event, ClockReadingRecorded):
+            if event.white_ms < 0 or event.black_ms < 0:
+                report.add(
+                    INTEGRITY,
+                    "impossible_clock",
+                    f"a clock reading of game {game_id} shows a negative time "
+                    f"({event.white_ms} / {event.black_ms} ms)",
+                    record,
+                )
+            if state is None:
+                report.add(
+                    INTEGRITY,
+                    "impossible_clock",
+                    f"a clock reading of game {game_id} before the game started",
+                    record,
+                )
+            elif clock is not None and event.model_white_ms is not None:
+                model = (
+                    clock.remaining_ms("white", event.at_ms),
+                    clock.remaining_ms("black", event.at_ms),
+                )
+                stored = (event.model_white_ms, event.model_black_ms)
+                if model != stored:
+                    report.add(
+                        INTEGRITY,
+                        "impossible_clock",
+                        f"the regulation clock of game {game_id} stored with this reading "
+                        f"({clock_text(stored[0])} / {clock_text(stored[1])}) is not the one "
+                        f"the time control gives ({clock_text(model[0])} / "
+                        f"{clock_text(model[1])}) at {format_instant(event.at_ms)}",
+                        record,
+                    )
+            continue
+        if not event.originator_id.startswith("game/"):
+            continue
+        fallen = clock.flag_fallen(event.at_ms) if clock is not None else None
+        if (
+            isinstance(event, MovePlayed)
+            and fallen is not None
+            and state is not None
+            and state.status == games.IN_PROGRESS
+        ):
+            falls_ms = clock.flag_falls_at_ms() if clock is not None else None
+            report.add(
+                INTEGRITY,
+                "impossible_clock",
+                f"move {event.san} of game {game_id} was completed after {fallen}'s flag fell "
+                f"({format_instant(falls_ms or 0)}, 6.9): it does not count",
+                record,
+            )
+        if (
+            isinstance(event, ResultRecorded)
+            and event.termination == "time_forfeit"
+            and event.arbiter is None
+            and clock is not None
+        ):
+            loser = "white" if event.result == "0-1" else "black"
+            left = clock.remaining_ms(loser, event.at_ms)
+            if left > 0:
+                report.add(
+                    INTEGRITY,
+                    "impossible_result",
+                    f"game {game_id} is recorded as lost on time by {loser}, whose regulation "
+                    f"clock still shows {clock_text(left)} at {format_instant(event.at_ms)}",
+                    record,
+                )
+        next_state = games.evolve(state, event)
+        if next_state is not None:
+            states[game_id] = next_state
+
+
 def check_projections(
     store: Store | None,
     log: Log | None,
@@ -547,6 +649,7 @@ def audit_records(
     if log is not None:
         check_trailer(log, report)
     folded = check_games(readable, events, report)
+    check_clocks(readable, events, report)
     check_projections(store, log, events, folded, report)
     for record in readable:
         if stream_game_id(record.stream) is None and record.stream != TOURNAMENT_STREAM:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgpack
-from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
+from eventsourcing.persistence import Mapper, Notification, StoredEvent, Transcoder
 from eventsourcing.utils import get_topic
 
 from engine.events import TOURNAMENT_STREAM, ChainSealed, Event
@@ -225,8 +225,8 @@ class Chain:
 
     # --- seals ----------------------------------------------------------------
 
-    def records_after(self, seq: int) -> Iterator[tuple[int, bytes | None, int, bool]]:
-        """(notification id, link, at_ms, is a seal) of every stored event after ``seq``."""
+    def records_after(self, seq: int) -> Iterator[tuple[Notification, bytes | None, int, bool]]:
+        """(notification, link, at_ms, is a seal) of every stored event after ``seq``."""
         decode = self.store.app.mapper.transcoder.decode
         seal_topic = get_topic(ChainSealed)
         for notification in self.store.notifications(seq + 1):
@@ -234,7 +234,7 @@ class Chain:
             link = state.get(LINK_KEY) if isinstance(state, dict) else None
             at_ms = state.get("at_ms", 0) if isinstance(state, dict) else 0
             yield (
-                notification.id,
+                notification,
                 link if isinstance(link, bytes) else None,
                 int(at_ms or 0),
                 notification.topic == seal_topic,
@@ -281,9 +281,12 @@ class Chain:
         point = self.sealed
         links: list[bytes] = []
         last_seq, latest_ms, seals = point.seq, 0, 0
-        for seq, link, at_ms, is_seal in self.records_after(point.seq):
+        heads: dict[str, int] = {}
+        for notification, link, at_ms, is_seal in self.records_after(point.seq):
             links.append(link or GENESIS)
-            last_seq, latest_ms, seals = seq, max(latest_ms, at_ms), seals + is_seal
+            heads[str(notification.originator_id)] = notification.originator_version
+            last_seq, latest_ms = notification.id, max(latest_ms, at_ms)
+            seals += is_seal
         if len(links) - seals < max(minimum, 1):
             return None  # nothing but earlier seals to cover
         digest = extend_digest(point.digest, links)
@@ -295,6 +298,7 @@ class Chain:
             events_before=point.events + len(links),
             order_digest=digest.hex(),
             order=prefixes(links),
+            heads=dict(sorted(heads.items())),
             through_seq=last_seq,
         )
         self._sealing = True

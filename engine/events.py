@@ -398,5 +398,8 @@ class ChainSealed(Event):
     order: str
     """8 hex digits (the first 4 bytes of each link) for every event this seal adds to
     the previous one, in global order: lets an audit name a moved or missing event."""
+    heads: dict[str, int]
+    """Stream -> version of its last event among those covered, for every stream this
+    seal adds events of: names a stream's deleted last event."""
     through_seq: int
     """Where the store that sealed read up to (its notification id); a hint only."""

@@ -29,6 +29,10 @@ def build(path: Path) -> None:
         ok(store, {"cmd": "start_game", "game": "1.2", "at": at(0)})
         play(store, "1.1", "e4 e5 Nf3 Nc6 Bb5 a6")
         play(store, "1.2", "d4 d5 c4 e6", start_s=5)
+        for seconds in (62, 70, 80):
+            reading = {"cmd": "clock_reading", "game": "1.1", "at": at(seconds)}
+            white_ms = 7_200_000 - 31_000 - (seconds - 61) * 1000
+            ok(store, {**reading, "white_ms": white_ms, "black_ms": 7_170_000, "running": "white"})
         ok(store, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(100)})
         ok(
             store,
@@ -153,6 +157,46 @@ class TestTampering:
         assert seal, report.render()
         assert "out of the sealed order" in seal[0].message
         assert "game/1.2 v2" in seal[0].message and "game/1.1 v2" in seal[0].message
+
+    def test_a_deleted_clock_reading_is_named(self, db: Path) -> None:
+        with sqlite3.connect(db) as con:
+            con.execute(
+                "DELETE FROM stored_events WHERE originator_id='clock/1.1' AND originator_version=2"
+            )
+        report = audited(db)
+        assert named(report, "missing_event", "clock/1.1", 3)
+        assert report.exit_status() == 1
+
+    def test_a_deleted_last_clock_reading_is_caught_by_the_seal(self, db: Path) -> None:
+        last = max(v for _, s, v, _, _ in rows(db) if s == "clock/1.1")
+        with sqlite3.connect(db) as con:
+            con.execute(
+                "DELETE FROM stored_events "
+                "WHERE originator_id='clock/1.1' AND originator_version=?",
+                (last,),
+            )
+        report = audited(db)
+        seal = [f for f in report.of(INTEGRITY) if f.kind == "seal_mismatch"]
+        assert seal and "missing (deleted)" in seal[0].message
+        assert f"clock/1.1 v{last} (its last event when sealed) is missing" in seal[0].message
+
+    def test_3_5_1_a_reading_whose_regulation_clock_was_rewritten_is_impossible(
+        self, db: Path
+    ) -> None:
+        """Even re-hashed, a stored regulation clock the time control cannot give is named."""
+        import hashlib
+
+        from adapters.chain import event_canonical
+
+        with Store(str(db)) as store:
+            previous = store.chain.stored_link("clock/1.1", 1)
+            event = store.stream("clock/1.1")[1]
+        forged = type(event).__new__(type(event))
+        object.__setattr__(forged, "__dict__", {**vars(event), "model_white_ms": 7_200_000})
+        link = hashlib.sha256(previous + event_canonical(forged)).digest()
+        edit_state(db, "clock/1.1", 2, model_white_ms=7_200_000, _link=link)
+        report = audited(db)
+        assert named(report, "impossible_clock", "clock/1.1", 2)
 
     def test_a_result_edited_in_place_is_named(self, db: Path) -> None:
         version = max(v for _, s, v, _, _ in rows(db) if s == "game/1.1")
