@@ -1,4 +1,4 @@
-"""The whole event out of a store: PGN with ``[%clk]``, and the crosstable.
+"""The whole event out of a store: PGN with ``[%clk]``.
 
 Clock times are the regulation clock after each move (the time control
 applied to the recorded instants, ``projections.clock``), as ``candidates
@@ -8,17 +8,12 @@ pgn`` writes them; a game whose clock is unknown is exported without
 
 from __future__ import annotations
 
-from typing import Any
-
-from adapters.replay import standings
 from adapters.store import Store
 from engine.events import game_stream
 from engine.game import Game
 from projections.clock import move_clocks
 from projections.event_pgn import (
-    crosstable,
     event_pgn,
-    render_crosstable,
 )
 
 
@@ -37,22 +32,3 @@ def store_event_pgn(store: Store, site: str = "?") -> str:
     games = event_games(store)
     clocks = {g.game_id: clock_after_ply(store, g) for g in games}
     return event_pgn(games, store.tournament(), clocks, site)
-
-
-def store_crosstable(store: Store) -> str:
-    tournament = store.tournament()
-    if tournament is None:
-        return "No tournament in this store.\n"
-    table: Any = standings(store)
-    order = None
-    decided = None
-    if isinstance(table, dict) and table.get("rows"):
-        order = [row["player"] for row in table["rows"]]
-        winner = table.get("winner")
-        if isinstance(winner, dict) and winner.get("player"):
-            player = tournament.player(str(winner["player"]))
-            name = player.name if player else winner["player"]
-            decided = f"First place: {name} (decided by {winner.get('decided_by')})"
-    games = event_games(store)
-    latest = max((g.last_at_ms for g in games), default=None)
-    return render_crosstable(tournament, crosstable(tournament, games, order), decided, latest)

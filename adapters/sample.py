@@ -39,8 +39,9 @@ import chess.pgn
 from adapters.pgn_import import player_id, read_games
 from adapters.replay_log import export_log
 from adapters.store import Store
+from engine.berger_inference import Inferred, infer_numbers
 from engine.commands import SPECS
-from engine.pairing import berger_schedule
+from engine.events import TOURNAMENT_STREAM, RoundsReordered
 from engine.timefmt import format_instant
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,7 +113,7 @@ class SourceGame:
     moves: list[chess.Move]
     start_ms: int
     source_id: str = ""
-    """The PGN's Round tag, when the engine's game id (its Berger board) differs."""
+    """The PGN's Round tag (the engine's game id follows the table's boards)."""
 
 
 def source_games(path: Path = SOURCE_PGN) -> list[SourceGame]:
@@ -177,48 +178,34 @@ class ClockPlan:
         return max(500, min(int(think), int(cap), remaining_ms - 1_000))
 
 
-@dataclass
-class Lots:
-    numbers: dict[str, int]
-    """Berger number of each player (3.4.1)."""
-    round_order: tuple[int, ...]
-    """``round_order[r - 1]``: the table round played as round r (London 2013 played the
-    table's rounds 6 and 7 the other way round)."""
+def drawing_of_lots(games: list[SourceGame]) -> Inferred:
+    """The Berger numbers of the real drawing of lots (3.4.1) and the table round each
+    round played, inferred from the games (``engine.berger_inference``)."""
+    inferred = infer_numbers(
+        sorted({g.white for g in games} | {g.black for g in games}),
+        [(g.round, g.white, g.black) for g in games],
+        cycles=2,
+    )
+    if inferred is None:
+        raise SampleError("the source games are not a double round robin of the Berger table")
+    return inferred
 
 
-def lot_numbers(games: list[SourceGame]) -> Lots:
-    """The Berger numbers of the real drawing of lots (3.4.1), read off round 1, and the
-    table round each round played, both checked against every game of the event. Each
-    source game gets the engine's game id of its pairing (the published board order of
-    a round is not the table's)."""
-    schedule = berger_schedule(len(PLAYERS_BY_ID), 2)
-    numbers: dict[str, int] = {}
-    for pairing in schedule:
-        if pairing.round != 1:
-            continue
-        game = next(
-            (g for g in games if g.round == 1 and g.game.endswith(f".{pairing.board}")), None
-        )
-        if game is None:
-            raise SampleError(f"the source has no game {pairing.game_id}")
-        numbers[game.white], numbers[game.black] = pairing.white, pairing.black
-    by_number = {n: pid for pid, n in numbers.items()}
-    table: dict[int, dict[tuple[str | None, str | None], str]] = {}
-    for p in schedule:
-        table.setdefault(p.round, {})[(by_number.get(p.white), by_number.get(p.black))] = p.board
-    order: list[int] = []
-    for round_no in sorted({g.round for g in games}):
-        played = {(g.white, g.black) for g in games if g.round == round_no}
-        match = [r for r, boards in sorted(table.items()) if set(boards) == played]
-        if not match:
-            raise SampleError(f"round {round_no} of the source is no round of the Berger table")
-        table_round = round_no if round_no in match else match[0]
-        order.append(table_round)
-        for game in games:
-            if game.round == round_no:
-                board = table[table_round][(game.white, game.black)]
-                game.source_id, game.game = game.game, f"{round_no}.{board}"
-    return Lots(numbers, tuple(order))
+def assign_game_ids(games: list[SourceGame], pairings: dict[str, tuple[str, str]]) -> None:
+    """Each source game gets the engine's id of its pairing (the published board order
+    of a round is not the table's); the PGN's Round tag is kept as ``source_id``."""
+    by_players = {
+        (int(game_id.split(".")[0]), white, black): game_id
+        for game_id, (white, black) in pairings.items()
+    }
+    for game in games:
+        game_id = by_players.get((game.round, game.white, game.black))
+        if game_id is None:
+            raise SampleError(
+                f"game {game.game} ({game.white} - {game.black}) is not paired in round "
+                f"{game.round}"
+            )
+        game.source_id, game.game = game.game, game_id
 
 
 def supports(command: str, field_name: str | None = None) -> bool:
@@ -440,23 +427,33 @@ def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
     games = source_games(source)
     first = min(g.start_ms for g in games)
     apply(store, first - 86_400_000, _create())
-    lots = lot_numbers(games)
-    draw: dict[str, Any] = {
-        "cmd": "draw_lots",
-        "tournament": TOURNAMENT,
-        "numbers": lots.numbers,
-        "by": "chief",
-    }
-    reordered = lots.round_order != tuple(sorted(lots.round_order))
-    if reordered and supports("draw_lots", "round_order"):
-        draw["round_order"] = list(lots.round_order)
-    elif reordered:
-        # this engine has no played order of rounds: each game keeps its table round's id
-        table_round = dict(enumerate(lots.round_order, start=1))
-        for game in games:
-            round_no, board = game.game.split(".")
-            game.game = f"{table_round[int(round_no)]}.{board}"
-    apply(store, first - 86_400_000 + 3_600_000, draw)
+    lots = drawing_of_lots(games)
+    draw_at = first - 86_400_000 + 3_600_000
+    apply(
+        store,
+        draw_at,
+        {"cmd": "draw_lots", "tournament": TOURNAMENT, "numbers": lots.numbers, "by": "chief"},
+    )
+    if lots.round_order != tuple(range(1, len(lots.round_order) + 1)):
+        # 3.2: London 2013 played the table's rounds 6 and 7 the other way round
+        tournament = store.tournament()
+        assert tournament is not None
+        store.append(
+            [
+                RoundsReordered(
+                    originator_id=TOURNAMENT_STREAM,
+                    originator_version=tournament.version + 1,
+                    at_ms=draw_at,
+                    by="chief",
+                    order=lots.round_order,
+                    reason="the playing schedule of London 2013 (3.2): rounds 6 and 7 of "
+                    "the table were played the other way round",
+                )
+            ]
+        )
+    tournament = store.tournament()
+    assert tournament is not None
+    assign_game_ids(games, tournament.pairings())
     for _, round_games in rounds(games):
         lines = [game_timeline(g, int(g.game.split(".")[1])) for g in round_games]
         merged = sorted(

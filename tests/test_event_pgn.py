@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from fractions import Fraction
 from pathlib import Path
 
 import chess.pgn
@@ -11,11 +10,12 @@ import pytest
 
 from adapters.cli import main
 from adapters.event_export import event_games
+from adapters.queries import standings_object
 from adapters.replay import Pace, replay
 from adapters.replay_log import read_log
 from adapters.sample import SAMPLE_LOG
 from adapters.store import Store
-from projections.event_pgn import clk, crosstable, event_game_pgn, event_pgn
+from projections.event_pgn import clk, event_game_pgn, event_pgn
 from tests.helpers import at, ok, paired_tournament, play
 
 
@@ -59,20 +59,10 @@ class TestWholeEvent:
         assert rounds == sorted(rounds)
         assert all(not g.errors for g in parsed)
 
-    def test_3_6_1_crosstable_points_and_both_results_of_each_pairing(
-        self, event_store: Store
-    ) -> None:
-        tournament = event_store.tournament()
-        rows = crosstable(tournament, event_games(event_store))
-        points = {r.player: r.points for r in rows}
-        assert points["carlsen"] == points["kramnik"] == Fraction(17, 2)
-        assert sum(points.values()) == 56
-        for row in rows:
-            for other, results in row.cells.items():
-                assert len(results) == 2
-                theirs = next(r for r in rows if r.player == other).cells[row.player]
-                for mine, their in zip(results, theirs, strict=True):
-                    assert {mine, their} in ({"1", "0"}, {"½"})
+    def test_3_7_b_the_replayed_event_is_won_by_carlsen_on_wins(self, event_store: Store) -> None:
+        table = standings_object(event_store)
+        assert [r["player"] for r in table["rows"][:2]] == ["carlsen", "kramnik"]
+        assert (table["winner"]["player"], table["winner"]["decided_by"]) == ("carlsen", "wins")
 
     def test_cli_writes_pgn_and_crosstable(self, event_store: Store, tmp_path: Path) -> None:
         out, table = tmp_path / "event.pgn", tmp_path / "crosstable.txt"
@@ -82,4 +72,5 @@ class TestWholeEvent:
         assert code == 0
         assert out.read_text().count("[Event ") == 56
         text = table.read_text()
-        assert "Carlsen, Magnus" in text and "8½" in text
+        assert "Carlsen, Magnus" in text and "crosstable after round 14" in text
+        assert "Winner: carlsen (decided by wins)" in text

@@ -7,8 +7,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from adapters.cli.cmd_tournament import render_crosstable, render_standings
 from adapters.cli.common import add_store_option, store_of
-from adapters.event_export import store_crosstable, store_event_pgn
+from adapters.event_export import store_event_pgn
+from adapters.queries import crosstable_object, standings_object
+from adapters.store import Store
+
+
+def store_crosstable(store: Store) -> str:
+    """The final standings (3.6.1, 3.7 a-c) and the crosstable, as the arbiters print them."""
+    return (
+        render_standings(standings_object(store))
+        + "\n\n"
+        + render_crosstable(crosstable_object(store))
+        + "\n"
+    )
 
 
 def register(sub: Any) -> None:
