@@ -1,19 +1,26 @@
 """The bundled sample: the whole 2013 Candidates, played live into a store, as a replay log.
 
 ``build_sample(store)`` plays the 56 real games of London 2013
-(``replay_logs/sources/candidates-2013.pgn``) through the engine's own
-commands, round by round, the four boards of a round interleaved by the
-instant of each command as they would reach the engine live. What is real and
-what is generated (the header of the log says the same):
+(``replay_logs/sources/candidates-2013.pgn``) through the DGT board simulator
+(``adapters.dgt.simulator``): each game's board sends the bytes of hands
+moving pieces and of its clock, a ``BoardSession`` and a ``StoreSink`` turn
+them into ``play_move`` and ``clock_reading`` commands as at the venue, and
+the arbiters' commands (start, resignations, draw claims, advice, rulings,
+the flag check) come in between, the four boards of a round interleaved by
+instant as they would reach the engine live. What is real and what is
+generated (the header of the log says the same):
 
 - real: the players, their ratings (FIDE list of March 2013), the pairings
-  (the Berger numbers of the real drawing of lots), every move, every result,
-  the dates of the rounds (14:00 London time);
-- generated, deterministically from each game's id: the instant of every move
-  and so every clock reading (the real clock times were not published), the
-  way each game ended when the score sheet does not show it (a resignation, a
-  flag fall for Ivanchuk's five losses on time, the draw claims the 2012
-  regulations require: 3.9.2 b), and the arbiters' names.
+  (the Berger numbers of the real drawing of lots, and the real order of the
+  rounds: 3.2), every move, every result, the dates of the rounds (14:00
+  London time);
+- generated, deterministically from each game's id: every thinking time and
+  so every clock reading (the real clock times were not published; a reading
+  a minute while a player thinks and one at every lever press), the hands'
+  choreography on the board, the way each game ended when the score sheet
+  does not show it (a resignation, a flag fall for Ivanchuk's five losses on
+  time, the draw claims the 2012 regulations require: 3.9.2 b), and the
+  arbiters' names.
 
 Two of Ivanchuk's losses on time end, in the published score, with his
 opponent on move (the score stops before the flag fell): there the Chief
@@ -21,14 +28,18 @@ Arbiter records the time forfeit with that reason, and the audit lists it as an
 arbiter override, which it is in the record.
 
 The same inputs give the same bytes: ``python replay_logs/build_sample.py``
-rebuilds ``replay_logs/candidates-2013.msgpack``.
+rebuilds ``replay_logs/candidates-2013.msgpack``; the build stops with
+``SampleError`` if any command is refused, a game ends otherwise than
+recorded, or a clock runs out that did not.
 """
 
 from __future__ import annotations
 
+import heapq
 import random
+import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,12 +47,17 @@ from typing import Any
 import chess
 import chess.pgn
 
+from adapters.dgt import protocol as dgt
+from adapters.dgt.clocksides import ClockSides
+from adapters.dgt.feed import StoreSink
+from adapters.dgt.session import BoardSession
+from adapters.dgt.simulator import BoardSimulator, _think_times_s
 from adapters.pgn_import import player_id, read_games
 from adapters.replay_log import export_log
 from adapters.store import Store
 from engine.berger_inference import Inferred, infer_numbers
-from engine.commands import SPECS
 from engine.events import TOURNAMENT_STREAM, RoundsReordered
+from engine.game import IN_PROGRESS, position
 from engine.timefmt import format_instant
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,8 +85,9 @@ LOST_ON_TIME = "ivanchuk"
 """The public record: Ivanchuk lost five games on time (all five of his losses)."""
 
 GENERATED = [
-    "the instant of every move, and so every clock reading (real clock times were not "
-    "published); deterministic from each game's id",
+    "every thinking time, and so every clock reading and the instant of every move "
+    "(real clock times were not published), and the hands' choreography on the DGT board "
+    "simulator; deterministic from each game's id",
     "how each game ended when the score sheet does not show it: resignations, flag falls "
     "(Ivanchuk's five losses on time), the draw claims and rulings 3.9.2 b requires",
     "the arbiters' names",
@@ -87,6 +104,9 @@ PERIODS = ((40, 7_200_000), (20, 3_600_000), (None, 900_000))
 INCREMENT_FROM_MOVE = 61
 INCREMENT_MS = 30_000
 """... plus 30 s per move starting from move 61."""
+HANDS_MS = 4_000
+"""What a move's choreography (pieces lifted and put down, the lever pressed) costs on
+the clock at most, kept in hand by the generated thinking times."""
 READING_EVERY_MS = 60_000
 """A clock reading while a player thinks (the DGT clock reports every second; the
 sample keeps one a minute, and one at every move, to stay small)."""
@@ -133,19 +153,6 @@ def source_games(path: Path = SOURCE_PGN) -> list[SourceGame]:
                 )
             )
     return out
-
-
-@dataclass
-class Timeline:
-    """One game's commands, each at its instant."""
-
-    game: str
-    commands: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
-    order: int = 0
-
-    def add(self, at_ms: int, cmd: dict[str, Any]) -> None:
-        self.order += 1
-        self.commands.append((at_ms, self.order, {**cmd, "at": format_instant(at_ms)}))
 
 
 class ClockPlan:
@@ -208,49 +215,31 @@ def assign_game_ids(games: list[SourceGame], pairings: dict[str, tuple[str, str]
         game.source_id, game.game = game.game, game_id
 
 
-def supports(command: str, field_name: str | None = None) -> bool:
-    spec = SPECS.get(command)
-    if spec is None:
-        return False
-    return field_name is None or field_name in spec or f"{field_name}?" in spec
-
-
-def game_timeline(src: SourceGame, board_no: int) -> Timeline:
-    rng = random.Random(f"candidates-2013/{src.game}")
-    line = Timeline(src.game)
-    start = src.start_ms + board_no * rng.randint(2_000, 9_000)
-    line.add(
-        start,
-        {
-            "cmd": "start_game",
-            "game": src.game,
-            "white": src.white,
-            "black": src.black,
-            "by": "chief",
-        },
-    )
+def planned_pgn(src: SourceGame, rng: random.Random, seed: int) -> chess.pgn.Game:
+    """The game with a generated ``[%clk]`` after every move: the thinking times the
+    DGT board simulator plays it with (3.5.1 periods; Ivanchuk, when he lost on time,
+    spends nearly all he has on his last recorded move)."""
     remaining = {"white": PERIODS[0][1], "black": PERIODS[0][1]}
     plans = {side: ClockPlan(rng, (len(src.moves) + 1) // 2) for side in ("white", "black")}
     loser = {"1-0": "black", "0-1": "white"}.get(src.result)
     on_time = loser is not None and (src.white if loser == "white" else src.black) == LOST_ON_TIME
-    with_readings = supports("clock_reading")
-    clocks_on_moves = supports("play_move", "white_ms")
-    board = chess.Board()
-    now = start
+    # the simulator draws the first move of each side itself (a score's first [%clk]
+    # has no earlier reading to subtract from): the same draws, to budget for them
+    opening = _think_times_s(None, 2, random.Random(seed))
+    pgn = chess.pgn.Game()
+    node: chess.pgn.GameNode = pgn
     for index, move in enumerate(src.moves):
         side = "white" if index % 2 == 0 else "black"
         move_no = index // 2 + 1
-        think = plans[side].think_ms(move_no, remaining[side])
-        last_of_loser = on_time and side == loser and index >= len(src.moves) - 2
-        if last_of_loser:
-            # the loser on time spends nearly all he has before his last recorded move
-            think = max(1000, remaining[side] - rng.randint(2_000, 15_000))
-        if with_readings:
-            for elapsed in range(READING_EVERY_MS, think, READING_EVERY_MS):
-                reading = dict(remaining)
-                reading[side] -= elapsed
-                line.add(now + elapsed, _reading(src.game, reading, side))
-        now += think
+        if index < 2:
+            remaining[side] -= round(opening[index] * 1000)
+            node = node.add_variation(move)
+            node.set_clock(remaining[side] / 1000)
+            continue
+        # the hands and the lever press take a few seconds a move on the clock as well
+        think = plans[side].think_ms(move_no, remaining[side] - HANDS_MS * move_no)
+        if on_time and side == loser and index >= len(src.moves) - 2:
+            think = max(1000, remaining[side] - rng.randint(120_000, 240_000))
         remaining[side] -= think
         if move_no == 40:
             remaining[side] += PERIODS[1][1]
@@ -258,80 +247,144 @@ def game_timeline(src: SourceGame, board_no: int) -> Timeline:
             remaining[side] += PERIODS[2][1]
         if move_no >= INCREMENT_FROM_MOVE:
             remaining[side] += INCREMENT_MS
-        cmd: dict[str, Any] = {"cmd": "play_move", "game": src.game, "move": move.uci()}
-        if clocks_on_moves:
-            cmd.update(white_ms=remaining["white"], black_ms=remaining["black"])
-        cmd["by"] = f"dgt:{2013_000 + src.round * 10 + board_no}"
-        line.add(now, cmd)
-        board.push(move)
-    _ending(line, src, board, now, remaining, rng, loser, on_time)
-    return line
+        node = node.add_variation(move)
+        node.set_clock(remaining[side] / 1000)
+    return pgn
 
 
-def _reading(game: str, remaining: dict[str, int], running: str | None) -> dict[str, Any]:
-    return {
-        "cmd": "clock_reading",
-        "game": game,
-        "white_ms": max(0, remaining["white"]),
-        "black_ms": max(0, remaining["black"]),
-        "running": running,
-        "by": "dgt",
-    }
+def device_stream(sim: BoardSimulator) -> list[tuple[int, bytes]]:
+    """The bytes the simulated board sends (ms from its start), with the clock's times
+    kept by a clock in step with the simulated hands.
+
+    The clock charges each move up to the instant the move stands complete on the
+    board, the instant the engine records it (6.7 a; the DGT adapter's ``play_move``
+    ``at``), and 3.5.1's periods and increments are credited then; the lever press
+    that follows 0.3-0.8 s later is reported as it comes. So the generated readings
+    agree with the regulation clock to the second (a real press delay would add a few
+    hundred milliseconds a move, in either direction)."""
+    codes = sim.initial_codes()
+    out: list[tuple[int, bytes]] = [
+        (0, dgt.encode_serial(sim.serial)),
+        (0, dgt.encode_board_dump(codes)),
+    ]
+    black_side = "left" if sim.white_side == "right" else "right"
+    colour_of = {sim.white_side: "white", black_side: "black"}
+    remaining = {"white": PERIODS[0][1], "black": PERIODS[0][1]}
+    moves = {"white": 0, "black": 0}
+    running: str | None = None
+    since = 0
+    board = chess.Board(sim.start_fen) if sim.start_fen else chess.Board()
+    for step in sim.script():
+        if step.kind == "field":
+            codes[step.field] = step.code
+            out.append((step.at_ms, dgt.encode_field_update(step.field, step.code)))
+        elif step.kind == "settle":
+            out.append((step.at_ms, dgt.encode_board_dump(codes)))
+        elif step.kind == "ply" and running is not None:
+            remaining[running] = max(0, remaining[running] - (step.at_ms - since))
+            moves[running] += 1
+            number = moves[running]
+            if number == 40:
+                remaining[running] += PERIODS[1][1]
+            elif number == 60:
+                remaining[running] += PERIODS[2][1]
+            if number >= INCREMENT_FROM_MOVE:
+                remaining[running] += INCREMENT_MS
+            board.push(sim.moves[step.ply - 1])
+            running = None if board.is_game_over() else ("white" if board.turn else "black")
+            since = step.at_ms
+        elif step.kind == "clock":
+            if running is None and step.running is not None and not moves["white"]:
+                running, since = "white", step.at_ms  # the arbiter starts White's clock
+            shown = dict(remaining)
+            if running is not None:
+                shown[running] = max(0, shown[running] - (step.at_ms - since))
+            # the display shows whole seconds: rounded to the nearest one here
+            left = shown[colour_of["left"]] + 500
+            right = shown[colour_of["right"]] + 500
+            out.append((step.at_ms, dgt.encode_clock(left, right, step.running)))
+    return out
 
 
-def _ending(
-    line: Timeline,
-    src: SourceGame,
-    board: chess.Board,
-    now: int,
-    remaining: dict[str, int],
-    rng: random.Random,
-    loser: str | None,
-    on_time: bool,
-) -> None:
-    if board.is_checkmate() or board.is_stalemate() or board.is_insufficient_material():
-        return  # the engine ends the game by the position itself (5.1, 5.2)
-    to_move = "white" if board.turn == chess.WHITE else "black"
-    if loser is not None and on_time and loser == to_move:
-        flag_at = now + remaining[loser]
-        if supports("check_flags"):
-            # the clock shows 0:00; the engine records the flag fall from the reading (6.9)
-            reading = dict(remaining)
-            reading[loser] = 0
-            line.add(flag_at + rng.randint(200, 1_000), _reading(src.game, reading, loser))
-            return
-        line.add(
-            flag_at + 1000,
-            {
-                "cmd": "declare_result",
-                "game": src.game,
-                "result": src.result,
-                "termination": "time_forfeit",
-                "reason": f"{loser}'s flag fell (Laws 6.9)",
-                "arbiter": "chief",
-            },
+@dataclass
+class Board:
+    """One game on one simulated DGT board, wired to the store as at the venue."""
+
+    src: SourceGame
+    number: int
+    start_ms: int
+    rng: random.Random
+    session: BoardSession
+    sink: StoreSink
+    stream: list[tuple[int, bytes]]
+
+
+def wire_board(store: Store, src: SourceGame, board_no: int) -> Board:
+    rng = random.Random(f"candidates-2013/{src.game}")
+    start = src.start_ms + board_no * rng.randint(2_000, 9_000)
+    seed = zlib.crc32(src.game.encode())
+    sim = BoardSimulator.from_pgn(
+        planned_pgn(src, rng, seed),
+        serial=f"1300{board_no}",
+        seed=seed,
+        real_time=True,
+        clock_tick_ms=READING_EVERY_MS,
+        start_delay_ms=0,
+    )
+    # the arbiters set every clock up the same way, and the adapter is told which side
+    # is White's (docs/dgt.md: configured, rather than inferred from the first presses)
+    session = BoardSession(clock_sides=ClockSides.of(sim.white_side))
+    sink = StoreSink(store, src.game, session, label=f"board {board_no}")
+    stream = [(start + at, data) for at, data in device_stream(sim)]
+    return Board(src, board_no, start, rng, session, sink, stream)
+
+
+def ending(store: Store, board: Board, now_ms: int) -> list[tuple[int, dict[str, Any]]]:
+    """How the game ends once its last recorded move is on the board, decided from the
+    store's own state (position, regulation clock) at ``now_ms``."""
+    src, rng = board.src, board.rng
+    game = store.game(src.game)
+    if game is None or game.ply != len(src.moves):
+        raise SampleError(
+            f"game {src.game}: the board's moves did not all reach the store "
+            f"({game.ply if game else 0} of {len(src.moves)}): {board.sink.refusals[:1]}"
         )
-        return
-    if loser is not None and on_time:
-        line.add(
-            now + rng.randint(20_000, 90_000),
-            {
-                "cmd": "declare_result",
-                "game": src.game,
-                "result": src.result,
-                "termination": "time_forfeit",
-                "reason": f"{loser} lost on time; the published score stops before the flag fell",
-                "arbiter": "chief",
-            },
-        )
-        return
+    if game.status != IN_PROGRESS:
+        return []  # ended by the position itself (5.1, 5.2)
+    position_now = position(game)
+    to_move = "white" if position_now.turn == chess.WHITE else "black"
+    clock = game.clock
+    left = clock.remaining_ms(to_move, now_ms) if clock is not None else 3_600_000
+    loser = {"1-0": "black", "0-1": "white"}.get(src.result)
+    on_time = loser is not None and (src.white if loser == "white" else src.black) == LOST_ON_TIME
+    if on_time and loser == to_move and clock is not None:
+        falls = clock.flag_falls_at_ms() or now_ms
+        # the arbiters' server looks at the flags every few seconds (6.9)
+        at = max(falls, now_ms) + rng.randint(500, 4_000)
+        return [(at, {"cmd": "check_flags", "game": src.game, "by": "server"})]
+    if on_time:
+        return [
+            (
+                now_ms + within(rng.randint(20_000, 90_000), left),
+                {
+                    "cmd": "declare_result",
+                    "game": src.game,
+                    "result": src.result,
+                    "termination": "time_forfeit",
+                    "reason": f"{loser} lost on time; the published score stops before "
+                    "the flag fell",
+                    "arbiter": "chief",
+                },
+            )
+        ]
     if loser is not None:
-        line.add(
-            now + within(rng.randint(5_000, 120_000), remaining[to_move]),
-            {"cmd": "resign", "game": src.game, "by": loser},
-        )
-        return
-    _draw(line, src, board, now, rng, to_move, remaining[to_move])
+        return [
+            (
+                now_ms + within(rng.randint(5_000, 120_000), left),
+                {"cmd": "resign", "game": src.game, "by": loser},
+            )
+        ]
+    return draw_commands(src, position_now, now_ms, rng, to_move, left)
 
 
 def within(delay_ms: int, remaining_ms: int) -> int:
@@ -339,32 +392,26 @@ def within(delay_ms: int, remaining_ms: int) -> int:
     return max(200, min(delay_ms, remaining_ms // 2))
 
 
-def _draw(
-    line: Timeline,
+def draw_commands(
     src: SourceGame,
     board: chess.Board,
     now: int,
     rng: random.Random,
     side: str,
     remaining_ms: int,
-) -> None:
+) -> list[tuple[int, dict[str, Any]]]:
     """3.9.2 b: no draw by agreement; the player on move claims, the arbiter rules."""
     kind, intended = draw_claim(board)
     at = now + within(rng.randint(10_000, 60_000), remaining_ms)
-    if supports("claim_draw") and supports("rule_claim"):
-        claimant = src.white if side == "white" else src.black
-        claim: dict[str, Any] = {
-            "cmd": "claim_draw",
-            "game": src.game,
-            "by": claimant,
-            "kind": kind,
-        }
-        if intended is not None:
-            claim["intended_move"] = intended
-        line.add(at, claim)
-        if kind == "theoretical_draw" and supports("advise_claim"):
-            at += rng.randint(30_000, 120_000)
-            line.add(
+    claimant = src.white if side == "white" else src.black
+    claim: dict[str, Any] = {"cmd": "claim_draw", "game": src.game, "by": claimant, "kind": kind}
+    if intended is not None:
+        claim["intended_move"] = intended
+    out: list[tuple[int, dict[str, Any]]] = [(at, claim)]
+    if kind == "theoretical_draw":
+        at += rng.randint(30_000, 120_000)
+        out.append(
+            (
                 at,
                 {
                     "cmd": "advise_claim",
@@ -374,28 +421,16 @@ def _draw(
                     "advisor": "advisor",
                 },
             )
-        line.add(
-            at + rng.randint(10_000, 60_000),
-            {
-                "cmd": "rule_claim",
-                "game": src.game,
-                "claim": "1",
-                "decision": "accepted",
-                "arbiter": "chief",
-            },
         )
-        return
-    line.add(
-        at,
-        {
-            "cmd": "declare_result",
-            "game": src.game,
-            "result": "1/2-1/2",
-            "termination": kind,
-            "reason": f"{side} claimed a draw ({kind}); the Chief Arbiter accepted it",
-            "arbiter": "chief",
-        },
-    )
+    ruling = {
+        "cmd": "rule_claim",
+        "game": src.game,
+        "claim": "1",
+        "decision": "accepted",
+        "arbiter": "chief",
+    }
+    out.append((at + rng.randint(10_000, 60_000), ruling))
+    return out
 
 
 def draw_claim(board: chess.Board) -> tuple[str, str | None]:
@@ -455,33 +490,72 @@ def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
     assert tournament is not None
     assign_game_ids(games, tournament.pairings())
     for _, round_games in rounds(games):
-        lines = [game_timeline(g, int(g.game.split(".")[1])) for g in round_games]
-        merged = sorted(
-            (
-                (at, index, order, cmd)
-                for index, line in enumerate(lines)
-                for at, order, cmd in line.commands
-            ),
-        )
-        for _, _, _, cmd in merged:
-            apply(store, None, cmd)
+        play_round(store, round_games)
         store.seal()
-        for game in round_games:
-            state = store.game(game.game)
-            lost_on_time = LOST_ON_TIME in (game.white, game.black) and game.result in (
-                "1-0" if game.black == LOST_ON_TIME else "0-1",
-            )
-            if state is not None and (state.termination == "time_forfeit") != lost_on_time:
-                raise SampleError(
-                    f"game {game.game} ended {state.termination}: only Ivanchuk's losses "
-                    "were on time (a generated clock ran out)"
-                )
-            if state is None or state.result != game.result:
-                raise SampleError(
-                    f"game {game.game} ({game.source_id or game.game} of the source) ended "
-                    f"{state.result if state else 'unplayed'}, the record says {game.result}"
-                )
+        check_results(store, round_games)
     return store.count()
+
+
+def play_round(store: Store, round_games: list[SourceGame]) -> None:
+    """The round's boards and commands, interleaved by instant as they reach the engine."""
+    queue: list[tuple[int, int, str, int, Any]] = []
+    order = 0
+    boards = [wire_board(store, g, int(g.game.split(".")[1])) for g in round_games]
+
+    def push(at_ms: int, kind: str, index: int, payload: Any) -> None:
+        nonlocal order
+        order += 1
+        heapq.heappush(queue, (at_ms, order, kind, index, payload))
+
+    for index, board in enumerate(boards):
+        start = {
+            "cmd": "start_game",
+            "game": board.src.game,
+            "white": board.src.white,
+            "black": board.src.black,
+            "by": "chief",
+        }
+        push(board.start_ms, "command", index, start)
+        for at_ms, data in board.stream:
+            push(at_ms, "bytes", index, data)
+        push(board.stream[-1][0] + 5_000, "finish", index, None)
+    while queue:
+        at_ms, _, kind, index, payload = heapq.heappop(queue)
+        board = boards[index]
+        if kind == "command":
+            apply(store, at_ms, payload)
+            continue
+        session = board.session
+        if kind == "bytes":
+            session.receive_data(payload, at_ms)
+            session.poll(at_ms)
+        else:
+            session.poll(at_ms)
+            session.finish(at_ms)
+        board.sink.deliver(session.observations())
+        if kind == "finish":
+            for when, command in ending(store, board, at_ms):
+                push(when, "command", index, command)
+
+
+def check_results(store: Store, round_games: list[SourceGame]) -> None:
+    """Every game ended as recorded; only Ivanchuk's losses on time (a generated clock
+    never runs out by accident)."""
+    for game in round_games:
+        state = store.game(game.game)
+        lost_on_time = LOST_ON_TIME in (game.white, game.black) and game.result == (
+            "1-0" if game.black == LOST_ON_TIME else "0-1"
+        )
+        if state is not None and (state.termination == "time_forfeit") != lost_on_time:
+            raise SampleError(
+                f"game {game.game} ended {state.termination}: only Ivanchuk's losses "
+                "were on time (a generated clock ran out)"
+            )
+        if state is None or state.result != game.result:
+            raise SampleError(
+                f"game {game.game} ({game.source_id or game.game} of the source) ended "
+                f"{state.result if state else 'unplayed'}, the record says {game.result}"
+            )
 
 
 def _create() -> dict[str, Any]:
