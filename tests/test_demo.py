@@ -35,12 +35,11 @@ class TestDemo:
         self, tmp_path: Path, capsys
     ) -> None:
         store = tmp_path / "demo.sqlite"
-        assert (
-            main(["demo", "--once", "--speed", "max", "--no-serve", "--demo-store", str(store)])
-            == 0
-        )
+        assert main(["demo", "--once", "--speed", "max", "--demo-store", str(store)]) == 0
         out = capsys.readouterr().out
+        assert "Serving the replay on http://127.0.0.1:" in out
         assert "Round 14/14" in out
         assert "Carlsen, Magnus" in out and "Kramnik, Vladimir" in out
         final = out[out.index("Final") :].splitlines()
         assert "8½" in final[1] and "8½" in final[2]
+        assert "First place: Carlsen, Magnus, decided by the number of wins (3.7 b)" in out

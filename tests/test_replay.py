@@ -93,3 +93,43 @@ class TestPace:
         assert (
             slept and abs(sum(slept) - sum(w for w, _ in schedule(log.records, Pace(100.0)))) < 1e-6
         )
+
+
+class TestServe:
+    def test_serve_shows_the_replay_on_the_gateway_as_if_live(self, tmp_path) -> None:
+        """A browser's websocket gets the snapshot, then the replayed moves as deltas."""
+        import threading
+        import types
+
+        from adapters.cli.cmd_replay import serve_replay
+        from adapters.sample import SAMPLE_LOG
+        from tests.gateway_support import Peer
+
+        log = read_log(SAMPLE_LOG)
+        records = list(until(log.records, round_end_ms(log.records, 1)))
+        announced: list[str] = []
+        ready = threading.Event()
+
+        def announce(text: str) -> None:
+            announced.append(text)
+            ready.set()
+
+        with Store(str(tmp_path / "served.sqlite")) as store:
+            worker = threading.Thread(
+                target=serve_replay,
+                args=(store, records, Pace(speed=4000.0, gap_s=0.1), "127.0.0.1", 0),
+                kwargs={"keep_serving": False, "announce": announce},
+                daemon=True,
+            )
+            worker.start()
+            assert ready.wait(20), "the gateway did not start"
+            port = int(announced[0].rsplit(":", 1)[1].strip("/"))
+            peer = Peer(types.SimpleNamespace(url=f"ws://127.0.0.1:{port}/ws"))
+            peer.subscribe()
+            snapshot = peer.next("snapshot", timeout=10)
+            assert "games" in snapshot
+            delta = peer.next(lambda f: f.get("op") == "delta", timeout=10)
+            assert delta["seq"] > snapshot["seq"]
+            worker.join(60)
+            assert not worker.is_alive()
+        assert announced[0].startswith("Serving the replay on http://127.0.0.1:")
