@@ -153,8 +153,9 @@ def standings(store: Store) -> Any:
 
 
 def state_at(store: Store, at_ms: int | None) -> dict[str, Any]:
-    """Boards, clocks, standings and pending claims as the store holds them."""
-    games = [queries.game_object(store, game_id) for game_id in store.game_ids()]
+    """Boards, clocks (run on to ``at_ms``), standings and pending claims as the store
+    holds them; the store's latest state when ``at_ms`` is None."""
+    games = [queries.game_object(store, game_id, at_ms) for game_id in store.game_ids()]
     pending = [
         {"game": game["game"], **claim}
         for game in games
