@@ -34,7 +34,16 @@ from adapters.chain import (
     extend_digest,
     split_prefixes,
 )
-from adapters.replay_log import Log, LogError, Record, event_classes, final_state, verify_links
+from adapters.queries import standings_object
+from adapters.replay_log import (
+    Log,
+    LogError,
+    Record,
+    event_classes,
+    final_state,
+    plain,
+    verify_links,
+)
 from adapters.store import Store
 from engine import game as games
 from engine import tournament as tournaments
@@ -603,9 +612,27 @@ def check_projections(
                 "projection_differs",
                 "the live tournament state differs from the one re-derived from the stored events",
             )
+    derived_state = final_state(events)
+    if store is not None and store.tournament() is not None and "standings" in derived_state:
+        live = plain(standings_object(store))
+        if live != derived_state["standings"]:
+            report.add(
+                INTEGRITY,
+                "projection_differs",
+                "the live standings differ from the standings re-derived from the stored events",
+            )
     if log is not None and log.trailer is not None:
-        recorded = log.trailer.get("state", {}).get("games", {})
-        derived = final_state(events)["games"]
+        recorded_state = log.trailer.get("state", {})
+        if "standings" in recorded_state and _plain(recorded_state["standings"]) != _plain(
+            derived_state.get("standings")
+        ):
+            report.add(
+                INTEGRITY,
+                "projection_differs",
+                "the standings the trailer records differ from those the events give",
+            )
+        recorded = recorded_state.get("games", {})
+        derived = derived_state["games"]
         for game_id in sorted(set(recorded) | set(derived)):
             if _plain(recorded.get(game_id)) != _plain(derived.get(game_id)):
                 report.add(

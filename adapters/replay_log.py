@@ -10,9 +10,9 @@ A log is a sequence of msgpack objects, written one after another:
    adapters/chain.py, or nil for an event stored without one);
 3. a **trailer** map: ``{"end": true, "events": n, "order_digest": hex,
    "state": {...}}``: the count, the running digest of every link in order, and
-   the final state of each game as the exporting engine saw it (fen, ply,
-   result, termination), which ``candidates audit FILE`` compares with what it
-   re-derives.
+   the final state as the exporting engine folded it (each game's fen, ply,
+   result, termination; the standings), which ``candidates audit FILE``
+   compares with what it re-derives.
 
 ``export_log`` writes a store's log; ``import_log`` loads one into an empty
 store, checking every link first, so the round trip store -> log -> store ->
@@ -31,9 +31,13 @@ import msgpack
 
 from adapters.chain import GENESIS, event_canonical, event_fields, extend_digest, next_link
 from adapters.store import Store
+from engine import tournament as tournaments
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import Event
+from engine.events import TOURNAMENT_STREAM, Event
+from engine.game import Game
+from engine.tournament import Tournament
 from projections.game_view import fold_game, position_fen
+from projections.standings import standings
 
 FORMAT = "candidates-replay-log"
 FORMAT_VERSION = 1
@@ -224,22 +228,40 @@ def store_records(store: Store) -> Iterator[Record]:
 
 
 def final_state(events: Iterable[Event]) -> dict[str, Any]:
-    """What the trailer records of each game: fen, ply, result, termination."""
+    """What the trailer records, folded from the events alone: each game's fen, ply,
+    result and termination, and the standings (3.6.1, 3.7) when there is a tournament."""
     by_stream: dict[str, list[Event]] = {}
+    tournament: Tournament | None = None
     for event in events:
         if event.originator_id.startswith("game/"):
             by_stream.setdefault(event.originator_id, []).append(event)
+        elif event.originator_id == TOURNAMENT_STREAM:
+            tournament = tournaments.evolve(tournament, event)
     games: dict[str, Any] = {}
+    folded: list[Game] = []
     for stream, stream_events in by_stream.items():
         game = fold_game(stream_events)
         if game is not None:
+            folded.append(game)
             games[stream.removeprefix("game/")] = {
                 "fen": position_fen(game),
                 "ply": game.ply,
                 "result": game.result,
                 "termination": game.termination,
             }
-    return {"games": dict(sorted(games.items()))}
+    state: dict[str, Any] = {"games": dict(sorted(games.items()))}
+    if tournament is not None:
+        state["standings"] = plain(standings(tournament, folded))
+    return state
+
+
+def plain(value: Any) -> Any:
+    """Lists for tuples, all the way down: a value as msgpack gives it back."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    return value
 
 
 def header_for(store: Store, notes: str = "", generated: Iterable[str] = ()) -> dict[str, Any]:

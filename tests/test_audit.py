@@ -320,3 +320,20 @@ class TestArt3_9_2_bClaims:
         report = audit_store(sqlite_store)
         assert named(report, "arbiter_override", "game/1.1")
         assert report.exit_status() == 0 and report.exit_status(strict=True) == 1
+
+
+class TestProjections:
+    def test_a_trailer_whose_standings_were_edited_is_named(self, db: Path, tmp_path: Path) -> None:
+        path = tmp_path / "log.msgpack"
+        with Store(str(db)) as store:
+            export_log(store, path)
+        with open(path, "rb") as handle:
+            objects = list(msgpack.Unpacker(handle, raw=False, strict_map_key=False))
+        rows = objects[-1]["state"]["standings"]["rows"]
+        rows[0]["points"], rows[-1]["points"] = rows[-1]["points"], rows[0]["points"]
+        edited = tmp_path / "edited.msgpack"
+        edited.write_bytes(b"".join(msgpack.packb(o, use_bin_type=True) for o in objects))
+        report = audit_log(read_log(edited), str(edited))
+        assert any(
+            f.kind == "projection_differs" and "standings" in f.message for f in report.findings
+        )

@@ -204,7 +204,7 @@ DECIDED_BY = {
 
 
 def points_only(store: Store) -> str:
-    """Points from the results (when the standings projection is not in this build)."""
+    """Points from the results, for a log whose games belong to no tournament."""
     points: dict[str, Fraction] = {}
     tournament = store.tournament()
     for player in tournament.players if tournament else ():
@@ -217,7 +217,7 @@ def points_only(store: Store) -> str:
         white, black = value.get(game.result, (Fraction(1, 2), Fraction(1, 2)))
         points[game.white] = points.get(game.white, Fraction(0)) + white
         points[game.black] = points.get(game.black, Fraction(0)) + black
-    lines = ["Final points (3.6.1; the tie-break projection is not in this build):"]
+    lines = ["Final points (3.6.1; no tournament in this log, so no tie-breaks):"]
     for rank, (player, score) in enumerate(sorted(points.items(), key=lambda kv: -kv[1]), 1):
         lines.append(f"  {rank:>2}. {_name(store, player):<22} {_points(score):>5}")
     return "\n".join(lines)
