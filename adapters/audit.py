@@ -623,7 +623,7 @@ def check_projections(
             )
     if log is not None and log.trailer is not None:
         recorded_state = log.trailer.get("state", {})
-        if "standings" in recorded_state and _plain(recorded_state["standings"]) != _plain(
+        if "standings" in recorded_state and plain(recorded_state["standings"]) != plain(
             derived_state.get("standings")
         ):
             report.add(
@@ -634,21 +634,13 @@ def check_projections(
         recorded = recorded_state.get("games", {})
         derived = derived_state["games"]
         for game_id in sorted(set(recorded) | set(derived)):
-            if _plain(recorded.get(game_id)) != _plain(derived.get(game_id)):
+            if plain(recorded.get(game_id)) != plain(derived.get(game_id)):
                 report.add(
                     INTEGRITY,
                     "projection_differs",
-                    f"game {game_id}: the trailer records {_plain(recorded.get(game_id))}, the "
-                    f"events give {_plain(derived.get(game_id))}",
+                    f"game {game_id}: the trailer records {plain(recorded.get(game_id))}, the "
+                    f"events give {plain(derived.get(game_id))}",
                 )
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
 
 
 # --- entry points --------------------------------------------------------------------
