@@ -28,6 +28,7 @@ it out on the way back.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ from engine.events import TOURNAMENT_STREAM, ChainSealed, Event
 
 if TYPE_CHECKING:
     from adapters.store import Store
+
+log = logging.getLogger(__name__)
 
 LINK_KEY = "_link"
 """Key of the hash link inside a stored record's msgpack map."""
@@ -217,7 +220,12 @@ class Chain:
         self.appended_since_check += len(events)
         if self.seal_every and self.appended_since_check >= self.seal_every:
             self.appended_since_check = 0
-            self.seal(minimum=self.seal_every)
+            try:
+                self.seal(minimum=self.seal_every)
+            except Exception:  # the events are stored: a seal that fails waits for the next
+                log.warning(
+                    "automatic seal failed; the next one covers the same events", exc_info=True
+                )
 
     def forget(self, streams: Iterable[str]) -> None:
         for stream in streams:
