@@ -73,6 +73,9 @@ POSITION_ENDINGS = {
     "fivefold_repetition",
 }
 """Terminations the final position itself must show (Laws 5.1, 5.2, 9.6)."""
+PENALISED_BY = {"ClaimRuled", "IllegalMoveRecorded"}
+"""Events whose clock penalty follows in the same decision: an incorrect claim (9.5), an
+illegal move (7.4 b). The adjustment is the rule's, not an arbiter's override."""
 CLAIM_KINDS = {
     "threefold_repetition",
     "fifty_moves",
@@ -368,6 +371,7 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
         state: Game | None = None
         board: chess.Board | None = None
         finished: Event | None = None
+        previous: Event | None = None
         accepted_claim = False
         for event in stream_events:
             record = by_record[id(event)]
@@ -394,6 +398,8 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
             elif isinstance(event, ResultRecorded):
                 finished = event
                 _check_result(board, event, record, game_id, accepted_claim, report)
+            elif isinstance(event, ClockAdjusted) and type(previous).__name__ in PENALISED_BY:
+                pass  # a penalty the rules fix (Laws 7.4 b, 9.5), recorded with its cause
             elif isinstance(event, ClockAdjusted):
                 report.add(
                     RULE,
@@ -414,6 +420,7 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
                     record,
                 )
             state = games.evolve(state, event)
+            previous = event
         if state is not None:
             folded[game_id] = state
     return folded

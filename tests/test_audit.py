@@ -337,3 +337,23 @@ class TestProjections:
         assert any(
             f.kind == "projection_differs" and "standings" in f.message for f in report.findings
         )
+
+
+class TestOverrides:
+    def test_an_arbiters_clock_adjustment_is_listed_a_penalty_of_9_5_is_not(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        play(sqlite_store, "1.1", "e4 e5")
+        claim = {"cmd": "claim_draw", "game": "1.1", "by": "white", "at": at(30)}
+        ok(sqlite_store, {**claim, "kind": "threefold_repetition"})
+        ruling = {"cmd": "rule_claim", "game": "1.1", "claim": "1", "arbiter": "chief"}
+        ok(sqlite_store, {**ruling, "decision": "rejected", "at": at(40)})
+        adjust = {"cmd": "adjust_clock", "game": "1.1", "side": "black", "arbiter": "chief"}
+        ok(sqlite_store, {**adjust, "delta_ms": 60_000, "reason": "clock set wrong", "at": at(50)})
+        report = audit_store(sqlite_store)
+        overrides = [f for f in report.of(RULE) if f.kind == "arbiter_override"]
+        assert [f.record.type for f in overrides] == ["ClockAdjusted"]
+        assert "clock set wrong" in overrides[0].message
+        assert report.of(INTEGRITY) == []
