@@ -21,7 +21,7 @@ from adapters.replay import (
     state_at,
     until,
 )
-from adapters.replay_log import Log, LogError, read_log, verify_links
+from adapters.replay_log import Log, LogError, event_classes, read_log, verify_links
 from adapters.store import Store
 from engine.errors import MalformedCommand
 from engine.timefmt import parse_instant
@@ -71,19 +71,13 @@ def selected(
 
 def checked_log(path: str) -> Log:
     log = read_log(path)
-    problems = [p for p in verify_links(log.records, _classes()) if p.record.link is not None]
+    problems = [p for p in verify_links(log.records, event_classes()) if p.record.link is not None]
     if problems:
         raise LogError(
             f"{path}: {len(problems)} hash link(s) do not hold (first: {problems[0].message}); "
             "`candidates audit FILE` gives the full report"
         )
     return log
-
-
-def _classes() -> dict[str, Any]:
-    from adapters.replay_log import event_classes
-
-    return event_classes()
 
 
 def fresh_store_path(into: str | None) -> tuple[Path, tempfile.TemporaryDirectory[str] | None]:
