@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ class RoundProgress:
 
     def __init__(self, log: Log, out: Any = None) -> None:
         self.out = out or sys.stdout
-        self.tty = bool(getattr(out, "isatty", lambda: False)())
+        self.tty = bool(getattr(self.out, "isatty", lambda: False)())
         self.games_in_round: dict[int, set[str]] = {}
         for record in log.records:
             round_no = round_of(record)
@@ -88,6 +89,7 @@ class RoundProgress:
         self.done = 0
         self.finished: set[str] = set()
         self.shown = -1
+        self.drawn_at = 0.0
 
     def completed_rounds(self) -> int:
         count = 0
@@ -104,7 +106,9 @@ class RoundProgress:
             if record.type == ResultRecorded.__name__:
                 self.finished.add(record.stream)
         completed = self.completed_rounds()
-        if self.tty:
+        now = time.monotonic()
+        if self.tty and (now - self.drawn_at >= 0.1 or self.done == self.total):
+            self.drawn_at = now
             width = 28
             filled = round(width * completed / max(1, self.rounds))
             bar = "#" * filled + "." * (width - filled)
@@ -114,7 +118,7 @@ class RoundProgress:
                 f"events {self.done}/{self.total}"
             )
             self.out.flush()
-        elif completed != self.shown:
+        elif not self.tty and completed != self.shown:
             self.shown = completed
             self.out.write(f"Round {completed}/{self.rounds} complete ({self.done} events)\n")
             self.out.flush()

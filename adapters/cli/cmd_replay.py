@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import tempfile
 import threading
 from collections.abc import Callable
@@ -141,8 +143,20 @@ def serve_replay(
 
     halt = threading.Event()
 
+    interrupted = threading.Event()
+
     async def main() -> None:
         stop = asyncio.Event()
+
+        def on_interrupt() -> None:
+            # Ctrl-C stops the replay thread and the gateway in order, instead of a
+            # KeyboardInterrupt raised inside whichever task happens to be running.
+            interrupted.set()
+            halt.set()
+            stop.set()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
 
         def ready(server: Any) -> None:
             sockets = getattr(server, "sockets", None) or []
@@ -156,7 +170,7 @@ def serve_replay(
             await asyncio.to_thread(
                 replay, store, records, pace, progress, halt.wait, stopped=halt.is_set
             )
-            if keep_serving:
+            if keep_serving and not interrupted.is_set():
                 announce("Replay finished; still serving (Ctrl-C to stop).")
                 await gateway
         finally:
@@ -171,3 +185,5 @@ def serve_replay(
         asyncio.run(main())
     finally:
         halt.set()
+    if interrupted.is_set():
+        raise KeyboardInterrupt
