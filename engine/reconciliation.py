@@ -314,14 +314,22 @@ def reading_events(
     events: list[Event] = []
     log = log or ClockLog(g.game_id)
     stream = clock_stream(g.game_id)
-    clock = g.clock
+    # A reading older than the game's last event (a board that held its readings
+    # until it knew which side is White's, a late batch) is stored as observed
+    # but not judged: the regulation clock in hand already counts the later moves,
+    # so comparing the two would raise false mismatches.
+    clock = g.clock if at_ms >= g.last_at_ms else None
     readings = {"white": white_ms, "black": black_ms}
     findings = (
         [judge(clock, side, readings[side], at_ms, tolerance_ms) for side in SIDES]
         if clock is not None
         else []
     )
-    open_now = tuple(f.key for f in findings if f.kind != "agrees")
+    open_now = (
+        tuple(f.key for f in findings if f.kind != "agrees")
+        if clock is not None or g.clock is None
+        else tuple(log.open_alerts)
+    )
     version = log.version + 1
     events.append(
         ClockReadingRecorded(

@@ -132,3 +132,26 @@ class TestClockCommandLine:
         )
         bad = candidates("game", "1.1", "--at", "yesterday", store=store)
         assert bad.returncode == 2 and "'--at' is not an ISO-8601 instant" in bad.stderr
+
+
+def test_3_5_2_a_reading_older_than_the_last_move_is_stored_but_not_judged(sqlite_store) -> None:
+    """A board that held its readings (until it knew which side is White's) sends them
+    after later moves: they are kept as observed, and raise no false mismatch."""
+    from tests.helpers import at, ok, paired_tournament, play
+
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    play(sqlite_store, "1.1", "d4 Nf6 c4 e6", start_s=10, step_s=10)
+    events = ok(
+        sqlite_store,
+        {
+            "cmd": "clock_reading",
+            "game": "1.1",
+            "at": at(5),
+            "white_ms": 7_195_000,
+            "black_ms": 7_200_000,
+            "running": "white",
+        },
+    )
+    assert [e["type"] for e in events] == ["ClockReadingRecorded"]
+    assert events[0]["model_white_ms"] is None and events[0]["white_ms"] == 7_195_000
