@@ -30,6 +30,7 @@ The event:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ import pytest
 
 from engine.timefmt import format_instant, parse_instant
 from tests.cli import candidates, json_lines
+from tests.conftest import PG_URL, _pg_schema_url
 
 SEED = "scenario-2026"
 PLAYERS = [
@@ -174,9 +176,18 @@ def declared(
     ]
 
 
-@pytest.fixture(scope="module")
-def event(tmp_path_factory: pytest.TempPathFactory) -> Event:
-    return Event(str(tmp_path_factory.mktemp("event") / "candidates.sqlite"))
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def event(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Event]:
+    """One store for the whole event, on SQLite and (with CANDIDATES_TEST_PG) PostgreSQL."""
+    if request.param == "sqlite":
+        yield Event(str(tmp_path_factory.mktemp("event") / "candidates.sqlite"))
+        return
+    if not PG_URL:
+        pytest.skip("CANDIDATES_TEST_PG is not set: PostgreSQL tests skipped")
+    for url in _pg_schema_url(PG_URL):
+        yield Event(url)
 
 
 class TestFullEvent:
