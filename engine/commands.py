@@ -26,9 +26,16 @@ def _str(name: str, value: object) -> str:
     return value
 
 
+INT_LIMIT = 2**53 - 1
+"""The largest integer a field may hold: exact in every JSON reader, and far inside
+the store's 64-bit integers (a clock of 2**53 ms is 285,000 years)."""
+
+
 def _int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise MalformedCommand(f"field {name!r} must be an integer, got {value!r}")
+    if abs(value) > INT_LIMIT:
+        raise MalformedCommand(f"field {name!r} is out of range (|n| <= 2**53 - 1), got {value}")
     return value
 
 

@@ -64,7 +64,23 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+IN_TIME_ORDER = frozenset(
+    {
+        "play_move",
+        "resign",
+        "declare_result",
+        "record_illegal_move",
+        "adjust_clock",
+    }
+)
+"""Commands on one game that must not be dated before its last event (``clock_reading``
+keeps its own order on the clock stream; ``check_flags`` dates a fall when it happened).
+The claim procedure (``claim_draw``, ``advise_claim``, ``rule_claim``) is not checked yet."""
+
+
 def decide(raw: object, world: World) -> tuple[Command, list[Event]]:
     """Check the command's form, then decide it; raises CommandRefused."""
     cmd = raw if isinstance(raw, Command) else parse_command(raw)
+    if cmd.name in IN_TIME_ORDER:
+        games.require_in_time_order(world.game(cmd["game"]), cmd)
     return cmd, HANDLERS[cmd.name](cmd, world)

@@ -46,6 +46,7 @@ from engine.events import (
 from engine.flags import flag_fall
 from engine.rules import DEFAULT_PROFILE, profile
 from engine.time_control import parse_time_control
+from engine.timefmt import format_instant
 from engine.tournament import Tournament, require_ruling_arbiter
 
 NOT_STARTED, IN_PROGRESS, FINISHED = "not_started", "in_progress", "finished"
@@ -192,6 +193,21 @@ def require_game(game: Game | None, game_id: str) -> Game:
     return game
 
 
+def require_in_time_order(game: Game | None, cmd: Command) -> None:
+    """A game's events are recorded in the order they happened (Laws 6.7 a: the clock
+    runs from one event to the next): a command dated before the game's last recorded
+    event would run its clock backwards, so it is refused. Equal instants are allowed."""
+    at_ms = cmd.get("at_ms")
+    if game is None or game.status != IN_PROGRESS or not isinstance(at_ms, int):
+        return  # the decision itself reports an unknown or finished game
+    if at_ms < game.last_at_ms:
+        raise MalformedCommand(
+            f"{cmd.name} at {format_instant(at_ms)} is earlier than the last recorded event of "
+            f"game {game.game_id} ({format_instant(game.last_at_ms)}): a game's events are "
+            "recorded in time order"
+        )
+
+
 def require_in_progress(game: Game | None, game_id: str) -> Game:
     g = require_game(game, game_id)
     if g.status != IN_PROGRESS:
@@ -221,6 +237,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             else "it is not a paired game id (<round>.<board>)"
         )
         raise UnknownGame(f"game {game_id!r} has no players: {hint}; or give white and black")
+    _check_players_and_stage(tournament, game_id, white, black, pairing, cmd.get("stage"))
     rules = tournament.rules if tournament else DEFAULT_PROFILE
     planned = tournament.planned_game(game_id) if tournament else None
     round_no, _, board_no = game_id.partition(".")
@@ -254,6 +271,38 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             stage=stage,
         )
     ]
+
+
+def _check_players_and_stage(
+    tournament: Tournament | None,
+    game_id: str,
+    white: str,
+    black: str,
+    pairing: tuple[str, str] | None,
+    stage: str | None,
+) -> None:
+    """Two different players of the tournament; a paired game keeps its own stage (its
+    stage decides the time control, 3.5.1 / 3.7.1-3.7.3, and the penalties)."""
+    if white == black:
+        raise MalformedCommand(f"start_game: {white!r} cannot play both sides of game {game_id}")
+    if tournament is None:
+        return
+    if pairing is None:
+        known = {p.id for p in tournament.players}
+        unknown = [pid for pid in (white, black) if pid not in known]
+        if unknown:
+            raise MalformedCommand(
+                f"start_game: {', '.join(map(repr, unknown))} not a player of "
+                f"{tournament.id!r} (players: {', '.join(sorted(known))})"
+            )
+        return
+    planned = tournament.planned_game(game_id)
+    own = planned.stage if planned else "tournament"
+    if stage is not None and stage != own:
+        raise MalformedCommand(
+            f"start_game: game {game_id} is a {own} game of {tournament.id!r}, not {stage!r}; "
+            "leave 'stage' out"
+        )
 
 
 def play_move(game: Game | None, cmd: Command) -> list[Event]:

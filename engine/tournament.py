@@ -6,8 +6,10 @@ append; ``evolve`` folds an event into the state and never refuses.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import date
 from typing import Any
 
 from engine.commands import Command
@@ -203,12 +205,46 @@ def _player(raw: object, index: int) -> dict[str, Any]:
     rating = raw.get("rating", 0)
     if isinstance(rating, bool) or not isinstance(rating, int | float):
         raise MalformedCommand(f"players[{index}] ({pid}): 'rating' must be a number")
+    if not math.isfinite(rating) or not 0 <= rating <= MAX_RATING:
+        # 3.7.3: the rating ranks the players of a sudden-death playoff; NaN cannot be ranked.
+        raise MalformedCommand(
+            f"players[{index}] ({pid}): 'rating' must be a number from 0 to {MAX_RATING}, "
+            f"got {rating!r}"
+        )
     return {
         "id": pid,
         "name": str(raw.get("name") or pid),
         "federation": str(raw.get("federation") or ""),
         "rating": rating,
     }
+
+
+MAX_RATING = 10_000
+"""No Elo rating comes near it; beyond it a rating is a typing error."""
+
+
+def _check_start_date(start_date: str) -> None:
+    """3.2: day 1 of the schedule; every later date (rounds, 3.3.3 withdrawals) counts from it."""
+    try:
+        date.fromisoformat(start_date)
+    except ValueError:
+        raise MalformedCommand(
+            f"start_date {start_date!r} is not an ISO date (e.g. 2013-03-13): the schedule of "
+            "article 3.2 counts from it"
+        ) from None
+
+
+def _check_arbiter_ids(arbiters: tuple[dict[str, Any], ...], player_ids: set[str]) -> None:
+    """An arbiter is named once, and is not a player (3.9.2 b: claims go through him)."""
+    ids = [a["id"] for a in arbiters]
+    if len(set(ids)) != len(ids):
+        raise MalformedCommand(f"arbiter ids must be unique: {ids}")
+    both = sorted(player_ids.intersection(ids))
+    if both:
+        raise MalformedCommand(
+            f"{', '.join(map(repr, both))}: an arbiter cannot also be a player of the tournament "
+            "(article 3.9.2 b: the players' claims go through the arbiters)"
+        )
 
 
 def _arbiter(raw: object, index: int) -> dict[str, Any]:
@@ -236,11 +272,15 @@ def create_tournament(existing: Tournament | None, cmd: Command) -> list[Event]:
     if len(set(ids)) != len(ids):
         raise MalformedCommand(f"player ids must be unique: {ids}")
     arbiters = tuple(_arbiter(a, i) for i, a in enumerate(cmd.get("arbiters") or []))
+    _check_arbiter_ids(arbiters, set(ids))
     rules = cmd.get("rules", DEFAULT_PROFILE)
     profile(rules)
     cycles = cmd.get("cycles", 2)
-    if cycles < 1:
-        raise MalformedCommand(f"cycles must be at least 1, got {cycles}")
+    if cycles not in (1, 2):
+        raise MalformedCommand(
+            f"cycles must be 1 (single) or 2 (double round robin, article 3.1), got {cycles}"
+        )
+    _check_start_date(cmd["start_date"])
     return [
         TournamentCreated(
             originator_id=TOURNAMENT_STREAM,

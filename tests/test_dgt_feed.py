@@ -10,6 +10,7 @@ from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
 from adapters.dgt.feed import StoreSink, board_stream
 from adapters.store import Store
 from engine.commands import SPECS
+from engine.timefmt import format_instant
 from tests.dgt_hands import Hands
 
 START = "2013-03-15T14:00:00.000Z"
@@ -78,6 +79,26 @@ class TestMovesIntoTheStore:
         hands.move("c7", "c5").settle()
         pump(hands, sink)
         assert sqlite_store.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
+
+    def test_a_move_seen_before_the_arbiter_started_the_game_is_dated_at_the_start(
+        self, sqlite_store: Store
+    ) -> None:
+        """The board's host clock and the arbiter's start are separate sources: a move the
+        board saw before the recorded start is played at the start, not refused as out of
+        time order (the engine keeps a game's events in time order)."""
+        hands, sink = wired(sqlite_store)
+        hands.move("e2", "e4").settle().move("c7", "c5").settle()
+        pump(hands, sink)
+        late = "2013-03-15T15:00:00.000Z"  # an hour after the board's moves
+        answer = sqlite_store.handle(
+            {"cmd": "start_game", "game": "1.1", "at": late, "white": "aronian", "black": "carlsen"}
+        )
+        assert answer["ok"], answer
+        hands.wait(100)
+        sink.sync(hands.t)
+        assert sqlite_store.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
+        played = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovePlayed"]
+        assert {format_instant(e.at_ms) for e in played} == {late}
 
     def test_a_takeback_is_an_alert_and_changes_nothing_in_the_record(self, store: Store) -> None:
         start(store)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import IO, Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
+from engine.errors import MalformedCommand
 
 
 def register(sub: Any) -> None:
@@ -24,24 +25,43 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     refused = 0
-    handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
+    if args.file == "-":
+        handle: IO[bytes] = sys.stdin.buffer
+    else:
+        try:
+            handle = open(args.file, "rb")  # noqa: SIM115
+        except OSError as exc:
+            raise MalformedCommand(f"cannot read {args.file!r}: {exc.strerror}") from None
     with store_of(args) as store, handle:
-        for number, line in enumerate(handle, start=1):
-            text = line.strip()
-            if not text or text.startswith("#"):
+        for number, data in enumerate(handle, start=1):
+            raw, problem = parse_line(data, number)
+            if problem is None and raw is None:
                 continue
-            try:
-                raw = json.loads(text)
-            except json.JSONDecodeError as exc:
+            if problem is not None:
                 result: dict[str, Any] = {
                     "ok": False,
-                    "error": {
-                        "code": "malformed_command",
-                        "message": f"line {number}: not JSON ({exc.msg} at column {exc.colno})",
-                    },
+                    "error": {"code": "malformed_command", "message": problem},
                 }
             else:
                 result = store.handle(raw)
             refused += not result["ok"]
             print_json(result)
     return 1 if refused else 0
+
+
+def parse_line(data: bytes, number: int) -> tuple[object, str | None]:
+    """(the decoded command, None), (None, None) for a blank or ``#`` line, or
+    (None, why the line is not a command). Bytes are read per line, so one line
+    that is not UTF-8 or not JSON is reported and the next lines still run."""
+    try:
+        text = data.decode("utf-8-sig" if number == 1 else "utf-8").strip()
+    except UnicodeDecodeError as exc:
+        return None, f"line {number}: not UTF-8 (byte {exc.start + 1})"
+    if not text or text.startswith("#"):
+        return None, None
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"line {number}: not JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:
+        return None, f"line {number}: not a command (JSON nested too deeply)"

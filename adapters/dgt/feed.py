@@ -141,9 +141,15 @@ class StoreSink:
             return
         stored = list(game.moves)
         if board_moves[: len(stored)] == stored:
+            # The board's host clock and the arbiter's commands are separate sources: a move
+            # seen a moment before the game's last recorded event (its start, typically) is
+            # dated at that event, since the engine keeps a game's events in time order.
+            floor_ms = game.last_at_ms
             for ply in range(len(stored) + 1, len(board_moves) + 1):
-                if not self.play(board_moves[ply - 1], ply, self._move_at.get(ply, at_ms)):
+                move_at_ms = max(self._move_at.get(ply, at_ms), floor_ms)
+                if not self.play(board_moves[ply - 1], ply, move_at_ms):
                     break
+                floor_ms = move_at_ms
             return
         if stored[: len(board_moves)] == board_moves:
             kind, what = "board_behind_record", "is behind the record"
