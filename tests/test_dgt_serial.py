@@ -10,6 +10,7 @@ choreography runs ``SCALE`` times real speed (timers scaled alike).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import chess
@@ -71,7 +72,32 @@ def script_readings(sim: BoardSimulator) -> set[tuple[int, int]]:
     return out
 
 
-async def play_through(sim: BoardSimulator, link, transport, sink_of, session) -> BoardLink:  # type: ignore[no-untyped-def]
+async def settle(
+    done: Callable[[], bool], at_least_s: float = 1.0, at_most_s: float = 30.0
+) -> None:
+    """Wait for the board's last move to be confirmed (a quiet period that a loaded
+    machine stretches): at least ``at_least_s``, then until ``done()`` or ``at_most_s``."""
+    await asyncio.sleep(at_least_s)
+    deadline = asyncio.get_running_loop().time() + at_most_s
+    while not done() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+
+
+def plies_stored(url_or_store: str | Store, plies: int, game_id: str = "6.3") -> Callable[[], bool]:
+    """True once the store holds ``plies`` moves of the game."""
+
+    def done() -> bool:
+        if isinstance(url_or_store, Store):
+            game = url_or_store.game(game_id)
+        else:
+            with Store(url_or_store) as store:
+                game = store.game(game_id)
+        return game is not None and game.ply >= plies
+
+    return done
+
+
+async def play_through(sim: BoardSimulator, link, transport, sink_of, session, done) -> BoardLink:  # type: ignore[no-untyped-def]
     stop = asyncio.Event()
     board = asyncio.create_task(sim.run(link))
     await asyncio.sleep(0.05)
@@ -79,7 +105,7 @@ async def play_through(sim: BoardSimulator, link, transport, sink_of, session) -
     adapter = BoardLink(transport, session, deliver, backoff_s=0.05, max_backoff_s=0.2)
     running = asyncio.create_task(adapter.run(stop))
     await asyncio.wait_for(board, timeout=120)
-    await asyncio.sleep(1.0)
+    await settle(done)
     stop.set()
     await asyncio.wait_for(running, timeout=10)
     await link.close()
@@ -130,7 +156,12 @@ def test_a_whole_game_over_a_pseudo_terminal_through_pyserial(
         sink = StoreSink(store, "6.3", session, label="ttyDGT")
         adapter = asyncio.run(
             play_through(
-                sim, PtyLink(path), SerialTransport(str(path)), lambda s: sink.deliver, session
+                sim,
+                PtyLink(path),
+                SerialTransport(str(path)),
+                lambda s: sink.deliver,
+                session,
+                plies_stored(store, len(sim.moves)),
             )
         )
         check_game(store, sink, sim, game)
@@ -169,7 +200,7 @@ def test_a_whole_game_over_a_tcp_bridge_with_a_dropped_connection(tmp_path: Path
             # The bridge comes back on the same port after the drop.
             while not board.done():
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(1.0)
+            await settle(plies_stored(store, len(sim.moves)))
             stop.set()
             await running
             check_game(store, sink, sim, game)
@@ -274,7 +305,7 @@ def test_run_sources_maps_a_board_by_its_serial_number_and_records_it(tmp_path: 
             )
         )
         await asyncio.wait_for(board, timeout=60)
-        await asyncio.sleep(1.0)
+        await settle(plies_stored(url, len(sim.moves)))
         stop.set()
         await runner
         await link.close()
