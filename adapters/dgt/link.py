@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,21 +52,21 @@ class LinkLost(Exception):
     """The transport is gone (unplugged, closed, silent)."""
 
 
-class Transport:
+class Transport(ABC):
     name: str = "?"
 
-    async def open(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def open(self) -> None: ...
 
+    @abstractmethod
     async def read(self) -> bytes:
         """Some bytes (waits); raises LinkLost when the link is gone."""
-        raise NotImplementedError
 
-    def write(self, data: bytes) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def write(self, data: bytes) -> None: ...
 
-    async def close(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def close(self) -> None: ...
 
 
 class SerialTransport(Transport):

@@ -51,6 +51,7 @@ All instants are integer epoch milliseconds.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,17 +73,17 @@ RESULT_SIGNALS = {
 
 
 @dataclass(frozen=True)
-class Observation:
+class Observation(ABC):
     """Something the reconstructor concluded from the board."""
 
     at_ms: int
 
     @property
-    def type(self) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def type(self) -> str: ...
 
-    def to_json(self) -> dict[str, Any]:
-        raise NotImplementedError
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ import contextlib
 import json
 import os
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -430,21 +431,21 @@ class BoardSimulator:
         await board.run()
 
 
-class SimulatedLink:
+class SimulatedLink(ABC):
     """Where the simulated board writes and reads; ``reopen`` models a reconnection."""
 
-    async def open(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def open(self) -> None: ...
 
-    async def close(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def close(self) -> None: ...
 
-    def write(self, data: bytes) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def write(self, data: bytes) -> None: ...
 
+    @abstractmethod
     async def read(self) -> bytes:
         """Host bytes; b"" when the link is closed."""
-        raise NotImplementedError
 
 
 class _LiveBoard:
