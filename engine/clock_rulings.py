@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.commands import Command
-from engine.errors import MalformedCommand, RuleViolation
+from engine.errors import MalformedCommand, RuleViolation, UnknownGame
 from engine.events import ClockAdjusted, Event
 from engine.flags import fallen_flag, flag_fall
 from engine.timefmt import format_instant
@@ -82,6 +82,7 @@ def check_flags(
         if not isinstance(item, str) or not item:
             raise MalformedCommand(f"check_flags: game ids must be strings, got {item!r}")
         named.append(item)
+    explicit = bool(named)
     if not named:
         if tournament is None:
             raise MalformedCommand("check_flags: no tournament; name the game(s) to check")
@@ -92,4 +93,7 @@ def check_flags(
         game = game_of(game_id)
         if game is not None:
             events.extend(flag_fall(game, cmd["at_ms"], by))
+        elif explicit:
+            # A named game that does not exist is a mistake to report, not a quiet "ok".
+            raise UnknownGame(f"check_flags: game {game_id!r} has not been started")
     return events

@@ -385,3 +385,13 @@ class TestClocksStoppedForAClaim:
         assert [e["type"] for e in events] == ["ResultRecorded"]
         assert events[0]["termination"] == "time_forfeit"
         assert events[0]["at"] == at(310)
+
+
+def test_check_flags_names_a_game_that_was_never_started(sqlite_store) -> None:
+    from tests.helpers import at, paired_tournament, refused
+
+    paired_tournament(sqlite_store)
+    message = refused(
+        sqlite_store, {"cmd": "check_flags", "game": "1.1", "at": at(10)}, "unknown_game"
+    )
+    assert "'1.1'" in message
