@@ -47,6 +47,8 @@ CLAIM_KINDS = (THREEFOLD, FIFTY, PERPETUAL, STALEMATE, INSUFFICIENT, THEORETICAL
 FIFTY_MOVES_PLIES = 100
 """Laws 9.3: "the last 50 consecutive moves have been made by each player"."""
 
+PlacementKey = tuple[int, int, int, int, int, int, int, int]
+"""Pieces on squares, as bitboards: compared far faster than FEN text."""
 PositionKey = tuple[int, int, int, int, int, int, int, int, bool, int, int | None]
 
 
@@ -58,10 +60,8 @@ class Verification:
     evidence: dict[str, Any]
 
 
-def position_key(board: chess.Board) -> PositionKey:
-    """Laws 9.2 "same position": player to move, pieces on squares, castling
-    rights held, and an en-passant square only when the capture is legal."""
-    ep = board.ep_square if board.has_legal_en_passant() else None
+def placement_key(board: chess.BaseBoard) -> PlacementKey:
+    """The pieces on their squares only (what an electronic board can see)."""
     return (
         board.pawns,
         board.knights,
@@ -71,10 +71,14 @@ def position_key(board: chess.Board) -> PositionKey:
         board.kings,
         board.occupied_co[chess.WHITE],
         board.occupied_co[chess.BLACK],
-        board.turn,
-        board.clean_castling_rights(),
-        ep,
     )
+
+
+def position_key(board: chess.Board) -> PositionKey:
+    """Laws 9.2 "same position": player to move, pieces on squares, castling
+    rights held, and an en-passant square only when the capture is legal."""
+    ep = board.ep_square if board.has_legal_en_passant() else None
+    return (*placement_key(board), board.turn, board.clean_castling_rights(), ep)
 
 
 @dataclass(frozen=True)
