@@ -50,6 +50,7 @@ from engine import tournament as tournaments
 from engine.events import (
     TOURNAMENT_STREAM,
     ChainSealed,
+    ClaimRuled,
     ClockAdjusted,
     ClockReadingRecorded,
     Event,
@@ -355,12 +356,8 @@ def _game_events(events: Iterable[Event]) -> dict[str, list[Event]]:
 
 
 def _is_accepted_claim(event: Event) -> bool:
-    """An event recording a draw claim the arbiter accepted (3.9.2 b)."""
-    name = type(event).__name__.lower()
-    if "claim" not in name:
-        return False
-    decision = getattr(event, "decision", None) or getattr(event, "status", None)
-    return decision in ("accepted", "upheld") or name.endswith(("accepted", "upheld"))
+    """A ruling that accepted a draw claim (3.9.2 b)."""
+    return isinstance(event, ClaimRuled) and event.decision == "accepted"
 
 
 def check_games(records: list[Record], events: list[Event], report: AuditReport) -> dict[str, Game]:
