@@ -45,8 +45,6 @@ from adapters.replay_log import (
     verify_links,
 )
 from adapters.store import Store
-from engine import game as games
-from engine import tournament as tournaments
 from engine.events import (
     TOURNAMENT_STREAM,
     ChainSealed,
@@ -59,8 +57,10 @@ from engine.events import (
     ResultRecorded,
     stream_game_id,
 )
-from engine.game import Game
+from engine.game import state as games
+from engine.game.state import Game
 from engine.timefmt import format_instant
+from engine.tournament import tournament as tournaments
 from projections.clock import clock_text
 from projections.game_view import game_view
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from adapters.store import Store
 from engine.events import game_stream
-from engine.game import Game
+from engine.game.state import Game
 from projections.clock import move_clocks
 from projections.event_pgn import (
     event_pgn,

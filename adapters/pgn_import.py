@@ -1,7 +1,7 @@
 """Score sheets in, events out: ``candidates import-pgn FILE...``.
 
 Each game becomes one all-or-nothing batch of events (see
-``engine.importing``). A game whose moves are illegal is refused as a whole,
+``engine.game.importing``). A game whose moves are illegal is refused as a whole,
 naming the game and the move, and the rest of the file still imports.
 Importing a file twice adds nothing: a game already in the store with the
 same moves and result is reported as already imported.
@@ -16,7 +16,7 @@ tags (ratings from WhiteElo/BlackElo, federations from WhiteFed/BlackFed
 when present), the number of cycles from the last round, the start date two
 days before the first round (3.2: arrivals, then the opening ceremony), the
 Berger numbers and the order of the rounds inferred from who played whom
-with which colour in which round (``engine.berger_inference``), recorded as
+with which colour in which round (``engine.tournament.berger_inference``), recorded as
 a ``LotsDrawn`` and, when the rounds were played in another order than the
 table's, a ``RoundsReordered``. The standings then work on the file directly.
 """
@@ -34,11 +34,11 @@ from typing import Any, TextIO
 import chess.pgn
 
 from adapters.store import Store
-from engine.berger_inference import cycles_for, infer_numbers
 from engine.errors import CommandRefused
 from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, RoundsReordered
-from engine.importing import ScoreSheet, import_score_sheet
+from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE
+from engine.tournament.berger_inference import cycles_for, infer_numbers
 from projections.clock import clock_report
 
 

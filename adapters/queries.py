@@ -7,12 +7,12 @@ from typing import Any
 from adapters.store import Store
 from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
 from engine.events import game_stream
-from engine.game import Game
-from engine.pairing import table_size
+from engine.game.state import Game
 from engine.rules import profile
-from engine.schedule import schedule_view, tournament_schedule
 from engine.timefmt import format_instant
-from engine.tournament import Tournament
+from engine.tournament.pairing import table_size
+from engine.tournament.schedule import schedule_view, tournament_schedule
+from engine.tournament.tournament import Tournament
 from projections.clock import clock_report, device_view, game_at, move_clocks
 from projections.game_view import game_view, not_started_view
 from projections.pgn import game_pgn

@@ -31,11 +31,11 @@ import msgpack
 
 from adapters.chain import GENESIS, event_canonical, event_fields, extend_digest, next_link
 from adapters.store import Store
-from engine import tournament as tournaments
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import TOURNAMENT_STREAM, Event
-from engine.game import Game
-from engine.tournament import Tournament
+from engine.game.state import Game
+from engine.tournament import tournament as tournaments
+from engine.tournament.tournament import Tournament
 from projections.game_view import fold_game, position_fen
 from projections.standings import standings
 

@@ -55,10 +55,10 @@ from adapters.dgt.simulator import BoardSimulator, _think_times_s
 from adapters.pgn_import import player_id, read_games
 from adapters.replay_log import export_log
 from adapters.store import Store
-from engine.berger_inference import Inferred, infer_numbers
 from engine.events import TOURNAMENT_STREAM, RoundsReordered
-from engine.game import IN_PROGRESS, position
+from engine.game.state import IN_PROGRESS, position
 from engine.timefmt import format_instant
+from engine.tournament.berger_inference import Inferred, infer_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_PGN = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
@@ -187,7 +187,7 @@ class ClockPlan:
 
 def drawing_of_lots(games: list[SourceGame]) -> Inferred:
     """The Berger numbers of the real drawing of lots (3.4.1) and the table round each
-    round played, inferred from the games (``engine.berger_inference``)."""
+    round played, inferred from the games (``engine.tournament.berger_inference``)."""
     inferred = infer_numbers(
         sorted({g.white for g in games} | {g.black for g in games}),
         [(g.round, g.white, g.black) for g in games],

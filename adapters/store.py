@@ -27,16 +27,16 @@ from eventsourcing.persistence import IntegrityError, Notification
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
-from engine import game as games
-from engine import reconciliation
-from engine import tournament as tournaments
 from engine.commands import Command
 from engine.dispatch import decide
 from engine.errors import CommandRefused, Conflict, MalformedCommand
 from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, clock_stream, game_stream
-from engine.game import Game
-from engine.reconciliation import ClockLog
-from engine.tournament import Tournament
+from engine.game import reconciliation
+from engine.game import state as games
+from engine.game.reconciliation import ClockLog
+from engine.game.state import Game
+from engine.tournament import tournament as tournaments
+from engine.tournament.tournament import Tournament
 
 DEFAULT_STORE = "./var/candidates.sqlite"
 S = TypeVar("S")

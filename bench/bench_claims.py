@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from adapters.queries import game_object  # noqa: E402
 from adapters.store import Store  # noqa: E402
-from engine.claim_verification import verify  # noqa: E402
-from engine.game import Game  # noqa: E402
+from engine.arbiter.claim_verification import verify  # noqa: E402
+from engine.game.state import Game  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 
 SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"

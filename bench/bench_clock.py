@@ -5,7 +5,7 @@ SQLite store:
 
 - the rate at which readings are recorded through ``Store.execute_many``
   (groups of 100, one save each);
-- readings folded per second (``engine.reconciliation.evolve`` over decoded
+- readings folded per second (``engine.game.reconciliation.evolve`` over decoded
   events), and read + decoded + folded from the store;
 - the time to load the game for a decision and answer "clock at t"
   (``Store.game`` + ``Store.clock_log`` + ``clock_view``: what ``play_move``
@@ -32,8 +32,8 @@ import msgpack
 
 from adapters.queries import game_object
 from adapters.store import Store
-from engine import reconciliation
 from engine.events import clock_stream
+from engine.game import reconciliation
 from projections.clock import clock_view
 from tests.helpers import T0_MS, at, paired_tournament
 

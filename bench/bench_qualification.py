@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.qualification import parse_qualification, qualify  # noqa: E402
+from engine.qualification.qualification import parse_qualification, qualify  # noqa: E402
 
 
 def build(players: int, seed: int = 2012) -> dict[str, Any]:

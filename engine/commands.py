@@ -189,7 +189,7 @@ SPECS: dict[str, dict[str, Checker]] = {
         "at": INSTANT,
         "termination?": STR,
     },
-    # 3.9.2 b: draw claims through the arbiter (engine/draw_claims.py).
+    # 3.9.2 b: draw claims through the arbiter (engine/arbiter/draw_claims.py).
     "claim_draw": {
         "game": STR,
         "by": STR,
@@ -225,7 +225,7 @@ SPECS: dict[str, dict[str, Checker]] = {
     "offer_draw": {"game": STR, "by?": STR, "at?": INSTANT},
     "agree_draw": {"game": STR, "by?": STR, "at?": INSTANT},
     # Clocks (3.5.1, Laws 6): readings of the physical clock, arbiter adjustments,
-    # flag checks on a timer. See engine/reconciliation.py, engine/clock_rulings.py.
+    # flag checks on a timer. See engine/game/reconciliation.py, engine/arbiter/clock_rulings.py.
     "clock_reading": {
         "game": STR,
         "at": INSTANT,

@@ -10,17 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from engine import clock_rulings, illegal_moves, reconciliation
-from engine import draw_claims as claims
-from engine import game as games
-from engine import playoff_commands as playoffs
-from engine import tournament as tournaments
-from engine import withdrawal as withdrawals
+from engine.arbiter import clock_rulings, illegal_moves
+from engine.arbiter import draw_claims as claims
 from engine.commands import Command, parse_command
 from engine.events import Event
-from engine.game import Game
-from engine.reconciliation import ClockLog
-from engine.tournament import Tournament
+from engine.game import moves, reconciliation
+from engine.game import state as games
+from engine.game.reconciliation import ClockLog
+from engine.game.state import Game
+from engine.standings import playoffs
+from engine.standings import withdrawal as withdrawals
+from engine.tournament import tournament as tournaments
+from engine.tournament.tournament import Tournament
 
 
 class World(Protocol):
@@ -38,12 +39,12 @@ Handler = Callable[[Command, World], list[Event]]
 HANDLERS: dict[str, Handler] = {
     "create_tournament": lambda c, w: tournaments.create_tournament(w.tournament(), c),
     "draw_lots": lambda c, w: tournaments.draw_lots(w.tournament(), c),
-    "start_game": lambda c, w: games.start_game(w.tournament(), w.game(c["game"]), c),
+    "start_game": lambda c, w: moves.start_game(w.tournament(), w.game(c["game"]), c),
     "play_move": lambda c, w: reconciliation.with_move_reading(
-        games.play_move(w.game(c["game"]), c), c, w.game(c["game"]), lambda: w.clock_log(c["game"])
+        moves.play_move(w.game(c["game"]), c), c, w.game(c["game"]), lambda: w.clock_log(c["game"])
     ),
-    "resign": lambda c, w: games.resign(w.game(c["game"]), c),
-    "declare_result": lambda c, w: games.declare_result(w.tournament(), w.game(c["game"]), c),
+    "resign": lambda c, w: moves.resign(w.game(c["game"]), c),
+    "declare_result": lambda c, w: moves.declare_result(w.tournament(), w.game(c["game"]), c),
     "claim_draw": lambda c, w: claims.claim_draw(w.tournament(), w.game(c["game"]), c),
     "advise_claim": lambda c, w: claims.advise_claim(w.tournament(), w.game(c["game"]), c),
     "rule_claim": lambda c, w: claims.rule_claim(w.tournament(), w.game(c["game"]), c),

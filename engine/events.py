@@ -167,7 +167,7 @@ class ResultRecorded(Event):
     arbiter: str | None = None
 
 
-# --- draw claims and irregularities (game stream; engine/draw_claims.py) -----
+# --- draw claims and irregularities (game stream; engine/arbiter/draw_claims.py) -----
 
 
 @dataclass(frozen=True, kw_only=True)

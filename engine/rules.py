@@ -84,7 +84,8 @@ class RulesProfile:
         return self.rapid_penalties
 
     sudden_death_time_control: str = "60/300|240:0+3"
-    """3.7.3.a: White 5 min, Black 4 min, 3 s a move from move 61 (engine.time_control form)."""
+    """3.7.3.a: White 5 min, Black 4 min, 3 s a move from move 61
+    (written as ``engine.clock.time_control`` reads it)."""
 
     def time_control_for(self, stage: str) -> str:
         """The control of a game of that stage: ``tournament`` 3.5.1; a playoff stage

@@ -5,7 +5,7 @@ The contract writes ``"2013-03-15T14:00:00.000Z"``; events keep ``at_ms``.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from engine.errors import MalformedCommand
 
@@ -30,3 +30,15 @@ def format_instant(at_ms: int) -> str:
     """Return the contract's ISO form (UTC, milliseconds, ``Z``) of epoch ms."""
     moment = datetime.fromtimestamp(at_ms / 1000, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at_ms % 1000:03d}Z"
+
+
+def parse_day(where: str, value: object) -> date:
+    """An ISO date (``2012-10-20``) or instant (its UTC day)."""
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+        at_ms = parse_instant(value, where)
+        return datetime.fromtimestamp(at_ms / 1000, tz=UTC).date()
+    raise MalformedCommand(f'{where} must be an ISO date such as "2012-10-20", got {value!r}')

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.arbiter_record import ArbiterRecord, Claim
+from engine.game.record import ArbiterRecord, Claim
 from engine.timefmt import format_instant
 
 

@@ -16,7 +16,7 @@ replay and audit.
   ``t``, run on from that reading, with the alerts in force.
 - ``clock_report(events, readings)``: for each ply with a recorded clock,
   the recorded value next to the regulation one, and what a difference is
-  (``engine.reconciliation.judge``: agrees, or a known device artefact, or a
+  (``engine.game.reconciliation.judge``: agrees, or a known device artefact, or a
   mismatch).
 """
 
@@ -26,11 +26,11 @@ import bisect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from engine import game as games
-from engine.clock import Clock, flag_fall_result
+from engine.clock.regulation import Clock, flag_fall_result
 from engine.events import ClockReadingRecorded, Event, MovePlayed
-from engine.game import Game, mover, position
-from engine.reconciliation import judge
+from engine.game import state as games
+from engine.game.reconciliation import judge
+from engine.game.state import Game, mover, position
 from engine.timefmt import format_instant
 
 REPORT_TOLERANCE_MS = 999

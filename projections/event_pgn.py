@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 import chess
 import chess.pgn
 
-from engine.game import Game
-from engine.tournament import Tournament
+from engine.game.state import Game
+from engine.tournament.tournament import Tournament
 from projections.clock import clock_text
 from projections.pgn import PGN_TERMINATION, pgn_date
 

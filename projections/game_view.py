@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine import game as games
 from engine.events import Event
-from engine.game import Game
-from engine.game import position_fen as current_fen
+from engine.game import state as games
+from engine.game.state import Game
+from engine.game.state import position_fen as current_fen
 from projections.claims_view import claims_view
 from projections.clock import clock_view
 

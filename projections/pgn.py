@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import chess
 import chess.pgn
 
-from engine.game import Game
+from engine.game.state import Game
 from projections.clock import clock_text
 
 PGN_TERMINATION = {

@@ -8,7 +8,7 @@ event runs), ``playoffs`` (every playoff started, any place), ``shared_places``
 (ties no criterion or playoff has resolved), ``withdrawn`` and, per row,
 ``name`` and ``withdrawn``.
 
-How it is computed (the interpretations are in ``engine.tiebreaks``):
+How it is computed (the interpretations are in ``engine.standings.tiebreaks``):
 
 - Only round-robin games count (stage ``tournament``); a withdrawal under 50%
   drops that player and his games from the round it took effect; a game lost
@@ -40,9 +40,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from engine.game import FINISHED, Game
-from engine.playoff import DECIDED, RAPID, START_STAGE, Progress, refine
-from engine.tiebreaks import (
+from engine.game.state import FINISHED, Game
+from engine.standings.tiebreaks import (
     ANNULLED,
     Ranking,
     is_complete,
@@ -51,7 +50,8 @@ from engine.tiebreaks import (
     round_robin_games,
     withdrawn_behind,
 )
-from engine.tournament import Tournament
+from engine.tournament.playoff import DECIDED, RAPID, START_STAGE, Progress, refine
+from engine.tournament.tournament import Tournament
 from projections.prizes import PRIZES_2012_EUR, prizes_object
 
 

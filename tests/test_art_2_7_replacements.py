@@ -7,7 +7,12 @@ from datetime import date
 import pytest
 
 from engine.errors import MalformedCommand
-from engine.qualification import UndecidedTie, months_before, parse_qualification, qualify
+from engine.qualification.qualification import (
+    UndecidedTie,
+    months_before,
+    parse_qualification,
+    qualify,
+)
 from tests.qualification_helpers import TEN_RATED, qualification_file, rated
 
 START = "2012-10-20"

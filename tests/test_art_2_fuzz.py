@@ -11,9 +11,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bidding import check_bid
 from engine.errors import CommandRefused
-from engine.qualification import parse_qualification, qualify
+from engine.qualification.bidding import check_bid
+from engine.qualification.qualification import parse_qualification, qualify
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 

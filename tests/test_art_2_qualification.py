@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import MalformedCommand
-from engine.qualification import (
+from engine.qualification.qualification import (
     UndecidedTie,
     average_rating,
     parse_qualification,

@@ -13,7 +13,11 @@ from pathlib import Path
 
 from adapters.cli import main
 from adapters.store import Store
-from engine.qualification import create_tournament_command, parse_qualification, qualify
+from engine.qualification.qualification import (
+    create_tournament_command,
+    parse_qualification,
+    qualify,
+)
 from tests.helpers import PLAYERS_2013
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.store import Store
-from engine.drawing_of_lots import (
+from engine.tournament.drawing_of_lots import (
     Entrant,
     NoValidDrawing,
     draw_numbers,

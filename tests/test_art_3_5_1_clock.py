@@ -8,9 +8,8 @@ from __future__ import annotations
 import chess
 import pytest
 
-from engine.clock import Clock, can_checkmate, flag_fall_result
-from engine.errors import MalformedCommand
-from engine.time_control import (
+from engine.clock.regulation import Clock, can_checkmate, flag_fall_result
+from engine.clock.time_control import (
     BLITZ_3_7_2,
     CLASSICAL_3_5_1,
     RAPID_3_7_1_A,
@@ -18,6 +17,7 @@ from engine.time_control import (
     Period,
     parse_time_control,
 )
+from engine.errors import MalformedCommand
 
 S = 1000
 MIN = 60 * S

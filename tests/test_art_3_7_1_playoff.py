@@ -6,7 +6,12 @@ import pytest
 
 from adapters.queries import game_object, standings_object
 from adapters.store import Store
-from engine.playoff import SuddenDeathGame, bracket, seeding_positions, sudden_death_winner
+from engine.tournament.playoff import (
+    SuddenDeathGame,
+    bracket,
+    seeding_positions,
+    sudden_death_winner,
+)
 from tests.helpers import at, ok, refused
 from tests.tournament_helpers import all_draws, by_pair, event, finish, play_rounds, rows
 

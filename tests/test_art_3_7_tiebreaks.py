@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from adapters.queries import standings_object
 from adapters.store import Store
-from engine.tiebreaks import ScoredGame, head_to_head, lines, rank
+from engine.standings.tiebreaks import ScoredGame, head_to_head, lines, rank
 from tests.tournament_helpers import all_draws, by_pair, event, play_rounds, rows
 
 # Five players, double round robin. A, B and C finish level on 4.5 points.
@@ -74,7 +74,7 @@ class TestArt3_7Tiebreaks:
     def test_3_7_no_restart_at_a_for_the_sub_group_still_level(self) -> None:
         # The same event, folded without a store: the restart reading would put A
         # first (A beat B 1.5-0.5); the regulation's order (DESIGN.md) puts B first.
-        from engine.pairing import berger_schedule, is_bye
+        from engine.tournament.pairing import berger_schedule, is_bye
 
         ids = ["a", "b", "c", "d", "e"]
         games = []

@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 import pytest
 
 from adapters.cli import main
-from engine.bidding import check_bid, guarantee_amount
 from engine.errors import MalformedCommand
+from engine.qualification.bidding import check_bid, guarantee_amount
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 

@@ -1,4 +1,4 @@
-"""Known device behaviours recognised in a reading (engine.reconciliation.judge),
+"""Known device behaviours recognised in a reading (engine.game.reconciliation.judge),
 the playoff controls chosen by stage (3.7.1.a, 3.7.2, 3.7.3.a), and the clock CLI."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from adapters.store import Store
-from engine.clock import Clock
-from engine.reconciliation import judge
-from engine.time_control import CLASSICAL_3_5_1, parse_time_control
+from engine.clock.regulation import Clock
+from engine.clock.time_control import CLASSICAL_3_5_1, parse_time_control
+from engine.game.reconciliation import judge
 from tests.cli import candidates, json_lines
 from tests.helpers import at, ok, paired_tournament
 

@@ -13,7 +13,7 @@ import pytest
 
 from adapters.queries import game_object
 from adapters.store import Store
-from engine.claim_verification import position_key, verify
+from engine.arbiter.claim_verification import position_key, verify
 from engine.rules import PROFILES
 from tests.helpers import at, ok, paired_tournament, play, refused
 

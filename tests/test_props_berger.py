@@ -7,7 +7,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.pairing import berger_schedule, is_bye, rounds_per_cycle
+from engine.tournament.pairing import berger_schedule, is_bye, rounds_per_cycle
 
 
 @settings(max_examples=120, deadline=None)

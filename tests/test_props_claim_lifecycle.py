@@ -25,15 +25,15 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from engine.claim_verification import CLAIM_KINDS
+from engine.arbiter.claim_verification import CLAIM_KINDS
+from engine.arbiter.draw_claims import COUNTED_KINDS
 from engine.commands import parse_command
 from engine.dispatch import decide
-from engine.draw_claims import COUNTED_KINDS
 from engine.errors import CommandRefused
 from engine.events import Event, IllegalMoveRecorded
-from engine.game import FINISHED, Game, evolve, position
-from engine.tournament import Tournament
-from engine.tournament import evolve as evolve_tournament
+from engine.game.state import FINISHED, Game, evolve, position
+from engine.tournament.tournament import Tournament
+from engine.tournament.tournament import evolve as evolve_tournament
 from tests.helpers import ARBITERS, PLAYERS_2013, at
 
 PEOPLE = ["white", "black", "white", "black", "aronian", "carlsen", "both", "gelfand"]

@@ -13,8 +13,8 @@ import chess
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.claim_verification import position_key, verify
-from engine.game import Game
+from engine.arbiter.claim_verification import position_key, verify
+from engine.game.state import Game
 
 
 def game_of(moves: list[str], fen: str | None = None) -> Game:

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from adapters.store import Store
-from engine.clock import Clock
-from engine.time_control import (
+from engine.clock.regulation import Clock
+from engine.clock.time_control import (
     BLITZ_3_7_2,
     CLASSICAL_3_5_1,
     RAPID_3_7_1_A,

@@ -7,8 +7,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.pairing import berger_schedule, is_bye
-from engine.tiebreaks import ScoredGame, rank
+from engine.standings.tiebreaks import ScoredGame, rank
+from engine.tournament.pairing import berger_schedule, is_bye
 from projections.prizes import PRIZES_2012_EUR, prize_shares
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")

@@ -39,7 +39,7 @@ def test_second_writer_on_a_stale_state_gets_a_conflict(store_url: str) -> None:
         # ``second`` decides on its cached state only if it does not catch up:
         # simulate the race by deciding from the stale state directly.
         from engine.commands import parse_command
-        from engine.game import play_move
+        from engine.game.moves import play_move
 
         stale = second._cache["game/1.1"].state
         events = play_move(

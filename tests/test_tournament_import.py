@@ -18,8 +18,8 @@ from adapters.cli import main
 from adapters.pgn_import import import_pgn
 from adapters.queries import crosstable_object, standings_object
 from adapters.store import Store
-from engine.berger_inference import infer_numbers
-from engine.pairing import berger_schedule, is_bye
+from engine.tournament.berger_inference import infer_numbers
+from engine.tournament.pairing import berger_schedule, is_bye
 
 PGN_2013 = Path(__file__).resolve().parents[1] / "replay_logs" / "sources" / "candidates-2013.pgn"
 OFFICIAL_ORDER = [

@@ -25,7 +25,7 @@ from adapters.sample import SAMPLE_LOG, write_sample
 from adapters.store import Store
 from engine.errors import CommandRefused
 from engine.events import ResultRecorded
-from engine.game import FINISHED
+from engine.game.state import FINISHED
 
 ROUND_SECONDS = 60.0
 

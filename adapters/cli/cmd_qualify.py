@@ -20,16 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from engine.bidding import BidReport, check_bid
 from engine.errors import MalformedCommand
-from engine.qualification import (
+from engine.qualification.bidding import BidReport, check_bid
+from engine.qualification.qualification import (
     QualificationInput,
     QualificationResult,
     create_tournament_command,
     parse_qualification,
     qualify,
 )
-from engine.tournament import ARBITER_ROLES
+from engine.tournament.tournament import ARBITER_ROLES
 
 
 def register(sub: Any) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.queries import crosstable_object, schedule_object, standings_object
 from engine.errors import MalformedCommand
-from engine.schedule import schedule, to_ical
+from engine.tournament.schedule import schedule, to_ical
 
 
 def register(sub: Any) -> None:

@@ -35,7 +35,7 @@ from adapters.dgt.session import BoardIdentified, BoardSession, ClockMapped
 from adapters.store import Store
 from engine.errors import CommandRefused, Conflict
 from engine.events import AlertRaised
-from engine.game import FINISHED
+from engine.game.state import FINISHED
 from engine.timefmt import format_instant
 
 log = logging.getLogger(__name__)

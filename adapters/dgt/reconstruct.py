@@ -59,8 +59,8 @@ from typing import Any
 import chess
 
 from adapters.dgt.protocol import rotate_placement
-from engine.claim_verification import PlacementKey as Key
-from engine.claim_verification import placement_key as key_of
+from engine.arbiter.claim_verification import PlacementKey as Key
+from engine.arbiter.claim_verification import placement_key as key_of
 
 START_PLACEMENT = chess.STARTING_BOARD_FEN
 ROTATED_START = rotate_placement(START_PLACEMENT)

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from engine.pairing import berger_schedule, rounds_per_cycle
+from engine.tournament.pairing import berger_schedule, rounds_per_cycle
 
 MAX_GROUP_UNDER_RULE = 4
 """3.1 speaks of "up to four players ... from the same federation"."""

@@ -15,29 +15,25 @@ records the result.
 
 ``check_flags {game?, games?, at}``: a server sends it on a timer; every
 named game (or every started game of the tournament's schedule) whose
-regulation flag has fallen by ``at`` is ended on time (``engine.flags``).
+regulation flag has fallen by ``at`` is ended on time (``engine.game.flags``).
 Games whose flags stand are left alone; the answer lists no events then.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from engine.commands import Command
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame
 from engine.events import ClockAdjusted, Event
-from engine.flags import fallen_flag, flag_fall
+from engine.game.flags import fallen_flag, flag_fall
+from engine.game.state import Game, require_in_progress
 from engine.timefmt import format_instant
-from engine.tournament import Tournament, require_ruling_arbiter
-
-if TYPE_CHECKING:
-    from engine.game import Game
+from engine.tournament.tournament import Tournament, require_ruling_arbiter
 
 
 def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
     """Record an arbiter's clock adjustment (7.4 b, 9.5, 6.10 b, 6.13)."""
-    from engine.game import require_in_progress
 
     g = require_in_progress(game, cmd["game"])
     require_ruling_arbiter(tournament, cmd["arbiter"], "adjust a clock")

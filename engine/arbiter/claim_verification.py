@@ -37,7 +37,7 @@ from typing import Any
 
 import chess
 
-from engine.game import Game, position
+from engine.game.state import Game, position
 
 THREEFOLD, FIFTY, PERPETUAL = "threefold_repetition", "fifty_moves", "perpetual_check"
 STALEMATE, INSUFFICIENT, THEORETICAL = "stalemate", "insufficient_material", "theoretical_draw"

@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from engine.pairing import berger_schedule, is_bye
+from engine.tournament.pairing import berger_schedule, is_bye
 
 RAPID, BLITZ, SUDDEN_DEATH = "rapid", "blitz", "sudden_death"
 MAX_BLITZ_SERIES = 3

@@ -3,8 +3,8 @@
 Part of the game's state (``Game.record``), folded from the claim and
 irregularity events of the ``game/<id>`` stream (``DrawClaimed``,
 ``ClaimAdvised``, ``ClaimRuled``, ``IllegalMoveRecorded``). The decisions
-that produce those events live in ``engine.draw_claims`` and
-``engine.illegal_moves``; this module only applies them.
+that produce those events live in ``engine.arbiter.draw_claims`` and
+``engine.arbiter.illegal_moves``; this module only applies them.
 
 A claim's life (3.9.2 b, Laws 9.5)::
 

@@ -33,8 +33,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engine.errors import MalformedCommand
-from engine.qualification import parse_day
-from engine.timefmt import format_instant, parse_instant
+from engine.timefmt import format_instant, parse_day, parse_instant
 
 MIN_PRIZE_FUND_EUR = Decimal(420_000)
 """2 c and regulation 3.8.1: at least 420,000 euros, net of local taxes."""

@@ -18,7 +18,7 @@ and time control come from the tournament (25 min + 10 s; 5 min + 3 s;
 White 5 min, Black 4 min, 3 s from move 61).
 
 The drawing of colours from a seed numbers the tied players in lot order
-(``engine.drawing_of_lots.seeded_order``, purpose ``playoff:<place>:<stage><series>``)
+(``engine.tournament.drawing_of_lots.seeded_order``, purpose ``playoff:<place>:<stage><series>``)
 and pairs them by the Berger table of their number, two cycles. The lot of a
 sudden-death game goes to the first of its two players in lot order (purpose
 ``lot:<game id>``).
@@ -27,7 +27,6 @@ sudden-death game goes to the first of its two players in lot order (purpose
 from __future__ import annotations
 
 from engine.commands import Command
-from engine.drawing_of_lots import seeded_order
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import (
     TOURNAMENT_STREAM,
@@ -36,8 +35,19 @@ from engine.events import (
     SuddenDeathColourChosen,
     SuddenDeathPaired,
 )
-from engine.game import FINISHED
-from engine.playoff import (
+from engine.game.state import FINISHED
+from engine.rules import profile
+from engine.standings.tiebreaks import (
+    Lookup,
+    expected_pairings,
+    rank,
+    ranked_players,
+    round_robin_games,
+    round_robin_states,
+    withdrawn_behind,
+)
+from engine.tournament.drawing_of_lots import seeded_order
+from engine.tournament.playoff import (
     BLITZ,
     CHOOSE_COLOUR,
     DECIDED,
@@ -53,17 +63,7 @@ from engine.playoff import (
     sudden_death_game_id,
     tier_at,
 )
-from engine.rules import profile
-from engine.tiebreaks import (
-    Lookup,
-    expected_pairings,
-    rank,
-    ranked_players,
-    round_robin_games,
-    round_robin_states,
-    withdrawn_behind,
-)
-from engine.tournament import Tournament, require_ruling_arbiter, require_tournament
+from engine.tournament.tournament import Tournament, require_ruling_arbiter, require_tournament
 
 STAGE_ARTICLE = {RAPID: "3.7.1.a", BLITZ: "3.7.2", SUDDEN_DEATH: "3.7.3.a"}
 

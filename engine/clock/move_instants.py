@@ -12,7 +12,7 @@ is known at every ply.
 
 Recordings are observations of devices and broadcasts, not of the rules: when
 the regulation credit would make the time used negative, or longer than the
-player had, the known device behaviours (``engine.reconciliation``) are tried
+player had, the known device behaviours (``engine.game.reconciliation``) are tried
 in turn: the increment credited on the control move itself (move 60), the
 period time not credited. The time used is then derived with the device's
 credit, and the regulation clock carries the difference, which the clock
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.clock import Clock
-from engine.time_control import TimeControl
+from engine.clock.regulation import Clock
+from engine.clock.time_control import TimeControl
 
 
 def derive_move_instants(

@@ -54,9 +54,9 @@ from engine.events import (
     ResultRecorded,
     game_stream,
 )
-from engine.game import FINISHED
+from engine.game.state import FINISHED
 from engine.rules import profile
-from engine.tiebreaks import (
+from engine.standings.tiebreaks import (
     ANNULLED,
     DEFAULT_TERMINATION,
     DEFAULTS,
@@ -64,7 +64,7 @@ from engine.tiebreaks import (
     Lookup,
     round_robin_states,
 )
-from engine.tournament import Tournament, require_ruling_arbiter, require_tournament
+from engine.tournament.tournament import Tournament, require_ruling_arbiter, require_tournament
 
 REPLACEMENT_MONTHS = 3
 """3.3.2 / 3.3.3: the limit between replacement and a withdrawal that stands."""

@@ -1,7 +1,7 @@
 """Pairing numbers inferred from the games of a round robin (for imported events).
 
 Given who played White and Black in which round, find Berger numbers that
-reproduce every game of the file in ``engine.pairing``'s table, same colours.
+reproduce every game of the file in ``engine.tournament.pairing``'s table, same colours.
 Real events sometimes play the table's rounds in another order (London 2013
 played the table's round 7 as round 6 and its round 6 as round 7: a change
 of the playing schedule, 3.2), so each round of the file is matched to a
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.pairing import berger_schedule, rounds_per_cycle
+from engine.tournament.pairing import berger_schedule, rounds_per_cycle
 
 
 @dataclass(frozen=True)

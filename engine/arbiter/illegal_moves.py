@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import chess
 
-from engine import game as games
+from engine.arbiter.draw_claims import ordinal
 from engine.commands import Command
-from engine.draw_claims import ordinal
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import ClockAdjusted, Event, IllegalMoveRecorded, ResultRecorded
-from engine.game import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, position
+from engine.game import state as games
+from engine.game.state import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, position
 from engine.rules import profile
-from engine.tournament import Tournament, require_ruling_arbiter
+from engine.tournament.tournament import Tournament, require_ruling_arbiter
 
 
 def record_illegal_move(

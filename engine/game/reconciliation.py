@@ -2,7 +2,7 @@
 
 All durations are integer milliseconds.
 
-Two clocks are kept, never mixed: the *regulation clock* (``engine.clock``,
+Two clocks are kept, never mixed: the *regulation clock* (``engine.clock.regulation``,
 folded from the game stream) says what each clock should show; a *clock
 reading* is an observation of a device (a DGT clock through a board, an
 arbiter typing what he sees, a score sheet's ``[%clk]``). A reading is stored
@@ -57,17 +57,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from engine.clock import Clock
+from engine.clock.regulation import Clock
 from engine.commands import Command
 from engine.errors import GameNotInProgress, MalformedCommand
 from engine.events import AlertRaised, ClockReadingRecorded, Event, clock_stream
-from engine.flags import flag_fall
+from engine.game import state as games
+from engine.game.flags import flag_fall
+from engine.game.state import IN_PROGRESS, Game, require_game
 from engine.timefmt import format_instant
-
-if TYPE_CHECKING:
-    from engine.game import Game
 
 DEFAULT_TOLERANCE_MS = 2000
 """Readings within 2 s of the regulation clock agree (DGT displays whole seconds)."""
@@ -204,9 +202,8 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) 
 
     Stores the reading with the regulation values beside it, raises the alerts
     whose condition is new, and ends the game on time if the regulation flag
-    has fallen by the reading's instant (engine.flags).
+    has fallen by the reading's instant (engine.game.flags).
     """
-    from engine.game import IN_PROGRESS, require_game
 
     g = require_game(game, cmd["game"])
     at_ms: int = cmd["at_ms"]
@@ -291,9 +288,7 @@ def with_move_reading(
 
 
 def evolve_game(game: Game, event: Event) -> Game:
-    from engine.game import evolve
-
-    after = evolve(game, event)
+    after = games.evolve(game, event)
     assert after is not None
     return after
 

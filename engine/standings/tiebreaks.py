@@ -34,10 +34,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from engine.game import FINISHED, Game
-from engine.pairing import table_size
-from engine.playoff import POINTS
-from engine.tournament import Tournament
+from engine.game.state import FINISHED, Game
+from engine.tournament.pairing import table_size
+from engine.tournament.playoff import POINTS
+from engine.tournament.tournament import Tournament
 
 ANNULLED = "annulled"
 DEFAULTS = "defaults"

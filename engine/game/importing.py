@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import chess
 
-from engine.clock_import import derive_move_instants
+from engine.clock.move_instants import derive_move_instants
+from engine.clock.time_control import TimeControl, parse_time_control
 from engine.errors import IllegalMove, MalformedCommand, RuleViolation
 from engine.events import (
     ClockReadingRecorded,
@@ -26,9 +27,8 @@ from engine.events import (
     clock_stream,
     game_stream,
 )
-from engine.game import Game, evolve, mover, outcome_of
+from engine.game.state import Game, evolve, mover, outcome_of
 from engine.rules import profile
-from engine.time_control import TimeControl, parse_time_control
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class ScoreSheet:
     clocks_ms: Sequence[int | None] | None = None
     """The mover's recorded clock after each ply (``[%clk]``), if the sheet has them.
     When given (and ``move_at_ms`` is not), the move instants are derived from them
-    (``engine.clock_import``) and each is stored as a clock reading."""
+    (``engine.clock.move_instants``) and each is stored as a clock reading."""
 
 
 def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> list[Event]:

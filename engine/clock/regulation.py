@@ -2,7 +2,7 @@
 
 All durations are integer milliseconds; instants are UTC epoch milliseconds.
 
-The regulation clock is the time control (``engine.time_control``) applied to
+The regulation clock is the time control (``engine.clock.time_control``) applied to
 the instants the engine was told about: the start of the game (Laws 2009,
 6.5: White's clock starts), each completed move (6.7 a: the move is completed
 when the player starts the opponent's clock; the engine takes the ``at`` of
@@ -28,7 +28,7 @@ count: the flag fell first. What the flag fall means is
 the flagging player's king by any series of legal moves.
 
 The clock never decides anything by itself: it is a value in the game state,
-and the decisions of ``engine.game`` and ``engine.flags`` read it.
+and the decisions of ``engine.game.state`` and ``engine.game.flags`` read it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 import chess
 
-from engine.time_control import TimeControl
+from engine.clock.time_control import TimeControl
 
 OTHER = {"white": "black", "black": "white"}
 

@@ -13,7 +13,6 @@ from datetime import date
 from typing import Any
 
 from engine.commands import Command
-from engine.drawing_of_lots import Entrant, NoValidDrawing, draw_numbers, federation_violations
 from engine.errors import MalformedCommand, NotAnArbiter, RuleViolation, UnknownTournament
 from engine.events import (
     TOURNAMENT_STREAM,
@@ -26,9 +25,15 @@ from engine.events import (
     SuddenDeathPaired,
     TournamentCreated,
 )
-from engine.pairing import Pairing, berger_schedule, is_bye
-from engine.playoff import Playoff, PlayoffGame, Stage, SuddenDeathGame
 from engine.rules import DEFAULT_PROFILE, profile
+from engine.tournament.drawing_of_lots import (
+    Entrant,
+    NoValidDrawing,
+    draw_numbers,
+    federation_violations,
+)
+from engine.tournament.pairing import Pairing, berger_schedule, is_bye
+from engine.tournament.playoff import Playoff, PlayoffGame, Stage, SuddenDeathGame
 
 ARBITER_ROLES = ("chief", "deputy", "advisor")
 RULING_ROLES = ("chief", "deputy")
@@ -56,7 +61,7 @@ class Withdrawal:
 
     player: str
     rule: str
-    """``defaults``, ``annulled`` or ``first_round_default`` (see ``engine.withdrawal``)."""
+    """``defaults``, ``annulled`` or ``first_round_default`` (``engine.standings.withdrawal``)."""
     games_completed: int
     games_total: int
     effective_round: int
@@ -330,7 +335,7 @@ def numbers_from_command(tournament: Tournament, raw: dict[str, Any]) -> dict[st
 def draw_lots(tournament: Tournament | None, cmd: Command) -> list[Event]:
     """3.4.1: the drawing of lots gives each player a Berger number.
 
-    From a ``seed`` the numbers are drawn by ``engine.drawing_of_lots`` (reproducible,
+    From a ``seed`` the numbers are drawn by ``engine.tournament.drawing_of_lots`` (reproducible,
     honouring 3.1). Explicit ``numbers`` record a draw made elsewhere (3.4.1: in
     the FIDE office) as given; with ``"check_federations": true`` they are
     refused when they break 3.1.

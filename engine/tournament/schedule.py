@@ -22,7 +22,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from engine.errors import MalformedCommand
-from engine.tournament import Tournament
+from engine.tournament.tournament import Tournament
 
 ARRIVAL, OPENING, ROUND, FREE, CLOSING, DEPARTURE = (
     "arrival",

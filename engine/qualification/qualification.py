@@ -45,13 +45,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
 from engine.errors import CommandRefused, MalformedCommand
-from engine.timefmt import parse_instant
+from engine.timefmt import parse_day
 
 NOMINEE_MIN_RATING = 2700
 """2.6: the nominee's rating in the January 2012 list is at least this."""
@@ -485,18 +485,6 @@ def _text(where: str, value: object, *, optional: bool = False) -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise MalformedCommand(f"{where} must be a non-empty string, got {value!r}")
     return value.strip()
-
-
-def parse_day(where: str, value: object) -> date:
-    """An ISO date (``2012-10-20``) or instant (its UTC day)."""
-    if isinstance(value, str):
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
-        at_ms = parse_instant(value, where)
-        return datetime.fromtimestamp(at_ms / 1000, tz=UTC).date()
-    raise MalformedCommand(f'{where} must be an ISO date such as "2012-10-20", got {value!r}')
 
 
 def _entry(where: str, raw: object) -> ListEntry | None:

@@ -4,7 +4,7 @@ FIDE Laws of Chess 2009, 6.9: "if a player does not complete the prescribed
 number of moves in the allotted time, the game is lost by the player. However,
 the game is drawn, if the position is such that the opponent cannot checkmate
 the player's king by any possible series of legal moves." (Our wording of the
-rule; ``engine.clock.can_checkmate`` says how "cannot checkmate" is decided.)
+rule; ``engine.clock.regulation.can_checkmate`` says how "cannot checkmate" is decided.)
 
 A flag fall is found wherever the engine next looks at the game after it
 happened, and the recorded result is the same whichever way:
@@ -24,14 +24,10 @@ without recording anything. A game whose clock is unknown is never flagged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from engine.clock import Clock, flag_fall_result
+from engine.clock.regulation import Clock, flag_fall_result
 from engine.events import Event, ResultRecorded
+from engine.game.state import IN_PROGRESS, Game, position
 from engine.timefmt import format_instant
-
-if TYPE_CHECKING:
-    from engine.game import Game
 
 
 def fallen_flag(clock: Clock | None, at_ms: int) -> tuple[str, int] | None:
@@ -60,7 +56,6 @@ def flag_reason(clock: Clock, side: str) -> str:
 
 def flag_fall(game: Game, at_ms: int, by: str) -> list[Event]:
     """The events ending ``game`` on time if a flag has fallen by ``at_ms`` (else none)."""
-    from engine.game import IN_PROGRESS, position
 
     if game.status != IN_PROGRESS or game.clock is None:
         return []

@@ -12,13 +12,13 @@ The flow, one command each:
 
 1. ``claim_draw`` {game, by, kind, intended_move?, claim?, at}: a player
    (or both, for a theoretical draw) claims. The claim is verified at once
-   (``engine.claim_verification``) and recorded, verification attached
+   (``engine.arbiter.claim_verification``) and recorded, verification attached
    (``DrawClaimed``), with an ``AlertRaised`` (``claim_pending``) for the
    arbiters. Threefold repetition and fifty moves are claimed by the player
    having the move (Laws 9.2, 9.3), who may write the intended move instead
    of playing it (9.2 a, 9.3 a); no other claim takes a written move (8.1).
 2. While the claim is pending the game is paused: no move is accepted and
-   no other claim is taken until the ruling (``engine.arbiter_record``).
+   no other claim is taken until the ruling (``engine.game.record``).
    The clocks are stopped by the claimant or the arbiter (9.5, 6.12 b);
    the clock stream records it like any other reading.
 3. ``advise_claim`` {game, claim, opinion: draw|not_draw, advisor, at,
@@ -41,7 +41,7 @@ The flow, one command each:
    and needs a reason.
 
 ``offer_draw`` and ``agree_draw`` exist only to be refused (3.9.2 b), as is
-a ``declare_result`` draw by agreement (``engine.game``).
+a ``declare_result`` draw by agreement (``engine.game.state``).
 """
 
 from __future__ import annotations
@@ -50,9 +50,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from engine import game as games
-from engine.arbiter_record import ACCEPTED, REJECTED, Claim, require_no_pending_claim
-from engine.claim_verification import (
+from engine.arbiter.claim_verification import (
     CLAIM_KINDS,
     FIFTY,
     THEORETICAL,
@@ -76,10 +74,13 @@ from engine.events import (
     Event,
     ResultRecorded,
 )
-from engine.flags import flag_fall
-from engine.game import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, parse_move, position
+from engine.game import moves
+from engine.game import state as games
+from engine.game.flags import flag_fall
+from engine.game.record import ACCEPTED, REJECTED, Claim, require_no_pending_claim
+from engine.game.state import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, parse_move, position
 from engine.rules import profile
-from engine.tournament import Tournament, require_ruling_arbiter
+from engine.tournament.tournament import Tournament, require_ruling_arbiter
 
 DECISIONS = (ACCEPTED, REJECTED)
 OPINIONS = ("draw", "not_draw")
@@ -394,7 +395,7 @@ def _play_intended_move(batch: _Batch, claim: Claim, arbiter: str, at_ms: int) -
         "play_move",
         {"game": batch.state.game_id, "move": claim.intended_uci, "at_ms": at_ms, "by": arbiter},
     )
-    batch.add(*games.play_move(batch.state, move))
+    batch.add(*moves.play_move(batch.state, move))
 
 
 def refuse_draw_by_agreement(
