@@ -117,6 +117,13 @@ class OpenAlerts:
             if key is None:
                 continue
             frame.body["key"] = key
+            if frame.body.get("kind") == CLAIM_PENDING and "claim" not in frame.body:
+                # the engine's alert names the claim; the frame carries it whole
+                claims = pending_claims(objects.get(frame.game or ""))
+                found = {str(cid): claim for cid, claim in claims.items()}
+                claim = found.get(key.rpartition("claim:")[2])
+                if claim is not None:
+                    frame.body["claim"] = dict(claim)
             frame._cache.clear()
             self.frames[key] = frame
         closed: list[Frame] = []
