@@ -7,7 +7,8 @@ Importing a file twice adds nothing: a game already in the store with the
 same moves and result is reported as already imported.
 
 Game ids come from the Round tag when it reads ``<round>.<board>`` (as in
-the 2013 file); a bare round number gets the next free board of that round.
+the 2013 file); a bare round number takes its board from the Board tag, or the
+next free board of that round without one.
 Player ids are the surnames in lower case (``"Aronian,L"`` -> ``aronian``).
 
 When the store holds no tournament, a file of a whole round robin creates
@@ -39,6 +40,7 @@ from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, RoundsReorder
 from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE
 from engine.tournament.berger_inference import cycles_for, infer_numbers
+from engine.tournament.tournament import FIDE_TITLES
 from projections.clock import clock_report
 
 
@@ -115,7 +117,8 @@ def score_sheet(pgn: chess.pgn.Game, boards_used: dict[int, int]) -> ScoreSheet:
         round_no, board_no = int(match[1]), int(match[2])
     else:
         round_no = int(round_tag) if round_tag.isdigit() else 0
-        board_no = boards_used.get(round_no, 0) + 1
+        board_tag = headers.get("Board", "")
+        board_no = int(board_tag) if board_tag.isdigit() else boards_used.get(round_no, 0) + 1
     boards_used[round_no] = max(boards_used.get(round_no, 0), board_no)
     fen = headers.get("FEN") if headers.get("SetUp") == "1" else None
     return ScoreSheet(
@@ -178,6 +181,12 @@ def create_tournament_from_pgn(
                 fed = headers.get(f"{side}Fed", "")
                 if fed:
                     entry["federation"] = fed
+                fide_id = headers.get(f"{side}FideId", "")
+                if fide_id.isdigit():
+                    entry["fide_id"] = fide_id
+                title = headers.get(f"{side}Title", "")
+                if title in FIDE_TITLES:
+                    entry["title"] = title
             round_tag = headers.get("Round", "")
             round_no = round_tag.split(".")[0]
             games.append(

@@ -13,9 +13,8 @@ from engine.timefmt import format_instant
 from engine.tournament.pairing import table_size
 from engine.tournament.schedule import schedule_view, tournament_schedule
 from engine.tournament.tournament import Tournament
-from projections.clock import clock_report, device_view, game_at, move_clocks
+from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
-from projections.pgn import game_pgn
 from projections.standings import crosstable, standings
 
 
@@ -67,17 +66,6 @@ def game_clock_report(store: Store, game_id: str) -> list[dict[str, Any]]:
     if not events:
         raise UnknownGame(f"no game {game_id!r} in this store")
     return clock_report(events, store.readings(game_id))
-
-
-def game_pgn_text(store: Store, game_id: str) -> str:
-    game = store.game(game_id)
-    if game is None:
-        raise UnknownGame(f"no game {game_id!r} in this store")
-    tournament = store.tournament()
-    names = {p.id: p.name for p in tournament.players} if tournament else {}
-    event = tournament.name if tournament else "?"
-    clocks = move_clocks(store.stream(game_stream(game_id)))
-    return game_pgn(game, event=event, names=names, clocks_ms=clocks)
 
 
 def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:

@@ -103,9 +103,15 @@ class TournamentCreated(Event):
     """ISO date of the arrival day (3.2: day 1 of 22)."""
     cycles: int
     players: tuple[dict[str, Any], ...]
-    """Each ``{"id", "name", "federation", "rating"}``; rating may be fractional (2.3)."""
+    """Each ``{"id", "name", "federation", "rating"}``, and ``fide_id`` and ``title``
+    when given; rating may be fractional (2.3)."""
     arbiters: tuple[dict[str, Any], ...]
     """Each ``{"id", "name", "role": "chief"|"deputy"|"advisor"}``."""
+    site: str = ""
+    """Where the event is played, as the PGN ``Site`` tag gives it (empty: not given)."""
+    city: str = ""
+    country: str = ""
+    """The host city and country (a FIDE federation code, e.g. ``ENG``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

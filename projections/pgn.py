@@ -1,15 +1,35 @@
-"""PGN export of a game: the seven standard tags, TimeControl, the moves, the result."""
+"""The one PGN writer: ``candidates pgn``, ``candidates event-pgn`` and the gateway's live PGN.
+
+Each game is written in the PGN export format with the tags federations and
+broadcast platforms read:
+
+- the Seven Tag Roster: ``Event``, ``Site`` (the tournament's, ``Tournament.pgn_site``),
+  ``Date``, ``Round`` (the round number alone; a playoff game's stage before
+  it, ``rapid 1``), ``White``, ``Black``, ``Result`` (``*`` while in progress);
+- ``Board``; ``WhiteTitle``/``BlackTitle``, ``WhiteElo``/``BlackElo``,
+  ``WhiteFideId``/``BlackFideId``, ``WhiteFed``/``BlackFed`` where known;
+  ``EventDate``, ``TimeControl``, ``Termination`` (the standard's words, once
+  the game is over), ``PlyCount``;
+- after every move whose clock is known, the mover's remaining time as
+  ``[%clk h:mm:ss]`` (written by python-chess, ``GameNode.set_clock``);
+- the arbiters' record as comments at the ply it happened after (claims,
+  rulings, illegal moves, clock penalties: ``projections.pgn_comments``); a
+  comment before the first move is the game's opening comment.
+
+Pure: the adapters give the games, their clocks and their comments. All
+durations are integer milliseconds.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 import chess
 import chess.pgn
 
 from engine.game.state import Game
-from projections.clock import clock_text
+from engine.tournament.tournament import Player, Tournament
 
 PGN_TERMINATION = {
     "time_forfeit": "time forfeit",
@@ -22,44 +42,114 @@ PGN_TERMINATION = {
 }
 """Our termination names -> the PGN standard's Termination values (8.1.1.7); else normal."""
 
+ClockAfterPly = Mapping[int, int]
+"""Ply -> the remaining time (ms) of the side that made that move, just after it."""
+CommentsAtPly = Mapping[int, Sequence[str]]
+"""Ply -> comments on what happened after that move (0: before the first move)."""
+
 
 def pgn_date(at_ms: int) -> str:
     return datetime.fromtimestamp(at_ms / 1000, tz=UTC).strftime("%Y.%m.%d")
 
 
+def round_and_board(game: Game) -> tuple[str, str]:
+    """The Round and Board tags: the game's own numbers, else those of its id."""
+    id_round, _, id_board = game.game_id.partition(".")
+    round_no = str(game.round) if game.round else (id_round or "?")
+    board_no = str(game.board) if game.board else (id_board or "?")
+    if game.stage != "tournament":
+        round_no = f"{game.stage} {round_no}"
+    return round_no, board_no
+
+
+def _elo(rating: float) -> str:
+    return str(int(rating)) if float(rating).is_integer() else f"{rating}"
+
+
+def _player_tags(headers: chess.pgn.Headers, colour: str, player: Player | None) -> None:
+    if player is None:
+        return
+    if player.title:
+        headers[f"{colour}Title"] = player.title
+    if player.rating:
+        headers[f"{colour}Elo"] = _elo(player.rating)
+    if player.fide_id:
+        headers[f"{colour}FideId"] = player.fide_id
+    if player.federation:
+        headers[f"{colour}Fed"] = player.federation
+
+
+def _comment_text(text: str) -> str:
+    """A PGN comment cannot hold a closing brace."""
+    return text.replace("}", ")").replace("{", "(")
+
+
 def game_pgn(
     game: Game,
+    tournament: Tournament | None = None,
     *,
-    event: str = "?",
-    site: str = "?",
-    names: dict[str, str] | None = None,
-    clocks_ms: Sequence[int | None] | None = None,
+    clocks: ClockAfterPly | None = None,
+    comments: CommentsAtPly | None = None,
+    site: str | None = None,
 ) -> str:
-    """The game as PGN text (export format).
+    """One game as PGN text (export format, no trailing blank line).
 
-    ``clocks_ms``: the mover's clock after each ply (``projections.clock.move_clocks``),
-    written as ``[%clk h:mm:ss]`` after every move (PGN supplement, 2001).
-    """
-    names = names or {}
+    ``site`` overrides the tournament's Site."""
     board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
     pgn = chess.pgn.Game()
-    pgn.headers["Event"] = event
-    pgn.headers["Site"] = site
-    pgn.headers["Date"] = pgn_date(game.started_at_ms) if game.started_at_ms else "????.??.??"
-    pgn.headers["Round"] = game.game_id
-    pgn.headers["White"] = names.get(game.white, game.white)
-    pgn.headers["Black"] = names.get(game.black, game.black)
-    pgn.headers["Result"] = game.result
-    pgn.headers["TimeControl"] = game.time_control
+    players = {p.id: p for p in tournament.players} if tournament else {}
+    white, black = players.get(game.white), players.get(game.black)
+    round_no, board_no = round_and_board(game)
+    headers = pgn.headers
+    headers["Event"] = tournament.name if tournament else "?"
+    headers["Site"] = site or (tournament.pgn_site() if tournament else "?")
+    headers["Date"] = pgn_date(game.started_at_ms) if game.started_at_ms else "????.??.??"
+    headers["Round"] = round_no
+    headers["White"] = white.name if white else game.white
+    headers["Black"] = black.name if black else game.black
+    headers["Result"] = game.result
+    headers["Board"] = board_no
+    _player_tags(headers, "White", white)
+    _player_tags(headers, "Black", black)
+    if tournament is not None:
+        headers["EventDate"] = tournament.start_date.replace("-", ".")
+    headers["TimeControl"] = game.time_control
+    if game.termination and game.result != "*":
+        headers["Termination"] = PGN_TERMINATION.get(game.termination, "normal")
+    headers["PlyCount"] = str(game.ply)
     if game.initial_fen:
         pgn.setup(board)
-    if game.termination:
-        pgn.headers["Termination"] = PGN_TERMINATION.get(game.termination, "normal")
+    comments = comments or {}
+    if comments.get(0):
+        pgn.comment = " ".join(_comment_text(c) for c in comments[0])
     node: chess.pgn.GameNode = pgn
-    for index, uci in enumerate(game.moves):
+    for ply, uci in enumerate(game.moves, start=1):
         node = node.add_variation(chess.Move.from_uci(uci))
-        clock_ms = clocks_ms[index] if clocks_ms and index < len(clocks_ms) else None
-        if clock_ms is not None:
-            node.comment = f"[%clk {clock_text(clock_ms)}]"
+        if comments.get(ply):
+            node.comment = " ".join(_comment_text(c) for c in comments[ply])
+        if clocks is not None and ply in clocks:
+            node.set_clock(max(0, clocks[ply]) / 1000)
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
     return pgn.accept(exporter)
+
+
+def games_pgn(
+    games: Sequence[Game],
+    tournament: Tournament | None,
+    clocks: Mapping[str, ClockAfterPly] | None = None,
+    comments: Mapping[str, CommentsAtPly] | None = None,
+    site: str | None = None,
+) -> str:
+    """Every game, in the order given (round, board), separated by blank lines."""
+    clocks, comments = clocks or {}, comments or {}
+    texts = [
+        game_pgn(
+            g,
+            tournament,
+            clocks=clocks.get(g.game_id),
+            comments=comments.get(g.game_id),
+            site=site,
+        )
+        for g in games
+    ]
+    return "\n\n".join(texts) + ("\n" if texts else "")

@@ -8,8 +8,9 @@ import time
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.event_export import game_pgn_text
 from adapters.pgn_import import ImportReport, import_pgn
-from adapters.queries import game_clock_report, game_object, game_pgn_text
+from adapters.queries import game_clock_report, game_object
 from engine.errors import UnknownGame
 from engine.timefmt import parse_instant
 from projections.clock import clock_text

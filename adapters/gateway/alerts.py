@@ -134,9 +134,7 @@ class OpenAlerts:
                 closed.append(closing_frame(frame, seq))
         return closed
 
-    def start(
-        self, raised: Iterable[Frame], objects: Mapping[str, GameObject], seq: int
-    ) -> None:
+    def start(self, raised: Iterable[Frame], objects: Mapping[str, GameObject], seq: int) -> None:
         """The alerts open at the store's position: those stored, and a claim alert for
         every claim pending (stored alerts first, so their details are kept)."""
         claims = [

@@ -373,8 +373,7 @@ class Gateway:
         if client.channel is None:
             raise FrameError(
                 "not_subscribed",
-                "subscribe first (with an arbiter token), then send commands; "
-                "nothing was appended",
+                "subscribe first (with an arbiter token), then send commands; nothing was appended",
                 fid,
             )
         if not client.identity.is_arbiter:

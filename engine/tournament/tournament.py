@@ -46,6 +46,14 @@ class Player:
     name: str
     federation: str
     rating: float
+    fide_id: str = ""
+    """The FIDE identification number, as given (empty when unknown)."""
+    title: str = ""
+    """The FIDE title (``GM``, ``IM`` ...), empty when none was given."""
+
+
+FIDE_TITLES = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
+"""The titles a player may be given (FIDE Handbook B.01), as PGN's WhiteTitle writes them."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,14 @@ class Tournament:
     """One per place, in the order they were started (3.7.1.a, 3.7.4)."""
     round_order: tuple[int, ...] | None = None
     """``round_order[r-1]``: the table round played as round r (None: the table's order)."""
+    site: str = ""
+    city: str = ""
+    country: str = ""
+    """Where the event is played, as ``create_tournament`` gave it (PGN ``Site``)."""
+
+    def pgn_site(self) -> str:
+        """The PGN Site tag: ``site`` as given, else ``City COUNTRY``, else ``?``."""
+        return self.site or " ".join(p for p in (self.city, self.country) if p) or "?"
 
     def player(self, player_id: str) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
@@ -216,12 +232,29 @@ def _player(raw: object, index: int) -> dict[str, Any]:
             f"players[{index}] ({pid}): 'rating' must be a number from 0 to {MAX_RATING}, "
             f"got {rating!r}"
         )
-    return {
+    fide_id = raw.get("fide_id")
+    valid_id = isinstance(fide_id, str | int) and not isinstance(fide_id, bool)
+    if fide_id is not None and not (valid_id and str(fide_id).isdigit()):
+        raise MalformedCommand(
+            f"players[{index}] ({pid}): 'fide_id' must be the FIDE id's digits, got {fide_id!r}"
+        )
+    title = raw.get("title")
+    if title is not None and title not in FIDE_TITLES:
+        raise MalformedCommand(
+            f"players[{index}] ({pid}): 'title' must be one of {', '.join(FIDE_TITLES)}, "
+            f"got {title!r}"
+        )
+    player = {
         "id": pid,
         "name": str(raw.get("name") or pid),
         "federation": str(raw.get("federation") or ""),
         "rating": rating,
     }
+    if fide_id is not None:
+        player["fide_id"] = str(fide_id)
+    if title is not None:
+        player["title"] = title
+    return player
 
 
 MAX_RATING = 10_000
@@ -299,6 +332,9 @@ def create_tournament(existing: Tournament | None, cmd: Command) -> list[Event]:
             cycles=cycles,
             players=players,
             arbiters=arbiters,
+            site=cmd.get("site", ""),
+            city=cmd.get("city", ""),
+            country=cmd.get("country", ""),
         )
     ]
 
@@ -383,9 +419,20 @@ def evolve(state: Tournament | None, event: Event) -> Tournament | None:
                 start_date=event.start_date,
                 cycles=event.cycles,
                 players=tuple(
-                    Player(p["id"], p["name"], p["federation"], p["rating"]) for p in event.players
+                    Player(
+                        p["id"],
+                        p["name"],
+                        p["federation"],
+                        p["rating"],
+                        str(p.get("fide_id") or ""),
+                        str(p.get("title") or ""),
+                    )
+                    for p in event.players
                 ),
                 arbiters=tuple(Arbiter(a["id"], a["name"], a["role"]) for a in event.arbiters),
+                site=event.site,
+                city=event.city,
+                country=event.country,
             )
         case LotsDrawn() if state is not None:
             return replace(
