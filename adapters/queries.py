@@ -68,6 +68,37 @@ def game_clock_report(store: Store, game_id: str) -> list[dict[str, Any]]:
     return clock_report(events, store.readings(game_id))
 
 
+def tournament_object(store: Store) -> dict[str, Any]:
+    """The event: name, place, rules, dates, its players (with their drawn numbers once
+    the lots are drawn, 3.4) and arbiters."""
+    tournament = _require_tournament(store)
+    numbers = tournament.numbers or {}
+    return {
+        "tournament": tournament.id,
+        "name": tournament.name,
+        "site": tournament.pgn_site(),
+        "city": tournament.city or None,
+        "country": tournament.country or None,
+        "rules": tournament.rules,
+        "start_date": tournament.start_date,
+        "cycles": tournament.cycles,
+        "rounds": tournament.rounds,
+        "players": [
+            {
+                "id": p.id,
+                "name": p.name,
+                "title": p.title or None,
+                "federation": p.federation,
+                "rating": p.rating,
+                "fide_id": p.fide_id or None,
+                "number": numbers.get(p.id),
+            }
+            for p in tournament.players
+        ],
+        "arbiters": [{"id": a.id, "name": a.name, "role": a.role} for a in tournament.arbiters],
+    }
+
+
 def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
     """The contract's ``standings`` object after a round (every finished game when None)."""
     tournament = _require_tournament(store)

@@ -9,7 +9,8 @@ One server answers both:
   ``json`` subprotocol;
 - plain HTTP GET (``process_request``): the live page ``/``, one page per game
   ``/game/<id>``, the arbiters' view ``/arbiter``, their scripts and styles,
-  piece images drawn by python-chess, and ``/status``.
+  piece images drawn by python-chess, ``/status``, and the read-only outputs
+  ``/api/...`` (JSON) and ``/pgn/...`` (live PGN) of ``adapters.gateway.outputs``.
 
 Everything blocking (store reads and commands) runs in two single-thread
 executors, one reading the notification log, one deciding commands, so the
@@ -46,6 +47,7 @@ from adapters.gateway.deltas import alert_of, frames_for, quiet_clock_frames
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
+from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
 from adapters.store import Store
@@ -95,6 +97,7 @@ class Gateway:
         poll_interval_s: float = POLL_INTERVAL_S,
         limits: Limits | None = None,
         resume_limit: int = RESUME_LIMIT,
+        http_max_age_s: int = DEFAULT_MAX_AGE_S,
     ) -> None:
         self.store_url = store_url
         self.tokens = tokens or Tokens()
@@ -118,6 +121,15 @@ class Gateway:
         self.clients: set[Client] = set()
         self.shown: dict[str, dict[str, Any]] = {}
         """The game objects last pushed live (clock readings are compared with them)."""
+        self.outputs = Outputs(
+            self.tokens,
+            self.live,
+            self.public,
+            self._stores,
+            lambda fn, *args: self._in(self._reader, fn, *args),
+            http_max_age_s,
+        )
+        """The read-only HTTP routes (``/api/...``, ``/pgn/...``)."""
         self._poked = asyncio.Event()
         """Set when this gateway appended events itself, or when it is stopping."""
 
@@ -412,10 +424,19 @@ class Gateway:
 
     # --- HTTP -----------------------------------------------------------------
 
-    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+    def _stores(self) -> tuple[Store | None, Store | None]:
+        live = self._follower.store if self._follower is not None else None
+        public = self._public_follower.store if self._public_follower is not None else None
+        return live, public
+
+    async def process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
         path = request.path.split("?", 1)[0]
+        if self.outputs.handles(path):
+            return await self.outputs.answer(request)
         if path in PAGES:
             return _file(STATIC / PAGES[path])
         if GAME_PAGE.match(path):
