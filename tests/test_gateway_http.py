@@ -15,7 +15,7 @@ import pytest
 
 from adapters.store import Store
 from engine.timefmt import format_instant
-from tests.gateway_support import ARBITER_TOKEN, COMMENTATOR_TOKEN, RunningGateway, now_at
+from tests.gateway_support import COMMENTATOR_TOKEN, RunningGateway, now_at
 from tests.helpers import ok, paired_tournament
 
 
@@ -172,6 +172,6 @@ class TestJsonQueries:
         with RunningGateway(live.url, public_delay_s=250) as gw:
             _, _, public = get(gw, "/api/games/1.2")
             _, _, studio = get(gw, f"/api/games/1.2?token={COMMENTATOR_TOKEN}")
-        # 1.2's only move (200 s ago) is within the 250 s delay
+        # 1.2's only move (200 s ago) is within the 250 s delay; 1.1's are older
         assert json.loads(public)["moves"] == []
         assert json.loads(studio)["moves"] == ["e4"]
