@@ -24,7 +24,8 @@ def register(sub: Any) -> None:
         "--at",
         metavar="INSTANT",
         help="show the game and its clocks as they stood at this ISO-8601 UTC instant, "
-        "or 'now' (a live game's clocks run on to the present; a fallen flag shows)",
+        "'now' (the clocks run on to the present; a fallen flag shows), or 'last' (at the "
+        "game's last event). Default: now for a game in progress, else its last event",
     )
     add_store_option(game)
     game.set_defaults(func=run_game)
@@ -144,10 +145,13 @@ def run_game(args: argparse.Namespace) -> int:
     at_ms = None
     if args.at == "now":
         at_ms = round(time.time() * 1000)
-    elif args.at:
+    elif args.at and args.at != "last":
         at_ms = parse_instant(args.at, "--at")
     with store_of(args) as store:
         view = game_object(store, args.game_id, at_ms)
+        if args.at is None and view["status"] == "in_progress":
+            # a game in progress: its clocks now, as the players see them
+            view = game_object(store, args.game_id, round(time.time() * 1000))
     if args.format == "json":
         print_json(view)
     else:
