@@ -313,6 +313,17 @@ class RoundsReordered(Event):
     reason: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class BoardsRenumbered(Event):
+    """The boards of some rounds are numbered as the organisers published them, not in
+    the pairing table's order (3.2: the playing schedule is the organisers'): in round
+    ``r`` (as played), the table's board ``b`` is played as board ``boards[str(r)][b-1]``.
+    Game ids (``<round>.<board>``) follow the published numbers."""
+
+    boards: dict[str, tuple[int, ...]]
+    reason: str
+
+
 # --- tournament stream: withdrawals and playoffs (3.1, 3.3.3, 3.7.1-3.7.4) ---
 
 

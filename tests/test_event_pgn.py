@@ -13,8 +13,8 @@ from adapters.event_export import event_games
 from adapters.queries import standings_object
 from adapters.replay import Pace, replay
 from adapters.replay_log import read_log
-from adapters.sample import SAMPLE_LOG
-from adapters.store import Store
+from adapters.sample import SAMPLE_LOG, source_games
+from adapters.store import Store, game_order
 from projections.pgn import game_pgn, games_pgn
 from tests.helpers import at, ok, paired_tournament, play
 
@@ -65,6 +65,20 @@ class TestWholeEvent:
         assert rounds == sorted(rounds)
         assert all(not g.errors for g in parsed)
 
+    def test_3_2_the_sample_numbers_the_boards_as_london_2013_published_them(
+        self, event_store: Store
+    ) -> None:
+        """The demo's 2.1 is the official 2.1 (Aronian - Gelfand), as import-pgn gives it,
+        though the pairing table puts Carlsen - Kramnik on its board 1 of round 2."""
+        sources = source_games()
+        assert len(sources) == 56
+        for src in sources:
+            game = event_store.game(src.game)
+            assert game is not None and (game.white, game.black) == (src.white, src.black)
+        text = games_pgn(event_games(event_store), event_store.tournament())
+        tags = [f"{g.headers['Round']}.{g.headers['Board']}" for g in parse_all(io.StringIO(text))]
+        assert tags == [src.game for src in sorted(sources, key=lambda s: game_order(s.game))]
+
     def test_3_7_b_the_replayed_event_is_won_by_carlsen_on_wins(self, event_store: Store) -> None:
         table = standings_object(event_store)
         assert [r["player"] for r in table["rows"][:2]] == ["carlsen", "kramnik"]
@@ -80,3 +94,10 @@ class TestWholeEvent:
         text = table.read_text()
         assert "Carlsen, Magnus" in text and "crosstable after round 14" in text
         assert "Winner: carlsen (decided by wins)" in text
+
+
+def parse_all(handle: io.StringIO) -> list[chess.pgn.Game]:
+    games = []
+    while (game := chess.pgn.read_game(handle)) is not None:
+        games.append(game)
+    return games

@@ -16,6 +16,7 @@ from engine.commands import Command
 from engine.errors import MalformedCommand, NotAnArbiter, RuleViolation, UnknownTournament
 from engine.events import (
     TOURNAMENT_STREAM,
+    BoardsRenumbered,
     Event,
     LotsDrawn,
     PlayerWithdrew,
@@ -111,6 +112,8 @@ class Tournament:
     city: str = ""
     country: str = ""
     """Where the event is played, as ``create_tournament`` gave it (PGN ``Site``)."""
+    board_order: dict[str, tuple[int, ...]] | None = None
+    """Round (as played) -> the published board of each table board (``BoardsRenumbered``)."""
 
     def pgn_site(self) -> str:
         """The PGN Site tag: ``site`` as given, else ``City COUNTRY``, else ``?``."""
@@ -125,13 +128,17 @@ class Tournament:
     def schedule(self) -> list[Pairing]:
         """Every board of every round, byes included (numbers, not ids)."""
         table = berger_schedule(len(self.players), self.cycles)
-        if self.round_order is None:
+        if self.round_order is None and not self.board_order:
             return table
-        played_as = {table_round: r for r, table_round in enumerate(self.round_order, start=1)}
-        return sorted(
-            (replace(p, round=played_as.get(p.round, p.round)) for p in table),
-            key=lambda p: (p.round, p.board),
-        )
+        played_as = {table_round: r for r, table_round in enumerate(self.round_order or ())}
+        played_as = {t: r + 1 for t, r in played_as.items()}
+        rounds = [replace(p, round=played_as.get(p.round, p.round)) for p in table]
+        boards = self.board_order or {}
+        renumbered = [
+            replace(p, board=boards[str(p.round)][p.board - 1]) if str(p.round) in boards else p
+            for p in rounds
+        ]
+        return sorted(renumbered, key=lambda p: (p.round, p.board))
 
     def pairings(self) -> dict[str, tuple[str, str]]:
         """game id -> (white id, black id) for every real game, once lots are drawn;
@@ -440,6 +447,12 @@ def evolve(state: Tournament | None, event: Event) -> Tournament | None:
                 version=event.originator_version,
                 numbers=dict(event.numbers),
                 seed=event.seed,
+            )
+        case BoardsRenumbered() if state is not None:
+            return replace(
+                state,
+                version=event.originator_version,
+                board_order={r: tuple(b) for r, b in event.boards.items()},
             )
         case RoundsReordered() if state is not None:
             return replace(state, version=event.originator_version, round_order=tuple(event.order))
