@@ -16,7 +16,8 @@ engine keeps:
 - a clock alert: while the last reading of the clock still lists it
   (``clock.device.open_alerts``): a reading within the tolerance closes it;
 - any other alert of a game (a board's impossible position, a disconnected
-  board): while the game is not finished.
+  board): while the game is not finished;
+- whatever its kind, an alert of a finished game is closed.
 
 ``CLOSED_WHEN`` holds these rules by alert kind; a new kind of alert with its
 own way of being resolved adds its rule there.
@@ -82,6 +83,8 @@ def still_open(body: Mapping[str, Any], game: GameObject | None) -> bool:
     """Whether the alert is still open by the game object (open while the game is unknown)."""
     if game is None:
         return True
+    if game.get("status") == "finished":  # nothing is left to rule on a game that is over
+        return False
     rule = CLOSED_WHEN.get(str(body.get("kind")), _game_open)
     return rule(body, game)
 
