@@ -13,12 +13,14 @@ from typing import Protocol
 from engine.arbiter import clock_rulings, illegal_moves
 from engine.arbiter import draw_claims as claims
 from engine.commands import Command, parse_command
+from engine.errors import MalformedCommand
 from engine.events import Event
 from engine.game import moves, reconciliation
 from engine.game import state as games
 from engine.game.reconciliation import ClockLog
 from engine.game.state import Game
 from engine.standings import playoffs
+from engine.timefmt import format_instant
 from engine.standings import withdrawal as withdrawals
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
@@ -72,16 +74,50 @@ IN_TIME_ORDER = frozenset(
         "declare_result",
         "record_illegal_move",
         "adjust_clock",
+        "claim_draw",
+        "advise_claim",
+        "rule_claim",
     }
 )
 """Commands on one game that must not be dated before its last event (``clock_reading``
-keeps its own order on the clock stream; ``check_flags`` dates a fall when it happened).
-The claim procedure (``claim_draw``, ``advise_claim``, ``rule_claim``) is not checked yet."""
+keeps its own order on the clock stream; ``check_flags`` dates a fall when it happened;
+the corrections check their own order, since they also act on finished games)."""
+
+DEFAULT_FUTURE_TOLERANCE_MS = 5 * 60_000
+"""How far ahead of the receiving process's clock an instant may be (clocks of two
+machines differ by seconds, not minutes): a command dated later is a typo (a year, a
+day, an hour off) and would run the regulation clock past a flag that never fell."""
 
 
-def decide(raw: object, world: World) -> tuple[Command, list[Event]]:
-    """Check the command's form, then decide it; raises CommandRefused."""
+def require_not_in_future(cmd: Command, received_ms: int, tolerance_ms: int) -> None:
+    """Refuse a command dated more than ``tolerance_ms`` after it was received.
+
+    The engine has no clock of its own: the adapter that received the command says
+    when (``received_ms``), so a decision stays a function of its inputs."""
+    at_ms = cmd.at_ms
+    if at_ms is not None and at_ms > received_ms + tolerance_ms:
+        raise MalformedCommand(
+            f"{cmd.name}: the instant {format_instant(at_ms)} is later than when the command "
+            f"was received ({format_instant(received_ms)}) by more than "
+            f"{tolerance_ms / 1000:g} s: a command cannot be dated in the future (check the "
+            "date and the zone)"
+        )
+
+
+def decide(
+    raw: object,
+    world: World,
+    received_ms: int | None = None,
+    future_tolerance_ms: int = DEFAULT_FUTURE_TOLERANCE_MS,
+) -> tuple[Command, list[Event]]:
+    """Check the command's form, then decide it; raises CommandRefused.
+
+    ``received_ms``: when the adapter received the command (its wall clock); an
+    instant later than that by more than ``future_tolerance_ms`` is refused. None
+    (a pure caller: a replay, a test of a rule) skips that check."""
     cmd = raw if isinstance(raw, Command) else parse_command(raw)
+    if received_ms is not None:
+        require_not_in_future(cmd, received_ms, future_tolerance_ms)
     if cmd.name in IN_TIME_ORDER:
         games.require_in_time_order(world.game(cmd["game"]), cmd)
     return cmd, HANDLERS[cmd.name](cmd, world)

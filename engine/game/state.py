@@ -155,17 +155,27 @@ def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:
     except ValueError:
         move = None
     if move is not None:
-        if board.is_legal(move):
+        if move and board.is_legal(move):
             return move
-        raise IllegalMove(f"illegal move {text!r} {where()}")
+        raise IllegalMove(f"illegal move {text!r} {where()}{_null_note(move)}")
     try:
-        return board.parse_san(text)
+        move = board.parse_san(text)
     except chess.IllegalMoveError:
         raise IllegalMove(f"illegal move {text!r} {where()}") from None
     except chess.AmbiguousMoveError:
         raise IllegalMove(f"ambiguous move {text!r} {where()}") from None
     except ValueError:
         raise IllegalMove(f"cannot read move {text!r} (neither UCI nor SAN) {where()}") from None
+    if not move:
+        raise IllegalMove(f"illegal move {text!r} {where()}{_null_note(move)}")
+    return move
+
+
+def _null_note(move: chess.Move) -> str:
+    """``--``, ``Z0``, ``0000``, ``@@@@`` read as a null move (a pass). A pass is not a
+    move of chess (Laws 2009 1.1: the players move alternately; 3 says what a move is),
+    so it is refused wherever a move is read: commands, corrections and score sheets."""
+    return ": a null move (a pass) is not a move of chess (Laws 1.1, 3)" if not move else ""
 
 
 def outcome_of(board: chess.Board, rules: str) -> tuple[str, str] | None:
