@@ -169,7 +169,7 @@ def require_pgn(path: str | Path) -> None:
     with open(path, encoding="utf-8-sig", errors="replace") as handle:
         for pgn in read_games(handle):
             read += 1
-            has_moves = any(True for _ in pgn.mainline_moves())
+            has_moves = any(bool(move) for move in pgn.mainline_moves())  # a null move is not
             if (has_moves and not pgn.errors) or pgn.headers.get("Result") in FINAL_RESULTS:
                 return
     raise MalformedCommand(

@@ -61,6 +61,10 @@ def _result(name: str, value: object) -> str:
     return str(value)
 
 
+def _result_or_null(name: str, value: object) -> str | None:
+    return None if value is None else _result(name, value)
+
+
 def _list(name: str, value: object) -> list[Any]:
     if not isinstance(value, list):
         raise MalformedCommand(f"field {name!r} must be a list, got {value!r}")
@@ -101,6 +105,7 @@ NUMBER: Checker = _number
 SIDE: Checker = _side
 SIDE_OR_NULL: Checker = _side_or_null
 RESULT: Checker = _result
+RESULT_OR_NULL: Checker = _result_or_null
 LIST: Checker = _list
 DICT: Checker = _dict
 ANY: Checker = _any
@@ -235,6 +240,7 @@ SPECS: dict[str, dict[str, Checker]] = {
         "by?": STR,
         "ply?": INT,
         "tolerance_ms?": INT,
+        "flag?": SIDE,
     },
     "adjust_clock": {
         "game": STR,
@@ -245,6 +251,34 @@ SPECS: dict[str, dict[str, Checker]] = {
         "at": INSTANT,
     },
     "check_flags": {"game?": STR, "games?": LIST, "at": INSTANT, "by?": STR},
+    # The arbiter corrects the record (engine/arbiter/corrections.py) and rules on
+    # flags (engine/arbiter/flag_rulings.py): Laws 2009 6.8, 6.10, 6.13, 7.4 a.
+    "correct_moves": {
+        "game": STR,
+        "arbiter": STR,
+        "reason": STR,
+        "at": INSTANT,
+        "from_ply": INT,
+        "moves": LIST,
+        "white_ms?": INT,
+        "black_ms?": INT,
+    },
+    "correct_result": {
+        "game": STR,
+        "arbiter": STR,
+        "reason": STR,
+        "at": INSTANT,
+        "result": RESULT_OR_NULL,
+        "termination?": STR,
+    },
+    "rule_flag": {
+        "game": STR,
+        "side": SIDE,
+        "arbiter": STR,
+        "at": INSTANT,
+        "decision": STR,
+        "reason?": STR,
+    },
 }
 
 
@@ -286,7 +320,8 @@ def parse_command(raw: object) -> Command:
     for key, check in spec.items():
         optional = key.endswith("?")
         field = key.rstrip("?")
-        if field not in raw or (optional and raw[field] is None and check is not SIDE_OR_NULL):
+        nullable = check is SIDE_OR_NULL or check is RESULT_OR_NULL
+        if field not in raw or (optional and raw[field] is None and not nullable):
             if not optional:
                 raise MalformedCommand(f"{name}: missing field {field!r}")
             continue

@@ -10,18 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from engine.arbiter import clock_rulings, illegal_moves
+from engine.arbiter import clock_rulings, corrections, flag_rulings, illegal_moves
 from engine.arbiter import draw_claims as claims
 from engine.commands import Command, parse_command
 from engine.errors import MalformedCommand
-from engine.events import Event
+from engine.events import ClockReadingRecorded, Event
 from engine.game import moves, reconciliation
 from engine.game import state as games
 from engine.game.reconciliation import ClockLog
 from engine.game.state import Game
 from engine.standings import playoffs
-from engine.timefmt import format_instant
 from engine.standings import withdrawal as withdrawals
+from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
 
@@ -37,6 +37,12 @@ class World(Protocol):
 
 
 Handler = Callable[[Command, World], list[Event]]
+
+
+def _last_reading(world: World, game_id: str) -> ClockReadingRecorded | None:
+    log = world.clock_log(game_id)
+    return log.last if log is not None else None
+
 
 HANDLERS: dict[str, Handler] = {
     "create_tournament": lambda c, w: tournaments.create_tournament(w.tournament(), c),
@@ -59,7 +65,14 @@ HANDLERS: dict[str, Handler] = {
         w.game(c["game"]), w.clock_log(c["game"]), c
     ),
     "adjust_clock": lambda c, w: clock_rulings.adjust_clock(w.tournament(), w.game(c["game"]), c),
-    "check_flags": lambda c, w: clock_rulings.check_flags(w.tournament(), w.game, c),
+    "check_flags": lambda c, w: clock_rulings.check_flags(
+        w.tournament(), w.game, c, lambda gid: _last_reading(w, gid)
+    ),
+    "correct_moves": lambda c, w: corrections.correct_moves(w.tournament(), w.game(c["game"]), c),
+    "correct_result": lambda c, w: corrections.correct_result(w.tournament(), w.game(c["game"]), c),
+    "rule_flag": lambda c, w: flag_rulings.rule_flag(
+        w.tournament(), w.game(c["game"]), c, _last_reading(w, c["game"])
+    ),
     "withdraw": lambda c, w: withdrawals.withdraw(w.tournament(), w.game, c),
     "start_playoff": lambda c, w: playoffs.start_playoff(w.tournament(), w.game, c),
     "advance_playoff": lambda c, w: playoffs.advance_playoff(w.tournament(), w.game, c),
@@ -77,6 +90,7 @@ IN_TIME_ORDER = frozenset(
         "claim_draw",
         "advise_claim",
         "rule_claim",
+        "rule_flag",
     }
 )
 """Commands on one game that must not be dated before its last event (``clock_reading``

@@ -146,7 +146,13 @@ class TestArt3_9_2_b_ClaimsThroughTheArbiter:
         started(sqlite_store)
         message = refused(
             sqlite_store,
-            {"cmd": "claim_draw", "game": "1.1", "by": "gelfand", "kind": "stalemate", "at": at(3000)},
+            {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "gelfand",
+                "kind": "stalemate",
+                "at": at(3000),
+            },
             "malformed_command",
         )
         assert "(aronian - carlsen)" in message
@@ -677,7 +683,13 @@ class TestLaws9_5IncorrectClaim:
         claim(sqlite_store, "black", "threefold_repetition")
         message = refused(
             sqlite_store,
-            {"cmd": "claim_draw", "game": "1.1", "by": "white", "kind": "stalemate", "at": at(3000)},
+            {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "white",
+                "kind": "stalemate",
+                "at": at(3000),
+            },
             "rule_violation",
         )
         assert "no other claim can be made" in message

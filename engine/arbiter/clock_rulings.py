@@ -8,15 +8,19 @@ Arbiter or the Deputy adds time to one side (``delta_ms`` > 0) or takes it
 of an illegal move; 9.5 and 3.7.1.b(3): 3 minutes to the opponent of an
 incorrect claim), a correction of a mis-set clock (6.10 b) or of the times
 after an irregularity (6.13). It records ``ClockAdjusted`` on the game
-stream, which the regulation clock applies; time never goes below zero. An
-adjustment after the regulation flag has fallen is refused (the game ended
-at that instant, 6.9): the arbiter gives an ``at`` before the flag fell, or
-records the result.
+stream, which the regulation clock applies; time never goes below zero.
+Under ``candidates-2012-unsupervised`` an adjustment after the regulation flag
+has fallen is refused (the game ended at that instant, 6.9): the arbiter gives
+an ``at`` before the flag fell, or records the result. Under the supervised
+profiles the regulation clock is a model and the arbiter may set it right after
+dismissing a flag (``rule_flag`` not_fallen, 6.10 a).
 
-``check_flags {game?, games?, at}``: a server sends it on a timer; every
-named game (or every started game of the tournament's schedule) whose
-regulation flag has fallen by ``at`` is ended on time (``engine.game.flags``).
-Games whose flags stand are left alone; the answer lists no events then.
+``check_flags {game?, games?, at}``: ``candidates serve`` sends it every
+second; every named game (or every started game of the tournament's
+schedule) whose regulation flag has fallen by ``at`` gets a ``flag_fall``
+alert for the arbiters, once (supervised), or is ended on time
+(unsupervised; ``engine.game.flags``). Games whose flags stand are left alone;
+the answer lists no events then.
 """
 
 from __future__ import annotations
@@ -25,8 +29,8 @@ from collections.abc import Callable
 
 from engine.commands import Command
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame
-from engine.events import ClockAdjusted, Event
-from engine.game.flags import fallen_flag, flag_fall
+from engine.events import ClockAdjusted, ClockReadingRecorded, Event
+from engine.game.flags import automatic, fallen_flag, flag_check
 from engine.game.state import Game, require_in_progress
 from engine.timefmt import format_instant
 from engine.tournament.tournament import Tournament, require_ruling_arbiter
@@ -44,7 +48,7 @@ def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: Command)
     if delta == 0:
         raise MalformedCommand("adjust_clock: delta_ms is 0, nothing to adjust")
     at_ms: int = cmd["at_ms"]
-    fallen = fallen_flag(g.clock, at_ms)
+    fallen = fallen_flag(g.clock, at_ms) if automatic(g) else None
     if fallen is not None:
         side, falls = fallen
         raise RuleViolation(
@@ -68,9 +72,15 @@ def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: Command)
 
 
 def check_flags(
-    tournament: Tournament | None, game_of: Callable[[str], Game | None], cmd: Command
+    tournament: Tournament | None,
+    game_of: Callable[[str], Game | None],
+    cmd: Command,
+    device_of: Callable[[str], ClockReadingRecorded | None] = lambda _game_id: None,
 ) -> list[Event]:
-    """End on time every named (or scheduled and started) game whose flag has fallen."""
+    """Look at the regulation flag of every named (or scheduled and started) game:
+    a ``flag_fall`` alert for the arbiters (supervised profiles, 6.8), or the result
+    (``candidates-2012-unsupervised``, 6.9). ``device_of``: a game's last device
+    reading, for the alert's evidence."""
     named: list[str] = []
     if cmd.get("game"):
         named.append(cmd["game"])
@@ -88,7 +98,7 @@ def check_flags(
     for game_id in dict.fromkeys(named):
         game = game_of(game_id)
         if game is not None:
-            events.extend(flag_fall(game, cmd["at_ms"], by))
+            events.extend(flag_check(game, cmd["at_ms"], by, device_of(game_id))[0])
         elif explicit:
             # A named game that does not exist is a mistake to report, not a quiet "ok".
             raise UnknownGame(f"check_flags: game {game_id!r} has not been started")

@@ -76,7 +76,7 @@ from engine.events import (
 )
 from engine.game import moves
 from engine.game import state as games
-from engine.game.flags import flag_fall
+from engine.game.flags import flag_check
 from engine.game.record import ACCEPTED, REJECTED, Claim, require_no_pending_claim
 from engine.game.state import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, parse_move, position
 from engine.rules import profile
@@ -161,8 +161,8 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
             f"game {g.game_id} has ended ({g.result}, {g.termination}): no claim can be "
             "made once a game is over" + (" (article 3.7.1.b.4)" if g.is_playoff else "")
         )
-    late = flag_fall(g, cmd["at_ms"], cmd["by"])
-    if late:  # 6.9: the flag fell before the claim; the game had already ended
+    late, g = flag_check(g, cmd["at_ms"], cmd["by"])
+    if g.status != IN_PROGRESS:  # 6.9: the flag fell before the claim; the game had ended
         return late
     side = _claim_side(g, cmd["by"], kind)
     require_no_pending_claim(g.record, g.game_id, "no other claim can be made")
@@ -222,7 +222,7 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
         ),
         details={"claim": claim_id, "kind": kind, "side": side, "verified": verification.verified},
     )
-    return [drawn, alert]
+    return [*late, drawn, alert]
 
 
 def advise_claim(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:

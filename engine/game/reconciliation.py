@@ -63,7 +63,7 @@ from engine.commands import Command
 from engine.errors import GameNotInProgress, MalformedCommand
 from engine.events import AlertRaised, ClockReadingRecorded, Event, clock_stream
 from engine.game import state as games
-from engine.game.flags import flag_fall
+from engine.game.flags import flag_alert, flag_check
 from engine.game.state import IN_PROGRESS, Game, require_game
 from engine.timefmt import format_instant
 
@@ -228,11 +228,8 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) 
             f"of game {g.game_id} ({format_instant(log.last.at_ms)}): readings are stored in "
             "time order"
         )
-    events: list[Event] = list(flag_fall(g, at_ms, by))
-    after = g
-    for event in events:
-        after = evolve_game(after, event)
-    return events + reading_events(
+    events, after = flag_check(g, at_ms, by, log.last if log is not None else None)
+    readings = reading_events(
         after,
         log,
         at_ms=at_ms,
@@ -243,6 +240,58 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) 
         ply=cmd.get("ply"),
         tolerance_ms=tolerance,
     )
+    return events + readings + device_flag_alerts(after, readings, cmd.get("flag"), by)
+
+
+def device_flag_alerts(game: Game, readings: list[Event], flag: str | None, by: str) -> list[Event]:
+    """A ``flag_fall`` alert for a side the device shows fallen: its own flag (``flag``)
+    or 0:00. Not when the reading was not judged (older than the game's last event),
+    nor when the regulation clock explains the 0:00 (``period_added_at_zero``,
+    ``bonus_not_credited``: the side completed the control; the device did not credit
+    the next period). The arbiter rules (Laws 2009 6.8, 6.10 a: ``rule_flag``)."""
+    reading = readings[0] if readings else None
+    if (
+        not isinstance(reading, ClockReadingRecorded)
+        or game.status != IN_PROGRESS
+        or reading.model_white_ms is None
+    ):
+        return []
+    shown = {"white": reading.white_ms, "black": reading.black_ms}
+    sides = [side for side in SIDES if side == flag or shown[side] == 0]
+    explained = {
+        str(alert.details.get("side"))
+        for alert in readings[1:]
+        if isinstance(alert, AlertRaised) and alert.kind in NOT_A_FLAG
+    }
+    explained.update(
+        key.partition(":")[2] for key in reading.open_alerts if key.partition(":")[0] in NOT_A_FLAG
+    )
+    events: list[Event] = []
+    state = game
+    for side in sides:
+        if side in explained:
+            continue
+        alert = flag_alert(
+            state,
+            "device",
+            side,
+            reading.at_ms,
+            by,
+            reading,
+            f"game {game.game_id}: the clock on the table shows {side}'s flag "
+            f"({'its flag' if side == flag else '0:00'}, read by {by}); a flag is fallen when "
+            "the arbiter observes it (Laws 2009 6.8; 6.10 a: the clock's indication is "
+            "conclusive unless the clock is evidently defective): rule_flag",
+        )
+        if alert is not None:
+            events.append(alert)
+            state = evolve_game(state, alert)
+    return events
+
+
+NOT_A_FLAG = frozenset({"period_added_at_zero", "bonus_not_credited"})
+"""Reading alerts that explain a device's 0:00: the side completed the control and the
+device has not credited the next period yet. Not flag falls."""
 
 
 def with_move_reading(

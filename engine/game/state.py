@@ -31,14 +31,18 @@ from engine.errors import (
     UnknownGame,
 )
 from engine.events import (
+    AlertRaised,
     ClaimAdvised,
     ClaimRuled,
     ClockAdjusted,
     DrawClaimed,
     Event,
+    FlagRuled,
     GameStarted,
     IllegalMoveRecorded,
     MovePlayed,
+    MovesCorrected,
+    ResultCorrected,
     ResultRecorded,
     game_stream,
 )
@@ -47,6 +51,8 @@ from engine.rules import profile
 from engine.timefmt import format_instant
 
 NOT_STARTED, IN_PROGRESS, FINISHED = "not_started", "in_progress", "finished"
+FLAG_FALL = "flag_fall"
+"""The alert kind of a fallen flag the arbiters must rule on (Laws 2009 6.8)."""
 
 WIN_BY_SIDE = {"white": "1-0", "black": "0-1"}
 OTHER_SIDE = {"white": "black", "black": "white"}
@@ -80,6 +86,16 @@ class Game:
     clock: Clock | None = None
     """The regulation clock (``engine.clock.regulation``); None when it is unknown (no time
     control, or a score sheet imported without clock comments)."""
+    corrections: tuple[MovesCorrected | ResultCorrected, ...] = ()
+    """The arbiter's corrections of the record, in order (each keeps what it replaced)."""
+    running_at_end: str | None = None
+    """The side whose clock ran when the result was recorded: it runs again if the
+    arbiter withdraws the result (``ResultCorrected`` with no result)."""
+    flag_rulings: tuple[FlagRuled, ...] = ()
+    """The arbiter's rulings on flags (Laws 2009 6.8), in order."""
+    open_flag_alerts: tuple[str, ...] = ()
+    """``flag_fall`` alerts raised on this game and not ruled on yet (``source:side:moves``),
+    so the flag check on a timer raises each once."""
 
     @property
     def is_playoff(self) -> bool:
@@ -257,6 +273,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 clock=clock,
             )
         case ResultRecorded():
+            running = state.clock.running or state.clock.paused if state.clock else None
             return replace(
                 state,
                 version=event.originator_version,
@@ -266,6 +283,41 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 last_at_ms=event.at_ms,
                 record=state.record.game_ended(),
                 clock=state.clock.stop(event.at_ms) if state.clock else None,
+                running_at_end=running,
+                open_flag_alerts=(),
+            )
+        case MovesCorrected():
+            return _moves_corrected(state, event)
+        case ResultCorrected():
+            reopened = event.result is None
+            clock = state.clock
+            if reopened and clock is not None:
+                clock = clock.reopen(state.running_at_end, event.at_ms)
+            return replace(
+                state,
+                version=event.originator_version,
+                status=IN_PROGRESS if reopened else FINISHED,
+                result=event.result or "*",
+                termination=event.termination,
+                last_at_ms=max(state.last_at_ms, event.at_ms),
+                clock=clock,
+                corrections=(*state.corrections, event),
+            )
+        case FlagRuled():
+            return replace(
+                state,
+                version=event.originator_version,
+                last_at_ms=max(state.last_at_ms, event.at_ms),
+                flag_rulings=(*state.flag_rulings, event),
+                open_flag_alerts=tuple(
+                    key for key in state.open_flag_alerts if key.split(":")[1] != event.side
+                ),
+            )
+        case AlertRaised() if event.kind == FLAG_FALL and "key" in event.details:
+            return replace(
+                state,
+                version=event.originator_version,
+                open_flag_alerts=(*state.open_flag_alerts, str(event.details["key"])),
             )
         case DrawClaimed() | ClaimAdvised() | ClaimRuled() | IllegalMoveRecorded():
             return replace(
@@ -281,6 +333,33 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 clock = clock.adjust(event.side, event.delta_ms, event.at_ms)
             return replace(state, version=event.originator_version, clock=clock)
     return replace(state, version=event.originator_version)
+
+
+def _moves_corrected(state: Game, event: MovesCorrected) -> Game:
+    """The corrected line replaces the moves after ``from_ply``; the clock's move
+    counters follow it, then the times the arbiter set, if any (6.13, 7.4 a)."""
+    moves = (*state.moves[: event.from_ply], *event.uci)
+    sans = (*state.sans[: event.from_ply], *event.san)
+    clock = state.clock
+    if clock is not None:
+        counts = {"white": 0, "black": 0}
+        for ply in range(1, len(moves) + 1):
+            counts[mover(state.initial_fen, ply)] += 1
+        clock = clock.recount(counts, mover(state.initial_fen, len(moves) + 1), event.at_ms)
+        if event.white_ms is not None:
+            clock = clock.set_remaining("white", event.white_ms, event.at_ms)
+        if event.black_ms is not None:
+            clock = clock.set_remaining("black", event.black_ms, event.at_ms)
+    return replace(
+        state,
+        version=event.originator_version,
+        moves=moves,
+        sans=sans,
+        last_at_ms=max(state.last_at_ms, event.at_ms),
+        clock=clock,
+        corrections=(*state.corrections, event),
+        open_flag_alerts=(),
+    )
 
 
 def mover(initial_fen: str | None, ply: int) -> str:
