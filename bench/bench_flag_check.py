@@ -119,10 +119,9 @@ def main() -> None:
         store.close()
     print(f"four games of {args.plies} plies, SQLite")
     print(f"baseline: play_move decided and appended   {move_ms:8.3f} ms")
-    print(f"flag check tick (4 games, nothing fell)    {tick_ms:8.3f} ms  x{tick_ms / move_ms:.2f}")
-    print(
-        f"correct_moves of the last 10 plies         {correct_ms:8.3f} ms  x{correct_ms / move_ms:.2f}"
-    )
+    tick_ratio, correct_ratio = tick_ms / move_ms, correct_ms / move_ms
+    print(f"flag check tick (4 games, nothing fell)    {tick_ms:8.3f} ms  x{tick_ratio:.2f}")
+    print(f"correct_moves of the last 10 plies         {correct_ms:8.3f} ms  x{correct_ratio:.2f}")
 
 
 if __name__ == "__main__":
