@@ -23,7 +23,6 @@ import chess
 
 from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control
-from engine.commands import Command
 from engine.errors import (
     GameNotInProgress,
     IllegalMove,
@@ -190,16 +189,15 @@ def require_game(game: Game | None, game_id: str) -> Game:
     return game
 
 
-def require_in_time_order(game: Game | None, cmd: Command) -> None:
+def require_in_time_order(game: Game | None, command: str, at_ms: int) -> None:
     """A game's events are recorded in the order they happened (Laws 6.7 a: the clock
     runs from one event to the next): a command dated before the game's last recorded
     event would run its clock backwards, so it is refused. Equal instants are allowed."""
-    at_ms = cmd.get("at_ms")
-    if game is None or game.status != IN_PROGRESS or not isinstance(at_ms, int):
+    if game is None or game.status != IN_PROGRESS:
         return  # the decision itself reports an unknown or finished game
     if at_ms < game.last_at_ms:
         raise MalformedCommand(
-            f"{cmd.name} at {format_instant(at_ms)} is earlier than the last recorded event of "
+            f"{command} at {format_instant(at_ms)} is earlier than the last recorded event of "
             f"game {game.game_id} ({format_instant(game.last_at_ms)}): a game's events are "
             "recorded in time order"
         )
