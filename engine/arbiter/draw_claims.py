@@ -55,6 +55,7 @@ from engine.arbiter.claim_verification import (
     FIFTY,
     THEORETICAL,
     THREEFOLD,
+    ClaimKind,
     verify,
 )
 from engine.commands import Command, command
@@ -80,9 +81,10 @@ from engine.game import moves
 from engine.game import state as games
 from engine.game.flags import flag_fall
 from engine.game.record import ACCEPTED, REJECTED, Claim, require_no_pending_claim
-from engine.game.state import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, parse_move, position
+from engine.game.state import IN_PROGRESS, WIN_BY_SIDE, Game, parse_move, position
 from engine.rules import profile
-from engine.side import SIDES
+from engine.side import SIDES, Side
+from engine.termination import Termination
 from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
 from engine.world import World
 
@@ -240,11 +242,11 @@ def _claim_side(game: Game, by: str, kind: str) -> str:
 def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw) -> list[Event]:
     """A draw claim through the arbiter (3.9.2 b), verified as it is made."""
     g = games.require_game(game, cmd.game)
-    kind = cmd.kind
-    if kind not in CLAIM_KINDS:
+    if cmd.kind not in CLAIM_KINDS:
         raise MalformedCommand(
-            f"claim_draw: kind must be one of {', '.join(CLAIM_KINDS)}; got {kind!r}"
+            f"claim_draw: kind must be one of {', '.join(CLAIM_KINDS)}; got {cmd.kind!r}"
         )
+    kind = ClaimKind(cmd.kind)
     if g.status != IN_PROGRESS:
         raise GameNotInProgress(
             f"game {g.game_id} has ended ({g.result}, {g.termination}): no claim can be "
@@ -280,7 +282,7 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw)
         intended = parse_move(board, text, g.game_id)
         intended_san = board.san(intended)
     verification = verify(g, kind, intended)
-    claimant = {"white": g.white, "black": g.black}.get(side, BOTH)
+    claimant = g.white if side == Side.WHITE else g.black if side == Side.BLACK else BOTH
     drawn = DrawClaimed(
         originator_id=g.stream,
         originator_version=g.version + 1,
@@ -424,7 +426,7 @@ def rule_claim(tournament: Tournament | None, game: Game | None, cmd: RuleClaim)
                 at_ms=at_ms,
                 by=arbiter,
                 result="1/2-1/2",
-                termination=claim.kind,
+                termination=Termination(claim.kind),
                 reason=f"{claim.describe()} accepted (3.9.2 b)" + (f": {reason}" if reason else ""),
                 arbiter=arbiter,
             )
@@ -444,7 +446,7 @@ def _penalise_incorrect_claim(
     (tie-break games: +3 min, a third incorrect claim loses)."""
     g = batch.state
     penalties = profile(g.rules).penalties_for(g.stage)
-    opponent = OTHER_SIDE[claim.side]
+    opponent = Side.of(claim.side).opponent
     article = penalties.incorrect_claim_article
     limit = penalties.incorrect_claim_loses_at
     if limit is not None and incorrect >= limit:
@@ -455,7 +457,7 @@ def _penalise_incorrect_claim(
                 at_ms=at_ms,
                 by=arbiter,
                 result=WIN_BY_SIDE[opponent],
-                termination="incorrect_claims",
+                termination=Termination.INCORRECT_CLAIMS,
                 reason=f"{ordinal(incorrect)} incorrect claim by {claim.side} ({article})",
                 arbiter=arbiter,
             )

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import chess
-
 from engine.arbiter.draw_claims import ordinal
 from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
@@ -32,6 +30,8 @@ from engine.fields import Instant
 from engine.game import state as games
 from engine.game.state import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, position
 from engine.rules import profile
+from engine.side import Side
+from engine.termination import Termination
 from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
 from engine.world import World
 
@@ -89,7 +89,7 @@ def record_illegal_move(
             by=arbiter,
             game=g.game_id,
             side=side,
-            player=g.white if side == "white" else g.black,
+            player=g.white if side is Side.WHITE else g.black,
             arbiter=arbiter,
             count=count,
             ply=g.ply,
@@ -98,9 +98,7 @@ def record_illegal_move(
     ]
     if count >= penalties.illegal_move_loses_at:
         board = position(g)
-        can_mate = not board.has_insufficient_material(
-            chess.WHITE if opponent == "white" else chess.BLACK
-        )
+        can_mate = not board.has_insufficient_material(opponent.colour)
         result = WIN_BY_SIDE[opponent] if can_mate else "1/2-1/2"
         reason = f"{ordinal(count)} illegal move by {side} ({article})"
         if not can_mate:
@@ -112,7 +110,7 @@ def record_illegal_move(
                 at_ms=at_ms,
                 by=arbiter,
                 result=result,
-                termination="illegal_moves",
+                termination=Termination.ILLEGAL_MOVES,
                 reason=reason,
                 arbiter=arbiter,
             )

@@ -38,6 +38,7 @@ from engine.game.state import (
 )
 from engine.rules import DEFAULT_PROFILE, profile
 from engine.side import Side
+from engine.termination import Termination
 from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
 from engine.world import World
 
@@ -267,7 +268,7 @@ def resign(game: Game | None, cmd: Resign) -> list[Event]:
             at_ms=cmd.at_ms,
             by=side,
             result=WIN_BY_SIDE[OTHER_SIDE[side]],
-            termination="resignation",
+            termination=Termination.RESIGNATION,
             reason=f"{side} resigned",
         )
     ]
@@ -296,7 +297,7 @@ def declare_result(
             at_ms=cmd.at_ms,
             by=cmd.arbiter,
             result=result,
-            termination=cmd.termination or "arbiter_decision",
+            termination=cmd.termination or Termination.ARBITER_DECISION,
             reason=reason,
             arbiter=cmd.arbiter,
         )

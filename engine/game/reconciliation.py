@@ -67,21 +67,19 @@ from engine.game import state as games
 from engine.game.clock_log import ClockLog
 from engine.game.flags import flag_fall
 from engine.game.state import IN_PROGRESS, Game, require_game
-from engine.side import Side
+from engine.side import SIDES, Side
 from engine.timefmt import format_instant
 from engine.world import World
 
 DEFAULT_TOLERANCE_MS = 2000
 """Readings within 2 s of the regulation clock agree (DGT displays whole seconds)."""
 
-SIDES = ("white", "black")
-
 
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One side's reading judged against the regulation clock."""
 
-    side: str
+    side: Side
     kind: str
     """``agrees`` or an alert kind (module docstring)."""
     reading_ms: int
@@ -103,7 +101,7 @@ def _clock_text(ms: int) -> str:
     return f"{sign}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def judge(clock: Clock, side: str, reading_ms: int, at_ms: int, tolerance_ms: int) -> Finding:
+def judge(clock: Clock, side: Side, reading_ms: int, at_ms: int, tolerance_ms: int) -> Finding:
     """Compare one side's device reading with the regulation clock at ``at_ms``."""
     model = clock.remaining_ms(side, at_ms)
     diff = reading_ms - model
@@ -317,7 +315,7 @@ def reading_events(
     # but not judged: the regulation clock in hand already counts the later moves,
     # so comparing the two would raise false mismatches.
     clock = g.clock if at_ms >= g.last_at_ms else None
-    readings = {"white": white_ms, "black": black_ms}
+    readings = {Side.WHITE: white_ms, Side.BLACK: black_ms}
     findings = (
         [judge(clock, side, readings[side], at_ms, tolerance_ms) for side in SIDES]
         if clock is not None
@@ -339,8 +337,8 @@ def reading_events(
             white_ms=white_ms,
             black_ms=black_ms,
             running=running,
-            model_white_ms=clock.remaining_ms("white", at_ms) if clock else None,
-            model_black_ms=clock.remaining_ms("black", at_ms) if clock else None,
+            model_white_ms=clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
+            model_black_ms=clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
             ply=ply,
             open_alerts=open_now,
         )
@@ -366,8 +364,8 @@ def reading_events(
                     "difference_ms": found.difference_ms,
                     "white_ms": white_ms,
                     "black_ms": black_ms,
-                    "regulation_white_ms": clock.remaining_ms("white", at_ms) if clock else None,
-                    "regulation_black_ms": clock.remaining_ms("black", at_ms) if clock else None,
+                    "regulation_white_ms": clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
+                    "regulation_black_ms": clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
                     "moves_completed": clock.side(found.side).moves if clock else None,
                     "tolerance_ms": tolerance_ms,
                 },

@@ -387,7 +387,8 @@ def choose_colour(tournament: Tournament | None, cmd: ChooseColour) -> list[Even
                     )
                 other = m.players[1] if m.lot_winner == m.players[0] else m.players[0]
                 colour = cmd.colour
-                white, black = (m.lot_winner, other) if colour == "white" else (other, m.lot_winner)
+                winner_white = colour == Side.WHITE
+                white, black = (m.lot_winner, other) if winner_white else (other, m.lot_winner)
                 return [
                     SuddenDeathColourChosen(
                         originator_id=TOURNAMENT_STREAM,
