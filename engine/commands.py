@@ -231,5 +231,5 @@ def parse_command(raw: object) -> Command:
             if f.nullable:
                 values[f.attribute] = None  # given, and null: e.g. no clock running
             continue  # an optional null counts as absent
-        values[f.attribute] = f.check(f.wire, value)
+        values[f.attribute] = f.check(f"field {f.wire!r}", value)
     return spec.cls(**values)
