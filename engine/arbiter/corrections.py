@@ -29,9 +29,13 @@ changes nothing.
 
 from __future__ import annotations
 
-from engine.commands import Command
+from dataclasses import dataclass
+from typing import Any
+
+from engine.commands import Command, command
 from engine.errors import GameNotInProgress, MalformedCommand, RuleViolation
 from engine.events import Event, MovesCorrected, ResultCorrected, ResultRecorded
+from engine.fields import Instant, ResultText
 from engine.game.record import require_no_pending_claim
 from engine.game.state import (
     FINISHED,
@@ -42,8 +46,10 @@ from engine.game.state import (
     require_game,
     require_in_progress,
 )
+from engine.side import Side
 from engine.timefmt import format_instant
-from engine.tournament.tournament import Tournament, require_ruling_arbiter
+from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
+from engine.world import World
 
 POSITION_ENDINGS = frozenset(
     {"checkmate", "stalemate", "insufficient_material", "seventyfive_moves", "fivefold_repetition"}
@@ -51,53 +57,97 @@ POSITION_ENDINGS = frozenset(
 """Terminations the position itself decides: a correction cannot contradict them."""
 
 
-def _reason(cmd: Command) -> str:
-    reason = str(cmd["reason"]).strip()
+@command(
+    "correct_moves",
+    summary="The Chief Arbiter or a Deputy replaces the moves after from_ply, keeping the "
+    "replaced ones; sets the clock or recounts it (Laws 7.4 a, 6.13).",
+    roles=RULING_ROLES,
+    events=(MovesCorrected, ResultRecorded),
+)
+@dataclass(frozen=True, kw_only=True)
+class CorrectMoves(Command):
+    game: str
+    arbiter: str
+    reason: str
+    at_ms: Instant
+    from_ply: int
+    moves: list[Any]
+    white_ms: int | None = None
+    black_ms: int | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return correct_moves(world.tournament(), world.game(self.game), self)
+
+
+@command(
+    "correct_result",
+    summary="The Chief Arbiter or a Deputy replaces a result recorded by mistake, or "
+    "withdraws it (null reopens the game), keeping the replaced one (3.9.2 b).",
+    roles=RULING_ROLES,
+    events=(ResultCorrected,),
+)
+@dataclass(frozen=True, kw_only=True)
+class CorrectResult(Command):
+    game: str
+    arbiter: str
+    reason: str
+    at_ms: Instant
+    result: ResultText | None
+    termination: str | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return correct_result(world.tournament(), world.game(self.game), self)
+
+
+def _reason(cmd: CorrectMoves | CorrectResult) -> str:
+    reason = cmd.reason.strip()
     if not reason:
-        raise MalformedCommand(f"{cmd.name} needs a reason (what was wrong, how it was found)")
+        raise MalformedCommand(f"{cmd.cmd} needs a reason (what was wrong, how it was found)")
     return reason
 
 
-def _in_time_order(game: Game, cmd: Command) -> int:
-    at_ms: int = cmd["at_ms"]
+def _in_time_order(game: Game, cmd: CorrectMoves | CorrectResult) -> int:
+    at_ms = cmd.at_ms
     if at_ms < game.last_at_ms:
         raise MalformedCommand(
-            f"{cmd.name} at {format_instant(at_ms)} is earlier than the last recorded event of "
+            f"{cmd.cmd} at {format_instant(at_ms)} is earlier than the last recorded event of "
             f"game {game.game_id} ({format_instant(game.last_at_ms)}): a correction is recorded "
             "when it is made, after what it corrects"
         )
     return at_ms
 
 
-def _times(cmd: Command) -> tuple[int | None, int | None]:
-    white, black = cmd.get("white_ms"), cmd.get("black_ms")
+def _times(cmd: CorrectMoves) -> tuple[int | None, int | None]:
+    white, black = cmd.white_ms, cmd.black_ms
     for name, value in (("white_ms", white), ("black_ms", black)):
         if value is not None and value < 0:
             raise MalformedCommand(f"correct_moves: {name} cannot be negative, got {value}")
     return white, black
 
 
-def correct_moves(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+def correct_moves(
+    tournament: Tournament | None, game: Game | None, cmd: CorrectMoves
+) -> list[Event]:
     """Replace the moves after ``from_ply`` (Laws 2009 7.4 a, 6.13)."""
-    existing = require_game(game, cmd["game"])
+    existing = require_game(game, cmd.game)
     if existing.status == FINISHED:
         raise GameNotInProgress(
             f"game {existing.game_id} is finished ({existing.result}, {existing.termination}): "
             "withdraw the result first (correct_result with result null), then correct the moves"
         )
-    g = require_in_progress(existing, cmd["game"])
-    arbiter: str = cmd["arbiter"]
+    g = require_in_progress(existing, cmd.game)
+    arbiter = cmd.arbiter
     require_ruling_arbiter(tournament, arbiter, "correct the moves")
     reason = _reason(cmd)
     at_ms = _in_time_order(g, cmd)
     require_no_pending_claim(g.record, g.game_id, "the moves cannot be corrected")
-    from_ply: int = cmd["from_ply"]
+    from_ply = cmd.from_ply
     if not 0 <= from_ply <= g.ply:
         raise MalformedCommand(
             f"correct_moves: from_ply must be between 0 and {g.ply} (the moves recorded in game "
             f"{g.game_id}), got {from_ply}"
         )
-    texts = cmd["moves"]
+    texts = cmd.moves
     board = position(g)
     for _ in range(g.ply - from_ply):
         board.pop()
@@ -136,8 +186,8 @@ def correct_moves(tournament: Tournament | None, game: Game | None, cmd: Command
             replaced_san=g.sans[from_ply:],
             white_ms=white_ms,
             black_ms=black_ms,
-            replaced_white_ms=clock.remaining_ms("white", at_ms) if clock else None,
-            replaced_black_ms=clock.remaining_ms("black", at_ms) if clock else None,
+            replaced_white_ms=clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
+            replaced_black_ms=clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
         )
     ]
     ended = outcome_of(board, g.rules)
@@ -156,10 +206,12 @@ def correct_moves(tournament: Tournament | None, game: Game | None, cmd: Command
     return events
 
 
-def correct_result(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+def correct_result(
+    tournament: Tournament | None, game: Game | None, cmd: CorrectResult
+) -> list[Event]:
     """Replace a result recorded by mistake, or withdraw it (``result`` null)."""
-    g = require_game(game, cmd["game"])
-    arbiter: str = cmd["arbiter"]
+    g = require_game(game, cmd.game)
+    arbiter = cmd.arbiter
     require_ruling_arbiter(tournament, arbiter, "correct a result")
     reason = _reason(cmd)
     if g.status != FINISHED:
@@ -168,8 +220,8 @@ def correct_result(tournament: Tournament | None, game: Game | None, cmd: Comman
             "a result is recorded with declare_result"
         )
     at_ms = _in_time_order(g, cmd)
-    result: str | None = cmd.get("result")
-    termination: str | None = cmd.get("termination")
+    result = cmd.result
+    termination = cmd.termination
     if result is None:
         if termination is not None:
             raise MalformedCommand(

@@ -26,35 +26,64 @@ engine had (``engine.game.flags.flag_evidence``) and closes the side's open
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from engine.clock.regulation import flag_fall_result
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import MalformedCommand
 from engine.events import ClockReadingRecorded, Event, FlagRuled, ResultRecorded
+from engine.fields import Instant
 from engine.game.flags import flag_evidence, flag_key
 from engine.game.state import Game, position, require_in_progress
-from engine.tournament.tournament import Tournament, require_ruling_arbiter
+from engine.side import Side
+from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
+from engine.world import World
 
 DECISIONS = ("fallen", "not_fallen")
+
+
+@command(
+    "rule_flag",
+    summary="The Chief Arbiter or a Deputy rules a flag fallen (the result follows, Laws 6.9) "
+    "or not (the game goes on; a regulation-clock flag needs a reason) (Laws 6.8, 6.10 a).",
+    roles=RULING_ROLES,
+    events=(FlagRuled, ResultRecorded),
+    in_time_order=True,
+)
+@dataclass(frozen=True, kw_only=True)
+class RuleFlag(Command):
+    game: str
+    side: Side
+    arbiter: str
+    at_ms: Instant
+    decision: str
+    reason: str | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        log = world.clock_log(self.game)
+        return rule_flag(
+            world.tournament(), world.game(self.game), self, log.last if log is not None else None
+        )
 
 
 def rule_flag(
     tournament: Tournament | None,
     game: Game | None,
-    cmd: Command,
+    cmd: RuleFlag,
     device: ClockReadingRecorded | None = None,
 ) -> list[Event]:
     """Record the arbiter's ruling on ``side``'s flag (6.8, 6.9, 6.10 a)."""
-    g = require_in_progress(game, cmd["game"])
-    arbiter: str = cmd["arbiter"]
+    g = require_in_progress(game, cmd.game)
+    arbiter = cmd.arbiter
     require_ruling_arbiter(tournament, arbiter, "rule on a flag")
-    decision: str = cmd["decision"]
+    decision = cmd.decision
     if decision not in DECISIONS:
         raise MalformedCommand(
             f"rule_flag: decision must be 'fallen' or 'not_fallen', got {decision!r}"
         )
-    side: str = cmd["side"]
-    at_ms: int = cmd["at_ms"]
-    reason = str(cmd.get("reason") or "").strip()
+    side = cmd.side
+    at_ms = cmd.at_ms
+    reason = (cmd.reason or "").strip()
     evidence = flag_evidence(g, side, at_ms, device)
     regulation_shows = g.clock is not None and g.clock.remaining_ms(side, at_ms) == 0
     ruled_on = [key for key in g.open_flag_alerts if key.split(":")[1] == side]

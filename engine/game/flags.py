@@ -48,10 +48,12 @@ from engine.clock.regulation import Clock, flag_fall_result
 from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecorded
 from engine.game.state import FLAG_FALL, IN_PROGRESS, Game, evolve, position
 from engine.rules import profile
+from engine.side import Side
+from engine.termination import Termination
 from engine.timefmt import format_instant
 
 
-def fallen_flag(clock: Clock | None, at_ms: int) -> tuple[str, int] | None:
+def fallen_flag(clock: Clock | None, at_ms: int) -> tuple[Side, int] | None:
     """(side, instant its time reached zero) if a flag has fallen by ``at_ms``."""
     if clock is None:
         return None
@@ -62,7 +64,7 @@ def fallen_flag(clock: Clock | None, at_ms: int) -> tuple[str, int] | None:
     return side, falls
 
 
-def flag_reason(clock: Clock, side: str) -> str:
+def flag_reason(clock: Clock, side: Side) -> str:
     """Plain words: whose flag, in which period, how many moves were still owed."""
     owed = clock.moves_to_control(side)
     period = clock.period_index(side) + 1
@@ -92,7 +94,7 @@ def flag_fall(game: Game, at_ms: int, by: str) -> list[Event]:
     side, falls_ms = fallen
     result, termination = flag_fall_result(position(game), side)
     reason = flag_reason(game.clock, side) + f" at {format_instant(falls_ms)}"
-    if termination == "flag_fall_draw":
+    if termination == Termination.FLAG_FALL_DRAW:
         reason += "; drawn: the opponent cannot checkmate by any series of legal moves (6.9)"
     else:
         reason += " (6.9)"
@@ -110,18 +112,18 @@ def flag_fall(game: Game, at_ms: int, by: str) -> list[Event]:
 
 
 def flag_evidence(
-    game: Game, side: str, at_ms: int, device: ClockReadingRecorded | None = None
+    game: Game, side: Side, at_ms: int, device: ClockReadingRecorded | None = None
 ) -> dict[str, Any]:
     """What the arbiters see with a flag alert or ruling: both clocks (regulation and
     the last device reading), the moves completed, and where the control stands."""
     clock = game.clock
-    evidence: dict[str, Any] = {"side": side, "at": format_instant(at_ms), "ply": game.ply}
+    evidence: dict[str, Any] = {"side": str(side), "at": format_instant(at_ms), "ply": game.ply}
     if clock is not None:
         falls = clock.flag_falls_at_ms() if clock.running == side else None
         fell = falls is not None and falls <= at_ms
         evidence.update(
-            regulation_white_ms=clock.remaining_ms("white", at_ms),
-            regulation_black_ms=clock.remaining_ms("black", at_ms),
+            regulation_white_ms=clock.remaining_ms(Side.WHITE, at_ms),
+            regulation_black_ms=clock.remaining_ms(Side.BLACK, at_ms),
             regulation_fell_at=format_instant(falls) if fell and falls is not None else None,
             moves_completed={"white": clock.white.moves, "black": clock.black.moves},
             moves_to_control=clock.moves_to_control(side),
@@ -138,7 +140,7 @@ def flag_evidence(
     return evidence
 
 
-def flag_key(game: Game, source: str, side: str) -> str:
+def flag_key(game: Game, source: str, side: Side) -> str:
     """``source:side:moves``: one alert per piece of evidence, side and moves completed."""
     moves = game.clock.side(side).moves if game.clock is not None else game.ply
     return f"{source}:{side}:{moves}"
@@ -154,7 +156,7 @@ def already_seen(game: Game, key: str) -> bool:
 def flag_alert(
     game: Game,
     source: str,
-    side: str,
+    side: Side,
     at_ms: int,
     by: str,
     device: ClockReadingRecorded | None = None,
