@@ -119,14 +119,16 @@ def game_pgn(
     headers["PlyCount"] = str(game.ply)
     if game.initial_fen:
         pgn.setup(board)
-    comments = comments or {}
-    if comments.get(0):
-        pgn.comment = " ".join(_comment_text(c) for c in comments[0])
+    at_ply: dict[int, list[str]] = {}
+    for ply, texts in sorted((comments or {}).items()):
+        at_ply.setdefault(min(max(0, ply), len(game.moves)), []).extend(texts)
+    if at_ply.get(0):
+        pgn.comment = " ".join(_comment_text(c) for c in at_ply[0])
     node: chess.pgn.GameNode = pgn
     for ply, uci in enumerate(game.moves, start=1):
         node = node.add_variation(chess.Move.from_uci(uci))
-        if comments.get(ply):
-            node.comment = " ".join(_comment_text(c) for c in comments[ply])
+        if at_ply.get(ply):
+            node.comment = " ".join(_comment_text(c) for c in at_ply[ply])
         if clocks is not None and ply in clocks:
             node.set_clock(max(0, clocks[ply]) / 1000)
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)

@@ -5,7 +5,9 @@ event that has a describer in ``DESCRIBERS`` (by event type name) adds a
 comment at the current ply (or at the ``ply`` the event names itself: a claim
 or an illegal move is recorded with the moves played when it was made). A new
 kind of record (a correction, an incident) gets its comment by adding a
-describer: ``DESCRIBERS["MovesCorrected"] = describe_correction``.
+describer: ``DESCRIBERS["IncidentRecorded"] = describe_incident``. The arbiter's
+corrections (``correct_moves``, ``correct_result``: Laws 2009 7.4 a) are
+written so, naming the arbiter, the instant, what was replaced and the reason.
 
 Comments are plain words a reader of the game understands ("White claims a
 draw by threefold repetition"), not the engine's codes.
@@ -24,8 +26,12 @@ from engine.events import (
     Event,
     IllegalMoveRecorded,
     MovePlayed,
+    MovesCorrected,
+    ResultCorrected,
     ResultRecorded,
 )
+from engine.timefmt import format_instant
+from projections.clock import clock_text
 
 Describer = Callable[[Any], str | None]
 
@@ -101,6 +107,31 @@ def describe_result(event: ResultRecorded) -> str | None:
     return f"Result {event.result} declared by arbiter {event.arbiter}{reason}"
 
 
+def correction_comment(event: MovesCorrected | ResultCorrected) -> str:
+    """A correction in words (Laws 2009 7.4 a, 6.13): who, when, what it replaced, why."""
+    who = f"{event.arbiter}, {format_instant(event.at_ms)}"
+    if isinstance(event, MovesCorrected):
+        was = " ".join(event.replaced_san) or "no move"
+        now = " ".join(event.san) or "no move"
+        text = (
+            f"Corrected by the arbiter ({who}): the moves after ply {event.from_ply} were "
+            f"{was}, now {now}"
+        )
+        if event.white_ms is not None or event.black_ms is not None:
+            shown = [
+                f"{side} {clock_text(ms)}"
+                for side, ms in (("white", event.white_ms), ("black", event.black_ms))
+                if ms is not None
+            ]
+            text += "; clock set to " + ", ".join(shown)
+    else:
+        was = f"{event.replaced_result} ({event.replaced_termination})"
+        now = f"{event.result} ({event.termination})" if event.result else "withdrawn, play resumed"
+        text = f"Result corrected by the arbiter ({who}): {was}, now {now}"
+    reason = event.reason.rstrip(". ")
+    return f"{text}. Reason: {reason}."
+
+
 DESCRIBERS: dict[str, Describer] = {
     "DrawClaimed": describe_claim,
     "ClaimAdvised": describe_advice,
@@ -108,11 +139,17 @@ DESCRIBERS: dict[str, Describer] = {
     "IllegalMoveRecorded": describe_illegal_move,
     "ClockAdjusted": describe_clock_adjustment,
     "ResultRecorded": describe_result,
+    "MovesCorrected": correction_comment,
+    "ResultCorrected": correction_comment,
 }
 
 
 def ply_comments(events: Iterable[Event]) -> dict[int, list[str]]:
-    """Ply -> the comments of what happened after that move (0: before any move)."""
+    """Ply -> the comments of what happened after that move (0: before any move).
+
+    A correction of the moves is written after the last move that stood (before
+    the first move when the whole line was replaced); the moves it put in their
+    place count from there."""
     comments: dict[int, list[str]] = {}
     ply = 0
     for event in events:
@@ -121,8 +158,9 @@ def ply_comments(events: Iterable[Event]) -> dict[int, list[str]]:
             continue
         describe = DESCRIBERS.get(type(event).__name__)
         text = describe(event) if describe is not None else None
-        if not text:
-            continue
         at = getattr(event, "ply", None)
-        comments.setdefault(at if isinstance(at, int) else ply, []).append(text)
+        if isinstance(event, MovesCorrected):
+            at, ply = event.from_ply, event.from_ply + len(event.uci)
+        if text:
+            comments.setdefault(at if isinstance(at, int) else ply, []).append(text)
     return comments

@@ -325,7 +325,9 @@ def test_the_page_on_a_phone_shows_names_moves_results_in_words_and_clips_nothin
             browser.close()
 
 
-def test_an_illegal_move_is_ruled_from_the_desks_buttons(live_game: Store) -> None:
+def test_an_illegal_move_a_clock_and_a_correction_are_ruled_from_the_desks_buttons(
+    live_game: Store,
+) -> None:
     ok(live_game, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at()})
     with RunningGateway(live_game.url, public_delay_s=900) as gw:
         browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
@@ -356,6 +358,22 @@ def test_an_illegal_move_is_ruled_from_the_desks_buttons(live_game: Store) -> No
             browser.wait_for(
                 "[...document.querySelectorAll('#results li')]"
                 ".some(li => li.textContent.includes('ok (ClockAdjusted)'))"
+            )
+            # Laws 7.4 a: the record said 1. e4; the board shows 1. d4
+            browser.js("document.getElementById('ruling-ply').value = '0'")
+            browser.js("document.getElementById('ruling-moves').value = 'd4'")
+            browser.js("document.getElementById('ruling-reason').value = 'e4 was misrecorded'")
+            browser.js("document.querySelector('[data-ruling=correct_moves]').click()")
+            built = json.loads(browser.js("document.getElementById('command-text').value"))
+            assert (built["cmd"], built["from_ply"], built["moves"]) == ("correct_moves", 0, ["d4"])
+            browser.js("document.querySelector('#command button').click()")
+            browser.wait_for(
+                "[...document.querySelectorAll('#results li')]"
+                ".some(li => li.textContent.includes('ok (MovesCorrected'))"
+            )
+            assert game_object(live_game, "1.1")["moves"] == ["d4"]
+            browser.wait_for(
+                f"{card('1.1', '.corrected')}?.textContent === 'corrected by the arbiter'"
             )
             browser.screenshot(OUTPUT / "gateway-arbiter-rulings.png")
         finally:

@@ -197,6 +197,31 @@ class TestTheDeskHasTheWholePicture:
                 later.next("snapshot")
                 assert [f for f in later.quiet(0.3) if f["op"] == "alert"] == []
 
+    def test_6_8_a_flag_alert_stays_open_on_the_desk_until_the_arbiter_rules(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": now_at(-7300)})
+        ok(sqlite_store, {"cmd": "check_flags", "at": now_at(0)})  # White's 2 hours are gone
+        with RunningGateway(sqlite_store.url, public_delay_s=DELAY_S) as gw, Peer(gw) as desk:
+            desk.subscribe(token=ARBITER_TOKEN)  # a desk that (re)connects after the alert
+            desk.next("snapshot")
+            alert = desk.next("alert")
+            assert (alert["key"], alert["kind"]) == ("1.1/flag_fall:white", "flag_fall")
+            ruling = {
+                "cmd": "rule_flag",
+                "game": "1.1",
+                "side": "white",
+                "decision": "not_fallen",
+                "reason": "the clock on the table showed 0:42",
+                "arbiter": "chief",
+                "at": now_at(0),
+            }
+            desk.send({"op": "command", "id": "r1", "command": ruling})
+            assert desk.next("result")["ok"] is True
+            closed = desk.next(lambda f: f.get("op") == "alert" and f.get("closed"))
+            assert closed["key"] == "1.1/flag_fall:white"
+
     def test_a_resume_carries_the_open_alerts_too(self, live: Store) -> None:
         with RunningGateway(live.url) as gw:
             with Peer(gw) as desk:

@@ -15,6 +15,8 @@ engine keeps:
   or a Deputy rules on it);
 - a clock alert: while the last reading of the clock still lists it
   (``clock.device.open_alerts``): a reading within the tolerance closes it;
+- a ``flag_fall`` alert (Laws 2009 6.8): while the game lists a flag alert of
+  that side not yet ruled on (``open_flag_alerts``): ``rule_flag`` closes it;
 - any other alert of a game (a board's impossible position, a disconnected
   board): while the game is not finished;
 - whatever its kind, an alert of a finished game is closed.
@@ -60,6 +62,11 @@ def _clock_open(body: Mapping[str, Any], game: GameObject) -> bool:
     return key in (device.get("open_alerts") or ())
 
 
+def _flag_open(body: Mapping[str, Any], game: GameObject) -> bool:
+    side = (body.get("details") or {}).get("side")
+    return any(str(key).split(":")[1:2] == [side] for key in game.get("open_flag_alerts") or ())
+
+
 def _game_open(body: Mapping[str, Any], game: GameObject) -> bool:
     return game.get("status") != "finished"
 
@@ -75,7 +82,7 @@ CLOCK_KINDS = frozenset(
 )
 """Alerts of the clock stream (``engine.game.reconciliation``), open while a reading keeps them."""
 
-CLOSED_WHEN: dict[str, StillOpen] = {CLAIM_PENDING: _claim_open}
+CLOSED_WHEN: dict[str, StillOpen] = {CLAIM_PENDING: _claim_open, "flag_fall": _flag_open}
 CLOSED_WHEN.update(dict.fromkeys(CLOCK_KINDS, _clock_open))
 
 

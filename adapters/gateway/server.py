@@ -51,7 +51,7 @@ from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
 from adapters.store import Store
-from engine.commands import SPECS
+from engine.commands import REGISTRY
 from engine.events import AlertRaised, Event
 
 log = logging.getLogger(__name__)
@@ -417,8 +417,8 @@ class Gateway:
                 f"this token acts as arbiter {arbiter!r}, not {given!r}; nothing was appended",
                 fid,
             )
-        spec = SPECS.get(str(command.get("cmd")), {})
-        if given is None and ("arbiter" in spec or "arbiter?" in spec):
+        spec = REGISTRY.get(str(command.get("cmd")))
+        if given is None and spec is not None and spec.field("arbiter") is not None:
             return {**command, "arbiter": arbiter}
         return command
 

@@ -283,6 +283,17 @@
       el("span", { class: "clock", "data-game": game.game, "data-side": side }, ""));
   }
 
+  // The arbiter corrected the record (correct_moves, correct_result): the object the
+  // client holds is already the corrected one; say so, with what was replaced.
+  function corrected(game) {
+    const list = game.corrections || [];
+    if (!list.length) return null;
+    const what = list.map((c) => c.kind === "moves"
+      ? `${c.at}: moves after ply ${c.from_ply} were ${(c.replaced_moves || []).join(" ") || "none"}, now ${(c.moves || []).join(" ") || "none"} (${c.arbiter}: ${c.reason})`
+      : `${c.at}: result was ${c.replaced_result}, now ${c.result ?? "withdrawn"} (${c.arbiter}: ${c.reason})`);
+    return el("div", { class: "corrected", title: what.join("\n") }, "corrected by the arbiter");
+  }
+
   function card(game, link = true) {
     const title = `Round ${game.round ?? "?"} · board ${game.board ?? "?"}`;
     const head = link
@@ -297,7 +308,8 @@
         el("span", { class: "last-move" }, lastMove(game)),
         el("span", { class: `result ${game.status}` }, resultText(game)),
         game.status === "not_started" ? "" : pgnLink(game)),
-    ];
+      corrected(game),
+    ].filter(Boolean);
     return el("div", { class: "card", "data-game": game.game }, ...body);
   }
 
@@ -433,6 +445,8 @@
     seconds: Number($("ruling-seconds").value || 0),
     result: $("ruling-result").value,
     reason: $("ruling-reason").value.trim(),
+    ply: Number($("ruling-ply").value || 0),
+    moves: $("ruling-moves").value.split(/\s+/).filter(Boolean),
     arbiter: state.arbiter,
   });
   const RULINGS = {
@@ -440,9 +454,18 @@
     illegal_move: (f) => ({ cmd: "record_illegal_move", game: f.game, by: f.side, arbiter: f.arbiter, at: now() }),
     adjust_clock: (f) => ({ cmd: "adjust_clock", game: f.game, side: f.side, delta_ms: Math.round(f.seconds * 1000),
       reason: f.reason || "arbiter's adjustment", arbiter: f.arbiter, at: now() }),
-    check_flags: (f) => ({ cmd: "check_flags", game: f.game, at: now(), by: f.arbiter }),
-    declare_result: (f) => ({ cmd: "declare_result", game: f.game, result: f.result,
+    // Laws 6.8: the arbiter rules on a flag the engine reports (a flag_fall alert).
+    flag_fallen: (f) => ({ cmd: "rule_flag", game: f.game, side: f.side, decision: "fallen",
+      arbiter: f.arbiter, at: now(), ...(f.reason ? { reason: f.reason } : {}) }),
+    flag_not_fallen: (f) => ({ cmd: "rule_flag", game: f.game, side: f.side, decision: "not_fallen",
+      arbiter: f.arbiter, at: now(), reason: f.reason || "the flag had not fallen" }),
+    declare_result: (f) => ({ cmd: "declare_result", game: f.game, result: f.result || "1/2-1/2",
       reason: f.reason || "arbiter's decision", arbiter: f.arbiter, at: now() }),
+    // Laws 7.4 a: corrections keep what they replace (the record shows both).
+    correct_result: (f) => ({ cmd: "correct_result", game: f.game, result: f.result || null,
+      reason: f.reason || "result recorded by mistake", arbiter: f.arbiter, at: now() }),
+    correct_moves: (f) => ({ cmd: "correct_moves", game: f.game, from_ply: f.ply, moves: f.moves,
+      reason: f.reason || "moves recorded by mistake", arbiter: f.arbiter, at: now() }),
   };
 
   function renderRulingGames() {
