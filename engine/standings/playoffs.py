@@ -97,7 +97,8 @@ def current_order(
             f"{missing[0][0]} {missing[0][1]} - {missing[0][2]}"
         )
         raise RuleViolation("3.7", f"tie-break games come after the last round: {detail}")
-    ranking = rank(ranked_players(tournament), scored)
+    rules = profile(tournament.rules)
+    ranking = rank(ranked_players(tournament), scored, rules.tiebreaks, rules.first_place_by_games)
     results = playoff_results(tournament, lookup)
     tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
     order, progress = refine(tiers, tournament.playoffs, results)

@@ -46,6 +46,10 @@ class Player:
     name: str
     federation: str
     rating: float
+    fide_id: str = ""
+    """The FIDE ID (PGN ``WhiteFideId``/``BlackFideId``); empty when not known."""
+    title: str = ""
+    """GM, IM, WGM ... (PGN ``WhiteTitle``/``BlackTitle``); empty when not known."""
 
 
 @dataclass(frozen=True)
@@ -216,12 +220,19 @@ def _player(raw: object, index: int) -> dict[str, Any]:
             f"players[{index}] ({pid}): 'rating' must be a number from 0 to {MAX_RATING}, "
             f"got {rating!r}"
         )
-    return {
+    player = {
         "id": pid,
         "name": str(raw.get("name") or pid),
         "federation": str(raw.get("federation") or ""),
         "rating": rating,
     }
+    for optional in ("fide_id", "title"):  # kept only when given: older events lack them
+        value = raw.get(optional)
+        if value:
+            if not isinstance(value, str | int) or isinstance(value, bool):
+                raise MalformedCommand(f"players[{index}] ({pid}): {optional!r} must be a string")
+            player[optional] = str(value)
+    return player
 
 
 MAX_RATING = 10_000
@@ -383,7 +394,15 @@ def evolve(state: Tournament | None, event: Event) -> Tournament | None:
                 start_date=event.start_date,
                 cycles=event.cycles,
                 players=tuple(
-                    Player(p["id"], p["name"], p["federation"], p["rating"]) for p in event.players
+                    Player(
+                        p["id"],
+                        p["name"],
+                        p["federation"],
+                        p["rating"],
+                        str(p.get("fide_id", "")),
+                        str(p.get("title", "")),
+                    )
+                    for p in event.players
                 ),
                 arbiters=tuple(Arbiter(a["id"], a["name"], a["role"]) for a in event.arbiters),
             )
