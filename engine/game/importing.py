@@ -100,7 +100,7 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
         if ended is not None:
             # Laws 5.1 a / 5.2: the position ended the game; what the sheet records after
             # it was not a move of the game. Kept as recorded, never played.
-            trailing = [str(m) for m in sheet.moves[index:]]
+            trailing = _as_written(board, sheet.moves[index:])
             break
         try:
             move = chess.Move.from_uci(text)
@@ -144,7 +144,7 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
         if trailing:
             notes.append(
                 f"recorded after the end: {' '.join(trailing)} "
-                f"({len(trailing)} trailing ply{'s' if len(trailing) > 1 else ''}, not played)"
+                f"({len(trailing)} trailing move{'s' if len(trailing) > 1 else ''}, not played)"
             )
         reason = "; ".join(notes)
     elif sheet.result == "*":
@@ -163,6 +163,26 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
         )
     )
     return events + readings
+
+
+def _as_written(board: chess.Board, moves: Sequence[str]) -> list[str]:
+    """Trailing moves in SAN where the position allows them, else as the sheet has them."""
+    after = board.copy(stack=False)
+    out: list[str] = []
+    for text in moves:
+        try:
+            move = chess.Move.from_uci(text)
+            if move not in after.legal_moves:
+                move = after.parse_san(text)
+        except ValueError:
+            try:
+                move = after.parse_san(text)
+            except ValueError:
+                out.append(str(text))
+                continue
+        out.append(after.san(move))
+        after.push(move)
+    return out
 
 
 def _control_or_none(tag: str) -> TimeControl | None:
