@@ -204,7 +204,9 @@ def test_laws_5_2_b_a_move_recorded_after_a_dead_position_is_kept_and_does_not_r
     game = sqlite_store.game("6.3")
     assert game is not None and list(game.moves) == ["g2h1"]
     assert (game.result, game.termination) == ("1/2-1/2", "insufficient_material")
-    ended = [e for e in sqlite_store.stream(game_stream("6.3")) if isinstance(e, ResultRecorded)][0]
+    ended = next(
+        e for e in sqlite_store.stream(game_stream("6.3")) if isinstance(e, ResultRecorded)
+    )
     assert "recorded after the end: Ke5 Ke2 (2 trailing moves, not played)" in ended.reason
     warning = " ".join(reports[0].warnings)
     assert "the score sheet says 0-1" in warning and "trailing" in warning

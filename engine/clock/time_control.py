@@ -214,8 +214,7 @@ _MINUTES = (
     r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>'|′|’|min(?:ute)?s?\.?|mn|m\b|h(?:ours?)?\b|hrs?\b)"
 )
 _PERIOD = re.compile(
-    _MINUTES
-    + r"\s*(?:(?:/|for|in|per)\s*(?:(?P<moves>\d+)\s*(?:moves?|mv)?"
+    _MINUTES + r"\s*(?:(?:/|for|in|per)\s*(?:(?P<moves>\d+)\s*(?:moves?|mv)?"
     r"|(?P<rest>end|rest|ko|kt|the\s+rest(?:\s+of\s+the\s+game)?|game|g)\b)|(?P<bare>))"
 )
 _INCREMENT = re.compile(
