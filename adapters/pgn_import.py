@@ -461,7 +461,7 @@ def _create_tournament(
             )
     name = event_name or Path(path).stem
     year = first_round.year if dates else ""
-    tournament_id = _slug(f"{name} {year}")
+    tournament_id = _slug(name if str(year) in name else f"{name} {year}")
     created = store.handle(
         {
             "cmd": "create_tournament",

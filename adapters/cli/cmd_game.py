@@ -265,4 +265,11 @@ def event_status(table: dict[str, Any]) -> str:
             f"event final after round {table['after_round']} of {table['rounds']}: {who}; "
             f"tie-breaks {chain['rules']}: {', '.join(chain['criteria'])}"
         )
+    most = max((row["games"] for row in table["rows"]), default=0)
+    short = [f"{r['player']} ({r['games']})" for r in table["rows"] if r["games"] < most]
+    if table["after_round"] >= table["rounds"] and short:
+        return (
+            f"event incomplete after round {table['after_round']} of {table['rounds']}: "
+            f"games missing for {', '.join(short)} against {most} for the others"
+        )
     return f"event in progress after round {table['after_round']} of {table['rounds']}"
