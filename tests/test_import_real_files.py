@@ -344,3 +344,23 @@ def test_a_known_store_maps_a_second_files_spellings_onto_its_players(
     tournament = sqlite_store.tournament()
     assert tournament is not None and len(tournament.players) == 8
     assert standings_object(sqlite_store)["final"] is True
+
+
+def test_3_2_rounds_and_start_date_options_say_what_would_be_inferred(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "s.sqlite")
+    path = str(first_cycle(tmp_path))
+    assert main(["--store", store, "import-pgn", path, "--start-date", "31 March"]) == 2
+    err = capsys.readouterr().err
+    assert "--start-date '31 March' is not an ISO date" in err
+    with Store(store) as s:
+        assert s.count() == 0
+    args = ["--store", store, "import-pgn", path, "--rounds", "14", "--start-date", "2019-03-09"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "inferred" not in err
+    with Store(store) as s:
+        tournament = s.tournament()
+        assert tournament is not None
+        assert (tournament.cycles, tournament.start_date) == (2, "2019-03-09")
