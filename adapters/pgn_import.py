@@ -342,6 +342,13 @@ def _score_sheet(
     game_id = f"{round_no}.{board_no}"
     headers = game.pgn.headers
     fen = headers.get("FEN") if headers.get("SetUp") == "1" else None
+    if fen is not None:
+        try:
+            chess.Board(fen)
+        except ValueError:
+            raise MalformedCommand(
+                f"game {game_id} {game.label()}: FEN {fen!r} is not a position"
+            ) from None
     clocks = recorded_clocks(game.pgn)
     control_tag = options.time_control or game.header("TimeControl")
     time_control: str | None = control_tag if control_tag in ("?", "-") else None
