@@ -15,8 +15,9 @@ from adapters.cli import main
 from adapters.pgn_import import ImportOptions, import_pgn
 from adapters.queries import standings_object
 from adapters.store import Store
-from engine.errors import MalformedCommand
+from engine.errors import MalformedCommand, RuleViolation
 from engine.rules import profile
+from engine.standings.playoffs import current_order
 from engine.standings.tiebreaks import ScoredGame, rank
 from tests.pgn_files import WOMEN_2019, double_round_robin, pgn
 
@@ -114,3 +115,27 @@ def test_import_pgn_rules_option_picks_the_profile(tmp_path: Path) -> None:
     assert table["winner"] is None and table["playoff"]["needed"] is True
     with pytest.raises(MalformedCommand):
         profile("candidates-1999")
+
+
+def test_3_7_1_tie_break_games_can_follow_an_event_off_the_berger_table(
+    tmp_path: Path, sqlite_store: Store
+) -> None:
+    """The order for the playoff comes from the results when no table was recorded."""
+    games = double_round_robin(
+        WOMEN_2019, kosteniuk_catches_up, second_cycle_order=[3, 0, 6, 1, 5, 2, 4]
+    )
+    path = tmp_path / "tie.pgn"
+    path.write_text(pgn(games))
+    import_pgn(sqlite_store, path)
+    tournament = sqlite_store.tournament()
+    assert tournament is not None and tournament.numbers is None
+    order, progress, _ = current_order(tournament, sqlite_store.game)
+    assert sorted(order[0]) == ["goryachkina", "kosteniuk"] and progress == {}
+    path.write_text(pgn(games[:-1]))
+    other = Store(str(tmp_path / "other.sqlite"))
+    with other:
+        import_pgn(other, path, options=ImportOptions(cycles=2))
+        unfinished = other.tournament()
+        assert unfinished is not None
+        with pytest.raises(RuleViolation, match="not every pair of players has played"):
+            current_order(unfinished, other.game)

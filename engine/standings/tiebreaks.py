@@ -316,16 +316,23 @@ def round_robin_states(tournament: Tournament, lookup: Lookup) -> dict[str, Game
 
     A game imported from a score sheet keeps the board number of its source,
     which need not be the Berger board: a pairing is matched to the game of
-    its round with the same two players, whatever the board.
+    its round with the same two players, whatever the board. Without pairing
+    numbers (an imported event whose games fit no Berger table) every
+    round-robin game found is returned by its own id: the results, not the
+    table, say what was played.
     """
     pairings = tournament.round_robin_pairings()
     boards = table_size(len(tournament.players)) // 2
     by_players: dict[tuple[int, frozenset[str]], Game] = {}
+    found_games: dict[str, Game] = {}
     for round_no in range(1, tournament.rounds + 1):
         for board in range(1, boards + 1):
             game = lookup(f"{round_no}.{board}")
             if game is not None and game.stage == "tournament":
                 by_players[(round_no, frozenset((game.white, game.black)))] = game
+                found_games[game.game_id] = game
+    if tournament.numbers is None:
+        return found_games
     out: dict[str, Game] = {}
     for game_id, (white, black) in pairings.items():
         found = by_players.get((int(game_id.split(".")[0]), frozenset((white, black))))
