@@ -97,7 +97,9 @@ def test_standings_show_the_chain_that_decided(tmp_path: Path, sqlite_store: Sto
     assert sorted(table["playoff"]["players"]) == ["goryachkina", "kosteniuk"]
 
 
-def test_import_pgn_rules_option_picks_the_profile(tmp_path: Path) -> None:
+def test_import_pgn_rules_option_picks_the_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "tie.pgn"
     path.write_text(pgn(double_round_robin(WOMEN_2019, kosteniuk_catches_up)))
     store = str(tmp_path / "s.sqlite")
@@ -113,6 +115,10 @@ def test_import_pgn_rules_option_picks_the_profile(tmp_path: Path) -> None:
         second["sb"],
     )
     assert table["winner"] is None and table["playoff"]["needed"] is True
+    assert main(["--store", store, "standings"]) == 0
+    assert "Tie-breaks (candidates-2016): h2h, wins, sb; first place by the criteria" in (
+        capsys.readouterr().out
+    )
     with pytest.raises(MalformedCommand):
         profile("candidates-1999")
 
