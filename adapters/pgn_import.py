@@ -14,7 +14,16 @@ the file (nothing appended) with a message naming what to fix:
   alone); ``--players FILE`` says who is who;
 - games without a readable ``Round`` tag (named by their place in the file and
   their players), unless ``--round-from-order`` numbers the rounds from the
-  order of the games (one game per pair of players a round).
+  order of the games (one game per pair of players a round);
+- a file in which no game has a legal move or a result is not PGN (a README, a
+  log).
+
+The door is strict, because an append-only store cannot be repaired
+afterwards: into a store that holds a tournament, a game whose players are not
+that tournament's, whose round is not one of its rounds, or whose round does
+not pair those players with those colours is refused, naming them (the rest of
+the file imports); a null move (``--``, ``Z0``: a pass) is refused like any
+illegal move.
 
 Game ids come from the Round tag when it reads ``<round>.<board>`` (as in
 the 2013 file); a bare round number gets the next free board of that round.
@@ -62,8 +71,10 @@ from engine.errors import CommandRefused, MalformedCommand
 from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, ResultRecorded, RoundsReordered
 from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
+from engine.side import Side
 from engine.tournament.berger_inference import cycles_for, infer_numbers
 from engine.tournament.pairing import rounds_per_cycle
+from engine.tournament.tournament import Tournament
 from projections.clock import clock_report, clock_text
 
 __all__ = ["ImportOptions", "ImportReport", "import_pgn", "player_id", "read_games"]
@@ -198,8 +209,13 @@ _ROUND = re.compile(r"(\d+)(?:\.(\d+))?")
 
 
 def parse_file(text: str) -> list[Parsed]:
+    """The games of a file; MalformedCommand when none has a legal move or a result
+    (python-chess reads any text as games of unknown players with no moves: a README
+    gives dozens, and importing those would create games that cannot be removed)."""
     handle = io.StringIO(text)
     out: list[Parsed] = []
+    read = 0
+    usable = False
     while True:
         try:
             pgn = chess.pgn.read_game(handle)
@@ -208,7 +224,16 @@ def parse_file(text: str) -> list[Parsed]:
                 f"game #{len(out) + 1}: the PGN cannot be read ({error})"
             ) from None
         if pgn is None:
+            if not usable:
+                raise MalformedCommand(
+                    f"the file is not PGN: none of the {read} game(s) read from it has a legal "
+                    "move or a result (1-0, 0-1, 1/2-1/2); nothing was imported"
+                )
             return out
+        read += 1
+        has_moves = any(bool(move) for move in pgn.mainline_moves())  # a null move is not
+        usable = usable or (has_moves and not pgn.errors)
+        usable = usable or pgn.headers.get("Result") in FINAL_RESULTS
         if not pgn.headers.get("White") and not pgn.headers.get("Black") and pgn.errors:
             continue  # garbage between games, not a game
         match = _ROUND.fullmatch(str(pgn.headers.get("Round", "")).strip())
@@ -299,6 +324,8 @@ def import_pgn(
                 )
             sheet = _score_sheet(game, who, boards_used, options, rules, warnings)
             name = sheet.game
+            if tournament is not None:
+                require_tournament_game(tournament, sheet)
             existing = store.game(sheet.game)
             if existing is not None:
                 same = list(existing.moves) == list(sheet.moves) and existing.result in (
@@ -365,7 +392,7 @@ def _score_sheet(
             clocks = []
         else:
             time_control = control.tag
-            first = "black" if fen and chess.Board(fen).turn == chess.BLACK else "white"
+            first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
             for ply in glitched_readings(control, first, clocks):
                 value = clocks[ply]
                 assert value is not None
@@ -388,6 +415,50 @@ def _score_sheet(
         time_control=time_control,
         initial_fen=fen,
     )
+
+
+FINAL_RESULTS = ("1-0", "0-1", "1/2-1/2")
+
+
+def require_tournament_game(tournament: Tournament, sheet: ScoreSheet) -> None:
+    """A game imported into a tournament's store must be one of its games: its players,
+    one of its rounds, and a pairing of that round when the lots are drawn."""
+    known = {p.id for p in tournament.players}
+    strangers = [pid for pid in (sheet.white, sheet.black) if pid not in known]
+    if strangers:
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): "
+            f"{', '.join(map(repr, strangers))} not a player of {tournament.id!r} "
+            f"(players: {', '.join(sorted(known))})"
+        )
+    planned = tournament.planned_game(sheet.game)
+    if planned is not None:
+        if (planned.white, planned.black) != (sheet.white, sheet.black):
+            raise MalformedCommand(
+                f"game {sheet.game} ({sheet.white} - {sheet.black}): the playoff game "
+                f"{sheet.game} of {tournament.id!r} is {planned.white} - {planned.black}"
+            )
+        return
+    if not 1 <= sheet.round <= tournament.rounds:
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): round {sheet.round} is "
+            f"not a round of {tournament.id!r} (rounds 1-{tournament.rounds})"
+        )
+    if tournament.numbers is None:
+        return
+    # Boards are numbered differently by different files: the pair must play in that round
+    # with those colours, on whichever board.
+    in_round = {
+        pair
+        for game_id, pair in tournament.round_robin_pairings().items()
+        if game_id.partition(".")[0] == str(sheet.round)
+    }
+    if (sheet.white, sheet.black) not in in_round:
+        listed = ", ".join(f"{w} - {b}" for w, b in sorted(in_round))
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): round {sheet.round} of "
+            f"{tournament.id!r} does not pair them so (its games: {listed})"
+        )
 
 
 def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:

@@ -294,10 +294,9 @@ def test_free_text_time_controls_are_read_and_an_unreadable_one_is_named(
     game = sqlite_store.game("2.1")
     assert game is not None and game.time_control == "40/7200+30:1800+30"
     assert reports[0].warnings == []
-    other = text.replace('"2.1"', '"3.1"').replace(
-        "120'/40 + 30'/end + 30\"/move from move 1", "classical, see regulations"
-    )
-    reports = import_pgn(sqlite_store, write(tmp_path, other, "other.pgn"))
+    other = text.replace("120'/40 + 30'/end + 30\"/move from move 1", "classical, see regulations")
+    with Store(str(tmp_path / "other.sqlite")) as fresh:
+        reports = import_pgn(fresh, write(tmp_path, other, "other.pgn"))
     assert reports[0].status == "imported"
     assert "TimeControl 'classical, see regulations' cannot be read" in reports[0].warnings[0]
     assert "[%clk] readings are not used" in reports[0].warnings[0]

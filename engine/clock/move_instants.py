@@ -26,17 +26,18 @@ from collections.abc import Sequence
 
 from engine.clock.regulation import Clock
 from engine.clock.time_control import TimeControl
+from engine.side import SIDES, Side
 
 
 def derive_move_instants(
     control: TimeControl,
     start_ms: int,
-    first_side: str,
+    first_side: Side,
     clocks_ms: Sequence[int | None],
 ) -> list[int]:
     """The instant each ply was completed, from the mover's recorded clock after it."""
     clock = Clock.start(control, start_ms, first_side)
-    previous = {"white": control.initial_ms("white"), "black": control.initial_ms("black")}
+    previous = {side: control.initial_ms(side) for side in SIDES}
     side = first_side
     instants: list[int] = []
     now = start_ms
@@ -48,11 +49,11 @@ def derive_move_instants(
         now += used
         clock = clock.complete_move(side, now)
         instants.append(now)
-        side = "black" if side == "white" else "white"
+        side = side.opponent
     return instants
 
 
-def _time_used(clock: Clock, side: str, before: int, after: int) -> int:
+def _time_used(clock: Clock, side: Side, before: int, after: int) -> int:
     control = clock.control
     number = clock.side(side).moves + 1
     following = control.control_after(number)
@@ -77,7 +78,7 @@ GLITCH_TOLERANCE_MS = 1_000
 
 
 def glitched_readings(
-    control: TimeControl, first_side: str, clocks_ms: Sequence[int | None]
+    control: TimeControl, first_side: Side, clocks_ms: Sequence[int | None]
 ) -> list[int]:
     """The plies (0-based) whose recorded clock contradicts the same player's readings
     before and after it while those two agree with each other: a broadcast glitch (a
@@ -87,18 +88,17 @@ def glitched_readings(
     credits for the moves in between (a period's time on completing move 40 or 60, the
     increments; a device crediting the increment on the control move is allowed for).
     """
-    other = {"white": "black", "black": "white"}
     side = first_side
-    counts = {"white": 0, "black": 0}
-    readings: dict[str, list[tuple[int, int, int]]] = {"white": [], "black": []}
+    counts = dict.fromkeys(SIDES, 0)
+    readings: dict[Side, list[tuple[int, int, int]]] = {s: [] for s in SIDES}
     for ply, recorded in enumerate(clocks_ms):
         counts[side] += 1
         if recorded is not None:
             readings[side].append((ply, counts[side], recorded))
-        side = other[side]
+        side = side.opponent
     slack = GLITCH_TOLERANCE_MS + max((p.increment_ms for p in control.periods), default=0)
 
-    def credits(side: str, after_move: int, up_to_move: int) -> int:
+    def credits(side: Side, after_move: int, up_to_move: int) -> int:
         """What the control credits for the moves after ``after_move`` up to ``up_to_move``."""
         total = 0
         for number in range(after_move + 1, up_to_move + 1):
@@ -108,7 +108,7 @@ def glitched_readings(
             total += control.period(control.period_of_move(number)).increment_ms
         return total
 
-    def fits(side: str, earlier: tuple[int, int, int], later: tuple[int, int, int]) -> bool:
+    def fits(side: Side, earlier: tuple[int, int, int], later: tuple[int, int, int]) -> bool:
         return later[2] <= earlier[2] + credits(side, earlier[1], later[1]) + slack
 
     glitches: list[int] = []
