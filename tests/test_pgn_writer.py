@@ -95,7 +95,7 @@ class TestTags:
         [
             ({"fide_id": "13-300"}, "'fide_id' must be the FIDE id's digits"),
             ({"fide_id": True}, "'fide_id' must be the FIDE id's digits"),
-            ({"title": "Grandmaster"}, "'title' must be one of GM, IM, FM"),
+            ({"title": "Grandmaster"}, "'title' must be a title as FIDE writes it (GM, IM, FM"),
         ],
     )
     def test_a_bad_fide_id_or_title_is_refused_and_appends_nothing(

@@ -7,6 +7,7 @@ The decisions on the tournament stream before play; the state they build is
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -75,6 +76,10 @@ class DrawLots(Command):
         return draw_lots(world.tournament(), self)
 
 
+TITLE = re.compile(r"[A-Z]{1,4}")
+"""A title as FIDE and PGN write it: GM, IM, WGM ... (national titles such as NM pass too)."""
+
+
 def _player(raw: object, index: int) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise MalformedCommand(f"players[{index}] must be an object")
@@ -90,17 +95,17 @@ def _player(raw: object, index: int) -> dict[str, Any]:
             f"players[{index}] ({pid}): 'rating' must be a number from 0 to {MAX_RATING}, "
             f"got {rating!r}"
         )
-    fide_id = raw.get("fide_id")
+    fide_id = raw.get("fide_id") or None  # kept only when given: older events lack them
     valid_id = isinstance(fide_id, str | int) and not isinstance(fide_id, bool)
     if fide_id is not None and not (valid_id and str(fide_id).isdigit()):
         raise MalformedCommand(
             f"players[{index}] ({pid}): 'fide_id' must be the FIDE id's digits, got {fide_id!r}"
         )
-    title = raw.get("title")
-    if title is not None and title not in FIDE_TITLES:
+    title = raw.get("title") or None
+    if title is not None and not (isinstance(title, str) and TITLE.fullmatch(title)):
         raise MalformedCommand(
-            f"players[{index}] ({pid}): 'title' must be one of {', '.join(FIDE_TITLES)}, "
-            f"got {title!r}"
+            f"players[{index}] ({pid}): 'title' must be a title as FIDE writes it "
+            f"({', '.join(FIDE_TITLES)}), got {title!r}"
         )
     player = {
         "id": pid,
