@@ -106,16 +106,9 @@ class BoardFeed:
 
     def attach(self, game_id: str) -> None:
         game = self.store.game(game_id)
-        rec = self.session.reconstructor
-        if game is not None and game.moves and rec.ply == 0:
+        if game is not None and game.moves:
             # Resume: the board continues a game the store already holds.
-            self.session.reconstructor = MoveReconstructor(
-                start_fen=game.initial_fen,
-                moves=game.moves,
-                orientation=rec.orientation,
-                alert_after_ms=rec.alert_after_ms,
-                confirm_ms=rec.confirm_ms,
-            )
+            self.session.resume(game.initial_fen, tuple(game.moves))
         self.sink = StoreSink(self.store, game_id, self.session, label=self.label)
 
 
