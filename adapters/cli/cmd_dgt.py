@@ -2,8 +2,10 @@
 
 - ``dgt decode FILE|-``: raw bytes (or a ``.dgt`` recording) in, one JSON line
   per decoded message out (protocol errors included).
-- ``dgt moves --start FEN FILE|-``: one JSON line per reconstructed move,
-  correction, takeback or alert, then ``{"moves": [UCI, ...]}``.
+- ``dgt moves --start FEN FILE|-``: first what was read (``{"input":
+  "recording", "timed": true, ...}`` or ``{"input": "raw", "timed": false,
+  ...}``), then one JSON line per reconstructed move, correction, recovery,
+  takeback or alert, then ``{"moves": [UCI, ...]}``.
 - ``dgt simulate --pgn FILE ...``: a simulated board playing a game, written to
   a recording / raw file, or served on a pseudo-terminal or a TCP port.
 - ``dgt record --dgt SOURCE --out FILE.dgt``: keep every byte of a live board.
@@ -143,8 +145,10 @@ def reconstruct_lines(
         alert_after_ms=alert_after_ms if timed else 0,
     )
     session = BoardSession(reconstructor=reconstructor, debounce_ms=debounce_ms, timed=timed)
-    lines: list[dict[str, Any]] = []
-    shown = {"move", "correction", "takeback", "alert"} | ({"clock"} if clocks else set())
+    lines: list[dict[str, Any]] = [_input_line(data)]
+    shown = {"move", "correction", "recovery", "takeback", "alert"} | (
+        {"clock"} if clocks else set()
+    )
 
     def deliver(observations: list[Any]) -> None:
         for obs in observations:
@@ -160,20 +164,39 @@ def reconstruct_lines(
     return lines
 
 
+def _input_line(data: bytes) -> dict[str, Any]:
+    """What ``dgt moves`` read: a ``.dgt`` recording (timed) or raw bytes (order only)."""
+    if is_recording(data):
+        recording = parse_recording(data)
+        return {
+            "input": "recording",
+            "timed": True,
+            "records": len(recording.records),
+            "truncated": recording.truncated,
+            "source": recording.header.get("source"),
+        }
+    return {"input": "raw", "timed": False, "bytes": len(data)}
+
+
 def run_moves(args: argparse.Namespace) -> int:
     try:
         chess.Board(args.start)
     except ValueError as exc:
         print(f"candidates: --start is not a FEN: {exc}", file=sys.stderr)
         return 2
-    for line in reconstruct_lines(
-        _read(args.file),
-        args.start,
-        args.orientation,
-        args.debounce_ms,
-        args.alert_after_ms,
-        args.clocks,
-    ):
+    try:
+        lines = reconstruct_lines(
+            _read(args.file),
+            args.start,
+            args.orientation,
+            args.debounce_ms,
+            args.alert_after_ms,
+            args.clocks,
+        )
+    except (OSError, ValueError) as exc:
+        print(f"candidates: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    for line in lines:
         print_json(line)
     return 0
 

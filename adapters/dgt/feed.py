@@ -7,6 +7,13 @@
   played in order (so a board that ran before the arbiter started the game,
   or a link that was down, catches up); a board *behind* the record (a
   takeback, a reset) or on another line raises an alert and appends nothing.
+- A move the board itself took wrongly (a piece held on a square on its way
+  long enough to be confirmed) and recovered (``LineRecovered``, rule 8 of
+  ``adapters.dgt.reconstruct``) becomes a *proposal*: a
+  ``correction_proposed`` alert carrying the body of the arbiter's
+  ``correct_moves`` command, ``by: "dgt:<serial>"``, which an arbiter
+  confirms by sending it under their name. Until then the board's later
+  moves wait (nothing is appended on a line the record does not have).
 - A clock reading mapped to colours becomes ``clock_reading {game, at,
   white_ms, black_ms, running, by}``.
 - Everything the arbiters must look at (takeback, impossible position,
@@ -25,6 +32,7 @@ from typing import Any
 
 from adapters.dgt.reconstruct import (
     BoardAlert,
+    LineRecovered,
     MoveConfirmed,
     MoveCorrected,
     MoveSeen,
@@ -65,6 +73,10 @@ class StoreSink:
     _alerted: set[tuple[str, Any]] = field(default_factory=set)
     _board_version: int | None = None
     _clock_unavailable: bool = False
+    _recovery: LineRecovered | None = None
+    """The last line the board corrected itself (rule 8), until the record follows it."""
+    proposals: list[dict[str, Any]] = field(default_factory=list)
+    """Every ``correct_moves`` body proposed to the arbiters."""
 
     @property
     def serial(self) -> str:
@@ -93,6 +105,11 @@ class StoreSink:
                     if obs.uci is not None:
                         self._line.append(obs.uci)
                     self._move_at[obs.ply] = obs.at_ms
+                case LineRecovered():
+                    del self._line[obs.from_ply - 1 :]
+                    self._confirmed = min(self._confirmed, obs.from_ply - 1)
+                    self._recovery = obs
+                    log.warning("board %s, game %s: %s", self.serial, self.game_id, obs.message)
                 case MoveConfirmed():
                     self._confirmed = max(self._confirmed, obs.ply)
                     self.sync(obs.at_ms)
@@ -141,6 +158,8 @@ class StoreSink:
             return
         stored = list(game.moves)
         if board_moves[: len(stored)] == stored:
+            if self._recovery is not None and len(stored) >= self._recovery.from_ply:
+                self._recovery = None  # the record follows the corrected line
             # The board's host clock and the arbiter's commands are separate sources: a move
             # seen a moment before the game's last recorded event (its start, typically) is
             # dated at that event, since the engine keeps a game's events in time order.
@@ -151,6 +170,14 @@ class StoreSink:
                     break
                 floor_ms = move_at_ms
             return
+        first = next(
+            (i for i, (a, b) in enumerate(zip(stored, board_moves, strict=False)) if a != b),
+            min(len(stored), len(board_moves)),
+        )
+        recovery = self._recovery
+        if recovery is not None and recovery.from_ply <= first + 1 < len(board_moves) + 1:
+            self.propose(recovery, first + 1, board_moves, stored, at_ms)
+            return
         if stored[: len(board_moves)] == board_moves:
             kind, what = "board_behind_record", "is behind the record"
             # The record went on (the arbiter entered moves the board missed):
@@ -158,10 +185,6 @@ class StoreSink:
             self.session.reconstructor.offer_continuation(stored[len(board_moves) :])
         else:
             kind, what = "board_diverged", "differs from the record"
-        first = next(
-            (i for i, (a, b) in enumerate(zip(stored, board_moves, strict=False)) if a != b),
-            min(len(stored), len(board_moves)),
-        )
         self.alert(
             kind,
             f"the board of game {self.game_id} {what} from ply {first + 1} "
@@ -169,6 +192,44 @@ class StoreSink:
             {"board_moves": board_moves, "record_moves": stored, "first_ply": first + 1},
             at_ms,
             once=(kind, tuple(board_moves), len(stored)),
+        )
+
+    def propose(
+        self,
+        recovery: LineRecovered,
+        from_ply: int,
+        board_moves: list[str],
+        stored: list[str],
+        at_ms: int,
+    ) -> None:
+        """The board recovered from a move it took wrongly that the record already holds:
+        propose the arbiter's ``correct_moves`` (once per recovery), append nothing."""
+        moves = board_moves[from_ply - 1 :]
+        body: dict[str, Any] = {
+            "cmd": "correct_moves",
+            "game": self.game_id,
+            "from_ply": from_ply,
+            "moves": moves,
+            "reason": f"board {self.serial}: {recovery.message}",
+            "at": format_instant(at_ms),
+            "by": self.by,
+        }
+        key = ("correction_proposed", recovery.from_ply, recovery.replaced, recovery.at_ms)
+        if key in self._alerted:
+            return
+        self.proposals.append(body)
+        self.alert(
+            "correction_proposed",
+            f"{recovery.message}; the record has {' '.join(stored[from_ply - 1 :])} from ply "
+            f"{from_ply}: correct_moves proposed to the arbiter ({' '.join(moves)})",
+            {
+                "from_ply": from_ply,
+                "record_moves": stored[from_ply - 1 :],
+                "board_moves": moves,
+                "proposal": body,
+            },
+            at_ms,
+            once=key,
         )
 
     def play(self, uci: str, ply: int, at_ms: int) -> bool:

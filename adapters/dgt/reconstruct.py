@@ -460,32 +460,48 @@ class MoveReconstructor:
         out: list[Observation] = []
         if passing and result_signal(raw) is not None:
             passing = _before_signal(passing, raw, self.placement)
-        if passing and not self._explained_at_once(raw):
+        if passing and not self._explained_at_once(raw, passing):
             for placement, when_ms in passing:
                 if placement != raw:
                     out.extend(self._observe(placement, when_ms, settled=False))
         out.extend(self._observe(raw, at_ms, settled=True))
         return out
 
-    def _explained_at_once(self, raw: str) -> bool:
-        """Rules 3-4 on a placement, without changing anything."""
+    def _explained_at_once(self, raw: str, passing: Sequence[tuple[str, int]]) -> bool:
+        """Rules 3-4 on the settled placement, without changing anything, when what
+        passed cannot tell another story: every passing placement that is itself a
+        move (rules 3-4) moves the same piece (a slide, a pawn crossing a square).
+        Another piece moving on the way is order that counts (two rooks shuffling,
+        a pawn crossing c3 to c4 before an en passant capture on c3)."""
         readings = [self.rotated] if self.rotated is not None else [False, True]
+        moves = {**self._sibling_map(), **self._successor_map()}
         for rotated in readings:
             key = placement_key(rotate_placement(raw) if rotated else raw)
-            if key in self._successor_map():
-                return True
-            if self.provisional_from is not None and self.provisional_from == self.ply - 1:
-                parent = self.board.copy()
-                parent.pop()
-                if key == self._placements[-2]:
-                    return True
-                for move in parent.legal_moves:
-                    parent.push(move)
-                    hit = key_of(parent) == key
-                    parent.pop()
-                    if hit:
-                        return True
+            final = moves.get(key)
+            if final is None:
+                continue
+            for placement, _ in passing:
+                seen = placement_key(rotate_placement(placement) if rotated else placement)
+                move = moves.get(seen)
+                if move is not None and move.from_square != final.from_square:
+                    return False
+            return True
         return False
+
+    def _sibling_map(self) -> dict[Key, chess.Move]:
+        """Placements of the other legal moves from the position before the provisional
+        move (rule 4), when the provisional move is the last one."""
+        if self.provisional_from is None or self.provisional_from != self.ply - 1:
+            return {}
+        parent = self.board.copy()
+        last = parent.pop()
+        out: dict[Key, chess.Move] = {}
+        for move in parent.legal_moves:
+            if move != last:
+                parent.push(move)
+                out.setdefault(key_of(parent), move)
+                parent.pop()
+        return out
 
     def _observe(self, raw: str, at_ms: int, *, settled: bool) -> list[Observation]:
         out: list[Observation] = []
@@ -520,8 +536,7 @@ class MoveReconstructor:
                 return out
         placement = self.oriented(raw)
         if not settled:
-            # A moment of a hand's movement: wait for what follows (a recovery that the
-            # board is already a ply beyond is taken: order is evidence enough).
+            # A moment of a hand's movement: wait for what follows (a recovery waits too).
             for rotated in readings:
                 found = self._recover(key(rotated), at_ms, settled=False)
                 if found is not None:
@@ -873,15 +888,15 @@ class MoveReconstructor:
         return None
 
     def _recover(self, placement: Key, at_ms: int, *, settled: bool) -> list[Observation] | None:
-        """Rule 8 as a wait: a recovery is taken at once when the board is already one
-        ply beyond the corrected line (order), or without timing on a settled
-        placement; otherwise it waits (a knocked piece is put back, a hand goes on)
-        for the next move, the lever press, ``alert_ms`` of standing or the end."""
+        """Rule 8 as a wait: without timing a settled placement (a dump, the lever, the
+        end) takes the recovery at once; otherwise it waits (a knocked piece is put
+        back, a capture is under way, a hand goes on) for the next move after it,
+        the lever press, ``alert_ms`` of standing or the end of the input."""
         found = self._find_recovery(placement)
         if found is None:
             return None
         back, line = found
-        if len(line) > back or (settled and self.untimed):
+        if settled and self.untimed:
             return self._rewrite(back, line, at_ms)
         self._pending = (back, line, placement)
         return None

@@ -360,6 +360,10 @@ class BoardSession:
         since = self._ply_at_last_clock
         lever = lever and (since is None or rec.ply - since <= 1)
         self._ply_at_last_clock = rec.ply
+        if lever and rec.timing_resolution_ms > 0 and not sides.known:
+            # Instants from a clock that speaks only now and then: the press may be the
+            # opponent's, seen late; only the known sides can tell whose it was.
+            lever = False
         settled = rec.matches_game and not self._dirty
         white_to_move = rec.board.turn == chess.WHITE
         if lever and settled and self._press_ends_move(message.running, white_to_move):
