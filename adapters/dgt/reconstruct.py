@@ -469,10 +469,11 @@ class MoveReconstructor:
 
     def _explained_at_once(self, raw: str, passing: Sequence[tuple[str, int]]) -> bool:
         """Rules 3-4 on the settled placement, without changing anything, when what
-        passed cannot tell another story: every passing placement that is itself a
-        move (rules 3-4) moves the same piece (a slide, a pawn crossing a square).
-        Another piece moving on the way is order that counts (two rooks shuffling,
-        a pawn crossing c3 to c4 before an en passant capture on c3)."""
+        passed cannot tell another story: every passing placement that puts a piece
+        down is a move (rules 3-4) of the same piece (a slide, a pawn crossing a
+        square). Anything else on the way is order that counts (two rooks
+        shuffling, a repetition, a pawn crossing c3 to c4 before an en passant
+        capture on c3)."""
         readings = [self.rotated] if self.rotated is not None else [False, True]
         moves = {**self._sibling_map(), **self._successor_map()}
         for rotated in readings:
@@ -480,10 +481,13 @@ class MoveReconstructor:
             final = moves.get(key)
             if final is None:
                 continue
+            current = self._placements[-1]
             for placement, _ in passing:
                 seen = placement_key(rotate_placement(placement) if rotated else placement)
+                if seen == key or not _puts_down(current, seen):
+                    continue  # the final placement, or a hand in the air
                 move = moves.get(seen)
-                if move is not None and move.from_square != final.from_square:
+                if move is None or move.from_square != final.from_square:
                     return False
             return True
         return False
@@ -778,6 +782,8 @@ class MoveReconstructor:
             return extended
         if not settled and not _puts_down(self._placements[-1], placement):
             return None
+        if self._pending is not None and not _puts_down(self._pending[2], placement):
+            return None  # a hand in the air over the board a recovery waits on
         if self.search_depth >= 2:
             pair = self._two_ply(placement)
             if pair is not None:
