@@ -31,9 +31,9 @@ from engine.commands import Command
 from engine.dispatch import decide
 from engine.errors import CommandRefused, Conflict, MalformedCommand
 from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, clock_stream, game_stream
-from engine.game import reconciliation
+from engine.game import clock_log as clock_logs
 from engine.game import state as games
-from engine.game.reconciliation import ClockLog
+from engine.game.clock_log import ClockLog
 from engine.game.state import Game
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
@@ -152,7 +152,7 @@ class Store:
         stream = clock_stream(game_id)
         if stream not in self._cache:
             self._cache[stream] = _Cached(*self._clock_log_from_tail(stream))
-        return self._fold(stream, reconciliation.evolve)
+        return self._fold(stream, clock_logs.evolve)
 
     def _clock_log_from_tail(self, stream: str) -> tuple[ClockLog | None, int]:
         game_id = stream.partition("/")[2]
@@ -357,7 +357,7 @@ class Store:
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     "game": games.evolve,
-    "clock": reconciliation.evolve,
+    "clock": clock_logs.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 
