@@ -8,7 +8,7 @@
   or a link that was down, catches up); a board *behind* the record (a
   takeback, a reset) or on another line raises an alert and appends nothing.
 - A move the board itself took wrongly (a piece held on a square on its way
-  long enough to be confirmed) and recovered (``LineRecovered``, rule 8 of
+  long enough to be confirmed) and recovered (``LineRecovered``, rule 7 of
   ``adapters.dgt.reconstruct``) becomes a *proposal*: a
   ``correction_proposed`` alert carrying the body of the arbiter's
   ``correct_moves`` command, ``by: "dgt:<serial>"``, which an arbiter
@@ -74,7 +74,7 @@ class StoreSink:
     _board_version: int | None = None
     _clock_unavailable: bool = False
     _recovery: LineRecovered | None = None
-    """The last line the board corrected itself (rule 8), until the record follows it."""
+    """The last line the board corrected itself (rule 7), until the record follows it."""
     proposals: list[dict[str, Any]] = field(default_factory=list)
     """Every ``correct_moves`` body proposed to the arbiters."""
 

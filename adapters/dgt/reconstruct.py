@@ -2,9 +2,12 @@
 
 A DGT board reports where pieces stand, never moves, whose turn it is,
 castling rights or en-passant state. The reconstructor keeps the game (a
-python-chess ``Board``) and compares every *settled* placement (one that the
-board held long enough, or a complete dump; the caller decides, see
-``adapters.dgt.session``) with the placements the game can reach. In order:
+python-chess ``Board``) and compares placements with the placements the game
+can reach. Order comes first: a *settled* placement (the lever press, a
+complete dump, the end of the input, or with timing the debounce; the caller
+decides, see ``adapters.dgt.session``) is read after the placements that
+passed before it, in order (see ``settle``); a passing placement that rules
+2-5 explain is taken, any other is a hand in the air and waits. In order:
 
 1. Kings on the centre squares (a broadcast convention, not a move; the two
    kings stand adjacent, so no legal position looks like it): d5+e4 (light) =
@@ -28,10 +31,16 @@ board held long enough, or a complete dump; the caller decides, see
    moves is otherwise unknowable: the candidates go to the arbiter).
 6. The start array: a new game (not a takeback), unless rule 3 matched (a
    knight returning home by a legal move, 1.Nf3 Nf6 2.Ng1 Ng8).
-7. An earlier placement of this game: a takeback to it, reported for the
+7. A wrongly confirmed move (recovery): the board matches a position reachable
+   from the position one or two plies back by a line that leaves the game's at
+   its first move. It waits for evidence (the next move after it, the lever,
+   standing ``alert_after_ms``, the end of the input) and never reaches behind
+   a lever press; taken, the line is rewritten (``LineRecovered``) and the
+   store feed proposes the arbiter's correction.
+8. An earlier placement of this game: a takeback to it, reported for the
    arbiter; the moves taken back are remembered so that putting them back on
    the board redoes them.
-8. Anything else: an impossible position. Nothing is played; once it has
+9. Anything else: an impossible position. Nothing is played; once it has
    stood ``alert_after_ms`` an ``impossible_position`` alert gives the squares
    that differ from the game's position.
 
@@ -44,8 +53,8 @@ Provisional and confirmed moves: a move that could be a transient of a longer
 action (a pawn push that could become a double push, a sliding piece that
 could go further, a rook or king step that could become castling) stays
 provisional, open to rule 4, until it is confirmed: by the next move, by the
-clock (the caller reports a lever press), or after ``confirm_ms`` of quiet.
-Any other move is confirmed at once. Only confirmed moves go to the store.
+clock (the caller reports a lever press), or with timing after ``quiet_ms`` of
+quiet on the board. Any other move is confirmed at once. Only confirmed moves go to the store.
 All instants are integer epoch milliseconds.
 """
 
@@ -169,7 +178,7 @@ class TakebackSeen(Observation):
 @dataclass(frozen=True)
 class LineRecovered(Observation):
     """The board showed that a move already taken was not the one played: the line
-    from ``from_ply`` is ``moves`` (the board's), not ``replaced`` (rule 8)."""
+    from ``from_ply`` is ``moves`` (the board's), not ``replaced`` (rule 7)."""
 
     from_ply: int
     replaced: tuple[str, ...]
@@ -324,7 +333,7 @@ class MoveReconstructor:
     """The input has no instants (a plain byte capture): a settled impossible position is
     reported at once, and only order, the lever and the end of input confirm."""
     recover_plies: int = 2
-    """Rule 8: how many confirmed plies back a wrongly confirmed move is looked for (0: off)."""
+    """Rule 7: how many confirmed plies back a wrongly confirmed move is looked for (0: off)."""
     search_depth: int = 2
     reconcile_depth: int = 4
     """After a reconnection: plies searched for a placement several moves ahead."""
@@ -349,8 +358,8 @@ class MoveReconstructor:
     _candidates: list[list[str]] = field(init=False, default_factory=list)
     _pending: tuple[int, list[chess.Move], Key] | None = field(init=False, default=None)
     _pressed_ply: int = field(init=False, default=0)
-    """Plies completed by a lever press: rule 8 never rewrites them."""
-    """A recovery (rule 8) waiting for evidence: (plies back, line, placement)."""
+    """Plies completed by a lever press: rule 7 never rewrites them."""
+    """A recovery (rule 7) waiting for evidence: (plies back, line, placement)."""
 
     def __post_init__(self) -> None:
         self.resume(self.start_fen, self.moves)
@@ -868,7 +877,7 @@ class MoveReconstructor:
         return None
 
     def _find_recovery(self, placement: Key) -> tuple[int, list[chess.Move]] | None:
-        """Rule 8: a move already taken was not the one played.
+        """Rule 7: a move already taken was not the one played.
 
         Only moves the board inferred (from quiet time, or final by their kind)
         and no lever press completed can be misread. The placement is reached
@@ -894,7 +903,7 @@ class MoveReconstructor:
         return None
 
     def _recover(self, placement: Key, at_ms: int, *, settled: bool) -> list[Observation] | None:
-        """Rule 8 as a wait: without timing a settled placement (a dump, the lever, the
+        """Rule 7 as a wait: without timing a settled placement (a dump, the lever, the
         end) takes the recovery at once; otherwise it waits (a knocked piece is put
         back, a capture is under way, a hand goes on) for the next move after it,
         the lever press, ``alert_ms`` of standing or the end of the input."""
@@ -977,7 +986,7 @@ class MoveReconstructor:
         return found
 
     def _rewrite(self, back: int, line: list[chess.Move], at_ms: int) -> list[Observation]:
-        """Take back ``back`` plies and play ``line`` instead (rule 8)."""
+        """Take back ``back`` plies and play ``line`` instead (rule 7)."""
         from_ply = self.ply - back + 1
         parent = self.board.copy()
         for _ in range(back):

@@ -74,6 +74,8 @@ class ClockSeen(Observation):
                 black_ms=self.coloured.black_ms,
                 running_colour=self.coloured.running,
             )
+            if self.coloured.flag is not None:
+                out["flag"] = self.coloured.flag
         return out
 
 
@@ -88,12 +90,15 @@ class ClockMapped(Observation):
         return "clock_reading"
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "type": "clock_reading",
             "white_ms": self.reading.white_ms,
             "black_ms": self.reading.black_ms,
             "running": self.reading.running,
         }
+        if self.reading.flag is not None:
+            out["flag"] = self.reading.flag
+        return out
 
 
 @dataclass(frozen=True)
@@ -344,7 +349,14 @@ class BoardSession:
             return
         self.last_clock = message
         self._clock_interval(now_ms)
-        reading = ClockReading(now_ms, message.left_ms, message.right_ms, message.running)
+        reading = ClockReading(
+            now_ms,
+            message.left_ms,
+            message.right_ms,
+            message.running,
+            left_flag=message.left_flag,
+            right_flag=message.right_flag,
+        )
         sides = self.clock_sides
         lever = sides.lever_changed(reading)
         started = not self._clock_started and message.running is not None
