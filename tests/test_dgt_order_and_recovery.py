@@ -17,6 +17,7 @@ import chess.pgn
 import pytest
 
 from adapters.cli.cmd_dgt import reconstruct_lines
+from adapters.dgt import protocol as p
 from adapters.dgt.feed import StoreSink, board_stream
 from adapters.dgt.reconstruct import LineRecovered, MoveReconstructor, Observation
 from adapters.dgt.session import BoardSession
@@ -240,3 +241,20 @@ class TestRecovery:
         assert hands.seen("recovery") == []
         assert hands.alerts() == []
         assert hands.moves == ["e2e4", "e7e5", "f1c4"]
+
+
+class TestClockFlags:
+    def test_a_flag_shown_by_the_device_is_passed_on_in_colours_laws_6_10_a(self) -> None:
+        hands = Hands(white_side="right")
+        hands.session.receive_data(
+            p.encode_clock(5_000, 0, "right", right_flags=0x10), hands.t
+        )  # White's clock (right) at 0:00, its flag fallen
+        mapped = [o.to_json() for o in hands.session.observations() if o.type == "clock_reading"]
+        assert mapped[-1]["flag"] == "white"
+        assert mapped[-1]["white_ms"] == 0
+
+    def test_no_flag_no_field(self) -> None:
+        hands = Hands(white_side="left")
+        hands.session.receive_data(p.encode_clock(60_000, 5_000, "left"), hands.t)
+        mapped = [o.to_json() for o in hands.session.observations() if o.type == "clock_reading"]
+        assert "flag" not in mapped[-1]
