@@ -23,7 +23,7 @@ from adapters.dgt.reconstruct import LineRecovered, MoveReconstructor, Observati
 from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise
 from adapters.store import Store
-from engine.timefmt import format_instant
+from engine.timefmt import format_instant, parse_instant
 from tests.dgt_hands import T0_MS, Hands
 from tests.test_dgt_serial import PGN
 
@@ -119,7 +119,9 @@ class TestClockRates:
         assert not [o for o in hands.seen("confirmed") if o["uci"] == "d2d3"]
 
 
-def misread_run(index: int, store: Store) -> tuple[BoardSimulator, StoreSink, list[Observation]]:
+def misread_run(
+    index: int, store: Store, **sink_options: object
+) -> tuple[BoardSimulator, StoreSink, list[Observation]]:
     game_id = "1.1"
     answer = store.handle(
         {
@@ -135,7 +137,7 @@ def misread_run(index: int, store: Store) -> tuple[BoardSimulator, StoreSink, li
         games()[index], noise=Noise(misread_at_ply=20, misread_hold_ms=4000), seed=index
     )
     session = BoardSession(reconstructor=MoveReconstructor(), timed=True)
-    sink = StoreSink(store, game_id, session, label="31337")
+    sink = StoreSink(store, game_id, session, label="31337", **sink_options)  # type: ignore[arg-type]
     seen: list[Observation] = []
     for at_ms, data in sim.raw_stream(dumps=False):
         at_ms += T0_MS
@@ -181,19 +183,48 @@ class TestRecovery:
         assert game is not None and game.moves[ply - 1] != moves[ply - 1]
         [proposal] = sink.proposals
         assert proposal["cmd"] == "correct_moves"
-        assert proposal["from_ply"] == ply
+        assert proposal["from_ply"] == ply - 1  # the plies kept
         assert proposal["moves"][0] == moves[ply - 1]
-        assert proposal["by"] == "dgt:31337"
         alerts = [
             a for a in sqlite_store.stream(board_stream("31337")) if a.kind == "correction_proposed"
         ]
         [alert] = alerts
+        assert alert.by == "dgt:31337"
         assert "\n" not in alert.message
         assert f"at ply {ply} where" in alert.message
         assert dict(alert.details)["proposal"]["moves"] == tuple(proposal["moves"])
+        # The arbiter confirms (Laws 7.4 a): the record takes the board's line, keeping
+        # what it replaces, and the board's later moves follow.
+        answer = sqlite_store.handle({**proposal, "arbiter": "chief"})
+        assert answer["ok"], answer
+        sink.sync(parse_instant(proposal["at"]))
+        game = sqlite_store.game("1.1")
+        assert game is not None and list(game.moves) == moves
+        corrected = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovesCorrected"]
+        assert [e.replaced_uci[0] for e in corrected] == [wrong[0].to_json()["uci"]]
         assert not [
             a for a in sqlite_store.stream(board_stream("31337")) if a.kind == "impossible_position"
         ]
+
+    def test_under_the_automatic_policy_an_unpublished_misread_is_corrected_at_once(
+        self, sqlite_store: Store
+    ) -> None:
+        sim, sink, _ = misread_run(GAMES[0], sqlite_store, auto_correct_arbiter="chief")
+        game = sqlite_store.game("1.1")
+        assert game is not None and list(game.moves) == truth(sim)
+        kinds = [a.kind for a in sqlite_store.stream(board_stream("31337"))]
+        assert "correction_applied" in kinds and "correction_proposed" not in kinds
+        [event] = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovesCorrected"]
+        assert event.arbiter == "chief" and event.from_ply == sim.misread_ply() - 1  # type: ignore[operator]
+        assert sink.proposals == []
+
+    def test_a_misread_the_public_has_seen_is_only_proposed(self, sqlite_store: Store) -> None:
+        _, sink, _ = misread_run(
+            GAMES[0], sqlite_store, auto_correct_arbiter="chief", public_delay_ms=1000
+        )
+        kinds = [a.kind for a in sqlite_store.stream(board_stream("31337"))]
+        assert "correction_proposed" in kinds and "correction_applied" not in kinds
+        assert len(sink.proposals) == 1
 
     def test_a_move_held_on_its_way_and_confirmed_by_quiet_time_is_recovered(self) -> None:
         hands = Hands(confirm_ms=1500)

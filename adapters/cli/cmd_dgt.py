@@ -10,7 +10,8 @@
   a recording / raw file, or served on a pseudo-terminal or a TCP port.
 - ``dgt record --dgt SOURCE --out FILE.dgt``: keep every byte of a live board.
 - ``dgt run --dgt /dev/ttyUSB0=1.1 --dgt tcp://...=1.2 --dgt-file rec.dgt=1.3
-  [--livechess ws://...=SERIAL:GAME]``: boards feeding the store.
+  [--livechess ws://...=SERIAL:GAME] [--auto-correct-arbiter ID]
+  [--public-delay-s 900]``: boards feeding the store.
 """
 
 from __future__ import annotations
@@ -96,6 +97,18 @@ def register(sub: Any) -> None:
     run.add_argument("--record-dir", default=None, help="keep a .dgt recording of each session")
     run.add_argument("--debounce-ms", type=int, default=300)
     run.add_argument("--speed", type=float, default=1.0, help="replay speed of --dgt-file (0: max)")
+    run.add_argument(
+        "--auto-correct-arbiter",
+        default=None,
+        help="apply the boards' corrections of their own misreads at once in this arbiter's "
+        "name while the public has not seen the plies (default: propose them only)",
+    )
+    run.add_argument(
+        "--public-delay-s",
+        type=float,
+        default=900.0,
+        help="how late the public sees the moves (the gateway's delay), for the policy",
+    )
     add_store_option(run)
     run.set_defaults(func=run_run)
 
@@ -312,7 +325,7 @@ def run_record(args: argparse.Namespace) -> int:
 
 
 def run_run(args: argparse.Namespace) -> int:
-    from adapters.dgt.service import parse_spec, run_sources
+    from adapters.dgt.service import CorrectionPolicy, parse_spec, run_sources
     from adapters.store import store_url
 
     specs = list(args.dgt) + [f"file:{f}" for f in args.dgt_file]
@@ -344,6 +357,9 @@ def run_run(args: argparse.Namespace) -> int:
             record_dir=args.record_dir,
             debounce_ms=args.debounce_ms,
             file_speed=args.speed,
+            policy=CorrectionPolicy(
+                args.auto_correct_arbiter, max(0, round(args.public_delay_s * 1000))
+            ),
         )
 
     asyncio.run(main())

@@ -10,10 +10,15 @@
 - A move the board itself took wrongly (a piece held on a square on its way
   long enough to be confirmed) and recovered (``LineRecovered``, rule 7 of
   ``adapters.dgt.reconstruct``) becomes a *proposal*: a
-  ``correction_proposed`` alert carrying the body of the arbiter's
-  ``correct_moves`` command, ``by: "dgt:<serial>"``, which an arbiter
-  confirms by sending it under their name. Until then the board's later
-  moves wait (nothing is appended on a line the record does not have).
+  ``correction_proposed`` alert (``by: "dgt:<serial>"``) carrying the body
+  of the arbiter's ``correct_moves`` command, which an arbiter confirms by
+  sending it with their name as ``arbiter``. Under the automatic policy
+  (``auto_correct_arbiter``) a correction whose plies the public has not
+  seen yet (appended less than ``public_delay_ms`` ago) is applied at once
+  in that arbiter's name, with a ``correction_applied`` alert. Until the
+  record follows, the board's later moves wait.
+- A device flag on a reading is passed on as ``clock_reading``'s ``flag``
+  (evidence for the arbiter's ``rule_flag``, Laws 6.10 a).
 - A clock reading mapped to colours becomes ``clock_reading {game, at,
   white_ms, black_ms, running, by}``.
 - Everything the arbiters must look at (takeback, impossible position,
@@ -72,11 +77,17 @@ class StoreSink:
     _confirmed: int = 0
     _alerted: set[tuple[str, Any]] = field(default_factory=set)
     _board_version: int | None = None
-    _clock_unavailable: bool = False
     _recovery: LineRecovered | None = None
     """The last line the board corrected itself (rule 7), until the record follows it."""
     proposals: list[dict[str, Any]] = field(default_factory=list)
-    """Every ``correct_moves`` body proposed to the arbiters."""
+    """Every ``correct_moves`` body proposed to the arbiters (without ``arbiter``)."""
+    auto_correct_arbiter: str | None = None
+    """The automatic policy: the Chief Arbiter or Deputy in whose name the board's
+    corrections are applied at once when the plies they replace are not yet public
+    (None: every correction is proposed, none applied)."""
+    public_delay_ms: int = 15 * 60 * 1000
+    """How long after a move the public sees it (the gateway's ``--public-delay``)."""
+    _appended_at: dict[int, int] = field(default_factory=dict)
 
     @property
     def serial(self) -> str:
@@ -202,34 +213,67 @@ class StoreSink:
         stored: list[str],
         at_ms: int,
     ) -> None:
-        """The board recovered from a move it took wrongly that the record already holds:
-        propose the arbiter's ``correct_moves`` (once per recovery), append nothing."""
+        """The board recovered from a move it took wrongly that the record already holds
+        (``from_ply``: the first ply that differs, 1-based). Once per recovery: under
+        the automatic policy, for plies not yet shown to the public, ``correct_moves``
+        is applied in the name of the arbiter who set the policy; otherwise (or if it
+        is refused) it is proposed to the arbiters. Nothing else is appended."""
+        key = ("correction", recovery.from_ply, recovery.replaced, recovery.at_ms)
+        if key in self._alerted:
+            return
         moves = board_moves[from_ply - 1 :]
+        replaced = stored[from_ply - 1 :]
         body: dict[str, Any] = {
             "cmd": "correct_moves",
             "game": self.game_id,
-            "from_ply": from_ply,
-            "moves": moves,
             "reason": f"board {self.serial}: {recovery.message}",
             "at": format_instant(at_ms),
-            "by": self.by,
+            "from_ply": from_ply - 1,
+            "moves": moves,
         }
-        key = ("correction_proposed", recovery.from_ply, recovery.replaced, recovery.at_ms)
-        if key in self._alerted:
-            return
+        what = f"{recovery.message}; the record has {' '.join(replaced)} from ply {from_ply}"
+        if self.auto_correct_arbiter is not None and self._unpublished(
+            from_ply, len(stored), at_ms
+        ):
+            command = {**body, "arbiter": self.auto_correct_arbiter}
+            answer = self._send(command)
+            if answer["ok"]:
+                self.alert(
+                    "correction_applied",
+                    f"{what}: corrected automatically ({' '.join(moves)}), not yet shown to "
+                    f"the public, under the policy of {self.auto_correct_arbiter}",
+                    {
+                        "from_ply": from_ply,
+                        "record_moves": replaced,
+                        "board_moves": moves,
+                        "command": command,
+                    },
+                    at_ms,
+                    once=key,
+                )
+                self.sync(at_ms)
+                return
+            what += f" (automatic correction refused: {answer['error']['message']})"
         self.proposals.append(body)
         self.alert(
             "correction_proposed",
-            f"{recovery.message}; the record has {' '.join(stored[from_ply - 1 :])} from ply "
-            f"{from_ply}: correct_moves proposed to the arbiter ({' '.join(moves)})",
+            f"{what}: correct_moves proposed to the arbiter ({' '.join(moves)})",
             {
                 "from_ply": from_ply,
-                "record_moves": stored[from_ply - 1 :],
+                "record_moves": replaced,
                 "board_moves": moves,
                 "proposal": body,
             },
             at_ms,
             once=key,
+        )
+
+    def _unpublished(self, first_ply: int, last_ply: int, at_ms: int) -> bool:
+        """Were plies ``first_ply``..``last_ply`` all appended by this board less than the
+        public delay ago (so the public has not seen them)?"""
+        return all(
+            ply in self._appended_at and at_ms - self._appended_at[ply] < self.public_delay_ms
+            for ply in range(first_ply, last_ply + 1)
         )
 
     def play(self, uci: str, ply: int, at_ms: int) -> bool:
@@ -241,7 +285,9 @@ class StoreSink:
             "by": self.by,
         }
         answer = self._send(command)
-        if not answer["ok"]:
+        if answer["ok"]:
+            self._appended_at[ply] = at_ms
+        else:
             self.alert(
                 "move_refused",
                 f"the board's move {uci} at ply {ply} of game {self.game_id} was refused: "
@@ -263,19 +309,14 @@ class StoreSink:
             "running": reading.running,
             "by": self.by,
         }
+        if reading.flag is not None:
+            command["flag"] = reading.flag  # evidence for the arbiter (Laws 6.10 a)
         if self.keep_log:
             self.readings.append(command)
-        if self._clock_unavailable:
-            return
         game = self.store.game(self.game_id)
         if game is None or game.status == FINISHED:
             return
-        answer = self._send(command)
-        error = answer.get("error") or {}
-        if error.get("code") == "malformed_command" and "unknown command" in error["message"]:
-            # An engine without the clock_reading command: stop asking, say so once.
-            self._clock_unavailable = True
-            log.warning("clock readings are not stored: %s", error["message"])
+        self._send(command)
 
     # --- writing --------------------------------------------------------------
 
