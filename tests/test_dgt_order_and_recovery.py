@@ -289,3 +289,26 @@ class TestClockFlags:
         hands.session.receive_data(p.encode_clock(60_000, 5_000, "left"), hands.t)
         mapped = [o.to_json() for o in hands.session.observations() if o.type == "clock_reading"]
         assert "flag" not in mapped[-1]
+
+
+def test_two_games_in_one_raw_capture_are_told_apart_by_the_start_array() -> None:
+    first = BoardSimulator.from_pgn(games()[0], seed=0)
+    first.moves = first.moves[:10]
+    second = BoardSimulator.from_pgn(games()[9], seed=9)
+    second.moves = second.moves[:12]
+    # Between the games the pieces are set up again, square by square, no dump.
+    board = chess.Board()
+    for move in first.moves:
+        board.push(move)
+    reset = b""
+    for square in chess.SQUARES:
+        if board.piece_at(square) is not None:
+            reset += p.encode_field_update(square ^ 56, 0)
+    for square, piece in chess.Board().piece_map().items():
+        reset += p.encode_field_update(square ^ 56, p.PIECE_CODES[piece.symbol()])
+    # The second game's bytes without its opening serial number and dump.
+    rest = b"".join(data for _, data in second.raw_stream(dumps=False)[2:])
+    data = first.raw_bytes(dumps=False) + reset + rest
+    lines = reconstruct_lines(data, chess.STARTING_FEN)
+    assert [line["kind"] for line in lines if line.get("type") == "alert"] == ["new_game"]
+    assert lines[-1] == {"moves": truth(second)}

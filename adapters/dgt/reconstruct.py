@@ -548,8 +548,9 @@ class MoveReconstructor:
                 self._restored(out, at_ms)
                 return out
         placement = self.oriented(raw)
-        if not settled:
+        if not settled and START_KEY not in (key(False), key(True)):
             # A moment of a hand's movement: wait for what follows (a recovery waits too).
+            # (The start array set up is never a moment: a new game, even in passing.)
             for rotated in readings:
                 found = self._recover(key(rotated), at_ms, settled=False)
                 if found is not None:
