@@ -68,6 +68,16 @@ def register(sub: Any) -> None:
     sim.add_argument("--no-transients", action="store_true")
     sim.add_argument("--drop-at-ply", type=int, default=None)
     sim.add_argument("--result-signal", action="store_true", help="kings to the centre at the end")
+    sim.add_argument(
+        "--misread-at-ply",
+        type=int,
+        default=None,
+        help="from this ply, hold the first pawn double push or slide on its way long enough "
+        "to be confirmed",
+    )
+    sim.add_argument(
+        "--clock-every-ms", type=int, default=None, help="a clock that speaks only this often"
+    )
     sim.add_argument("--seed", type=int, default=2013)
     sim.add_argument("--time-scale", type=float, default=1.0, help="0.1 = ten times faster")
     sim.add_argument(
@@ -225,6 +235,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         knocks=args.knocks,
         drop_at_ply=args.drop_at_ply,
         result_signal=args.result_signal,
+        misread_at_ply=args.misread_at_ply,
     )
     sim = s.BoardSimulator.from_pgn(
         game,
@@ -235,6 +246,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         seed=args.seed,
         time_scale=args.time_scale,
         real_time=args.real_time,
+        clock_every_ms=args.clock_every_ms,
     )
     if args.out:
         start = wall_ms()
