@@ -180,15 +180,6 @@ def clock_report(
     return rows
 
 
-def clock_text(ms: int | None) -> str:
-    """``h:mm:ss`` (with ``.fff`` when there are milliseconds), as ``[%clk]`` writes it."""
-    if ms is None:
-        return "-"
-    seconds, millis = divmod(ms, 1000)
-    text = f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    return f"{text}.{millis:03d}" if millis else text
-
-
 def move_clocks(events: Iterable[Event]) -> list[int | None]:
     """The mover's regulation clock after each ply (None where the clock is unknown).
 

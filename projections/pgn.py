@@ -9,7 +9,7 @@ import chess
 import chess.pgn
 
 from engine.game.state import Game
-from projections.clock import clock_text
+from engine.timefmt import clock_text
 
 PGN_TERMINATION = {
     "time_forfeit": "time forfeit",

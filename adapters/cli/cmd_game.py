@@ -11,8 +11,7 @@ from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.pgn_import import ImportReport, import_pgn
 from adapters.queries import game_clock_report, game_object, game_pgn_text
 from engine.errors import UnknownGame
-from engine.timefmt import parse_instant
-from projections.clock import clock_text
+from engine.timefmt import clock_text, parse_instant
 
 
 def register(sub: Any) -> None:
