@@ -35,7 +35,7 @@ import chess.pgn
 
 from adapters.store import Store
 from engine.errors import CommandRefused
-from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, RoundsReordered
+from engine.events import ClockReadingRecorded
 from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE
 from engine.tournament.berger_inference import cycles_for, infer_numbers
@@ -235,20 +235,18 @@ def create_tournament_from_pgn(
         f"{p} {n}" for p, n in sorted(inferred.numbers.items(), key=lambda x: x[1])
     )
     if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
-        tournament = store.tournament()
-        assert tournament is not None
-        store.append(
-            [
-                RoundsReordered(
-                    originator_id=TOURNAMENT_STREAM,
-                    originator_version=tournament.version + 1,
-                    at_ms=0,
-                    by=by,
-                    order=inferred.round_order,
-                    reason=f"the rounds of {Path(path).name} follow the table in this order",
-                )
-            ]
+        reordered = store.handle(
+            {
+                "cmd": "reorder_rounds",
+                "tournament": tournament_id,
+                "order": list(inferred.round_order),
+                "reason": f"the rounds of {Path(path).name} follow the table in this order",
+                "by": by,
+            }
         )
+        if not reordered["ok"]:
+            message += f"; the rounds could not be reordered: {reordered['error']['message']}"
+            return ImportReport("tournament", "created", message, events=events)
         events += 1
         moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
         message += "; rounds played in another order than the table's: " + ", ".join(moved)

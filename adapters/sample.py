@@ -55,7 +55,6 @@ from adapters.dgt.simulator import BoardSimulator, _think_times_s
 from adapters.pgn_import import player_id, read_games
 from adapters.replay_log import export_log
 from adapters.store import Store
-from engine.events import TOURNAMENT_STREAM, RoundsReordered
 from engine.game.state import IN_PROGRESS, position
 from engine.timefmt import format_instant
 from engine.tournament.berger_inference import Inferred, infer_numbers
@@ -471,20 +470,17 @@ def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
     )
     if lots.round_order != tuple(range(1, len(lots.round_order) + 1)):
         # 3.2: London 2013 played the table's rounds 6 and 7 the other way round
-        tournament = store.tournament()
-        assert tournament is not None
-        store.append(
-            [
-                RoundsReordered(
-                    originator_id=TOURNAMENT_STREAM,
-                    originator_version=tournament.version + 1,
-                    at_ms=draw_at,
-                    by="chief",
-                    order=lots.round_order,
-                    reason="the playing schedule of London 2013 (3.2): rounds 6 and 7 of "
-                    "the table were played the other way round",
-                )
-            ]
+        apply(
+            store,
+            draw_at,
+            {
+                "cmd": "reorder_rounds",
+                "tournament": TOURNAMENT,
+                "order": list(lots.round_order),
+                "reason": "the playing schedule of London 2013 (3.2): rounds 6 and 7 of "
+                "the table were played the other way round",
+                "by": "chief",
+            },
         )
     tournament = store.tournament()
     assert tournament is not None

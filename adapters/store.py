@@ -27,10 +27,19 @@ from eventsourcing.persistence import IntegrityError, Notification
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
+from engine.arbiter import board_alerts
+from engine.arbiter.board_alerts import BoardAlerts
 from engine.commands import Command
 from engine.dispatch import decide
 from engine.errors import CommandRefused, Conflict, MalformedCommand
-from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, clock_stream, game_stream
+from engine.events import (
+    TOURNAMENT_STREAM,
+    ClockReadingRecorded,
+    Event,
+    board_stream,
+    clock_stream,
+    game_stream,
+)
 from engine.game import reconciliation
 from engine.game import state as games
 from engine.game.reconciliation import ClockLog
@@ -141,6 +150,10 @@ class Store:
 
     def game(self, game_id: str) -> Game | None:
         return self._fold(game_stream(game_id), games.evolve)
+
+    def board_alerts(self, serial: str) -> BoardAlerts | None:
+        """The state of a board's ``board/<serial>`` alert stream."""
+        return self._fold(board_stream(serial), board_alerts.evolve)
 
     def clock_log(self, game_id: str) -> ClockLog | None:
         """The state of a game's ``clock/<id>`` stream (its version, its last reading).
@@ -358,6 +371,7 @@ _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     "game": games.evolve,
     "clock": reconciliation.evolve,
+    "board": board_alerts.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 

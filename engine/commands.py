@@ -130,6 +130,13 @@ SPECS: dict[str, dict[str, Checker]] = {
         "at?": INSTANT,
         "by?": STR,
     },
+    "reorder_rounds": {
+        "tournament": STR,
+        "order": LIST,
+        "reason": STR,
+        "at?": INSTANT,
+        "by?": STR,
+    },
     "start_game": {
         "game": STR,
         "at": INSTANT,
@@ -245,6 +252,17 @@ SPECS: dict[str, dict[str, Checker]] = {
         "at": INSTANT,
     },
     "check_flags": {"game?": STR, "games?": LIST, "at": INSTANT, "by?": STR},
+    # An electronic board's alert for the arbiters, on its own stream board/<serial>
+    # (engine/arbiter/board_alerts.py).
+    "raise_alert": {
+        "board": STR,
+        "kind": STR,
+        "message": STR,
+        "at": INSTANT,
+        "game?": STR,
+        "details?": DICT,
+        "by?": STR,
+    },
 }
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from engine.arbiter import clock_rulings, illegal_moves
+from engine.arbiter import board_alerts, clock_rulings, illegal_moves
 from engine.arbiter import draw_claims as claims
+from engine.arbiter.board_alerts import BoardAlerts
 from engine.commands import Command, parse_command
 from engine.events import Event
 from engine.game import moves, reconciliation
@@ -33,12 +34,15 @@ class World(Protocol):
 
     def clock_log(self, game_id: str) -> ClockLog | None: ...
 
+    def board_alerts(self, serial: str) -> BoardAlerts | None: ...
+
 
 Handler = Callable[[Command, World], list[Event]]
 
 HANDLERS: dict[str, Handler] = {
     "create_tournament": lambda c, w: tournaments.create_tournament(w.tournament(), c),
     "draw_lots": lambda c, w: tournaments.draw_lots(w.tournament(), c),
+    "reorder_rounds": lambda c, w: tournaments.reorder_rounds(w.tournament(), w.game, c),
     "start_game": lambda c, w: moves.start_game(w.tournament(), w.game(c["game"]), c),
     "play_move": lambda c, w: reconciliation.with_move_reading(
         moves.play_move(w.game(c["game"]), c), c, w.game(c["game"]), lambda: w.clock_log(c["game"])
@@ -62,6 +66,7 @@ HANDLERS: dict[str, Handler] = {
     "start_playoff": lambda c, w: playoffs.start_playoff(w.tournament(), w.game, c),
     "advance_playoff": lambda c, w: playoffs.advance_playoff(w.tournament(), w.game, c),
     "choose_colour": lambda c, w: playoffs.choose_colour(w.tournament(), c),
+    "raise_alert": lambda c, w: board_alerts.raise_alert(w.board_alerts(c["board"]), c),
 }
 
 

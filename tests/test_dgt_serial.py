@@ -17,7 +17,7 @@ import chess
 import pytest
 
 from adapters.dgt.clocksides import ClockSides
-from adapters.dgt.feed import StoreSink, board_stream
+from adapters.dgt.feed import StoreSink
 from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport, wall_ms
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import parse_recording, write_recording
@@ -26,6 +26,7 @@ from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise, PtyLink, TcpLink, load_game
 from adapters.store import Store
 from engine.commands import SPECS
+from engine.events import board_stream
 from engine.timefmt import format_instant
 
 PGN = Path(__file__).resolve().parents[1] / "replay_logs" / "sources" / "candidates-2013.pgn"

@@ -371,6 +371,53 @@ def draw_lots(tournament: Tournament | None, cmd: Command) -> list[Event]:
     ]
 
 
+def reorder_rounds(
+    tournament: Tournament | None, game_of: Callable[[str], object | None], cmd: Command
+) -> list[Event]:
+    """3.2: the rounds of the pairing table are played in another order (a change of the
+    playing schedule, or an import whose games follow the table in another order):
+    round r of the event plays the table's round ``order[r-1]``. ``order`` is a
+    permutation of the rounds; a round that has a game started keeps its table round."""
+    t = require_tournament(tournament, cmd["tournament"])
+    if t.numbers is None:
+        raise RuleViolation("3.4.1", "the rounds are ordered once the lots are drawn")
+    order = cmd["order"]
+    if any(isinstance(r, bool) or not isinstance(r, int) for r in order) or sorted(order) != list(
+        range(1, t.rounds + 1)
+    ):
+        raise MalformedCommand(
+            f"reorder_rounds: order must list the table's rounds 1..{t.rounds} once each, "
+            f"got {order!r}"
+        )
+    current = t.round_order or tuple(range(1, t.rounds + 1))
+    if tuple(order) == current:
+        raise MalformedCommand("reorder_rounds: the rounds are already played in this order")
+    boards = len(t.players) // 2
+    started = [
+        f"{r}.{b}"
+        for r, (now, then) in enumerate(zip(current, order, strict=True), start=1)
+        if now != then
+        for b in range(1, boards + 1)
+        if game_of(f"{r}.{b}") is not None
+    ]
+    if started:
+        raise RuleViolation(
+            "3.2",
+            f"round(s) with a game already started cannot change their pairings: "
+            f"{', '.join(started)}",
+        )
+    return [
+        RoundsReordered(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=t.version + 1,
+            at_ms=cmd.at_ms or 0,
+            by=cmd.get("by", "chief"),
+            order=tuple(order),
+            reason=cmd["reason"],
+        )
+    ]
+
+
 def evolve(state: Tournament | None, event: Event) -> Tournament | None:
     """Fold one event of the tournament stream."""
     match event:
