@@ -52,9 +52,7 @@ class TestArt3_2ReorderRounds:
             fresh.append([first])
             refused(fresh, reorder(SWAP_6_7), "rule_violation")
 
-    def test_3_2_a_round_with_a_game_started_keeps_its_pairings(
-        self, sqlite_store: Store
-    ) -> None:
+    def test_3_2_a_round_with_a_game_started_keeps_its_pairings(self, sqlite_store: Store) -> None:
         paired_tournament(sqlite_store)
         ok(sqlite_store, {"cmd": "start_game", "game": "6.2", "at": at(0)})
         message = refused(sqlite_store, reorder(SWAP_6_7), "rule_violation")
@@ -73,9 +71,7 @@ class TestBoardAlerts:
             **extra,
         }
 
-    def test_alerts_follow_one_another_on_the_boards_own_stream(
-        self, sqlite_store: Store
-    ) -> None:
+    def test_alerts_follow_one_another_on_the_boards_own_stream(self, sqlite_store: Store) -> None:
         [first] = ok(sqlite_store, self.alert("takeback", 1, game="1.1", details={"to": [1, 2]}))
         [second] = ok(sqlite_store, self.alert("board_disconnected", 2))
         assert (first["stream"], first["version"]) == (board_stream("31337"), 1)
