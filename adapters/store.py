@@ -362,10 +362,6 @@ class Store:
             return {"ok": False, "error": refused.as_error()}
         return {"ok": True, "events": [e.to_wire() for e in events]}
 
-    def handle_all(self, raws: Iterable[object]) -> Iterator[dict[str, Any]]:
-        for raw in raws:
-            yield self.handle(raw)
-
 
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,

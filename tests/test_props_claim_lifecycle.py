@@ -214,7 +214,9 @@ class ClaimLifecycle(RuleBasedStateMachine):
             ]
             assert record.incorrect_claims.of(side) == len(rejected)
             illegal = [
-                e for e in self.world.game_log if isinstance(e, IllegalMoveRecorded) and e.side == side
+                e
+                for e in self.world.game_log
+                if isinstance(e, IllegalMoveRecorded) and e.side == side
             ]
             assert record.illegal_moves.of(side) == len(illegal)
             assert record.illegal_moves.of(side) <= 3
