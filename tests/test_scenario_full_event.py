@@ -176,7 +176,14 @@ def declared(
     ]
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(
+    scope="module",
+    params=[
+        # the steps run in order on one store: one worker of pytest-xdist runs them all
+        pytest.param("sqlite", marks=pytest.mark.xdist_group("full-event-sqlite")),
+        pytest.param("postgresql", marks=pytest.mark.xdist_group("full-event-postgresql")),
+    ],
+)
 def event(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Event]:
