@@ -25,7 +25,7 @@ types: $(VENV)/.installed
 	$(BIN)/mypy engine projections
 
 pytest: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -n 4 --dist loadgroup
+	$(BIN)/python -m pytest -q -n 4 --dist loadscope
 
 test: lint types browser pytest
 

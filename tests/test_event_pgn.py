@@ -18,9 +18,6 @@ from adapters.store import Store
 from projections.event_pgn import clk, event_game_pgn, event_pgn
 from tests.helpers import at, ok, paired_tournament, play
 
-pytestmark = pytest.mark.xdist_group("event-pgn")
-"""One worker replays the sample once for the module (``--dist loadgroup``)."""
-
 
 @pytest.fixture(scope="module")
 def event_store(tmp_path_factory) -> Store:
