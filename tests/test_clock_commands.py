@@ -18,8 +18,13 @@ S = 1000
 MIN = 60 * S
 
 
-def start(store: Store, **extra: Any) -> None:
-    paired_tournament(store)
+UNSUPERVISED = "candidates-2012-unsupervised"
+"""Flag falls recorded from the regulation clock (engine.rules); under ``candidates-2012``
+the arbiter rules on them (Laws 2009 6.8: tests/test_flags_6_8.py)."""
+
+
+def start(store: Store, rules: str = "candidates-2012", **extra: Any) -> None:
+    paired_tournament(store, rules)
     ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0), **extra})
 
 
@@ -49,7 +54,8 @@ def play_40_moves_each(store: Store, seconds_per_move: int = 60) -> float:
 
 
 class TestArt6_9FlagFallDetection:
-    """A flag fall is recorded the same way at a move, a reading or check_flags."""
+    """Unsupervised play: a flag fall is recorded the same way at a move, a reading or
+    check_flags."""
 
     def flag_instant(self) -> float:
         return 120 * 60.0  # White never moves: his 120 min run out
@@ -60,7 +66,7 @@ class TestArt6_9FlagFallDetection:
         return {k: result[0][k] for k in ("result", "termination", "at", "reason")}
 
     def test_6_9_move_arriving_too_late_records_the_flag_fall_instead(self, world: World) -> None:
-        start(world)
+        start(world, UNSUPERVISED)
         late = self.flag_instant() + 5
         events = ok(world, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(late)})
         found = self.expected(events)
@@ -70,7 +76,7 @@ class TestArt6_9FlagFallDetection:
         assert world.game("1.1").ply == 0
 
     def test_6_9_same_result_at_a_reading_and_at_check_flags(self, world: World) -> None:
-        start(world)
+        start(world, UNSUPERVISED)
         late = self.flag_instant() + 5
         at_reading = self.expected(reading(world, late, 0, 120 * MIN, "white"))
         assert at_reading["at"] == at(self.flag_instant())
@@ -79,7 +85,7 @@ class TestArt6_9FlagFallDetection:
         other = World()
         if other is not None:
             with other:
-                start(other)
+                start(other, UNSUPERVISED)
                 by_timer = self.expected(ok(other, {"cmd": "check_flags", "at": at(late)}))
             assert by_timer == at_reading
 
@@ -104,7 +110,7 @@ class TestArt6_9FlagFallDetection:
 
     def test_6_9_flag_fall_against_a_lone_king_is_a_draw(self, world: World) -> None:
         # Black to move with K+Q against White's lone king: Black's flag falls.
-        start(world, fen="8/8/4k3/3q4/8/4K3/8/8 b - - 0 1", time_control="300+3")
+        start(world, UNSUPERVISED, fen="8/8/4k3/3q4/8/4K3/8/8 b - - 0 1", time_control="300+3")
         events = ok(world, {"cmd": "check_flags", "game": "1.1", "at": at(301)})
         assert self.expected(events)["result"] == "1/2-1/2"
         assert world.game("1.1").termination == "flag_fall_draw"
@@ -122,7 +128,7 @@ class TestArt6_9FlagFallDetection:
         assert clock is not None and clock.remaining_ms("white") == 60 * MIN + 1
 
     def test_3_5_1_move_40_at_the_instant_the_time_runs_out_is_too_late(self, world: World) -> None:
-        start(world)
+        start(world, UNSUPERVISED)
         cycle = ["Nf3", "Nf6", "Ng1", "Ng8"]
         t = 0.0
         for i in range(78):
@@ -259,7 +265,7 @@ class TestAdjustClock:
         assert "needs a reason" in refused(world, cmd, "malformed_command")
 
     def test_6_9_no_adjustment_after_the_flag_fell(self, world: World) -> None:
-        start(world, time_control="300+3")
+        start(world, UNSUPERVISED, time_control="300+3")
         cmd = {
             "cmd": "adjust_clock",
             "game": "1.1",
@@ -343,9 +349,9 @@ class TestClocksStoppedForAClaim:
     """Laws 2009 6.12 b, 9.5: the clocks are stopped for a claim and started at the ruling;
     penalties (ClockAdjusted from the claims rules) are applied by the regulation clock."""
 
-    def claim(self, world: World, seconds: float) -> list[dict[str, Any]]:
+    def claim(self, store: Store | World, seconds: float) -> list[dict[str, Any]]:
         return ok(
-            world,
+            store,
             {
                 "cmd": "claim_draw",
                 "game": "1.1",
@@ -380,7 +386,7 @@ class TestClocksStoppedForAClaim:
         assert clock["white_ms"] == 120 * MIN - 60 * S + 3 * MIN
 
     def test_6_9_a_claim_after_the_flag_fell_records_the_flag_fall(self, world: World) -> None:
-        start(world, time_control="300+3")
+        start(world, UNSUPERVISED, time_control="300+3")
         ok(world, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(10)})
         events = self.claim(world, 400)
         assert [e["type"] for e in events] == ["ResultRecorded"]

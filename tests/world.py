@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from adapters.store import game_order
-from engine.arbiter import board_alerts
-from engine.arbiter.board_alerts import BoardAlerts
+from engine.arbiter import board_log as board_logs
+from engine.arbiter.board_log import BoardLog
 from engine.dispatch import decide
 from engine.errors import CommandRefused, Conflict
 from engine.events import (
@@ -28,9 +28,9 @@ from engine.events import (
     clock_stream,
     game_stream,
 )
-from engine.game import reconciliation
+from engine.game import clock_log as clock_logs
 from engine.game import state as games
-from engine.game.reconciliation import ClockLog
+from engine.game.clock_log import ClockLog
 from engine.game.state import Game
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
@@ -38,8 +38,8 @@ from engine.tournament.tournament import Tournament
 EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     "game": games.evolve,
-    "clock": reconciliation.evolve,
-    "board": board_alerts.evolve,
+    "clock": clock_logs.evolve,
+    "board": board_logs.evolve,
 }
 
 
@@ -76,8 +76,8 @@ class World:
         state: ClockLog | None = self.states.get(clock_stream(game_id))
         return state
 
-    def board_alerts(self, serial: str) -> BoardAlerts | None:
-        state: BoardAlerts | None = self.states.get(board_stream(serial))
+    def board_log(self, serial: str) -> BoardLog | None:
+        state: BoardLog | None = self.states.get(board_stream(serial))
         return state
 
     # --- what the store answers too ------------------------------------------

@@ -4,8 +4,7 @@ A board that sees something the record must not take on its word (a takeback,
 an impossible position, a signalled result, a move the engine refused, a
 disconnection) raises an ``AlertRaised`` on its own stream ``board/<serial>``,
 so the gateway forwards it to the arbiters from the store alone. An alert
-never changes a game: the arbiter rules (Laws 7, 8; 3.9.2 b, the arbiter is
-sovereign).
+never changes a game: the arbiter rules (the arbiter is sovereign).
 """
 
 from __future__ import annotations
@@ -13,40 +12,50 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.commands import Command
+from engine.arbiter.board_log import BoardLog
+from engine.commands import Command, command
 from engine.errors import MalformedCommand
 from engine.events import AlertRaised, Event, board_stream
+from engine.fields import Instant
+from engine.world import World
 
 
-@dataclass(frozen=True)
-class BoardAlerts:
-    """State of a ``board/<serial>`` stream: how many alerts it holds."""
+@command(
+    "raise_alert",
+    summary="An electronic board raises an alert for the arbiters on board/<serial>.",
+    events=(AlertRaised,),
+)
+@dataclass(frozen=True, kw_only=True)
+class RaiseAlert(Command):
+    board: str
+    """The board's serial number: the alert goes to ``board/<serial>``."""
+    kind: str
+    message: str
+    at_ms: Instant
+    game: str | None = None
+    details: dict[str, Any] | None = None
+    by: str | None = None
+    """Default ``dgt:<serial>``."""
 
-    serial: str
-    version: int
+    def decide(self, world: World) -> list[Event]:
+        return raise_alert(world.board_log(self.board), self)
 
 
-def evolve(state: BoardAlerts | None, event: Event) -> BoardAlerts:
-    """Fold one event of a board's stream."""
-    serial = event.originator_id.partition("/")[2]
-    return BoardAlerts(state.serial if state else serial, event.originator_version)
-
-
-def raise_alert(state: BoardAlerts | None, cmd: Command) -> list[Event]:
+def raise_alert(state: BoardLog | None, cmd: RaiseAlert) -> list[Event]:
     """Record a board's alert at the end of its stream."""
-    serial: str = cmd["board"]
+    serial = cmd.board
     if "/" in serial or serial != serial.strip():
         raise MalformedCommand(f"raise_alert: {serial!r} is not a board's serial number")
     return [
         AlertRaised(
             originator_id=board_stream(serial),
             originator_version=(state.version if state else 0) + 1,
-            at_ms=cmd["at_ms"],
-            by=cmd.get("by") or f"dgt:{serial}",
-            game=cmd.get("game"),
-            kind=cmd["kind"],
-            message=cmd["message"],
-            details=_values(cmd.get("details") or {}),
+            at_ms=cmd.at_ms,
+            by=cmd.by or f"dgt:{serial}",
+            game=cmd.game,
+            kind=cmd.kind,
+            message=cmd.message,
+            details=_values(cmd.details or {}),
         )
     ]
 

@@ -16,6 +16,8 @@ from engine.clock.regulation import Clock
 from engine.events import ClockReadingRecorded, Event, MovePlayed, ResultRecorded, stream_game_id
 from engine.game import state as games
 from engine.game.state import Game
+from engine.rules import PROFILES
+from engine.side import Side
 from engine.timefmt import clock_text, format_instant
 
 
@@ -60,6 +62,7 @@ def _judge(event: Event, game_id: str, states: dict[str, Game]) -> list[Finding]
         and fallen is not None
         and state is not None
         and state.status == games.IN_PROGRESS
+        and _automatic_flags(state)
     ):
         falls_ms = clock.flag_falls_at_ms()
         found.append(
@@ -77,7 +80,7 @@ def _judge(event: Event, game_id: str, states: dict[str, Game]) -> list[Finding]
         and event.arbiter is None
         and clock is not None
     ):
-        loser = "white" if event.result == "0-1" else "black"
+        loser = Side.WHITE if event.result == "0-1" else Side.BLACK
         left = clock.remaining_ms(loser, event.at_ms)
         if left > 0:
             found.append(
@@ -93,6 +96,13 @@ def _judge(event: Event, game_id: str, states: dict[str, Game]) -> list[Finding]
     if next_state is not None:
         states[game_id] = next_state
     return found
+
+
+def _automatic_flags(game: Game) -> bool:
+    """Under a supervised profile a flag is fallen only when the arbiter observes it
+    (Laws 2009 6.8): a move after the regulation clock reached zero is not an error."""
+    rules = PROFILES.get(game.rules)
+    return rules is None or rules.automatic_flag_results
 
 
 def _reading(
@@ -119,7 +129,10 @@ def _reading(
             )
         )
     elif clock is not None and event.model_white_ms is not None:
-        model = (clock.remaining_ms("white", event.at_ms), clock.remaining_ms("black", event.at_ms))
+        model = (
+            clock.remaining_ms(Side.WHITE, event.at_ms),
+            clock.remaining_ms(Side.BLACK, event.at_ms),
+        )
         stored = (event.model_white_ms, event.model_black_ms)
         if model != stored:
             found.append(

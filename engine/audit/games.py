@@ -7,7 +7,9 @@ result or after the position ended the game (5.1 a, 5.2, and from the 2014 Laws
 so), every ending the position must show really shown, and the rule findings:
 each arbiter override, each draw with no accepted claim behind it (3.9.2 b:
 "The players cannot draw a game by agreement"), each result imported from a
-score sheet with nothing behind it.
+score sheet with nothing behind it, each correction of the record
+(``arbiter_correction``: ``MovesCorrected``, ``ResultCorrected``; the moves of a
+corrected line are checked from the position where it starts).
 
 The rules are the game's own (``GameStarted.rules``): a ``candidates-2012``
 game is judged under the Laws of 2009, where a fivefold repetition does not end
@@ -26,15 +28,19 @@ from engine.events import (
     ClaimRuled,
     ClockAdjusted,
     Event,
+    FlagRuled,
     GameStarted,
     IllegalMoveRecorded,
     MovePlayed,
+    MovesCorrected,
+    ResultCorrected,
     ResultRecorded,
     stream_game_id,
 )
 from engine.game import state as games
-from engine.game.state import OTHER_SIDE, Game, outcome_of
+from engine.game.state import Game, outcome_of
 from engine.rules import DEFAULT_PROFILE, PROFILES, RulesProfile
+from engine.side import Side
 from engine.timefmt import format_instant
 
 POSITION_ENDINGS = frozenset(
@@ -47,6 +53,7 @@ POSITION_ENDINGS = frozenset(
     }
 )
 """Terminations the final position itself must show (Laws 5.1, 5.2, 9.6)."""
+SIDE_VALUES = frozenset(side.value for side in Side)
 
 
 @dataclass
@@ -141,6 +148,18 @@ class _GameJudge:
             case ResultRecorded():
                 self.finished = event
                 self.result(event)
+            case MovesCorrected():
+                self.correction(event)
+            case ResultCorrected():
+                self.result_correction(event)
+            case FlagRuled() if event.override:
+                self.add(
+                    RULE,
+                    "arbiter_override",
+                    f"{event.arbiter} dismissed {event.side}'s flag in game {game_id}, which the "
+                    f"regulation clock showed fallen (Laws 2009 6.10 a): {event.reason}",
+                    event,
+                )
             case ClockAdjusted():
                 self.adjustment(event)
             case ClaimRuled():
@@ -172,10 +191,13 @@ class _GameJudge:
             self.unsound("bad_position", f"invalid FEN {event.initial_fen}", event)
             self.board = chess.Board()
 
-    def move(self, event: MovePlayed) -> None:
+    def move(self, event: MovePlayed, named: Event | None = None) -> None:
+        """Judge a move; the finding names ``named`` (the correction that carried the
+        move) or the move itself."""
         board = self.board
+        where = named or event
         if board is None:
-            self.unsound("illegal_move", "a move before the game started", event)
+            self.unsound("illegal_move", "a move before the game started", where)
             return
         try:
             move: chess.Move | None = chess.Move.from_uci(event.uci)
@@ -186,7 +208,7 @@ class _GameJudge:
                 "illegal_move",
                 f"{event.uci} ({event.san}) is not legal in game {self.game_id} at ply "
                 f"{board.ply() + 1} (position {board.fen()})",
-                event,
+                where,
             )
             # carry on as the engine recorded it, so later moves are judged where they were played
             if move is not None and board.piece_at(move.from_square) is not None:
@@ -199,11 +221,61 @@ class _GameJudge:
                 "illegal_move",
                 f"move {event.uci} is recorded as {event.san!r} at ply {event.ply}; "
                 f"the position makes it {san!r} at ply {board.ply() + 1}",
-                event,
+                where,
             )
         board.push(move)
         if self.ended_by_position is None:
             self.ended_by_position = outcome_of(board, self.rules.name)
+
+    def correction(self, event: MovesCorrected) -> None:
+        """List the correction (Laws 2009 7.4 a, 6.13), and check its moves from the
+        position where it starts."""
+        self.add(
+            RULE,
+            "arbiter_correction",
+            f"{event.arbiter} corrected the moves of game {self.game_id} after ply "
+            f"{event.from_ply}: {' '.join(event.replaced_san) or '(none)'} -> "
+            f"{' '.join(event.san) or '(none)'}: {event.reason}",
+            event,
+        )
+        board = self.board = self.board or chess.Board()
+        if not 0 <= event.from_ply <= len(board.move_stack):
+            self.unsound(
+                "illegal_move",
+                f"game {self.game_id}: a correction from ply {event.from_ply}, but "
+                f"{len(board.move_stack)} move(s) were recorded",
+                event,
+            )
+            return
+        while len(board.move_stack) > event.from_ply:
+            board.pop()
+        self.ended_by_position = None
+        for uci, san in zip(event.uci, event.san, strict=False):
+            self.move(
+                MovePlayed(
+                    originator_id=event.originator_id,
+                    originator_version=event.originator_version,
+                    at_ms=event.at_ms,
+                    by=event.by,
+                    uci=uci,
+                    san=san,
+                    ply=board.ply() + 1,
+                ),
+                named=event,
+            )
+
+    def result_correction(self, event: ResultCorrected) -> None:
+        """The arbiter corrected a result, or withdrew it (the game goes on)."""
+        if event.result is None:
+            self.finished = None
+        now = f"{event.result} ({event.termination})" if event.result else "withdrawn"
+        self.add(
+            RULE,
+            "arbiter_correction",
+            f"{event.arbiter} corrected the result of game {self.game_id}: "
+            f"{event.replaced_result} ({event.replaced_termination}) -> {now}: {event.reason}",
+            event,
+        )
 
     def adjustment(self, event: ClockAdjusted) -> None:
         if self._is_penalty(event):
@@ -226,8 +298,10 @@ class _GameJudge:
             return False
         penalties = self.rules.penalties_for(self.state.stage)
         if isinstance(cause, IllegalMoveRecorded):
-            return event.delta_ms == penalties.illegal_move_ms and event.side == OTHER_SIDE.get(
-                cause.side
+            return (
+                event.delta_ms == penalties.illegal_move_ms
+                and cause.side in SIDE_VALUES
+                and event.side == Side(cause.side).opponent
             )
         if isinstance(cause, ClaimRuled):
             return (
@@ -241,6 +315,9 @@ class _GameJudge:
         game_id = self.game_id
         board = self.board or chess.Board()
         by_claim = isinstance(self.previous, ClaimRuled) and self.previous.decision == "accepted"
+        # 6.9 under a supervised profile: the arbiter ruled the flag fallen, the result follows
+        by_flag = isinstance(self.previous, FlagRuled) and self.previous.decision == "fallen"
+        backed = self.accepted_claim or by_flag
         if event.termination in POSITION_ENDINGS and not by_claim:
             shown = outcome_of(board, self.rules.name)
             if shown is None or shown != (event.result, event.termination):
@@ -262,9 +339,7 @@ class _GameJudge:
                 event,
             )
             return
-        if event.termination == "arbiter_decision" or (
-            event.arbiter is not None and not self.accepted_claim
-        ):
+        if event.termination == "arbiter_decision" or (event.arbiter is not None and not backed):
             self.add(
                 RULE,
                 "arbiter_override",
@@ -272,7 +347,7 @@ class _GameJudge:
                 f"({event.termination}): {event.reason or 'no reason given'}",
                 event,
             )
-        if event.result == "1/2-1/2" and not self.accepted_claim:
+        if event.result == "1/2-1/2" and not backed:
             self.add(
                 RULE,
                 "draw_without_reason",

@@ -59,48 +59,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.clock.regulation import Clock
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import GameNotInProgress, MalformedCommand
-from engine.events import AlertRaised, ClockReadingRecorded, Event, clock_stream
+from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecorded, clock_stream
+from engine.fields import Instant
 from engine.game import state as games
-from engine.game.flags import flag_fall
+from engine.game.clock_log import ClockLog
+from engine.game.flags import flag_alert, flag_check
 from engine.game.state import IN_PROGRESS, Game, require_game
+from engine.side import SIDES, Side
 from engine.timefmt import format_instant
+from engine.world import World
 
 DEFAULT_TOLERANCE_MS = 2000
 """Readings within 2 s of the regulation clock agree (DGT displays whole seconds)."""
-
-SIDES = ("white", "black")
-
-
-@dataclass(frozen=True, slots=True)
-class ClockLog:
-    """State of a ``clock/<id>`` stream: its version and its last reading."""
-
-    game_id: str
-    version: int = 0
-    last: ClockReadingRecorded | None = None
-    """The last reading: its ``open_alerts`` are the alert state."""
-
-    @property
-    def open_alerts(self) -> tuple[str, ...]:
-        return self.last.open_alerts if self.last else ()
-
-
-def evolve(state: ClockLog | None, event: Event) -> ClockLog | None:
-    """Fold one event of a clock stream."""
-    game_id = event.originator_id.partition("/")[2]
-    log = state if state is not None else ClockLog(game_id)
-    if isinstance(event, ClockReadingRecorded):
-        return ClockLog(log.game_id, event.originator_version, event)
-    return ClockLog(log.game_id, event.originator_version, log.last)
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One side's reading judged against the regulation clock."""
 
-    side: str
+    side: Side
     kind: str
     """``agrees`` or an alert kind (module docstring)."""
     reading_ms: int
@@ -122,7 +101,7 @@ def _clock_text(ms: int) -> str:
     return f"{sign}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def judge(clock: Clock, side: str, reading_ms: int, at_ms: int, tolerance_ms: int) -> Finding:
+def judge(clock: Clock, side: Side, reading_ms: int, at_ms: int, tolerance_ms: int) -> Finding:
     """Compare one side's device reading with the regulation clock at ``at_ms``."""
     model = clock.remaining_ms(side, at_ms)
     diff = reading_ms - model
@@ -197,24 +176,47 @@ def judge(clock: Clock, side: str, reading_ms: int, at_ms: int, tolerance_ms: in
     )
 
 
-def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) -> list[Event]:
-    """``clock_reading {game, at, white_ms, black_ms, running, by?, ply?, tolerance_ms?}``.
+@command(
+    "clock_reading",
+    summary="A reading of the physical clock, stored beside the regulation clock (3.5.1, Laws 6).",
+    events=(ClockReadingRecorded, AlertRaised, ResultRecorded),
+)
+@dataclass(frozen=True, kw_only=True)
+class ClockReading(Command):
+    game: str
+    at_ms: Instant
+    white_ms: int
+    black_ms: int
+    running: Side | None
+    """The side whose clock runs, ``null`` when both are stopped."""
+    by: str = "arbiter"
+    ply: int | None = None
+    tolerance_ms: int = DEFAULT_TOLERANCE_MS
+    flag: Side | None = None
+    """The side whose flag the device shows (DGT clocks report it; Laws 2009 6.8)."""
+
+    def decide(self, world: World) -> list[Event]:
+        return record_clock_reading(world.game(self.game), world.clock_log(self.game), self)
+
+
+def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: ClockReading) -> list[Event]:
+    """``clock_reading {game, at, white_ms, black_ms, running, by?, ply?, tolerance_ms?,
+    flag?}``.
 
     Stores the reading with the regulation values beside it, raises the alerts
-    whose condition is new, and ends the game on time if the regulation flag
-    has fallen by the reading's instant (engine.game.flags).
+    whose condition is new, and looks at the flags (engine.game.flags): the
+    regulation flag fallen by the reading's instant (an alert, or the result in
+    unsupervised play), and a device flag or 0:00 (an alert).
     """
 
-    g = require_game(game, cmd["game"])
-    at_ms: int = cmd["at_ms"]
-    by: str = cmd.get("by") or "arbiter"
-    white_ms: int = cmd["white_ms"]
-    black_ms: int = cmd["black_ms"]
+    g = require_game(game, cmd.game)
+    at_ms, by = cmd.at_ms, cmd.by
+    white_ms, black_ms = cmd.white_ms, cmd.black_ms
     if white_ms < 0 or black_ms < 0:
         raise MalformedCommand(
             f"clock_reading: times cannot be negative (white_ms={white_ms}, black_ms={black_ms})"
         )
-    tolerance: int = cmd.get("tolerance_ms", DEFAULT_TOLERANCE_MS)
+    tolerance = cmd.tolerance_ms
     if tolerance < 0:
         raise MalformedCommand(f"clock_reading: tolerance_ms must be >= 0, got {tolerance}")
     if g.status != IN_PROGRESS and at_ms > g.last_at_ms:
@@ -228,35 +230,89 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) 
             f"of game {g.game_id} ({format_instant(log.last.at_ms)}): readings are stored in "
             "time order"
         )
-    events: list[Event] = list(flag_fall(g, at_ms, by))
-    after = g
-    for event in events:
-        after = evolve_game(after, event)
-    return events + reading_events(
+    events, after = flag_check(g, at_ms, by, log.last if log is not None else None)
+    readings = reading_events(
         after,
         log,
         at_ms=at_ms,
         by=by,
         white_ms=white_ms,
         black_ms=black_ms,
-        running=cmd.get("running"),
-        ply=cmd.get("ply"),
+        running=cmd.running,
+        ply=cmd.ply,
         tolerance_ms=tolerance,
     )
+    return events + readings + device_flag_alerts(after, readings, cmd.flag, by)
+
+
+def device_flag_alerts(
+    game: Game, readings: list[Event], flag: Side | None, by: str
+) -> list[Event]:
+    """A ``flag_fall`` alert for a side the device shows fallen: its own flag (``flag``)
+    or 0:00. Not when the reading was not judged (older than the game's last event),
+    nor when the regulation clock explains the 0:00 (``period_added_at_zero``,
+    ``bonus_not_credited``: the side completed the control; the device did not credit
+    the next period). The arbiter rules (Laws 2009 6.8, 6.10 a: ``rule_flag``)."""
+    reading = readings[0] if readings else None
+    if (
+        not isinstance(reading, ClockReadingRecorded)
+        or game.status != IN_PROGRESS
+        or reading.model_white_ms is None
+    ):
+        return []
+    shown = {Side.WHITE: reading.white_ms, Side.BLACK: reading.black_ms}
+    sides = [side for side in SIDES if side == flag or shown[side] == 0]
+    explained = {
+        str(alert.details.get("side"))
+        for alert in readings[1:]
+        if isinstance(alert, AlertRaised) and alert.kind in NOT_A_FLAG
+    }
+    explained.update(
+        key.partition(":")[2] for key in reading.open_alerts if key.partition(":")[0] in NOT_A_FLAG
+    )
+    events: list[Event] = []
+    state = game
+    for side in sides:
+        if side in explained:
+            continue
+        alert = flag_alert(
+            state,
+            "device",
+            side,
+            reading.at_ms,
+            by,
+            reading,
+            f"game {game.game_id}: the clock on the table shows {side}'s flag "
+            f"({'its flag' if side == flag else '0:00'}, read by {by}); a flag is fallen when "
+            "the arbiter observes it (Laws 2009 6.8; 6.10 a: the clock's indication is "
+            "conclusive unless the clock is evidently defective): rule_flag",
+        )
+        if alert is not None:
+            events.append(alert)
+            state = evolve_game(state, alert)
+    return events
+
+
+NOT_A_FLAG = frozenset({"period_added_at_zero", "bonus_not_credited"})
+"""Reading alerts that explain a device's 0:00: the side completed the control and the
+device has not credited the next period yet. Not flag falls."""
 
 
 def with_move_reading(
     events: list[Event],
-    cmd: Command,
     game: Game | None,
     log_of: Callable[[], ClockLog | None],
+    *,
+    at_ms: int,
+    by: str,
+    white: int | None,
+    black: int | None,
 ) -> list[Event]:
     """``play_move`` with ``white_ms`` and ``black_ms``: the move's events, then the reading.
 
     The device's times at the move are stored on the clock stream like any
     reading, judged against the regulation clock after the move.
     """
-    white, black = cmd.get("white_ms"), cmd.get("black_ms")
     if white is None and black is None:
         return events
     if white is None or black is None or game is None:
@@ -268,7 +324,7 @@ def with_move_reading(
             f"play_move: times cannot be negative (white_ms={white}, black_ms={black})"
         )
     log = log_of()
-    if log is not None and log.last is not None and cmd["at_ms"] < log.last.at_ms:
+    if log is not None and log.last is not None and at_ms < log.last.at_ms:
         return events  # a later reading is already stored (the board saw the move late)
     after = game
     for event in events:
@@ -277,8 +333,8 @@ def with_move_reading(
     return events + reading_events(
         after,
         log,
-        at_ms=cmd["at_ms"],
-        by=cmd.get("by") or "arbiter",
+        at_ms=at_ms,
+        by=by,
         white_ms=white,
         black_ms=black,
         running=clock.running if clock else None,
@@ -314,7 +370,7 @@ def reading_events(
     # but not judged: the regulation clock in hand already counts the later moves,
     # so comparing the two would raise false mismatches.
     clock = g.clock if at_ms >= g.last_at_ms else None
-    readings = {"white": white_ms, "black": black_ms}
+    readings = {Side.WHITE: white_ms, Side.BLACK: black_ms}
     findings = (
         [judge(clock, side, readings[side], at_ms, tolerance_ms) for side in SIDES]
         if clock is not None
@@ -336,8 +392,8 @@ def reading_events(
             white_ms=white_ms,
             black_ms=black_ms,
             running=running,
-            model_white_ms=clock.remaining_ms("white", at_ms) if clock else None,
-            model_black_ms=clock.remaining_ms("black", at_ms) if clock else None,
+            model_white_ms=clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
+            model_black_ms=clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
             ply=ply,
             open_alerts=open_now,
         )
@@ -363,8 +419,8 @@ def reading_events(
                     "difference_ms": found.difference_ms,
                     "white_ms": white_ms,
                     "black_ms": black_ms,
-                    "regulation_white_ms": clock.remaining_ms("white", at_ms) if clock else None,
-                    "regulation_black_ms": clock.remaining_ms("black", at_ms) if clock else None,
+                    "regulation_white_ms": clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
+                    "regulation_black_ms": clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
                     "moves_completed": clock.side(found.side).moves if clock else None,
                     "tolerance_ms": tolerance_ms,
                 },

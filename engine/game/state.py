@@ -18,12 +18,12 @@ Endings decided by the position (FIDE Laws of Chess 2009):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 import chess
 
 from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control
-from engine.commands import Command
 from engine.errors import (
     GameNotInProgress,
     IllegalMove,
@@ -31,25 +31,43 @@ from engine.errors import (
     UnknownGame,
 )
 from engine.events import (
+    AlertRaised,
     ClaimAdvised,
     ClaimRuled,
     ClockAdjusted,
     DrawClaimed,
     Event,
+    FlagRuled,
     GameStarted,
     IllegalMoveRecorded,
     MovePlayed,
+    MovesCorrected,
+    ResultCorrected,
     ResultRecorded,
     game_stream,
 )
 from engine.game.record import ArbiterRecord
 from engine.rules import profile
+from engine.side import SIDES, Side
+from engine.termination import Termination
 from engine.timefmt import format_instant
 
-NOT_STARTED, IN_PROGRESS, FINISHED = "not_started", "in_progress", "finished"
+FLAG_FALL = "flag_fall"
+"""The alert kind of a fallen flag the arbiters must rule on (Laws 2009 6.8)."""
 
-WIN_BY_SIDE = {"white": "1-0", "black": "0-1"}
-OTHER_SIDE = {"white": "black", "black": "white"}
+
+class GameStatus(StrEnum):
+    """Where a game stands; the values are those the projections have always shown."""
+
+    NOT_STARTED = "not_started"
+    IN_PROGRESS = "in_progress"
+    FINISHED = "finished"
+
+
+NOT_STARTED, IN_PROGRESS, FINISHED = GameStatus
+
+WIN_BY_SIDE = {side: side.win for side in SIDES}
+OTHER_SIDE = {side: side.opponent for side in SIDES}
 
 
 @dataclass(frozen=True)
@@ -66,7 +84,7 @@ class Game:
     rules: str
     initial_fen: str | None
     started_at_ms: int
-    status: str = IN_PROGRESS
+    status: GameStatus = IN_PROGRESS
     moves: tuple[str, ...] = ()
     """UCI moves, in order."""
     sans: tuple[str, ...] = ()
@@ -80,6 +98,16 @@ class Game:
     clock: Clock | None = None
     """The regulation clock (``engine.clock.regulation``); None when it is unknown (no time
     control, or a score sheet imported without clock comments)."""
+    corrections: tuple[MovesCorrected | ResultCorrected, ...] = ()
+    """The arbiter's corrections of the record, in order (each keeps what it replaced)."""
+    running_at_end: Side | None = None
+    """The side whose clock ran when the result was recorded: it runs again if the
+    arbiter withdraws the result (``ResultCorrected`` with no result)."""
+    flag_rulings: tuple[FlagRuled, ...] = ()
+    """The arbiter's rulings on flags (Laws 2009 6.8), in order."""
+    open_flag_alerts: tuple[str, ...] = ()
+    """``flag_fall`` alerts raised on this game and not ruled on yet (``source:side:moves``),
+    so the flag check on a timer raises each once."""
 
     @property
     def is_playoff(self) -> bool:
@@ -94,16 +122,17 @@ class Game:
     def stream(self) -> str:
         return game_stream(self.game_id)
 
-    def side_to_move(self) -> str:
-        return "white" if _cached_board(self).turn == chess.WHITE else "black"
+    def side_to_move(self) -> Side:
+        return Side.to_move(_cached_board(self).turn)
 
-    def player_side(self, who: str) -> str | None:
-        if who in ("white", "black"):
-            return who
+    def player_side(self, who: str) -> Side | None:
+        """The side ``who`` names: ``white``, ``black``, or one of the two players."""
+        if who in SIDES:
+            return Side(who)
         if who == self.white:
-            return "white"
+            return Side.WHITE
         if who == self.black:
-            return "black"
+            return Side.BLACK
         return None
 
 
@@ -158,32 +187,42 @@ def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:
     except ValueError:
         move = None
     if move is not None:
-        if board.is_legal(move):
+        if move and board.is_legal(move):
             return move
-        raise IllegalMove(f"illegal move {text!r} {where()}")
+        raise IllegalMove(f"illegal move {text!r} {where()}{_null_note(move)}")
     try:
-        return board.parse_san(text)
+        move = board.parse_san(text)
     except chess.IllegalMoveError:
         raise IllegalMove(f"illegal move {text!r} {where()}") from None
     except chess.AmbiguousMoveError:
         raise IllegalMove(f"ambiguous move {text!r} {where()}") from None
     except ValueError:
         raise IllegalMove(f"cannot read move {text!r} (neither UCI nor SAN) {where()}") from None
+    if not move:
+        raise IllegalMove(f"illegal move {text!r} {where()}{_null_note(move)}")
+    return move
+
+
+def _null_note(move: chess.Move) -> str:
+    """``--``, ``Z0``, ``0000``, ``@@@@`` read as a null move (a pass). A pass is not a
+    move of chess (Laws 2009 1.1: the players move alternately; 3 says what a move is),
+    so it is refused wherever a move is read: commands, corrections and score sheets."""
+    return ": a null move (a pass) is not a move of chess (Laws 1.1, 3)" if not move else ""
 
 
 def outcome_of(board: chess.Board, rules: str) -> tuple[str, str] | None:
     """(result, termination) when the position itself ends the game, else None."""
     if board.is_checkmate():
-        return ("0-1" if board.turn == chess.WHITE else "1-0"), "checkmate"
+        return Side.to_move(board.turn).opponent.win, Termination.CHECKMATE
     if board.is_stalemate():
-        return "1/2-1/2", "stalemate"
+        return "1/2-1/2", Termination.STALEMATE
     if board.is_insufficient_material():
-        return "1/2-1/2", "insufficient_material"
+        return "1/2-1/2", Termination.INSUFFICIENT_MATERIAL
     rp = profile(rules)
     if rp.automatic_seventyfive_moves and board.is_seventyfive_moves():
-        return "1/2-1/2", "seventyfive_moves"
+        return "1/2-1/2", Termination.SEVENTYFIVE_MOVES
     if rp.automatic_fivefold_repetition and board.is_fivefold_repetition():
-        return "1/2-1/2", "fivefold_repetition"
+        return "1/2-1/2", Termination.FIVEFOLD_REPETITION
     return None
 
 
@@ -193,16 +232,15 @@ def require_game(game: Game | None, game_id: str) -> Game:
     return game
 
 
-def require_in_time_order(game: Game | None, cmd: Command) -> None:
+def require_in_time_order(game: Game | None, command: str, at_ms: int) -> None:
     """A game's events are recorded in the order they happened (Laws 6.7 a: the clock
     runs from one event to the next): a command dated before the game's last recorded
     event would run its clock backwards, so it is refused. Equal instants are allowed."""
-    at_ms = cmd.get("at_ms")
-    if game is None or game.status != IN_PROGRESS or not isinstance(at_ms, int):
+    if game is None or game.status != IN_PROGRESS:
         return  # the decision itself reports an unknown or finished game
     if at_ms < game.last_at_ms:
         raise MalformedCommand(
-            f"{cmd.name} at {format_instant(at_ms)} is earlier than the last recorded event of "
+            f"{command} at {format_instant(at_ms)} is earlier than the last recorded event of "
             f"game {game.game_id} ({format_instant(game.last_at_ms)}): a game's events are "
             "recorded in time order"
         )
@@ -250,6 +288,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 clock=clock,
             )
         case ResultRecorded():
+            running = state.clock.running or state.clock.paused if state.clock else None
             return replace(
                 state,
                 version=event.originator_version,
@@ -259,6 +298,41 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 last_at_ms=event.at_ms,
                 record=state.record.game_ended(),
                 clock=state.clock.stop(event.at_ms) if state.clock else None,
+                running_at_end=running,
+                open_flag_alerts=(),
+            )
+        case MovesCorrected():
+            return _moves_corrected(state, event)
+        case ResultCorrected():
+            reopened = event.result is None
+            clock = state.clock
+            if reopened and clock is not None:
+                clock = clock.reopen(state.running_at_end, event.at_ms)
+            return replace(
+                state,
+                version=event.originator_version,
+                status=IN_PROGRESS if reopened else FINISHED,
+                result=event.result or "*",
+                termination=event.termination,
+                last_at_ms=max(state.last_at_ms, event.at_ms),
+                clock=clock,
+                corrections=(*state.corrections, event),
+            )
+        case FlagRuled():
+            return replace(
+                state,
+                version=event.originator_version,
+                last_at_ms=max(state.last_at_ms, event.at_ms),
+                flag_rulings=(*state.flag_rulings, event),
+                open_flag_alerts=tuple(
+                    key for key in state.open_flag_alerts if key.split(":")[1] != event.side
+                ),
+            )
+        case AlertRaised() if event.kind == FLAG_FALL and "key" in event.details:
+            return replace(
+                state,
+                version=event.originator_version,
+                open_flag_alerts=(*state.open_flag_alerts, str(event.details["key"])),
             )
         case DrawClaimed() | ClaimAdvised() | ClaimRuled() | IllegalMoveRecorded():
             return replace(
@@ -271,16 +345,43 @@ def evolve(state: Game | None, event: Event) -> Game | None:
         case ClockAdjusted():
             clock = state.clock
             if clock is not None:
-                clock = clock.adjust(event.side, event.delta_ms, event.at_ms)
+                clock = clock.adjust(Side.of(event.side), event.delta_ms, event.at_ms)
             return replace(state, version=event.originator_version, clock=clock)
     return replace(state, version=event.originator_version)
 
 
-def mover(initial_fen: str | None, ply: int) -> str:
+def _moves_corrected(state: Game, event: MovesCorrected) -> Game:
+    """The corrected line replaces the moves after ``from_ply``; the clock's move
+    counters follow it, then the times the arbiter set, if any (6.13, 7.4 a)."""
+    moves = (*state.moves[: event.from_ply], *event.uci)
+    sans = (*state.sans[: event.from_ply], *event.san)
+    clock = state.clock
+    if clock is not None:
+        counts = dict.fromkeys(SIDES, 0)
+        for ply in range(1, len(moves) + 1):
+            counts[mover(state.initial_fen, ply)] += 1
+        clock = clock.recount(counts, mover(state.initial_fen, len(moves) + 1), event.at_ms)
+        if event.white_ms is not None:
+            clock = clock.set_remaining(Side.WHITE, event.white_ms, event.at_ms)
+        if event.black_ms is not None:
+            clock = clock.set_remaining(Side.BLACK, event.black_ms, event.at_ms)
+    return replace(
+        state,
+        version=event.originator_version,
+        moves=moves,
+        sans=sans,
+        last_at_ms=max(state.last_at_ms, event.at_ms),
+        clock=clock,
+        corrections=(*state.corrections, event),
+        open_flag_alerts=(),
+    )
+
+
+def mover(initial_fen: str | None, ply: int) -> Side:
     """The side that made the ``ply``-th move (1-based) of a game from ``initial_fen``."""
     first_black = initial_fen is not None and initial_fen.split()[1:2] == ["b"]
     white_moves = (ply % 2 == 1) != first_black
-    return "white" if white_moves else "black"
+    return Side.WHITE if white_moves else Side.BLACK
 
 
 def _clock_at_claim(clock: Clock | None, event: Event) -> Clock | None:
