@@ -72,10 +72,11 @@ from engine.events import ClockReadingRecorded, ResultRecorded
 from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
+from engine.timefmt import clock_text
 from engine.tournament.berger_inference import cycles_for, infer_numbers
 from engine.tournament.pairing import rounds_per_cycle
 from engine.tournament.tournament import Tournament
-from projections.clock import clock_report, clock_text
+from projections.clock import clock_report
 
 __all__ = ["ImportOptions", "ImportReport", "import_pgn", "player_id", "read_games"]
 

@@ -33,6 +33,7 @@ from engine.game.reconciliation import judge
 from engine.game.state import Game, mover, position
 from engine.side import SIDES, Side
 from engine.termination import ON_TIME
+from engine.timefmt import clock_text as clock_text  # the engine's; kept importable here
 from engine.timefmt import format_instant
 
 REPORT_TOLERANCE_MS = 999
