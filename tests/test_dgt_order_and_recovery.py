@@ -18,11 +18,12 @@ import pytest
 
 from adapters.cli.cmd_dgt import reconstruct_lines
 from adapters.dgt import protocol as p
-from adapters.dgt.feed import StoreSink, board_stream
+from adapters.dgt.feed import StoreSink
 from adapters.dgt.reconstruct import LineRecovered, MoveReconstructor, Observation
 from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise
 from adapters.store import Store
+from engine.events import board_stream
 from engine.timefmt import format_instant, parse_instant
 from tests.dgt_hands import T0_MS, Hands
 from tests.test_dgt_serial import PGN
