@@ -30,8 +30,7 @@ from engine.events import (
     ResultCorrected,
     ResultRecorded,
 )
-from engine.timefmt import format_instant
-from projections.clock import clock_text
+from engine.timefmt import clock_text, format_instant
 
 Describer = Callable[[Any], str | None]
 

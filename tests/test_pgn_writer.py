@@ -160,3 +160,42 @@ class TestTheArbitersRecordAsComments:
         ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0), "by": "chief"})
         play(sqlite_store, "1.1", "e4")
         assert parsed(game_pgn_text(sqlite_store, "1.1")).comment == "Started by chief"
+
+
+class TestArt3_2BoardsAsPublished:
+    def test_3_2_renumber_boards_makes_the_game_ids_follow_the_published_boards(
+        self, sqlite_store: Store
+    ) -> None:
+        create(sqlite_store)
+        before = sqlite_store.tournament()
+        assert before is not None and before.pairings()["2.1"] != before.pairings()["2.2"]
+        table = {b: before.pairings()[f"2.{b}"] for b in range(1, 5)}
+        ok(
+            sqlite_store,
+            {
+                "cmd": "renumber_boards",
+                "tournament": "london-2013",
+                "boards": {"2": [2, 1, 4, 3]},
+                "reason": "the boards as published",
+            },
+        )
+        after = sqlite_store.tournament()
+        assert after is not None
+        assert [after.pairings()[f"2.{b}"] for b in (2, 1, 4, 3)] == [table[b] for b in range(1, 5)]
+        assert after.pairings()["1.1"] == before.pairings()["1.1"]  # other rounds as they were
+
+    @pytest.mark.parametrize(
+        ("boards", "code", "message"),
+        [
+            ({"2": [1, 1, 2, 3]}, "malformed_command", "must list its boards 1..4 once each"),
+            ({"15": [1, 2, 3, 4]}, "malformed_command", "is not a round of"),
+            ({"1": [2, 1, 3, 4]}, "rule_violation", "keep their boards: 1.1"),
+        ],
+    )
+    def test_3_2_a_bad_renumbering_is_refused_and_appends_nothing(
+        self, sqlite_store: Store, boards: dict, code: str, message: str
+    ) -> None:
+        create(sqlite_store)
+        ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        cmd = {"cmd": "renumber_boards", "tournament": "london-2013", "boards": boards}
+        assert message in refused(sqlite_store, {**cmd, "reason": "r"}, code)

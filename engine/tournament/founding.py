@@ -1,4 +1,5 @@
-"""The tournament founded: its creation (1.1, 3.1) and the drawing of lots (3.4.1).
+"""The tournament founded: its creation (1.1, 3.1), the drawing of lots (3.4.1) and the
+order its rounds are played in (3.2).
 
 The decisions on the tournament stream before play; the state they build is
 ``engine.tournament.tournament.Tournament``.
@@ -8,13 +9,21 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
-from engine.events import TOURNAMENT_STREAM, Event, LotsDrawn, TournamentCreated
+from engine.events import (
+    TOURNAMENT_STREAM,
+    BoardsRenumbered,
+    Event,
+    LotsDrawn,
+    RoundsReordered,
+    TournamentCreated,
+)
 from engine.fields import Identifier, Instant
 from engine.rules import DEFAULT_PROFILE, profile
 from engine.tournament.drawing_of_lots import (
@@ -256,5 +265,134 @@ def draw_lots(tournament: Tournament | None, cmd: DrawLots) -> list[Event]:
             by=cmd.by,
             numbers=numbers,
             seed=seed,
+        )
+    ]
+
+
+@command(
+    "reorder_rounds",
+    summary="The rounds of the pairing table are played in another order (3.2).",
+    events=(RoundsReordered,),
+)
+@dataclass(frozen=True, kw_only=True)
+class ReorderRounds(Command):
+    tournament: str
+    order: list[Any]
+    """``order[r-1]``: the table's round played as round r; each round once."""
+    reason: str
+    at_ms: Instant | None = None
+    by: str = "chief"
+
+    def decide(self, world: World) -> list[Event]:
+        return reorder_rounds(world.tournament(), world.game, self)
+
+
+def reorder_rounds(
+    tournament: Tournament | None, game_of: Callable[[str], object | None], cmd: ReorderRounds
+) -> list[Event]:
+    """3.2: the rounds of the pairing table are played in another order (a change of the
+    playing schedule, or an import whose games follow the table in another order):
+    round r of the event plays the table's round ``order[r-1]``. ``order`` is a
+    permutation of the rounds; a round that has a game started keeps its table round."""
+    t = require_tournament(tournament, cmd.tournament)
+    if t.numbers is None:
+        raise RuleViolation("3.4.1", "the rounds are ordered once the lots are drawn")
+    order = cmd.order
+    if any(isinstance(r, bool) or not isinstance(r, int) for r in order) or sorted(order) != list(
+        range(1, t.rounds + 1)
+    ):
+        raise MalformedCommand(
+            f"reorder_rounds: order must list the table's rounds 1..{t.rounds} once each, "
+            f"got {order!r}"
+        )
+    current = t.round_order or tuple(range(1, t.rounds + 1))
+    if tuple(order) == current:
+        raise MalformedCommand("reorder_rounds: the rounds are already played in this order")
+    boards = len(t.players) // 2
+    started = [
+        f"{r}.{b}"
+        for r, (now, then) in enumerate(zip(current, order, strict=True), start=1)
+        if now != then
+        for b in range(1, boards + 1)
+        if game_of(f"{r}.{b}") is not None
+    ]
+    if started:
+        raise RuleViolation(
+            "3.2",
+            f"round(s) with a game already started cannot change their pairings: "
+            f"{', '.join(started)}",
+        )
+    return [
+        RoundsReordered(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=t.version + 1,
+            at_ms=cmd.at_ms or 0,
+            by=cmd.by,
+            order=tuple(order),
+            reason=cmd.reason,
+        )
+    ]
+
+
+@command(
+    "renumber_boards",
+    summary="The boards of rounds are numbered as the organisers published them (3.2).",
+    events=(BoardsRenumbered,),
+)
+@dataclass(frozen=True, kw_only=True)
+class RenumberBoards(Command):
+    tournament: str
+    boards: dict[str, Any]
+    """Round (as played, ``"2"``) -> the published board of each table board, in table
+    order: ``[3, 1, 4, 2]`` plays the table's board 1 as board 3."""
+    reason: str
+    at_ms: Instant | None = None
+    by: str = "chief"
+
+    def decide(self, world: World) -> list[Event]:
+        return renumber_boards(world.tournament(), world.game, self)
+
+
+def renumber_boards(
+    tournament: Tournament | None, game_of: Callable[[str], object | None], cmd: RenumberBoards
+) -> list[Event]:
+    """3.2: the organisers publish a round's boards in another order than the pairing
+    table's; the game ids (``<round>.<board>``) follow the published boards. Each round
+    named gets a permutation of its boards; a round with a game started keeps its ids."""
+    t = require_tournament(tournament, cmd.tournament)
+    if t.numbers is None:
+        raise RuleViolation("3.4.1", "the boards are numbered once the lots are drawn")
+    size = len(t.players) + len(t.players) % 2
+    count = size // 2
+    boards: dict[str, tuple[int, ...]] = {}
+    for round_no, order in cmd.boards.items():
+        if not str(round_no).isdigit() or not 1 <= int(round_no) <= t.rounds:
+            raise MalformedCommand(
+                f"renumber_boards: {round_no!r} is not a round of {t.id!r} (1..{t.rounds})"
+            )
+        valid = isinstance(order, list) and all(
+            isinstance(b, int) and not isinstance(b, bool) for b in order
+        )
+        if not valid or sorted(order) != list(range(1, count + 1)):
+            raise MalformedCommand(
+                f"renumber_boards: round {round_no} must list its boards 1..{count} once "
+                f"each, got {order!r}"
+            )
+        boards[str(int(round_no))] = tuple(order)
+    started = [
+        f"{r}.{b}" for r in boards for b in range(1, count + 1) if game_of(f"{r}.{b}") is not None
+    ]
+    if started:
+        raise RuleViolation(
+            "3.2", f"round(s) with a game already started keep their boards: {', '.join(started)}"
+        )
+    return [
+        BoardsRenumbered(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=t.version + 1,
+            at_ms=cmd.at_ms or 0,
+            by=cmd.by,
+            boards=boards,
+            reason=cmd.reason,
         )
     ]
