@@ -27,10 +27,19 @@ from eventsourcing.persistence import IntegrityError, Notification
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
+from engine.arbiter import incident_book as incident_books
+from engine.arbiter.incident_book import IncidentBook
 from engine.commands import Command
 from engine.dispatch import decide
 from engine.errors import CommandRefused, Conflict, MalformedCommand
-from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, clock_stream, game_stream
+from engine.events import (
+    INCIDENTS_STREAM,
+    TOURNAMENT_STREAM,
+    ClockReadingRecorded,
+    Event,
+    clock_stream,
+    game_stream,
+)
 from engine.game import reconciliation
 from engine.game import state as games
 from engine.game.reconciliation import ClockLog
@@ -142,6 +151,10 @@ class Store:
     def game(self, game_id: str) -> Game | None:
         return self._fold(game_stream(game_id), games.evolve)
 
+    def incident_book(self) -> IncidentBook | None:
+        """The Chief Arbiter's incident book (``engine.arbiter.incident_book``)."""
+        return self._fold(INCIDENTS_STREAM, incident_books.evolve)
+
     def clock_log(self, game_id: str) -> ClockLog | None:
         """The state of a game's ``clock/<id>`` stream (its version, its last reading).
 
@@ -237,9 +250,14 @@ class Store:
             if len(batch) < size:
                 return
 
-    def events_since(self, seq: int = 0, limit: int | None = None) -> Iterator[tuple[int, Event]]:
-        """(sequence number, event) of every event after ``seq``, in global order."""
+    def events_since(
+        self, seq: int = 0, limit: int | None = None, skip_streams: tuple[str, ...] = ()
+    ) -> Iterator[tuple[int, Event]]:
+        """(sequence number, event) of every event after ``seq``, in global order; events
+        of streams whose id starts with one of ``skip_streams`` are not decoded."""
         for notification in self.notifications(seq + 1, limit):
+            if skip_streams and notification.originator_id.startswith(skip_streams):
+                continue
             event = self.app.mapper.to_domain_event(notification)
             if isinstance(event, Event):
                 yield notification.id, event
@@ -356,6 +374,7 @@ class Store:
 
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
+    INCIDENTS_STREAM: incident_books.evolve,
     "game": games.evolve,
     "clock": reconciliation.evolve,
 }

@@ -139,6 +139,7 @@ SPECS: dict[str, dict[str, Checker]] = {
         "time_control?": STR,
         "fen?": STR,
         "stage?": STR,
+        "present?": LIST,
     },
     "play_move": {
         "game": STR,
@@ -245,6 +246,27 @@ SPECS: dict[str, dict[str, Checker]] = {
         "at": INSTANT,
     },
     "check_flags": {"game?": STR, "games?": LIST, "at": INSTANT, "by?": STR},
+    # The incident book (3.9.1, 3.9.2 a, 3.9.2 c, 3.3.4; Laws 2009 6.7 a, 12.3 b, 12.6,
+    # 13.4): engine/arbiter/incidents.py, default_time.py, withdrawal_reasons.py.
+    "record_incident": {
+        "game?": STR,
+        "player?": STR,
+        "kind": STR,
+        "arbiter": STR,
+        "at": INSTANT,
+        "details": STR,
+        "penalty?": ANY,
+    },
+    "permit_leave": {"player": STR, "arbiter": STR, "accompanied_by": STR, "at": INSTANT},
+    "returned": {"player": STR, "at": INSTANT, "by?": STR},
+    "rule_default": {"game": STR, "player": STR, "arbiter": STR, "at": INSTANT},
+    "rule_withdrawal_reason": {
+        "player": STR,
+        "satisfactory": BOOL,
+        "arbiter": STR,
+        "reason": STR,
+        "at": INSTANT,
+    },
 }
 
 

@@ -8,10 +8,18 @@ possibly on several streams; the caller appends them in one transaction.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Protocol
 
-from engine.arbiter import clock_rulings, illegal_moves
+from engine.arbiter import (
+    clock_rulings,
+    default_time,
+    illegal_moves,
+    incidents,
+    withdrawal_reasons,
+)
 from engine.arbiter import draw_claims as claims
+from engine.arbiter.incident_book import IncidentBook
 from engine.commands import Command, parse_command
 from engine.events import Event
 from engine.game import moves, reconciliation
@@ -32,6 +40,8 @@ class World(Protocol):
     def game(self, game_id: str) -> Game | None: ...
 
     def clock_log(self, game_id: str) -> ClockLog | None: ...
+
+    def incident_book(self) -> IncidentBook | None: ...
 
 
 Handler = Callable[[Command, World], list[Event]]
@@ -59,10 +69,31 @@ HANDLERS: dict[str, Handler] = {
     "adjust_clock": lambda c, w: clock_rulings.adjust_clock(w.tournament(), w.game(c["game"]), c),
     "check_flags": lambda c, w: clock_rulings.check_flags(w.tournament(), w.game, c),
     "withdraw": lambda c, w: withdrawals.withdraw(w.tournament(), w.game, c),
-    "start_playoff": lambda c, w: playoffs.start_playoff(w.tournament(), w.game, c),
+    "start_playoff": lambda c, w: playoffs.start_playoff(
+        w.tournament(), w.game, c, _points_reduced(w)
+    ),
     "advance_playoff": lambda c, w: playoffs.advance_playoff(w.tournament(), w.game, c),
     "choose_colour": lambda c, w: playoffs.choose_colour(w.tournament(), c),
+    "record_incident": lambda c, w: incidents.record_incident(
+        w.tournament(), w.incident_book(), w.game(c["game"]) if c.get("game") else None, w.game, c
+    ),
+    "permit_leave": lambda c, w: incidents.permit_leave(
+        w.tournament(), w.incident_book(), w.game, c
+    ),
+    "returned": lambda c, w: incidents.returned(w.tournament(), w.incident_book(), c),
+    "rule_default": lambda c, w: default_time.rule_default(
+        w.tournament(), w.incident_book(), w.game(c["game"]), c
+    ),
+    "rule_withdrawal_reason": lambda c, w: withdrawal_reasons.rule_withdrawal_reason(
+        w.tournament(), w.incident_book(), c
+    ),
 }
+
+
+def _points_reduced(world: World) -> dict[str, Fraction]:
+    """Laws 2009 13.4 e: the points the arbiters took, which the playoff's tie counts."""
+    book = world.incident_book()
+    return book.points_reduced() if book is not None else {}
 
 
 IN_TIME_ORDER = frozenset(

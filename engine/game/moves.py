@@ -11,7 +11,7 @@ import chess
 from engine.clock.time_control import parse_time_control
 from engine.commands import Command
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame
-from engine.events import Event, GameStarted, MovePlayed, ResultRecorded, game_stream
+from engine.events import AlertRaised, Event, GameStarted, MovePlayed, ResultRecorded, game_stream
 from engine.game.flags import flag_fall
 from engine.game.record import require_no_pending_claim
 from engine.game.state import (
@@ -67,7 +67,8 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
         or profile(rules).time_control_for(stage)
     )
     parse_time_control(time_control)  # a clear error for a control the clock cannot read
-    return [
+    present = _present(cmd.get("present"), white, black, game_id)
+    started: list[Event] = [
         GameStarted(
             originator_id=game_stream(game_id),
             originator_version=1,
@@ -82,8 +83,51 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             rules=rules,
             initial_fen=fen,
             stage=stage,
+            present=present,
         )
     ]
+    absent = [p for p in (white, black) if present is not None and p not in present]
+    if absent:
+        default_ms = profile(rules).default_time_ms
+        started.append(
+            AlertRaised(
+                originator_id=game_stream(game_id),
+                originator_version=2,
+                at_ms=cmd["at_ms"],
+                by=cmd.get("by", "arbiter"),
+                game=game_id,
+                kind=ABSENT_AT_START,
+                message=f"game {game_id} started without {' and '.join(absent)} at the board: "
+                f"the default time is {default_ms // 60_000} min (Laws 2009 6.7 a); the "
+                "arbiter may rule the game lost (rule_default)",
+                details={"absent": list(absent), "default_time_ms": default_ms},
+            )
+        )
+    return started
+
+
+ABSENT_AT_START = "absent_at_start"
+"""The alert raised when a game starts without both players at the board (Laws 2009 6.7 a)."""
+
+
+def _present(
+    raw: list[object] | None, white: str, black: str, game_id: str
+) -> tuple[str, ...] | None:
+    """The players at the board at the start (ids, or ``white``/``black``); None if not given."""
+    if raw is None:
+        return None
+    out: list[str] = []
+    for item in raw:
+        if item in ("white", "black"):
+            item = white if item == "white" else black
+        if item not in (white, black):
+            raise MalformedCommand(
+                f"start_game: 'present' lists {item!r}, who does not play game {game_id} "
+                f"({white} - {black})"
+            )
+        if item not in out:
+            out.append(str(item))
+    return tuple(out)
 
 
 def _check_players_and_stage(

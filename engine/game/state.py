@@ -80,6 +80,14 @@ class Game:
     clock: Clock | None = None
     """The regulation clock (``engine.clock.regulation``); None when it is unknown (no time
     control, or a score sheet imported without clock comments)."""
+    present: tuple[str, ...] | None = None
+    """The players at the board at the start (Laws 2009 6.7 a); None when not recorded."""
+
+    def absent_at_start(self) -> tuple[str, ...]:
+        """The players recorded as not at the board when the game started (6.7 a)."""
+        if self.present is None:
+            return ()
+        return tuple(p for p in (self.white, self.black) if p not in self.present)
 
     @property
     def is_playoff(self) -> bool:
@@ -230,6 +238,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 last_at_ms=event.at_ms,
                 stage=event.stage,
                 clock=_starting_clock(event),
+                present=event.present,
             )
     if state is None:
         return None

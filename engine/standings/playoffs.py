@@ -26,6 +26,9 @@ sudden-death game goes to the first of its two players in lot order (purpose
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
+
 from engine.commands import Command
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import (
@@ -80,7 +83,7 @@ def playoff_results(tournament: Tournament, lookup: Lookup) -> dict[str, str]:
 
 
 def current_order(
-    tournament: Tournament, lookup: Lookup
+    tournament: Tournament, lookup: Lookup, reductions: Mapping[str, Fraction] | None = None
 ) -> tuple[list[tuple[str, ...]], dict[int, Progress], dict[str, str]]:
     """The order after 3.7 a-c and the playoffs so far; refuses while round-robin games remain."""
     states = round_robin_states(tournament, lookup)
@@ -97,7 +100,7 @@ def current_order(
             f"{missing[0][0]} {missing[0][1]} - {missing[0][2]}"
         )
         raise RuleViolation("3.7", f"tie-break games come after the last round: {detail}")
-    ranking = rank(ranked_players(tournament), scored)
+    ranking = rank(ranked_players(tournament), scored, reductions)
     results = playoff_results(tournament, lookup)
     tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
     order, progress = refine(tiers, tournament.playoffs, results)
@@ -167,7 +170,12 @@ def _stage_event(
     )
 
 
-def start_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> list[Event]:
+def start_playoff(
+    tournament: Tournament | None,
+    lookup: Lookup,
+    cmd: Command,
+    reductions: Mapping[str, Fraction] | None = None,
+) -> list[Event]:
     """3.7.1.a (and 3.7.4 for another place): start the rapid games of a tie after 3.7 a-c."""
     t = require_tournament(tournament, cmd["tournament"])
     require_ruling_arbiter(t, cmd["arbiter"], "start a playoff")
@@ -178,7 +186,7 @@ def start_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command) -
         raise RuleViolation(
             "3.7.1.a", f"the playoff for place {place} has started; use advance_playoff"
         )
-    order, progress, _ = current_order(t, lookup)
+    order, progress, _ = current_order(t, lookup, reductions)
     found = tier_at(order, place)
     if found is None:
         raise RuleViolation("3.7", f"no player holds place {place}")

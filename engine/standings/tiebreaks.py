@@ -31,7 +31,7 @@ Interpretations (DESIGN.md):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from engine.game.state import FINISHED, Game
@@ -171,9 +171,21 @@ class Ranking:
         return None
 
 
-def rank(players: Sequence[str], games: Sequence[ScoredGame]) -> Ranking:
-    """Order the players by points, then each points group by 3.7 a, b, c in turn."""
+def rank(
+    players: Sequence[str],
+    games: Sequence[ScoredGame],
+    reductions: Mapping[str, Fraction] | None = None,
+) -> Ranking:
+    """Order the players by points, then each points group by 3.7 a, b, c in turn.
+
+    ``reductions``: points taken from players by the arbiter (Laws 2009 13.4 e); they
+    lower the points of 3.6.1 only, the tie-breaks are those of the games as played."""
     table = lines(players, games)
+    if reductions:
+        table = {
+            p: replace(line, points=line.points - reductions.get(p, Fraction(0)))
+            for p, line in table.items()
+        }
     h2h: dict[str, Fraction | None] = dict.fromkeys(players)
     for value in {line.points for line in table.values()}:
         group = [p for p in players if table[p].points == value]
