@@ -1,4 +1,5 @@
-"""Scenario tests of the draw-claim procedure, end to end through the real CLI.
+"""Scenario tests of the arbiters' procedures (claims, illegal moves, the incident book),
+end to end through the real CLI.
 
 Each ``tests/scenarios/NAME.jsonl`` is fed to ``candidates apply`` on a fresh
 store, then ``candidates game ID --format json`` is read; both are compared
@@ -46,6 +47,11 @@ SHOWN = {
     "ClockAdjusted",
     "ResultRecorded",
     "AlertRaised",
+    "IncidentRecorded",
+    "LeavePermitted",
+    "PlayerReturned",
+    "DefaultRuled",
+    "WithdrawalReasonRuled",
 }
 VIEW_FIELDS = (
     "game",
