@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from adapters.cli.cmd_tournament import render_standings
 from adapters.queries import standings_object
 from adapters.store import Store
 from tests.helpers import at, ok, paired_tournament, refused
@@ -56,6 +57,14 @@ class TestArt3_3_4WithdrawalReason:
                 "Championship cycle (no medical certificate was produced)",
             }
         ]
+
+    def test_3_3_4_the_standings_table_prints_the_note(self, withdrawn: Store) -> None:
+        ok(withdrawn, ruling())
+        text = render_standings(standings_object(withdrawn))
+        assert (
+            "      ivanchuk: reason for withdrawal not satisfactory: excluded from the next World "
+            "Championship cycle (no medical certificate was produced) (3.3.4)"
+        ) in text.splitlines()
 
     def test_3_3_4_a_later_ruling_replaces_the_earlier_and_keeps_it(self, withdrawn: Store) -> None:
         ok(withdrawn, ruling())
