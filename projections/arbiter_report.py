@@ -269,7 +269,7 @@ def result(event: Event) -> Entry | None:
     return entry(
         event,
         "result",
-        "13.1",
+        "Laws 2009 13.1",
         f"{event.result} ({event.termination}): {event.reason}",
         arbiter=event.arbiter,
     )
