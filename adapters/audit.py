@@ -45,7 +45,9 @@ from adapters.replay_log import (
     verify_links,
 )
 from adapters.store import Store
+from engine.arbiter.incident_audit import INCIDENT_REASON, judge_book
 from engine.events import (
+    INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     ChainSealed,
     ClaimRuled,
@@ -66,6 +68,8 @@ from projections.game_view import game_view
 
 INTEGRITY, RULE, INFO = "integrity", "rule", "info"
 
+BOOK_TERMINATIONS = {"penalty", "default"}
+"""Results the incident book (13.4 d, f; 6.7 a) or a withdrawal (3.1) decided."""
 POSITION_ENDINGS = {
     "checkmate",
     "stalemate",
@@ -397,6 +401,8 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
                 _check_result(board, event, record, game_id, accepted_claim, report)
             elif isinstance(event, ClockAdjusted) and type(previous).__name__ in PENALISED_BY:
                 pass  # a penalty the rules fix (Laws 7.4 b, 9.5), recorded with its cause
+            elif isinstance(event, ClockAdjusted) and INCIDENT_REASON.match(event.reason):
+                pass  # 13.4 b, c: the incident book's ruling (judge_book checks it)
             elif isinstance(event, ClockAdjusted):
                 report.add(
                     RULE,
@@ -463,6 +469,8 @@ def _check_result(
     report: AuditReport,
 ) -> None:
     board = board or chess.Board()
+    if event.termination in BOOK_TERMINATIONS:
+        return  # 13.4 d, f, 6.7 a, 3.1: the ruling's own finding (judge_book checks it)
     shown = games.outcome_of(board, "fide-2023")
     if event.termination in POSITION_ENDINGS:
         if shown is None or shown != (event.result, event.termination):
@@ -674,8 +682,14 @@ def audit_records(
     folded = check_games(readable, events, report)
     check_clocks(readable, events, report)
     check_projections(store, log, events, folded, report)
+    by_event = dict(zip((id(e) for e in events), readable, strict=True))
+    for found in judge_book(events):
+        report.add(found.severity, found.kind, found.message, by_event[id(found.event)])
     for record in readable:
-        if stream_game_id(record.stream) is None and record.stream != TOURNAMENT_STREAM:
+        if stream_game_id(record.stream) is None and record.stream not in (
+            TOURNAMENT_STREAM,
+            INCIDENTS_STREAM,
+        ):
             report.add(INFO, "unknown_stream", f"stream {record.stream!r} is not audited", record)
     return report
 
