@@ -148,9 +148,16 @@ class GameStarted(Event):
     """False when the moves' ``at_ms`` are not the instants they were completed (a
     score sheet imported without clock comments): the clock is then unknown and
     the engine never flags the game."""
-    present: tuple[str, ...] | None = None
-    """The players at the board when the game started (Laws 2009 6.7 a, the default
-    time); None when the start did not record it (both taken as present)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PresenceRecorded(Event):
+    """Who was at the board when the game started (Laws 2009 6.7 a, the default time),
+    recorded with the start when ``start_game`` names the players present."""
+
+    game: str
+    present: tuple[str, ...]
+    absent: tuple[str, ...]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -45,14 +45,15 @@ def default(player: str, seconds: float = 1, **fields: object) -> dict:
 class TestLaws2009_6_7aDefaultTime:
     def test_6_7_a_a_start_without_both_players_raises_an_alert(self, event: Store) -> None:
         events = start(event, ["aronian"])
-        assert [e["type"] for e in events] == ["GameStarted", "AlertRaised"]
-        assert list(events[0]["present"]) == ["aronian"]
-        alert = events[1]
+        assert [e["type"] for e in events] == ["GameStarted", "PresenceRecorded", "AlertRaised"]
+        assert (list(events[1]["present"]), list(events[1]["absent"])) == (["aronian"], ["carlsen"])
+        alert = events[2]
         assert alert["kind"] == "absent_at_start"
         assert alert["details"] == {"absent": ["carlsen"], "default_time_ms": 0}
 
     def test_6_7_a_both_present_raises_no_alert(self, event: Store) -> None:
-        assert [e["type"] for e in start(event, ["white", "black"])] == ["GameStarted"]
+        events = start(event, ["white", "black"])
+        assert [e["type"] for e in events] == ["GameStarted", "PresenceRecorded"]
 
     def test_6_7_a_the_absent_player_loses_under_the_zero_default(self, event: Store) -> None:
         start(event, ["aronian"])

@@ -47,6 +47,7 @@ SHOWN = {
     "ClockAdjusted",
     "ResultRecorded",
     "AlertRaised",
+    "PresenceRecorded",
     "IncidentRecorded",
     "LeavePermitted",
     "PlayerReturned",

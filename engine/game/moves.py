@@ -11,7 +11,15 @@ import chess
 from engine.clock.time_control import parse_time_control
 from engine.commands import Command
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame
-from engine.events import AlertRaised, Event, GameStarted, MovePlayed, ResultRecorded, game_stream
+from engine.events import (
+    AlertRaised,
+    Event,
+    GameStarted,
+    MovePlayed,
+    PresenceRecorded,
+    ResultRecorded,
+    game_stream,
+)
 from engine.game.flags import flag_fall
 from engine.game.record import require_no_pending_claim
 from engine.game.state import (
@@ -83,16 +91,28 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             rules=rules,
             initial_fen=fen,
             stage=stage,
-            present=present,
         )
     ]
-    absent = [p for p in (white, black) if present is not None and p not in present]
+    if present is None:
+        return started
+    absent = tuple(p for p in (white, black) if p not in present)
+    started.append(
+        PresenceRecorded(
+            originator_id=game_stream(game_id),
+            originator_version=2,
+            at_ms=cmd["at_ms"],
+            by=cmd.get("by", "arbiter"),
+            game=game_id,
+            present=present,
+            absent=absent,
+        )
+    )
     if absent:
         default_ms = profile(rules).default_time_ms
         started.append(
             AlertRaised(
                 originator_id=game_stream(game_id),
-                originator_version=2,
+                originator_version=3,
                 at_ms=cmd["at_ms"],
                 by=cmd.get("by", "arbiter"),
                 game=game_id,

@@ -39,6 +39,7 @@ from engine.events import (
     GameStarted,
     IllegalMoveRecorded,
     MovePlayed,
+    PresenceRecorded,
     ResultRecorded,
     game_stream,
 )
@@ -238,7 +239,6 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 last_at_ms=event.at_ms,
                 stage=event.stage,
                 clock=_starting_clock(event),
-                present=event.present,
             )
     if state is None:
         return None
@@ -274,6 +274,8 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 record=state.record.evolve(event),
                 clock=_clock_at_claim(state.clock, event),
             )
+        case PresenceRecorded():
+            return replace(state, version=event.originator_version, present=event.present)
         case ClockAdjusted():
             clock = state.clock
             if clock is not None:
