@@ -61,6 +61,7 @@ from engine.events import (
 )
 from engine.game import state as games
 from engine.game.state import Game
+from engine.termination import Termination
 from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
 from projections.clock import clock_text
@@ -68,7 +69,7 @@ from projections.game_view import game_view
 
 INTEGRITY, RULE, INFO = "integrity", "rule", "info"
 
-BOOK_TERMINATIONS = {"penalty", "default"}
+BOOK_TERMINATIONS = {Termination.PENALTY, Termination.DEFAULT}
 """Results the incident book (13.4 d, f; 6.7 a) or a withdrawal (3.1) decided."""
 POSITION_ENDINGS = {
     "checkmate",

@@ -40,9 +40,9 @@ from engine.events import (
     clock_stream,
     game_stream,
 )
-from engine.game import reconciliation
+from engine.game import clock_log as clock_logs
 from engine.game import state as games
-from engine.game.reconciliation import ClockLog
+from engine.game.clock_log import ClockLog
 from engine.game.state import Game
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
@@ -165,7 +165,7 @@ class Store:
         stream = clock_stream(game_id)
         if stream not in self._cache:
             self._cache[stream] = _Cached(*self._clock_log_from_tail(stream))
-        return self._fold(stream, reconciliation.evolve)
+        return self._fold(stream, clock_logs.evolve)
 
     def _clock_log_from_tail(self, stream: str) -> tuple[ClockLog | None, int]:
         game_id = stream.partition("/")[2]
@@ -376,7 +376,7 @@ _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     INCIDENTS_STREAM: incident_books.evolve,
     "game": games.evolve,
-    "clock": reconciliation.evolve,
+    "clock": clock_logs.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 

@@ -45,16 +45,17 @@ from engine.events import (
     WithdrawalReasonRuled,
     stream_game_id,
 )
+from engine.termination import ON_TIME, Termination
 from engine.timefmt import format_instant
 
 Entry = dict[str, Any]
 ReportSource = Callable[[Event], Entry | None]
 
-BOOK_TERMINATIONS = frozenset({"penalty", "default"})
+BOOK_TERMINATIONS = frozenset({Termination.PENALTY, Termination.DEFAULT})
 """Results that an incident (13.4 d, f), a default (6.7 a) or a withdrawal (3.1) decided:
 their own entry states the result."""
 
-FLAG_TERMINATIONS = frozenset({"time_forfeit", "flag_fall_draw"})
+FLAG_TERMINATIONS = frozenset(ON_TIME)
 """Results a flag fall decided (Laws 2009 6.9)."""
 
 

@@ -9,7 +9,7 @@ import pytest
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
 from adapters.dgt.feed import StoreSink, board_stream
 from adapters.store import Store
-from engine.commands import SPECS
+from engine.commands import REGISTRY
 from engine.timefmt import format_instant
 from tests.dgt_hands import Hands
 
@@ -160,7 +160,7 @@ class TestClockReadings:
                 "by": "dgt:31337",
             }
         ]
-        if "clock_reading" in SPECS:
+        if "clock_reading" in REGISTRY:
             assert not sink.refusals, sink.refusals
 
 

@@ -22,36 +22,59 @@ of any game shall be allowed."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from engine.arbiter.incident_book import IncidentBook
 from engine.arbiter.incidents import require_arbiter
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import INCIDENTS_STREAM, DefaultRuled, Event, ResultRecorded
+from engine.fields import Instant
 from engine.game import state as games
 from engine.game.state import OTHER_SIDE, WIN_BY_SIDE, Game, mover
 from engine.rules import profile
 from engine.standings.tiebreaks import DEFAULT_TERMINATION
 from engine.timefmt import format_instant
-from engine.tournament.tournament import Tournament
+from engine.tournament.tournament import RULING_ROLES, Tournament
+from engine.world import World
 
 ARTICLE = "6.7 a"
 
 
+@command(
+    "rule_default",
+    summary="An arbiter declares a game lost by a player absent at its start (Laws 2009 6.7 a; "
+    "3.3.7: no postponement).",
+    roles=RULING_ROLES,
+    events=(DefaultRuled, ResultRecorded),
+    in_time_order=True,
+)
+@dataclass(frozen=True, kw_only=True)
+class RuleDefault(Command):
+    game: str
+    player: str
+    """The absent player (id, or ``white``/``black``)."""
+    arbiter: str
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return rule_default(world.tournament(), world.incident_book(), world.game(self.game), self)
+
+
 def rule_default(
-    tournament: Tournament | None, book: IncidentBook | None, game: Game | None, cmd: Command
+    tournament: Tournament | None, book: IncidentBook | None, game: Game | None, cmd: RuleDefault
 ) -> list[Event]:
     """Declare a game lost by a player absent at its start (Laws 2009 6.7 a)."""
-    g = games.require_in_progress(game, cmd["game"])
-    arbiter: str = cmd["arbiter"]
+    g = games.require_in_progress(game, cmd.game)
+    arbiter = cmd.arbiter
     if tournament is not None:
         require_arbiter(
             tournament, arbiter, ("chief", "deputy"), "rule a game lost by default", "6.7 a"
         )
-    side = g.player_side(cmd["player"])
+    side = g.player_side(cmd.player)
     if side is None:
         raise MalformedCommand(
-            f"rule_default: {cmd['player']!r} does not play game {g.game_id} "
-            f"({g.white} - {g.black})"
+            f"rule_default: {cmd.player!r} does not play game {g.game_id} ({g.white} - {g.black})"
         )
     player = g.white if side == "white" else g.black
     if g.present is None:
@@ -67,18 +90,13 @@ def rule_default(
         raise RuleViolation(
             ARTICLE, f"{player} has arrived: he made {moved} move(s) in game {g.game_id}"
         )
-    at_ms: int = cmd["at_ms"]
+    at_ms = cmd.at_ms
     default_ms = profile(g.rules).default_time_ms
     if at_ms < g.started_at_ms + default_ms:
         raise RuleViolation(
             ARTICLE,
             f"the default time of {default_ms // 60_000} min has not passed: {player} may "
             f"arrive until {format_instant(g.started_at_ms + default_ms)}",
-        )
-    if at_ms < g.last_at_ms:
-        raise MalformedCommand(
-            f"rule_default at {format_instant(at_ms)} is earlier than the last recorded event "
-            f"of game {g.game_id} ({format_instant(g.last_at_ms)})"
         )
     opponent = OTHER_SIDE[side]
     both = (g.white if opponent == "white" else g.black) in g.absent_at_start()

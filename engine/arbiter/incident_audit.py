@@ -37,6 +37,7 @@ from engine.events import (
     WithdrawalReasonRuled,
     stream_game_id,
 )
+from engine.termination import Termination
 from engine.timefmt import format_instant
 
 RULE, INFO = "rule", "info"
@@ -139,7 +140,7 @@ def _unexplained(
 ) -> str | None:
     game = stream_game_id(event.originator_id)
     when = format_instant(event.at_ms)
-    if isinstance(event, ResultRecorded) and event.termination == "penalty":
+    if isinstance(event, ResultRecorded) and event.termination == Termination.PENALTY:
         if any(
             i.game == game and i.at_ms == event.at_ms and i.result == event.result
             for i in incidents.values()
@@ -149,7 +150,7 @@ def _unexplained(
             f"game {game}: {event.result} by a penalty at {when} with no incident in the "
             "book that gave it (Laws 2009 13.4 d, f)"
         )
-    if isinstance(event, ResultRecorded) and event.termination == "default":
+    if isinstance(event, ResultRecorded) and event.termination == Termination.DEFAULT:
         if (str(game), event.at_ms) in defaults or event.at_ms in withdrawals:
             return None
         return (

@@ -40,10 +40,17 @@ Commands:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from engine.arbiter.incident_book import IncidentBook
-from engine.arbiter.penalties import PENALTIES, Penalty, consequences, parse_penalty
-from engine.commands import Command
+from engine.arbiter.penalties import (
+    PENALTIES,
+    Penalty,
+    PenaltyForm,
+    consequences,
+    parse_penalty,
+)
+from engine.commands import Command, command
 from engine.errors import (
     GameNotInProgress,
     MalformedCommand,
@@ -53,15 +60,21 @@ from engine.errors import (
 )
 from engine.events import (
     INCIDENTS_STREAM,
+    ClockAdjusted,
     Event,
+    GameStarted,
     IncidentRecorded,
     LeavePermitted,
     PlayerReturned,
+    PlayerWithdrew,
+    ResultRecorded,
 )
+from engine.fields import Instant
 from engine.game import state as games
 from engine.game.state import IN_PROGRESS, Game
 from engine.timefmt import format_instant
 from engine.tournament.tournament import Tournament
+from engine.world import World
 
 KINDS: dict[str, str] = {
     "device_sounded": "Laws 2009 12.3 b",
@@ -106,6 +119,65 @@ ACCOMPANYING_ROLES = ("chief", "deputy")
 Lookup = Callable[[str], Game | None]
 
 
+@command(
+    "record_incident",
+    summary="An arbiter records an incident (3.9.1, 3.9.2 a, 3.9.2 c; Laws 2009 12.3 b, 12.6) "
+    "and the penalty of Laws 2009 13.4 it carries is applied.",
+    roles=RULING_ROLES,
+    events=(IncidentRecorded, ClockAdjusted, ResultRecorded, PlayerWithdrew, GameStarted),
+)
+@dataclass(frozen=True, kw_only=True)
+class RecordIncident(Command):
+    game: str | None = None
+    """The game in progress the incident concerns, if any."""
+    player: str | None = None
+    """The player concerned (id, or ``white``/``black`` with ``game``); may be left out
+    only for ``unauthorised_person`` (3.9.1: the person is not a player)."""
+    kind: str
+    arbiter: str
+    at_ms: Instant
+    details: str
+    penalty: PenaltyForm | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        game = world.game(self.game) if self.game is not None else None
+        return record_incident(world.tournament(), world.incident_book(), game, world.game, self)
+
+
+@command(
+    "permit_leave",
+    summary="The Chief Arbiter lets a player leave the playing area during the session, "
+    "accompanied by an arbiter (3.9.2 c).",
+    roles=("chief",),
+    events=(LeavePermitted,),
+)
+@dataclass(frozen=True, kw_only=True)
+class PermitLeave(Command):
+    player: str
+    arbiter: str
+    accompanied_by: str
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return permit_leave(world.tournament(), world.incident_book(), world.game, self)
+
+
+@command(
+    "returned",
+    summary="A player out of the playing area with permission is back (3.9.2 c).",
+    events=(PlayerReturned,),
+)
+@dataclass(frozen=True, kw_only=True)
+class Returned(Command):
+    player: str
+    at_ms: Instant
+    by: str | None = None
+    """Who saw him back; the arbiter who accompanied him when left out."""
+
+    def decide(self, world: World) -> list[Event]:
+        return returned(world.tournament(), world.incident_book(), self)
+
+
 def require_event(tournament: Tournament | None) -> Tournament:
     if tournament is None:
         raise UnknownTournament(
@@ -138,9 +210,9 @@ def game_in_progress_of(tournament: Tournament, player: str, lookup: Lookup) -> 
     return found
 
 
-def _incident_game(game: Game | None, cmd: Command) -> Game | None:
+def _incident_game(game: Game | None, cmd: RecordIncident) -> Game | None:
     """The named game, which must be in progress; None when no game is named."""
-    game_id = cmd.get("game")
+    game_id = cmd.game
     if game_id is None:
         return None
     g = games.require_game(game, game_id)
@@ -150,12 +222,14 @@ def _incident_game(game: Game | None, cmd: Command) -> Game | None:
             "is recorded while it is played; after it, the players are spectators (Laws 2009 "
             "12.5): record the incident without the game"
         )
-    games.require_in_time_order(g, cmd)
+    games.require_in_time_order(g, cmd.cmd, cmd.at_ms)
     return g
 
 
-def _offender(tournament: Tournament, game: Game | None, kind: str, cmd: Command) -> str | None:
-    who = cmd.get("player")
+def _offender(
+    tournament: Tournament, game: Game | None, kind: str, cmd: RecordIncident
+) -> str | None:
+    who = cmd.player
     if who is None:
         if kind != "unauthorised_person":
             raise MalformedCommand(f"record_incident: a {kind} incident needs the 'player'")
@@ -199,24 +273,24 @@ def record_incident(
     book: IncidentBook | None,
     game: Game | None,
     lookup: Lookup,
-    cmd: Command,
+    cmd: RecordIncident,
 ) -> list[Event]:
     """Record an incident and apply its penalty (see the module docstring)."""
     t = require_event(tournament)
-    kind: str = cmd["kind"]
+    kind = cmd.kind
     if kind not in KINDS:
         raise MalformedCommand(f"incident kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    arbiter: str = cmd["arbiter"]
+    arbiter = cmd.arbiter
     if kind in CHIEF_ONLY:
         require_arbiter(t, arbiter, ("chief",), f"rule on a {kind} incident", KINDS[kind])
     else:
         require_arbiter(t, arbiter, RULING_ROLES, "record an incident", "Laws 2009 13.4")
-    details: str = cmd["details"].strip()
+    details = cmd.details.strip()
     if not details:
         raise MalformedCommand("record_incident needs 'details': what the arbiter saw")
     g = _incident_game(game, cmd)
     player = _offender(t, g, kind, cmd)
-    penalty = parse_penalty(cmd.get("penalty"))
+    penalty = parse_penalty(cmd.penalty)
     _check_fit(kind, penalty, player)
     if kind in NEEDS_GAME_KINDS and g is None:
         raise MalformedCommand(f"a {kind} incident ({KINDS[kind]}) needs the game in progress")
@@ -229,7 +303,7 @@ def record_incident(
                 f"{player} left the playing area with the Chief Arbiter's permission at "
                 f"{format_instant(leave.left_at_ms)}, accompanied by {leave.accompanied_by}",
             )
-    at_ms: int = cmd["at_ms"]
+    at_ms = cmd.at_ms
     side = g.player_side(player) if g is not None and player is not None else None
     incident = current.next_incident_id()
     cause = f"incident {incident}: {kind} ({KINDS[kind]})"
@@ -275,16 +349,16 @@ def record_incident(
 
 
 def permit_leave(
-    tournament: Tournament | None, book: IncidentBook | None, lookup: Lookup, cmd: Command
+    tournament: Tournament | None, book: IncidentBook | None, lookup: Lookup, cmd: PermitLeave
 ) -> list[Event]:
     """3.9.2 c: the Chief Arbiter lets a player leave, accompanied by an arbiter."""
     t = require_event(tournament)
-    arbiter: str = cmd["arbiter"]
+    arbiter = cmd.arbiter
     require_arbiter(t, arbiter, ("chief",), "let a player leave the playing area", "3.9.2 c")
-    player: str = cmd["player"]
+    player = cmd.player
     if t.player(player) is None:
         raise MalformedCommand(f"permit_leave: {player!r} is not a player of {t.id!r}")
-    escort: str = cmd["accompanied_by"]
+    escort = cmd.accompanied_by
     escort_arbiter = t.arbiter(escort)
     if escort_arbiter is None or escort_arbiter.role not in ACCOMPANYING_ROLES:
         raise RuleViolation(
@@ -311,7 +385,7 @@ def permit_leave(
         LeavePermitted(
             originator_id=INCIDENTS_STREAM,
             originator_version=current.version + 1,
-            at_ms=cmd["at_ms"],
+            at_ms=cmd.at_ms,
             by=arbiter,
             player=player,
             arbiter=arbiter,
@@ -321,10 +395,12 @@ def permit_leave(
     ]
 
 
-def returned(tournament: Tournament | None, book: IncidentBook | None, cmd: Command) -> list[Event]:
+def returned(
+    tournament: Tournament | None, book: IncidentBook | None, cmd: Returned
+) -> list[Event]:
     """3.9.2 c: a player out with permission is back in the playing area."""
     require_event(tournament)
-    player: str = cmd["player"]
+    player = cmd.player
     current = book or IncidentBook()
     leave = current.leave_of(player)
     if leave is None:
@@ -332,7 +408,7 @@ def returned(tournament: Tournament | None, book: IncidentBook | None, cmd: Comm
             "3.9.2 c",
             f"{player} is not out of the playing area with the Chief Arbiter's permission",
         )
-    at_ms: int = cmd["at_ms"]
+    at_ms = cmd.at_ms
     if at_ms < leave.left_at_ms:
         raise MalformedCommand(
             f"returned at {format_instant(at_ms)} is before {player} left "
@@ -343,7 +419,7 @@ def returned(tournament: Tournament | None, book: IncidentBook | None, cmd: Comm
             originator_id=INCIDENTS_STREAM,
             originator_version=current.version + 1,
             at_ms=at_ms,
-            by=cmd.get("by") or leave.accompanied_by,
+            by=cmd.by or leave.accompanied_by,
             player=player,
             left_at_ms=leave.left_at_ms,
             accompanied_by=leave.accompanied_by,

@@ -42,16 +42,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any
 
-import chess
-
-from engine.commands import Command
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import ClockAdjusted, Event, ResultRecorded
 from engine.game.flags import fallen_flag
 from engine.game.state import OTHER_SIDE, WIN_BY_SIDE, Game, position
-from engine.standings import withdrawal as withdrawals
+from engine.side import Side
+from engine.standings.withdrawal import Withdraw, withdraw
+from engine.termination import Termination
 from engine.timefmt import format_instant
 from engine.tournament.tournament import Tournament
 
@@ -69,7 +68,7 @@ PENALTIES: dict[str, str] = {
 NEEDS_GAME = frozenset({"time_added", "time_deducted", "game_lost", "opponent_points_raised"})
 """Penalties that act on a game in progress (its clock or its result)."""
 
-PENALTY_TERMINATION = "penalty"
+PENALTY_TERMINATION = Termination.PENALTY
 """The termination of a game ended by a penalty (13.4 d, 13.4 f)."""
 
 
@@ -131,6 +130,18 @@ def parse_penalty(raw: object) -> Penalty | None:
     return Penalty(kind=kind, side=side, ms=ms, points=points)
 
 
+def penalty_form(where: str, value: object) -> object:
+    """The command field ``penalty``: its form is checked (``parse_penalty``) and the
+    value kept as given, so the command's wire form round-trips."""
+    del where  # the messages name the field 'penalty' themselves
+    parse_penalty(value)
+    return value
+
+
+PenaltyForm = Annotated[object, penalty_form]
+"""A penalty of 13.4 on the wire: a name, or an object with ``kind`` and its fields."""
+
+
 def _points(value: object) -> Fraction:
     """Points taken (13.4 e): 1/2, 1, 3/2 ... given as a number or a fraction text."""
     try:
@@ -148,11 +159,10 @@ def _points(value: object) -> Fraction:
     return points
 
 
-def could_win(game: Game, side: str) -> bool:
+def could_win(game: Game, side: Side) -> bool:
     """Whether ``side`` could still win by some series of legal moves (see the module
     docstring for the approximation)."""
-    board = position(game)
-    return not board.has_insufficient_material(chess.WHITE if side == "white" else chess.BLACK)
+    return not position(game).has_insufficient_material(side.colour)
 
 
 Lookup = Callable[[str], Game | None]
@@ -164,7 +174,7 @@ def consequences(
     tournament: Tournament | None,
     game: Game | None,
     player: str,
-    side: str | None,
+    side: Side | None,
     arbiter: str,
     at_ms: int,
     cause: str,
@@ -202,18 +212,15 @@ def consequences(
     if kind == "expelled":
         if tournament is None:
             raise MalformedCommand("penalty expelled needs a tournament to expel the player from")
-        events = withdrawals.withdraw(
+        events = withdraw(
             tournament,
             lookup,
-            Command(
-                "withdraw",
-                {
-                    "tournament": tournament.id,
-                    "player": player,
-                    "at_ms": at_ms,
-                    "reason": f"expelled: {cause}; {penalty.article}",
-                    "arbiter": arbiter,
-                },
+            Withdraw(
+                tournament=tournament.id,
+                player=player,
+                at_ms=at_ms,
+                reason=f"expelled: {cause}; {penalty.article}",
+                arbiter=arbiter,
             ),
         )
         stream = game.stream if game is not None else None
@@ -223,7 +230,7 @@ def consequences(
 
 
 def _clock_penalty(
-    penalty: Penalty, game: Game, side: str, arbiter: str, at_ms: int, cause: str
+    penalty: Penalty, game: Game, side: Side, arbiter: str, at_ms: int, cause: str
 ) -> ClockAdjusted:
     """13.4 b: time to the opponent; 13.4 c: time from the offender."""
     target = OTHER_SIDE[side] if penalty.kind == "time_added" else side

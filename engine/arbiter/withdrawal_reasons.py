@@ -14,29 +14,51 @@ correction). Refused for a player who has not withdrawn.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from engine.arbiter.incident_book import IncidentBook
 from engine.arbiter.incidents import require_arbiter, require_event
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import INCIDENTS_STREAM, Event, WithdrawalReasonRuled
+from engine.fields import Instant
 from engine.tournament.tournament import Tournament
+from engine.world import World
+
+
+@command(
+    "rule_withdrawal_reason",
+    summary="The Chief Arbiter rules whether a withdrawn player's reason is satisfactory (3.3.4).",
+    roles=("chief",),
+    events=(WithdrawalReasonRuled,),
+)
+@dataclass(frozen=True, kw_only=True)
+class RuleWithdrawalReason(Command):
+    player: str
+    satisfactory: bool
+    arbiter: str
+    reason: str
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return rule_withdrawal_reason(world.tournament(), world.incident_book(), self)
 
 
 def rule_withdrawal_reason(
-    tournament: Tournament | None, book: IncidentBook | None, cmd: Command
+    tournament: Tournament | None, book: IncidentBook | None, cmd: RuleWithdrawalReason
 ) -> list[Event]:
     """3.3.4: the Chief Arbiter rules on the reason for a withdrawal."""
     t = require_event(tournament)
-    arbiter: str = cmd["arbiter"]
+    arbiter = cmd.arbiter
     require_arbiter(t, arbiter, ("chief",), "rule on a withdrawal's reason", "3.3.4")
-    player: str = cmd["player"]
+    player = cmd.player
     if t.player(player) is None:
         raise MalformedCommand(f"rule_withdrawal_reason: {player!r} is not a player of {t.id!r}")
     if t.withdrawal(player) is None:
         raise RuleViolation(
             "3.3.4", f"{player} has not withdrawn: there is no reason for withdrawal to rule on"
         )
-    reason: str = cmd["reason"].strip()
+    reason = cmd.reason.strip()
     if not reason:
         raise MalformedCommand("rule_withdrawal_reason needs the 'reason' the ruling rests on")
     current = book or IncidentBook()
@@ -44,10 +66,10 @@ def rule_withdrawal_reason(
         WithdrawalReasonRuled(
             originator_id=INCIDENTS_STREAM,
             originator_version=current.version + 1,
-            at_ms=cmd["at_ms"],
+            at_ms=cmd.at_ms,
             by=arbiter,
             player=player,
-            satisfactory=cmd["satisfactory"],
+            satisfactory=cmd.satisfactory,
             arbiter=arbiter,
             reason=reason,
         )
