@@ -12,11 +12,12 @@ each with the article it applies:
 - draw claims, the Technical Advisor's opinions and the rulings (3.9.2 b;
   Laws 9.2, 9.3, 9.5);
 - illegal moves (Laws 2009 7.4), clock adjustments (6.10 b, 6.13, penalties);
-- results an arbiter declared or a flag decided (6.9), withdrawals (3.1, 3.3.3).
+- results an arbiter declared or a flag decided (6.9), the arbiter's rulings on
+  flags (6.8, 6.10 a), withdrawals (3.1, 3.3.3);
+- the arbiter's corrections of the moves (7.4 a, 6.13) and of results.
 
-``SOURCES`` maps an event type's name to the function that makes its entry;
-a new kind of ruling (an arbiter's correction of the moves or of a result, a
-ruling on a flag) is one more function and one more line in ``SOURCES``.
+``SOURCES`` maps an event type's name to the function that makes its entry; a
+new kind of ruling is one more function and one more line in ``SOURCES``.
 Entries are ``{at, category, type, game, player, arbiter, article,
 summary}``; ``category`` is one of ``incident``, ``permission``, ``ruling``,
 ``penalty``, ``claim``, ``clock``, ``flag``, ``result``, ``withdrawal``,
@@ -36,11 +37,14 @@ from engine.events import (
     DefaultRuled,
     DrawClaimed,
     Event,
+    FlagRuled,
     IllegalMoveRecorded,
     IncidentRecorded,
     LeavePermitted,
+    MovesCorrected,
     PlayerReturned,
     PlayerWithdrew,
+    ResultCorrected,
     ResultRecorded,
     WithdrawalReasonRuled,
     stream_game_id,
@@ -289,6 +293,46 @@ def withdrawal(event: Event) -> Entry | None:
     )
 
 
+def moves_corrected(event: Event) -> Entry | None:
+    assert isinstance(event, MovesCorrected)
+    was = " ".join(event.replaced_san) or "nothing"
+    now = " ".join(event.san) or "nothing"
+    return entry(
+        event,
+        "correction",
+        "Laws 2009 7.4 a, 6.13",
+        f"moves after ply {event.from_ply} corrected: {was} -> {now} ({event.reason})",
+        arbiter=event.arbiter,
+        game=event.game,
+    )
+
+
+def result_corrected(event: Event) -> Entry | None:
+    assert isinstance(event, ResultCorrected)
+    now = f"{event.result} ({event.termination})" if event.result else "withdrawn, play resumes"
+    return entry(
+        event,
+        "correction",
+        "Laws 2009 13.1",
+        f"result corrected: {event.replaced_result} ({event.replaced_termination}) -> {now} "
+        f"({event.reason})",
+        arbiter=event.arbiter,
+        game=event.game,
+    )
+
+
+def flag_ruling(event: Event) -> Entry | None:
+    assert isinstance(event, FlagRuled)
+    text = f"{event.side}'s flag ruled {event.decision.replace('_', ' ')}"
+    if event.override:
+        text += " against the regulation clock"
+    if event.reason:
+        text += f" ({event.reason})"
+    return entry(
+        event, "flag", "Laws 2009 6.8, 6.10 a", text, arbiter=event.arbiter, game=event.game
+    )
+
+
 SOURCES: dict[str, ReportSource] = {
     "IncidentRecorded": incident,
     "LeavePermitted": leave,
@@ -302,6 +346,9 @@ SOURCES: dict[str, ReportSource] = {
     "ClockAdjusted": clock,
     "ResultRecorded": result,
     "PlayerWithdrew": withdrawal,
+    "MovesCorrected": moves_corrected,
+    "ResultCorrected": result_corrected,
+    "FlagRuled": flag_ruling,
 }
 """Event type name -> its entry in the report. Extend here for a new kind of ruling."""
 

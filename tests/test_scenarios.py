@@ -1,5 +1,6 @@
-"""Scenario tests of the arbiters' procedures (claims, illegal moves, the incident book),
-end to end through the real CLI.
+"""Scenario tests of the arbiters' procedures (draw claims, illegal moves, the arbiter's
+corrections, the incident book), end to end through the real CLI (``arbiter_corrections``
+is also checked across every view by tests/test_scenario_arbiter_corrections.py).
 
 Each ``tests/scenarios/NAME.jsonl`` is fed to ``candidates apply`` on a fresh
 store, then ``candidates game ID --format json`` is read; both are compared
@@ -47,6 +48,9 @@ SHOWN = {
     "ClockAdjusted",
     "ResultRecorded",
     "AlertRaised",
+    "MovesCorrected",
+    "ResultCorrected",
+    "FlagRuled",
     "PresenceRecorded",
     "IncidentRecorded",
     "LeavePermitted",
