@@ -34,7 +34,9 @@ from eventsourcing.persistence import IntegrityError, Notification
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
+from engine.arbiter import board_log as board_logs
 from engine.arbiter import incident_book as incident_books
+from engine.arbiter.board_log import BoardLog
 from engine.arbiter.incident_book import IncidentBook
 from engine.commands import Command
 from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide
@@ -44,6 +46,7 @@ from engine.events import (
     TOURNAMENT_STREAM,
     ClockReadingRecorded,
     Event,
+    board_stream,
     clock_stream,
     game_stream,
 )
@@ -192,6 +195,10 @@ class Store:
 
     def game(self, game_id: str) -> Game | None:
         return self._fold(game_stream(game_id), games.evolve)
+
+    def board_log(self, serial: str) -> BoardLog | None:
+        """The state of a board's ``board/<serial>`` alert stream."""
+        return self._fold(board_stream(serial), board_logs.evolve)
 
     def incident_book(self) -> IncidentBook | None:
         """The Chief Arbiter's incident book (``engine.arbiter.incident_book``)."""
@@ -410,16 +417,13 @@ class Store:
             return {"ok": False, "error": refused.as_error()}
         return {"ok": True, "events": [e.to_wire() for e in events]}
 
-    def handle_all(self, raws: Iterable[object]) -> Iterator[dict[str, Any]]:
-        for raw in raws:
-            yield self.handle(raw)
-
 
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     INCIDENTS_STREAM: incident_books.evolve,
     "game": games.evolve,
     "clock": clock_logs.evolve,
+    "board": board_logs.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 

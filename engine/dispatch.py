@@ -12,6 +12,7 @@ importing the chapters below fills the registry.
 from __future__ import annotations
 
 from engine.arbiter import (
+    board_alerts,
     clock_rulings,
     corrections,
     default_time,
@@ -42,6 +43,7 @@ COMMAND_MODULES = (
     flag_rulings,
     withdrawal,
     playoffs,
+    board_alerts,
     incidents,
     default_time,
     withdrawal_reasons,

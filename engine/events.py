@@ -20,6 +20,8 @@ Streams:
   leave permits, default rulings, rulings on withdrawal reasons. Their
   consequences for a game (time, result) are recorded on the game's stream in
   the same transaction; the stream itself goes to arbiters only.
+- ``board/<serial>``: the alerts one electronic board raised (a takeback, an
+  impossible position, a refused move, a disconnection), ``raise_alert``.
 
 A stored field never changes meaning; a new meaning gets a new event class.
 """
@@ -44,6 +46,11 @@ def game_stream(game_id: str) -> str:
 def clock_stream(game_id: str) -> str:
     """The stream of one game's physical clock readings."""
     return f"clock/{game_id}"
+
+
+def board_stream(serial: str) -> str:
+    """The stream of the alerts one electronic board raised."""
+    return f"board/{serial}"
 
 
 def stream_game_id(stream: str) -> str | None:

@@ -15,16 +15,18 @@ checked against the games it changed:
   withdrawal (3.1, 3.3.3) at the same instant.
 
 A mismatch is a ``rule`` finding: the store holds a consequence no ruling
-explains, or a ruling the rules do not allow (a store edited by hand).
+explains, or a ruling the rules do not allow (a store edited by hand). The game
+judge (``engine.audit.games``) leaves these results and adjustments to this
+module instead of listing them as overrides.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from engine.arbiter.incidents import PENALTIES_FITTING
+from engine.audit.findings import INFO, RULE, Finding
 from engine.events import (
     ClockAdjusted,
     DefaultRuled,
@@ -40,18 +42,10 @@ from engine.events import (
 from engine.termination import Termination
 from engine.timefmt import format_instant
 
-RULE, INFO = "rule", "info"
+BOOK_TERMINATIONS = frozenset({Termination.PENALTY, Termination.DEFAULT})
+"""Results a ruling of the book (13.4 d, f; 6.7 a) or a withdrawal (3.1, 3.3.3) made."""
 INCIDENT_REASON = re.compile(r"^incident (\d+):")
 """How a consequence names its incident (``engine.arbiter.incidents``)."""
-
-
-@dataclass(frozen=True)
-class BookFinding:
-    severity: str
-    """``rule`` or ``info``."""
-    kind: str
-    message: str
-    event: Event
 
 
 def ruling_text(event: Event) -> str | None:
@@ -85,9 +79,9 @@ def ruling_text(event: Event) -> str | None:
     return None
 
 
-def judge_book(events: Iterable[Event]) -> list[BookFinding]:
+def judge_book(events: Iterable[Event]) -> list[Finding]:
     """The book's rulings and the consistency of their consequences (module docstring)."""
-    findings: list[BookFinding] = []
+    findings: list[Finding] = []
     incidents: dict[str, IncidentRecorded] = {}
     defaults: set[tuple[str, int]] = set()
     withdrawals: set[int] = set()
@@ -95,13 +89,13 @@ def judge_book(events: Iterable[Event]) -> list[BookFinding]:
     for event in events:
         text = ruling_text(event)
         if text is not None:
-            findings.append(BookFinding(INFO, "arbiter_ruling", text, event))
+            findings.append(Finding(INFO, "arbiter_ruling", text, event))
         if isinstance(event, IncidentRecorded):
             incidents[event.incident] = event
             fitting = PENALTIES_FITTING.get(event.kind)
             if fitting is None or (event.penalty is not None and event.penalty not in fitting):
                 findings.append(
-                    BookFinding(
+                    Finding(
                         RULE,
                         "penalty_does_not_fit",
                         f"incident {event.incident}: the penalty {event.penalty} does not fit a "
@@ -111,7 +105,7 @@ def judge_book(events: Iterable[Event]) -> list[BookFinding]:
                 )
             elif event.kind == "device_sounded" and event.penalty != "game_lost":
                 findings.append(
-                    BookFinding(
+                    Finding(
                         RULE,
                         "penalty_does_not_fit",
                         f"incident {event.incident}: a sounding device loses the game "
@@ -128,7 +122,7 @@ def judge_book(events: Iterable[Event]) -> list[BookFinding]:
     for event in consequences:
         problem = _unexplained(event, incidents, defaults, withdrawals)
         if problem is not None:
-            findings.append(BookFinding(RULE, "unexplained_penalty", problem, event))
+            findings.append(Finding(RULE, "unexplained_penalty", problem, event))
     return findings
 
 
