@@ -16,7 +16,7 @@ Streams:
   the game stream stays small and quick to load (readings arrive about once a
   second).
 - ``incidents``: the Chief Arbiter's incident book (3.9.1, 3.9.2 a, 3.9.2 c,
-  3.3.4; Laws 2009 6.7 a, 12.3 b, 12.6, 13.4): incidents and their penalties,
+  3.3.4; Laws 2009 6.6 a, 12.3 b, 12.6, 13.4): incidents and their penalties,
   leave permits, default rulings, rulings on withdrawal reasons. Their
   consequences for a game (time, result) are recorded on the game's stream in
   the same transaction; the stream itself goes to arbiters only.
@@ -159,7 +159,7 @@ class GameStarted(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class PresenceRecorded(Event):
-    """Who was at the board when the game started (Laws 2009 6.7 a, the default time),
+    """Who was at the board when the game started (Laws 2009 6.6 a, the default time),
     recorded with the start when ``start_game`` names the players present."""
 
     game: str
@@ -561,7 +561,7 @@ class PlayerReturned(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class DefaultRuled(Event):
-    """The arbiter declared a game lost by a player absent at its start (Laws 2009 6.7 a:
+    """The arbiter declared a game lost by a player absent at its start (Laws 2009 6.6 a:
     the default time; 3.3.7: no game is postponed). The result is recorded on the game's
     stream in the same transaction."""
 

@@ -8,7 +8,7 @@ each with the article it applies:
 
 - incidents and their penalties (3.9.1, 3.9.2 a, 3.9.2 c; Laws 2009 12.3 b,
   12.6, 13.4), leave permits and returns (3.9.2 c), defaults (Laws 2009
-  6.7 a), rulings on withdrawal reasons (3.3.4): the incident book;
+  6.6 a), rulings on withdrawal reasons (3.3.4): the incident book;
 - draw claims, the Technical Advisor's opinions and the rulings (3.9.2 b;
   Laws 9.2, 9.3, 9.5);
 - illegal moves (Laws 2009 7.4), clock adjustments (6.10 b, 6.13, penalties);
@@ -56,7 +56,7 @@ Entry = dict[str, Any]
 ReportSource = Callable[[Event], Entry | None]
 
 BOOK_TERMINATIONS = frozenset({Termination.PENALTY, Termination.DEFAULT})
-"""Results that an incident (13.4 d, f), a default (6.7 a) or a withdrawal (3.1) decided:
+"""Results that an incident (13.4 d, f), a default (6.6 a) or a withdrawal (3.1) decided:
 their own entry states the result."""
 
 FLAG_TERMINATIONS = frozenset(ON_TIME)
@@ -161,7 +161,7 @@ def default(event: Event) -> Entry | None:
     return entry(
         event,
         "ruling",
-        "Laws 2009 6.7 a; 3.3.7",
+        "Laws 2009 6.6 a; 3.3.7",
         f"{event.player} ({event.side}) was not at the board at the start; game lost by "
         f"default, {event.result} (default time {_minutes(event.default_time_ms)})",
         player=event.player,

@@ -6,7 +6,7 @@ then ``incidents``, ``report`` and ``standings``).
 3.2 ivanchuk - aronian, 3.3 kramnik - grischuk, 3.4 svidler - radjabov)
 
 - radjabov is not at the board at 14:00; under the zero default of the 2009
-  Laws (6.7 a) the Chief Arbiter rules 3.4 lost at 14:00:05;
+  Laws (6.6 a) the Chief Arbiter rules 3.4 lost at 14:00:05;
 - gelfand's phone rings at 14:03 (12.3 b): 3.1 is lost, 0-1;
 - ivanchuk's phone rings at 14:10 in 3.2, where Black has a lone king: Black
   could not win by any series of legal moves, so the game is drawn;
@@ -45,7 +45,7 @@ def test_the_report_lists_every_ruling_in_time_order_with_its_article(store: str
     assert shown.returncode == 0, shown.stderr
     report = json.loads(shown.stdout)
     assert [(e["at"][11:19], e["type"], e["game"], e["article"]) for e in report["entries"]] == [
-        ("14:00:05", "DefaultRuled", "3.4", "Laws 2009 6.7 a; 3.3.7"),
+        ("14:00:05", "DefaultRuled", "3.4", "Laws 2009 6.6 a; 3.3.7"),
         ("14:03:00", "IncidentRecorded", "3.1", "Laws 2009 12.3 b; Laws 2009 13.4 d"),
         ("14:10:00", "IncidentRecorded", "3.2", "Laws 2009 12.3 b; Laws 2009 13.4 d"),
         ("14:20:00", "LeavePermitted", "3.3", "3.9.2 c"),

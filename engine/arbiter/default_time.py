@@ -1,6 +1,6 @@
-"""The default time (FIDE Laws of Chess 2009, 6.7 a) and no postponement (3.3.7).
+"""The default time (FIDE Laws of Chess 2009, 6.6 a) and no postponement (3.3.7).
 
-Laws 2009 6.7 a: "Any player who arrives at the chessboard after the start of
+Laws 2009 6.6 a: "Any player who arrives at the chessboard after the start of
 the session shall lose the game. Thus the default time is 0 minutes. The rules
 of a competition may specify otherwise." The 2012 Candidates regulations keep
 the zero default (the ``candidates-2012`` profile's ``default_time_ms`` is 0;
@@ -38,12 +38,12 @@ from engine.timefmt import format_instant
 from engine.tournament.tournament import RULING_ROLES, Tournament
 from engine.world import World
 
-ARTICLE = "6.7 a"
+ARTICLE = "6.6 a"
 
 
 @command(
     "rule_default",
-    summary="An arbiter declares a game lost by a player absent at its start (Laws 2009 6.7 a; "
+    summary="An arbiter declares a game lost by a player absent at its start (Laws 2009 6.6 a; "
     "3.3.7: no postponement).",
     roles=RULING_ROLES,
     events=(DefaultRuled, ResultRecorded),
@@ -64,12 +64,12 @@ class RuleDefault(Command):
 def rule_default(
     tournament: Tournament | None, book: IncidentBook | None, game: Game | None, cmd: RuleDefault
 ) -> list[Event]:
-    """Declare a game lost by a player absent at its start (Laws 2009 6.7 a)."""
+    """Declare a game lost by a player absent at its start (Laws 2009 6.6 a)."""
     g = games.require_in_progress(game, cmd.game)
     arbiter = cmd.arbiter
     if tournament is not None:
         require_arbiter(
-            tournament, arbiter, ("chief", "deputy"), "rule a game lost by default", "6.7 a"
+            tournament, arbiter, ("chief", "deputy"), "rule a game lost by default", "6.6 a"
         )
     side = g.player_side(cmd.player)
     if side is None:
@@ -102,7 +102,7 @@ def rule_default(
     both = (g.white if opponent == "white" else g.black) in g.absent_at_start()
     result = "0-0" if both else WIN_BY_SIDE[opponent]
     minutes = f"{default_ms // 60_000} min"
-    reason = f"Laws 2009 6.7 a: {player} was not at the board at the start (default time {minutes})"
+    reason = f"Laws 2009 6.6 a: {player} was not at the board at the start (default time {minutes})"
     if both:
         reason += "; neither player was"
     current = book or IncidentBook()

@@ -11,7 +11,7 @@ checked against the games it changed:
   incident: the same game, instant and result;
 - every clock adjustment an incident made (its reason names ``incident N``) has
   that incident, with the same side and time (13.4 b, c);
-- every result by ``default`` has a default ruling (Laws 2009 6.7 a) or a
+- every result by ``default`` has a default ruling (Laws 2009 6.6 a) or a
   withdrawal (3.1, 3.3.3) at the same instant.
 
 A mismatch is a ``rule`` finding: the store holds a consequence no ruling
@@ -43,7 +43,7 @@ from engine.termination import Termination
 from engine.timefmt import format_instant
 
 BOOK_TERMINATIONS = frozenset({Termination.PENALTY, Termination.DEFAULT})
-"""Results a ruling of the book (13.4 d, f; 6.7 a) or a withdrawal (3.1, 3.3.3) made."""
+"""Results a ruling of the book (13.4 d, f; 6.6 a) or a withdrawal (3.1, 3.3.3) made."""
 INCIDENT_REASON = re.compile(r"^incident (\d+):")
 """How a consequence names its incident (``engine.arbiter.incidents``)."""
 
@@ -69,7 +69,7 @@ def ruling_text(event: Event) -> str | None:
         case DefaultRuled():
             return (
                 f"{event.arbiter} ruled game {event.game} lost by default by {event.player}, "
-                f"{event.result} (Laws 2009 6.7 a)"
+                f"{event.result} (Laws 2009 6.6 a)"
             )
         case WithdrawalReasonRuled():
             verdict = "satisfactory" if event.satisfactory else "not satisfactory"
@@ -149,7 +149,7 @@ def _unexplained(
             return None
         return (
             f"game {game}: {event.result} by default at {when} with no default ruling "
-            "(Laws 2009 6.7 a) or withdrawal (3.1, 3.3.3) behind it"
+            "(Laws 2009 6.6 a) or withdrawal (3.1, 3.3.3) behind it"
         )
     named = INCIDENT_REASON.match(event.reason) if isinstance(event, ClockAdjusted) else None
     if not isinstance(event, ClockAdjusted) or named is None:

@@ -49,7 +49,7 @@ from engine.world import World
 @command(
     "start_game",
     summary="A game begins: a paired game (<round>.<board>) or one between named players (3.3.7); "
-    "who is at the board may be recorded (Laws 2009 6.7 a).",
+    "who is at the board may be recorded (Laws 2009 6.6 a).",
     events=(GameStarted, PresenceRecorded, AlertRaised),
 )
 @dataclass(frozen=True, kw_only=True)
@@ -63,7 +63,7 @@ class StartGame(Command):
     fen: str | None = None
     stage: str | None = None
     present: list[str] | None = None
-    """The players at the board at the start (ids, or ``white``/``black``), Laws 2009 6.7 a."""
+    """The players at the board at the start (ids, or ``white``/``black``), Laws 2009 6.6 a."""
 
     def decide(self, world: World) -> list[Event]:
         return start_game(world.tournament(), world.game(self.game), self)
@@ -215,7 +215,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
                 game=game_id,
                 kind=ABSENT_AT_START,
                 message=f"game {game_id} started without {' and '.join(absent)} at the board: "
-                f"the default time is {default_ms // 60_000} min (Laws 2009 6.7 a); the "
+                f"the default time is {default_ms // 60_000} min (Laws 2009 6.6 a); the "
                 "arbiter may rule the game lost (rule_default)",
                 details={"absent": list(absent), "default_time_ms": default_ms},
             )
@@ -224,7 +224,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
 
 
 ABSENT_AT_START = "absent_at_start"
-"""The alert raised when a game starts without both players at the board (Laws 2009 6.7 a)."""
+"""The alert raised when a game starts without both players at the board (Laws 2009 6.6 a)."""
 
 
 def _present(

@@ -1,6 +1,6 @@
-"""The default time (FIDE Laws of Chess 2009, 6.7 a) and no postponement (3.3.7).
+"""The default time (FIDE Laws of Chess 2009, 6.6 a) and no postponement (3.3.7).
 
-6.7 a: "Any player who arrives at the chessboard after the start of the session
+6.6 a: "Any player who arrives at the chessboard after the start of the session
 shall lose the game. Thus the default time is 0 minutes. The rules of a
 competition may specify otherwise." 3.3.7: "No postponement of any game shall
 be allowed." Round 1: 1.1 aronian - carlsen.
@@ -73,7 +73,7 @@ class TestLaws2009_6_7aDefaultTime:
     def test_6_7_a_a_player_present_at_the_start_cannot_be_defaulted(self, event: Store) -> None:
         start(event, ["aronian"])
         message = refused(event, default("aronian"), "rule_violation")
-        assert message == "aronian was at the board when game 1.1 started (article 6.7 a)"
+        assert message == "aronian was at the board when game 1.1 started (article 6.6 a)"
 
     def test_6_7_a_a_start_that_did_not_record_who_was_present_is_refused(
         self, event: Store
@@ -109,7 +109,7 @@ class TestLaws2009_6_7aDefaultTime:
         message = refused(sqlite_store, default("carlsen", 600), "rule_violation")
         assert message == (
             "the default time of 30 min has not passed: carlsen may arrive until "
-            f"{at(1800)} (article 6.7 a)"
+            f"{at(1800)} (article 6.6 a)"
         )
         assert ok(sqlite_store, default("carlsen", 1800))[1]["result"] == "1-0"
 
