@@ -43,7 +43,7 @@ from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
 from adapters.gateway.alerts import OpenAlerts
-from adapters.gateway.deltas import alert_of, frames_for, quiet_clock_frames
+from adapters.gateway.deltas import alert_of, frames_for, incidents_frame, quiet_clock_frames
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
@@ -195,6 +195,7 @@ class Gateway:
         the public's at ``now - delay``, the alerts still open."""
         start, public, raised = await self._in(self._reader, self._start_reading)
         self.live.open(start.seq, start.games, start.standings)
+        self.live.incidents = start.incidents
         self.shown = dict(start.games)
         self.alerts.start([alert_of(seq, e) for seq, e in raised], start.games, start.seq)
         if public is not None:
@@ -225,6 +226,9 @@ class Gateway:
             update.events, update.games, update.standings, update.standings_changed, before
         )
         frames = quiet_clock_frames(frames, shown, update.games)
+        if channel is self.live and update.incidents is not None:
+            self.live.incidents = update.incidents
+            frames.append(incidents_frame(update.seq, update.incidents))
         for frame in frames:
             if frame.game is not None and "object" in frame.body:
                 shown[frame.game] = frame.body["object"]
