@@ -147,6 +147,7 @@ SPECS: dict[str, dict[str, Checker]] = {
         "white_ms?": INT,
         "black_ms?": INT,
         "by?": STR,
+        "ply?": INT,
     },
     "resign": {"game": STR, "by": SIDE, "at": INSTANT},
     "withdraw": {

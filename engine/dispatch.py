@@ -80,8 +80,11 @@ The claim procedure (``claim_draw``, ``advise_claim``, ``rule_claim``) is not ch
 
 
 def decide(raw: object, world: World) -> tuple[Command, list[Event]]:
-    """Check the command's form, then decide it; raises CommandRefused."""
+    """Check the command's form, then decide it; raises CommandRefused (or
+    AlreadyRecorded for a ``play_move`` whose ``ply`` already holds that move)."""
     cmd = raw if isinstance(raw, Command) else parse_command(raw)
+    if cmd.name == "play_move":
+        moves.check_ply(world.game(cmd["game"]), cmd)
     if cmd.name in IN_TIME_ORDER:
         games.require_in_time_order(world.game(cmd["game"]), cmd)
     return cmd, HANDLERS[cmd.name](cmd, world)

@@ -25,6 +25,7 @@ from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control
 from engine.commands import Command
 from engine.errors import (
+    OutOfOrder,
     GameNotInProgress,
     IllegalMove,
     MalformedCommand,
@@ -198,7 +199,7 @@ def require_in_time_order(game: Game | None, cmd: Command) -> None:
     if game is None or game.status != IN_PROGRESS or not isinstance(at_ms, int):
         return  # the decision itself reports an unknown or finished game
     if at_ms < game.last_at_ms:
-        raise MalformedCommand(
+        raise OutOfOrder(
             f"{cmd.name} at {format_instant(at_ms)} is earlier than the last recorded event of "
             f"game {game.game_id} ({format_instant(game.last_at_ms)}): a game's events are "
             "recorded in time order"
