@@ -35,6 +35,9 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, Notification
+from eventsourcing.postgres import PostgresApplicationRecorder
+from psycopg.errors import DuplicateObject
+from psycopg.sql import SQL, Identifier
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
@@ -119,6 +122,7 @@ def store_env(url: str) -> dict[str, str]:
             POSTGRES_USER=unquote(parts.username or "postgres"),
             POSTGRES_PASSWORD=unquote(parts.password or ""),
             POSTGRES_ENABLE_DB_FUNCTIONS="y",
+            CREATE_TABLE="n",  # set up once, under a lock: set_up_postgres
         )
         if "schema" in query:
             env["POSTGRES_SCHEMA"] = query["schema"][0]
@@ -156,7 +160,19 @@ class Store:
 
     def __init__(self, url: str | None = None) -> None:
         self.url = store_url(url)
-        self.app = CandidatesApplication(env=store_env(self.url))
+        env = store_env(self.url)
+        sqlite_path = env.get("SQLITE_DBNAME")
+        self.created = bool(sqlite_path) and (
+            sqlite_path == ":memory:" or not Path(str(sqlite_path)).exists()
+        )
+        """Whether opening this store set it up (a new SQLite file, a new PostgreSQL schema)."""
+        self.app = CandidatesApplication(env=env)
+        if isinstance(self.app.recorder, PostgresApplicationRecorder):
+            try:
+                self.created = set_up_postgres(self.app.recorder)
+            except Exception:
+                self.app.close()
+                raise
         self._cache: dict[str, _Cached] = {}
         self._batch_fresh: set[str] | None = None
         """Streams already brought up to date during the current ``execute_many``."""
@@ -532,6 +548,46 @@ _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     "clock": reconciliation.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
+
+
+SETUP_LOCK = "candidates: set up the schema {schema}"
+"""Names the advisory lock held while a PostgreSQL schema is set up."""
+
+
+def set_up_postgres(recorder: PostgresApplicationRecorder) -> bool:
+    """Create the schema, its table, type and insert function once; True if it did.
+
+    Every open of a PostgreSQL store comes here (``candidates init`` too), under
+    a session advisory lock named after the schema: the first process creates
+    what is missing, the others wait for it and then find everything there, so
+    opening one store from many processes at once never runs two ``CREATE OR
+    REPLACE FUNCTION`` together ("tuple concurrently updated")."""
+    datastore = recorder.datastore
+    schema = datastore.schema or "public"
+    table = f"{schema}.{recorder.events_table_name}"
+    with datastore.get_connection() as conn:
+        key = SETUP_LOCK.format(schema=schema)
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+        try:
+            row = conn.execute(
+                "SELECT to_regclass(%s) IS NOT NULL AS has_table, EXISTS (SELECT 1 FROM "
+                "pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = %s AND p.proname = %s) AS has_function",
+                (table, schema, recorder.pg_function_name_insert_events),
+            ).fetchone()
+            ready = row is not None and row["has_table"] and row["has_function"]
+            if not ready:
+                conn.execute(SQL("CREATE SCHEMA IF NOT EXISTS {}").format(Identifier(schema)))
+                for statement in recorder.sql_create_statements:
+                    try:
+                        conn.execute(statement, prepare=False)
+                    except DuplicateObject:  # a type left by an earlier, interrupted set-up
+                        if "CREATE TYPE" not in statement.as_string():
+                            raise
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+    datastore.register_type_adapters()
+    return not ready
 
 
 def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:
