@@ -1,7 +1,9 @@
 """Score sheets in, events out: ``candidates import-pgn FILE...``.
 
 Each game becomes one all-or-nothing batch of events (see
-``engine.game.importing``). A game whose moves are illegal is refused as a whole,
+``engine.game.importing``), appended in one transaction with its clock readings:
+a refusal, a crash or a kill never leaves half a game; the tournament a file
+creates (its players, lots and round order) is one transaction too. A game whose moves are illegal is refused as a whole,
 naming the game and the move, and the rest of the file still imports.
 Importing a file twice adds nothing: a game already in the store with the
 same moves and result is reported as already imported.
@@ -34,8 +36,13 @@ from typing import Any, TextIO
 import chess.pgn
 
 from adapters.store import Store
+from engine.dispatch import decide
 from engine.errors import CommandRefused
-from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, RoundsReordered
+from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, RoundsReordered
+from engine.game.reconciliation import ClockLog
+from engine.game.state import Game
+from engine.tournament import tournament as tournaments
+from engine.tournament.tournament import Tournament
 from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE
 from engine.tournament.berger_inference import cycles_for, infer_numbers
@@ -142,6 +149,14 @@ def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
     return clocks
 
 
+def _date(text: str) -> datetime | None:
+    """A PGN Date tag as a day, None when it is not one (``2013.02.30``)."""
+    try:
+        return datetime.strptime(text, "%Y.%m.%d")
+    except ValueError:
+        return None
+
+
 def _slug(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "tournament"
@@ -192,53 +207,52 @@ def create_tournament_from_pgn(
                 dates.append(date)
     if len(players) < 2:
         return None
-    first_round = datetime.strptime(min(dates), "%Y.%m.%d") if dates else datetime(1970, 1, 3)
+    days = [day for day in map(_date, dates) if day is not None]
+    first_round = min(days) if days else datetime(1970, 1, 3)
     start_date = (first_round - timedelta(days=2)).date().isoformat()
     last_round = max((r for r, _, _ in games), default=0)
     cycles = cycles_for(len(players), last_round) if last_round else 2
     name = event_name or Path(path).stem
-    year = first_round.year if dates else ""
+    year = first_round.year if days else ""
     tournament_id = _slug(f"{name} {year}")
-    created = store.handle(
-        {
-            "cmd": "create_tournament",
-            "tournament": tournament_id,
-            "name": name,
-            "rules": DEFAULT_PROFILE,
-            "start_date": start_date,
-            "cycles": cycles,
-            "players": list(players.values()),
-            "by": by,
-        }
-    )
-    if not created["ok"]:
-        return ImportReport("tournament", "refused", created["error"]["message"])
+    staged = _Staged(store)
+    try:
+        staged.decide(
+            {
+                "cmd": "create_tournament",
+                "tournament": tournament_id,
+                "name": name,
+                "rules": DEFAULT_PROFILE,
+                "start_date": start_date,
+                "cycles": cycles,
+                "players": list(players.values()),
+                "by": by,
+            }
+        )
+    except CommandRefused as refused:
+        return ImportReport("tournament", "refused", refused.message)
     message = f"{len(players)} players, {cycles} cycle(s), start {start_date}"
     inferred = None
     if all(r > 0 for r, _, _ in games):
         inferred = infer_numbers(sorted(players), games, cycles)
     if inferred is None:
         message += "; the pairing numbers could not be inferred from the file (no lots drawn)"
-        return ImportReport("tournament", "created", message, events=1)
-    drawn = store.handle(
-        {
-            "cmd": "draw_lots",
-            "tournament": tournament_id,
-            "numbers": inferred.numbers,
-            "by": by,
-        }
-    )
-    if not drawn["ok"]:
-        return ImportReport("tournament", "created", drawn["error"]["message"], events=1)
-    events = 2
-    message += "; numbers " + ", ".join(
-        f"{p} {n}" for p, n in sorted(inferred.numbers.items(), key=lambda x: x[1])
-    )
-    if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
-        tournament = store.tournament()
-        assert tournament is not None
-        store.append(
-            [
+    else:
+        try:
+            staged.decide(
+                {"cmd": "draw_lots", "tournament": tournament_id, "numbers": inferred.numbers, "by": by}
+            )
+        except CommandRefused as refused:
+            message += f"; {refused.message}"
+            inferred = None
+    if inferred is not None:
+        message += "; numbers " + ", ".join(
+            f"{p} {n}" for p, n in sorted(inferred.numbers.items(), key=lambda x: x[1])
+        )
+        if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
+            tournament = staged.tournament()
+            assert tournament is not None
+            staged.add(
                 RoundsReordered(
                     originator_id=TOURNAMENT_STREAM,
                     originator_version=tournament.version + 1,
@@ -247,12 +261,39 @@ def create_tournament_from_pgn(
                     order=inferred.round_order,
                     reason=f"the rounds of {Path(path).name} follow the table in this order",
                 )
-            ]
-        )
-        events += 1
-        moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
-        message += "; rounds played in another order than the table's: " + ", ".join(moved)
-    return ImportReport("tournament", "created", message, events=events)
+            )
+            moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
+            message += "; rounds played in another order than the table's: " + ", ".join(moved)
+    store.append(staged.events)  # the tournament, its lots and round order: one transaction
+    return ImportReport("tournament", "created", message, events=len(staged.events))
+
+
+class _Staged:
+    """The tournament as decided so far, not yet appended: the decisions that create
+    it from a file are appended together, so no kill leaves it half made."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.state: Tournament | None = store.tournament()
+        self.events: list[Event] = []
+
+    def tournament(self) -> Tournament | None:
+        return self.state
+
+    def game(self, game_id: str) -> Game | None:
+        return self.store.game(game_id)
+
+    def clock_log(self, game_id: str) -> ClockLog | None:
+        return self.store.clock_log(game_id)
+
+    def decide(self, command: dict[str, Any]) -> None:
+        _, events = decide(command, self)
+        for event in events:
+            self.add(event)
+
+    def add(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = tournaments.evolve(self.state, event)
 
 
 def import_pgn(
