@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters.dgt.feed import StoreSink
 from adapters.store import Store
 from engine.events import CommandApplied
+from tests.dgt_hands import Hands
 from tests.helpers import at, ok, paired_tournament, play, refused
+from tests.test_dgt_feed import START
 
 
 def started(store: Store) -> None:
@@ -169,3 +172,27 @@ def test_execute_many_answers_repeats_in_the_store_and_in_the_batch(store: Store
     assert store.count() == count + 2  # one reading, one record
     conflict = {**readings[2], "white_ms": 1}
     assert store.execute_many([conflict])[0]["error"]["code"] == "command_id_reused"
+
+
+def test_a_restarted_dgt_feed_sending_everything_again_stores_it_once(
+    sqlite_store: Store,
+) -> None:
+    """A feed that crashed after storing, then replays its board's observations from
+    the start, sends the same moves (with ``ply``) and readings (with ids) again."""
+    store = sqlite_store
+    ok(store, {"cmd": "start_game", "game": "1.1", "at": START, "white": "a", "black": "b"})
+    hands = Hands(white_side="right")
+    hands.session.serial = "31337"
+    hands.move("e2", "e4").settle().clock(7_200_000, 7_195_000, "left")
+    hands.move("e7", "e5").settle().clock(7_190_000, 7_195_000, "right")
+    observations = list(hands.log)
+    StoreSink(store, "1.1", hands.session).deliver(observations)
+    count = store.count()
+    game = store.game("1.1")
+    assert game is not None and game.moves == ("e2e4", "e7e5")
+    assert len(store.readings("1.1")) == 2
+    again = StoreSink(store, "1.1", hands.session)
+    again.deliver(observations)
+    for sent in again.commands_sent:
+        assert store.handle(sent)["ok"]  # and sent once more by hand: still nothing appended
+    assert store.count() == count

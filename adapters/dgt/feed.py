@@ -58,6 +58,11 @@ class StoreSink:
     readings: list[dict[str, Any]] = field(default_factory=list)
     """Every clock reading mapped to colours, as ``clock_reading`` commands."""
     alerts: list[AlertRaised] = field(default_factory=list)
+    command_ids: bool = True
+    """Clock readings carry ``command_id`` ``<by>/<game>/clock/<at_ms>`` (a reading is
+    named by its instant), so a feed restarted after a crash that sends a reading
+    again stores it once; moves always carry their ``ply``. The bundled sample
+    turns ids off: a replay log records play, not transport retries."""
     keep_log: bool = True
     _move_at: dict[int, int] = field(default_factory=dict)
     _line: list[str] = field(default_factory=list)
@@ -178,9 +183,14 @@ class StoreSink:
             "move": uci,
             "at": format_instant(at_ms),
             "by": self.by,
+            "ply": ply,  # a move sent again is answered as a duplicate, never played twice
         }
         answer = self._send(command)
         if not answer["ok"]:
+            if answer["error"]["code"] == "conflict":
+                # the record went on meanwhile (another writer, an arbiter's entry): the
+                # next sync compares the board with it again and says what differs
+                return False
             self.alert(
                 "move_refused",
                 f"the board's move {uci} at ply {ply} of game {self.game_id} was refused: "
@@ -202,6 +212,8 @@ class StoreSink:
             "running": reading.running,
             "by": self.by,
         }
+        if self.command_ids:
+            command["command_id"] = f"{self.by}/{self.game_id}/clock/{reading.at_ms}"
         if self.keep_log:
             self.readings.append(command)
         if self._clock_unavailable:

@@ -146,6 +146,7 @@ class Gateway:
 
     def _close_command_store(self) -> None:
         if self._command_store is not None:
+            self._command_store.seal_appended()  # a seal on shutdown (docs/audit.md)
             self._command_store.close()
 
     async def _in(self, executor: ThreadPoolExecutor, fn: Callable[..., Any], *args: Any) -> Any:

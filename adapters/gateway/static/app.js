@@ -11,6 +11,9 @@
     ws: null, seq: null, games: new Map(), standings: null, offset: 0, delay: 0,
     role: null, token: null, arbiter: null, clocks: new Map(), alerts: [], results: [],
     round: null, reconnect: true, nextId: 1,
+    // Commands sent and not yet answered, by frame id: sent again, with the same
+    // command_id, after a reconnection (the store answers a repeat as the first time).
+    unanswered: new Map(),
   };
 
   // --- time ------------------------------------------------------------------
@@ -105,6 +108,7 @@
         state.delay = f.delay_ms || 0;
         const delay = state.delay ? `, ${Math.round(state.delay / 60000) || "<1"} min behind` : "";
         status(`${f.role === "public" ? "public" : f.role + " " + f.name}: live${delay}`, "ok");
+        state.unanswered.forEach((frame) => send(frame));
         break;
       }
       case "snapshot":
@@ -125,9 +129,11 @@
         state.alerts.length = Math.min(state.alerts.length, 200);
         break;
       case "result":
+        state.unanswered.delete(f.id);
         state.results.unshift(f);
         break;
       case "error":
+        if (f.id) state.unanswered.delete(f.id);
         if (f.code === "invalid_token") {
           state.reconnect = false;
           state.token = null;
@@ -337,7 +343,10 @@
 
   function command(cmd) {
     const id = `c${state.nextId++}`;
-    send({ op: "command", id, command: cmd });
+    const commandId = cmd.command_id || `page-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${id}`;
+    const frame = { op: "command", id, command: { ...cmd, command_id: commandId } };
+    state.unanswered.set(id, frame);
+    send(frame);
     return id;
   }
 
