@@ -282,8 +282,14 @@ class Client:
         asyncio.get_running_loop().create_task(self._close(reason, code))
 
     async def _close(self, reason: str, code: int) -> None:
+        """Close with a code and reason; a client that does not read cannot take the
+        close frame either, so after a second the connection is dropped."""
         with contextlib.suppress(Exception):
-            await self.ws.close(code, reason[:120])
+            async with asyncio.timeout(1.0):
+                await self.ws.close(code, reason[:120])
+        transport = self.ws.transport
+        if transport is not None and not transport.is_closing():
+            transport.abort()
 
     # --- the writer ---------------------------------------------------------------
 

@@ -228,6 +228,8 @@ class Gateway:
         subscribing: asyncio.Task[None] | None = None
         try:
             async for message in ws:
+                if client.closing:
+                    break  # closed by the gateway (too slow, not reading): read no more
                 try:
                     frame = decode(message, encoding)
                     if not isinstance(frame, dict):
