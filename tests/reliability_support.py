@@ -2,10 +2,11 @@
 
 ``event_commands`` gives the commands of a short event (the tournament, two games
 with moves, clock readings, an illegal move recorded), each with a
-``command_id``, as ``candidates apply`` lines. ``run_killed`` runs the real CLI
-in a subprocess that kills itself with SIGKILL right after its Nth commit: after
-the transaction and before the answer is printed, the window where a client
-cannot know whether its command was applied.
+``command_id``, as ``candidates apply`` lines. ``run_cli`` runs the real CLI in a
+subprocess that may kill itself with SIGKILL at a chosen point: right after its
+Nth commit (after the transaction, before the answer is printed: the window
+where a client cannot know whether its command was applied), inside an insert,
+or after a delay. Fault injection around the real store, not a mock.
 """
 
 from __future__ import annotations
@@ -78,37 +79,76 @@ def write_commands(path: Path, commands: list[dict[str, Any]]) -> Path:
 
 
 KILLER = """
-import os, signal, sys
+import os, signal, sys, threading
+
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
 from adapters import store as store_module
 
-kill_at = int(sys.argv[1])
-commits = 0
-original = store_module.Store.append
+mode, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+count = 0
 
 
-def append(self, events):
-    global commits
-    ids = original(self, events)
-    if ids and not self.chain._sealing:
-        commits += 1
-        if commits == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)  # committed; the answer is never printed
-    return ids
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
-store_module.Store.append = append
+if mode == "commit":  # right after the Nth commit: the answer is never printed
+    original = store_module.Store.append
+
+    def append(self, events):
+        global count
+        ids = original(self, events)
+        if ids and not self.chain._sealing:
+            count += 1
+            if count == n:
+                die()
+        return ids
+
+    store_module.Store.append = append
+elif mode == "insert":  # inside the Nth insert: rows written, transaction not committed
+    sqlite_insert = SQLiteApplicationRecorder._insert_events
+
+    def sqlite_rows(self, c, stored_events, **kwargs):
+        global count
+        result = sqlite_insert(self, c, stored_events, **kwargs)
+        count += 1
+        if count == n:
+            die()
+        return result
+
+    SQLiteApplicationRecorder._insert_events = sqlite_rows
+    pg_insert = PostgresApplicationRecorder.insert_events
+
+    def pg_rows(self, stored_events, **kwargs):
+        global count
+        count += 1
+        if count == n:  # the insert is one statement: killed while the server runs it
+            threading.Timer(delay, die).start()
+        return pg_insert(self, stored_events, **kwargs)
+
+    PostgresApplicationRecorder.insert_events = pg_rows
+elif mode == "timer":
+    threading.Timer(delay, die).start()
+
 from adapters.cli import main
 
-sys.exit(main(sys.argv[2:]))
+sys.exit(main(sys.argv[4:]))
 """
 
 
-def run_cli(args: list[str], kill_after_commit: int = 0, timeout: float = 120) -> Any:
-    """``candidates ARGS`` in a subprocess; with ``kill_after_commit`` N it dies by
-    SIGKILL right after its Nth commit (returncode -9)."""
+def run_cli(
+    args: list[str], kill: tuple[str, int, float] | None = None, timeout: float = 120
+) -> Any:
+    """``candidates ARGS`` in a subprocess. ``kill``: ``("commit", N, 0)`` dies by SIGKILL
+    right after its Nth commit; ``("insert", N, delay)`` inside its Nth insert (SQLite:
+    rows written, not committed; PostgreSQL: ``delay`` s into the statement);
+    ``("timer", 0, delay)`` ``delay`` s after it started. A killed run returns -9."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    if kill_after_commit:
-        argv = [sys.executable, "-c", KILLER, str(kill_after_commit), *args]
+    if kill is not None:
+        mode, n, delay = kill
+        argv = [sys.executable, "-c", KILLER, mode, str(n), str(delay), *args]
     else:
         argv = [sys.executable, "-m", "adapters.cli", *args]
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
