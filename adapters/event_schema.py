@@ -73,9 +73,7 @@ def field_problems(cls: type[Event], values: dict[str, Any]) -> list[str]:
         if expected is not None and not fits(value, expected):
             shown = repr(value)
             shown = shown if len(shown) <= 60 else shown[:57] + "..."
-            problems.append(
-                f"{cls.__name__}.{name} must be {_name(expected)}, got {shown}"
-            )
+            problems.append(f"{cls.__name__}.{name} must be {_name(expected)}, got {shown}")
     return problems
 
 

@@ -54,10 +54,15 @@ def check_unicode(value: Any, where: str = "") -> None:
             todo.extend(item)
 
 
-def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """Parse JSON text; TextError for undecodable bytes, nesting beyond ``max_depth``,
-    text that is not JSON, or strings that are not Unicode."""
+def loads(text: str | bytes, max_depth: int = MAX_DEPTH, **options: Any) -> Any:
+    """Parse JSON text (bytes: UTF-8, with or without a byte order mark); TextError
+    for undecodable bytes, nesting beyond ``max_depth``, text that is not JSON, or
+    strings that are not Unicode. ``options`` go to ``json.loads``."""
     if isinstance(text, bytes):
+        if text.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise TextError(
+                "UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8"
+            )
         try:
             text = text.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -69,7 +74,7 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     if found > max_depth:
         raise TextError(f"JSON nested {found} levels deep; at most {max_depth}")
     try:
-        value = json.loads(text)
+        value = json.loads(text, **options)
     except json.JSONDecodeError as exc:
         raise TextError(f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:

@@ -3,8 +3,9 @@
 Each game becomes one all-or-nothing batch of events (see
 ``engine.game.importing``), appended in one transaction with its clock readings:
 a refusal, a crash or a kill never leaves half a game; the tournament a file
-creates (its players, lots and round order) is one transaction too. A game whose moves are illegal is refused as a whole,
-naming the game and the move, and the rest of the file still imports.
+creates (its players, lots and round order) is one transaction too. A game
+whose moves are illegal is refused as a whole, naming the game and the move,
+and the rest of the file still imports.
 Importing a file twice adds nothing: a game already in the store with the
 same moves and result is reported as already imported.
 
@@ -39,13 +40,13 @@ from adapters.store import Store
 from engine.dispatch import decide
 from engine.errors import CommandRefused
 from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, RoundsReordered
+from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.game.reconciliation import ClockLog
 from engine.game.state import Game
-from engine.tournament import tournament as tournaments
-from engine.tournament.tournament import Tournament
-from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE
+from engine.tournament import tournament as tournaments
 from engine.tournament.berger_inference import cycles_for, infer_numbers
+from engine.tournament.tournament import Tournament
 from projections.clock import clock_report
 
 
@@ -240,7 +241,12 @@ def create_tournament_from_pgn(
     else:
         try:
             staged.decide(
-                {"cmd": "draw_lots", "tournament": tournament_id, "numbers": inferred.numbers, "by": by}
+                {
+                    "cmd": "draw_lots",
+                    "tournament": tournament_id,
+                    "numbers": inferred.numbers,
+                    "by": by,
+                }
             )
         except CommandRefused as refused:
             message += f"; {refused.message}"

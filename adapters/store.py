@@ -193,7 +193,9 @@ class Store:
         try:
             return self.seal()
         except Exception:
-            log.warning("the closing seal failed; the next one covers the same events", exc_info=True)
+            log.warning(
+                "the closing seal failed; the next one covers the same events", exc_info=True
+            )
             return None
 
     def __enter__(self) -> Store:

@@ -21,7 +21,28 @@ from typing import Any
 
 from tests.helpers import ARBITERS, PLAYERS_2013, at
 
-MOVES = "d4 Nf6 c4 e6 Nc3 Bb4 Qc2 O-O a3 Bxc3+ Qxc3 b6 Bg5 Bb7 f3 h6 Bh4 d5 e3 Nbd7".split()
+MOVES = [
+    "d4",
+    "Nf6",
+    "c4",
+    "e6",
+    "Nc3",
+    "Bb4",
+    "Qc2",
+    "O-O",
+    "a3",
+    "Bxc3+",
+    "Qxc3",
+    "b6",
+    "Bg5",
+    "Bb7",
+    "f3",
+    "h6",
+    "Bh4",
+    "d5",
+    "e3",
+    "Nbd7",
+]
 
 
 def event_commands(readings: int = 20) -> list[dict[str, Any]]:

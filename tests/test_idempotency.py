@@ -95,9 +95,9 @@ def test_laws_6_7_a_a_duplicated_move_with_ply_is_never_the_opponents_move(
     refused(store, {**move, "move": "Qg5", "ply": 3}, "conflict")
     refused(store, {**move, "ply": 0}, "malformed_command")
     # black's answer at ply 2 goes on
-    assert store.handle({"cmd": "play_move", "game": "1.1", "move": "Qxh2+", "at": at(9), "ply": 2})[
-        "ok"
-    ]
+    assert store.handle(
+        {"cmd": "play_move", "game": "1.1", "move": "Qxh2+", "at": at(9), "ply": 2}
+    )["ok"]
 
 
 def test_a_repeated_mating_move_with_ply_is_a_duplicate_not_game_over(store: Store) -> None:

@@ -292,7 +292,9 @@ class Gateway:
             )
         since = frame.get("since")
         if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
-            raise FrameError("malformed_frame", f"'since' must be a sequence number, got {_shown(since)}")
+            raise FrameError(
+                "malformed_frame", f"'since' must be a sequence number, got {_shown(since)}"
+            )
         token = frame.get("token")
         identity = ANONYMOUS
         if token is not None:

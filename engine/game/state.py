@@ -25,10 +25,10 @@ from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control
 from engine.commands import Command
 from engine.errors import (
-    OutOfOrder,
     GameNotInProgress,
     IllegalMove,
     MalformedCommand,
+    OutOfOrder,
     UnknownGame,
 )
 from engine.events import (
