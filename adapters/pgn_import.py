@@ -321,6 +321,14 @@ def import_pgn(
         for index, pgn in enumerate(read_games(handle), start=1):
             name = pgn.headers.get("Round", "?")
             try:
+                if (
+                    pgn.headers.get("White", "?") == "?"
+                    and pgn.headers.get("Black", "?") == "?"
+                    and pgn.next() is None
+                ):
+                    raise CommandRefused(
+                        f"#{index} of {path} is not a game: no players and no moves"
+                    )
                 if pgn.errors:
                     players = f"{pgn.headers.get('White', '?')} - {pgn.headers.get('Black', '?')}"
                     raise CommandRefused(

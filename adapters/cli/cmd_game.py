@@ -170,6 +170,9 @@ def run_import(args: argparse.Namespace) -> int:
         for path in args.files:
             created: list[ImportReport] = []
             reports = import_pgn(store, path, created=created)
+            if not reports and not created:
+                print(f"candidates: {path}: no PGN game in it", file=sys.stderr)
+                failed += 1
             for made in created:  # the tournament the file created (a note, not a game)
                 print(
                     f"candidates: {path}: tournament {made.status}: {made.message}", file=sys.stderr
