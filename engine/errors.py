@@ -103,7 +103,7 @@ class OutOfOrder(RuleViolation):
     code = "out_of_order"
 
     def __init__(self, message: str) -> None:
-        super().__init__("Laws 6.7 a", message)
+        super().__init__("6.7 a of the Laws", message)
 
 
 class CommandIdReused(CommandRefused):
