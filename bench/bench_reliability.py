@@ -298,7 +298,9 @@ def flood(tmp: Path, seconds: float) -> None:
     row(
         f"a client sends 128-char pings, never reads ({seconds:g} s)",
         f"{clients} connections",
-        f"{len(closed_after)} closed ({policy} logged as 1008 'not reading') after "
+        f"{len(closed_after)} closed by the server"
+        + (f" ({policy} logged as 1008 'not reading')" if policy else "")
+        + " after "
         f"{max(closed_after or [0]):.1f} s at most; "
         f"{sent / 2**20:.0f} MB sent; server RSS {rss_before // 1024} -> {rss_after // 1024} MB "
         f"(peak {peak // 1024} MB)",
