@@ -59,9 +59,9 @@ from engine.events import (
     command_stream,
     game_stream,
 )
-from engine.game import reconciliation
+from engine.game import clock_log as clock_logs
 from engine.game import state as games
-from engine.game.reconciliation import ClockLog
+from engine.game.clock_log import ClockLog
 from engine.game.state import Game
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
@@ -242,7 +242,7 @@ class Store:
         stream = clock_stream(game_id)
         if stream not in self._cache:
             self._cache[stream] = _Cached(*self._clock_log_from_tail(stream))
-        return self._fold(stream, reconciliation.evolve)
+        return self._fold(stream, clock_logs.evolve)
 
     def _clock_log_from_tail(self, stream: str) -> tuple[ClockLog | None, int]:
         game_id = stream.partition("/")[2]
@@ -531,14 +531,16 @@ def command_applied(
 ) -> CommandApplied:
     """The record of a command applied under an id (version 1 of its stream)."""
     instants = [e.at_ms for e in events]
-    by = cmd.get("by") if isinstance(cmd.get("by"), str) else cmd.get("arbiter")
+    values = vars(cmd)
+    by = values.get("by") if isinstance(values.get("by"), str) else values.get("arbiter")
+    at_ms = values.get("at_ms")
     return CommandApplied(
         originator_id=command_stream(command_id),
         originator_version=1,
-        at_ms=max(instants) if instants else (cmd.at_ms or 0),
-        by=by if isinstance(by, str) else "client",
+        at_ms=max(instants) if instants else (at_ms if isinstance(at_ms, int) else 0),
+        by=str(by) if isinstance(by, str) else "client",
         command_id=command_id,
-        command=cmd.name,
+        command=cmd.cmd,
         digest=digest,
         events=tuple((e.originator_id, e.originator_version) for e in events),
     )
@@ -547,7 +549,7 @@ def command_applied(
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     "game": games.evolve,
-    "clock": reconciliation.evolve,
+    "clock": clock_logs.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 

@@ -1,296 +1,235 @@
-"""The command vocabulary of the contract (DESIGN.md), validated.
+"""The command vocabulary of the contract (DESIGN.md): typed, declared once.
 
 One JSON object per command, ``{"cmd": NAME, ...}``; the same form serves the
-CLI (``candidates apply``), the arbiter channel and the Python API. This
-module checks the form only (fields present, of the right type, instants
-parsed to epoch ms); whether the command is allowed is decided by the
-aggregates. A field spec ending in ``?`` is optional.
+CLI (``candidates apply``), the arbiter channel and the Python API.
+``parse_command`` checks the form only (fields present, of the right type,
+instants parsed to epoch ms) and returns a frozen dataclass; whether the
+command is allowed is decided by its ``decide`` method, in the chapter of the
+rulebook that owns it.
+
+Declaring a command
+-------------------
+A command is ONE declaration, in the module of the chapter that decides it: a
+frozen, keyword-only dataclass decorated with ``@command``. Its fields are the
+wire fields, with their types; a field without a default is required, one
+with a default (``None`` or a value) is optional (an explicit ``null`` counts
+as absent); a required field typed ``X | None`` must be given and may be
+``null``. The checker of each field comes from its type (``engine.fields``:
+``str`` is a non-empty string, ``int`` an integer, ``Side``, ``bool``,
+``list[...]``, ``dict[...]``; ``Instant``, ``Identifier`` and ``ResultText``
+for the rest). A field ``at_ms: Instant`` is written ``at`` on the wire.
+``decide(self, world)`` is its handler: it reads the aggregates from the
+``engine.world.World`` and returns the events to append::
+
+    @command(
+        "adjust_clock",
+        summary="An arbiter adds or removes time on one side's clock (Laws 6.10, 6.11).",
+        roles=RULING_ROLES,  # who may send it: arbiter roles, () for anyone
+        events=(ClockAdjusted,),  # the events it may append
+        in_time_order=True,  # refused if dated before the game's last event
+    )
+    @dataclass(frozen=True, kw_only=True)
+    class AdjustClock(Command):
+        game: str
+        side: Side
+        delta_ms: int
+        reason: str
+        arbiter: str
+        at_ms: Instant
+
+        def decide(self, world: World) -> list[Event]:
+            return adjust_clock(world.tournament(), world.game(self.game), self)
+
+Then import the module in ``engine.dispatch`` (``COMMAND_MODULES``) so the
+registry holds it, and describe it in ``docs/commands.md``. A time-ordered
+command needs the fields ``game: str`` and ``at_ms: Instant``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import dataclasses
+import types
+import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
+from engine import fields
 from engine.errors import MalformedCommand
-from engine.timefmt import parse_instant
+from engine.events import Event
+from engine.fields import Checker
+from engine.timefmt import format_instant
 
-SIDES = ("white", "black")
-RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-
-
-def _str(name: str, value: object) -> str:
-    if not isinstance(value, str) or not value:
-        raise MalformedCommand(f"field {name!r} must be a non-empty string, got {value!r}")
-    return value
+WIRE_NAMES = {"at_ms": "at"}
+"""Attribute -> wire name, where they differ: instants are ``at`` on the wire, ``at_ms`` inside."""
 
 
-INT_LIMIT = 2**53 - 1
-"""The largest integer a field may hold: exact in every JSON reader, and far inside
-the store's 64-bit integers (a clock of 2**53 ms is 285,000 years)."""
+@dataclass(frozen=True, kw_only=True)
+class Command:
+    """A command of the contract whose form has been checked (base of every command)."""
 
+    cmd: ClassVar[str] = ""
+    """The command's name, as the wire's ``"cmd"`` field gives it."""
 
-def _int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise MalformedCommand(f"field {name!r} must be an integer, got {value!r}")
-    if abs(value) > INT_LIMIT:
-        raise MalformedCommand(f"field {name!r} is out of range (|n| <= 2**53 - 1), got {value}")
-    return value
+    def decide(self, world: Any) -> list[Event]:
+        """The events this command appends, read from ``world`` (an ``engine.world.World``);
+        raises ``CommandRefused``. Every command overrides it."""
+        raise NotImplementedError(f"{type(self).__name__} declares no decision")
 
-
-def _number(name: str, value: object) -> float | int:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise MalformedCommand(f"field {name!r} must be a number, got {value!r}")
-    return value
-
-
-def _side(name: str, value: object) -> str:
-    if value not in SIDES:
-        raise MalformedCommand(f"field {name!r} must be 'white' or 'black', got {value!r}")
-    return str(value)
-
-
-def _side_or_null(name: str, value: object) -> str | None:
-    return None if value is None else _side(name, value)
-
-
-def _result(name: str, value: object) -> str:
-    if value not in RESULTS:
-        raise MalformedCommand(f"field {name!r} must be one of {', '.join(RESULTS)}; got {value!r}")
-    return str(value)
-
-
-def _list(name: str, value: object) -> list[Any]:
-    if not isinstance(value, list):
-        raise MalformedCommand(f"field {name!r} must be a list, got {value!r}")
-    return value
-
-
-def _dict(name: str, value: object) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise MalformedCommand(f"field {name!r} must be an object, got {value!r}")
-    return value
-
-
-def _bool(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise MalformedCommand(f"field {name!r} must be true or false, got {value!r}")
-    return value
-
-
-def _any(name: str, value: object) -> object:
-    return value
-
-
-def _instant(name: str, value: object) -> int:
-    return parse_instant(value, name)
-
-
-def _str_or_int(name: str, value: object) -> str:
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise MalformedCommand(f"field {name!r} must be a string or integer, got {value!r}")
-    return str(value)
-
-
-Checker = Callable[[str, object], Any]
-
-STR: Checker = _str
-INT: Checker = _int
-NUMBER: Checker = _number
-SIDE: Checker = _side
-SIDE_OR_NULL: Checker = _side_or_null
-RESULT: Checker = _result
-LIST: Checker = _list
-DICT: Checker = _dict
-ANY: Checker = _any
-BOOL: Checker = _bool
-INSTANT: Checker = _instant
-ID: Checker = _str_or_int
-
-# name -> {field (``?`` = optional): checker}. Instants named ``at`` become
-# ``at_ms`` in the parsed arguments. Extend freely; names are binding.
-SPECS: dict[str, dict[str, Checker]] = {
-    "create_tournament": {
-        "tournament": STR,
-        "name": STR,
-        "rules?": STR,
-        "start_date": STR,
-        "cycles?": INT,
-        "players": LIST,
-        "arbiters?": LIST,
-        "at?": INSTANT,
-        "by?": STR,
-    },
-    "draw_lots": {
-        "tournament": STR,
-        "seed?": ID,
-        "numbers?": DICT,
-        "check_federations?": BOOL,
-        "at?": INSTANT,
-        "by?": STR,
-    },
-    "start_game": {
-        "game": STR,
-        "at": INSTANT,
-        "by?": STR,
-        "white?": STR,
-        "black?": STR,
-        "time_control?": STR,
-        "fen?": STR,
-        "stage?": STR,
-    },
-    "play_move": {
-        "game": STR,
-        "move": STR,
-        "at": INSTANT,
-        "white_ms?": INT,
-        "black_ms?": INT,
-        "by?": STR,
-        "ply?": INT,
-    },
-    "resign": {"game": STR, "by": SIDE, "at": INSTANT},
-    "withdraw": {
-        "tournament": STR,
-        "player": STR,
-        "at": INSTANT,
-        "reason": STR,
-        "arbiter?": STR,
-        "by?": STR,
-    },
-    "start_playoff": {
-        "tournament": STR,
-        "arbiter": STR,
-        "at": INSTANT,
-        "place?": INT,
-        "seed?": ID,
-        "numbers?": DICT,
-    },
-    "advance_playoff": {
-        "tournament": STR,
-        "arbiter": STR,
-        "at": INSTANT,
-        "place?": INT,
-        "seed?": ID,
-        "numbers?": DICT,
-        "lot_winner?": STR,
-    },
-    "choose_colour": {
-        "tournament": STR,
-        "game": STR,
-        "colour": SIDE,
-        "arbiter": STR,
-        "at": INSTANT,
-    },
-    "declare_result": {
-        "game": STR,
-        "result": RESULT,
-        "reason": STR,
-        "arbiter": STR,
-        "at": INSTANT,
-        "termination?": STR,
-    },
-    # 3.9.2 b: draw claims through the arbiter (engine/arbiter/draw_claims.py).
-    "claim_draw": {
-        "game": STR,
-        "by": STR,
-        "kind": STR,
-        "intended_move?": STR,
-        "claim?": ID,
-        "at": INSTANT,
-    },
-    "advise_claim": {
-        "game": STR,
-        "claim": ID,
-        "opinion": STR,
-        "advisor": STR,
-        "reason?": STR,
-        "at": INSTANT,
-    },
-    "rule_claim": {
-        "game": STR,
-        "claim": ID,
-        "decision": STR,
-        "arbiter": STR,
-        "reason?": STR,
-        "at": INSTANT,
-    },
-    "record_illegal_move": {
-        "game": STR,
-        "by": STR,
-        "arbiter": STR,
-        "move?": STR,
-        "at": INSTANT,
-    },
-    # Accepted in form only to be refused with 3.9.2 b (no draw by agreement).
-    "offer_draw": {"game": STR, "by?": STR, "at?": INSTANT},
-    "agree_draw": {"game": STR, "by?": STR, "at?": INSTANT},
-    # Clocks (3.5.1, Laws 6): readings of the physical clock, arbiter adjustments,
-    # flag checks on a timer. See engine/game/reconciliation.py, engine/arbiter/clock_rulings.py.
-    "clock_reading": {
-        "game": STR,
-        "at": INSTANT,
-        "white_ms": INT,
-        "black_ms": INT,
-        "running": SIDE_OR_NULL,
-        "by?": STR,
-        "ply?": INT,
-        "tolerance_ms?": INT,
-    },
-    "adjust_clock": {
-        "game": STR,
-        "side": SIDE,
-        "delta_ms": INT,
-        "reason": STR,
-        "arbiter": STR,
-        "at": INSTANT,
-    },
-    "check_flags": {"game?": STR, "games?": LIST, "at": INSTANT, "by?": STR},
-}
+    def to_wire(self) -> dict[str, Any]:
+        """The command's JSON form, as ``parse_command`` reads it (absent optionals left out)."""
+        spec = REGISTRY[self.cmd]
+        raw: dict[str, Any] = {"cmd": self.cmd}
+        for f in spec.fields:
+            value = getattr(self, f.attribute)
+            if not f.required and value is None:
+                continue
+            if f.check is fields.instant and value is not None:
+                value = format_instant(value)
+            raw[f.wire] = str(value) if isinstance(value, str) else value
+        return raw
 
 
 @dataclass(frozen=True)
-class Command:
-    """A command of the contract whose form has been checked."""
+class FieldSpec:
+    """One wire field of a command."""
+
+    attribute: str
+    wire: str
+    check: Checker
+    required: bool
+    nullable: bool
+    """Required but may be ``null`` (``clock_reading.running``: no clock running)."""
+    default: object = None
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """The declaration of one command: what a command reference is generated from."""
 
     name: str
-    args: Mapping[str, Any]
+    cls: type[Command]
+    fields: tuple[FieldSpec, ...]
+    summary: str
+    roles: tuple[str, ...]
+    """Arbiter roles that may send it (``chief``, ``deputy``, ``advisor``); () for anyone."""
+    events: tuple[type[Event], ...]
+    """The events its decision may append (none: it is only ever refused)."""
+    in_time_order: bool
+    """On one game, refused when dated before the game's last recorded event."""
 
-    @property
-    def at_ms(self) -> int | None:
-        value = self.args.get("at_ms")
-        return value if isinstance(value, int) else None
+    def field(self, wire: str) -> FieldSpec | None:
+        return next((f for f in self.fields if f.wire == wire), None)
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.args.get(key, default)
 
-    def __getitem__(self, key: str) -> Any:
-        return self.args[key]
+REGISTRY: dict[str, CommandSpec] = {}
+"""Command name -> declaration; filled by ``@command`` as the chapters are imported
+(``engine.dispatch`` imports them all)."""
+
+C = TypeVar("C", bound=type[Command])
+
+
+def _checker_and_nullable(annotation: object) -> tuple[Checker, bool]:
+    """The checker a field's type asks for, and whether the type admits ``None``."""
+    nullable = False
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        nullable = len(args) < len(typing.get_args(annotation))
+        if len(args) != 1:
+            raise TypeError(f"a command field has one type (or None), got {annotation!r}")
+        annotation = args[0]
+    if typing.get_origin(annotation) is typing.Annotated:
+        check: Checker = typing.get_args(annotation)[1]
+        return check, nullable
+    base = typing.get_origin(annotation) or annotation
+    if base not in fields.BY_TYPE:
+        raise TypeError(f"no field checker for type {annotation!r} (see engine.fields)")
+    return fields.BY_TYPE[base], nullable
+
+
+def _field_specs(cls: type[Command]) -> tuple[FieldSpec, ...]:
+    hints = typing.get_type_hints(cls, include_extras=True)
+    specs = []
+    for f in dataclasses.fields(cls):
+        check, nullable = _checker_and_nullable(hints[f.name])
+        has_default = f.default is not dataclasses.MISSING
+        specs.append(
+            FieldSpec(
+                attribute=f.name,
+                wire=WIRE_NAMES.get(f.name, f.name),
+                check=check,
+                required=not has_default,
+                nullable=nullable and not has_default,
+                default=f.default if has_default else None,
+            )
+        )
+    return tuple(specs)
+
+
+def command(
+    name: str,
+    *,
+    summary: str,
+    roles: tuple[str, ...] = (),
+    events: tuple[type[Event], ...] = (),
+    in_time_order: bool = False,
+) -> Callable[[C], C]:
+    """Declare a command of the contract (see the module docstring)."""
+
+    def register(cls: C) -> C:
+        if name in REGISTRY:
+            raise TypeError(f"command {name!r} is declared twice")
+        params = getattr(cls, "__dataclass_params__", None)
+        if params is None or not params.frozen or "__dataclass_fields__" not in vars(cls):
+            raise TypeError(f"{cls.__name__}: a command is a frozen dataclass")
+        if cls.decide is Command.decide:
+            raise TypeError(f"{cls.__name__}: a command declares its decision (decide)")
+        specs = _field_specs(cls)
+        if in_time_order:
+            by_name = {f.attribute: f for f in specs}
+            game, at = by_name.get("game"), by_name.get("at_ms")
+            if game is None or not game.required or at is None or not at.required:
+                raise TypeError(f"{name}: a time-ordered command has required 'game' and 'at_ms'")
+        cls.cmd = name
+        REGISTRY[name] = CommandSpec(
+            name=name,
+            cls=cls,
+            fields=specs,
+            summary=summary,
+            roles=roles,
+            events=events,
+            in_time_order=in_time_order,
+        )
+        return cls
+
+    return register
 
 
 def parse_command(raw: object) -> Command:
-    """Check a decoded JSON object against the contract and return the command."""
+    """Check a decoded JSON object against the contract and return the typed command."""
     if not isinstance(raw, dict):
         raise MalformedCommand(f"a command must be a JSON object, got {type(raw).__name__}")
     name = raw.get("cmd")
     if not isinstance(name, str):
         raise MalformedCommand("a command needs a string field 'cmd'")
-    spec = SPECS.get(name)
+    spec = REGISTRY.get(name)
     if spec is None:
-        known = ", ".join(sorted(SPECS))
+        known = ", ".join(sorted(REGISTRY))
         raise MalformedCommand(f"unknown command {name!r}; known commands: {known}")
-    args: dict[str, Any] = {}
-    allowed = {key.rstrip("?") for key in spec}
-    unknown = sorted(set(raw) - allowed - {"cmd"})
+    unknown = sorted(set(raw) - {f.wire for f in spec.fields} - {"cmd"})
     if unknown:
         raise MalformedCommand(f"{name}: unknown field(s) {', '.join(map(repr, unknown))}")
-    for key, check in spec.items():
-        optional = key.endswith("?")
-        field = key.rstrip("?")
-        if field not in raw or (optional and raw[field] is None and check is not SIDE_OR_NULL):
-            if not optional:
-                raise MalformedCommand(f"{name}: missing field {field!r}")
+    values: dict[str, Any] = {}
+    for f in spec.fields:
+        if f.wire not in raw:
+            if f.required:
+                raise MalformedCommand(f"{name}: missing field {f.wire!r}")
             continue
-        value = check(field, raw[field])
-        args["at_ms" if field == "at" else field] = value
-    return Command(name, args)
+        value = raw[f.wire]
+        if value is None and (f.nullable or not f.required):
+            if f.nullable:
+                values[f.attribute] = None  # given, and null: e.g. no clock running
+            continue  # an optional null counts as absent
+        values[f.attribute] = f.check(f"field {f.wire!r}", value)
+    return spec.cls(**values)

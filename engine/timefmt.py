@@ -12,13 +12,18 @@ from engine.errors import MalformedCommand
 
 def parse_instant(text: object, field: str = "at") -> int:
     """Return epoch milliseconds for an ISO-8601 instant; naive times are UTC."""
+    return read_instant(f"field {field!r}", text)
+
+
+def read_instant(where: str, text: object) -> int:
+    """``parse_instant`` with the fault's place in words (``field 'at'``, ``payments[0].on``)."""
     if not isinstance(text, str):
-        raise MalformedCommand(f"field {field!r} must be an ISO-8601 UTC string, got {text!r}")
+        raise MalformedCommand(f"{where} must be an ISO-8601 UTC string, got {text!r}")
     try:
         parsed = datetime.fromisoformat(text.replace("z", "Z"))
     except ValueError:
         raise MalformedCommand(
-            f"field {field!r} is not an ISO-8601 instant: {text!r} "
+            f"{where} is not an ISO-8601 instant: {text!r} "
             '(expected e.g. "2013-03-15T14:00:00.000Z")'
         ) from None
     if parsed.tzinfo is None:

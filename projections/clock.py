@@ -31,6 +31,8 @@ from engine.events import ClockReadingRecorded, Event, MovePlayed
 from engine.game import state as games
 from engine.game.reconciliation import judge
 from engine.game.state import Game, mover, position
+from engine.side import SIDES, Side
+from engine.termination import ON_TIME
 from engine.timefmt import format_instant
 
 REPORT_TOLERANCE_MS = 999
@@ -61,14 +63,14 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
         }
     now = clock.at(when)
     view: dict[str, Any] = {
-        "white_ms": now.remaining_ms("white"),
-        "black_ms": now.remaining_ms("black"),
+        "white_ms": now.remaining_ms(Side.WHITE),
+        "black_ms": now.remaining_ms(Side.BLACK),
         "running": now.running,
         "at": format_instant(when),
         "known": True,
         "time_control": clock.control.describe(),
-        "period": {side: now.period_index(side) + 1 for side in ("white", "black")},
-        "moves_to_control": {side: now.moves_to_control(side) for side in ("white", "black")},
+        "period": {str(side): now.period_index(side) + 1 for side in SIDES},
+        "moves_to_control": {str(side): now.moves_to_control(side) for side in SIDES},
         "flag": None,
     }
     if game.status == games.IN_PROGRESS:
@@ -83,7 +85,7 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
                 "termination": termination,
                 "recorded": False,
             }
-    elif game.termination in ("time_forfeit", "flag_fall_draw"):
+    elif game.termination in ON_TIME:
         loser = "white" if game.result == "0-1" else "black" if game.result == "1-0" else None
         view["flag"] = {
             "side": loser or _flagged_in_draw(clock),
@@ -95,8 +97,8 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
     return view
 
 
-def _flagged_in_draw(clock: Clock) -> str | None:
-    for side in ("white", "black"):
+def _flagged_in_draw(clock: Clock) -> Side | None:
+    for side in SIDES:
         if clock.remaining_ms(side) == 0:
             return side
     return None

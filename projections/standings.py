@@ -50,6 +50,7 @@ from engine.standings.tiebreaks import (
     round_robin_games,
     withdrawn_behind,
 )
+from engine.termination import Termination
 from engine.tournament.playoff import DECIDED, RAPID, START_STAGE, Progress, refine
 from engine.tournament.tournament import Tournament
 from projections.prizes import PRIZES_2012_EUR, prizes_object
@@ -235,7 +236,7 @@ def crosstable(
                     "game": g.game_id,
                     "colour": colour,
                     "score": score,
-                    "default": g.termination == "default",
+                    "default": g.termination == Termination.DEFAULT,
                     "annulled": g.game_id not in counted,
                 }
             )

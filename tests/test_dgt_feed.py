@@ -9,7 +9,7 @@ import pytest
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
 from adapters.dgt.feed import StoreSink, board_stream
 from adapters.store import Store
-from engine.commands import SPECS
+from engine.commands import REGISTRY
 from engine.timefmt import format_instant, parse_instant
 from tests.dgt_hands import Hands
 
@@ -162,7 +162,7 @@ class TestClockReadings:
                 "command_id": f"dgt:31337/1.1/clock/{parse_instant(sink.readings[0]['at'])}",
             }
         ]
-        if "clock_reading" in SPECS:
+        if "clock_reading" in REGISTRY:
             assert not sink.refusals, sink.refusals
 
 

@@ -25,7 +25,7 @@ from adapters.dgt.service import run_sources
 from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise, PtyLink, TcpLink, load_game
 from adapters.store import Store
-from engine.commands import SPECS
+from engine.commands import REGISTRY
 from engine.timefmt import format_instant
 
 PGN = Path(__file__).resolve().parents[1] / "replay_logs" / "sources" / "candidates-2013.pgn"
@@ -126,7 +126,7 @@ def check_game(store: Store, sink: StoreSink, sim: BoardSimulator, game: chess.p
     assert {(c["white_ms"], c["black_ms"]) for c in readings} <= shown
     assert len(readings) >= len(shown) * 0.8
     assert all(c["by"] == "dgt:31337" for c in readings)
-    if "clock_reading" in SPECS:
+    if "clock_reading" in REGISTRY:
         refused = [r for r in sink.refusals if r["command"]["cmd"] == "clock_reading"]
         assert not refused, refused[:3]
         recorded = [e for e in store.stream("clock/6.3") if e.kind == "ClockReadingRecorded"]

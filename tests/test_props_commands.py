@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.store import Store
-from engine import commands as c
-from engine.commands import SPECS
+from engine import fields as f
+from engine.commands import REGISTRY
 from tests.helpers import at, ok, paired_tournament
 
 VALUES: dict[str, st.SearchStrategy[Any]] = {
@@ -50,13 +50,12 @@ VALUES: dict[str, st.SearchStrategy[Any]] = {
     "opinion": st.sampled_from(["draw", "not a draw", "unclear"]),
 }
 BY_CHECKER: dict[object, st.SearchStrategy[Any]] = {
-    c.STR: st.text(min_size=1, max_size=6),
-    c.INT: st.integers(-5, 400_000),
-    c.NUMBER: st.integers(-5, 3000),
-    c.SIDE: st.sampled_from(["white", "black"]),
-    c.SIDE_OR_NULL: st.sampled_from(["white", "black", None]),
-    c.RESULT: st.sampled_from(["1-0", "0-1", "1/2-1/2"]),
-    c.ID: st.integers(1, 3) | st.text(min_size=1, max_size=3),
+    f.text: st.text(min_size=1, max_size=6),
+    f.integer: st.integers(-5, 400_000),
+    f.number: st.integers(-5, 3000),
+    f.side: st.sampled_from(["white", "black"]),
+    f.result: st.sampled_from(["1-0", "0-1", "1/2-1/2"]),
+    f.identifier: st.integers(1, 3) | st.text(min_size=1, max_size=3),
 }
 GARBAGE = st.one_of(
     st.none(),
@@ -71,11 +70,11 @@ GARBAGE = st.one_of(
 
 @st.composite
 def commands(draw: st.DrawFn) -> dict[str, Any]:
-    name = draw(st.sampled_from(sorted(SPECS)))
+    name = draw(st.sampled_from(sorted(REGISTRY)))
     raw: dict[str, Any] = {"cmd": name}
-    for key, checker in SPECS[name].items():
-        field = key.rstrip("?")
-        if key.endswith("?") and draw(st.integers(0, 3)) > 0:
+    for spec in REGISTRY[name].fields:
+        field, checker = spec.wire, spec.check
+        if not spec.required and draw(st.integers(0, 3)) > 0:
             continue
         if draw(st.integers(0, 39)) == 0:
             raw[field] = draw(GARBAGE | st.sampled_from(["never", "", 5]))
@@ -83,6 +82,8 @@ def commands(draw: st.DrawFn) -> dict[str, Any]:
             raw[field] = draw(VALUES[field])
         elif field.endswith("_ms"):
             raw[field] = draw(st.integers(-10_000, 10_000_000))
+        elif spec.nullable and draw(st.booleans()):
+            raw[field] = None
         elif checker in BY_CHECKER:
             raw[field] = draw(BY_CHECKER[checker])
         else:

@@ -48,7 +48,7 @@ from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
 from adapters.store import Store
-from engine.commands import SPECS
+from engine.commands import REGISTRY
 from engine.events import Event
 
 log = logging.getLogger(__name__)
@@ -402,8 +402,8 @@ class Gateway:
                 f"this token acts as arbiter {arbiter!r}, not {given!r}; nothing was appended",
                 fid,
             )
-        spec = SPECS.get(str(command.get("cmd")), {})
-        if given is None and ("arbiter" in spec or "arbiter?" in spec):
+        spec = REGISTRY.get(str(command.get("cmd")))
+        if given is None and spec is not None and spec.field("arbiter") is not None:
             return {**command, "arbiter": arbiter}
         return command
 

@@ -33,15 +33,39 @@ here reads a clock or a file.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import chess
 
 from engine.game.state import Game, position
+from engine.side import SIDES, Side
+from engine.termination import Termination
 
-THREEFOLD, FIFTY, PERPETUAL = "threefold_repetition", "fifty_moves", "perpetual_check"
-STALEMATE, INSUFFICIENT, THEORETICAL = "stalemate", "insufficient_material", "theoretical_draw"
-CLAIM_KINDS = (THREEFOLD, FIFTY, PERPETUAL, STALEMATE, INSUFFICIENT, THEORETICAL)
+
+class ClaimKind(StrEnum):
+    """The grounds of a draw claim (3.9.2 b); an accepted claim's kind is the game's
+    termination (``engine.termination.Termination`` has the same values)."""
+
+    THREEFOLD_REPETITION = Termination.THREEFOLD_REPETITION.value
+    FIFTY_MOVES = Termination.FIFTY_MOVES.value
+    PERPETUAL_CHECK = Termination.PERPETUAL_CHECK.value
+    STALEMATE = Termination.STALEMATE.value
+    INSUFFICIENT_MATERIAL = Termination.INSUFFICIENT_MATERIAL.value
+    THEORETICAL_DRAW = Termination.THEORETICAL_DRAW.value
+
+
+THREEFOLD, FIFTY, PERPETUAL = (
+    ClaimKind.THREEFOLD_REPETITION,
+    ClaimKind.FIFTY_MOVES,
+    ClaimKind.PERPETUAL_CHECK,
+)
+STALEMATE, INSUFFICIENT, THEORETICAL = (
+    ClaimKind.STALEMATE,
+    ClaimKind.INSUFFICIENT_MATERIAL,
+    ClaimKind.THEORETICAL_DRAW,
+)
+CLAIM_KINDS = tuple(ClaimKind)
 """The claims of 3.9.2 b: the five named cases, then other theoretical draws."""
 
 FIFTY_MOVES_PLIES = 100
@@ -233,9 +257,9 @@ def _perpetual(history: History) -> Verification:
     # mover_is_white[p]: whether the move that produced ply p was White's.
     white_first = history.start.turn == chess.WHITE
     mover_is_white = [False] + [white_first == (number % 2 == 1) for number in range(1, len(plies))]
-    runs = {side: _check_run(plies, mover_is_white, side == "white") for side in ("white", "black")}
-    moved_last = "white" if mover_is_white[-1] else "black"
-    side = max(("white", "black"), key=lambda s: (len(runs[s]), s == moved_last))
+    runs = {side: _check_run(plies, mover_is_white, side is Side.WHITE) for side in SIDES}
+    moved_last = Side.WHITE if mover_is_white[-1] else Side.BLACK
+    side = max(SIDES, key=lambda s: (len(runs[s]), s == moved_last))
     run = runs[side]
     if not run:
         return Verification(
@@ -290,10 +314,10 @@ def material(board: chess.Board, color: chess.Color) -> str:
 
 
 def materials(board: chess.Board) -> dict[str, str]:
-    return {"white": material(board, chess.WHITE), "black": material(board, chess.BLACK)}
+    return {side: material(board, side.colour) for side in SIDES}
 
 
-def verify(game: Game, kind: str, intended: chess.Move | None = None) -> Verification:
+def verify(game: Game, kind: ClaimKind, intended: chess.Move | None = None) -> Verification:
     """The verification of a claim of ``kind`` in the game's current position
     (and, for 9.2 a / 9.3 a, after the intended move)."""
     if kind == THREEFOLD:

@@ -22,28 +22,69 @@ Games whose flags stand are left alone; the answer lists no events then.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame
-from engine.events import ClockAdjusted, Event
+from engine.events import ClockAdjusted, Event, ResultRecorded
+from engine.fields import Instant
 from engine.game.flags import fallen_flag, flag_fall
 from engine.game.state import Game, require_in_progress
+from engine.side import Side
 from engine.timefmt import format_instant
-from engine.tournament.tournament import Tournament, require_ruling_arbiter
+from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
+from engine.world import World
 
 
-def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+@command(
+    "adjust_clock",
+    summary="An arbiter adds or takes time on one side's clock (Laws 6.10 b, 6.13, 7.4 b, 9.5).",
+    roles=RULING_ROLES,
+    events=(ClockAdjusted,),
+    in_time_order=True,
+)
+@dataclass(frozen=True, kw_only=True)
+class AdjustClock(Command):
+    game: str
+    side: Side
+    delta_ms: int
+    reason: str
+    arbiter: str
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return adjust_clock(world.tournament(), world.game(self.game), self)
+
+
+@command(
+    "check_flags",
+    summary="Ends on time every named (or started) game whose flag has fallen (Laws 6.9).",
+    events=(ResultRecorded,),
+)
+@dataclass(frozen=True, kw_only=True)
+class CheckFlags(Command):
+    game: str | None = None
+    games: list[Any] | None = None
+    at_ms: Instant
+    by: str = "clock"
+
+    def decide(self, world: World) -> list[Event]:
+        return check_flags(world.tournament(), world.game, self)
+
+
+def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: AdjustClock) -> list[Event]:
     """Record an arbiter's clock adjustment (7.4 b, 9.5, 6.10 b, 6.13)."""
 
-    g = require_in_progress(game, cmd["game"])
-    require_ruling_arbiter(tournament, cmd["arbiter"], "adjust a clock")
-    delta: int = cmd["delta_ms"]
-    reason: str = cmd["reason"].strip()
+    g = require_in_progress(game, cmd.game)
+    require_ruling_arbiter(tournament, cmd.arbiter, "adjust a clock")
+    delta = cmd.delta_ms
+    reason = cmd.reason.strip()
     if not reason:
         raise MalformedCommand("adjust_clock needs a reason (a penalty, a correction)")
     if delta == 0:
         raise MalformedCommand("adjust_clock: delta_ms is 0, nothing to adjust")
-    at_ms: int = cmd["at_ms"]
+    at_ms = cmd.at_ms
     fallen = fallen_flag(g.clock, at_ms)
     if fallen is not None:
         side, falls = fallen
@@ -58,23 +99,23 @@ def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: Command)
             originator_id=g.stream,
             originator_version=g.version + 1,
             at_ms=at_ms,
-            by=cmd["arbiter"],
-            side=cmd["side"],
+            by=cmd.arbiter,
+            side=cmd.side,
             delta_ms=delta,
             reason=reason,
-            arbiter=cmd["arbiter"],
+            arbiter=cmd.arbiter,
         )
     ]
 
 
 def check_flags(
-    tournament: Tournament | None, game_of: Callable[[str], Game | None], cmd: Command
+    tournament: Tournament | None, game_of: Callable[[str], Game | None], cmd: CheckFlags
 ) -> list[Event]:
     """End on time every named (or scheduled and started) game whose flag has fallen."""
     named: list[str] = []
-    if cmd.get("game"):
-        named.append(cmd["game"])
-    for item in cmd.get("games") or []:
+    if cmd.game:
+        named.append(cmd.game)
+    for item in cmd.games or []:
         if not isinstance(item, str) or not item:
             raise MalformedCommand(f"check_flags: game ids must be strings, got {item!r}")
         named.append(item)
@@ -83,12 +124,12 @@ def check_flags(
         if tournament is None:
             raise MalformedCommand("check_flags: no tournament; name the game(s) to check")
         named = list(tournament.pairings())
-    by: str = cmd.get("by") or "clock"
+    by = cmd.by
     events: list[Event] = []
     for game_id in dict.fromkeys(named):
         game = game_of(game_id)
         if game is not None:
-            events.extend(flag_fall(game, cmd["at_ms"], by))
+            events.extend(flag_fall(game, cmd.at_ms, by))
         elif explicit:
             # A named game that does not exist is a mistake to report, not a quiet "ok".
             raise UnknownGame(f"check_flags: game {game_id!r} has not been started")

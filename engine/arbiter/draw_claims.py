@@ -55,9 +55,10 @@ from engine.arbiter.claim_verification import (
     FIFTY,
     THEORETICAL,
     THREEFOLD,
+    ClaimKind,
     verify,
 )
-from engine.commands import SIDES, Command
+from engine.commands import Command, command
 from engine.errors import (
     GameNotInProgress,
     MalformedCommand,
@@ -72,15 +73,20 @@ from engine.events import (
     ClockAdjusted,
     DrawClaimed,
     Event,
+    MovePlayed,
     ResultRecorded,
 )
+from engine.fields import Identifier, Instant
 from engine.game import moves
 from engine.game import state as games
 from engine.game.flags import flag_fall
 from engine.game.record import ACCEPTED, REJECTED, Claim, require_no_pending_claim
-from engine.game.state import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, parse_move, position
+from engine.game.state import IN_PROGRESS, WIN_BY_SIDE, Game, parse_move, position
 from engine.rules import profile
-from engine.tournament.tournament import Tournament, require_ruling_arbiter
+from engine.side import SIDES, Side
+from engine.termination import Termination
+from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
+from engine.world import World
 
 DECISIONS = (ACCEPTED, REJECTED)
 OPINIONS = ("draw", "not_draw")
@@ -93,6 +99,91 @@ COUNTED_KINDS = tuple(kind for kind in CLAIM_KINDS if kind != THEORETICAL)
 """Kinds whose rejection is an incorrect claim (Laws 9.5, 3.7.1.b.3): the five
 cases 3.9.2 b names. A theoretical draw the Chief Arbiter declines to declare
 after consulting the advisor is not an incorrect claim."""
+
+
+@command(
+    "claim_draw",
+    summary="A player claims a draw through the arbiter; the engine verifies it (3.9.2 b, Laws 9).",
+    events=(DrawClaimed, AlertRaised, ResultRecorded),
+)
+@dataclass(frozen=True, kw_only=True)
+class ClaimDraw(Command):
+    game: str
+    by: str
+    """The side (``white``, ``black``, ``both`` for a theoretical draw) or the player."""
+    kind: str
+    intended_move: str | None = None
+    claim: Identifier | None = None
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return claim_draw(world.tournament(), world.game(self.game), self)
+
+
+@command(
+    "advise_claim",
+    summary="The Technical Advisor gives an opinion on a claimed theoretical draw (3.9.2 b).",
+    roles=("advisor",),
+    events=(ClaimAdvised,),
+)
+@dataclass(frozen=True, kw_only=True)
+class AdviseClaim(Command):
+    game: str
+    claim: Identifier
+    opinion: str
+    advisor: str
+    reason: str | None = None
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return advise_claim(world.tournament(), world.game(self.game), self)
+
+
+@command(
+    "rule_claim",
+    summary="The Chief Arbiter or a Deputy rules on a draw claim (3.9.2 b, Laws 9.5, 3.7.1.b.3).",
+    roles=RULING_ROLES,
+    events=(ClaimRuled, ClockAdjusted, MovePlayed, ResultRecorded),
+)
+@dataclass(frozen=True, kw_only=True)
+class RuleClaim(Command):
+    game: str
+    claim: Identifier
+    decision: str
+    arbiter: str
+    reason: str | None = None
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return rule_claim(world.tournament(), world.game(self.game), self)
+
+
+@command(
+    "offer_draw",
+    summary="Always refused: the players cannot draw a game by agreement (3.9.2 b).",
+)
+@dataclass(frozen=True, kw_only=True)
+class OfferDraw(Command):
+    game: str
+    by: str | None = None
+    at_ms: Instant | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return refuse_draw_by_agreement(self)
+
+
+@command(
+    "agree_draw",
+    summary="Always refused: the players cannot draw a game by agreement (3.9.2 b).",
+)
+@dataclass(frozen=True, kw_only=True)
+class AgreeDraw(Command):
+    game: str
+    by: str | None = None
+    at_ms: Instant | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return refuse_draw_by_agreement(self)
 
 
 def ordinal(n: int) -> str:
@@ -148,25 +239,25 @@ def _claim_side(game: Game, by: str, kind: str) -> str:
     return side
 
 
-def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw) -> list[Event]:
     """A draw claim through the arbiter (3.9.2 b), verified as it is made."""
-    g = games.require_game(game, cmd["game"])
-    kind: str = cmd["kind"]
-    if kind not in CLAIM_KINDS:
+    g = games.require_game(game, cmd.game)
+    if cmd.kind not in CLAIM_KINDS:
         raise MalformedCommand(
-            f"claim_draw: kind must be one of {', '.join(CLAIM_KINDS)}; got {kind!r}"
+            f"claim_draw: kind must be one of {', '.join(CLAIM_KINDS)}; got {cmd.kind!r}"
         )
+    kind = ClaimKind(cmd.kind)
     if g.status != IN_PROGRESS:
         raise GameNotInProgress(
             f"game {g.game_id} has ended ({g.result}, {g.termination}): no claim can be "
             "made once a game is over" + (" (article 3.7.1.b.4)" if g.is_playoff else "")
         )
-    late = flag_fall(g, cmd["at_ms"], cmd["by"])
+    late = flag_fall(g, cmd.at_ms, cmd.by)
     if late:  # 6.9: the flag fell before the claim; the game had already ended
         return late
-    side = _claim_side(g, cmd["by"], kind)
+    side = _claim_side(g, cmd.by, kind)
     require_no_pending_claim(g.record, g.game_id, "no other claim can be made")
-    claim_id = cmd.get("claim") or g.record.next_claim_id()
+    claim_id = cmd.claim or g.record.next_claim_id()
     if g.record.claim(claim_id) is not None:
         raise MalformedCommand(f"claim_draw: game {g.game_id} already has a claim {claim_id!r}")
     article = ON_MOVE_KINDS.get(kind)
@@ -179,7 +270,7 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
         )
     intended: chess.Move | None = None
     intended_san: str | None = None
-    text = cmd.get("intended_move")
+    text = cmd.intended_move
     if text is not None:
         if article is None:
             raise RuleViolation(
@@ -191,11 +282,11 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
         intended = parse_move(board, text, g.game_id)
         intended_san = board.san(intended)
     verification = verify(g, kind, intended)
-    claimant = {"white": g.white, "black": g.black}.get(side, BOTH)
+    claimant = g.white if side == Side.WHITE else g.black if side == Side.BLACK else BOTH
     drawn = DrawClaimed(
         originator_id=g.stream,
         originator_version=g.version + 1,
-        at_ms=cmd["at_ms"],
+        at_ms=cmd.at_ms,
         by=claimant,
         game=g.game_id,
         claim=claim_id,
@@ -211,7 +302,7 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
     alert = AlertRaised(
         originator_id=g.stream,
         originator_version=g.version + 2,
-        at_ms=cmd["at_ms"],
+        at_ms=cmd.at_ms,
         by=claimant,
         game=g.game_id,
         kind="claim_pending",
@@ -225,13 +316,13 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: Command) -
     return [drawn, alert]
 
 
-def advise_claim(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+def advise_claim(tournament: Tournament | None, game: Game | None, cmd: AdviseClaim) -> list[Event]:
     """The Technical Advisor's opinion on a pending claim (3.9.2 b)."""
-    g = games.require_game(game, cmd["game"])
-    require_advisor(tournament, cmd["advisor"])
-    claim = require_claim(g, cmd["claim"])
+    g = games.require_game(game, cmd.game)
+    require_advisor(tournament, cmd.advisor)
+    claim = require_claim(g, cmd.claim)
     require_pending(g, claim)
-    opinion: str = cmd["opinion"]
+    opinion = cmd.opinion
     if opinion not in OPINIONS:
         raise MalformedCommand(
             f"advise_claim: opinion must be one of {', '.join(OPINIONS)}; got {opinion!r}"
@@ -240,13 +331,13 @@ def advise_claim(tournament: Tournament | None, game: Game | None, cmd: Command)
         ClaimAdvised(
             originator_id=g.stream,
             originator_version=g.version + 1,
-            at_ms=cmd["at_ms"],
-            by=cmd["advisor"],
+            at_ms=cmd.at_ms,
+            by=cmd.advisor,
             game=g.game_id,
             claim=claim.id,
             opinion=opinion,
-            advisor=cmd["advisor"],
-            reason=cmd.get("reason") or "",
+            advisor=cmd.advisor,
+            reason=cmd.reason or "",
         )
     ]
 
@@ -279,14 +370,14 @@ class _Batch:
             self.events.append(event)
 
 
-def rule_claim(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+def rule_claim(tournament: Tournament | None, game: Game | None, cmd: RuleClaim) -> list[Event]:
     """The Chief Arbiter or Deputy rules on a claim (3.9.2 b; Laws 9.5; 3.7.1.b.3)."""
-    g = games.require_game(game, cmd["game"])
-    arbiter: str = cmd["arbiter"]
+    g = games.require_game(game, cmd.game)
+    arbiter = cmd.arbiter
     require_ruling_arbiter(tournament, arbiter, "rule on a draw claim")
-    claim = require_claim(g, cmd["claim"])
+    claim = require_claim(g, cmd.claim)
     require_pending(g, claim)
-    decision: str = cmd["decision"]
+    decision = cmd.decision
     if decision not in DECISIONS:
         raise MalformedCommand(
             f"rule_claim: decision must be one of {', '.join(DECISIONS)}; got {decision!r}"
@@ -297,7 +388,7 @@ def rule_claim(tournament: Tournament | None, game: Game | None, cmd: Command) -
             f"the Chief Arbiter declares a theoretical draw, or not, after consulting the "
             f"Technical Advisor: {claim.describe()} has no opinion yet (advise_claim)",
         )
-    reason: str = cmd.get("reason") or ""
+    reason = cmd.reason or ""
     expected = expected_verdict(claim)
     override = expected is not None and (decision == ACCEPTED) != expected
     if override and not reason:
@@ -309,7 +400,7 @@ def rule_claim(tournament: Tournament | None, game: Game | None, cmd: Command) -
         )
     counted = decision == REJECTED and claim.kind in COUNTED_KINDS and claim.side in SIDES
     incorrect = g.record.incorrect_claims.of(claim.side) + 1 if counted else 0
-    at_ms: int = cmd["at_ms"]
+    at_ms = cmd.at_ms
     batch = _Batch(g)
     batch.add(
         ClaimRuled(
@@ -335,7 +426,7 @@ def rule_claim(tournament: Tournament | None, game: Game | None, cmd: Command) -
                 at_ms=at_ms,
                 by=arbiter,
                 result="1/2-1/2",
-                termination=claim.kind,
+                termination=Termination(claim.kind),
                 reason=f"{claim.describe()} accepted (3.9.2 b)" + (f": {reason}" if reason else ""),
                 arbiter=arbiter,
             )
@@ -344,7 +435,7 @@ def rule_claim(tournament: Tournament | None, game: Game | None, cmd: Command) -
     if counted:
         _penalise_incorrect_claim(batch, claim, incorrect, arbiter, at_ms)
     if batch.state.status == IN_PROGRESS and claim.intended_uci is not None:
-        _play_intended_move(batch, claim, arbiter, at_ms)
+        _play_intended_move(batch, claim.intended_uci, arbiter, at_ms)
     return batch.events
 
 
@@ -355,7 +446,7 @@ def _penalise_incorrect_claim(
     (tie-break games: +3 min, a third incorrect claim loses)."""
     g = batch.state
     penalties = profile(g.rules).penalties_for(g.stage)
-    opponent = OTHER_SIDE[claim.side]
+    opponent = Side.of(claim.side).opponent
     article = penalties.incorrect_claim_article
     limit = penalties.incorrect_claim_loses_at
     if limit is not None and incorrect >= limit:
@@ -366,7 +457,7 @@ def _penalise_incorrect_claim(
                 at_ms=at_ms,
                 by=arbiter,
                 result=WIN_BY_SIDE[opponent],
-                termination="incorrect_claims",
+                termination=Termination.INCORRECT_CLAIMS,
                 reason=f"{ordinal(incorrect)} incorrect claim by {claim.side} ({article})",
                 arbiter=arbiter,
             )
@@ -388,23 +479,18 @@ def _penalise_incorrect_claim(
         )
 
 
-def _play_intended_move(batch: _Batch, claim: Claim, arbiter: str, at_ms: int) -> None:
+def _play_intended_move(batch: _Batch, uci: str, arbiter: str, at_ms: int) -> None:
     """9.5 / 3.7.1.b.3: after an incorrect claim "the game continues with the
     intended move", played as any move (it may itself end the game)."""
-    move = Command(
-        "play_move",
-        {"game": batch.state.game_id, "move": claim.intended_uci, "at_ms": at_ms, "by": arbiter},
-    )
+    move = moves.PlayMove(game=batch.state.game_id, move=uci, at_ms=at_ms, by=arbiter)
     batch.add(*moves.play_move(batch.state, move))
 
 
-def refuse_draw_by_agreement(
-    tournament: Tournament | None, game: Game | None, cmd: Command
-) -> list[Event]:
+def refuse_draw_by_agreement(cmd: OfferDraw | AgreeDraw) -> list[Event]:
     """3.9.2 b: "The players cannot draw a game by agreement." An offer and an
     acceptance are both refused; nothing is recorded."""
     raise RuleViolation(
         "3.9.2 b",
-        f"{cmd.name}: the players cannot draw a game by agreement (game {cmd['game']}); "
+        f"{cmd.cmd}: the players cannot draw a game by agreement (game {cmd.game}); "
         "a draw is claimed through the Chief Arbiter or his Deputy (claim_draw)",
     )

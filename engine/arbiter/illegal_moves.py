@@ -20,24 +20,48 @@ tie-break games; 7.4 applies "during a game").
 
 from __future__ import annotations
 
-import chess
+from dataclasses import dataclass
 
 from engine.arbiter.draw_claims import ordinal
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import ClockAdjusted, Event, IllegalMoveRecorded, ResultRecorded
+from engine.fields import Instant
 from engine.game import state as games
 from engine.game.state import IN_PROGRESS, OTHER_SIDE, WIN_BY_SIDE, Game, position
 from engine.rules import profile
-from engine.tournament.tournament import Tournament, require_ruling_arbiter
+from engine.side import Side
+from engine.termination import Termination
+from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
+from engine.world import World
+
+
+@command(
+    "record_illegal_move",
+    summary="An arbiter records a completed illegal move and its penalty is applied (Laws 7.4).",
+    roles=RULING_ROLES,
+    events=(IllegalMoveRecorded, ClockAdjusted, ResultRecorded),
+    in_time_order=True,
+)
+@dataclass(frozen=True, kw_only=True)
+class RecordIllegalMove(Command):
+    game: str
+    by: str
+    """The side (``white``, ``black``) or the player who made the move."""
+    arbiter: str
+    move: str | None = None
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return record_illegal_move(world.tournament(), world.game(self.game), self)
 
 
 def record_illegal_move(
-    tournament: Tournament | None, game: Game | None, cmd: Command
+    tournament: Tournament | None, game: Game | None, cmd: RecordIllegalMove
 ) -> list[Event]:
     """The arbiter records a completed illegal move and applies the penalty."""
-    g = games.require_game(game, cmd["game"])
-    arbiter: str = cmd["arbiter"]
+    g = games.require_game(game, cmd.game)
+    arbiter = cmd.arbiter
     if g.status != IN_PROGRESS:
         article = "3.7.1.b.4" if g.is_playoff else "7.4"
         raise RuleViolation(
@@ -46,15 +70,15 @@ def record_illegal_move(
             "can be recorded once a game is over",
         )
     require_ruling_arbiter(tournament, arbiter, "record an illegal move")
-    side = g.player_side(cmd["by"])
+    side = g.player_side(cmd.by)
     if side is None:
         raise MalformedCommand(
             f"record_illegal_move: 'by' must be white, black or a player of game "
-            f"{g.game_id} ({g.white} - {g.black}); got {cmd['by']!r}"
+            f"{g.game_id} ({g.white} - {g.black}); got {cmd.by!r}"
         )
     penalties = profile(g.rules).penalties_for(g.stage)
     count = g.record.illegal_moves.of(side) + 1
-    at_ms: int = cmd["at_ms"]
+    at_ms = cmd.at_ms
     opponent = OTHER_SIDE[side]
     article = penalties.illegal_move_article
     events: list[Event] = [
@@ -65,18 +89,16 @@ def record_illegal_move(
             by=arbiter,
             game=g.game_id,
             side=side,
-            player=g.white if side == "white" else g.black,
+            player=g.white if side is Side.WHITE else g.black,
             arbiter=arbiter,
             count=count,
             ply=g.ply,
-            move=cmd.get("move"),
+            move=cmd.move,
         )
     ]
     if count >= penalties.illegal_move_loses_at:
         board = position(g)
-        can_mate = not board.has_insufficient_material(
-            chess.WHITE if opponent == "white" else chess.BLACK
-        )
+        can_mate = not board.has_insufficient_material(opponent.colour)
         result = WIN_BY_SIDE[opponent] if can_mate else "1/2-1/2"
         reason = f"{ordinal(count)} illegal move by {side} ({article})"
         if not can_mate:
@@ -88,7 +110,7 @@ def record_illegal_move(
                 at_ms=at_ms,
                 by=arbiter,
                 result=result,
-                termination="illegal_moves",
+                termination=Termination.ILLEGAL_MOVES,
                 reason=reason,
                 arbiter=arbiter,
             )

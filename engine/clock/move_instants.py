@@ -26,17 +26,18 @@ from collections.abc import Sequence
 
 from engine.clock.regulation import Clock
 from engine.clock.time_control import TimeControl
+from engine.side import SIDES, Side
 
 
 def derive_move_instants(
     control: TimeControl,
     start_ms: int,
-    first_side: str,
+    first_side: Side,
     clocks_ms: Sequence[int | None],
 ) -> list[int]:
     """The instant each ply was completed, from the mover's recorded clock after it."""
     clock = Clock.start(control, start_ms, first_side)
-    previous = {"white": control.initial_ms("white"), "black": control.initial_ms("black")}
+    previous = {side: control.initial_ms(side) for side in SIDES}
     side = first_side
     instants: list[int] = []
     now = start_ms
@@ -48,11 +49,11 @@ def derive_move_instants(
         now += used
         clock = clock.complete_move(side, now)
         instants.append(now)
-        side = "black" if side == "white" else "white"
+        side = side.opponent
     return instants
 
 
-def _time_used(clock: Clock, side: str, before: int, after: int) -> int:
+def _time_used(clock: Clock, side: Side, before: int, after: int) -> int:
     control = clock.control
     number = clock.side(side).moves + 1
     following = control.control_after(number)

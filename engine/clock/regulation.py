@@ -38,8 +38,8 @@ from dataclasses import dataclass, replace
 import chess
 
 from engine.clock.time_control import TimeControl
-
-OTHER = {"white": "black", "black": "white"}
+from engine.side import Side
+from engine.termination import Termination
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,36 +69,37 @@ class Clock:
     control: TimeControl
     white: SideClock
     black: SideClock
-    running: str | None
+    running: Side | None
     """``white``, ``black`` or None when stopped (before the start, after the end)."""
     at_ms: int
     """The instant the values above hold at."""
-    paused: str | None = None
+    paused: Side | None = None
     """The side whose clock was running when the clocks were stopped for a claim
     (Laws 2009 6.12 b, 9.5); it starts again at the ruling."""
 
     # --- building -------------------------------------------------------------
 
     @staticmethod
-    def start(control: TimeControl, at_ms: int, running: str = "white") -> Clock:
+    def start(control: TimeControl, at_ms: int, running: Side = Side.WHITE) -> Clock:
         """The clock at the start of the game: the first period's time, ``running`` started.
 
         3.7.3.a gives the two sides different starting times.
         """
         return Clock(
             control=control,
-            white=SideClock(control.initial_ms("white")),
-            black=SideClock(control.initial_ms("black")),
-            running=running,
+            white=SideClock(control.initial_ms(Side.WHITE)),
+            black=SideClock(control.initial_ms(Side.BLACK)),
+            running=Side.of(running),
             at_ms=at_ms,
         )
 
     # --- reading --------------------------------------------------------------
 
-    def side(self, side: str) -> SideClock:
-        return self.white if side == "white" else self.black
+    def side(self, side: Side) -> SideClock:
+        """One side's clock; ValueError for anything that is not a side."""
+        return self.white if Side.of(side) is Side.WHITE else self.black
 
-    def remaining_ms(self, side: str, at_ms: int | None = None) -> int:
+    def remaining_ms(self, side: Side, at_ms: int | None = None) -> int:
         """Time left on ``side``'s clock at an instant (never below zero)."""
         own = self.side(side).remaining_ms
         if self.running != side or at_ms is None or at_ms <= self.at_ms:
@@ -111,7 +112,7 @@ class Clock:
             return None
         return self.at_ms + self.side(self.running).remaining_ms
 
-    def flag_fallen(self, at_ms: int) -> str | None:
+    def flag_fallen(self, at_ms: int) -> Side | None:
         """The side whose flag has fallen by ``at_ms`` (6.1), else None."""
         falls = self.flag_falls_at_ms()
         if falls is None or at_ms < falls:
@@ -128,15 +129,15 @@ class Clock:
         updated = replace(own, remaining_ms=own.remaining_ms - spent, used_ms=own.used_ms + spent)
         return self._with(side, updated, at_ms=at_ms)
 
-    def period_index(self, side: str) -> int:
+    def period_index(self, side: Side) -> int:
         """The 0-based period ``side`` is playing in (the period of its next move)."""
         return self.control.period_of_move(self.side(side).moves + 1)
 
-    def moves_to_control(self, side: str) -> int | None:
+    def moves_to_control(self, side: Side) -> int | None:
         """Moves ``side`` must still complete before the next control; None in the last period."""
         return self.control.moves_to_control(self.side(side).moves)
 
-    def closed_form_ms(self, side: str) -> int:
+    def closed_form_ms(self, side: Side) -> int:
         """initial + credited bonuses + increments + adjustments - used (the invariant)."""
         s = self.side(side)
         return (
@@ -145,7 +146,7 @@ class Clock:
 
     # --- changing ---------------------------------------------------------------
 
-    def complete_move(self, side: str, at_ms: int) -> Clock:
+    def complete_move(self, side: Side, at_ms: int) -> Clock:
         """``side`` completed a move at ``at_ms`` and started the opponent's clock (6.7 a).
 
         The time since the clock started runs off ``side``'s clock; then the next
@@ -173,9 +174,9 @@ class Clock:
             increments_ms=own.increments_ms + increment,
             increments=own.increments + (1 if increment else 0),
         )
-        return replace(now._with(side, updated), running=OTHER[side], paused=None)
+        return replace(now._with(side, updated), running=Side.of(side).opponent, paused=None)
 
-    def adjust(self, side: str, delta_ms: int, at_ms: int) -> Clock:
+    def adjust(self, side: Side, delta_ms: int, at_ms: int) -> Clock:
         """The arbiter adds (``delta_ms`` > 0) or takes time (7.4 b, 9.5, 6.10 b, 6.13).
 
         Time cannot go below zero: taking more than is left leaves zero.
@@ -206,14 +207,14 @@ class Clock:
             return self
         return replace(self, running=self.paused, paused=None, at_ms=max(at_ms, self.at_ms))
 
-    def _with(self, side: str, value: SideClock, *, at_ms: int | None = None) -> Clock:
+    def _with(self, side: Side, value: SideClock, *, at_ms: int | None = None) -> Clock:
         when = self.at_ms if at_ms is None else at_ms
-        if side == "white":
+        if Side.of(side) is Side.WHITE:
             return replace(self, white=value, at_ms=when)
         return replace(self, black=value, at_ms=when)
 
 
-def can_checkmate(board: chess.Board, side: str) -> bool:
+def can_checkmate(board: chess.Board, side: Side) -> bool:
     """Whether ``side`` could checkmate the opponent by some series of legal moves (6.9).
 
     Decided with python-chess ``has_insufficient_material``: it looks at the
@@ -226,13 +227,12 @@ def can_checkmate(board: chess.Board, side: str) -> bool:
     flag fall is recorded as a loss and the Chief Arbiter corrects it with
     ``declare_result`` (``docs/clocks.md``).
     """
-    color = chess.WHITE if side == "white" else chess.BLACK
-    return not board.has_insufficient_material(color)
+    return not board.has_insufficient_material(Side.of(side).colour)
 
 
-def flag_fall_result(board: chess.Board, flagged: str) -> tuple[str, str]:
+def flag_fall_result(board: chess.Board, flagged: Side) -> tuple[str, Termination]:
     """(result, termination) when ``flagged``'s flag falls in ``board`` (6.9)."""
-    opponent = OTHER[flagged]
+    opponent = Side.of(flagged).opponent
     if not can_checkmate(board, opponent):
-        return "1/2-1/2", "flag_fall_draw"
-    return ("0-1" if flagged == "white" else "1-0"), "time_forfeit"
+        return "1/2-1/2", Termination.FLAG_FALL_DRAW
+    return opponent.win, Termination.TIME_FORFEIT

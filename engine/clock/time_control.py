@@ -38,8 +38,7 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import MalformedCommand
-
-SIDES = ("white", "black")
+from engine.side import Side
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +54,9 @@ class Period:
     increment_ms: int = 0
     """Added after each move completed in this period."""
 
-    def time_ms(self, side: str) -> int:
+    def time_ms(self, side: Side) -> int:
         """The time this period credits to one side."""
-        return self.white_ms if side == "white" else self.black_ms
+        return self.white_ms if Side.of(side) is Side.WHITE else self.black_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +79,7 @@ class TimeControl:
             return self.periods[index]
         return self.periods[-1]
 
-    def initial_ms(self, side: str) -> int:
+    def initial_ms(self, side: Side) -> int:
         """The time on one side's clock at the start (3.7.3.a: White 5 min, Black 4 min)."""
         return self.periods[0].time_ms(side) if self.periods else 0
 

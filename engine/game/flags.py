@@ -27,10 +27,12 @@ from __future__ import annotations
 from engine.clock.regulation import Clock, flag_fall_result
 from engine.events import Event, ResultRecorded
 from engine.game.state import IN_PROGRESS, Game, position
+from engine.side import Side
+from engine.termination import Termination
 from engine.timefmt import format_instant
 
 
-def fallen_flag(clock: Clock | None, at_ms: int) -> tuple[str, int] | None:
+def fallen_flag(clock: Clock | None, at_ms: int) -> tuple[Side, int] | None:
     """(side, instant its time reached zero) if a flag has fallen by ``at_ms``."""
     if clock is None:
         return None
@@ -41,7 +43,7 @@ def fallen_flag(clock: Clock | None, at_ms: int) -> tuple[str, int] | None:
     return side, falls
 
 
-def flag_reason(clock: Clock, side: str) -> str:
+def flag_reason(clock: Clock, side: Side) -> str:
     """Plain words: whose flag, in which period, how many moves were still owed."""
     owed = clock.moves_to_control(side)
     period = clock.period_index(side) + 1
@@ -65,7 +67,7 @@ def flag_fall(game: Game, at_ms: int, by: str) -> list[Event]:
     side, falls_ms = fallen
     result, termination = flag_fall_result(position(game), side)
     reason = flag_reason(game.clock, side) + f" at {format_instant(falls_ms)}"
-    if termination == "flag_fall_draw":
+    if termination == Termination.FLAG_FALL_DRAW:
         reason += "; drawn: the opponent cannot checkmate by any series of legal moves (6.9)"
     else:
         reason += " (6.9)"

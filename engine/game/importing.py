@@ -29,6 +29,8 @@ from engine.events import (
 )
 from engine.game.state import Game, evolve, mover, outcome_of
 from engine.rules import profile
+from engine.side import Side
+from engine.termination import Termination
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
     if move_at_ms is None and clocks is not None:
         control = _control_or_none(time_control)
         if control is not None:
-            first = "white" if board.turn == chess.WHITE else "black"
+            first = Side.to_move(board.turn)
             move_at_ms = derive_move_instants(control, sheet.at_ms, first, clocks)
         else:
             clocks = None
@@ -137,7 +139,11 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
     elif sheet.result == "*":
         return events + readings
     else:
-        result, termination, reason = sheet.result, "imported", "result from the score sheet"
+        result, termination, reason = (
+            sheet.result,
+            Termination.IMPORTED,
+            "result from the score sheet",
+        )
     events.append(
         ResultRecorded(
             originator_id=stream,
@@ -166,7 +172,7 @@ def _readings(
     """Each recorded clock as a reading on the clock stream, beside the regulation clock."""
     readings: list[Event] = []
     state: Game | None = None
-    shown: dict[str, int] = {}
+    shown: dict[Side, int] = {}
     for event in events:
         state = evolve(state, event)
         if not isinstance(event, MovePlayed) or state is None or state.clock is None:
@@ -184,11 +190,11 @@ def _readings(
                 at_ms=event.at_ms,
                 by=by,
                 game=sheet.game,
-                white_ms=shown.get("white", clock.control.initial_ms("white")),
-                black_ms=shown.get("black", clock.control.initial_ms("black")),
+                white_ms=shown.get(Side.WHITE, clock.control.initial_ms(Side.WHITE)),
+                black_ms=shown.get(Side.BLACK, clock.control.initial_ms(Side.BLACK)),
                 running=clock.running,
-                model_white_ms=clock.remaining_ms("white"),
-                model_black_ms=clock.remaining_ms("black"),
+                model_white_ms=clock.remaining_ms(Side.WHITE),
+                model_black_ms=clock.remaining_ms(Side.BLACK),
                 ply=event.ply,
             )
         )

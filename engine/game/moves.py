@@ -6,10 +6,12 @@ the events to append, or raises with nothing appended.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import chess
 
 from engine.clock.time_control import parse_time_control
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import (
     AlreadyRecorded,
     CommandRefused,
@@ -18,7 +20,17 @@ from engine.errors import (
     RuleViolation,
     UnknownGame,
 )
-from engine.events import Event, GameStarted, MovePlayed, ResultRecorded, game_stream
+from engine.events import (
+    AlertRaised,
+    ClockReadingRecorded,
+    Event,
+    GameStarted,
+    MovePlayed,
+    ResultRecorded,
+    game_stream,
+)
+from engine.fields import Instant, ResultText
+from engine.game import reconciliation
 from engine.game.flags import flag_fall
 from engine.game.record import require_no_pending_claim
 from engine.game.state import (
@@ -32,18 +44,108 @@ from engine.game.state import (
     require_in_progress,
 )
 from engine.rules import DEFAULT_PROFILE, profile
-from engine.tournament.tournament import Tournament, require_ruling_arbiter
+from engine.side import Side
+from engine.termination import Termination
+from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
+from engine.world import World
 
 
-def start_game(tournament: Tournament | None, existing: Game | None, cmd: Command) -> list[Event]:
+@command(
+    "start_game",
+    summary="A game begins: a paired game (<round>.<board>) or one between named players (3.3.7).",
+    events=(GameStarted,),
+)
+@dataclass(frozen=True, kw_only=True)
+class StartGame(Command):
+    game: str
+    at_ms: Instant
+    by: str = "arbiter"
+    white: str | None = None
+    black: str | None = None
+    time_control: str | None = None
+    fen: str | None = None
+    stage: str | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return start_game(world.tournament(), world.game(self.game), self)
+
+
+@command(
+    "play_move",
+    summary="A move completed on the board, with the clock's two displays if known (Laws 4, 6).",
+    events=(MovePlayed, ResultRecorded, ClockReadingRecorded, AlertRaised),
+    in_time_order=True,
+)
+@dataclass(frozen=True, kw_only=True)
+class PlayMove(Command):
+    game: str
+    move: str
+    at_ms: Instant
+    white_ms: int | None = None
+    black_ms: int | None = None
+    by: str = "arbiter"
+    ply: int | None = None
+    """The ply the move becomes (1 = White's first): a move sent again is answered as a
+    duplicate, never played as the next move (``check_ply``)."""
+
+    def decide(self, world: World) -> list[Event]:
+        game = world.game(self.game)
+        return reconciliation.with_move_reading(
+            play_move(game, self),
+            game,
+            lambda: world.clock_log(self.game),
+            at_ms=self.at_ms,
+            by=self.by,
+            white=self.white_ms,
+            black=self.black_ms,
+        )
+
+
+@command(
+    "resign",
+    summary="A player resigns; the opponent wins (Laws 5.1 b).",
+    events=(ResultRecorded,),
+    in_time_order=True,
+)
+@dataclass(frozen=True, kw_only=True)
+class Resign(Command):
+    game: str
+    by: Side
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return resign(world.game(self.game), self)
+
+
+@command(
+    "declare_result",
+    summary="The Chief Arbiter or a Deputy records a result with its reason (3.9.2 b).",
+    roles=RULING_ROLES,
+    events=(ResultRecorded,),
+    in_time_order=True,
+)
+@dataclass(frozen=True, kw_only=True)
+class DeclareResult(Command):
+    game: str
+    result: ResultText
+    reason: str
+    arbiter: str
+    at_ms: Instant
+    termination: str | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return declare_result(world.tournament(), world.game(self.game), self)
+
+
+def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartGame) -> list[Event]:
     """Open a paired game (``<round>.<board>``), or a game with named players."""
-    game_id: str = cmd["game"]
+    game_id = cmd.game
     if existing is not None:
         raise RuleViolation("3.3.7", f"game {game_id} has already been started")
     if tournament is not None:
         tournament.check_can_start(game_id)
     pairing = tournament.pairings().get(game_id) if tournament else None
-    white, black = cmd.get("white"), cmd.get("black")
+    white, black = cmd.white, cmd.black
     if pairing is not None:
         if (white, black) not in ((None, None), pairing):
             raise MalformedCommand(
@@ -57,19 +159,19 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
             else "it is not a paired game id (<round>.<board>)"
         )
         raise UnknownGame(f"game {game_id!r} has no players: {hint}; or give white and black")
-    _check_players_and_stage(tournament, game_id, white, black, pairing, cmd.get("stage"))
+    _check_players_and_stage(tournament, game_id, white, black, pairing, cmd.stage)
     rules = tournament.rules if tournament else DEFAULT_PROFILE
     planned = tournament.planned_game(game_id) if tournament else None
     round_no, _, board_no = game_id.partition(".")
-    fen = cmd.get("fen")
+    fen = cmd.fen
     if fen is not None:
         try:
             chess.Board(fen)
         except ValueError as exc:
             raise MalformedCommand(f"start_game: invalid FEN {fen!r}: {exc}") from None
-    stage = cmd.get("stage") or (planned.stage if planned else "tournament")
+    stage = cmd.stage or (planned.stage if planned else "tournament")
     time_control = (
-        cmd.get("time_control")
+        cmd.time_control
         or (planned.time_control if planned else None)
         or profile(rules).time_control_for(stage)
     )
@@ -78,8 +180,8 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: Comman
         GameStarted(
             originator_id=game_stream(game_id),
             originator_version=1,
-            at_ms=cmd["at_ms"],
-            by=cmd.get("by", "arbiter"),
+            at_ms=cmd.at_ms,
+            by=cmd.by,
             game=game_id,
             round=int(round_no) if round_no.isdigit() else 0,
             board=int(board_no) if board_no.isdigit() else 0,
@@ -125,7 +227,7 @@ def _check_players_and_stage(
         )
 
 
-def check_ply(game: Game | None, cmd: Command) -> None:
+def check_ply(game: Game | None, cmd: PlayMove) -> None:
     """``play_move`` with ``ply`` (the ply the move becomes): makes a retried move safe.
 
     The next ply goes on to the decision. A ply already recorded with the same move
@@ -133,7 +235,7 @@ def check_ply(game: Game | None, cmd: Command) -> None:
     another move, or a ply beyond the next one, ``Conflict``: the sender's idea of
     the game is not the record's, and a move must never land on the wrong ply (a
     repeated ``Qg6`` would be read as the opponent's ``Qxg6``)."""
-    ply = cmd.get("ply")
+    ply = cmd.ply
     if ply is None or game is None:
         return
     if ply < 1:
@@ -150,7 +252,7 @@ def check_ply(game: Game | None, cmd: Command) -> None:
         board.push(chess.Move.from_uci(uci))
     recorded = game.moves[ply - 1]
     try:
-        same = parse_move(board, cmd["move"], game.game_id).uci() == recorded
+        same = parse_move(board, cmd.move, game.game_id).uci() == recorded
     except CommandRefused:
         same = False
     if same:
@@ -160,27 +262,27 @@ def check_ply(game: Game | None, cmd: Command) -> None:
         )
     raise Conflict(
         f"ply {ply} of game {game.game_id} is recorded as {game.sans[ply - 1]}, not "
-        f"{cmd['move']}; nothing was appended"
+        f"{cmd.move}; nothing was appended"
     )
 
 
-def play_move(game: Game | None, cmd: Command) -> list[Event]:
+def play_move(game: Game | None, cmd: PlayMove) -> list[Event]:
     """A move completed on the board: legal, or refused with nothing appended."""
-    g = require_in_progress(game, cmd["game"])
+    g = require_in_progress(game, cmd.game)
     require_no_pending_claim(g.record, g.game_id)
-    late = flag_fall(g, cmd["at_ms"], cmd.get("by", "arbiter"))
+    late = flag_fall(g, cmd.at_ms, cmd.by)
     if late:  # 6.9: the flag fell before the move was completed; the move does not count
         return late
     board = _cached_board(g)
-    move = parse_move(board, cmd["move"], g.game_id)
+    move = parse_move(board, cmd.move, g.game_id)
     san = board.san(move)
     board = _advance(g, move)
     events: list[Event] = [
         MovePlayed(
             originator_id=g.stream,
             originator_version=g.version + 1,
-            at_ms=cmd["at_ms"],
-            by=cmd.get("by", "arbiter"),
+            at_ms=cmd.at_ms,
+            by=cmd.by,
             uci=move.uci(),
             san=san,
             ply=g.ply + 1,
@@ -192,8 +294,8 @@ def play_move(game: Game | None, cmd: Command) -> list[Event]:
             ResultRecorded(
                 originator_id=g.stream,
                 originator_version=g.version + 2,
-                at_ms=cmd["at_ms"],
-                by=cmd.get("by", "arbiter"),
+                at_ms=cmd.at_ms,
+                by=cmd.by,
                 result=ended[0],
                 termination=ended[1],
             )
@@ -201,50 +303,51 @@ def play_move(game: Game | None, cmd: Command) -> list[Event]:
     return events
 
 
-def resign(game: Game | None, cmd: Command) -> list[Event]:
+def resign(game: Game | None, cmd: Resign) -> list[Event]:
     """A player resigned (Laws 5.1 b): the opponent wins."""
-    g = require_in_progress(game, cmd["game"])
-    side: str = cmd["by"]
-    late = flag_fall(g, cmd["at_ms"], side)
+    g = require_in_progress(game, cmd.game)
+    side = cmd.by
+    late = flag_fall(g, cmd.at_ms, side)
     if late:  # the flag fell before the resignation: the game had already ended (6.9)
         return late
     return [
         ResultRecorded(
             originator_id=g.stream,
             originator_version=g.version + 1,
-            at_ms=cmd["at_ms"],
+            at_ms=cmd.at_ms,
             by=side,
             result=WIN_BY_SIDE[OTHER_SIDE[side]],
-            termination="resignation",
+            termination=Termination.RESIGNATION,
             reason=f"{side} resigned",
         )
     ]
 
 
-def declare_result(tournament: Tournament | None, game: Game | None, cmd: Command) -> list[Event]:
+def declare_result(
+    tournament: Tournament | None, game: Game | None, cmd: DeclareResult
+) -> list[Event]:
     """The Chief Arbiter (or Deputy) records a result with a reason.
 
     3.9.2 b: "The players cannot draw a game by agreement." A declared draw
     whose reason is an agreement is refused.
     """
-    g = require_in_progress(game, cmd["game"])
-    result: str = cmd["result"]
-    reason: str = cmd["reason"]
-    require_ruling_arbiter(tournament, cmd["arbiter"], "declare a result")
+    g = require_in_progress(game, cmd.game)
+    result, reason = cmd.result, cmd.reason
+    require_ruling_arbiter(tournament, cmd.arbiter, "declare a result")
     if result == "*":
         raise MalformedCommand("declare_result needs a final result (1-0, 0-1, 1/2-1/2)")
-    termination = (cmd.get("termination") or "").lower()
+    termination = (cmd.termination or "").lower()
     if result == "1/2-1/2" and ("agree" in reason.lower() or "agree" in termination):
         raise RuleViolation("3.9.2 b", "the players cannot draw a game by agreement")
     return [
         ResultRecorded(
             originator_id=g.stream,
             originator_version=g.version + 1,
-            at_ms=cmd["at_ms"],
-            by=cmd["arbiter"],
+            at_ms=cmd.at_ms,
+            by=cmd.arbiter,
             result=result,
-            termination=cmd.get("termination") or "arbiter_decision",
+            termination=cmd.termination or Termination.ARBITER_DECISION,
             reason=reason,
-            arbiter=cmd["arbiter"],
+            arbiter=cmd.arbiter,
         )
     ]

@@ -59,48 +59,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.clock.regulation import Clock
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import GameNotInProgress, MalformedCommand, OutOfOrder
-from engine.events import AlertRaised, ClockReadingRecorded, Event, clock_stream
+from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecorded, clock_stream
+from engine.fields import Instant
 from engine.game import state as games
+from engine.game.clock_log import ClockLog
 from engine.game.flags import flag_fall
 from engine.game.state import IN_PROGRESS, Game, require_game
+from engine.side import SIDES, Side
 from engine.timefmt import format_instant
+from engine.world import World
 
 DEFAULT_TOLERANCE_MS = 2000
 """Readings within 2 s of the regulation clock agree (DGT displays whole seconds)."""
-
-SIDES = ("white", "black")
-
-
-@dataclass(frozen=True, slots=True)
-class ClockLog:
-    """State of a ``clock/<id>`` stream: its version and its last reading."""
-
-    game_id: str
-    version: int = 0
-    last: ClockReadingRecorded | None = None
-    """The last reading: its ``open_alerts`` are the alert state."""
-
-    @property
-    def open_alerts(self) -> tuple[str, ...]:
-        return self.last.open_alerts if self.last else ()
-
-
-def evolve(state: ClockLog | None, event: Event) -> ClockLog | None:
-    """Fold one event of a clock stream."""
-    game_id = event.originator_id.partition("/")[2]
-    log = state if state is not None else ClockLog(game_id)
-    if isinstance(event, ClockReadingRecorded):
-        return ClockLog(log.game_id, event.originator_version, event)
-    return ClockLog(log.game_id, event.originator_version, log.last)
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One side's reading judged against the regulation clock."""
 
-    side: str
+    side: Side
     kind: str
     """``agrees`` or an alert kind (module docstring)."""
     reading_ms: int
@@ -122,7 +101,7 @@ def _clock_text(ms: int) -> str:
     return f"{sign}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def judge(clock: Clock, side: str, reading_ms: int, at_ms: int, tolerance_ms: int) -> Finding:
+def judge(clock: Clock, side: Side, reading_ms: int, at_ms: int, tolerance_ms: int) -> Finding:
     """Compare one side's device reading with the regulation clock at ``at_ms``."""
     model = clock.remaining_ms(side, at_ms)
     diff = reading_ms - model
@@ -197,7 +176,28 @@ def judge(clock: Clock, side: str, reading_ms: int, at_ms: int, tolerance_ms: in
     )
 
 
-def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) -> list[Event]:
+@command(
+    "clock_reading",
+    summary="A reading of the physical clock, stored beside the regulation clock (3.5.1, Laws 6).",
+    events=(ClockReadingRecorded, AlertRaised, ResultRecorded),
+)
+@dataclass(frozen=True, kw_only=True)
+class ClockReading(Command):
+    game: str
+    at_ms: Instant
+    white_ms: int
+    black_ms: int
+    running: Side | None
+    """The side whose clock runs, ``null`` when both are stopped."""
+    by: str = "arbiter"
+    ply: int | None = None
+    tolerance_ms: int = DEFAULT_TOLERANCE_MS
+
+    def decide(self, world: World) -> list[Event]:
+        return record_clock_reading(world.game(self.game), world.clock_log(self.game), self)
+
+
+def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: ClockReading) -> list[Event]:
     """``clock_reading {game, at, white_ms, black_ms, running, by?, ply?, tolerance_ms?}``.
 
     Stores the reading with the regulation values beside it, raises the alerts
@@ -205,16 +205,14 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) 
     has fallen by the reading's instant (engine.game.flags).
     """
 
-    g = require_game(game, cmd["game"])
-    at_ms: int = cmd["at_ms"]
-    by: str = cmd.get("by") or "arbiter"
-    white_ms: int = cmd["white_ms"]
-    black_ms: int = cmd["black_ms"]
+    g = require_game(game, cmd.game)
+    at_ms, by = cmd.at_ms, cmd.by
+    white_ms, black_ms = cmd.white_ms, cmd.black_ms
     if white_ms < 0 or black_ms < 0:
         raise MalformedCommand(
             f"clock_reading: times cannot be negative (white_ms={white_ms}, black_ms={black_ms})"
         )
-    tolerance: int = cmd.get("tolerance_ms", DEFAULT_TOLERANCE_MS)
+    tolerance = cmd.tolerance_ms
     if tolerance < 0:
         raise MalformedCommand(f"clock_reading: tolerance_ms must be >= 0, got {tolerance}")
     if g.status != IN_PROGRESS and at_ms > g.last_at_ms:
@@ -239,24 +237,27 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: Command) 
         by=by,
         white_ms=white_ms,
         black_ms=black_ms,
-        running=cmd.get("running"),
-        ply=cmd.get("ply"),
+        running=cmd.running,
+        ply=cmd.ply,
         tolerance_ms=tolerance,
     )
 
 
 def with_move_reading(
     events: list[Event],
-    cmd: Command,
     game: Game | None,
     log_of: Callable[[], ClockLog | None],
+    *,
+    at_ms: int,
+    by: str,
+    white: int | None,
+    black: int | None,
 ) -> list[Event]:
     """``play_move`` with ``white_ms`` and ``black_ms``: the move's events, then the reading.
 
     The device's times at the move are stored on the clock stream like any
     reading, judged against the regulation clock after the move.
     """
-    white, black = cmd.get("white_ms"), cmd.get("black_ms")
     if white is None and black is None:
         return events
     if white is None or black is None or game is None:
@@ -268,7 +269,7 @@ def with_move_reading(
             f"play_move: times cannot be negative (white_ms={white}, black_ms={black})"
         )
     log = log_of()
-    if log is not None and log.last is not None and cmd["at_ms"] < log.last.at_ms:
+    if log is not None and log.last is not None and at_ms < log.last.at_ms:
         return events  # a later reading is already stored (the board saw the move late)
     after = game
     for event in events:
@@ -277,8 +278,8 @@ def with_move_reading(
     return events + reading_events(
         after,
         log,
-        at_ms=cmd["at_ms"],
-        by=cmd.get("by") or "arbiter",
+        at_ms=at_ms,
+        by=by,
         white_ms=white,
         black_ms=black,
         running=clock.running if clock else None,
@@ -314,7 +315,7 @@ def reading_events(
     # but not judged: the regulation clock in hand already counts the later moves,
     # so comparing the two would raise false mismatches.
     clock = g.clock if at_ms >= g.last_at_ms else None
-    readings = {"white": white_ms, "black": black_ms}
+    readings = {Side.WHITE: white_ms, Side.BLACK: black_ms}
     findings = (
         [judge(clock, side, readings[side], at_ms, tolerance_ms) for side in SIDES]
         if clock is not None
@@ -336,8 +337,8 @@ def reading_events(
             white_ms=white_ms,
             black_ms=black_ms,
             running=running,
-            model_white_ms=clock.remaining_ms("white", at_ms) if clock else None,
-            model_black_ms=clock.remaining_ms("black", at_ms) if clock else None,
+            model_white_ms=clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
+            model_black_ms=clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
             ply=ply,
             open_alerts=open_now,
         )
@@ -363,8 +364,8 @@ def reading_events(
                     "difference_ms": found.difference_ms,
                     "white_ms": white_ms,
                     "black_ms": black_ms,
-                    "regulation_white_ms": clock.remaining_ms("white", at_ms) if clock else None,
-                    "regulation_black_ms": clock.remaining_ms("black", at_ms) if clock else None,
+                    "regulation_white_ms": clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
+                    "regulation_black_ms": clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
                     "moves_completed": clock.side(found.side).moves if clock else None,
                     "tolerance_ms": tolerance_ms,
                 },

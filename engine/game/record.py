@@ -25,6 +25,7 @@ from typing import Any
 
 from engine.errors import RuleViolation
 from engine.events import ClaimAdvised, ClaimRuled, DrawClaimed, Event, IllegalMoveRecorded
+from engine.side import Side
 
 PENDING, ACCEPTED, REJECTED, LAPSED = "pending", "accepted", "rejected", "lapsed"
 
@@ -37,13 +38,16 @@ class SideCounts:
     black: int = 0
 
     def of(self, side: str) -> int:
-        return self.white if side == "white" else self.black
+        """The count of ``side``; ValueError for anything that is not a side."""
+        return self.white if Side.of(side) is Side.WHITE else self.black
 
     def with_count(self, side: str, count: int) -> SideCounts:
-        return replace(self, white=count) if side == "white" else replace(self, black=count)
+        if Side.of(side) is Side.WHITE:
+            return replace(self, white=count)
+        return replace(self, black=count)
 
     def as_dict(self) -> dict[str, int]:
-        return {"white": self.white, "black": self.black}
+        return {Side.WHITE: self.white, Side.BLACK: self.black}
 
 
 @dataclass(frozen=True)

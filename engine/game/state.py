@@ -18,12 +18,12 @@ Endings decided by the position (FIDE Laws of Chess 2009):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 import chess
 
 from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control
-from engine.commands import Command
 from engine.errors import (
     GameNotInProgress,
     IllegalMove,
@@ -45,12 +45,23 @@ from engine.events import (
 )
 from engine.game.record import ArbiterRecord
 from engine.rules import profile
+from engine.side import SIDES, Side
+from engine.termination import Termination
 from engine.timefmt import format_instant
 
-NOT_STARTED, IN_PROGRESS, FINISHED = "not_started", "in_progress", "finished"
 
-WIN_BY_SIDE = {"white": "1-0", "black": "0-1"}
-OTHER_SIDE = {"white": "black", "black": "white"}
+class GameStatus(StrEnum):
+    """Where a game stands; the values are those the projections have always shown."""
+
+    NOT_STARTED = "not_started"
+    IN_PROGRESS = "in_progress"
+    FINISHED = "finished"
+
+
+NOT_STARTED, IN_PROGRESS, FINISHED = GameStatus
+
+WIN_BY_SIDE = {side: side.win for side in SIDES}
+OTHER_SIDE = {side: side.opponent for side in SIDES}
 
 
 @dataclass(frozen=True)
@@ -67,7 +78,7 @@ class Game:
     rules: str
     initial_fen: str | None
     started_at_ms: int
-    status: str = IN_PROGRESS
+    status: GameStatus = IN_PROGRESS
     moves: tuple[str, ...] = ()
     """UCI moves, in order."""
     sans: tuple[str, ...] = ()
@@ -95,16 +106,17 @@ class Game:
     def stream(self) -> str:
         return game_stream(self.game_id)
 
-    def side_to_move(self) -> str:
-        return "white" if _cached_board(self).turn == chess.WHITE else "black"
+    def side_to_move(self) -> Side:
+        return Side.to_move(_cached_board(self).turn)
 
-    def player_side(self, who: str) -> str | None:
-        if who in ("white", "black"):
-            return who
+    def player_side(self, who: str) -> Side | None:
+        """The side ``who`` names: ``white``, ``black``, or one of the two players."""
+        if who in SIDES:
+            return Side(who)
         if who == self.white:
-            return "white"
+            return Side.WHITE
         if who == self.black:
-            return "black"
+            return Side.BLACK
         return None
 
 
@@ -172,16 +184,16 @@ def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:
 def outcome_of(board: chess.Board, rules: str) -> tuple[str, str] | None:
     """(result, termination) when the position itself ends the game, else None."""
     if board.is_checkmate():
-        return ("0-1" if board.turn == chess.WHITE else "1-0"), "checkmate"
+        return Side.to_move(board.turn).opponent.win, Termination.CHECKMATE
     if board.is_stalemate():
-        return "1/2-1/2", "stalemate"
+        return "1/2-1/2", Termination.STALEMATE
     if board.is_insufficient_material():
-        return "1/2-1/2", "insufficient_material"
+        return "1/2-1/2", Termination.INSUFFICIENT_MATERIAL
     rp = profile(rules)
     if rp.automatic_seventyfive_moves and board.is_seventyfive_moves():
-        return "1/2-1/2", "seventyfive_moves"
+        return "1/2-1/2", Termination.SEVENTYFIVE_MOVES
     if rp.automatic_fivefold_repetition and board.is_fivefold_repetition():
-        return "1/2-1/2", "fivefold_repetition"
+        return "1/2-1/2", Termination.FIVEFOLD_REPETITION
     return None
 
 
@@ -191,16 +203,15 @@ def require_game(game: Game | None, game_id: str) -> Game:
     return game
 
 
-def require_in_time_order(game: Game | None, cmd: Command) -> None:
+def require_in_time_order(game: Game | None, command: str, at_ms: int) -> None:
     """A game's events are recorded in the order they happened (Laws 6.7 a: the clock
     runs from one event to the next): a command dated before the game's last recorded
     event would run its clock backwards, so it is refused. Equal instants are allowed."""
-    at_ms = cmd.get("at_ms")
-    if game is None or game.status != IN_PROGRESS or not isinstance(at_ms, int):
+    if game is None or game.status != IN_PROGRESS:
         return  # the decision itself reports an unknown or finished game
     if at_ms < game.last_at_ms:
         raise OutOfOrder(
-            f"{cmd.name} at {format_instant(at_ms)} is earlier than the last recorded event of "
+            f"{command} at {format_instant(at_ms)} is earlier than the last recorded event of "
             f"game {game.game_id} ({format_instant(game.last_at_ms)}): a game's events are "
             "recorded in time order"
         )
@@ -269,16 +280,16 @@ def evolve(state: Game | None, event: Event) -> Game | None:
         case ClockAdjusted():
             clock = state.clock
             if clock is not None:
-                clock = clock.adjust(event.side, event.delta_ms, event.at_ms)
+                clock = clock.adjust(Side.of(event.side), event.delta_ms, event.at_ms)
             return replace(state, version=event.originator_version, clock=clock)
     return replace(state, version=event.originator_version)
 
 
-def mover(initial_fen: str | None, ply: int) -> str:
+def mover(initial_fen: str | None, ply: int) -> Side:
     """The side that made the ``ply``-th move (1-based) of a game from ``initial_fen``."""
     first_black = initial_fen is not None and initial_fen.split()[1:2] == ["b"]
     white_moves = (ply % 2 == 1) != first_black
-    return "white" if white_moves else "black"
+    return Side.WHITE if white_moves else Side.BLACK
 
 
 def _clock_at_claim(clock: Clock | None, event: Event) -> Clock | None:

@@ -33,6 +33,15 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engine.errors import MalformedCommand
+from engine.fields import (
+    boolean,
+    mapping,
+    optional,
+    refuse_unknown_keys,
+    string,
+    unknown_keys,
+    whole,
+)
 from engine.timefmt import format_instant, parse_day, parse_instant
 
 MIN_PRIZE_FUND_EUR = Decimal(420_000)
@@ -179,20 +188,6 @@ def eur(where: str, value: object) -> Decimal | None:
     return amount
 
 
-def _flag(where: str, value: object) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    raise MalformedCommand(f"{where} must be true or false, got {value!r}")
-
-
-def _obj(where: str, value: object) -> Mapping[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise MalformedCommand(f"{where} must be an object, got {value!r}")
-    return value
-
-
 def _euros(amount: Decimal) -> str:
     """``420,000 EUR`` (cents only when there are some)."""
     text = f"{amount:,.2f}"
@@ -210,12 +205,10 @@ def check_bid(raw: object) -> BidReport:
     """Check a bid (decoded JSON) item by item; MalformedCommand if its form is wrong."""
     if not isinstance(raw, Mapping):
         raise MalformedCommand("a bid must be a JSON object")
-    unknown = sorted(set(raw) - _KEYS)
+    unknown = unknown_keys(raw, _KEYS)
     if unknown:
         raise MalformedCommand(f"unknown field(s) {unknown}; known: {', '.join(sorted(_KEYS))}")
-    bidder = raw.get("bidder")
-    if bidder is not None and not isinstance(bidder, str):
-        raise MalformedCommand(f"'bidder' must be a string, got {bidder!r}")
+    bidder = optional(string, "'bidder'", raw.get("bidder"))
     prize_fund = eur("prize_fund_eur", raw.get("prize_fund_eur"))
     items: list[BidItem] = []
     items += _dates(raw)
@@ -234,7 +227,7 @@ def check_bid(raw: object) -> BidReport:
 
 
 def _dates(raw: Mapping[str, Any]) -> list[BidItem]:
-    dates = _obj("dates", raw.get("dates"))
+    dates = optional(mapping, "dates", raw.get("dates"))
     start = _day("dates.start", dates.get("start")) if dates else None
     end = _day("dates.end", dates.get("end")) if dates else None
     label = "exact dates in the last quarter of 2012"
@@ -268,9 +261,7 @@ def _dates(raw: Mapping[str, Any]) -> list[BidItem]:
 
 
 def _venue(raw: Mapping[str, Any]) -> BidItem:
-    venue = raw.get("venue")
-    if venue is not None and not isinstance(venue, str):
-        raise MalformedCommand(f"'venue' must be a string, got {venue!r}")
+    venue = optional(string, "'venue'", raw.get("venue"))
     if venue and venue.strip():
         return BidItem("2 b", "proposed venue", True, venue.strip())
     return BidItem("2 b", "proposed venue", False, "no venue proposed")
@@ -278,7 +269,9 @@ def _venue(raw: Mapping[str, Any]) -> BidItem:
 
 def _prize_fund(raw: Mapping[str, Any], prize_fund: Decimal | None) -> BidItem:
     label = f"prize fund at least {_euros(MIN_PRIZE_FUND_EUR)}, net of local taxes"
-    net = _flag("prize_fund_net_of_local_taxes", raw.get("prize_fund_net_of_local_taxes"))
+    net = optional(
+        boolean, "prize_fund_net_of_local_taxes", raw.get("prize_fund_net_of_local_taxes")
+    )
     if prize_fund is None:
         return BidItem("2 c", label, False, "no prize fund stated")
     problems = []
@@ -292,8 +285,10 @@ def _prize_fund(raw: Mapping[str, Any], prize_fund: Decimal | None) -> BidItem:
 def _contribution(raw: Mapping[str, Any], prize_fund: Decimal | None) -> BidItem:
     label = "contribution to FIDE at least 20% of the prize fund, net of local taxes"
     amount = eur("fide_contribution_eur", raw.get("fide_contribution_eur"))
-    net = _flag(
-        "fide_contribution_net_of_local_taxes", raw.get("fide_contribution_net_of_local_taxes")
+    net = optional(
+        boolean,
+        "fide_contribution_net_of_local_taxes",
+        raw.get("fide_contribution_net_of_local_taxes"),
     )
     if amount is None:
         return BidItem("2 d", label, False, "no contribution to FIDE stated")
@@ -314,34 +309,30 @@ def _contribution(raw: Mapping[str, Any], prize_fund: Decimal | None) -> BidItem
 
 
 def _statements(raw: Mapping[str, Any]) -> list[BidItem]:
-    given = _obj("statements", raw.get("statements")) or {}
-    unknown = sorted(set(given) - set(STATEMENTS))
+    given = optional(mapping, "statements", raw.get("statements")) or {}
+    unknown = unknown_keys(given, STATEMENTS)
     if unknown:
         raise MalformedCommand(
             f"statements: unknown key(s) {unknown}; known: {', '.join(STATEMENTS)}"
         )
     items = []
     for key, (article, text) in STATEMENTS.items():
-        value = _flag(f"statements.{key}", given.get(key))
+        value = optional(boolean, f"statements.{key}", given.get(key))
         items.append(BidItem(article, text, value is True, "stated" if value else "not in the bid"))
     return items
 
 
 def _hotel(raw: Mapping[str, Any]) -> BidItem:
     label = f"official hotel of at least {MIN_HOTEL_STARS} stars, visitor rates with meals"
-    hotel = _obj("hotel", raw.get("hotel"))
+    hotel = optional(mapping, "hotel", raw.get("hotel"))
     if hotel is None:
         return BidItem("2 g", label, False, "no official hotel proposed")
-    unknown = sorted(set(hotel) - {"name", "stars", "visitor_rates_with_meals"})
-    if unknown:
-        raise MalformedCommand(f"hotel: unknown field(s) {unknown}")
-    stars = hotel.get("stars")
-    if stars is not None and (isinstance(stars, bool) or not isinstance(stars, int)):
-        raise MalformedCommand(f"hotel.stars must be a whole number, got {stars!r}")
-    rates = _flag("hotel.visitor_rates_with_meals", hotel.get("visitor_rates_with_meals"))
-    name = hotel.get("name")
-    if name is not None and not isinstance(name, str):
-        raise MalformedCommand(f"hotel.name must be a string, got {name!r}")
+    refuse_unknown_keys("hotel", hotel, ("name", "stars", "visitor_rates_with_meals"))
+    stars = optional(whole, "hotel.stars", hotel.get("stars"))
+    rates = optional(
+        boolean, "hotel.visitor_rates_with_meals", hotel.get("visitor_rates_with_meals")
+    )
+    name = optional(string, "hotel.name", hotel.get("name"))
     problems = []
     if stars is None:
         problems.append("hotel category not stated")
@@ -360,7 +351,7 @@ def guarantee_amount(prize_fund: Decimal) -> Decimal:
 
 def _security(raw: Mapping[str, Any], prize_fund: Decimal | None) -> list[BidItem]:
     """3: a 10-month bank guarantee, or the deposit schedule instead."""
-    security = _obj("guarantee", raw.get("guarantee"))
+    security = optional(mapping, "guarantee", raw.get("guarantee"))
     if security is None:
         return [
             BidItem(
@@ -379,15 +370,11 @@ def _security(raw: Mapping[str, Any], prize_fund: Decimal | None) -> list[BidIte
 
 
 def _bank_guarantee(g: Mapping[str, Any], prize_fund: Decimal | None) -> list[BidItem]:
-    unknown = sorted(
-        set(g) - {"kind", "amount_eur", "term_months", "bank", "bank_confirmed_by_ubs"}
+    refuse_unknown_keys(
+        "guarantee", g, ("kind", "amount_eur", "term_months", "bank", "bank_confirmed_by_ubs")
     )
-    if unknown:
-        raise MalformedCommand(f"guarantee: unknown field(s) {unknown}")
     amount = eur("guarantee.amount_eur", g.get("amount_eur"))
-    term = g.get("term_months")
-    if term is not None and (isinstance(term, bool) or not isinstance(term, int)):
-        raise MalformedCommand(f"guarantee.term_months must be a whole number, got {term!r}")
+    term = optional(whole, "guarantee.term_months", g.get("term_months"))
     label = "bank guarantee: prize fund + 20% FIDE contribution + 41,000 EUR stipends"
     if prize_fund is None:
         amount_item = BidItem("3", label, False, "no prize fund stated to guarantee")
@@ -407,10 +394,8 @@ def _bank_guarantee(g: Mapping[str, Any], prize_fund: Decimal | None) -> list[Bi
         term is not None and term >= GUARANTEE_TERM_MONTHS,
         "term not stated" if term is None else f"{term} months",
     )
-    bank = g.get("bank")
-    if bank is not None and not isinstance(bank, str):
-        raise MalformedCommand(f"guarantee.bank must be a string, got {bank!r}")
-    confirmed = _flag("guarantee.bank_confirmed_by_ubs", g.get("bank_confirmed_by_ubs"))
+    bank = optional(string, "guarantee.bank", g.get("bank"))
+    confirmed = optional(boolean, "guarantee.bank_confirmed_by_ubs", g.get("bank_confirmed_by_ubs"))
     bank_item = BidItem(
         "3",
         "a bank that FIDE's bankers (UBS) confirm as acceptable",
@@ -422,9 +407,7 @@ def _bank_guarantee(g: Mapping[str, Any], prize_fund: Decimal | None) -> list[Bi
 
 
 def _deposits(d: Mapping[str, Any], prize_fund: Decimal | None) -> list[BidItem]:
-    unknown = sorted(set(d) - {"kind", "payments"})
-    if unknown:
-        raise MalformedCommand(f"guarantee: unknown field(s) {unknown}")
+    refuse_unknown_keys("guarantee", d, ("kind", "payments"))
     payments_raw = d.get("payments") or []
     if not isinstance(payments_raw, list):
         raise MalformedCommand("guarantee.payments must be a list of {on, amount_eur}")
@@ -487,7 +470,9 @@ def _fee(raw: Mapping[str, Any]) -> BidItem:
 
 
 def _sponsors(raw: Mapping[str, Any]) -> BidItem:
-    conflict = _flag("sponsors_in_conflict_with_ioc", raw.get("sponsors_in_conflict_with_ioc"))
+    conflict = optional(
+        boolean, "sponsors_in_conflict_with_ioc", raw.get("sponsors_in_conflict_with_ioc")
+    )
     label = "no sponsor in conflict with the IOC's regulations"
     if conflict is None:
         return BidItem("5", label, False, "the bid does not say")
@@ -497,7 +482,7 @@ def _sponsors(raw: Mapping[str, Any]) -> BidItem:
 def _submission(raw: Mapping[str, Any]) -> BidItem:
     label = "arrived by registered post before 31 January 2012, 13:00 GMT"
     at = raw.get("submitted_at")
-    registered = _flag("registered_post", raw.get("registered_post"))
+    registered = optional(boolean, "registered_post", raw.get("registered_post"))
     if at is None:
         return BidItem("7", label, False, "arrival time not stated")
     at_ms = parse_instant(at, "submitted_at")

@@ -51,6 +51,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.errors import CommandRefused, MalformedCommand
+from engine.fields import boolean, optional, refuse_unknown_keys, unknown_keys, whole, words
 from engine.timefmt import parse_day
 
 NOMINEE_MIN_RATING = 2700
@@ -468,43 +469,19 @@ _PLAYER_KEYS = {"id", "name", "federation", "games_2011", "note", *LIST_NAMES}
 _ENTRY_KEYS = {"rating", "games", "inactive"}
 
 
-def _whole(where: str, value: object, *, optional: bool = False) -> int | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, Decimal) and value == value.to_integral_value():
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        shown = str(value) if isinstance(value, Decimal) else repr(value)
-        raise MalformedCommand(f"{where} must be a whole number, got {shown}")
-    return value
-
-
-def _text(where: str, value: object, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise MalformedCommand(f"{where} must be a non-empty string, got {value!r}")
-    return value.strip()
-
-
 def _entry(where: str, raw: object) -> ListEntry | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
         raise MalformedCommand(f"{where} must be an object {{rating, games?, inactive?}} or null")
-    unknown = sorted(set(raw) - _ENTRY_KEYS)
-    if unknown:
-        raise MalformedCommand(f"{where}: unknown field(s) {unknown}")
-    rating = _whole(f"{where}.rating", raw.get("rating"))
-    assert rating is not None
+    refuse_unknown_keys(where, raw, _ENTRY_KEYS)
+    rating = whole(f"{where}.rating", raw.get("rating"))
     if not 0 < rating < 4000:
         raise MalformedCommand(f"{where}.rating must be a FIDE rating, got {rating}")
-    games = _whole(f"{where}.games", raw.get("games"), optional=True)
+    games = optional(whole, f"{where}.games", raw.get("games"))
     if games is not None and games < 0:
         raise MalformedCommand(f"{where}.games cannot be negative, got {games}")
-    inactive = raw.get("inactive", False)
-    if not isinstance(inactive, bool):
-        raise MalformedCommand(f"{where}.inactive must be true or false, got {inactive!r}")
+    inactive = boolean(f"{where}.inactive", raw.get("inactive", False))
     return ListEntry(rating, games, inactive)
 
 
@@ -512,19 +489,16 @@ def _player(index: int, raw: object) -> RatedPlayer:
     where = f"players[{index}]"
     if not isinstance(raw, Mapping):
         raise MalformedCommand(f"{where} must be an object")
-    pid = _text(f"{where}.id", raw.get("id"))
-    assert pid is not None
+    pid = words(f"{where}.id", raw.get("id"))
     where = f"players[{index}] ({pid})"
-    unknown = sorted(set(raw) - _PLAYER_KEYS)
-    if unknown:
-        raise MalformedCommand(f"{where}: unknown field(s) {unknown}")
-    games_2011 = _whole(f"{where}.games_2011", raw.get("games_2011"), optional=True)
+    refuse_unknown_keys(where, raw, _PLAYER_KEYS)
+    games_2011 = optional(whole, f"{where}.games_2011", raw.get("games_2011"))
     if games_2011 is not None and games_2011 < 0:
         raise MalformedCommand(f"{where}.games_2011 cannot be negative, got {games_2011}")
     return RatedPlayer(
         id=pid,
-        name=_text(f"{where}.name", raw.get("name"), optional=True) or pid,
-        federation=_text(f"{where}.federation", raw.get("federation"), optional=True) or "",
+        name=optional(words, f"{where}.name", raw.get("name")) or pid,
+        federation=optional(words, f"{where}.federation", raw.get("federation")) or "",
         lists={name: _entry(f"{where}.{name}", raw.get(name)) for name in LIST_NAMES},
         games_2011=games_2011,
     )
@@ -534,7 +508,7 @@ def parse_qualification(raw: object) -> QualificationInput:
     """Check the form of a qualification file (see ``docs/qualification.md``)."""
     if not isinstance(raw, Mapping):
         raise MalformedCommand("a qualification file must be a JSON object")
-    unknown = sorted(set(raw) - _TOP_KEYS)
+    unknown = unknown_keys(raw, _TOP_KEYS)
     if unknown:
         raise MalformedCommand(f"unknown field(s) {unknown}; known: {', '.join(sorted(_TOP_KEYS))}")
     players_raw = raw.get("players")
@@ -548,7 +522,7 @@ def parse_qualification(raw: object) -> QualificationInput:
     known = set(ids)
 
     def ref(where: str, value: object, *, optional: bool = False) -> str | None:
-        pid = _text(where, value, optional=optional)
+        pid = words(where, value) if value is not None or not optional else None
         if pid is not None and pid not in known:
             raise MalformedCommand(f"{where} names {pid!r}, who is not in 'players'")
         return pid
@@ -569,9 +543,7 @@ def parse_qualification(raw: object) -> QualificationInput:
             "'world_championship_match_2012' must be an object {champion, challenger, loser?} "
             "(article 2.2)"
         )
-    unknown = sorted(set(match) - {"champion", "challenger", "loser"})
-    if unknown:
-        raise MalformedCommand(f"world_championship_match_2012: unknown field(s) {unknown}")
+    refuse_unknown_keys("world_championship_match_2012", match, ("champion", "challenger", "loser"))
     champion = ref("world_championship_match_2012.champion", match.get("champion"))
     challenger = ref("world_championship_match_2012.challenger", match.get("challenger"))
     if champion == challenger:
@@ -595,9 +567,7 @@ def parse_qualification(raw: object) -> QualificationInput:
         where = f"withdrawals[{i}]"
         if not isinstance(w, Mapping):
             raise MalformedCommand(f"{where} must be an object {{player, on, kind?, reason?}}")
-        unknown = sorted(set(w) - {"player", "on", "kind", "reason"})
-        if unknown:
-            raise MalformedCommand(f"{where}: unknown field(s) {unknown}")
+        refuse_unknown_keys(where, w, ("player", "on", "kind", "reason"))
         kind = w.get("kind", "withdrew")
         if kind not in WITHDRAWAL_KINDS:
             raise MalformedCommand(
@@ -608,7 +578,7 @@ def parse_qualification(raw: object) -> QualificationInput:
                 player=ref(f"{where}.player", w.get("player")) or "",
                 on=parse_day(f"{where}.on", w.get("on")),
                 kind=str(kind),
-                reason=_text(f"{where}.reason", w.get("reason"), optional=True) or "",
+                reason=optional(words, f"{where}.reason", w.get("reason")) or "",
             )
         )
     return QualificationInput(

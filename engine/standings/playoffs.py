@@ -26,7 +26,10 @@ sudden-death game goes to the first of its two players in lot order (purpose
 
 from __future__ import annotations
 
-from engine.commands import Command
+from dataclasses import dataclass
+from typing import Any
+
+from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import (
     TOURNAMENT_STREAM,
@@ -35,8 +38,10 @@ from engine.events import (
     SuddenDeathColourChosen,
     SuddenDeathPaired,
 )
+from engine.fields import Identifier, Instant
 from engine.game.state import FINISHED
 from engine.rules import profile
+from engine.side import Side
 from engine.standings.tiebreaks import (
     Lookup,
     expected_pairings,
@@ -63,9 +68,72 @@ from engine.tournament.playoff import (
     sudden_death_game_id,
     tier_at,
 )
-from engine.tournament.tournament import Tournament, require_ruling_arbiter, require_tournament
+from engine.tournament.tournament import (
+    RULING_ROLES,
+    Tournament,
+    require_ruling_arbiter,
+    require_tournament,
+)
+from engine.world import World
 
 STAGE_ARTICLE = {RAPID: "3.7.1.a", BLITZ: "3.7.2", SUDDEN_DEATH: "3.7.3.a"}
+
+
+@command(
+    "start_playoff",
+    summary="An arbiter starts the playoff for a tied place: rapid games, colours drawn (3.7.1).",
+    roles=RULING_ROLES,
+    events=(PlayoffStageStarted,),
+)
+@dataclass(frozen=True, kw_only=True)
+class StartPlayoff(Command):
+    tournament: str
+    arbiter: str
+    at_ms: Instant
+    place: int = 1
+    seed: Identifier | None = None
+    numbers: dict[str, Any] | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return start_playoff(world.tournament(), world.game, self)
+
+
+@command(
+    "advance_playoff",
+    summary="An arbiter moves a playoff on: blitz, then sudden death (3.7.2, 3.7.3).",
+    roles=RULING_ROLES,
+    events=(PlayoffStageStarted, SuddenDeathPaired),
+)
+@dataclass(frozen=True, kw_only=True)
+class AdvancePlayoff(Command):
+    tournament: str
+    arbiter: str
+    at_ms: Instant
+    place: int = 1
+    seed: Identifier | None = None
+    numbers: dict[str, Any] | None = None
+    lot_winner: str | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return advance_playoff(world.tournament(), world.game, self)
+
+
+@command(
+    "choose_colour",
+    summary="Records the colour chosen by the winner of a sudden-death game's lot (3.7.3.a).",
+    roles=RULING_ROLES,
+    events=(SuddenDeathColourChosen,),
+)
+@dataclass(frozen=True, kw_only=True)
+class ChooseColour(Command):
+    tournament: str
+    game: str
+    colour: Side
+    arbiter: str
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return choose_colour(world.tournament(), self)
 
 
 def playoff_results(tournament: Tournament, lookup: Lookup) -> dict[str, str]:
@@ -104,18 +172,22 @@ def current_order(
     return order, progress, results
 
 
-def _place(cmd: Command) -> int:
-    place = cmd.get("place", 1)
+def _place(cmd: StartPlayoff | AdvancePlayoff) -> int:
+    place = cmd.place
     if place < 1:
         raise MalformedCommand(f"place must be 1 or more, got {place}")
     return int(place)
 
 
 def _colour_numbers(
-    players: tuple[str, ...], cmd: Command, place: int, stage: str, series: int
+    players: tuple[str, ...],
+    cmd: StartPlayoff | AdvancePlayoff,
+    place: int,
+    stage: str,
+    series: int,
 ) -> tuple[dict[str, int], str | None]:
     """3.4.2 / 3.7.1.a: the new drawing of colours among the tied players."""
-    seed, numbers = cmd.get("seed"), cmd.get("numbers")
+    seed, numbers = cmd.seed, cmd.numbers
     if (seed is None) == (numbers is None):
         raise MalformedCommand(
             "the drawing of colours needs either 'seed' or 'numbers' ({player: n}), not both"
@@ -138,7 +210,7 @@ def _colour_numbers(
 
 def _stage_event(
     t: Tournament,
-    cmd: Command,
+    cmd: StartPlayoff | AdvancePlayoff,
     place: int,
     stage: str,
     series: int,
@@ -150,8 +222,8 @@ def _stage_event(
     return PlayoffStageStarted(
         originator_id=TOURNAMENT_STREAM,
         originator_version=t.version + 1,
-        at_ms=cmd["at_ms"],
-        by=cmd["arbiter"],
+        at_ms=cmd.at_ms,
+        by=cmd.arbiter,
         place=place,
         stage=stage,
         series=series,
@@ -163,14 +235,14 @@ def _stage_event(
             for g in games
         ),
         time_control=rules.rapid_time_control if stage == RAPID else rules.blitz_time_control,
-        arbiter=cmd["arbiter"],
+        arbiter=cmd.arbiter,
     )
 
 
-def start_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> list[Event]:
+def start_playoff(tournament: Tournament | None, lookup: Lookup, cmd: StartPlayoff) -> list[Event]:
     """3.7.1.a (and 3.7.4 for another place): start the rapid games of a tie after 3.7 a-c."""
-    t = require_tournament(tournament, cmd["tournament"])
-    require_ruling_arbiter(t, cmd["arbiter"], "start a playoff")
+    t = require_tournament(tournament, cmd.tournament)
+    require_ruling_arbiter(t, cmd.arbiter, "start a playoff")
     place = _place(cmd)
     if place > len(t.players):
         raise MalformedCommand(f"there is no place {place} among {len(t.players)} players")
@@ -200,10 +272,12 @@ def start_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command) -
     return [_stage_event(t, cmd, place, RAPID, 1, tier)]
 
 
-def advance_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> list[Event]:
+def advance_playoff(
+    tournament: Tournament | None, lookup: Lookup, cmd: AdvancePlayoff
+) -> list[Event]:
     """3.7.2 / 3.7.3: start the next blitz series, or the sudden-death bracket and its games."""
-    t = require_tournament(tournament, cmd["tournament"])
-    require_ruling_arbiter(t, cmd["arbiter"], "run a playoff")
+    t = require_tournament(tournament, cmd.tournament)
+    require_ruling_arbiter(t, cmd.arbiter, "run a playoff")
     place = _place(cmd)
     playoff = t.playoff(place)
     if playoff is None:
@@ -233,8 +307,8 @@ def advance_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command)
     stage_event = PlayoffStageStarted(
         originator_id=TOURNAMENT_STREAM,
         originator_version=t.version + 1,
-        at_ms=cmd["at_ms"],
-        by=cmd["arbiter"],
+        at_ms=cmd.at_ms,
+        by=cmd.arbiter,
         place=place,
         stage=SUDDEN_DEATH,
         series=1,
@@ -243,7 +317,7 @@ def advance_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command)
         numbers={p: i for i, p in enumerate(seeds, start=1)},
         games=(),
         time_control=profile(t.rules).sudden_death_time_control,
-        arbiter=cmd["arbiter"],
+        arbiter=cmd.arbiter,
     )
     first_round = [
         (m.match, str(m.sides[0]), str(m.sides[1]))
@@ -255,13 +329,13 @@ def advance_playoff(tournament: Tournament | None, lookup: Lookup, cmd: Command)
 
 def _pair_sudden_death(
     t: Tournament,
-    cmd: Command,
+    cmd: AdvancePlayoff,
     place: int,
     matches: tuple[tuple[int, str, str], ...],
     version: int,
 ) -> list[Event]:
     """3.7.3.a: each game of the bracket round, with the lot for the choice of colour."""
-    seed, lot_winner = cmd.get("seed"), cmd.get("lot_winner")
+    seed, lot_winner = cmd.seed, cmd.lot_winner
     if (seed is None) == (lot_winner is None):
         raise MalformedCommand(
             "the lot of a sudden-death game needs either 'seed' or 'lot_winner', not both"
@@ -277,31 +351,31 @@ def _pair_sudden_death(
             if lot_winner not in (a, b):
                 raise MalformedCommand(f"lot_winner must be {a} or {b}, got {lot_winner!r}")
             winner = lot_winner
-        else:
+        elif seed is not None:  # one of the two, checked above
             winner = seeded_order(seed, f"lot:{game_id}", (a, b))[0]
         events.append(
             SuddenDeathPaired(
                 originator_id=TOURNAMENT_STREAM,
                 originator_version=version + offset,
-                at_ms=cmd["at_ms"],
-                by=cmd["arbiter"],
+                at_ms=cmd.at_ms,
+                by=cmd.arbiter,
                 place=place,
                 match=match,
                 game=game_id,
                 players=(a, b),
                 seed=seed,
                 lot_winner=winner,
-                arbiter=cmd["arbiter"],
+                arbiter=cmd.arbiter,
             )
         )
     return events
 
 
-def choose_colour(tournament: Tournament | None, cmd: Command) -> list[Event]:
+def choose_colour(tournament: Tournament | None, cmd: ChooseColour) -> list[Event]:
     """3.7.3.a: "The player who wins the drawing of lots, may choose the colour"."""
-    t = require_tournament(tournament, cmd["tournament"])
-    require_ruling_arbiter(t, cmd["arbiter"], "record a choice of colour")
-    game_id: str = cmd["game"]
+    t = require_tournament(tournament, cmd.tournament)
+    require_ruling_arbiter(t, cmd.arbiter, "record a choice of colour")
+    game_id = cmd.game
     for playoff in t.playoffs:
         for stage in playoff.stages:
             for m in stage.matches:
@@ -312,21 +386,22 @@ def choose_colour(tournament: Tournament | None, cmd: Command) -> list[Event]:
                         "3.7.3.a", f"{m.lot_winner} has already chosen the colour of {game_id}"
                     )
                 other = m.players[1] if m.lot_winner == m.players[0] else m.players[0]
-                colour: str = cmd["colour"]
-                white, black = (m.lot_winner, other) if colour == "white" else (other, m.lot_winner)
+                colour = cmd.colour
+                winner_white = colour == Side.WHITE
+                white, black = (m.lot_winner, other) if winner_white else (other, m.lot_winner)
                 return [
                     SuddenDeathColourChosen(
                         originator_id=TOURNAMENT_STREAM,
                         originator_version=t.version + 1,
-                        at_ms=cmd["at_ms"],
-                        by=cmd["arbiter"],
+                        at_ms=cmd.at_ms,
+                        by=cmd.arbiter,
                         place=playoff.place,
                         game=game_id,
                         player=m.lot_winner,
                         colour=colour,
                         white=white,
                         black=black,
-                        arbiter=cmd["arbiter"],
+                        arbiter=cmd.arbiter,
                     )
                 ]
     raise MalformedCommand(f"{game_id!r} is not a sudden-death game of a playoff (3.7.3.a)")

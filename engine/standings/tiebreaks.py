@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from engine.game.state import FINISHED, Game
+from engine.termination import Termination
 from engine.tournament.pairing import table_size
 from engine.tournament.playoff import POINTS
 from engine.tournament.tournament import Tournament
@@ -42,7 +43,7 @@ from engine.tournament.tournament import Tournament
 ANNULLED = "annulled"
 DEFAULTS = "defaults"
 FIRST_ROUND_DEFAULT = "first_round_default"
-DEFAULT_TERMINATION = "default"
+DEFAULT_TERMINATION = Termination.DEFAULT
 """The termination of a game lost by default (3.1, 3.3.3)."""
 
 CRITERIA = ("points", "h2h", "wins", "sb")

@@ -42,9 +42,10 @@ How the engine applies them:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from engine.commands import Command
+from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import (
     TOURNAMENT_STREAM,
@@ -54,6 +55,7 @@ from engine.events import (
     ResultRecorded,
     game_stream,
 )
+from engine.fields import Instant
 from engine.game.state import FINISHED
 from engine.rules import profile
 from engine.standings.tiebreaks import (
@@ -64,11 +66,37 @@ from engine.standings.tiebreaks import (
     Lookup,
     round_robin_states,
 )
-from engine.tournament.tournament import Tournament, require_ruling_arbiter, require_tournament
+from engine.tournament.tournament import (
+    RULING_ROLES,
+    Tournament,
+    require_ruling_arbiter,
+    require_tournament,
+)
+from engine.world import World
 
 REPLACEMENT_MONTHS = 3
 """3.3.2 / 3.3.3: the limit between replacement and a withdrawal that stands."""
 DAY_MS = 86_400_000
+
+
+@command(
+    "withdraw",
+    summary="A player withdraws; his games are scored or annulled as the rules say (3.1, 3.3).",
+    roles=RULING_ROLES,
+    events=(PlayerWithdrew, GameStarted, ResultRecorded),
+)
+@dataclass(frozen=True, kw_only=True)
+class Withdraw(Command):
+    tournament: str
+    player: str
+    at_ms: Instant
+    reason: str
+    arbiter: str | None = None
+    """The Chief Arbiter or a Deputy who records it (checked when given)."""
+    by: str | None = None
+
+    def decide(self, world: World) -> list[Event]:
+        return withdraw(world.tournament(), world.game, self)
 
 
 def start_instant_ms(start_date: str) -> int:
@@ -94,13 +122,13 @@ def months_before(start_date: str, months: int) -> int:
     return int(datetime(earlier.year, earlier.month, earlier.day, tzinfo=UTC).timestamp() * 1000)
 
 
-def withdraw(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> list[Event]:
+def withdraw(tournament: Tournament | None, lookup: Lookup, cmd: Withdraw) -> list[Event]:
     """Decide a withdrawal (3.1, 3.3.2, 3.3.3); see the module docstring."""
-    t = require_tournament(tournament, cmd["tournament"])
-    player: str = cmd["player"]
-    arbiter: str = cmd.get("arbiter") or cmd.get("by") or "chief"
-    at_ms: int = cmd["at_ms"]
-    if cmd.get("arbiter") is not None:
+    t = require_tournament(tournament, cmd.tournament)
+    player = cmd.player
+    arbiter = cmd.arbiter or cmd.by or "chief"
+    at_ms = cmd.at_ms
+    if cmd.arbiter is not None:
         require_ruling_arbiter(t, arbiter, "record a withdrawal")
     if t.player(player) is None:
         raise MalformedCommand(f"withdraw: {player!r} is not a player of {t.id!r}")
@@ -202,7 +230,7 @@ def withdraw(tournament: Tournament | None, lookup: Lookup, cmd: Command) -> lis
             at_ms=at_ms,
             by=arbiter,
             player=player,
-            reason=cmd["reason"],
+            reason=cmd.reason,
             rule=rule,
             games_completed=len(completed),
             games_total=total,

@@ -1,0 +1,163 @@
+"""Checked fields of decoded JSON: one vocabulary for every input of the engine.
+
+Commands (``engine.commands``), qualification files
+(``engine.qualification.qualification``) and bids
+(``engine.qualification.bidding``) read their JSON through these checkers. A
+checker takes ``where`` (the fault's place in words: ``field 'at'``,
+``players[3] (carlsen).july_2011.rating``) and the raw value, and returns the
+value in its typed form or raises ``MalformedCommand`` naming the place and
+what it got; ``optional`` lets ``null`` (or an absent key) through as None.
+
+Typed command fields pick their checker from their type (``str``, ``int``,
+``bool``, ``float``, ``Side``, ``list``, ``dict``); the aliases at the end
+carry the checker for types that need more than their Python type (an
+instant is a string on the wire, a claim id a number or a string, a result
+one of four texts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
+from typing import Annotated, Any, TypeVar
+
+from engine.errors import MalformedCommand
+from engine.side import SIDES, Side
+from engine.timefmt import read_instant
+
+T = TypeVar("T")
+Checker = Callable[[str, object], Any]
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+INT_LIMIT = 2**53 - 1
+"""The largest integer a command field may hold: exact in every JSON reader, and far
+inside the store's 64-bit integers (a clock of 2**53 ms is 285,000 years)."""
+
+
+def optional(check: Callable[[str, object], T], where: str, value: object) -> T | None:
+    """None for ``null`` (or an absent key read with ``.get``), else ``check``'s answer."""
+    return None if value is None else check(where, value)
+
+
+def text(where: str, value: object) -> str:
+    """A non-empty string, as given (identifiers: ``1.1``, ``carlsen``)."""
+    if not isinstance(value, str) or not value:
+        raise MalformedCommand(f"{where} must be a non-empty string, got {value!r}")
+    return value
+
+
+def words(where: str, value: object) -> str:
+    """A string with something in it, stripped of surrounding blanks (names, reasons)."""
+    if not isinstance(value, str) or not value.strip():
+        raise MalformedCommand(f"{where} must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def string(where: str, value: object) -> str:
+    """Any string, empty included."""
+    if not isinstance(value, str):
+        raise MalformedCommand(f"{where} must be a string, got {value!r}")
+    return value
+
+
+def integer(where: str, value: object) -> int:
+    """An integer (not a boolean) within ``INT_LIMIT``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise MalformedCommand(f"{where} must be an integer, got {value!r}")
+    if abs(value) > INT_LIMIT:
+        raise MalformedCommand(f"{where} is out of range (|n| <= 2**53 - 1), got {value}")
+    return value
+
+
+def whole(where: str, value: object) -> int:
+    """A whole number: an integer, or a Decimal without a fraction (JSON read with Decimals)."""
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        shown = str(value) if isinstance(value, Decimal) else repr(value)
+        raise MalformedCommand(f"{where} must be a whole number, got {shown}")
+    return value
+
+
+def number(where: str, value: object) -> float | int:
+    """An integer or a float (not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise MalformedCommand(f"{where} must be a number, got {value!r}")
+    return value
+
+
+def boolean(where: str, value: object) -> bool:
+    """``true`` or ``false``."""
+    if not isinstance(value, bool):
+        raise MalformedCommand(f"{where} must be true or false, got {value!r}")
+    return value
+
+
+def mapping(where: str, value: object) -> dict[str, Any]:
+    """A JSON object."""
+    if not isinstance(value, dict):
+        raise MalformedCommand(f"{where} must be an object, got {value!r}")
+    return value
+
+
+def array(where: str, value: object) -> list[Any]:
+    """A JSON array."""
+    if not isinstance(value, list):
+        raise MalformedCommand(f"{where} must be a list, got {value!r}")
+    return value
+
+
+def side(where: str, value: object) -> Side:
+    """``"white"`` or ``"black"``."""
+    if not isinstance(value, str) or value not in SIDES:
+        raise MalformedCommand(f"{where} must be 'white' or 'black', got {value!r}")
+    return Side(value)
+
+
+def result(where: str, value: object) -> str:
+    """A game result as the PGN writes it."""
+    if value not in RESULTS:
+        raise MalformedCommand(f"{where} must be one of {', '.join(RESULTS)}; got {value!r}")
+    return str(value)
+
+
+def instant(where: str, value: object) -> int:
+    """An ISO-8601 UTC instant, epoch milliseconds once checked."""
+    return read_instant(where, value)
+
+
+def identifier(where: str, value: object) -> str:
+    """A string or an integer, kept as a string (``"claim": 1`` and ``"1"`` are the same)."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise MalformedCommand(f"{where} must be a string or integer, got {value!r}")
+    return str(value)
+
+
+def unknown_keys(raw: Mapping[str, Any], known: Iterable[str]) -> list[str]:
+    """The keys of ``raw`` that are not ``known``, sorted."""
+    return sorted(set(raw) - set(known))
+
+
+def refuse_unknown_keys(where: str, raw: Mapping[str, Any], known: Iterable[str]) -> None:
+    """MalformedCommand naming the keys of ``raw`` that are not ``known``, if any."""
+    unknown = unknown_keys(raw, known)
+    if unknown:
+        raise MalformedCommand(f"{where}: unknown field(s) {unknown}")
+
+
+Instant = Annotated[int, instant]
+"""Epoch ms, written on the wire as an ISO instant; a field ``at_ms`` is ``at`` on the wire."""
+Identifier = Annotated[str, identifier]
+ResultText = Annotated[str, result]
+
+BY_TYPE: dict[object, Checker] = {
+    str: text,
+    int: integer,
+    float: number,
+    bool: boolean,
+    Side: side,
+    list: array,
+    dict: mapping,
+}
+"""The checker of a command field declared with a plain type (``list[...]`` by its origin)."""

@@ -1,0 +1,42 @@
+"""How a game ended: the ``termination`` a ``ResultRecorded`` carries.
+
+The values are those stores and replay logs have always held. A draw by an
+accepted claim ends with the claim's kind (``engine.arbiter.claim_verification.ClaimKind``),
+so every kind is a termination too. The arbiter's ``declare_result`` may name a
+termination of his own words (the arbiter is sovereign); a game's
+``termination`` is therefore read as text, and compared with these members.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Termination(StrEnum):
+    # The position ends the game (Laws 5.1, 5.2, 9.6; the 2014+ automatic rules).
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    INSUFFICIENT_MATERIAL = "insufficient_material"
+    SEVENTYFIVE_MOVES = "seventyfive_moves"
+    FIVEFOLD_REPETITION = "fivefold_repetition"
+    # A player ends it (Laws 5.1 b), or the clock does (6.9).
+    RESIGNATION = "resignation"
+    TIME_FORFEIT = "time_forfeit"
+    FLAG_FALL_DRAW = "flag_fall_draw"
+    # A draw claim accepted (3.9.2 b; Laws 9.2, 9.3): the claim's kind.
+    THREEFOLD_REPETITION = "threefold_repetition"
+    FIFTY_MOVES = "fifty_moves"
+    PERPETUAL_CHECK = "perpetual_check"
+    THEORETICAL_DRAW = "theoretical_draw"
+    # Penalties (Laws 7.4; 9.5 and 3.7.1.b.3) and the arbiter's rulings.
+    ILLEGAL_MOVES = "illegal_moves"
+    INCORRECT_CLAIMS = "incorrect_claims"
+    ARBITER_DECISION = "arbiter_decision"
+    DEFAULT = "default"
+    """Lost by default after a withdrawal (3.1, 3.3.3)."""
+    IMPORTED = "imported"
+    """The result of an imported score sheet, taken as recorded."""
+
+
+ON_TIME = (Termination.TIME_FORFEIT, Termination.FLAG_FALL_DRAW)
+"""The game ended when a flag fell (Laws 6.9): lost, or drawn against a lone king."""

@@ -1,0 +1,225 @@
+"""The tournament founded: its creation (1.1, 3.1) and the drawing of lots (3.4.1).
+
+The decisions on the tournament stream before play; the state they build is
+``engine.tournament.tournament.Tournament``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from engine.commands import Command, command
+from engine.errors import MalformedCommand, RuleViolation
+from engine.events import TOURNAMENT_STREAM, Event, LotsDrawn, TournamentCreated
+from engine.fields import Identifier, Instant
+from engine.rules import DEFAULT_PROFILE, profile
+from engine.tournament.drawing_of_lots import (
+    Entrant,
+    NoValidDrawing,
+    draw_numbers,
+    federation_violations,
+)
+from engine.tournament.tournament import ARBITER_ROLES, Tournament, require_tournament
+from engine.world import World
+
+
+@command(
+    "create_tournament",
+    summary="The organiser creates the tournament: players, arbiters, rules, start date (1.1).",
+    events=(TournamentCreated,),
+)
+@dataclass(frozen=True, kw_only=True)
+class CreateTournament(Command):
+    tournament: str
+    name: str
+    rules: str = DEFAULT_PROFILE
+    start_date: str
+    cycles: int = 2
+    players: list[Any]
+    arbiters: list[Any] | None = None
+    at_ms: Instant | None = None
+    by: str = "organiser"
+
+    def decide(self, world: World) -> list[Event]:
+        return create_tournament(world.tournament(), self)
+
+
+@command(
+    "draw_lots",
+    summary="The drawing of lots gives each player a pairing number, seeded or given (3.4.1).",
+    events=(LotsDrawn,),
+)
+@dataclass(frozen=True, kw_only=True)
+class DrawLots(Command):
+    tournament: str
+    seed: Identifier | None = None
+    numbers: dict[str, Any] | None = None
+    check_federations: bool = False
+    at_ms: Instant | None = None
+    by: str = "chief"
+
+    def decide(self, world: World) -> list[Event]:
+        return draw_lots(world.tournament(), self)
+
+
+def _player(raw: object, index: int) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise MalformedCommand(f"players[{index}] must be an object")
+    pid = raw.get("id")
+    if not isinstance(pid, str) or not pid:
+        raise MalformedCommand(f"players[{index}] needs a string 'id'")
+    rating = raw.get("rating", 0)
+    if isinstance(rating, bool) or not isinstance(rating, int | float):
+        raise MalformedCommand(f"players[{index}] ({pid}): 'rating' must be a number")
+    if not math.isfinite(rating) or not 0 <= rating <= MAX_RATING:
+        # 3.7.3: the rating ranks the players of a sudden-death playoff; NaN cannot be ranked.
+        raise MalformedCommand(
+            f"players[{index}] ({pid}): 'rating' must be a number from 0 to {MAX_RATING}, "
+            f"got {rating!r}"
+        )
+    return {
+        "id": pid,
+        "name": str(raw.get("name") or pid),
+        "federation": str(raw.get("federation") or ""),
+        "rating": rating,
+    }
+
+
+MAX_RATING = 10_000
+"""No Elo rating comes near it; beyond it a rating is a typing error."""
+
+
+def _check_start_date(start_date: str) -> None:
+    """3.2: day 1 of the schedule; every later date (rounds, 3.3.3 withdrawals) counts from it."""
+    try:
+        date.fromisoformat(start_date)
+    except ValueError:
+        raise MalformedCommand(
+            f"start_date {start_date!r} is not an ISO date (e.g. 2013-03-13): the schedule of "
+            "article 3.2 counts from it"
+        ) from None
+
+
+def _check_arbiter_ids(arbiters: tuple[dict[str, Any], ...], player_ids: set[str]) -> None:
+    """An arbiter is named once, and is not a player (3.9.2 b: claims go through him)."""
+    ids = [a["id"] for a in arbiters]
+    if len(set(ids)) != len(ids):
+        raise MalformedCommand(f"arbiter ids must be unique: {ids}")
+    both = sorted(player_ids.intersection(ids))
+    if both:
+        raise MalformedCommand(
+            f"{', '.join(map(repr, both))}: an arbiter cannot also be a player of the tournament "
+            "(article 3.9.2 b: the players' claims go through the arbiters)"
+        )
+
+
+def _arbiter(raw: object, index: int) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise MalformedCommand(f"arbiters[{index}] must be an object")
+    aid, role = raw.get("id"), raw.get("role")
+    if not isinstance(aid, str) or not aid:
+        raise MalformedCommand(f"arbiters[{index}] needs a string 'id'")
+    if role not in ARBITER_ROLES:
+        raise MalformedCommand(
+            f"arbiters[{index}] ({aid}): role must be one of {', '.join(ARBITER_ROLES)}"
+        )
+    return {"id": aid, "name": str(raw.get("name") or aid), "role": role}
+
+
+def create_tournament(existing: Tournament | None, cmd: CreateTournament) -> list[Event]:
+    if existing is not None:
+        raise RuleViolation(
+            "1.1", f"this store already holds the tournament {existing.id!r}; use a new store"
+        )
+    players = tuple(_player(p, i) for i, p in enumerate(cmd.players))
+    if len(players) < 2:
+        raise MalformedCommand("create_tournament needs at least 2 players")
+    ids = [p["id"] for p in players]
+    if len(set(ids)) != len(ids):
+        raise MalformedCommand(f"player ids must be unique: {ids}")
+    arbiters = tuple(_arbiter(a, i) for i, a in enumerate(cmd.arbiters or []))
+    _check_arbiter_ids(arbiters, set(ids))
+    rules = cmd.rules
+    profile(rules)
+    cycles = cmd.cycles
+    if cycles not in (1, 2):
+        raise MalformedCommand(
+            f"cycles must be 1 (single) or 2 (double round robin, article 3.1), got {cycles}"
+        )
+    _check_start_date(cmd.start_date)
+    return [
+        TournamentCreated(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=1,
+            at_ms=cmd.at_ms or 0,
+            by=cmd.by,
+            tournament=cmd.tournament,
+            name=cmd.name,
+            rules=rules,
+            start_date=cmd.start_date,
+            cycles=cycles,
+            players=players,
+            arbiters=arbiters,
+        )
+    ]
+
+
+def numbers_from_command(tournament: Tournament, raw: dict[str, Any]) -> dict[str, int]:
+    """Check explicit pairing numbers: every player once, numbers 1..N once."""
+    ids = {p.id for p in tournament.players}
+    unknown = sorted(set(raw) - ids)
+    if unknown:
+        raise MalformedCommand(f"draw_lots: unknown player(s) {unknown}")
+    missing = sorted(ids - set(raw))
+    if missing:
+        raise MalformedCommand(f"draw_lots: no number for player(s) {missing}")
+    values = list(raw.values())
+    if any(isinstance(n, bool) or not isinstance(n, int) for n in values) or sorted(values) != list(
+        range(1, len(ids) + 1)
+    ):
+        raise MalformedCommand(
+            f"draw_lots: numbers must be 1..{len(ids)}, each once; got {sorted(map(str, values))}"
+        )
+    return {pid: int(n) for pid, n in raw.items()}
+
+
+def draw_lots(tournament: Tournament | None, cmd: DrawLots) -> list[Event]:
+    """3.4.1: the drawing of lots gives each player a Berger number.
+
+    From a ``seed`` the numbers are drawn by ``engine.tournament.drawing_of_lots`` (reproducible,
+    honouring 3.1). Explicit ``numbers`` record a draw made elsewhere (3.4.1: in
+    the FIDE office) as given; with ``"check_federations": true`` they are
+    refused when they break 3.1.
+    """
+    t = require_tournament(tournament, cmd.tournament)
+    if t.numbers is not None:
+        raise RuleViolation("3.4.1", "the lots for pairings and colours have already been drawn")
+    entrants = [Entrant(p.id, p.federation) for p in t.players]
+    seed = cmd.seed
+    if (cmd.numbers is None) == (seed is None):
+        raise MalformedCommand("draw_lots needs either 'seed' or 'numbers' ({player: n}), not both")
+    if seed is not None:
+        try:
+            numbers = draw_numbers(entrants, seed)
+        except NoValidDrawing as impossible:
+            raise RuleViolation("3.1", f"{impossible}; give the numbers explicitly") from None
+    else:
+        numbers = numbers_from_command(t, cmd.numbers or {})
+        violations = federation_violations(entrants, numbers)
+        if violations and cmd.check_federations:
+            raise RuleViolation(
+                "3.1", "these numbers break the federation rule: " + "; ".join(violations)
+            )
+    return [
+        LotsDrawn(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=t.version + 1,
+            at_ms=cmd.at_ms or 0,
+            by=cmd.by,
+            numbers=numbers,
+            seed=seed,
+        )
+    ]

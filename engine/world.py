@@ -1,0 +1,23 @@
+"""What a decision may read: the current state of the aggregates.
+
+The caller of ``engine.dispatch.decide`` (the store adapter, or an in-memory
+world in tests) supplies it; a command's ``decide`` reads only through it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from engine.game.clock_log import ClockLog
+from engine.game.state import Game
+from engine.tournament.tournament import Tournament
+
+
+class World(Protocol):
+    """Read access to the tournament, the games and their clock logs."""
+
+    def tournament(self) -> Tournament | None: ...
+
+    def game(self, game_id: str) -> Game | None: ...
+
+    def clock_log(self, game_id: str) -> ClockLog | None: ...
