@@ -148,7 +148,7 @@ def test_a_store_that_cannot_be_opened_is_named(
     blocker.write_text("x")
     for store in (str(blocker / "store.sqlite"), str(tmp_path)):
         args = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-        status, out, err = _run(["--store", store, *args], capsys)
+        status, _out, err = _run(["--store", store, *args], capsys)
         assert status != 0 and "Traceback" not in err and err.startswith("candidates"), (
             argv,
             store,
