@@ -330,8 +330,10 @@ def run_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"candidates: {exc}", file=sys.stderr)
         return 2
-    for path in args.dgt_file:  # a file that cannot be read is said now, not logged later
-        _read(path)
+    for spec in specs:  # a file that cannot be read is said now, not logged later
+        source = parse_spec(spec)
+        if source.kind == "file":
+            _read(source.target)
 
     async def main() -> None:
         stop = asyncio.Event()

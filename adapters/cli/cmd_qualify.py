@@ -87,7 +87,7 @@ def load_json(path: str) -> Any:
     try:
         return loads(data, parse_float=Decimal)
     except TextError as exc:
-        raise MalformedCommand(f"{path} is not JSON: {exc}") from None
+        raise MalformedCommand(f"{path}: {exc}") from None
 
 
 # --- qualify -------------------------------------------------------------------

@@ -105,5 +105,5 @@ def load_tokens(path: str | Path | None) -> Tokens:
     except OSError as exc:
         raise TokenFileError(f"cannot read the token file {str(path)!r}: {exc}") from None
     except TextError as exc:
-        raise TokenFileError(f"token file {str(path)!r} is not JSON: {exc}") from None
+        raise TokenFileError(f"token file {str(path)!r}: {exc}") from None
     return parse_tokens(raw, f"token file {str(path)!r}")
