@@ -12,6 +12,12 @@ State is cached per stream together with its version, and brought up to date
 from the store (only the events after the cached version) before every
 decision, so several processes can share one store.
 
+The store is the door of every writer (CLI, gateway, DGT boards): it tells the
+engine when it received each command (its wall clock, ``wall_clock_ms``), and
+the engine refuses a command dated more than ``future_tolerance_ms`` later than
+that (default 5 minutes; ``$CANDIDATES_FUTURE_TOLERANCE_S`` or ``candidates
+--future-tolerance SECONDS``). Tests inject both.
+
 A command may carry ``command_id`` (a client-chosen string, unique per store):
 the store appends a ``CommandApplied`` event on ``command/<command_id>`` in the
 same transaction as the command's events, so an id applies once. A repeat
@@ -27,6 +33,7 @@ import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +49,7 @@ from psycopg.sql import SQL, Identifier
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
 from engine.commands import Command, parse_command
-from engine.dispatch import decide
+from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide
 from engine.errors import (
     AlreadyRecorded,
     CommandIdReused,
@@ -108,6 +115,29 @@ def store_url(explicit: str | None = None) -> str:
     return explicit or os.environ.get("CANDIDATES_STORE") or DEFAULT_STORE
 
 
+def wall_clock_ms() -> int:
+    """The receiving process's clock: UTC epoch milliseconds."""
+    return time.time_ns() // 1_000_000
+
+
+def future_tolerance_ms(explicit_s: float | None = None) -> int:
+    """The tolerance for instants ahead of the wall clock: the argument (seconds), else
+    ``$CANDIDATES_FUTURE_TOLERANCE_S``, else 5 minutes."""
+    if explicit_s is None:
+        text = os.environ.get("CANDIDATES_FUTURE_TOLERANCE_S")
+        if not text:
+            return DEFAULT_FUTURE_TOLERANCE_MS
+        try:
+            explicit_s = float(text)
+        except ValueError:
+            raise MalformedCommand(
+                f"CANDIDATES_FUTURE_TOLERANCE_S must be a number of seconds, got {text!r}"
+            ) from None
+    if explicit_s < 0:
+        raise MalformedCommand(f"the future tolerance must be 0 or more seconds, got {explicit_s}")
+    return round(explicit_s * 1000)
+
+
 def store_env(url: str) -> dict[str, str]:
     """The eventsourcing environment for a SQLite path or a PostgreSQL URL."""
     env = {"TRANSCODER_TOPIC": MSGPACK_TOPIC, "ORIGINATOR_ID_TYPE": "text"}
@@ -158,8 +188,20 @@ class _Cached:
 class Store:
     """Commands in, events stored, state and events out."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        wall_clock: Callable[[], int] = wall_clock_ms,
+        future_tolerance: int | None = None,
+    ) -> None:
         self.url = store_url(url)
+        self.wall_clock = wall_clock
+        """When a command is received (UTC epoch ms); tests inject a fixed clock."""
+        self.future_tolerance_ms = (
+            future_tolerance if future_tolerance is not None else future_tolerance_ms()
+        )
+        """How far ahead of ``wall_clock`` a command's instant may be."""
         env = store_env(self.url)
         sqlite_path = env.get("SQLITE_DBNAME")
         self.created = bool(sqlite_path) and (
@@ -382,13 +424,13 @@ class Store:
         is appended now); AlreadyRecorded for a ``play_move`` whose ``ply`` holds it."""
         body, command_id, digest = command_identity(raw)
         if command_id is None or digest is None:
-            cmd, events = decide(body, self)
+            cmd, events = decide(body, self, self.wall_clock(), self.future_tolerance_ms)
             self.append(events)
             return cmd, events
         earlier = self.applied(command_id, digest)
         if earlier is not None:
             return parse_command(body), earlier
-        cmd, events = decide(body, self)
+        cmd, events = decide(body, self, self.wall_clock(), self.future_tolerance_ms)
         try:
             self.append([*events, command_applied(command_id, digest, cmd, events)])
         except Conflict:
@@ -436,6 +478,7 @@ class Store:
         store or earlier in the batch) answers as it did then.
         """
         raws = list(raws)
+        received = self.wall_clock()
         answers: list[dict[str, Any]] = []
         pending: list[Event] = []
         touched: set[str] = set()
@@ -459,7 +502,7 @@ class Store:
                         if earlier is not None:
                             answers.append(answer_of(earlier))
                             continue
-                    cmd, events = decide(body, self)
+                    cmd, events = decide(body, self, received, self.future_tolerance_ms)
                     if command_id is not None and digest is not None:
                         record = command_applied(command_id, digest, cmd, events)
                         events = [*events, record]
@@ -602,8 +645,9 @@ def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:
     )
 
 
-def open_store(url: str | None = None) -> Store:
+def open_store(url: str | None = None, future_tolerance_s: float | None = None) -> Store:
+    tolerance = future_tolerance_ms(future_tolerance_s)
     try:
-        return Store(url)
+        return Store(url, future_tolerance=tolerance)
     except Exception as exc:
         raise MalformedCommand(f"cannot open the store {store_url(url)!r}: {exc}") from exc

@@ -11,7 +11,7 @@ from adapters.store import Store, open_store
 
 
 def store_of(args: argparse.Namespace) -> Store:
-    return open_store(getattr(args, "store", None))
+    return open_store(getattr(args, "store", None), getattr(args, "future_tolerance", None))
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
