@@ -200,3 +200,26 @@ def test_a_restarted_dgt_feed_sending_everything_again_stores_it_once(
     for sent in again.commands_sent:
         assert store.handle(sent)["ok"]  # and sent once more by hand: still nothing appended
     assert recorded() == before
+
+
+def test_command_id_works_for_every_command_of_the_registry(store: Store) -> None:
+    """The id lives in the store, not in the commands: a command declared by another
+    chapter (here the arbiter's correction of a result) is idempotent as well."""
+    started(store)
+    ok(store, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(5)})
+    correction = {
+        "cmd": "correct_result",
+        "game": "1.1",
+        "arbiter": "chief",
+        "reason": "the score sheets show white resigned",
+        "at": at(60),
+        "result": "0-1",
+        "command_id": "fix-1.1",
+    }
+    first = store.handle(correction)
+    assert first["ok"], first
+    count = store.count()
+    assert store.handle(correction) == first
+    assert store.count() == count
+    other = {**correction, "result": "1/2-1/2"}
+    assert store.handle(other)["error"]["code"] == "command_id_reused"
