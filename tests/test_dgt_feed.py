@@ -159,7 +159,10 @@ class TestClockReadings:
                 "black_ms": 7_200_000,
                 "running": "white",
                 "by": "dgt:31337",
-                "command_id": f"dgt:31337/1.1/clock/{parse_instant(sink.readings[0]['at'])}",
+                "command_id": (
+                    f"dgt:31337/1.1/clock/{parse_instant(sink.readings[0]['at'])}"
+                    "/7195000/7200000/white"
+                ),
             }
         ]
         if "clock_reading" in REGISTRY:

@@ -23,6 +23,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.dgt.clocksides import ColouredReading
 from adapters.dgt.reconstruct import (
     BoardAlert,
     MoveConfirmed,
@@ -59,10 +60,10 @@ class StoreSink:
     """Every clock reading mapped to colours, as ``clock_reading`` commands."""
     alerts: list[AlertRaised] = field(default_factory=list)
     command_ids: bool = True
-    """Clock readings carry ``command_id`` ``<by>/<game>/clock/<at_ms>`` (a reading is
-    named by its instant), so a feed restarted after a crash that sends a reading
-    again stores it once; moves always carry their ``ply``. The bundled sample
-    turns ids off: a replay log records play, not transport retries."""
+    """Clock readings carry a ``command_id`` naming the reading (``reading_id``), so a
+    feed restarted after a crash that sends a reading again stores it once; moves
+    always carry their ``ply``. The bundled sample turns ids off: a replay log
+    records play, not transport retries."""
     keep_log: bool = True
     _move_at: dict[int, int] = field(default_factory=dict)
     _line: list[str] = field(default_factory=list)
@@ -213,7 +214,7 @@ class StoreSink:
             "by": self.by,
         }
         if self.command_ids:
-            command["command_id"] = f"{self.by}/{self.game_id}/clock/{reading.at_ms}"
+            command["command_id"] = reading_id(self.by, self.game_id, reading)
         if self.keep_log:
             self.readings.append(command)
         if self._clock_unavailable:
@@ -281,6 +282,16 @@ class StoreSink:
             log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
             return event
         return None
+
+
+def reading_id(by: str, game_id: str, reading: ColouredReading) -> str:
+    """``<by>/<game>/clock/<at_ms>/<white_ms>/<black_ms>/<running>``: the same reading
+    sent again has the same id; two readings the board gave within one millisecond
+    (a reconnection re-reading the clock) are two readings."""
+    return (
+        f"{by}/{game_id}/clock/{reading.at_ms}/{reading.white_ms}/{reading.black_ms}/"
+        f"{reading.running or '-'}"
+    )
 
 
 def _values(obj: Any) -> Any:
