@@ -48,6 +48,8 @@ from psycopg.sql import SQL, Identifier
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
+from engine.arbiter import board_log as board_logs
+from engine.arbiter.board_log import BoardLog
 from engine.commands import Command, parse_command
 from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide
 from engine.errors import (
@@ -62,6 +64,7 @@ from engine.events import (
     ClockReadingRecorded,
     CommandApplied,
     Event,
+    board_stream,
     clock_stream,
     command_stream,
     game_stream,
@@ -273,6 +276,10 @@ class Store:
 
     def game(self, game_id: str) -> Game | None:
         return self._fold(game_stream(game_id), games.evolve)
+
+    def board_log(self, serial: str) -> BoardLog | None:
+        """The state of a board's ``board/<serial>`` alert stream."""
+        return self._fold(board_stream(serial), board_logs.evolve)
 
     def clock_log(self, game_id: str) -> ClockLog | None:
         """The state of a game's ``clock/<id>`` stream (its version, its last reading).
@@ -559,10 +566,6 @@ class Store:
             return {"ok": False, "error": refused.as_error()}
         return answer_of(events)
 
-    def handle_all(self, raws: Iterable[object]) -> Iterator[dict[str, Any]]:
-        for raw in raws:
-            yield self.handle(raw)
-
 
 def duplicate_answer(repeat: AlreadyRecorded) -> dict[str, Any]:
     """A ``play_move`` whose ``ply`` already holds the move: ok, nothing appended."""
@@ -593,6 +596,7 @@ _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     "game": games.evolve,
     "clock": clock_logs.evolve,
+    "board": board_logs.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 

@@ -114,11 +114,11 @@ def mutants(items: list[Any]) -> dict[str, tuple[list[Any], str]]:
     started = first(items, "GameStarted")
     typed = [*items]
     typed[started] = [*items[started][:4], {**items[started][4], "time_control": 7}, None]
-    out["time_control: 7, relinked"] = (relink(typed), "time_control must be str")
+    out["time_control: 7, relinked"] = (relink(typed), "'time_control' is 7")
     reading = first(items, "ClockReadingRecorded")
     lots = [*items]
     lots[reading] = [*items[reading][:4], {**items[reading][4], "white_ms": "lots"}, None]
-    out["white_ms: 'lots', relinked"] = (relink(lots), "white_ms must be int")
+    out["white_ms: 'lots', relinked"] = (relink(lots), "'white_ms' is 'lots'")
     unknown = [*items]
     unknown[reading] = [*items[reading][:2], "ClockReadingForged", *items[reading][3:]]
     out["an unknown event type, relinked"] = (relink(unknown), "unknown event type")

@@ -26,7 +26,6 @@ from adapters.jsontext import loads as loads_json
 
 JSON = "json"
 MSGPACK = "msgpack"
-ENCODINGS = (MSGPACK, JSON)
 MAX_FRAME_DEPTH = MAX_DEPTH
 """Deepest nesting of maps and arrays in a client frame (a command frame needs 4);
 JSON text is measured before it is parsed."""
