@@ -57,7 +57,8 @@ from engine.audit.clocks import judge_clocks
 from engine.audit.event_fields import field_problems
 from engine.audit.findings import INFO, INTEGRITY, RULE
 from engine.audit.games import GamesAudit, judge_games
-from engine.events import TOURNAMENT_STREAM, ChainSealed, Event, stream_game_id
+from engine.audit.incidents import judge_book
+from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, ChainSealed, Event, stream_game_id
 from engine.game.state import Game
 from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
@@ -576,10 +577,11 @@ def audit_records(
     try:
         games = judge_games(judged)
         clocks = judge_clocks(judged, games.unsound | broken_clocks)
+        book = judge_book(judged)
     except Exception as exc:  # each event is guarded in the engine: this is a last resort
-        clocks = []
+        clocks, book = [], []
         report.add(INTEGRITY, "check_failed", f"the rules could not be checked ({exc!r})")
-    for found in (*games.findings, *clocks):
+    for found in (*games.findings, *clocks, *book):
         report.findings.append(_from_engine(found, by_event))
     report.games = len({r.stream for r in records if r.stream.startswith("game/")})
     unsound = games.unsound | broken_games
@@ -598,7 +600,7 @@ def audit_records(
     for record in readable:
         if (
             stream_game_id(record.stream) is None
-            and record.stream != TOURNAMENT_STREAM
+            and record.stream not in (TOURNAMENT_STREAM, INCIDENTS_STREAM)
             and not record.stream.startswith("board/")
             and not record.stream.startswith("command/")  # CommandApplied: links and seals
         ):
