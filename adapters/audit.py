@@ -602,6 +602,7 @@ def audit_records(
             stream_game_id(record.stream) is None
             and record.stream not in (TOURNAMENT_STREAM, INCIDENTS_STREAM)
             and not record.stream.startswith("board/")
+            and not record.stream.startswith("command/")  # CommandApplied: links and seals
         ):
             report.add(INFO, "unknown_stream", f"stream {record.stream!r} is not audited", record)
     return report

@@ -675,10 +675,10 @@ class TestBadInputThroughApply:
         messages = [a.get("error", {}).get("message") for a in answers]
         assert messages[0].startswith("line 1: not JSON (Expecting")
         assert messages[1] == "line 2: not UTF-8 (byte 1)"
-        assert messages[2] == "line 3: not a command (JSON nested too deeply)"
+        assert messages[2] == "line 3: JSON nested 100000 levels deep; at most 32"
         assert messages[3] == "a command must be a JSON object, got float"
         assert answers[4]["ok"] is True  # the good line after the bad ones still runs
-        assert paired.count() == before + 1
+        assert paired.count() == before + 2  # the move, and the seal the run ends with
 
     def test_a_missing_file_is_an_error_not_a_traceback(self, paired: Event) -> None:
         done = candidates("apply", "/nonexistent/commands.jsonl", store=paired.store)
@@ -754,9 +754,10 @@ class TestBadInputThroughApply:
     def test_6_7_a_a_game_runs_forward_in_time(self, paired: Event) -> None:
         day = ROUND_DAY[1]
         early = {"cmd": "play_move", "game": "1.1", "move": "e5", "at": at(day, 30)}
-        assert paired.refused(early, "malformed_command") == (
+        assert paired.refused(early, "out_of_order") == (
             f"play_move at {at(day, 30)} is earlier than the last recorded event of game 1.1 "
-            f"({at(day, 60)}): a game's events are recorded in time order"
+            f"({at(day, 60)}): a game's events are recorded in time order "
+            "(article 6.7 a of the Laws)"
         )
         for command in (
             {"cmd": "resign", "game": "1.1", "by": "black", "at": at(day, -60)},
@@ -786,7 +787,7 @@ class TestBadInputThroughApply:
             },
         ):
             assert "is earlier than the last recorded event" in paired.refused(
-                command, "malformed_command"
+                command, "out_of_order"
             )
         # The same instant is fine (a move and the next event can share a millisecond).
         paired.apply([{"cmd": "play_move", "game": "1.1", "move": "e5", "at": at(day, 60)}])

@@ -22,7 +22,7 @@ from adapters.cli.cmd_replay import gateway_entry, serve_replay
 from adapters.replay import Pace, parse_speed, replay, round_of, standings
 from adapters.replay_log import Log, Record, read_log
 from adapters.sample import SAMPLE_LOG, write_sample
-from adapters.store import Store
+from adapters.store import Store, open_store
 from engine.errors import CommandRefused
 from engine.events import ResultRecorded
 from engine.game.state import FINISHED
@@ -155,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
         except CommandRefused as refused:
             print(f"(no web page: {refused.message})")
             serve = False
-    with Store(str(path)) as store:
+    with open_store(str(path)) as store:
         try:
             if serve:
                 port = args.port if args.port is not None else (0 if args.once else 8765)

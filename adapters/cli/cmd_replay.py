@@ -24,7 +24,7 @@ from adapters.replay import (
     until,
 )
 from adapters.replay_log import Log, LogError, event_classes, read_log, verify_links
-from adapters.store import Store
+from adapters.store import Store, open_store
 from engine.errors import MalformedCommand
 from engine.timefmt import parse_instant
 
@@ -88,7 +88,7 @@ def fresh_store_path(into: str | None) -> tuple[Path, tempfile.TemporaryDirector
         return Path(tmp.name) / "replay.sqlite", tmp
     path = Path(into)
     if path.exists() and path.stat().st_size > 0:
-        with Store(str(path)) as probe:
+        with open_store(str(path)) as probe:
             if probe.last_seq():
                 raise MalformedCommand(f"--into {into!r} is not empty: replay needs a new store")
     return path, None
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     speed = parse_speed(args.speed) if args.speed else (60.0 if args.serve else None)
     path, tmp = fresh_store_path(args.into)
     try:
-        with Store(str(path)) as store:
+        with open_store(str(path)) as store:
             if args.serve:
                 serve_replay(store, records, Pace(speed), args.host, args.port, keep_serving=True)
             else:

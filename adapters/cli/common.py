@@ -21,5 +21,9 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
 
 def print_json(obj: Any, *, pretty: bool = False) -> None:
     text = json.dumps(obj, ensure_ascii=False, indent=2 if pretty else None, sort_keys=False)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):  # text the terminal cannot show: escape it
+        text = json.dumps(obj, ensure_ascii=True, indent=2 if pretty else None)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()

@@ -13,7 +13,14 @@ import chess
 
 from engine.clock.time_control import parse_time_control
 from engine.commands import Command, command
-from engine.errors import MalformedCommand, RuleViolation, UnknownGame
+from engine.errors import (
+    AlreadyRecorded,
+    CommandRefused,
+    Conflict,
+    MalformedCommand,
+    RuleViolation,
+    UnknownGame,
+)
 from engine.events import (
     AlertRaised,
     ClockReadingRecorded,
@@ -83,6 +90,9 @@ class PlayMove(Command):
     white_ms: int | None = None
     black_ms: int | None = None
     by: str = "arbiter"
+    ply: int | None = None
+    """The ply the move becomes (1 = White's first): a move sent again is answered as a
+    duplicate, never played as the next move (``check_ply``)."""
 
     def decide(self, world: World) -> list[Event]:
         game = world.game(self.game)
@@ -277,6 +287,45 @@ def _check_players_and_stage(
             f"start_game: game {game_id} is a {own} game of {tournament.id!r}, not {stage!r}; "
             "leave 'stage' out"
         )
+
+
+def check_ply(game: Game | None, cmd: PlayMove) -> None:
+    """``play_move`` with ``ply`` (the ply the move becomes): makes a retried move safe.
+
+    The next ply goes on to the decision. A ply already recorded with the same move
+    raises ``AlreadyRecorded`` (answered as a duplicate, nothing appended); with
+    another move, or a ply beyond the next one, ``Conflict``: the sender's idea of
+    the game is not the record's, and a move must never land on the wrong ply (a
+    repeated ``Qg6`` would be read as the opponent's ``Qxg6``)."""
+    ply = cmd.ply
+    if ply is None or game is None:
+        return
+    if ply < 1:
+        raise MalformedCommand(f"play_move: field 'ply' must be >= 1, got {ply}")
+    if ply == game.ply + 1:
+        return
+    if ply > game.ply + 1:
+        raise Conflict(
+            f"play_move for ply {ply} of game {game.game_id}, which has {game.ply} plies "
+            f"recorded: the next move is ply {game.ply + 1}; nothing was appended"
+        )
+    board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
+    for uci in game.moves[: ply - 1]:
+        board.push(chess.Move.from_uci(uci))
+    recorded = game.moves[ply - 1]
+    try:
+        same = parse_move(board, cmd.move, game.game_id).uci() == recorded
+    except CommandRefused:
+        same = False
+    if same:
+        raise AlreadyRecorded(
+            f"ply {ply} of game {game.game_id} is already recorded as {game.sans[ply - 1]}: "
+            "a repeat, nothing appended"
+        )
+    raise Conflict(
+        f"ply {ply} of game {game.game_id} is recorded as {game.sans[ply - 1]}, not "
+        f"{cmd.move}; nothing was appended"
+    )
 
 
 def play_move(game: Game | None, cmd: PlayMove) -> list[Event]:

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 from engine.clock.regulation import Clock
 from engine.commands import Command, command
-from engine.errors import GameNotInProgress, MalformedCommand
+from engine.errors import GameNotInProgress, MalformedCommand, OutOfOrder
 from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecorded, clock_stream
 from engine.fields import Instant
 from engine.game import state as games
@@ -225,7 +225,7 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: ClockRead
             f"{format_instant(g.last_at_ms)}: a reading at {format_instant(at_ms)} is not stored"
         )
     if log is not None and log.last is not None and at_ms < log.last.at_ms:
-        raise MalformedCommand(
+        raise OutOfOrder(
             f"clock_reading at {format_instant(at_ms)} is earlier than the last stored reading "
             f"of game {g.game_id} ({format_instant(log.last.at_ms)}): readings are stored in "
             "time order"

@@ -11,6 +11,9 @@
     ws: null, seq: null, games: new Map(), standings: null, offset: 0, delay: 0,
     role: null, token: null, arbiter: null, clocks: new Map(), alerts: new Map(), notices: [],
     results: [], book: null, round: null, reconnect: true, nextId: 1, players: new Map(),
+    // Commands sent and not yet answered, by frame id: sent again, with the same
+    // command_id, after a reconnection (the store answers a repeat as the first time).
+    unanswered: new Map(),
   };
 
   // --- words, not codes ---------------------------------------------------------------
@@ -147,6 +150,7 @@
         status(`${f.role === "public" ? "public view" : f.role + " " + f.name}: live${delay}`, "ok");
         // every alert still open comes again after this frame: start from none
         state.alerts = new Map();
+        state.unanswered.forEach((frame) => send(frame));
         break;
       }
       case "snapshot":
@@ -174,9 +178,11 @@
         }
         break;
       case "result":
+        state.unanswered.delete(f.id);
         state.results.unshift(f);
         break;
       case "error":
+        if (f.id) state.unanswered.delete(f.id);
         if (f.code === "invalid_token") {
           state.reconnect = false;
           state.token = null;
@@ -514,7 +520,10 @@
 
   function command(cmd) {
     const id = `c${state.nextId++}`;
-    send({ op: "command", id, command: cmd });
+    const commandId = cmd.command_id || `page-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${id}`;
+    const frame = { op: "command", id, command: { ...cmd, command_id: commandId } };
+    state.unanswered.set(id, frame);
+    send(frame);
     return id;
   }
 
