@@ -43,6 +43,13 @@ from engine.world import World
     roles=RULING_ROLES,
     events=(ClockAdjusted,),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("malformed_command", "", "no reason, or delta_ms of 0"),
+        ("rule_violation", "6.9", "a flag fell before the adjustment's instant"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class AdjustClock(Command):
@@ -61,6 +68,14 @@ class AdjustClock(Command):
     "check_flags",
     summary="Ends on time every named (or started) game whose flag has fallen (Laws 6.9).",
     events=(ResultRecorded,),
+    refusals=(
+        ("unknown_game", "", "a named game has not been started"),
+        (
+            "malformed_command",
+            "",
+            "game ids that are not strings, or no tournament and no game named",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class CheckFlags(Command):
