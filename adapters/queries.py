@@ -15,6 +15,7 @@ from engine.tournament.schedule import schedule_view, tournament_schedule
 from engine.tournament.tournament import Tournament
 from projections.clock import clock_report, device_view, game_at, move_clocks
 from projections.game_view import game_view, not_started_view
+from projections.pairings import pairings
 from projections.pgn import game_pgn
 from projections.standings import crosstable, standings
 
@@ -94,6 +95,16 @@ def crosstable_object(store: Store, after_round: int | None = None) -> dict[str,
     """Every player's results against every opponent (see ``projections.standings``)."""
     tournament = _require_tournament(store)
     return crosstable(tournament, _all_games(store), after_round)
+
+
+def pairings_object(store: Store, only_round: int | None = None) -> dict[str, Any]:
+    """Each round's boards with colours, players and results so far (``projections.pairings``)."""
+    tournament = _require_tournament(store)
+    if only_round is not None and not 1 <= only_round <= tournament.rounds:
+        raise MalformedCommand(f"round must be between 1 and {tournament.rounds}, got {only_round}")
+    _, days = tournament_schedule(tournament)
+    dates = {d.round: d.date.isoformat() for d in days if d.round is not None}
+    return pairings(tournament, store.game, dates, only_round)
 
 
 def schedule_object(store: Store) -> dict[str, Any]:
