@@ -79,12 +79,30 @@ def _scenario_lines() -> list[tuple[str, int, dict[str, Any]]]:
     return out
 
 
+def _mutations(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    """The example broken one way at a time: a field dropped, emptied, mistyped, one added."""
+    out = [{**raw, "colour_of_the_sky": "blue"}, {**raw, "cmd": "fly"}]
+    for key, value in raw.items():
+        if key == "cmd":
+            continue
+        out.append({k: v for k, v in raw.items() if k != key})
+        out.append({**raw, key: [] if not isinstance(value, list) else "x"})
+        out.append({**raw, key: ""})
+        out.append({**raw, key: True})
+        out.append({**raw, key: 2**60})
+        out.append({**raw, key: None})
+    return out
+
+
 def test_the_schema_accepts_exactly_what_the_engine_parses() -> None:
-    """Every scenario command and every example: schema-valid iff ``parse_command`` reads it."""
+    """Every scenario command, every example and every example broken one way:
+    schema-valid iff ``parse_command`` reads it."""
     check = validator("commands.schema.json")
     lines = _scenario_lines()
-    lines += [("example", 0, reference.example(spec)) for spec in REGISTRY.values()]
-    assert len(lines) > 100
+    for spec in REGISTRY.values():
+        lines.append(("example", 0, reference.example(spec)))
+        lines += [("mutant", 0, m) for m in _mutations(reference.example(spec))]
+    assert len(lines) > 500
     for where, number, raw in lines:
         try:
             parse_command(raw)
@@ -149,3 +167,16 @@ def test_a_wrong_game_object_is_refused_by_the_schema(event_2013) -> None:
     assert games.is_valid(good)
     assert not games.is_valid({**good, "status": "paused"})
     assert not games.is_valid({k: v for k, v in good.items() if k != "fen"})
+
+
+def test_the_gateway_tests_check_every_frame_against_the_schema() -> None:
+    """``tests/gateway_support`` refuses a frame outside the frames schema."""
+    from tests.gateway_support import CLIENT_FRAME, check_server_frame
+
+    check_server_frame({"op": "pong", "id": "1"})
+    with pytest.raises(AssertionError, match="outside the schema"):
+        check_server_frame({"op": "snapshot", "seq": 3})
+    with pytest.raises(AssertionError, match="outside the schema"):
+        check_server_frame({"op": "result", "id": "c1", "ok": False})
+    assert CLIENT_FRAME.is_valid({"op": "subscribe", "games": ["1.1"], "since": 4})
+    assert not CLIENT_FRAME.is_valid({"op": "subscribe", "games": "all"})
