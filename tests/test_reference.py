@@ -27,6 +27,7 @@ from adapters.sample import SAMPLE_LOG
 from adapters.store import open_store
 from engine.commands import REGISTRY, parse_command, refusal_codes
 from engine.errors import MalformedCommand
+from tests.gateway_support import CLIENT_FRAME, check_server_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "tests" / "scenarios"
@@ -171,8 +172,6 @@ def test_a_wrong_game_object_is_refused_by_the_schema(event_2013) -> None:
 
 def test_the_gateway_tests_check_every_frame_against_the_schema() -> None:
     """``tests/gateway_support`` refuses a frame outside the frames schema."""
-    from tests.gateway_support import CLIENT_FRAME, check_server_frame
-
     check_server_frame({"op": "pong", "id": "1"})
     with pytest.raises(AssertionError, match="outside the schema"):
         check_server_frame({"op": "snapshot", "seq": 3})
