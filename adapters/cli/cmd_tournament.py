@@ -7,6 +7,7 @@
 - ``pairings [--round N] [--format table|json|text]``: each round's boards with
   colours, players, federations, ratings and results so far; ``text`` is the
   sheet organisers post, one block per round.
+- ``trf [--out FILE]``: the FIDE Tournament Report File (TRF16) for rating officers.
 - ``schedule [--ical FILE] [--format table|json]``: the days of 3.2.
 - ``prizes [--format table|json]``: 3.8.1 shares after the last round.
 """
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from adapters.queries import (
     pairings_object,
     schedule_object,
     standings_object,
+    trf_report,
 )
 from engine.errors import MalformedCommand
 from engine.side import SIDES
@@ -51,6 +54,11 @@ def register(sub: Any) -> None:
     pairs.add_argument("--format", choices=("table", "json", "text"), default="table")
     add_store_option(pairs)
     pairs.set_defaults(func=run_pairings)
+
+    trf = sub.add_parser("trf", help="the FIDE Tournament Report File (TRF16)")
+    trf.add_argument("--out", metavar="FILE", help="write it to FILE instead of printing it")
+    add_store_option(trf)
+    trf.set_defaults(func=run_trf)
 
     sched = sub.add_parser("schedule", help="the days of the event (3.2)")
     sched.add_argument("--ical", metavar="FILE", help="also write an iCalendar file")
@@ -234,6 +242,20 @@ def run_pairings(args: argparse.Namespace) -> int:
         print(render_pairings_text(view))
     else:
         print(render_pairings(view))
+    return 0
+
+
+def run_trf(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        text = trf_report(store)
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MalformedCommand(f"cannot write {args.out!r}: {exc.strerror}") from None
+    print(f"TRF written to {args.out} ({text.count(chr(10))} lines)")
     return 0
 
 
