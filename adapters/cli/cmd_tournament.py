@@ -98,21 +98,39 @@ def render_standings(table: dict[str, Any]) -> str:
                 f"      {gone['player']}: withdrew after {gone['games_completed']} of "
                 f"{gone['games_total']} games; results annulled (3.1)"
             )
+    names = {row["player"]: row["name"] for row in table["rows"]}
+
+    def named(players: list[str]) -> str:
+        return ", ".join(names.get(p, p) for p in players)
+
     winner = table["winner"] or table["leader"]
     if winner:
         label = "Winner" if table["winner"] else "Leader"
-        lines.append(f"{label}: {winner['player']} (decided by {winner['decided_by']})")
+        decided = DECIDED_BY.get(winner["decided_by"], winner["decided_by"])
+        lines.append(f"{label}: {names.get(winner['player'], winner['player'])} ({decided})")
     playoff = table["playoff"]
     if playoff["needed"]:
         games = ", ".join(playoff.get("pending") or playoff["games"]) or "to be paired"
+        stage = str(playoff["stage"] or "").replace("_", " ")
+        action = str(playoff.get("action") or "").replace("_", " ")
         lines.append(
-            f"Playoff for place {playoff.get('place', 1)}: {playoff['stage']} "
-            f"({playoff.get('action')}) among {', '.join(playoff['players'])}; games: {games}"
+            f"Playoff for place {playoff.get('place', 1)}: {stage} ({action}) among "
+            f"{named(playoff['players'])}; games: {games}"
         )
     for shared in table["shared_places"]:
         low, high = shared["places"]
-        lines.append(f"Places {low}-{high} shared: {', '.join(shared['players'])}")
+        lines.append(f"Places {low}-{high} shared: {named(shared['players'])}")
     return "\n".join(lines)
+
+
+DECIDED_BY = {
+    "points": "ahead on points (3.6.1)",
+    "h2h": "decided by the games between the tied players (3.7 a)",
+    "wins": "decided by the number of wins (3.7 b)",
+    "sb": "decided by Sonneborn-Berger (3.7 c)",
+    "playoff": "decided by the playoff (3.7.1-3.7.3)",
+}
+"""What put a player first, in words (the standings object's ``decided_by``)."""
 
 
 def run_standings(args: argparse.Namespace) -> int:
