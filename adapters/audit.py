@@ -10,7 +10,11 @@ Two kinds of findings (docs/audit.md):
   live one, an illegal move, an ending the position does not show, an event
   after a game's result, an impossible clock reading.
 - **rule** (listed; the exit status is 1 only with ``--strict``): every arbiter
-  override (a declared result, a clock adjustment), every result without a legal
+  correction of the record (``correct_moves``, ``correct_result``: listed as
+  ``arbiter_correction``, never as an integrity failure, the moves of a corrected
+  line being checked from the position where it starts), every arbiter override
+  (a declared result, a clock adjustment, a regulation-clock flag dismissed with
+  ``rule_flag``), every result without a legal
   reason behind it: a draw without an accepted claim or a drawn position
   (3.9.2 b: "The players cannot draw a game by agreement"), a result imported
   from a score sheet with no event behind it.
@@ -52,13 +56,17 @@ from engine.events import (
     ClockAdjusted,
     ClockReadingRecorded,
     Event,
+    FlagRuled,
     GameStarted,
     MovePlayed,
+    MovesCorrected,
+    ResultCorrected,
     ResultRecorded,
     stream_game_id,
 )
 from engine.game import state as games
 from engine.game.state import Game
+from engine.rules import PROFILES
 from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
 from projections.clock import clock_text
@@ -394,7 +402,29 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
                 _check_move(board, event, record, game_id, report)
             elif isinstance(event, ResultRecorded):
                 finished = event
-                _check_result(board, event, record, game_id, accepted_claim, report)
+                ruled_flag = isinstance(previous, FlagRuled) and previous.decision == "fallen"
+                _check_result(board, event, record, game_id, accepted_claim or ruled_flag, report)
+            elif isinstance(event, MovesCorrected):
+                board = _check_correction(board, event, record, game_id, report)
+            elif isinstance(event, ResultCorrected):
+                finished = None if event.result is None else finished
+                now = f"{event.result} ({event.termination})" if event.result else "withdrawn"
+                report.add(
+                    RULE,
+                    "arbiter_correction",
+                    f"{event.arbiter} corrected the result of game {game_id}: "
+                    f"{event.replaced_result} ({event.replaced_termination}) -> {now}: "
+                    f"{event.reason}",
+                    record,
+                )
+            elif isinstance(event, FlagRuled) and event.override:
+                report.add(
+                    RULE,
+                    "arbiter_override",
+                    f"{event.arbiter} dismissed {event.side}'s flag in game {game_id}, which the "
+                    f"regulation clock showed fallen (Laws 2009 6.10 a): {event.reason}",
+                    record,
+                )
             elif isinstance(event, ClockAdjusted) and type(previous).__name__ in PENALISED_BY:
                 pass  # a penalty the rules fix (Laws 7.4 b, 9.5), recorded with its cause
             elif isinstance(event, ClockAdjusted):
@@ -407,7 +437,7 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
                 )
             if _is_accepted_claim(event):
                 accepted_claim = True
-            if getattr(event, "override", False) is True:
+            if getattr(event, "override", False) is True and not isinstance(event, FlagRuled):
                 why = getattr(event, "reason", "") or "no reason"
                 report.add(
                     RULE,
@@ -421,6 +451,49 @@ def check_games(records: list[Record], events: list[Event], report: AuditReport)
         if state is not None:
             folded[game_id] = state
     return folded
+
+
+def _check_correction(
+    board: chess.Board | None,
+    event: MovesCorrected,
+    record: Record,
+    game_id: str,
+    report: AuditReport,
+) -> chess.Board:
+    """List the correction, and check its moves from the position where it starts."""
+    report.add(
+        RULE,
+        "arbiter_correction",
+        f"{event.arbiter} corrected the moves of game {game_id} after ply {event.from_ply}: "
+        f"{' '.join(event.replaced_san) or '(none)'} -> {' '.join(event.san) or '(none)'}: "
+        f"{event.reason}",
+        record,
+    )
+    board = board or chess.Board()
+    if not 0 <= event.from_ply <= len(board.move_stack):
+        report.add(
+            INTEGRITY,
+            "illegal_move",
+            f"game {game_id}: a correction from ply {event.from_ply}, but "
+            f"{len(board.move_stack)} move(s) were recorded",
+            record,
+        )
+        return board
+    while len(board.move_stack) > event.from_ply:
+        board.pop()
+    for uci, san in zip(event.uci, event.san, strict=False):
+        ply = board.ply() + 1
+        played = MovePlayed(
+            originator_id=event.originator_id,
+            originator_version=event.originator_version,
+            at_ms=event.at_ms,
+            by=event.by,
+            uci=uci,
+            san=san,
+            ply=ply,
+        )
+        _check_move(board, played, record, game_id, report)
+    return board
 
 
 def _check_move(
@@ -556,6 +629,7 @@ def check_clocks(records: list[Record], events: list[Event], report: AuditReport
             and fallen is not None
             and state is not None
             and state.status == games.IN_PROGRESS
+            and _automatic_flags(state)
         ):
             falls_ms = clock.flag_falls_at_ms() if clock is not None else None
             report.add(
@@ -584,6 +658,13 @@ def check_clocks(records: list[Record], events: list[Event], report: AuditReport
         next_state = games.evolve(state, event)
         if next_state is not None:
             states[game_id] = next_state
+
+
+def _automatic_flags(game: Game) -> bool:
+    """Under a supervised profile a flag is fallen only when the arbiter observes it
+    (Laws 2009 6.8): a move after the regulation clock reached zero is not an error."""
+    rules = PROFILES.get(game.rules)
+    return rules is None or rules.automatic_flag_results
 
 
 def check_projections(

@@ -19,6 +19,15 @@ Berger numbers and the order of the rounds inferred from who played whom
 with which colour in which round (``engine.tournament.berger_inference``), recorded as
 a ``LotsDrawn`` and, when the rounds were played in another order than the
 table's, a ``RoundsReordered``. The standings then work on the file directly.
+
+The door is strict, because an append-only store cannot be repaired afterwards:
+
+- a file in which no game has a legal move or a result is not PGN (a README, a
+  log): it is refused whole, nothing appended, with a message saying so;
+- into a store that holds a tournament, a game whose players are not that
+  tournament's, whose round is not one of its rounds, or whose round does not
+  pair those players with those colours is refused, naming them (the rest of the file imports);
+- a null move (``--``, ``Z0``: a pass) is refused like any illegal move.
 """
 
 from __future__ import annotations
@@ -34,11 +43,12 @@ from typing import Any, TextIO
 import chess.pgn
 
 from adapters.store import Store
-from engine.errors import CommandRefused
+from engine.errors import CommandRefused, MalformedCommand
 from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, RoundsReordered
 from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE
 from engine.tournament.berger_inference import cycles_for, infer_numbers
+from engine.tournament.tournament import Tournament
 from projections.clock import clock_report
 
 
@@ -145,6 +155,68 @@ def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
 def _slug(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "tournament"
+
+
+FINAL_RESULTS = ("1-0", "0-1", "1/2-1/2")
+
+
+def require_pgn(path: str | Path) -> None:
+    """Refuse a file in which no game has a legal move or a result: it is not PGN.
+
+    python-chess reads any text as games of unknown players with no moves (a README
+    gives dozens); importing those would create games that cannot be removed."""
+    read = 0
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        for pgn in read_games(handle):
+            read += 1
+            has_moves = any(bool(move) for move in pgn.mainline_moves())  # a null move is not
+            if (has_moves and not pgn.errors) or pgn.headers.get("Result") in FINAL_RESULTS:
+                return
+    raise MalformedCommand(
+        f"{path} is not PGN: none of the {read} game(s) read from it has a legal move or a "
+        "result (1-0, 0-1, 1/2-1/2); nothing was imported"
+    )
+
+
+def require_tournament_game(tournament: Tournament, sheet: ScoreSheet) -> None:
+    """A game imported into a tournament's store must be one of its games: its players,
+    one of its rounds, and a pairing of that round when the lots are drawn."""
+    known = {p.id for p in tournament.players}
+    strangers = [pid for pid in (sheet.white, sheet.black) if pid not in known]
+    if strangers:
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): "
+            f"{', '.join(map(repr, strangers))} not a player of {tournament.id!r} "
+            f"(players: {', '.join(sorted(known))})"
+        )
+    planned = tournament.planned_game(sheet.game)
+    if planned is not None:
+        if (planned.white, planned.black) != (sheet.white, sheet.black):
+            raise MalformedCommand(
+                f"game {sheet.game} ({sheet.white} - {sheet.black}): the playoff game "
+                f"{sheet.game} of {tournament.id!r} is {planned.white} - {planned.black}"
+            )
+        return
+    if not 1 <= sheet.round <= tournament.rounds:
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): round {sheet.round} is "
+            f"not a round of {tournament.id!r} (rounds 1-{tournament.rounds})"
+        )
+    if tournament.numbers is None:
+        return
+    # Boards are numbered differently by different files: the pair must play in that round
+    # with those colours, on whichever board.
+    in_round = {
+        pair
+        for game_id, pair in tournament.round_robin_pairings().items()
+        if game_id.partition(".")[0] == str(sheet.round)
+    }
+    if (sheet.white, sheet.black) not in in_round:
+        listed = ", ".join(f"{w} - {b}" for w, b in sorted(in_round))
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): round {sheet.round} of "
+            f"{tournament.id!r} does not pair them so (its games: {listed})"
+        )
 
 
 def create_tournament_from_pgn(
@@ -264,6 +336,7 @@ def import_pgn(
     """Import every game of one PGN file; one report per game. When the file creates
     the tournament, its report (game ``tournament``) is appended to ``created``."""
     reports: list[ImportReport] = []
+    require_pgn(path)
     made = create_tournament_from_pgn(store, path, by)
     if made is not None and created is not None:
         created.append(made)
@@ -281,6 +354,8 @@ def import_pgn(
                     )
                 sheet = score_sheet(pgn, boards_used)
                 name = sheet.game
+                if tournament is not None:
+                    require_tournament_game(tournament, sheet)
                 existing = store.game(sheet.game)
                 if existing is not None:
                     same = list(existing.moves) == list(sheet.moves) and existing.result in (

@@ -6,7 +6,8 @@
 moving pieces and of its clock, a ``BoardSession`` and a ``StoreSink`` turn
 them into ``play_move`` and ``clock_reading`` commands as at the venue, and
 the arbiters' commands (start, resignations, draw claims, advice, rulings,
-the flag check) come in between, the four boards of a round interleaved by
+the flag check and the arbiter's ruling on the flag it alerts to, Laws 2009
+6.8) come in between, the four boards of a round interleaved by
 instant as they would reach the engine live. What is real and what is
 generated (the header of the log says the same):
 
@@ -359,9 +360,24 @@ def ending(store: Store, board: Board, now_ms: int) -> list[tuple[int, dict[str,
     on_time = loser is not None and (src.white if loser == "white" else src.black) == LOST_ON_TIME
     if on_time and loser == to_move and clock is not None:
         falls = clock.flag_falls_at_ms() or now_ms
-        # the arbiters' server looks at the flags every few seconds (6.9)
-        at = max(falls, now_ms) + rng.randint(500, 4_000)
-        return [(at, {"cmd": "check_flags", "game": src.game, "by": "server"})]
+        # the arbiters' server looks at the flags every second and alerts the desk; the
+        # flag is fallen when the arbiter observes it (Laws 2009 6.8), then 6.9
+        at = max(falls, now_ms) + rng.randint(500, 1_000)
+        seen = at + rng.randint(3_000, 15_000)
+        return [
+            (at, {"cmd": "check_flags", "game": src.game, "by": "server"}),
+            (
+                seen,
+                {
+                    "cmd": "rule_flag",
+                    "game": src.game,
+                    "side": to_move,
+                    "arbiter": "chief",
+                    "decision": "fallen",
+                    "reason": "the flag fell on the clock at the board",
+                },
+            ),
+        ]
     if on_time:
         return [
             (

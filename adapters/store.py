@@ -11,11 +11,18 @@ concurrency (a stream position can be written once): the loser gets a
 State is cached per stream together with its version, and brought up to date
 from the store (only the events after the cached version) before every
 decision, so several processes can share one store.
+
+The store is the door of every writer (CLI, gateway, DGT boards): it tells the
+engine when it received each command (its wall clock, ``wall_clock_ms``), and
+the engine refuses a command dated more than ``future_tolerance_ms`` later than
+that (default 5 minutes; ``$CANDIDATES_FUTURE_TOLERANCE_S`` or ``candidates
+--future-tolerance SECONDS``). Tests inject both.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +35,7 @@ from eventsourcing.persistence import IntegrityError, Notification
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
 from engine.commands import Command
-from engine.dispatch import decide
+from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide
 from engine.errors import CommandRefused, Conflict, MalformedCommand
 from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, clock_stream, game_stream
 from engine.game import clock_log as clock_logs
@@ -45,6 +52,29 @@ S = TypeVar("S")
 def store_url(explicit: str | None = None) -> str:
     """The store to use: the argument, else ``$CANDIDATES_STORE``, else the default path."""
     return explicit or os.environ.get("CANDIDATES_STORE") or DEFAULT_STORE
+
+
+def wall_clock_ms() -> int:
+    """The receiving process's clock: UTC epoch milliseconds."""
+    return time.time_ns() // 1_000_000
+
+
+def future_tolerance_ms(explicit_s: float | None = None) -> int:
+    """The tolerance for instants ahead of the wall clock: the argument (seconds), else
+    ``$CANDIDATES_FUTURE_TOLERANCE_S``, else 5 minutes."""
+    if explicit_s is None:
+        text = os.environ.get("CANDIDATES_FUTURE_TOLERANCE_S")
+        if not text:
+            return DEFAULT_FUTURE_TOLERANCE_MS
+        try:
+            explicit_s = float(text)
+        except ValueError:
+            raise MalformedCommand(
+                f"CANDIDATES_FUTURE_TOLERANCE_S must be a number of seconds, got {text!r}"
+            ) from None
+    if explicit_s < 0:
+        raise MalformedCommand(f"the future tolerance must be 0 or more seconds, got {explicit_s}")
+    return round(explicit_s * 1000)
 
 
 def store_env(url: str) -> dict[str, str]:
@@ -96,8 +126,20 @@ class _Cached:
 class Store:
     """Commands in, events stored, state and events out."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        wall_clock: Callable[[], int] = wall_clock_ms,
+        future_tolerance: int | None = None,
+    ) -> None:
         self.url = store_url(url)
+        self.wall_clock = wall_clock
+        """When a command is received (UTC epoch ms); tests inject a fixed clock."""
+        self.future_tolerance_ms = (
+            future_tolerance if future_tolerance is not None else future_tolerance_ms()
+        )
+        """How far ahead of ``wall_clock`` a command's instant may be."""
         self.app = CandidatesApplication(env=store_env(self.url))
         self._cache: dict[str, _Cached] = {}
         self._batch_fresh: set[str] | None = None
@@ -281,7 +323,7 @@ class Store:
 
     def execute(self, raw: object) -> tuple[Command, list[Event]]:
         """Decide and append one command; raises CommandRefused (nothing appended)."""
-        cmd, events = decide(raw, self)
+        cmd, events = decide(raw, self, self.wall_clock(), self.future_tolerance_ms)
         self.append(events)
         return cmd, events
 
@@ -296,6 +338,7 @@ class Store:
         answer per command, in order.
         """
         raws = list(raws)
+        received = self.wall_clock()
         answers: list[dict[str, Any]] = []
         pending: list[Event] = []
         touched: set[str] = set()
@@ -303,7 +346,7 @@ class Store:
         try:
             for raw in raws:
                 try:
-                    _, events = decide(raw, self)
+                    _, events = decide(raw, self, received, self.future_tolerance_ms)
                 except CommandRefused as refused:
                     answers.append({"ok": False, "error": refused.as_error()})
                     continue
@@ -370,8 +413,9 @@ def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:
     )
 
 
-def open_store(url: str | None = None) -> Store:
+def open_store(url: str | None = None, future_tolerance_s: float | None = None) -> Store:
+    tolerance = future_tolerance_ms(future_tolerance_s)
     try:
-        return Store(url)
+        return Store(url, future_tolerance=tolerance)
     except Exception as exc:
         raise MalformedCommand(f"cannot open the store {store_url(url)!r}: {exc}") from exc

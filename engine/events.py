@@ -257,6 +257,74 @@ class ClockAdjusted(Event):
     arbiter: str
 
 
+# --- corrections and flag rulings (game stream; engine/arbiter/corrections.py, flag_rulings.py)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MovesCorrected(Event):
+    """The Chief Arbiter or a Deputy corrected the moves recorded after ``from_ply``
+    (Laws 2009 7.4 a: an irregularity found later, the position before it is
+    reinstated and the game goes on from there; 6.13: the arbiter adjusts the clock
+    and the move counter). Nothing is erased: the event keeps the moves and the
+    regulation clock it replaces."""
+
+    game: str
+    arbiter: str
+    reason: str
+    from_ply: int
+    """The plies up to this one stand; every later one is replaced."""
+    uci: tuple[str, ...]
+    """The moves that replace them, in order (possibly none)."""
+    san: tuple[str, ...]
+    replaced_uci: tuple[str, ...]
+    """The moves recorded after ``from_ply`` before the correction."""
+    replaced_san: tuple[str, ...]
+    white_ms: int | None = None
+    """The clock the arbiter set in the same act (6.13), or None: the regulation clock
+    recomputed for the corrected move counter."""
+    black_ms: int | None = None
+    replaced_white_ms: int | None = None
+    """The regulation clock at ``at_ms`` before the correction (None: unknown clock)."""
+    replaced_black_ms: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultCorrected(Event):
+    """The Chief Arbiter or a Deputy corrected a result recorded by mistake: another
+    result, or none (``result`` None: the game is in progress again, its clock as it
+    was when the result was recorded). Keeps the result it replaces."""
+
+    game: str
+    arbiter: str
+    reason: str
+    result: str | None
+    termination: str | None
+    replaced_result: str
+    replaced_termination: str | None
+    replaced_at_ms: int
+    """When the replaced result had been recorded."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlagRuled(Event):
+    """The Chief Arbiter or a Deputy ruled on a flag (Laws 2009 6.8: a flag is fallen
+    when the arbiter observes it; 6.10 a: the clock's indication is conclusive unless
+    it is evidently defective). ``fallen``: a ``ResultRecorded`` follows (6.9);
+    ``not_fallen``: the game goes on. Dismissing a flag the regulation clock shows is
+    an ``override`` and needs a reason."""
+
+    game: str
+    side: str
+    arbiter: str
+    decision: str
+    """``fallen`` or ``not_fallen``."""
+    reason: str
+    evidence: dict[str, Any]
+    """What the engine had seen when the arbiter ruled: the regulation clock, the last
+    device reading and its flag, the moves completed, the control."""
+    override: bool
+
+
 # --- clock stream --------------------------------------------------------------
 
 

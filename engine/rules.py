@@ -4,12 +4,17 @@ A profile names the laws edition in force and carries its values, so a later
 edition is a new profile, not an edit. ``candidates-2012`` is the 2012
 Candidates regulations with the FIDE Laws of Chess in force in 2012 (the
 2009 edition, effective 1 July 2009); ``fide-2023`` applies the Laws effective
-1 January 2023 to the same event format, for comparison.
+1 January 2023 to the same event format, for comparison. Both are supervised
+play: a flag is fallen when the arbiter observes it (6.8), so the engine raises
+an alert and the arbiter rules. ``candidates-2012-unsupervised`` is
+``candidates-2012`` for play without an arbiter at the board: the engine records
+a flag fall itself when the regulation clock reaches zero. Score sheets imported
+with ``import-pgn`` keep their results as facts under every profile.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.errors import MalformedCommand
 
@@ -65,6 +70,11 @@ class RulesProfile:
     """Laws 2014+ 9.6.1: fivefold repetition ends the game without a claim."""
     automatic_seventyfive_moves: bool
     """Laws 2014+ 9.6.2: 75 moves without capture or pawn move end the game."""
+    automatic_flag_results: bool = False
+    """False (supervised play, Laws 2009 and 2023 6.8: a flag is fallen when the arbiter
+    observes it): the engine raises a ``flag_fall`` alert and the arbiter rules
+    (``rule_flag``). True (play without an arbiter at the board): the engine records
+    the result as soon as the regulation clock reaches zero (6.9)."""
     penalties: Penalties = field(default_factory=_penalties_2009)
     """Standard games (the 14 rounds, 3.5.1)."""
     rapid_penalties: Penalties = field(default_factory=_penalties_2009)
@@ -177,6 +187,12 @@ PROFILES: dict[str, RulesProfile] = {
         ),
     ),
 }
+
+PROFILES["candidates-2012-unsupervised"] = replace(
+    PROFILES["candidates-2012"], name="candidates-2012-unsupervised", automatic_flag_results=True
+)
+"""The same event played without an arbiter at every board (simulations, training, the
+demo): flag falls are recorded from the regulation clock, as 6.9 reads."""
 
 DEFAULT_PROFILE = "candidates-2012"
 

@@ -1,6 +1,9 @@
-"""Instants on the wire: ISO-8601 UTC strings with milliseconds <-> epoch ms.
+"""Instants on the wire: ISO-8601 strings with a zone <-> epoch ms.
 
-The contract writes ``"2013-03-15T14:00:00.000Z"``; events keep ``at_ms``.
+The contract writes ``"2013-03-15T14:00:00.000Z"``; events keep ``at_ms``. An
+instant must say which zone it is in (``Z`` or an offset such as ``+01:00``): a
+time without one (``"2026-12-01 13:17"``) could be local time anywhere, so it is
+refused rather than guessed.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from engine.errors import MalformedCommand
 
 
 def parse_instant(text: object, field: str = "at") -> int:
-    """Return epoch milliseconds for an ISO-8601 instant; naive times are UTC."""
+    """Return epoch milliseconds for an ISO-8601 instant with a zone (``Z`` or an offset)."""
     return read_instant(f"field {field!r}", text)
 
 
@@ -27,7 +30,10 @@ def read_instant(where: str, text: object) -> int:
             '(expected e.g. "2013-03-15T14:00:00.000Z")'
         ) from None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
+        raise MalformedCommand(
+            f"{where} has no time zone: {text!r}; write the instant in UTC with a "
+            '"Z" (e.g. "2013-03-15T14:00:00.000Z") or with an offset ("+01:00")'
+        )
     return round(parsed.timestamp() * 1000)
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.events import Event
+from engine.events import Event, FlagRuled, MovesCorrected, ResultCorrected
 from engine.game import state as games
 from engine.game.state import Game
 from engine.game.state import position_fen as current_fen
+from engine.timefmt import format_instant
 from projections.claims_view import claims_view
 from projections.clock import clock_view
 
@@ -50,6 +51,8 @@ def not_started_view(game_id: str, white: str, black: str, time_control: str) ->
         "claims": [],
         "incorrect_claims": {"white": 0, "black": 0},
         "illegal_moves": {"white": 0, "black": 0},
+        "corrections": [],
+        "flag_rulings": [],
     }
 
 
@@ -79,4 +82,47 @@ def game_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
         clock=clock_view(game, at_ms),
     )
     view.update(claims_view(game.record))
+    view["corrections"] = [correction_view(c) for c in game.corrections]
+    view["flag_rulings"] = [flag_ruling_view(r) for r in game.flag_rulings]
     return view
+
+
+def correction_view(event: MovesCorrected | ResultCorrected) -> dict[str, Any]:
+    """One correction by the arbiter, with what it replaced (``corrections`` of ``game``)."""
+    common = {"at": format_instant(event.at_ms), "arbiter": event.arbiter, "reason": event.reason}
+    if isinstance(event, MovesCorrected):
+        clock = None
+        if event.white_ms is not None or event.black_ms is not None:
+            clock = {"white_ms": event.white_ms, "black_ms": event.black_ms}
+        return {
+            "kind": "moves",
+            **common,
+            "from_ply": event.from_ply,
+            "moves": list(event.san),
+            "replaced_moves": list(event.replaced_san),
+            "clock": clock,
+            "replaced_clock": {
+                "white_ms": event.replaced_white_ms,
+                "black_ms": event.replaced_black_ms,
+            },
+        }
+    return {
+        "kind": "result",
+        **common,
+        "result": event.result,
+        "termination": event.termination,
+        "replaced_result": event.replaced_result,
+        "replaced_termination": event.replaced_termination,
+    }
+
+
+def flag_ruling_view(event: FlagRuled) -> dict[str, Any]:
+    """One ruling on a flag (``flag_rulings`` of ``game``)."""
+    return {
+        "at": format_instant(event.at_ms),
+        "side": event.side,
+        "decision": event.decision,
+        "arbiter": event.arbiter,
+        "reason": event.reason,
+        "override": event.override,
+    }

@@ -17,8 +17,13 @@ S = 1000
 MIN = 60 * S
 
 
-def start(store: Store, **extra: Any) -> None:
-    paired_tournament(store)
+UNSUPERVISED = "candidates-2012-unsupervised"
+"""Flag falls recorded from the regulation clock (engine.rules); under ``candidates-2012``
+the arbiter rules on them (Laws 2009 6.8: tests/test_flags_6_8.py)."""
+
+
+def start(store: Store, rules: str = "candidates-2012", **extra: Any) -> None:
+    paired_tournament(store, rules)
     ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0), **extra})
 
 
@@ -48,7 +53,8 @@ def play_40_moves_each(store: Store, seconds_per_move: int = 60) -> float:
 
 
 class TestArt6_9FlagFallDetection:
-    """A flag fall is recorded the same way at a move, a reading or check_flags."""
+    """Unsupervised play: a flag fall is recorded the same way at a move, a reading or
+    check_flags."""
 
     def flag_instant(self) -> float:
         return 120 * 60.0  # White never moves: his 120 min run out
@@ -59,7 +65,7 @@ class TestArt6_9FlagFallDetection:
         return {k: result[0][k] for k in ("result", "termination", "at", "reason")}
 
     def test_6_9_move_arriving_too_late_records_the_flag_fall_instead(self, store: Store) -> None:
-        start(store)
+        start(store, UNSUPERVISED)
         late = self.flag_instant() + 5
         events = ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(late)})
         found = self.expected(events)
@@ -69,7 +75,7 @@ class TestArt6_9FlagFallDetection:
         assert store.game("1.1").ply == 0
 
     def test_6_9_same_result_at_a_reading_and_at_check_flags(self, store: Store) -> None:
-        start(store)
+        start(store, UNSUPERVISED)
         late = self.flag_instant() + 5
         at_reading = self.expected(reading(store, late, 0, 120 * MIN, "white"))
         assert at_reading["at"] == at(self.flag_instant())
@@ -78,7 +84,7 @@ class TestArt6_9FlagFallDetection:
         other = Store(store.url + "-other") if not store.url.startswith("postgres") else None
         if other is not None:
             with other:
-                start(other)
+                start(other, UNSUPERVISED)
                 by_timer = self.expected(ok(other, {"cmd": "check_flags", "at": at(late)}))
             assert by_timer == at_reading
 
@@ -103,7 +109,7 @@ class TestArt6_9FlagFallDetection:
 
     def test_6_9_flag_fall_against_a_lone_king_is_a_draw(self, store: Store) -> None:
         # Black to move with K+Q against White's lone king: Black's flag falls.
-        start(store, fen="8/8/4k3/3q4/8/4K3/8/8 b - - 0 1", time_control="300+3")
+        start(store, UNSUPERVISED, fen="8/8/4k3/3q4/8/4K3/8/8 b - - 0 1", time_control="300+3")
         events = ok(store, {"cmd": "check_flags", "game": "1.1", "at": at(301)})
         assert self.expected(events)["result"] == "1/2-1/2"
         assert store.game("1.1").termination == "flag_fall_draw"
@@ -121,7 +127,7 @@ class TestArt6_9FlagFallDetection:
         assert clock is not None and clock.remaining_ms("white") == 60 * MIN + 1
 
     def test_3_5_1_move_40_at_the_instant_the_time_runs_out_is_too_late(self, store: Store) -> None:
-        start(store)
+        start(store, UNSUPERVISED)
         cycle = ["Nf3", "Nf6", "Ng1", "Ng8"]
         t = 0.0
         for i in range(78):
@@ -258,7 +264,7 @@ class TestAdjustClock:
         assert "needs a reason" in refused(store, cmd, "malformed_command")
 
     def test_6_9_no_adjustment_after_the_flag_fell(self, store: Store) -> None:
-        start(store, time_control="300+3")
+        start(store, UNSUPERVISED, time_control="300+3")
         cmd = {
             "cmd": "adjust_clock",
             "game": "1.1",
@@ -379,7 +385,7 @@ class TestClocksStoppedForAClaim:
         assert clock["white_ms"] == 120 * MIN - 60 * S + 3 * MIN
 
     def test_6_9_a_claim_after_the_flag_fell_records_the_flag_fall(self, store: Store) -> None:
-        start(store, time_control="300+3")
+        start(store, UNSUPERVISED, time_control="300+3")
         ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(10)})
         events = self.claim(store, 400)
         assert [e["type"] for e in events] == ["ResultRecorded"]

@@ -15,7 +15,7 @@ from adapters.queries import game_object
 from adapters.store import Store
 from engine.arbiter.claim_verification import position_key, verify
 from engine.rules import PROFILES
-from tests.helpers import at, ok, paired_tournament, play, refused
+from tests.helpers import T0_MS, at, ok, paired_tournament, play, refused
 
 KNIGHTS_DANCE = "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8"
 """Back to the starting position twice: it has occurred three times (plies 0, 4, 8)."""
@@ -45,9 +45,19 @@ def playoff(store: Store, rules: str = "candidates-2012", stage: str = "rapid") 
     )
 
 
+def after_last(store: Store, game: str, seconds: float) -> str:
+    """``at(seconds)``, or a second after the game's last event if that is later: a
+    claim and its ruling are held to time order like every game command."""
+    state = store.game(game)
+    if state is None:
+        return at(seconds)
+    return at(max(seconds, (state.last_at_ms - T0_MS) / 1000 + 1))
+
+
 def claim(store: Store, by: str, kind: str, game: str = "1.1", **extra: Any) -> dict[str, Any]:
+    when = after_last(store, game, 500)
     events = ok(
-        store, {"cmd": "claim_draw", "game": game, "by": by, "kind": kind, "at": at(500), **extra}
+        store, {"cmd": "claim_draw", "game": game, "by": by, "kind": kind, "at": when, **extra}
     )
     return json.loads(json.dumps(events[0]))
 
@@ -61,7 +71,7 @@ def rule(
         "claim": claim_id,
         "decision": decision,
         "arbiter": "chief",
-        "at": at(600),
+        "at": after_last(store, game, 600),
     }
     return ok(store, {**cmd, **extra})
 
@@ -81,7 +91,7 @@ class TestArt3_9_2_b_NoDrawByAgreement:
         started(sqlite_store)
         message = refused(
             sqlite_store,
-            {"cmd": "offer_draw", "game": "1.1", "by": "white", "at": at(1)},
+            {"cmd": "offer_draw", "game": "1.1", "by": "white", "at": at(3000)},
             "rule_violation",
         )
         assert "cannot draw a game by agreement" in message and "3.9.2 b" in message
@@ -106,7 +116,7 @@ class TestArt3_9_2_b_NoDrawByAgreement:
             "game": "1.1",
             "result": "1/2-1/2",
             "arbiter": "chief",
-            "at": at(1),
+            "at": at(3000),
         }
         message = refused(sqlite_store, {**cmd, **extra}, "rule_violation")
         assert message == "the players cannot draw a game by agreement (article 3.9.2 b)"
@@ -127,7 +137,7 @@ class TestArt3_9_2_b_ClaimsThroughTheArbiter:
         started(sqlite_store)
         message = refused(
             sqlite_store,
-            {"cmd": "claim_draw", "game": "1.1", "by": "white", "kind": "boredom", "at": at(1)},
+            {"cmd": "claim_draw", "game": "1.1", "by": "white", "kind": "boredom", "at": at(3000)},
             "malformed_command",
         )
         assert "threefold_repetition, fifty_moves, perpetual_check" in message
@@ -136,7 +146,13 @@ class TestArt3_9_2_b_ClaimsThroughTheArbiter:
         started(sqlite_store)
         message = refused(
             sqlite_store,
-            {"cmd": "claim_draw", "game": "1.1", "by": "gelfand", "kind": "stalemate", "at": at(1)},
+            {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "gelfand",
+                "kind": "stalemate",
+                "at": at(3000),
+            },
             "malformed_command",
         )
         assert "(aronian - carlsen)" in message
@@ -179,7 +195,7 @@ class TestArt3_9_2_b_ClaimsThroughTheArbiter:
                 "claim": 3,
                 "decision": "accepted",
                 "arbiter": "chief",
-                "at": at(1),
+                "at": at(3000),
             },
             "unknown_claim",
         )
@@ -404,7 +420,7 @@ class TestArt3_9_2_b_TheoreticalDraw:
                 "game": "1.1",
                 "by": "both",
                 "kind": "perpetual_check",
-                "at": at(1),
+                "at": at(3000),
             },
             "malformed_command",
         )
@@ -482,7 +498,7 @@ class TestArt3_9_2_b_FinishedPositions:
                 "by": "white",
                 "kind": "stalemate",
                 "intended_move": "Kg6",
-                "at": at(1),
+                "at": at(3000),
             },
             "rule_violation",
         )
@@ -549,7 +565,7 @@ class TestLaws9_2ThreefoldRepetition:
                 "by": "white",
                 "kind": "threefold_repetition",
                 "intended_move": "Ke2",
-                "at": at(1),
+                "at": at(3000),
             },
             "illegal_move",
         )
@@ -667,7 +683,13 @@ class TestLaws9_5IncorrectClaim:
         claim(sqlite_store, "black", "threefold_repetition")
         message = refused(
             sqlite_store,
-            {"cmd": "claim_draw", "game": "1.1", "by": "white", "kind": "stalemate", "at": at(1)},
+            {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "white",
+                "kind": "stalemate",
+                "at": at(3000),
+            },
             "rule_violation",
         )
         assert "no other claim can be made" in message

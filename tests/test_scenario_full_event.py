@@ -16,7 +16,8 @@ The event:
   resigns after Black's 41st. Ortega - Ruiz: an illegal move (+2 min to
   the opponent, Laws 2009 7.4 b), a threefold claim rejected (+3 min to the
   opponent, 9.5) and then one accepted (9.2).
-- Round 2: Volkov's flag falls in Volkov - Ortega (6.9).
+- Round 2: Volkov's flag falls in Volkov - Ortega: the flag check alerts the arbiters,
+  the Chief Arbiter rules it fallen (Laws 2009 6.8, 6.9).
 - Round 3: Volkov beats Ruiz; after three of his six games (50%) he
   withdraws: his other games are lost by default (3.1).
 - Ada and Boris finish on 4 points, level after 3.7 a (1 each), b (2 wins
@@ -367,14 +368,33 @@ class TestFullEvent:
         assert event.game("2.2", at(day, 7259.999))["clock"]["flag"] is None
         flag = event.game("2.2", at(day, 7260))["clock"]["flag"]
         assert (flag["side"], flag["result"], flag["recorded"]) == ("white", "0-1", False)
+        # Laws 2009 6.8: the flag check alerts the arbiters; the flag is fallen when the
+        # arbiter observes it, and the result is recorded by his ruling.
         [checked] = event.apply([{"cmd": "check_flags", "at": at(day, 7300)}])
-        [fell] = checked["events"]
+        [alert] = checked["events"]
+        assert (alert["stream"], alert["kind"]) == ("game/2.2", "flag_fall")
+        assert alert["details"]["regulation_fell_at"] == at(day, 7260)
+        assert event.game("2.2")["status"] == "in_progress"
+        [ruled] = event.apply(
+            [
+                {
+                    "cmd": "rule_flag",
+                    "game": "2.2",
+                    "side": "white",
+                    "arbiter": "chief",
+                    "decision": "fallen",
+                    "at": at(day, 7310),
+                }
+            ]
+        )
+        flagged, fell = ruled["events"]
+        assert (flagged["type"], flagged["decision"]) == ("FlagRuled", "fallen")
         assert (fell["stream"], fell["result"], fell["termination"]) == (
             "game/2.2",
             "0-1",
             "time_forfeit",
         )
-        assert fell["at"] == at(day, 7260)
+        assert fell["at"] == at(day, 7310)
         view = event.game("2.2")
         assert view["clock"]["white_ms"] == 0 and view["clock"]["black_ms"] == 2 * HOUR - MIN
         table = event.standings()

@@ -1,4 +1,6 @@
-"""Scenario tests of the draw-claim procedure, end to end through the real CLI.
+"""Scenario tests of the draw-claim procedure and the arbiter's corrections, end to end
+through the real CLI (``arbiter_corrections`` is also checked across every view by
+tests/test_scenario_arbiter_corrections.py).
 
 Each ``tests/scenarios/NAME.jsonl`` is fed to ``candidates apply`` on a fresh
 store, then ``candidates game ID --format json`` is read; both are compared
@@ -46,6 +48,9 @@ SHOWN = {
     "ClockAdjusted",
     "ResultRecorded",
     "AlertRaised",
+    "MovesCorrected",
+    "ResultCorrected",
+    "FlagRuled",
 }
 VIEW_FIELDS = (
     "game",

@@ -29,6 +29,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="SQLite path or postgresql:// URL (default: $CANDIDATES_STORE, "
         "else ./var/candidates.sqlite)",
     )
+    parser.add_argument(
+        "--future-tolerance",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="refuse commands dated more than this after they are received "
+        "(default: $CANDIDATES_FUTURE_TOLERANCE_S, else 300)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("cmd_"):

@@ -4,6 +4,10 @@ With ``--dgt``/``--dgt-file`` the DGT boards' sources run in the same event
 loop (``adapters.dgt.service.run_sources``) and write their moves and clock
 readings into the same store, which the gateway then follows like any other
 writer.
+
+The flag check runs in the same loop (``adapters.flag_watch``): every second a
+``check_flags`` for every game in progress, so a regulation clock at zero
+reaches the arbiters' desk as a ``flag_fall`` alert within a second (6.8).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import sys
 from typing import Any
 
 from adapters.cli.common import add_store_option
+from adapters.flag_watch import DEFAULT_INTERVAL_S, watch_flags
 from adapters.gateway.server import DEFAULT_PUBLIC_DELAY_S, serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
 from adapters.store import store_url
@@ -57,6 +62,14 @@ def register(sub: Any) -> None:
         metavar="FILE=GAME",
         help="a recorded DGT byte stream played as a board of GAME (repeatable)",
     )
+    parser.add_argument(
+        "--flag-check",
+        type=float,
+        default=DEFAULT_INTERVAL_S,
+        metavar="SECONDS",
+        help="send check_flags for every game in progress this often (default 1; 0: never), "
+        "so a regulation clock at zero reaches the arbiters' desk (Laws 2009 6.8)",
+    )
     add_store_option(parser)
     parser.set_defaults(func=run)
 
@@ -72,6 +85,9 @@ def dgt_specs(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.flag_check < 0:
+        print("candidates serve: --flag-check must be 0 or more seconds", file=sys.stderr)
+        return 2
     if args.public_delay < 0:
         print("candidates serve: --public-delay must be 0 or more seconds", file=sys.stderr)
         return 2
@@ -121,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
         ]
         if run_sources is not None:
             tasks.append(asyncio.create_task(run_sources(specs, url, stop)))
+        if args.flag_check > 0:
+            tasks.append(asyncio.create_task(watch_flags(url, stop, args.flag_check)))
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:

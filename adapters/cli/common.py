@@ -24,7 +24,7 @@ def store_of(args: argparse.Namespace, *, create: bool = False) -> Store:
     url = store_url(getattr(args, "store", None))
     if not create:
         require_existing_store(url)
-    return open_store(url)
+    return open_store(url, getattr(args, "future_tolerance", None))
 
 
 def require_existing_store(url: str) -> None:

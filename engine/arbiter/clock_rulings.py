@@ -8,15 +8,19 @@ Arbiter or the Deputy adds time to one side (``delta_ms`` > 0) or takes it
 of an illegal move; 9.5 and 3.7.1.b(3): 3 minutes to the opponent of an
 incorrect claim), a correction of a mis-set clock (6.10 b) or of the times
 after an irregularity (6.13). It records ``ClockAdjusted`` on the game
-stream, which the regulation clock applies; time never goes below zero. An
-adjustment after the regulation flag has fallen is refused (the game ended
-at that instant, 6.9): the arbiter gives an ``at`` before the flag fell, or
-records the result.
+stream, which the regulation clock applies; time never goes below zero.
+Under ``candidates-2012-unsupervised`` an adjustment after the regulation flag
+has fallen is refused (the game ended at that instant, 6.9): the arbiter gives
+an ``at`` before the flag fell, or records the result. Under the supervised
+profiles the regulation clock is a model and the arbiter may set it right after
+dismissing a flag (``rule_flag`` not_fallen, 6.10 a).
 
-``check_flags {game?, games?, at}``: a server sends it on a timer; every
-named game (or every started game of the tournament's schedule) whose
-regulation flag has fallen by ``at`` is ended on time (``engine.game.flags``).
-Games whose flags stand are left alone; the answer lists no events then.
+``check_flags {game?, games?, at}``: ``candidates serve`` sends it every
+second; every named game (or every started game of the tournament's
+schedule) whose regulation flag has fallen by ``at`` gets a ``flag_fall``
+alert for the arbiters, once (supervised), or is ended on time
+(unsupervised; ``engine.game.flags``). Games whose flags stand are left alone;
+the answer lists no events then.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from typing import Any
 
 from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame
-from engine.events import ClockAdjusted, Event, ResultRecorded
+from engine.events import AlertRaised, ClockAdjusted, ClockReadingRecorded, Event, ResultRecorded
 from engine.fields import Instant
-from engine.game.flags import fallen_flag, flag_fall
+from engine.game.flags import automatic, fallen_flag, flag_check
 from engine.game.state import Game, require_in_progress
 from engine.side import Side
 from engine.timefmt import format_instant
@@ -66,8 +70,9 @@ class AdjustClock(Command):
 
 @command(
     "check_flags",
-    summary="Ends on time every named (or started) game whose flag has fallen (Laws 6.9).",
-    events=(ResultRecorded,),
+    summary="Looks at the regulation flag of every named (or started) game: a flag_fall alert "
+    "for the arbiters (Laws 6.8), or the result in unsupervised play (6.9).",
+    events=(ResultRecorded, AlertRaised),
     refusals=(
         ("unknown_game", "", "a named game has not been started"),
         (
@@ -85,7 +90,11 @@ class CheckFlags(Command):
     by: str = "clock"
 
     def decide(self, world: World) -> list[Event]:
-        return check_flags(world.tournament(), world.game, self)
+        def device_of(game_id: str) -> ClockReadingRecorded | None:
+            log = world.clock_log(game_id)
+            return log.last if log is not None else None
+
+        return check_flags(world.tournament(), world.game, self, device_of)
 
 
 def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: AdjustClock) -> list[Event]:
@@ -100,7 +109,7 @@ def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: AdjustCl
     if delta == 0:
         raise MalformedCommand("adjust_clock: delta_ms is 0, nothing to adjust")
     at_ms = cmd.at_ms
-    fallen = fallen_flag(g.clock, at_ms)
+    fallen = fallen_flag(g.clock, at_ms) if automatic(g) else None
     if fallen is not None:
         side, falls = fallen
         raise RuleViolation(
@@ -124,9 +133,15 @@ def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: AdjustCl
 
 
 def check_flags(
-    tournament: Tournament | None, game_of: Callable[[str], Game | None], cmd: CheckFlags
+    tournament: Tournament | None,
+    game_of: Callable[[str], Game | None],
+    cmd: CheckFlags,
+    device_of: Callable[[str], ClockReadingRecorded | None] = lambda _game_id: None,
 ) -> list[Event]:
-    """End on time every named (or scheduled and started) game whose flag has fallen."""
+    """Look at the regulation flag of every named (or scheduled and started) game:
+    a ``flag_fall`` alert for the arbiters (supervised profiles, 6.8), or the result
+    (``candidates-2012-unsupervised``, 6.9). ``device_of``: a game's last device
+    reading, for the alert's evidence."""
     named: list[str] = []
     if cmd.game:
         named.append(cmd.game)
@@ -144,7 +159,7 @@ def check_flags(
     for game_id in dict.fromkeys(named):
         game = game_of(game_id)
         if game is not None:
-            events.extend(flag_fall(game, cmd.at_ms, by))
+            events.extend(flag_check(game, cmd.at_ms, by, device_of(game_id))[0])
         elif explicit:
             # A named game that does not exist is a mistake to report, not a quiet "ok".
             raise UnknownGame(f"check_flags: game {game_id!r} has not been started")

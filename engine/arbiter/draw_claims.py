@@ -79,7 +79,7 @@ from engine.events import (
 from engine.fields import Identifier, Instant
 from engine.game import moves
 from engine.game import state as games
-from engine.game.flags import flag_fall
+from engine.game.flags import flag_check
 from engine.game.record import ACCEPTED, REJECTED, Claim, require_no_pending_claim
 from engine.game.state import IN_PROGRESS, WIN_BY_SIDE, Game, parse_move, position
 from engine.rules import profile
@@ -105,6 +105,7 @@ after consulting the advisor is not an incorrect claim."""
     "claim_draw",
     summary="A player claims a draw through the arbiter; the engine verifies it (3.9.2 b, Laws 9).",
     events=(DrawClaimed, AlertRaised, ResultRecorded),
+    in_time_order=True,
     refusals=(
         ("unknown_game", "", "the game has not been started"),
         ("game_not_in_progress", "", "the game has ended (3.7.1.b.4 in a playoff game)"),
@@ -143,6 +144,7 @@ class ClaimDraw(Command):
     summary="The Technical Advisor gives an opinion on a claimed theoretical draw (3.9.2 b).",
     roles=("advisor",),
     events=(ClaimAdvised,),
+    in_time_order=True,
     refusals=(
         ("unknown_game", "", "the game has not been started"),
         ("not_an_arbiter", "3.9.2 b", "the advisor is not the event's Technical Advisor"),
@@ -170,6 +172,7 @@ class AdviseClaim(Command):
     summary="The Chief Arbiter or a Deputy rules on a draw claim (3.9.2 b, Laws 9.5, 3.7.1.b.3).",
     roles=RULING_ROLES,
     events=(ClaimRuled, ClockAdjusted, MovePlayed, ResultRecorded),
+    in_time_order=True,
     refusals=(
         ("unknown_game", "", "the game has not been started"),
         ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
@@ -302,8 +305,8 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw)
             f"game {g.game_id} has ended ({g.result}, {g.termination}): no claim can be "
             "made once a game is over" + (" (article 3.7.1.b.4)" if g.is_playoff else "")
         )
-    late = flag_fall(g, cmd.at_ms, cmd.by)
-    if late:  # 6.9: the flag fell before the claim; the game had already ended
+    late, g = flag_check(g, cmd.at_ms, cmd.by)
+    if g.status != IN_PROGRESS:  # 6.9: the flag fell before the claim; the game had ended
         return late
     side = _claim_side(g, cmd.by, kind)
     require_no_pending_claim(g.record, g.game_id, "no other claim can be made")
@@ -363,7 +366,7 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw)
         ),
         details={"claim": claim_id, "kind": kind, "side": side, "verified": verification.verified},
     )
-    return [drawn, alert]
+    return [*late, drawn, alert]
 
 
 def advise_claim(tournament: Tournament | None, game: Game | None, cmd: AdviseClaim) -> list[Event]:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import chess
 
 from engine.clock.time_control import TimeControl
-from engine.side import Side
+from engine.side import SIDES, Side
 from engine.termination import Termination
 
 
@@ -190,6 +190,56 @@ class Clock:
             adjusted_ms=own.adjusted_ms + applied,
         )
         return now._with(side, updated)
+
+    def set_remaining(self, side: Side, remaining_ms: int, at_ms: int) -> Clock:
+        """The arbiter sets ``side``'s clock to ``remaining_ms`` at ``at_ms`` (6.13); the
+        difference is kept as an adjustment, so the invariant still holds."""
+        now = self.at(at_ms)
+        return now.adjust(side, remaining_ms - now.remaining_ms(side), at_ms)
+
+    def recount(self, moves: dict[Side, int], running: Side | None, at_ms: int) -> Clock:
+        """The move counters follow a corrected line (Laws 2009 6.13, 7.4 a): the time
+        used so far stays used; the period time and increments credited follow the new
+        counters (a side that no longer completed move 40 loses the 60 minutes that
+        completing it credited, and gains them when the corrected line completes it).
+        ``running``: the side to move in the corrected line (None: stopped)."""
+        now = self.at(at_ms)
+        for side in SIDES:
+            own = now.side(side)
+            bonus_was, increments_was, count_was = self._credits(side, own.moves)
+            bonus, increments, count = self._credits(side, moves[side])
+            remaining = own.remaining_ms + (bonus - bonus_was) + (increments - increments_was)
+            floor = min(0, remaining)
+            updated = replace(
+                own,
+                moves=moves[side],
+                remaining_ms=remaining - floor,
+                bonus_ms=own.bonus_ms + bonus - bonus_was,
+                increments_ms=own.increments_ms + increments - increments_was,
+                increments=own.increments + count - count_was,
+                adjusted_ms=own.adjusted_ms - floor,
+            )
+            now = now._with(side, updated)
+        if self.running is None and self.paused is None:
+            running = None
+        return replace(now, running=running, paused=None)
+
+    def _credits(self, side: Side, moves: int) -> tuple[int, int, int]:
+        """(period time, increments, number of increments) credited for ``moves`` moves."""
+        bonus = increments = count = 0
+        for number in range(1, moves + 1):
+            following = self.control.control_after(number)
+            if following is not None:
+                bonus += self.control.period(following).time_ms(side)
+            increment = self.control.period(self.control.period_of_move(number)).increment_ms
+            increments += increment
+            count += 1 if increment else 0
+        return bonus, increments, count
+
+    def reopen(self, running: Side | None, at_ms: int) -> Clock:
+        """A result withdrawn by the arbiter: the clock as it was when the result was
+        recorded, ``running`` started again at ``at_ms`` (no time ran in between)."""
+        return replace(self, running=running, paused=None, at_ms=max(at_ms, self.at_ms))
 
     def stop(self, at_ms: int) -> Clock:
         """The game ended at ``at_ms``: both clocks stop."""

@@ -1,32 +1,53 @@
-"""Flag fall: when the regulation clock says a side's time ran out, the game ends.
+"""Flag fall: what the engine does when a side's time may have run out.
 
-FIDE Laws of Chess 2009, 6.9: "if a player does not complete the prescribed
-number of moves in the allotted time, the game is lost by the player. However,
-the game is drawn, if the position is such that the opponent cannot checkmate
-the player's king by any possible series of legal moves." (Our wording of the
-rule; ``engine.clock.regulation.can_checkmate`` says how "cannot checkmate" is decided.)
+FIDE Laws of Chess 2009, 6.8: "A flag is considered to have fallen when the
+arbiter observes the fact or when either player has made a valid claim to that
+effect." 6.9: the player who does not complete the prescribed moves in the
+allotted time loses, unless the opponent cannot checkmate by any series of legal
+moves (then drawn). 6.10 a: the clock's indication is conclusive unless the
+clock is evidently defective. (Our wording of the rules.)
 
-A flag fall is found wherever the engine next looks at the game after it
-happened, and the recorded result is the same whichever way:
+The engine holds two kinds of evidence and neither is the flag itself:
 
-- a move (or a resignation) that arrives after the mover's time reached zero:
-  the flag fall is recorded instead (the move does not count);
-- a clock reading (``clock_reading``) taken after that instant;
-- ``check_flags`` (a server sends it on a timer), for one game or every
-  started game of the schedule.
+- the *regulation clock* (``engine.clock.regulation``) reaching zero: a model
+  built from the instants the engine is told (a board reports a move before the
+  player presses the clock), so in time trouble it can be seconds away from the
+  clock on the table;
+- a *device clock* showing its own flag or 0:00 (``clock_reading`` with
+  ``flag``, or a side at 0 ms; ``engine.game.reconciliation``), unless the
+  regulation says the side has completed the control and the device only
+  failed to credit the next period (``period_added_at_zero``,
+  ``bonus_not_credited``: not flags).
 
-The ``ResultRecorded`` carries the instant the time reached zero (not the
-instant it was noticed), termination ``time_forfeit`` (a loss) or
-``flag_fall_draw`` (6.9 draw), and a reason naming the period and the moves
-still owed. A query never writes: ``projections.clock`` shows the fallen flag
-without recording anything. A game whose clock is unknown is never flagged.
+So under a supervised profile (``candidates-2012``, ``fide-2023``:
+``automatic_flag_results`` False) each piece of evidence raises a ``flag_fall``
+alert for the arbiters (``AlertRaised`` on the game stream, once per side and
+moves completed, with both clocks, the moves completed and the control), the
+game goes on, and the arbiter rules with ``rule_flag``
+(``engine.arbiter.flag_rulings``).
+
+Under ``candidates-2012-unsupervised`` (play without an arbiter at the board)
+the regulation clock decides, wherever the engine next looks at the game after
+the fall: a move (or a resignation, a claim) that arrives after the mover's
+time reached zero (the flag fall is recorded instead, the move does not count),
+a clock reading taken after that instant, or ``check_flags``. The
+``ResultRecorded`` carries the instant the time reached zero, termination
+``time_forfeit`` (a loss) or ``flag_fall_draw`` (6.9 draw), and a reason naming
+the period and the moves still owed.
+
+A query never writes: ``projections.clock`` shows the fallen regulation flag
+without recording anything. A game whose clock is unknown (a score sheet without
+clock comments) is never flagged; imported results are facts.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.clock.regulation import Clock, flag_fall_result
-from engine.events import Event, ResultRecorded
-from engine.game.state import IN_PROGRESS, Game, position
+from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecorded
+from engine.game.state import FLAG_FALL, IN_PROGRESS, Game, evolve, position
+from engine.rules import profile
 from engine.side import Side
 from engine.termination import Termination
 from engine.timefmt import format_instant
@@ -56,8 +77,14 @@ def flag_reason(clock: Clock, side: Side) -> str:
     return f"{side}'s flag fell after {done} completed move(s), {tail}"
 
 
+def automatic(game: Game) -> bool:
+    """Whether the game's profile records flag falls itself (unsupervised play)."""
+    return profile(game.rules).automatic_flag_results
+
+
 def flag_fall(game: Game, at_ms: int, by: str) -> list[Event]:
-    """The events ending ``game`` on time if a flag has fallen by ``at_ms`` (else none)."""
+    """The events ending ``game`` on time if its regulation flag has fallen by ``at_ms``
+    (else none), whatever the profile: the unsupervised profile's decision."""
 
     if game.status != IN_PROGRESS or game.clock is None:
         return []
@@ -82,3 +109,101 @@ def flag_fall(game: Game, at_ms: int, by: str) -> list[Event]:
             reason=reason,
         )
     ]
+
+
+def flag_evidence(
+    game: Game, side: Side, at_ms: int, device: ClockReadingRecorded | None = None
+) -> dict[str, Any]:
+    """What the arbiters see with a flag alert or ruling: both clocks (regulation and
+    the last device reading), the moves completed, and where the control stands."""
+    clock = game.clock
+    evidence: dict[str, Any] = {"side": str(side), "at": format_instant(at_ms), "ply": game.ply}
+    if clock is not None:
+        falls = clock.flag_falls_at_ms() if clock.running == side else None
+        fell = falls is not None and falls <= at_ms
+        evidence.update(
+            regulation_white_ms=clock.remaining_ms(Side.WHITE, at_ms),
+            regulation_black_ms=clock.remaining_ms(Side.BLACK, at_ms),
+            regulation_fell_at=format_instant(falls) if fell and falls is not None else None,
+            moves_completed={"white": clock.white.moves, "black": clock.black.moves},
+            moves_to_control=clock.moves_to_control(side),
+            period=clock.period_index(side) + 1,
+            control_reached=clock.period_index(side) > 0,
+        )
+    if device is not None:
+        evidence.update(
+            device_white_ms=device.white_ms,
+            device_black_ms=device.black_ms,
+            device_read_at=format_instant(device.at_ms),
+            device_by=device.by,
+        )
+    return evidence
+
+
+def flag_key(game: Game, source: str, side: Side) -> str:
+    """``source:side:moves``: one alert per piece of evidence, side and moves completed."""
+    moves = game.clock.side(side).moves if game.clock is not None else game.ply
+    return f"{source}:{side}:{moves}"
+
+
+def already_seen(game: Game, key: str) -> bool:
+    """An alert for that evidence is open, or the arbiter has ruled on it."""
+    return key in game.open_flag_alerts or any(
+        key in (r.evidence.get("alerts") or ()) for r in game.flag_rulings
+    )
+
+
+def flag_alert(
+    game: Game,
+    source: str,
+    side: Side,
+    at_ms: int,
+    by: str,
+    device: ClockReadingRecorded | None = None,
+    message: str = "",
+) -> AlertRaised | None:
+    """A ``flag_fall`` alert on the game stream, unless that evidence was already raised."""
+    key = flag_key(game, source, side)
+    if already_seen(game, key):
+        return None
+    details = {"key": key, "source": source, **flag_evidence(game, side, at_ms, device)}
+    if not message:
+        what = "the regulation clock" if source == "regulation" else "the device clock"
+        message = (
+            f"game {game.game_id}: {what} shows {side}'s flag"
+            + (f" ({flag_reason(game.clock, side)})" if game.clock is not None else "")
+            + "; a flag is fallen when the arbiter observes it (Laws 2009 6.8): rule_flag"
+        )
+    return AlertRaised(
+        originator_id=game.stream,
+        originator_version=game.version + 1,
+        at_ms=at_ms,
+        by=by,
+        game=game.game_id,
+        kind=FLAG_FALL,
+        message=message,
+        details=details,
+    )
+
+
+def flag_check(
+    game: Game, at_ms: int, by: str, device: ClockReadingRecorded | None = None
+) -> tuple[list[Event], Game]:
+    """What the regulation clock says by ``at_ms``, and the game after it.
+
+    Unsupervised: the flag-fall result if the flag has fallen (the game is then
+    finished). Supervised: a ``flag_fall`` alert, raised once; the game goes on."""
+    if game.status != IN_PROGRESS or game.clock is None:
+        return [], game
+    if automatic(game):
+        events = flag_fall(game, at_ms, by)
+    else:
+        fallen = fallen_flag(game.clock, at_ms)
+        alert = flag_alert(game, "regulation", fallen[0], at_ms, by, device) if fallen else None
+        events = [alert] if alert is not None else []
+    after = game
+    for event in events:
+        state = evolve(after, event)
+        assert state is not None
+        after = state
+    return events, after

@@ -111,6 +111,11 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
                     f"game {sheet.game} ({sheet.white} - {sheet.black}): illegal move {text!r} "
                     f"at ply {index + 1} (position {board.fen()})"
                 ) from None
+        if not move:
+            raise IllegalMove(
+                f"game {sheet.game} ({sheet.white} - {sheet.black}): null move {text!r} at ply "
+                f"{index + 1}: a pass is not a move of chess (Laws 1.1, 3)"
+            )
         san = board.san(move)
         board.push(move)
         at = move_at_ms[index] if move_at_ms else sheet.at_ms

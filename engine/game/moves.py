@@ -24,9 +24,10 @@ from engine.events import (
 )
 from engine.fields import Instant, ResultText
 from engine.game import reconciliation
-from engine.game.flags import flag_fall
+from engine.game.flags import flag_check
 from engine.game.record import require_no_pending_claim
 from engine.game.state import (
+    IN_PROGRESS,
     OTHER_SIDE,
     WIN_BY_SIDE,
     Game,
@@ -126,7 +127,7 @@ class PlayMove(Command):
 @command(
     "resign",
     summary="A player resigns; the opponent wins (Laws 5.1 b).",
-    events=(ResultRecorded,),
+    events=(ResultRecorded, AlertRaised),
     in_time_order=True,
     refusals=(
         ("unknown_game", "", "the game has not been started"),
@@ -264,14 +265,15 @@ def play_move(game: Game | None, cmd: PlayMove) -> list[Event]:
     """A move completed on the board: legal, or refused with nothing appended."""
     g = require_in_progress(game, cmd.game)
     require_no_pending_claim(g.record, g.game_id)
-    late = flag_fall(g, cmd.at_ms, cmd.by)
-    if late:  # 6.9: the flag fell before the move was completed; the move does not count
+    late, g = flag_check(g, cmd.at_ms, cmd.by)
+    if g.status != IN_PROGRESS:  # 6.9: the flag fell before the move; it does not count
         return late
     board = _cached_board(g)
     move = parse_move(board, cmd.move, g.game_id)
     san = board.san(move)
     board = _advance(g, move)
     events: list[Event] = [
+        *late,
         MovePlayed(
             originator_id=g.stream,
             originator_version=g.version + 1,
@@ -280,7 +282,7 @@ def play_move(game: Game | None, cmd: PlayMove) -> list[Event]:
             uci=move.uci(),
             san=san,
             ply=g.ply + 1,
-        )
+        ),
     ]
     ended = outcome_of(board, g.rules)
     if ended is not None:
@@ -301,10 +303,11 @@ def resign(game: Game | None, cmd: Resign) -> list[Event]:
     """A player resigned (Laws 5.1 b): the opponent wins."""
     g = require_in_progress(game, cmd.game)
     side = cmd.by
-    late = flag_fall(g, cmd.at_ms, side)
-    if late:  # the flag fell before the resignation: the game had already ended (6.9)
+    late, g = flag_check(g, cmd.at_ms, side)
+    if g.status != IN_PROGRESS:  # the flag fell before the resignation: already ended (6.9)
         return late
     return [
+        *late,
         ResultRecorded(
             originator_id=g.stream,
             originator_version=g.version + 1,
@@ -313,7 +316,7 @@ def resign(game: Game | None, cmd: Resign) -> list[Event]:
             result=WIN_BY_SIDE[OTHER_SIDE[side]],
             termination=Termination.RESIGNATION,
             reason=f"{side} resigned",
-        )
+        ),
     ]
 
 

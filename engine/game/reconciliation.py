@@ -65,7 +65,7 @@ from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecord
 from engine.fields import Instant
 from engine.game import state as games
 from engine.game.clock_log import ClockLog
-from engine.game.flags import flag_fall
+from engine.game.flags import flag_alert, flag_check
 from engine.game.state import IN_PROGRESS, Game, require_game
 from engine.side import SIDES, Side
 from engine.timefmt import format_instant
@@ -201,17 +201,21 @@ class ClockReading(Command):
     by: str = "arbiter"
     ply: int | None = None
     tolerance_ms: int = DEFAULT_TOLERANCE_MS
+    flag: Side | None = None
+    """The side whose flag the device shows (DGT clocks report it; Laws 2009 6.8)."""
 
     def decide(self, world: World) -> list[Event]:
         return record_clock_reading(world.game(self.game), world.clock_log(self.game), self)
 
 
 def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: ClockReading) -> list[Event]:
-    """``clock_reading {game, at, white_ms, black_ms, running, by?, ply?, tolerance_ms?}``.
+    """``clock_reading {game, at, white_ms, black_ms, running, by?, ply?, tolerance_ms?,
+    flag?}``.
 
     Stores the reading with the regulation values beside it, raises the alerts
-    whose condition is new, and ends the game on time if the regulation flag
-    has fallen by the reading's instant (engine.game.flags).
+    whose condition is new, and looks at the flags (engine.game.flags): the
+    regulation flag fallen by the reading's instant (an alert, or the result in
+    unsupervised play), and a device flag or 0:00 (an alert).
     """
 
     g = require_game(game, cmd.game)
@@ -235,11 +239,8 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: ClockRead
             f"of game {g.game_id} ({format_instant(log.last.at_ms)}): readings are stored in "
             "time order"
         )
-    events: list[Event] = list(flag_fall(g, at_ms, by))
-    after = g
-    for event in events:
-        after = evolve_game(after, event)
-    return events + reading_events(
+    events, after = flag_check(g, at_ms, by, log.last if log is not None else None)
+    readings = reading_events(
         after,
         log,
         at_ms=at_ms,
@@ -250,6 +251,60 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: ClockRead
         ply=cmd.ply,
         tolerance_ms=tolerance,
     )
+    return events + readings + device_flag_alerts(after, readings, cmd.flag, by)
+
+
+def device_flag_alerts(
+    game: Game, readings: list[Event], flag: Side | None, by: str
+) -> list[Event]:
+    """A ``flag_fall`` alert for a side the device shows fallen: its own flag (``flag``)
+    or 0:00. Not when the reading was not judged (older than the game's last event),
+    nor when the regulation clock explains the 0:00 (``period_added_at_zero``,
+    ``bonus_not_credited``: the side completed the control; the device did not credit
+    the next period). The arbiter rules (Laws 2009 6.8, 6.10 a: ``rule_flag``)."""
+    reading = readings[0] if readings else None
+    if (
+        not isinstance(reading, ClockReadingRecorded)
+        or game.status != IN_PROGRESS
+        or reading.model_white_ms is None
+    ):
+        return []
+    shown = {Side.WHITE: reading.white_ms, Side.BLACK: reading.black_ms}
+    sides = [side for side in SIDES if side == flag or shown[side] == 0]
+    explained = {
+        str(alert.details.get("side"))
+        for alert in readings[1:]
+        if isinstance(alert, AlertRaised) and alert.kind in NOT_A_FLAG
+    }
+    explained.update(
+        key.partition(":")[2] for key in reading.open_alerts if key.partition(":")[0] in NOT_A_FLAG
+    )
+    events: list[Event] = []
+    state = game
+    for side in sides:
+        if side in explained:
+            continue
+        alert = flag_alert(
+            state,
+            "device",
+            side,
+            reading.at_ms,
+            by,
+            reading,
+            f"game {game.game_id}: the clock on the table shows {side}'s flag "
+            f"({'its flag' if side == flag else '0:00'}, read by {by}); a flag is fallen when "
+            "the arbiter observes it (Laws 2009 6.8; 6.10 a: the clock's indication is "
+            "conclusive unless the clock is evidently defective): rule_flag",
+        )
+        if alert is not None:
+            events.append(alert)
+            state = evolve_game(state, alert)
+    return events
+
+
+NOT_A_FLAG = frozenset({"period_added_at_zero", "bonus_not_credited"})
+"""Reading alerts that explain a device's 0:00: the side completed the control and the
+device has not credited the next period yet. Not flag falls."""
 
 
 def with_move_reading(

@@ -31,14 +31,18 @@ from engine.errors import (
     UnknownGame,
 )
 from engine.events import (
+    AlertRaised,
     ClaimAdvised,
     ClaimRuled,
     ClockAdjusted,
     DrawClaimed,
     Event,
+    FlagRuled,
     GameStarted,
     IllegalMoveRecorded,
     MovePlayed,
+    MovesCorrected,
+    ResultCorrected,
     ResultRecorded,
     game_stream,
 )
@@ -47,6 +51,9 @@ from engine.rules import profile
 from engine.side import SIDES, Side
 from engine.termination import Termination
 from engine.timefmt import format_instant
+
+FLAG_FALL = "flag_fall"
+"""The alert kind of a fallen flag the arbiters must rule on (Laws 2009 6.8)."""
 
 
 class GameStatus(StrEnum):
@@ -91,6 +98,16 @@ class Game:
     clock: Clock | None = None
     """The regulation clock (``engine.clock.regulation``); None when it is unknown (no time
     control, or a score sheet imported without clock comments)."""
+    corrections: tuple[MovesCorrected | ResultCorrected, ...] = ()
+    """The arbiter's corrections of the record, in order (each keeps what it replaced)."""
+    running_at_end: Side | None = None
+    """The side whose clock ran when the result was recorded: it runs again if the
+    arbiter withdraws the result (``ResultCorrected`` with no result)."""
+    flag_rulings: tuple[FlagRuled, ...] = ()
+    """The arbiter's rulings on flags (Laws 2009 6.8), in order."""
+    open_flag_alerts: tuple[str, ...] = ()
+    """``flag_fall`` alerts raised on this game and not ruled on yet (``source:side:moves``),
+    so the flag check on a timer raises each once."""
 
     @property
     def is_playoff(self) -> bool:
@@ -167,17 +184,27 @@ def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:
     except ValueError:
         move = None
     if move is not None:
-        if board.is_legal(move):
+        if move and board.is_legal(move):
             return move
-        raise IllegalMove(f"illegal move {text!r} {where()}")
+        raise IllegalMove(f"illegal move {text!r} {where()}{_null_note(move)}")
     try:
-        return board.parse_san(text)
+        move = board.parse_san(text)
     except chess.IllegalMoveError:
         raise IllegalMove(f"illegal move {text!r} {where()}") from None
     except chess.AmbiguousMoveError:
         raise IllegalMove(f"ambiguous move {text!r} {where()}") from None
     except ValueError:
         raise IllegalMove(f"cannot read move {text!r} (neither UCI nor SAN) {where()}") from None
+    if not move:
+        raise IllegalMove(f"illegal move {text!r} {where()}{_null_note(move)}")
+    return move
+
+
+def _null_note(move: chess.Move) -> str:
+    """``--``, ``Z0``, ``0000``, ``@@@@`` read as a null move (a pass). A pass is not a
+    move of chess (Laws 2009 1.1: the players move alternately; 3 says what a move is),
+    so it is refused wherever a move is read: commands, corrections and score sheets."""
+    return ": a null move (a pass) is not a move of chess (Laws 1.1, 3)" if not move else ""
 
 
 def outcome_of(board: chess.Board, rules: str) -> tuple[str, str] | None:
@@ -258,6 +285,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 clock=clock,
             )
         case ResultRecorded():
+            running = state.clock.running or state.clock.paused if state.clock else None
             return replace(
                 state,
                 version=event.originator_version,
@@ -267,6 +295,41 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 last_at_ms=event.at_ms,
                 record=state.record.game_ended(),
                 clock=state.clock.stop(event.at_ms) if state.clock else None,
+                running_at_end=running,
+                open_flag_alerts=(),
+            )
+        case MovesCorrected():
+            return _moves_corrected(state, event)
+        case ResultCorrected():
+            reopened = event.result is None
+            clock = state.clock
+            if reopened and clock is not None:
+                clock = clock.reopen(state.running_at_end, event.at_ms)
+            return replace(
+                state,
+                version=event.originator_version,
+                status=IN_PROGRESS if reopened else FINISHED,
+                result=event.result or "*",
+                termination=event.termination,
+                last_at_ms=max(state.last_at_ms, event.at_ms),
+                clock=clock,
+                corrections=(*state.corrections, event),
+            )
+        case FlagRuled():
+            return replace(
+                state,
+                version=event.originator_version,
+                last_at_ms=max(state.last_at_ms, event.at_ms),
+                flag_rulings=(*state.flag_rulings, event),
+                open_flag_alerts=tuple(
+                    key for key in state.open_flag_alerts if key.split(":")[1] != event.side
+                ),
+            )
+        case AlertRaised() if event.kind == FLAG_FALL and "key" in event.details:
+            return replace(
+                state,
+                version=event.originator_version,
+                open_flag_alerts=(*state.open_flag_alerts, str(event.details["key"])),
             )
         case DrawClaimed() | ClaimAdvised() | ClaimRuled() | IllegalMoveRecorded():
             return replace(
@@ -282,6 +345,33 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 clock = clock.adjust(Side.of(event.side), event.delta_ms, event.at_ms)
             return replace(state, version=event.originator_version, clock=clock)
     return replace(state, version=event.originator_version)
+
+
+def _moves_corrected(state: Game, event: MovesCorrected) -> Game:
+    """The corrected line replaces the moves after ``from_ply``; the clock's move
+    counters follow it, then the times the arbiter set, if any (6.13, 7.4 a)."""
+    moves = (*state.moves[: event.from_ply], *event.uci)
+    sans = (*state.sans[: event.from_ply], *event.san)
+    clock = state.clock
+    if clock is not None:
+        counts = dict.fromkeys(SIDES, 0)
+        for ply in range(1, len(moves) + 1):
+            counts[mover(state.initial_fen, ply)] += 1
+        clock = clock.recount(counts, mover(state.initial_fen, len(moves) + 1), event.at_ms)
+        if event.white_ms is not None:
+            clock = clock.set_remaining(Side.WHITE, event.white_ms, event.at_ms)
+        if event.black_ms is not None:
+            clock = clock.set_remaining(Side.BLACK, event.black_ms, event.at_ms)
+    return replace(
+        state,
+        version=event.originator_version,
+        moves=moves,
+        sans=sans,
+        last_at_ms=max(state.last_at_ms, event.at_ms),
+        clock=clock,
+        corrections=(*state.corrections, event),
+        open_flag_alerts=(),
+    )
 
 
 def mover(initial_fen: str | None, ply: int) -> Side:

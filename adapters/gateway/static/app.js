@@ -205,6 +205,17 @@
       el("span", { class: "clock", "data-game": game.game, "data-side": side }, ""));
   }
 
+  // The arbiter corrected the record (correct_moves, correct_result): the object the
+  // client holds is already the corrected one; say so, with what was replaced.
+  function corrected(game) {
+    const list = game.corrections || [];
+    if (!list.length) return null;
+    const what = list.map((c) => c.kind === "moves"
+      ? `${c.at}: moves after ply ${c.from_ply} were ${(c.replaced_moves || []).join(" ") || "none"}, now ${(c.moves || []).join(" ") || "none"} (${c.arbiter}: ${c.reason})`
+      : `${c.at}: result was ${c.replaced_result}, now ${c.result ?? "withdrawn"} (${c.arbiter}: ${c.reason})`);
+    return el("div", { class: "corrected", title: what.join("\n") }, "corrected by the arbiter");
+  }
+
   function card(game, link = true) {
     const status = game.status === "finished" ? `${game.result} (${game.termination || "result"})`
       : game.status === "in_progress" ? "in progress" : "not started";
@@ -216,7 +227,8 @@
       el("div", { class: "foot" },
         el("span", { class: "last-move" }, lastMove(game)),
         el("span", { class: `result ${game.status}` }, status)),
-    ];
+      corrected(game),
+    ].filter(Boolean);
     const attrs = { class: "card", "data-game": game.game };
     if (!link) return el("div", attrs, ...body);
     return el("a", { ...attrs, href: `/game/${encodeURIComponent(game.game)}` }, ...body);
