@@ -75,7 +75,8 @@ FIELD_NOTES: dict[str, str] = {
     "tolerance_ms": "the difference from the regulation clock that raises an alert",
     "side": "`white` or `black`",
     "delta_ms": "milliseconds added (positive) or taken (negative)",
-    "kind": "`threefold`, `fifty_moves`, `perpetual_check` or `theoretical_draw`",
+    "kind": "`threefold_repetition`, `fifty_moves`, `perpetual_check`, `stalemate`, "
+    "`insufficient_material` or `theoretical_draw`",
     "intended_move": "the move written but not played (9.2 a, 9.3 a)",
     "claim": "the claim's id (numbered 1, 2 ... in the game)",
     "opinion": "`draw` or `not_draw`",
@@ -133,7 +134,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "cmd": "claim_draw",
         "game": "1.1",
         "by": "white",
-        "kind": "threefold",
+        "kind": "threefold_repetition",
         "at": "2013-03-15T17:30:00Z",
     },
     "advise_claim": {
