@@ -559,8 +559,10 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
         },
     },
     "alert": {
+        "description": "an alert for the arbiters; later versions of the gateway may add "
+        "fields (an alert that is closed, for instance)",
         "type": "object",
-        "required": ["op", "kind", "message"],
+        "required": ["op", "kind"],
         "properties": {
             "op": {"const": "alert"},
             "seq": {"type": ["integer", "null"]},
@@ -595,7 +597,10 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["op", "code", "message"],
         "properties": {
             "op": {"const": "error"},
-            "code": {"enum": ["malformed_frame", "unknown_op", "invalid_token", "forbidden"]},
+            "code": {
+                "type": "string",
+                "description": "malformed_frame, unknown_op, invalid_token, forbidden, ...",
+            },
             "message": {"type": "string"},
             "id": {},
         },
