@@ -85,6 +85,9 @@ FIELD_NOTES: dict[str, str] = {
     "place": "the place in dispute (1 = first)",
     "lot_winner": "the player who won the lot of a sudden-death game",
     "colour": "`white` or `black`",
+    "flag": "the side whose flag the device shows fallen",
+    "from_ply": "the moves after this ply are replaced (0: from the first move)",
+    "moves": "the moves that replace them, SAN or UCI, in order",
 }
 
 EXAMPLES: dict[str, dict[str, Any]] = {
@@ -201,6 +204,31 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "colour": "white",
         "arbiter": "chief",
         "at": "2013-04-02T15:00:00Z",
+    },
+    "correct_moves": {
+        "cmd": "correct_moves",
+        "game": "1.1",
+        "arbiter": "chief",
+        "reason": "the board read Nf3 for Nd2; the score sheets agree on Nd2",
+        "at": "2013-03-15T15:20:00Z",
+        "from_ply": 23,
+        "moves": ["Nd2", "Nf6"],
+    },
+    "correct_result": {
+        "cmd": "correct_result",
+        "game": "1.1",
+        "arbiter": "chief",
+        "reason": "entered as 1-0; both score sheets say 0-1",
+        "at": "2013-03-15T19:05:00Z",
+        "result": "0-1",
+    },
+    "rule_flag": {
+        "cmd": "rule_flag",
+        "game": "1.1",
+        "side": "white",
+        "arbiter": "chief",
+        "at": "2013-03-15T18:00:00Z",
+        "decision": "fallen",
     },
 }
 
