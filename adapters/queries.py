@@ -111,12 +111,12 @@ def pairings_object(store: Store, only_round: int | None = None) -> dict[str, An
 def trf_report(store: Store) -> str:
     """The event as a FIDE Tournament Report File (TRF16, ``projections.trf``)."""
     tournament = _require_tournament(store)
-    if tournament.numbers is None:
+    games = _all_games(store)
+    if tournament.numbers is None and not any(g.status == "finished" for g in games):
         raise MalformedCommand(
             "a tournament report lists the players by their drawn numbers: draw the lots first "
             "(draw_lots, article 3.4.1)"
         )
-    games = _all_games(store)
     _, days = tournament_schedule(tournament)
     dates: dict[int, str] = {d.round: d.date.isoformat() for d in days if d.round is not None}
     for game in games:  # the day a round was played, where it was
@@ -141,10 +141,7 @@ def trf_report(store: Store) -> str:
         *(("112", name) for name in deputies),
         ("122", rules.time_control),
     ]
-    fide = {
-        p.id: (str(getattr(p, "fide_id", "") or ""), str(getattr(p, "title", "") or ""))
-        for p in tournament.players
-    }
+    fide = {p.id: (p.fide_id, p.title) for p in tournament.players}
     players = trf_players(
         crosstable(tournament, games),
         standings(tournament, games),
@@ -152,6 +149,8 @@ def trf_report(store: Store) -> str:
         pairings(tournament, store.game, dates),
         fide,
     )
+    if tournament.numbers is None:
+        records.append(("###", "starting numbers by rating: the drawing of lots is not recorded"))
     return trf_text(records, round_dates, players)
 
 

@@ -8,7 +8,8 @@ record, the record's kind in columns 1-3. Written here:
   ``072`` rated players, ``092`` type, ``102`` Chief Arbiter, ``112`` one line
   per Deputy, ``122`` time control, ``132`` the date of each round
   (``YY/MM/DD`` from column 92 for round 1, 102 for round 2 ...);
-- one ``001`` record per player, by drawn number (``PLAYER_COLUMNS``: number
+- one ``001`` record per player, by drawn number (by rating when the lots are not
+  known, with a ``###`` comment saying so) (``PLAYER_COLUMNS``: number
   5-8, sex 10, title 11-13, name 15-47, rating 49-52, federation 54-56, FIDE
   id 58-68, birth date 70-79, points 81-84, rank 86-89), then per round ten
   columns from 92: the opponent's number (92-95), the colour (97: ``w``,
@@ -138,6 +139,16 @@ def round_dates_line(dates: Sequence[str | None]) -> str:
     return "".join(line).rstrip()
 
 
+def starting_numbers(crosstable: Mapping[str, Any]) -> dict[str, int]:
+    """The drawn numbers (3.4.1); when the lots are not known (an event imported from its
+    games alone), numbers by rating, highest first, then by name."""
+    drawn = {p["player"]: p["number"] for p in crosstable["players"]}
+    if all(n is not None for n in drawn.values()):
+        return drawn
+    by_rating = sorted(crosstable["players"], key=lambda p: (-(p["rating"] or 0), p["name"]))
+    return {p["player"]: n for n, p in enumerate(by_rating, start=1)}
+
+
 def trf_players(
     crosstable: Mapping[str, Any],
     standings: Mapping[str, Any],
@@ -147,7 +158,7 @@ def trf_players(
 ) -> list[TrfPlayer]:
     """The ``001`` records of the event from its crosstable, standings and pairings objects
     (``fide``: player id -> (FIDE id, title) where known)."""
-    numbers = {p["player"]: p["number"] for p in crosstable["players"]}
+    numbers = starting_numbers(crosstable)
     ranks = {r["player"]: r["rank"] for r in standings["rows"]}
     points = {r["player"]: r["points"] for r in standings["rows"]}
     worst = len(crosstable["players"])
@@ -177,7 +188,7 @@ def trf_players(
         rating = p["rating"]
         out.append(
             TrfPlayer(
-                number=p["number"],
+                number=numbers[p["player"]],
                 name=p["name"],
                 rating=int(rating or 0),
                 federation=p["federation"],

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.pgn_import import import_pgn
 from adapters.queries import crosstable_object, standings_object, trf_report
 from adapters.replay_log import import_log, read_log
 from adapters.sample import SAMPLE_LOG
@@ -105,13 +106,40 @@ def test_trf_round_trip_gives_the_same_crosstable(event_2013) -> None:
     store, _ = event_2013
     report = parse_trf(trf_report(store))
     table = crosstable_object(store)
-    rows = {r["player"]: r for r in standings_object(store)["rows"]}
     number = {p["player"]: p["number"] for p in table["players"]}
+    assert_same_crosstable(store, report, number)
+    assert report.records["012"] == ["FIDE Candidates Tournament 2013"]
+
+
+def test_trf_of_an_event_imported_without_its_lots_numbers_players_by_rating(
+    tmp_path: Path,
+) -> None:
+    """Candidates 2014 from its games alone: FIDE ids and titles from the PGN tags, starting
+    numbers by rating (said in a ### comment), the same crosstable read back."""
+    store = open_store(str(tmp_path / "s.sqlite"))
+    import_pgn(store, str(ROOT / "tests" / "data" / "real-events" / "candidates-2014.pgn"))
+    text = trf_report(store)
+    report = parse_trf(text)
+    assert "### starting numbers by rating" in text
+    by_rating = sorted(report.players, key=lambda p: p.number)
+    assert [p.rating for p in by_rating] == sorted((p.rating for p in by_rating), reverse=True)
+    anand = next(p for p in report.players if p.name.startswith("Anand"))
+    assert (anand.title, anand.fide_id, anand.rank, anand.points) == ("GM", "5000017", 1, 8.5)
+    names = {p.name: p.number for p in report.players}
+    number = {p["player"]: names[p["name"]] for p in crosstable_object(store)["players"]}
+    assert_same_crosstable(store, report, number)
+    store.close()
+
+
+def assert_same_crosstable(store, report, number: dict[str, int]) -> None:
+    """Every player's rounds, points and rank in the TRF are those of the store."""
+    table = crosstable_object(store)
+    rows = {r["player"]: r for r in standings_object(store)["rows"]}
     parsed = {p.number: p for p in report.players}
     assert sorted(parsed) == sorted(number.values())
     code = {"1": "1", "1/2": "=", "0": "0"}
     for p in table["players"]:
-        mine = parsed[p["number"]]
+        mine = parsed[number[p["player"]]]
         assert mine.name == p["name"] and mine.federation == p["federation"]
         assert mine.points == rows[p["player"]]["points"]
         assert mine.rank == rows[p["player"]]["rank"]
@@ -122,7 +150,6 @@ def test_trf_round_trip_gives_the_same_crosstable(event_2013) -> None:
         got = {r: (e.opponent, e.colour, e.result) for r, e in enumerate(mine.rounds, start=1)}
         assert got == expected
         assert sum({"1": 1, "=": 0.5, "0": 0}[e.result] for e in mine.rounds) == mine.points
-    assert report.records["012"] == ["FIDE Candidates Tournament 2013"]
 
 
 def test_trf_marks_forfeits_and_games_not_finished(tmp_path: Path) -> None:
