@@ -88,7 +88,13 @@ FIELD_NOTES: dict[str, str] = {
     "flag": "the side whose flag the device shows fallen",
     "from_ply": "the moves after this ply are replaced (0: from the first move)",
     "moves": "the moves that replace them, SAN or UCI, in order",
+    "order": "the table's rounds in the order they are played (`[1, 2, 3, 4, 5, 7, 6, ...]`)",
+    "board": "the board's serial number",
+    "message": "the alert in words, for the arbiters",
+    "details": "what the board saw (free-form)",
+    "raise_alert.kind": "the alert's kind (`board_disconnected`, `clock_mismatch` ...)",
 }
+"""A sentence per wire field; ``command.field`` where a field means something else there."""
 
 EXAMPLES: dict[str, dict[str, Any]] = {
     "create_tournament": {
@@ -222,6 +228,20 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "at": "2013-03-15T19:05:00Z",
         "result": "0-1",
     },
+    "reorder_rounds": {
+        "cmd": "reorder_rounds",
+        "tournament": "london-2013",
+        "order": [1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14],
+        "reason": "the organisers played the table's round 7 as round 6 (3.2)",
+    },
+    "raise_alert": {
+        "cmd": "raise_alert",
+        "board": "13001",
+        "kind": "board_disconnected",
+        "message": "board 13001 stopped answering",
+        "at": "2013-03-15T14:20:00Z",
+        "by": "dgt:13001",
+    },
     "rule_flag": {
         "cmd": "rule_flag",
         "game": "1.1",
@@ -252,7 +272,12 @@ TYPE_NAMES = {
 }
 
 
-def field_schema(f: FieldSpec) -> dict[str, Any]:
+def field_note(command: str, f: FieldSpec) -> str:
+    """What the field means: the command's own note, else the field name's."""
+    return FIELD_NOTES.get(f"{command}.{f.wire}", FIELD_NOTES.get(f.wire, ""))
+
+
+def field_schema(command: str, f: FieldSpec) -> dict[str, Any]:
     """The JSON Schema of one wire field, as ``parse_command`` checks it."""
     check = f.check
     schema: dict[str, Any]
@@ -280,7 +305,7 @@ def field_schema(f: FieldSpec) -> dict[str, Any]:
         schema = {"type": ["string", "integer"]}
     else:
         schema = {}
-    note = FIELD_NOTES.get(f.wire)
+    note = field_note(command, f)
     if note:
         schema["description"] = note.replace("`", "")
     if f.nullable or not f.required:  # null: absent for an optional field, "none" for a nullable
@@ -303,7 +328,7 @@ def command_schema(spec: CommandSpec) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "cmd": {"const": spec.name},
-            **{f.wire: field_schema(f) for f in spec.fields},
+            **{f.wire: field_schema(spec.name, f) for f in spec.fields},
         },
         "required": ["cmd", *(f.wire for f in spec.fields if f.required)],
         "additionalProperties": False,
@@ -748,7 +773,7 @@ def command_section(spec: CommandSpec) -> str:
             required = "no"
         else:
             required = f"no (default `{json.dumps(f.default)}`)"
-        note = FIELD_NOTES.get(f.wire, "")
+        note = field_note(spec.name, f)
         lines.append(f"| `{f.wire}` | {_cell(_type_text(f))} | {required} | {_cell(note)} |")
     lines += ["", "Refused (nothing is appended):", ""]
     lines += ["| code | article | when |", "| --- | --- | --- |"]

@@ -34,10 +34,19 @@ from eventsourcing.persistence import IntegrityError, Notification
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
+from engine.arbiter import board_log as board_logs
+from engine.arbiter.board_log import BoardLog
 from engine.commands import Command
 from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide
 from engine.errors import CommandRefused, Conflict, MalformedCommand
-from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, clock_stream, game_stream
+from engine.events import (
+    TOURNAMENT_STREAM,
+    ClockReadingRecorded,
+    Event,
+    board_stream,
+    clock_stream,
+    game_stream,
+)
 from engine.game import clock_log as clock_logs
 from engine.game import state as games
 from engine.game.clock_log import ClockLog
@@ -183,6 +192,10 @@ class Store:
 
     def game(self, game_id: str) -> Game | None:
         return self._fold(game_stream(game_id), games.evolve)
+
+    def board_log(self, serial: str) -> BoardLog | None:
+        """The state of a board's ``board/<serial>`` alert stream."""
+        return self._fold(board_stream(serial), board_logs.evolve)
 
     def clock_log(self, game_id: str) -> ClockLog | None:
         """The state of a game's ``clock/<id>`` stream (its version, its last reading).
@@ -392,15 +405,12 @@ class Store:
             return {"ok": False, "error": refused.as_error()}
         return {"ok": True, "events": [e.to_wire() for e in events]}
 
-    def handle_all(self, raws: Iterable[object]) -> Iterator[dict[str, Any]]:
-        for raw in raws:
-            yield self.handle(raw)
-
 
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     "game": games.evolve,
     "clock": clock_logs.evolve,
+    "board": board_logs.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 

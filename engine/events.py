@@ -15,6 +15,8 @@ Streams:
 - ``clock/<id>``: the physical clock's readings of one game, kept apart so
   the game stream stays small and quick to load (readings arrive about once a
   second).
+- ``board/<serial>``: the alerts one electronic board raised (a takeback, an
+  impossible position, a refused move, a disconnection), ``raise_alert``.
 
 A stored field never changes meaning; a new meaning gets a new event class.
 """
@@ -37,6 +39,11 @@ def game_stream(game_id: str) -> str:
 def clock_stream(game_id: str) -> str:
     """The stream of one game's physical clock readings."""
     return f"clock/{game_id}"
+
+
+def board_stream(serial: str) -> str:
+    """The stream of the alerts one electronic board raised."""
+    return f"board/{serial}"
 
 
 def stream_game_id(stream: str) -> str | None:

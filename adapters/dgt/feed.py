@@ -11,8 +11,9 @@
   white_ms, black_ms, running, by}``.
 - Everything the arbiters must look at (takeback, impossible position,
   signalled result, new game, move refused, board disconnected / reconnected)
-  is an ``AlertRaised`` event on the board's own stream ``board/<serial>``,
-  so the gateway forwards it from the store alone.
+  is the command ``raise_alert {board, game, kind, message, details, at, by}``,
+  decided by the engine into an ``AlertRaised`` on the board's own stream
+  ``board/<serial>``, so the gateway forwards it from the store alone.
 
 Refusals never stop the feed: they are counted, logged and alerted.
 """
@@ -33,17 +34,10 @@ from adapters.dgt.reconstruct import (
 )
 from adapters.dgt.session import BoardIdentified, BoardSession, ClockMapped
 from adapters.store import Store
-from engine.errors import CommandRefused, Conflict
-from engine.events import AlertRaised
 from engine.game.state import FINISHED
 from engine.timefmt import format_instant
 
 log = logging.getLogger(__name__)
-
-
-def board_stream(serial: str) -> str:
-    """The stream of one board's alerts."""
-    return f"board/{serial}"
 
 
 @dataclass
@@ -57,14 +51,13 @@ class StoreSink:
     refusals: list[dict[str, Any]] = field(default_factory=list)
     readings: list[dict[str, Any]] = field(default_factory=list)
     """Every clock reading mapped to colours, as ``clock_reading`` commands."""
-    alerts: list[AlertRaised] = field(default_factory=list)
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+    """Every alert stored, as the ``AlertRaised`` events' wire form."""
     keep_log: bool = True
     _move_at: dict[int, int] = field(default_factory=dict)
     _line: list[str] = field(default_factory=list)
     _confirmed: int = 0
     _alerted: set[tuple[str, Any]] = field(default_factory=set)
-    _board_version: int | None = None
-    _clock_unavailable: bool = False
 
     @property
     def serial(self) -> str:
@@ -204,17 +197,10 @@ class StoreSink:
         }
         if self.keep_log:
             self.readings.append(command)
-        if self._clock_unavailable:
-            return
         game = self.store.game(self.game_id)
         if game is None or game.status == FINISHED:
             return
-        answer = self._send(command)
-        error = answer.get("error") or {}
-        if error.get("code") == "malformed_command" and "unknown command" in error["message"]:
-            # An engine without the clock_reading command: stop asking, say so once.
-            self._clock_unavailable = True
-            log.warning("clock readings are not stored: %s", error["message"])
+        self._send(command)
 
     # --- writing --------------------------------------------------------------
 
@@ -235,46 +221,28 @@ class StoreSink:
         at_ms: int,
         *,
         once: tuple[Any, ...] | None,
-    ) -> AlertRaised | None:
-        """Append an ``AlertRaised`` on ``board/<serial>`` (``once``: skip a repeat)."""
+    ) -> dict[str, Any] | None:
+        """Raise an alert on ``board/<serial>`` (``raise_alert``; ``once``: skip a repeat)."""
         if once is not None:
             if once in self._alerted:
                 return None
             self._alerted.add(once)
-        stream = board_stream(self.serial)
-        for _attempt in range(3):
-            if self._board_version is None or _attempt:
-                events = self.store.stream(stream)
-                self._board_version = events[-1].originator_version if events else 0
-            event = AlertRaised(
-                originator_id=stream,
-                originator_version=self._board_version + 1,
-                at_ms=at_ms,
-                by=self.by,
-                game=self.game_id,
-                kind=kind,
-                message=message,
-                details=_values(details),
-            )
-            try:
-                self.store.append([event])
-            except Conflict:
-                continue
-            except CommandRefused as exc:  # pragma: no cover - store refused for another reason
-                log.error("alert %s not stored: %s", kind, exc)
-                return None
-            self._board_version += 1
-            if self.keep_log:
-                self.alerts.append(event)
-            log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
-            return event
-        return None
-
-
-def _values(obj: Any) -> Any:
-    """Event fields hold values only: lists become tuples."""
-    if isinstance(obj, dict):
-        return {str(k): _values(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return tuple(_values(v) for v in obj)
-    return obj
+        command: dict[str, Any] = {
+            "cmd": "raise_alert",
+            "board": self.serial,
+            "game": self.game_id,
+            "kind": kind,
+            "message": message,
+            "details": details,
+            "at": format_instant(at_ms),
+            "by": self.by,
+        }
+        answer = self.store.handle(command)
+        if not answer["ok"]:
+            log.error("alert %s not stored: %s", kind, answer["error"]["message"])
+            return None
+        [event] = answer["events"]
+        if self.keep_log:
+            self.alerts.append(event)
+        log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
+        return event

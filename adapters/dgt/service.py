@@ -24,7 +24,14 @@ from urllib.parse import urlparse
 
 from adapters.dgt.clocksides import ClockSides
 from adapters.dgt.feed import StoreSink
-from adapters.dgt.link import BoardLink, FileSource, SerialTransport, TcpTransport, Transport
+from adapters.dgt.link import (
+    BoardLink,
+    FileSource,
+    SerialTransport,
+    TcpTransport,
+    Transport,
+    wall_ms,
+)
 from adapters.dgt.livechess import run_livechess
 from adapters.dgt.reconstruct import MoveReconstructor, Observation
 from adapters.dgt.recording import Recorder
@@ -200,8 +207,6 @@ async def run_sources(
                 transport = SerialTransport(spec.target)
             recorder = None
             if record_dir is not None:
-                from adapters.dgt.link import wall_ms
-
                 safe = label.replace("/", "_").replace(":", "_")
                 recorder = Recorder(
                     Path(record_dir) / f"{safe}-{wall_ms()}.dgt",

@@ -15,7 +15,6 @@ taken at ``seq`` followed by the deltas after ``seq`` is exactly the log.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,11 +28,6 @@ STABLE_READ_ATTEMPTS = 8
 
 QUIET_KINDS = frozenset({"MovePlayed"})
 """Game-stream events that cannot change the standings (clock streams never do)."""
-
-
-def standings_reader() -> Callable[[Store], Any] | None:
-    """``adapters.queries.standings_object`` once the tournament projection provides it."""
-    return getattr(queries, "standings_object", None)
 
 
 @dataclass
@@ -58,7 +52,6 @@ class Follower:
         self.seq = 0
         self.game_ids: list[str] = []
         self.standings: Any = None
-        self._standings = standings_reader()
 
     # --- objects --------------------------------------------------------------
 
@@ -76,10 +69,9 @@ class Follower:
             return None
 
     def _read_standings(self) -> Any:
-        if self._standings is None:
-            return None
+        """The standings object; None while there is no tournament."""
         try:
-            return self._standings(self.store)
+            return queries.standings_object(self.store)
         except CommandRefused:
             return None
 
