@@ -25,8 +25,11 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# Strict (pyproject.toml): the rulebook, the projections, and the DGT board's
+# protocol and reconstruction (bytes in, moves out).
 types: $(VENV)/.installed
-	$(BIN)/mypy engine projections
+	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/reconstruct.py \
+		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py
 
 pytest: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 4 --dist loadscope
