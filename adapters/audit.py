@@ -57,7 +57,8 @@ from engine.audit.clocks import judge_clocks
 from engine.audit.event_fields import field_problems
 from engine.audit.findings import INFO, INTEGRITY, RULE
 from engine.audit.games import GamesAudit, judge_games
-from engine.events import TOURNAMENT_STREAM, ChainSealed, Event, stream_game_id
+from engine.audit.incidents import judge_book
+from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, ChainSealed, Event, stream_game_id
 from engine.game.state import Game
 from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
@@ -592,10 +593,11 @@ def audit_records(
     try:
         games = judge_games(judged)
         clocks = judge_clocks(judged, games.unsound | broken_clocks)
+        book = judge_book(judged)
     except Exception as exc:  # each event is guarded in the engine: this is a last resort
-        clocks = []
+        clocks, book = [], []
         report.add(INTEGRITY, "check_failed", f"the rules could not be checked ({exc!r})")
-    for found in (*games.findings, *clocks):
+    for found in (*games.findings, *clocks, *book):
         report.findings.append(_from_engine(found, by_event))
     report.games = len({r.stream for r in records if r.stream.startswith("game/")})
     unsound = games.unsound | broken_games
@@ -616,7 +618,10 @@ def audit_records(
         if record.stream.startswith(BOARD_STREAM_PREFIX):  # audited: links and seals above
             boards.add(record.stream)
             report.board_alerts += 1
-        elif stream_game_id(record.stream) is None and record.stream != TOURNAMENT_STREAM:
+        elif stream_game_id(record.stream) is None and record.stream not in (
+            TOURNAMENT_STREAM,
+            INCIDENTS_STREAM,
+        ):
             report.add(INFO, "unknown_stream", f"stream {record.stream!r} is not audited", record)
     report.boards = len(boards)
     return report

@@ -35,11 +35,14 @@ from eventsourcing.persistence import IntegrityError, Notification
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
 from engine.arbiter import board_log as board_logs
+from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
+from engine.arbiter.incident_book import IncidentBook
 from engine.commands import Command
 from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide
 from engine.errors import CommandRefused, Conflict, MalformedCommand
 from engine.events import (
+    INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     ClockReadingRecorded,
     Event,
@@ -197,6 +200,10 @@ class Store:
         """The state of a board's ``board/<serial>`` alert stream."""
         return self._fold(board_stream(serial), board_logs.evolve)
 
+    def incident_book(self) -> IncidentBook | None:
+        """The Chief Arbiter's incident book (``engine.arbiter.incident_book``)."""
+        return self._fold(INCIDENTS_STREAM, incident_books.evolve)
+
     def clock_log(self, game_id: str) -> ClockLog | None:
         """The state of a game's ``clock/<id>`` stream (its version, its last reading).
 
@@ -292,9 +299,14 @@ class Store:
             if len(batch) < size:
                 return
 
-    def events_since(self, seq: int = 0, limit: int | None = None) -> Iterator[tuple[int, Event]]:
-        """(sequence number, event) of every event after ``seq``, in global order."""
+    def events_since(
+        self, seq: int = 0, limit: int | None = None, skip_streams: tuple[str, ...] = ()
+    ) -> Iterator[tuple[int, Event]]:
+        """(sequence number, event) of every event after ``seq``, in global order; events
+        of streams whose id starts with one of ``skip_streams`` are not decoded."""
         for notification in self.notifications(seq + 1, limit):
+            if skip_streams and notification.originator_id.startswith(skip_streams):
+                continue
             event = self.app.mapper.to_domain_event(notification)
             if isinstance(event, Event):
                 yield notification.id, event
@@ -408,6 +420,7 @@ class Store:
 
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
+    INCIDENTS_STREAM: incident_books.evolve,
     "game": games.evolve,
     "clock": clock_logs.evolve,
     "board": board_logs.evolve,

@@ -21,7 +21,7 @@ from typing import Any
 from adapters import queries
 from adapters.store import Store, game_order
 from engine.errors import CommandRefused
-from engine.events import TOURNAMENT_STREAM, AlertRaised, Event, stream_game_id
+from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, AlertRaised, Event, stream_game_id
 
 STABLE_READ_ATTEMPTS = 8
 """How often a read is extended when writers keep appending during it."""
@@ -42,6 +42,9 @@ class Update:
     standings_changed: bool = False
     seen_ms: int = 0
     """Wall-clock instant the gateway read these events."""
+    incidents: Any = None
+    """The incident book object (``queries.incidents_object``) when it changed, for
+    arbiters only; None when it did not."""
 
 
 class Follower:
@@ -68,6 +71,13 @@ class Follower:
         except CommandRefused:
             return None
 
+    def _read_incidents(self) -> Any:
+        """The incident book (3.9, 13.4) for the arbiters' desk; None without a tournament."""
+        try:
+            return queries.incidents_object(self.store)
+        except CommandRefused:
+            return None
+
     def _read_standings(self) -> Any:
         """The standings object; None while there is no tournament."""
         try:
@@ -84,10 +94,11 @@ class Follower:
             ids = self._all_game_ids()
             games = {gid: obj for gid in ids if (obj := self._game_object(gid)) is not None}
             standings = self._read_standings()
+            incidents = self._read_incidents()
             if self.store.last_seq() == seq:
                 break
         self.seq, self.game_ids, self.standings = seq, list(games), standings
-        return Update(seq, [], games, standings, True, now_ms())
+        return Update(seq, [], games, standings, True, now_ms(), incidents)
 
     def poll(self) -> Update | None:
         """The events appended since the last read, with the objects they changed; None if none."""
@@ -97,6 +108,7 @@ class Follower:
         upto = self.seq
         games: dict[str, dict[str, Any]] = {}
         standings, changed = self.standings, False
+        incidents: Any = None
         for _ in range(STABLE_READ_ATTEMPTS):
             target = self.store.last_seq()
             for seq, event in self.store.events_since(upto):
@@ -121,12 +133,14 @@ class Follower:
             if relevant:
                 standings = self._read_standings()
                 changed = standings != self.standings
+            if any(e.originator_id == INCIDENTS_STREAM for _, e in events):
+                incidents = self._read_incidents()
             if self.store.last_seq() == target:
                 break
         self.seq = upto
         if changed:
             self.standings = standings
-        return Update(upto, events, games, standings, changed, now_ms())
+        return Update(upto, events, games, standings, changed, now_ms(), incidents)
 
     def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
         """The stored events with ``after < seq <= upto`` (a client's resume)."""
@@ -153,6 +167,9 @@ def touched_by(events: list[tuple[int, Event]]) -> tuple[set[str], bool, bool]:
         stream = event.originator_id
         if stream == TOURNAMENT_STREAM:
             all_games = relevant = True
+            continue
+        if stream == INCIDENTS_STREAM:
+            relevant = True  # 13.4 e points taken, 3.3.4 rulings: the standings' notes
             continue
         gid = stream_game_id(stream)
         if gid is not None:

@@ -66,6 +66,8 @@ class Channel:
         self.seq = 0
         self.games: dict[str, dict[str, Any]] = {}
         self.standings: Any = None
+        self.incidents: Any = None
+        """The incident book object, for arbiters (sent after their snapshot)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
         self.pending: deque[tuple[int, int, list[Frame], dict[str, Any], bool, Any]] = deque()
@@ -262,10 +264,18 @@ class Client:
             self.queue.clear()
             frames.append(self.channel.snapshot(self.games))
             frames.extend(self.pending_claim_alerts())
+            frames.extend(self.incident_book())
             return frames
         frames.extend(self.queue)
         self.queue.clear()
         return frames
+
+    def incident_book(self) -> list[Frame]:
+        """Arbiters: the incident book (who is out, with whom; every incident) after a snapshot."""
+        if not self.identity.is_arbiter or self.channel is None or self.channel.incidents is None:
+            return []
+        body = {"op": "incidents", "seq": self.channel.seq, "book": self.channel.incidents}
+        return [Frame(body, self.channel.seq, audience="arbiter")]
 
     def pending_claim_alerts(self) -> list[Frame]:
         """Arbiters: an alert for every claim waiting for a ruling (after a snapshot)."""
