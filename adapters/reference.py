@@ -658,6 +658,17 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "id": {},
         },
     },
+    "incidents": {
+        "description": "arbiters: the incident book (who is out of the playing area, with "
+        "whom; every incident and ruling), after a snapshot and when it changes",
+        "type": "object",
+        "required": ["op", "book"],
+        "properties": {
+            "op": {"const": "incidents"},
+            "seq": {"type": ["integer", "null"]},
+            "book": {"type": "object"},
+        },
+    },
     "pong": {
         "type": "object",
         "required": ["op"],
@@ -665,7 +676,7 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
     },
 }
 CLIENT_OPS = ("subscribe", "command", "ping")
-SERVER_OPS = ("subscribed", "snapshot", "delta", "alert", "result", "error", "pong")
+SERVER_OPS = ("subscribed", "snapshot", "delta", "alert", "incidents", "result", "error", "pong")
 
 
 def _by_op(ops: tuple[str, ...]) -> dict[str, Any]:
