@@ -15,10 +15,9 @@ from engine.tournament.pairing import table_size
 from engine.tournament.schedule import schedule_view, tournament_schedule
 from engine.tournament.tournament import Tournament
 from projections.arbiter_report import report_entries
-from projections.clock import clock_report, device_view, game_at, move_clocks
+from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
 from projections.pairings import pairings
-from projections.pgn import game_pgn
 from projections.standings import crosstable, standings
 from projections.trf import trf_players, trf_text
 
@@ -73,15 +72,35 @@ def game_clock_report(store: Store, game_id: str) -> list[dict[str, Any]]:
     return clock_report(events, store.readings(game_id))
 
 
-def game_pgn_text(store: Store, game_id: str) -> str:
-    game = store.game(game_id)
-    if game is None:
-        raise UnknownGame(f"no game {game_id!r} in this store")
-    tournament = store.tournament()
-    names = {p.id: p.name for p in tournament.players} if tournament else {}
-    event = tournament.name if tournament else "?"
-    clocks = move_clocks(store.stream(game_stream(game_id)))
-    return game_pgn(game, event=event, names=names, clocks_ms=clocks)
+def tournament_object(store: Store) -> dict[str, Any]:
+    """The event: name, place, rules, dates, its players (with their drawn numbers once
+    the lots are drawn, 3.4) and arbiters."""
+    tournament = _require_tournament(store)
+    numbers = tournament.numbers or {}
+    return {
+        "tournament": tournament.id,
+        "name": tournament.name,
+        "site": tournament.pgn_site(),
+        "city": tournament.city or None,
+        "country": tournament.country or None,
+        "rules": tournament.rules,
+        "start_date": tournament.start_date,
+        "cycles": tournament.cycles,
+        "rounds": tournament.rounds,
+        "players": [
+            {
+                "id": p.id,
+                "name": p.name,
+                "title": p.title or None,
+                "federation": p.federation,
+                "rating": p.rating,
+                "fide_id": p.fide_id or None,
+                "number": numbers.get(p.id),
+            }
+            for p in tournament.players
+        ],
+        "arbiters": [{"id": a.id, "name": a.name, "role": a.role} for a in tournament.arbiters],
+    }
 
 
 def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
