@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
             handle = open(args.file, "rb")  # noqa: SIM115
         except OSError as exc:
             raise MalformedCommand(f"cannot read {args.file!r}: {exc.strerror}") from None
-    with store_of(args) as store, handle:
+    with store_of(args, create=True) as store, handle:
         for number, data in enumerate(handle, start=1):
             raw, problem = parse_line(data, number)
             if problem is None and raw is None:

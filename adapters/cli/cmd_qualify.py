@@ -152,7 +152,7 @@ def run_qualify(args: argparse.Namespace) -> int:
         if args.emit_command:
             print_json(cmd)
         if args.create_tournament:
-            with store_of(args) as store:
+            with store_of(args, create=True) as store:
                 answer = store.handle(cmd)
             if not answer["ok"]:
                 print_json(answer)

@@ -137,8 +137,10 @@ def serve_replay(
     keep_serving: bool,
     progress: Progress | None = None,
     announce: Callable[[str], None] = print,
+    on_end: Callable[[], None] | None = None,
 ) -> None:
-    """Serve the store on the gateway while the replay fills it; Ctrl-C stops both."""
+    """Serve the store on the gateway while the replay fills it; Ctrl-C stops both.
+    ``on_end`` runs once the replay has reached the end of the log (not on Ctrl-C)."""
     serve_forever = gateway_entry()
 
     halt = threading.Event()
@@ -170,6 +172,8 @@ def serve_replay(
             await asyncio.to_thread(
                 replay, store, records, pace, progress, halt.wait, stopped=halt.is_set
             )
+            if on_end is not None and not interrupted.is_set():
+                on_end()
             if keep_serving and not interrupted.is_set():
                 announce("Replay finished; still serving (Ctrl-C to stop).")
                 await gateway

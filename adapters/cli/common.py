@@ -5,13 +5,34 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from adapters.store import Store, open_store
+from adapters.store import Store, open_store, store_url
+from engine.errors import MalformedCommand
+
+CREATE_HINT = (
+    "create one with `candidates --store {path} apply FILE.jsonl` (its first command a "
+    "create_tournament), `candidates --store {path} import-pgn FILE.pgn` or "
+    "`candidates --store {path} import-log FILE`"
+)
 
 
-def store_of(args: argparse.Namespace) -> Store:
-    return open_store(getattr(args, "store", None), getattr(args, "future_tolerance", None))
+def store_of(args: argparse.Namespace, *, create: bool = False) -> Store:
+    """The store the command names. A command that only reads (``create`` False) refuses
+    a SQLite path where there is no store, and creates nothing there."""
+    url = store_url(getattr(args, "store", None))
+    if not create:
+        require_existing_store(url)
+    return open_store(url, getattr(args, "future_tolerance", None))
+
+
+def require_existing_store(url: str) -> None:
+    """MalformedCommand when ``url`` is a SQLite path with no file (a mistyped ``--store``)."""
+    if url.startswith(("postgresql://", "postgres://")) or url == ":memory:":
+        return
+    if not Path(url).is_file():
+        raise MalformedCommand(f"no store at {url}; " + CREATE_HINT.format(path=url))
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:

@@ -58,6 +58,27 @@ from engine.world import World
     summary="A game begins: a paired game (<round>.<board>) or one between named players (3.3.7); "
     "who is at the board may be recorded (Laws 2009 6.6 a).",
     events=(GameStarted, PresenceRecorded, AlertRaised),
+    refusals=(
+        ("rule_violation", "3.3.7", "the game has already been started"),
+        (
+            "rule_violation",
+            "3.1",
+            "a player of the pairing has withdrawn and the game is not played (3.3.3 for a "
+            "first-round default)",
+        ),
+        (
+            "rule_violation",
+            "3.7.3.a",
+            "a sudden-death game whose colours the lot winner has not chosen yet",
+        ),
+        ("unknown_game", "", "not a paired game and no white and black given"),
+        (
+            "malformed_command",
+            "",
+            "white and black other than the pairing's, a player not of the tournament, the wrong "
+            "stage or an invalid FEN",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class StartGame(Command):
@@ -81,6 +102,17 @@ class StartGame(Command):
     summary="A move completed on the board, with the clock's two displays if known (Laws 4, 6).",
     events=(MovePlayed, ResultRecorded, ClockReadingRecorded, AlertRaised),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+        ("rule_violation", "9.5", "a draw claim is pending: the game is paused until the ruling"),
+        (
+            "illegal_move",
+            "",
+            "the move cannot be read (UCI or SAN), is ambiguous or is not legal in the position",
+        ),
+        ("malformed_command", "", "only one of white_ms and black_ms, or a negative time"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class PlayMove(Command):
@@ -112,6 +144,10 @@ class PlayMove(Command):
     summary="A player resigns; the opponent wins (Laws 5.1 b).",
     events=(ResultRecorded, AlertRaised),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class Resign(Command):
@@ -129,6 +165,13 @@ class Resign(Command):
     roles=RULING_ROLES,
     events=(ResultRecorded,),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("malformed_command", "", "the result is '*'"),
+        ("rule_violation", "3.9.2 b", "a draw whose reason or termination is an agreement"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class DeclareResult(Command):

@@ -180,6 +180,15 @@ def judge(clock: Clock, side: Side, reading_ms: int, at_ms: int, tolerance_ms: i
     "clock_reading",
     summary="A reading of the physical clock, stored beside the regulation clock (3.5.1, Laws 6).",
     events=(ClockReadingRecorded, AlertRaised, ResultRecorded),
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game finished before the reading's instant"),
+        (
+            "malformed_command",
+            "",
+            "a negative time or tolerance, or a reading earlier than the last stored one",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class ClockReading(Command):
