@@ -126,17 +126,23 @@ def create(tournament: str = "t-2013") -> dict[str, Any]:
 
 
 def test_execute_all_appends_every_command_or_none(sqlite_store: Store) -> None:
+    """On the store and on the in-memory world alike."""
+    for target in (sqlite_store, World()):
+        all_or_nothing(target)  # type: ignore[arg-type]
+
+
+def all_or_nothing(target: Store) -> None:
     lots = {"cmd": "draw_lots", "tournament": "t-2013", "numbers": {"carlsen": 9}}
     try:
-        sqlite_store.execute_all([create(), lots])
+        target.execute_all([create(), lots])
     except CommandRefused as refusal:
         assert refusal.code == "malformed_command"
     else:
         raise AssertionError("draw_lots with a number out of range was accepted")
-    assert sqlite_store.count() == 0 and sqlite_store.tournament() is None
+    assert target.count() == 0 and target.tournament() is None
     numbers = {p["id"]: i for i, p in enumerate(PLAYERS_2013, start=1)}
-    decided = sqlite_store.execute_all([create(), {**lots, "numbers": numbers}])
+    decided = target.execute_all([create(), {**lots, "numbers": numbers}])
     assert [c.cmd for c, _ in decided] == ["create_tournament", "draw_lots"]
-    assert sqlite_store.count() == sum(len(events) for _, events in decided)
-    tournament = sqlite_store.tournament()
+    assert target.count() == sum(len(events) for _, events in decided)
+    tournament = target.tournament()
     assert tournament is not None and tournament.numbers == numbers
