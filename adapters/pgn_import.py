@@ -73,9 +73,9 @@ from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
 from engine.dispatch import decide
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import ClockReadingRecorded, Event, ResultRecorded
+from engine.events import ClockReadingRecorded, ResultRecorded
 from engine.game.clock_log import ClockLog
-from engine.game.importing import ScoreSheet, import_score_sheet
+from engine.game.importing import RecordScoreSheet, ScoreSheet, require_tournament_game
 from engine.game.state import Game
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
@@ -348,8 +348,7 @@ def import_pgn(
                 message = "" if same else f"game {sheet.game} exists with other moves/result"
                 reports.append(ImportReport(sheet.game, status, message))
                 continue
-            events = import_score_sheet(sheet, rules, by)
-            store.append(events)
+            _, events = store.execute(RecordScoreSheet.of(sheet, rules, by))
             readings = [e for e in events if isinstance(e, ClockReadingRecorded)]
             summary = clock_summary(clock_report(events, readings)) if readings else None
             ended = next((e for e in events if isinstance(e, ResultRecorded)), None)
@@ -430,47 +429,6 @@ def _score_sheet(
 
 
 FINAL_RESULTS = ("1-0", "0-1", "1/2-1/2")
-
-
-def require_tournament_game(tournament: Tournament, sheet: ScoreSheet) -> None:
-    """A game imported into a tournament's store must be one of its games: its players,
-    one of its rounds, and a pairing of that round when the lots are drawn."""
-    known = {p.id for p in tournament.players}
-    strangers = [pid for pid in (sheet.white, sheet.black) if pid not in known]
-    if strangers:
-        raise MalformedCommand(
-            f"game {sheet.game} ({sheet.white} - {sheet.black}): "
-            f"{', '.join(map(repr, strangers))} not a player of {tournament.id!r} "
-            f"(players: {', '.join(sorted(known))})"
-        )
-    planned = tournament.planned_game(sheet.game)
-    if planned is not None:
-        if (planned.white, planned.black) != (sheet.white, sheet.black):
-            raise MalformedCommand(
-                f"game {sheet.game} ({sheet.white} - {sheet.black}): the playoff game "
-                f"{sheet.game} of {tournament.id!r} is {planned.white} - {planned.black}"
-            )
-        return
-    if not 1 <= sheet.round <= tournament.rounds:
-        raise MalformedCommand(
-            f"game {sheet.game} ({sheet.white} - {sheet.black}): round {sheet.round} is "
-            f"not a round of {tournament.id!r} (rounds 1-{tournament.rounds})"
-        )
-    if tournament.numbers is None:
-        return
-    # Boards are numbered differently by different files: the pair must play in that round
-    # with those colours, on whichever board.
-    in_round = {
-        pair
-        for game_id, pair in tournament.round_robin_pairings().items()
-        if game_id.partition(".")[0] == str(sheet.round)
-    }
-    if (sheet.white, sheet.black) not in in_round:
-        listed = ", ".join(f"{w} - {b}" for w, b in sorted(in_round))
-        raise MalformedCommand(
-            f"game {sheet.game} ({sheet.white} - {sheet.black}): round {sheet.round} of "
-            f"{tournament.id!r} does not pair them so (its games: {listed})"
-        )
 
 
 def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
@@ -608,20 +566,24 @@ def _create_tournament(
             else:
                 moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
                 message += "; rounds played in another order than the table's: " + ", ".join(moved)
-    store.append(staged.events)  # the tournament, its lots and round order: one transaction
-    return ImportReport(
-        "tournament", "created", message, events=len(staged.events), warnings=warnings
-    )
+    try:  # the tournament, its lots and round order: one transaction, or nothing
+        decided = store.execute_all(staged.commands)
+    except CommandRefused as refused:
+        return ImportReport("tournament", "refused", refused.message, warnings=warnings)
+    events = sum(len(events) for _, events in decided)
+    return ImportReport("tournament", "created", message, events=events, warnings=warnings)
 
 
 class _Staged:
-    """The tournament as decided so far, not yet appended: the decisions that create
-    it from a file are appended together, so no kill leaves it half made."""
+    """The tournament as decided so far, nothing appended: which of the commands that
+    create it from a file are accepted (a refused ``draw_lots`` or ``reorder_rounds`` is
+    a warning, not a failure). The accepted commands are then executed together
+    (``Store.execute_all``), so no kill leaves the tournament half made."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.state: Tournament | None = store.tournament()
-        self.events: list[Event] = []
+        self.commands: list[dict[str, Any]] = []
 
     def tournament(self) -> Tournament | None:
         return self.state
@@ -635,11 +597,8 @@ class _Staged:
     def decide(self, command: dict[str, Any]) -> None:
         _, events = decide(command, self)
         for event in events:
-            self.add(event)
-
-    def add(self, event: Event) -> None:
-        self.events.append(event)
-        self.state = tournaments.evolve(self.state, event)
+            self.state = tournaments.evolve(self.state, event)
+        self.commands.append(command)
 
 
 def _date(text: str) -> datetime | None:

@@ -93,6 +93,18 @@ FIELD_NOTES: dict[str, str] = {
     "message": "the alert in words, for the arbiters",
     "details": "what the board saw (free-form)",
     "raise_alert.kind": "the alert's kind (`board_disconnected`, `clock_mismatch` ...)",
+    "record_score_sheet.round": "the round the game belongs to (a playoff game: its stage's)",
+    "record_score_sheet.board": "the board it was played on, in its round",
+    "record_score_sheet.moves": "every move of the sheet, SAN or UCI, in order",
+    "record_score_sheet.result": "`1-0`, `0-1`, `1/2-1/2`, or `*` for a game not finished",
+    "record_score_sheet.at": "when the game started, ISO-8601 UTC",
+    "record_score_sheet.move_at_ms": "when each move was completed (epoch ms), if known",
+    "record_score_sheet.clocks_ms": "the mover's clock after each ply (ms, null where the sheet "
+    "has none), e.g. PGN `[%clk]`: each is recorded as a clock reading and, without "
+    "`move_at_ms`, gives the move instants",
+    "record_score_sheet.initial_fen": "a starting position other than the initial one",
+    "record_score_sheet.rules": "the rules profile of a game outside a tournament: "
+    "`candidates-2012` (default) or `fide-2023`; a tournament's game follows its rules",
 }
 """A sentence per wire field; ``command.field`` where a field means something else there."""
 
@@ -233,6 +245,18 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "tournament": "london-2013",
         "order": [1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14],
         "reason": "the organisers played the table's round 7 as round 6 (3.2)",
+    },
+    "record_score_sheet": {
+        "cmd": "record_score_sheet",
+        "game": "1.1",
+        "round": 1,
+        "board": 1,
+        "white": "carlsen",
+        "black": "aronian",
+        "result": "1/2-1/2",
+        "moves": ["e4", "e5", "Nf3", "Nc6"],
+        "at": "2013-03-15T14:00:00Z",
+        "time_control": "40/7200:20/3600:900+30",
     },
     "raise_alert": {
         "cmd": "raise_alert",

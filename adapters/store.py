@@ -553,6 +553,37 @@ class Store:
             raise
         return answers
 
+    def execute_all(self, raws: Iterable[object]) -> list[tuple[Command, list[Event]]]:
+        """Decide several commands and append all their events in one save, or none.
+
+        Each command is decided on the state left by the ones before it; the first
+        refusal (or a conflict with another writer) raises and appends nothing: a
+        tournament created from a file with its lots and round order is whole or
+        absent. Returns (command, events) for each command, in order."""
+        raws = list(raws)
+        received = self.wall_clock()
+        decided: list[tuple[Command, list[Event]]] = []
+        pending: list[Event] = []
+        touched: set[str] = set()
+        self._batch_fresh = set()
+        try:
+            for raw in raws:
+                cmd, events = decide(raw, self, received, self.future_tolerance_ms)
+                for event in events:
+                    self._apply_pending(event)
+                    touched.add(event.originator_id)
+                pending.extend(events)
+                decided.append((cmd, events))
+            self._batch_fresh = None
+            self.append(pending)
+        except BaseException:
+            for stream in touched:
+                self._cache.pop(stream, None)
+            raise
+        finally:
+            self._batch_fresh = None
+        return decided
+
     def _apply_pending(self, event: Event) -> None:
         """Fold a decided, not yet saved event into the cached state of its stream."""
         stream = event.originator_id

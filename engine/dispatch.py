@@ -25,7 +25,7 @@ from engine.arbiter import (
 from engine.commands import REGISTRY, Command, parse_command
 from engine.errors import MalformedCommand
 from engine.events import Event
-from engine.game import moves, reconciliation
+from engine.game import importing, moves, reconciliation
 from engine.game import state as games
 from engine.standings import playoffs, withdrawal
 from engine.timefmt import format_instant
@@ -35,6 +35,7 @@ from engine.world import World
 COMMAND_MODULES = (
     founding,
     moves,
+    importing,
     reconciliation,
     draw_claims,
     illegal_moves,

@@ -134,3 +134,39 @@ def test_the_engine_and_the_projections_do_no_io_through_the_adapters() -> None:
             assert not [n for n in names if n.startswith("adapters")], module
             if module.startswith("engine"):
                 assert not [n for n in names if n.startswith("projections")], module
+
+
+STORE_APPENDERS = {"adapters/replay_log.py", "adapters/chain.py"}
+"""The only modules that append events they did not decide: a log import (the events are
+recorded facts) and the seals (the audit chain's own events)."""
+
+
+def store_appends(path: Path) -> list[int]:
+    """Lines of ``path`` that call ``append`` on a store (``store``, ``self.store``,
+    ``target_store`` ...); ``self.append`` inside ``adapters/store.py`` is the store's own."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "append"
+        ):
+            continue
+        receiver = ast.unparse(node.func.value).lower()
+        if receiver.rsplit(".", 1)[-1].endswith("store"):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_every_event_is_decided_in_the_engine_but_log_imports_and_seals() -> None:
+    """Commands go through ``decide`` (``Store.execute``, ``execute_many``, ``execute_all``);
+    ``Store.append`` is left to the replay of a log and to the seals."""
+    found = {}
+    for layer in ("adapters", "engine", "projections", "bench"):
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            where = path.relative_to(ROOT).as_posix()
+            lines = store_appends(path)
+            if lines and where not in STORE_APPENDERS:
+                found[where] = lines
+    assert found == {}, f"events appended without a decision: {found}"
+    assert all(store_appends(ROOT / where) for where in STORE_APPENDERS), "the scan finds none"

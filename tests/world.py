@@ -1,7 +1,7 @@
 """The engine's ``World`` in memory: commands decided, events kept in a list, no store.
 
 Rule tests need the engine's decisions, not a backend: this world answers the
-same calls the store does (``handle``, ``execute``, ``execute_many``,
+same calls the store does (``handle``, ``execute``, ``execute_many``, ``execute_all``,
 ``append``, ``stream``, ``count``, ``game``, ``tournament``, ``clock_log``,
 ``board_log``, ``incident_book``,
 ``readings``, ``reading_at``, ``game_ids``, ``events_since``) with the state
@@ -122,6 +122,16 @@ class World:
 
     def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
         return [self.handle(raw) for raw in raws]
+
+    def execute_all(self, raws: Iterable[object]) -> list[tuple[Any, list[Event]]]:
+        """Every command, each decided on the state the ones before it left, or none."""
+        log, states = list(self.log), dict(self.states)
+        streams = {s: list(e) for s, e in self.streams.items()}
+        try:
+            return [self.execute(raw) for raw in raws]
+        except BaseException:
+            self.log, self.states, self.streams = log, states, streams
+            raise
 
     def seal(self) -> None:
         """Seals belong to the store's hash chains (adapters/chain.py): none here."""

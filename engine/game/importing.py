@@ -10,6 +10,12 @@ header, or moves recorded after the end (broadcasts record a move played
 after a dead position). Such trailing moves are kept in the reason as the
 sheet records them and are never played. Otherwise the game is finished with
 termination ``imported`` and the sheet's result.
+
+``record_score_sheet`` is the command that records one sheet after the fact
+(the PGN import sends it for each game): refused when the game is already
+recorded, and, in a tournament's store, when the game is not one of the
+tournament's (its players, one of its rounds, a pairing of that round once the
+lots are drawn, the pairing of a playoff game).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import chess
 
 from engine.clock.move_instants import derive_move_instants
 from engine.clock.time_control import TimeControl, parse_time_control
+from engine.commands import Command, command
 from engine.errors import IllegalMove, MalformedCommand
 from engine.events import (
     ClockReadingRecorded,
@@ -31,10 +38,13 @@ from engine.events import (
     clock_stream,
     game_stream,
 )
+from engine.fields import Instant
 from engine.game.state import Game, evolve, mover, outcome_of
-from engine.rules import profile
+from engine.rules import DEFAULT_PROFILE, profile
 from engine.side import Side
 from engine.termination import Termination
+from engine.tournament.tournament import Tournament
+from engine.world import World
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,169 @@ class ScoreSheet:
     """The mover's recorded clock after each ply (``[%clk]``), if the sheet has them.
     When given (and ``move_at_ms`` is not), the move instants are derived from them
     (``engine.clock.move_instants``) and each is stored as a clock reading."""
+
+
+@command(
+    "record_score_sheet",
+    summary="A finished (or adjourned) game recorded after the fact from its score sheet: "
+    "its moves, result and, if known, clocks (the PGN import sends one per game).",
+    events=(GameStarted, MovePlayed, ResultRecorded, ClockReadingRecorded),
+    refusals=(
+        ("malformed_command", "", "the game is already recorded"),
+        (
+            "illegal_move",
+            "",
+            "a move cannot be read, is not legal where it stands, or is a null move",
+        ),
+        (
+            "malformed_command",
+            "",
+            "a player not of the tournament, a round not of it, a pairing other than the "
+            "round's (or the playoff game's), an unknown result, rules or position, or a "
+            "list holding other than moves, times or instants, or not one entry a move",
+        ),
+    ),
+)
+@dataclass(frozen=True, kw_only=True)
+class RecordScoreSheet(Command):
+    game: str
+    round: int
+    board: int
+    white: str
+    black: str
+    result: str
+    """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` (not finished)."""
+    moves: list[str]
+    """SAN or UCI, in order."""
+    at_ms: Instant
+    """When the game started."""
+    move_at_ms: list[int] | None = None
+    """When each move was completed (epoch ms), if known."""
+    clocks_ms: list[int | None] | None = None
+    """The mover's clock after each ply (ms; null where the sheet has none), if recorded."""
+    time_control: str | None = None
+    """The game's control (PGN ``TimeControl`` form); the rules' control if absent."""
+    initial_fen: str | None = None
+    rules: str | None = None
+    """The rules profile of a game outside a tournament (a tournament's own rules otherwise)."""
+    by: str = "import"
+
+    def decide(self, world: World) -> list[Event]:
+        sheet = self.score_sheet()
+        tournament = world.tournament()
+        if tournament is not None:
+            require_tournament_game(tournament, sheet)
+        if world.game(sheet.game) is not None:
+            raise MalformedCommand(
+                f"game {sheet.game} is already recorded: a score sheet records a new game"
+            )
+        rules = tournament.rules if tournament else self.rules or DEFAULT_PROFILE
+        return import_score_sheet(sheet, rules, self.by)
+
+    def score_sheet(self) -> ScoreSheet:
+        """The command as a score sheet, its lists checked."""
+        where = f"record_score_sheet: game {self.game}"
+        if not all(isinstance(m, str) for m in self.moves):
+            raise MalformedCommand(f"{where}: 'moves' must be a list of moves (SAN or UCI)")
+        if self.move_at_ms is not None and not all(_whole(t) for t in self.move_at_ms):
+            raise MalformedCommand(f"{where}: 'move_at_ms' must be a list of instants in ms")
+        if self.clocks_ms is not None and not all(c is None or _whole(c) for c in self.clocks_ms):
+            raise MalformedCommand(f"{where}: 'clocks_ms' must be a list of times in ms or null")
+        for name, values in (("move_at_ms", self.move_at_ms), ("clocks_ms", self.clocks_ms)):
+            if values is not None and len(values) != len(self.moves):
+                raise MalformedCommand(
+                    f"{where}: {len(values)} entries in {name!r} for {len(self.moves)} moves "
+                    "(one a move)"
+                )
+        if self.initial_fen is not None:
+            try:
+                chess.Board(self.initial_fen)
+            except ValueError:
+                raise MalformedCommand(
+                    f"{where}: FEN {self.initial_fen!r} is not a position"
+                ) from None
+        return ScoreSheet(
+            game=self.game,
+            round=self.round,
+            board=self.board,
+            white=self.white,
+            black=self.black,
+            result=self.result,
+            moves=self.moves,
+            at_ms=self.at_ms,
+            move_at_ms=self.move_at_ms,
+            time_control=self.time_control,
+            initial_fen=self.initial_fen,
+            clocks_ms=self.clocks_ms,
+        )
+
+    @classmethod
+    def of(
+        cls, sheet: ScoreSheet, rules: str | None = None, by: str = "import"
+    ) -> RecordScoreSheet:
+        """The command that records ``sheet``."""
+        return cls(
+            game=sheet.game,
+            round=sheet.round,
+            board=sheet.board,
+            white=sheet.white,
+            black=sheet.black,
+            result=sheet.result,
+            moves=list(sheet.moves),
+            at_ms=sheet.at_ms,
+            move_at_ms=None if sheet.move_at_ms is None else list(sheet.move_at_ms),
+            clocks_ms=None if sheet.clocks_ms is None else list(sheet.clocks_ms),
+            time_control=sheet.time_control,
+            initial_fen=sheet.initial_fen,
+            rules=rules,
+            by=by,
+        )
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def require_tournament_game(tournament: Tournament, sheet: ScoreSheet) -> None:
+    """A game recorded in a tournament's store must be one of its games: its players,
+    one of its rounds, and a pairing of that round when the lots are drawn,
+    or the pairing of its playoff game."""
+    known = {p.id for p in tournament.players}
+    strangers = [pid for pid in (sheet.white, sheet.black) if pid not in known]
+    if strangers:
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): "
+            f"{', '.join(map(repr, strangers))} not a player of {tournament.id!r} "
+            f"(players: {', '.join(sorted(known))})"
+        )
+    planned = tournament.planned_game(sheet.game)
+    if planned is not None:
+        if (planned.white, planned.black) != (sheet.white, sheet.black):
+            raise MalformedCommand(
+                f"game {sheet.game} ({sheet.white} - {sheet.black}): the playoff game "
+                f"{sheet.game} of {tournament.id!r} is {planned.white} - {planned.black}"
+            )
+        return
+    if not 1 <= sheet.round <= tournament.rounds:
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): round {sheet.round} is "
+            f"not a round of {tournament.id!r} (rounds 1-{tournament.rounds})"
+        )
+    if tournament.numbers is None:
+        return
+    # Boards are numbered differently by different files: the pair must play in that round
+    # with those colours, on whichever board.
+    in_round = {
+        pair
+        for game_id, pair in tournament.round_robin_pairings().items()
+        if game_id.partition(".")[0] == str(sheet.round)
+    }
+    if (sheet.white, sheet.black) not in in_round:
+        listed = ", ".join(f"{w} - {b}" for w, b in sorted(in_round))
+        raise MalformedCommand(
+            f"game {sheet.game} ({sheet.white} - {sheet.black}): round {sheet.round} of "
+            f"{tournament.id!r} does not pair them so (its games: {listed})"
+        )
 
 
 def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> list[Event]:
