@@ -48,9 +48,10 @@ from adapters.replay_log import (
     plain,
     verify_links,
 )
-from adapters.store import Store
+from adapters.store import Store, logical_event
 from engine.events import (
     TOURNAMENT_STREAM,
+    TOURNAMENTS_STREAM,
     ChainSealed,
     ClaimRuled,
     ClockAdjusted,
@@ -62,6 +63,7 @@ from engine.events import (
     MovesCorrected,
     ResultCorrected,
     ResultRecorded,
+    split_stream,
     stream_game_id,
 )
 from engine.game import state as games
@@ -69,6 +71,7 @@ from engine.game.state import Game
 from engine.rules import PROFILES
 from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
+from engine.tournament.tournament import Tournament
 from projections.clock import clock_text
 from projections.game_view import game_view
 
@@ -677,8 +680,10 @@ def check_projections(
     """Re-derive from scratch and compare with the live projections (store) or the trailer."""
     report.games = len(folded)
     if store is not None:
+        first = store.first_tournament_id()
         for game_id, game in sorted(folded.items()):
-            live = store.game(game_id)
+            namespace, _, plain_id = game_id.rpartition("/")  # a further tournament's game
+            live = store.view(namespace or first).game(plain_id)
             if live is None or game_view(live) != game_view(game):
                 report.add(
                     INTEGRITY,
@@ -686,20 +691,29 @@ def check_projections(
                     f"game {game_id}: the live projection differs from the one re-derived "
                     "from the stored events",
                 )
-        live_t = store.tournament()
-        derived_t = None
+        derived_ts: dict[str | None, Tournament | None] = {None: None}
         for event in events:
-            if event.originator_id == TOURNAMENT_STREAM:
-                derived_t = tournaments.evolve(derived_t, event)
-        if live_t != derived_t:
-            report.add(
-                INTEGRITY,
-                "projection_differs",
-                "the live tournament state differs from the one re-derived from the stored events",
-            )
+            namespace, name = split_stream(event.originator_id)
+            if name == TOURNAMENT_STREAM:
+                derived_ts[namespace] = tournaments.evolve(
+                    derived_ts.get(namespace), logical_event(event, namespace)
+                )
+        for namespace, derived_t in derived_ts.items():
+            if store.view(namespace or first).tournament() != derived_t:
+                report.add(
+                    INTEGRITY,
+                    "projection_differs",
+                    f"the live state of tournament {namespace or first!r} differs from the one "
+                    "re-derived from the stored events",
+                )
     derived_state = final_state(events)
-    if store is not None and store.tournament() is not None and "standings" in derived_state:
-        live = plain(standings_object(store))
+    first_view = store.view(store.first_tournament_id()) if store is not None else None
+    if (
+        first_view is not None
+        and first_view.tournament() is not None
+        and ("standings" in derived_state)
+    ):
+        live = plain(standings_object(first_view))
         if live != derived_state["standings"]:
             report.add(
                 INTEGRITY,
@@ -756,7 +770,10 @@ def audit_records(
     check_clocks(readable, events, report)
     check_projections(store, log, events, folded, report)
     for record in readable:
-        if stream_game_id(record.stream) is None and record.stream != TOURNAMENT_STREAM:
+        if stream_game_id(record.stream) is None and split_stream(record.stream)[1] not in (
+            TOURNAMENT_STREAM,
+            TOURNAMENTS_STREAM,
+        ):
             report.add(INFO, "unknown_stream", f"stream {record.stream!r} is not audited", record)
     return report
 

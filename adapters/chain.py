@@ -279,7 +279,7 @@ class Chain:
         """
         from engine.errors import Conflict
 
-        tournament = self.store.tournament()
+        tournament = self.store.first_tournament()  # the seals' stream is the store's first
         if tournament is None or self._sealing:
             return None
         if self.sealed is None or tournament.version != self.sealed_version:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, unquote, urlparse
@@ -35,14 +35,26 @@ from eventsourcing.persistence import IntegrityError, Notification
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
 from engine.commands import Command
-from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide
-from engine.errors import CommandRefused, Conflict, MalformedCommand
-from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, Event, clock_stream, game_stream
+from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide, parse_command
+from engine.errors import CommandRefused, Conflict, MalformedCommand, UnknownTournament
+from engine.events import (
+    TOURNAMENT_STREAM,
+    TOURNAMENTS_STREAM,
+    ClockReadingRecorded,
+    Event,
+    TournamentCreated,
+    TournamentListed,
+    clock_stream,
+    game_stream,
+    physical_stream,
+    split_stream,
+)
 from engine.game import clock_log as clock_logs
 from engine.game import state as games
 from engine.game.clock_log import ClockLog
 from engine.game.state import Game
 from engine.tournament import tournament as tournaments
+from engine.tournament.founding import CreateTournament
 from engine.tournament.tournament import Tournament
 
 DEFAULT_STORE = "./var/candidates.sqlite"
@@ -107,7 +119,7 @@ def store_env(url: str) -> dict[str, str]:
 
 
 class CandidatesApplication(Application[str]):
-    """The eventsourcing application that holds every stream of one tournament."""
+    """The eventsourcing application that holds every stream of the store's tournaments."""
 
     name = "Candidates"
     log_section_size = 1000
@@ -132,8 +144,12 @@ class Store:
         *,
         wall_clock: Callable[[], int] = wall_clock_ms,
         future_tolerance: int | None = None,
+        tournament: str | None = None,
     ) -> None:
         self.url = store_url(url)
+        self.default_tournament = tournament
+        """The tournament of reads and commands that name none (``--tournament``); None:
+        the store's only one."""
         self.wall_clock = wall_clock
         """When a command is received (UTC epoch ms); tests inject a fixed clock."""
         self.future_tolerance_ms = (
@@ -142,6 +158,8 @@ class Store:
         """How far ahead of ``wall_clock`` a command's instant may be."""
         self.app = CandidatesApplication(env=store_env(self.url))
         self._cache: dict[str, _Cached] = {}
+        self._first_id: str | None = None
+        self._views: dict[str | None, TournamentView] = {None: TournamentView(self, None)}
         self._batch_fresh: set[str] | None = None
         """Streams already brought up to date during the current ``execute_many``."""
         self.chain = Chain(self)
@@ -159,11 +177,16 @@ class Store:
     # --- reading ------------------------------------------------------------
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
-        """The events of one stream after a version, in order."""
+        """The events of one stored stream after a version, in order (names as stored)."""
         events = self.app.events.get(stream_id, gt=after_version or None)
         return [e for e in events if isinstance(e, Event)]
 
-    def _fold(self, stream_id: str, evolve: Callable[[S | None, Event], S | None]) -> S | None:
+    def _fold(
+        self,
+        stream_id: str,
+        evolve: Callable[[S | None, Event], S | None],
+        namespace: str | None = None,
+    ) -> S | None:
         cached = self._cache.get(stream_id)
         if cached is not None and self._batch_fresh is not None:
             if stream_id in self._batch_fresh:  # caught up earlier in this execute_many
@@ -173,95 +196,84 @@ class Store:
         state: S | None = cached.state if cached else None
         version = cached.version if cached else 0
         for event in self.stream(stream_id, version):
-            state = evolve(state, event)
+            state = evolve(state, logical_event(event, namespace))
             version = event.originator_version
         self._cache[stream_id] = _Cached(state, version)
         return state
 
+    # --- the store's tournaments ---------------------------------------------
+
+    def first_tournament_id(self) -> str | None:
+        """The id of the store's first tournament (the one on the plain stream names)."""
+        if self._first_id is None:
+            first = self._fold(TOURNAMENT_STREAM, tournaments.evolve)
+            self._first_id = first.id if first is not None else None
+        return self._first_id
+
+    def first_tournament(self) -> Tournament | None:
+        """The state of the store's first tournament (on the plain ``tournament`` stream,
+        which also carries the seals of the whole store)."""
+        return self._views[None].tournament()
+
+    def _listed(self) -> tuple[tuple[str, ...], int]:
+        """The further tournaments (``TournamentListed``) and the version of their list."""
+        self._fold(TOURNAMENTS_STREAM, _list_tournament)
+        cached = self._cache[TOURNAMENTS_STREAM]
+        return cached.state or (), cached.version
+
+    def tournament_ids(self) -> list[str]:
+        """Every tournament of the store, the first one first."""
+        first = self.first_tournament_id()
+        return ([first] if first is not None else []) + list(self._listed()[0])
+
+    def view(self, tournament: str | None = None, *, creating: bool = False) -> TournamentView:
+        """One tournament of the store: ``tournament`` (its id), else the only one.
+
+        Refused with the choices when the store holds several and none is named,
+        or when the named one is not in the store (unless ``creating`` it)."""
+        first = self.first_tournament_id()
+        tournament = tournament or self.default_tournament
+        if tournament is None:
+            listed = self._listed()[0]
+            if listed:
+                raise MalformedCommand(
+                    f"this store holds {len(listed) + 1} tournaments "
+                    f"({', '.join([str(first), *listed])}): name one with 'tournament' "
+                    "(--tournament on the command line)"
+                )
+            return self._views[None]
+        if first is None or tournament == first:
+            return self._views[None]
+        if tournament not in self._views:
+            if not creating and tournament not in self._listed()[0]:
+                raise UnknownTournament(
+                    f"no tournament {tournament!r} in this store; it holds "
+                    f"{', '.join(map(repr, self.tournament_ids()))}"
+                )
+            if "/" in tournament:
+                raise MalformedCommand(f"a tournament id cannot contain '/': {tournament!r}")
+            self._views[tournament] = TournamentView(self, tournament)
+        return self._views[tournament]
+
+    # --- the default tournament's reads (a store with one tournament) ----------
+
     def tournament(self) -> Tournament | None:
-        return self._fold(TOURNAMENT_STREAM, tournaments.evolve)
+        return self.view().tournament()
 
     def game(self, game_id: str) -> Game | None:
-        return self._fold(game_stream(game_id), games.evolve)
+        return self.view().game(game_id)
 
     def clock_log(self, game_id: str) -> ClockLog | None:
-        """The state of a game's ``clock/<id>`` stream (its version, its last reading).
-
-        Read from the stream's last events only (the last reading carries what
-        the next decision needs), then kept up to date like every cached state:
-        a game with 10,000 readings costs one short query, not a fold.
-        """
-        stream = clock_stream(game_id)
-        if stream not in self._cache:
-            self._cache[stream] = _Cached(*self._clock_log_from_tail(stream))
-        return self._fold(stream, clock_logs.evolve)
-
-    def _clock_log_from_tail(self, stream: str) -> tuple[ClockLog | None, int]:
-        game_id = stream.partition("/")[2]
-        newest = self.app.recorder.select_events(stream, desc=True, limit=1)
-        if not newest:
-            return None, 0
-        version = newest[0].originator_version
-        limit = 8
-        while True:
-            tail = self.app.recorder.select_events(stream, desc=True, limit=limit)
-            for stored in tail:
-                event = self.app.mapper.to_domain_event(stored)
-                if isinstance(event, ClockReadingRecorded):
-                    return ClockLog(game_id, version, event), version
-            if len(tail) < limit:
-                return ClockLog(game_id, version, None), version
-            limit *= 8
+        return self.view().clock_log(game_id)
 
     def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:
-        """The last reading taken at or before ``at_ms`` and its position among the readings.
-
-        Readings are stored in time order (``clock_reading`` refuses an earlier
-        one), so this is a binary search over the stream's versions: about
-        log2(N) one-row queries instead of reading N events.
-        """
-        stream = clock_stream(game_id)
-        log = self.clock_log(game_id)
-        if log is None or log.version == 0:
-            return None
-
-        def event_at(version: int) -> Event | None:
-            stored = self.app.recorder.select_events(stream, lte=version, desc=True, limit=1)
-            if not stored:
-                return None
-            event = self.app.mapper.to_domain_event(stored[0])
-            return event if isinstance(event, Event) else None
-
-        low, high, found = 1, log.version, 0
-        while low <= high:
-            middle = (low + high) // 2
-            event = event_at(middle)
-            if event is not None and event.at_ms <= at_ms:
-                found, low = middle, middle + 1
-            else:
-                high = middle - 1
-        if not found:
-            return None
-        for stored in self.app.recorder.select_events(stream, lte=found, desc=True, limit=8):
-            event = self.app.mapper.to_domain_event(stored)
-            if isinstance(event, ClockReadingRecorded):
-                return event, event.originator_version
-        return None
+        return self.view().reading_at(game_id, at_ms)
 
     def readings(self, game_id: str) -> list[ClockReadingRecorded]:
-        """Every stored reading of a game's clock, in order (for the clock projection)."""
-        return [
-            e for e in self.stream(clock_stream(game_id)) if isinstance(e, ClockReadingRecorded)
-        ]
+        return self.view().readings(game_id)
 
     def game_ids(self) -> list[str]:
-        """Every game with a stream, in (round, board) order."""
-        ids = {
-            n.originator_id.removeprefix("game/")
-            for n in self.notifications()
-            if n.originator_id.startswith("game/")
-        }
-        return sorted(ids, key=game_order)
+        return self.view().game_ids()
 
     def notifications(self, start: int = 1, limit: int | None = None) -> Iterator[Notification]:
         """Stored records in global order from ``start`` (the notification id), lazily."""
@@ -321,9 +333,35 @@ class Store:
         """Seal every event not yet sealed (docs/audit.md); None if nothing to seal."""
         return self.chain.seal()
 
+    def _decide(self, raw: object, received: int) -> tuple[Command, list[Event]]:
+        """Decide one command on its tournament; the events come back with their stored names
+        (and, for a further tournament's creation, its listing on ``tournaments``)."""
+        cmd = raw if isinstance(raw, Command) else parse_command(raw)
+        creating = isinstance(cmd, CreateTournament)
+        view = self.view(cmd.tournament, creating=creating)
+        _, events = decide(cmd, view, received, self.future_tolerance_ms)
+        namespace = view.namespace
+        if namespace is None:
+            return cmd, events
+        stored = [stored_event(e, namespace) for e in events]
+        if creating:
+            _, version = self._listed()
+            created = next(e for e in events if isinstance(e, TournamentCreated))
+            stored.append(
+                TournamentListed(
+                    originator_id=TOURNAMENTS_STREAM,
+                    originator_version=version + 1,
+                    at_ms=created.at_ms,
+                    by=created.by,
+                    tournament=created.tournament,
+                    name=created.name,
+                )
+            )
+        return cmd, stored
+
     def execute(self, raw: object) -> tuple[Command, list[Event]]:
         """Decide and append one command; raises CommandRefused (nothing appended)."""
-        cmd, events = decide(raw, self, self.wall_clock(), self.future_tolerance_ms)
+        cmd, events = self._decide(raw, self.wall_clock())
         self.append(events)
         return cmd, events
 
@@ -346,7 +384,7 @@ class Store:
         try:
             for raw in raws:
                 try:
-                    _, events = decide(raw, self, received, self.future_tolerance_ms)
+                    _, events = self._decide(raw, received)
                 except CommandRefused as refused:
                     answers.append({"ok": False, "error": refused.as_error()})
                     continue
@@ -370,19 +408,23 @@ class Store:
         return answers
 
     def _apply_pending(self, event: Event) -> None:
-        """Fold a decided, not yet saved event into the cached state of its stream."""
+        """Fold a decided, not yet saved event (stored name) into its stream's cached state."""
         stream = event.originator_id
-        evolve = _EVOLVERS.get(stream.partition("/")[0] if "/" in stream else stream)
+        namespace, name = split_stream(stream)
+        kind = name.partition("/")[0]
+        evolve = _EVOLVERS.get(kind)
         if evolve is None:
             self._cache.pop(stream, None)
             return
         if stream not in self._cache:
-            if stream.startswith("clock/"):
-                self.clock_log(stream.partition("/")[2])
+            view = self._views[None] if namespace is None else self.view(namespace, creating=True)
+            if kind == "clock":
+                view.clock_log(name.partition("/")[2])
             else:
-                self._fold(stream, evolve)
+                self._fold(stream, evolve, namespace)
         cached = self._cache[stream]
-        self._cache[stream] = _Cached(evolve(cached.state, event), event.originator_version)
+        state = evolve(cached.state, logical_event(event, namespace))
+        self._cache[stream] = _Cached(state, event.originator_version)
 
     def handle(self, raw: object) -> dict[str, Any]:
         """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
@@ -395,6 +437,150 @@ class Store:
     def handle_all(self, raws: Iterable[object]) -> Iterator[dict[str, Any]]:
         for raw in raws:
             yield self.handle(raw)
+
+
+def _list_tournament(state: tuple[str, ...] | None, event: Event) -> tuple[str, ...] | None:
+    if isinstance(event, TournamentListed):
+        return (*(state or ()), event.tournament)
+    return state
+
+
+def stored_event(event: Event, namespace: str | None) -> Event:
+    """A decided event under the name its stream is stored as."""
+    if namespace is None:
+        return event
+    return replace(event, originator_id=physical_stream(event.originator_id, namespace))
+
+
+def logical_event(event: Event, namespace: str | None) -> Event:
+    """A stored event under the name the engine knows its stream by."""
+    if namespace is None:
+        return event
+    return replace(event, originator_id=split_stream(event.originator_id)[1])
+
+
+class TournamentView:
+    """One tournament of a store, as its decisions and queries see it (an
+    ``engine.world.World``): streams named as if it were alone in the store."""
+
+    def __init__(self, store: Store, namespace: str | None) -> None:
+        self.store = store
+        self.namespace = namespace
+        """None for the store's first tournament (plain stream names), else its id."""
+
+    @property
+    def id(self) -> str | None:
+        return self.namespace if self.namespace is not None else self.store.first_tournament_id()
+
+    def physical(self, stream: str) -> str:
+        return physical_stream(stream, self.namespace)
+
+    def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
+        """The events of one of this tournament's streams (named as the engine names it)."""
+        events = self.store.stream(self.physical(stream_id), after_version)
+        if self.namespace is None:
+            return events
+        return [logical_event(e, self.namespace) for e in events]
+
+    def tournament(self) -> Tournament | None:
+        return self.store._fold(
+            self.physical(TOURNAMENT_STREAM), tournaments.evolve, self.namespace
+        )
+
+    def game(self, game_id: str) -> Game | None:
+        return self.store._fold(self.physical(game_stream(game_id)), games.evolve, self.namespace)
+
+    def clock_log(self, game_id: str) -> ClockLog | None:
+        """The state of a game's ``clock/<id>`` stream (its version, its last reading).
+
+        Read from the stream's last events only (the last reading carries what
+        the next decision needs), then kept up to date like every cached state:
+        a game with 10,000 readings costs one short query, not a fold.
+        """
+        stream = self.physical(clock_stream(game_id))
+        if stream not in self.store._cache:
+            self.store._cache[stream] = _Cached(*self._clock_log_from_tail(stream, game_id))
+        return self.store._fold(stream, clock_logs.evolve, self.namespace)
+
+    def _decoded(self, stored: Any) -> Event | None:
+        event = self.store.app.mapper.to_domain_event(stored)
+        return logical_event(event, self.namespace) if isinstance(event, Event) else None
+
+    def _clock_log_from_tail(self, stream: str, game_id: str) -> tuple[ClockLog | None, int]:
+        recorder = self.store.app.recorder
+        newest = recorder.select_events(stream, desc=True, limit=1)
+        if not newest:
+            return None, 0
+        version = newest[0].originator_version
+        limit = 8
+        while True:
+            tail = recorder.select_events(stream, desc=True, limit=limit)
+            for stored in tail:
+                event = self._decoded(stored)
+                if isinstance(event, ClockReadingRecorded):
+                    return ClockLog(game_id, version, event), version
+            if len(tail) < limit:
+                return ClockLog(game_id, version, None), version
+            limit *= 8
+
+    def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:
+        """The last reading taken at or before ``at_ms`` and its position among the readings.
+
+        Readings are stored in time order (``clock_reading`` refuses an earlier
+        one), so this is a binary search over the stream's versions: about
+        log2(N) one-row queries instead of reading N events.
+        """
+        stream = self.physical(clock_stream(game_id))
+        recorder = self.store.app.recorder
+        log = self.clock_log(game_id)
+        if log is None or log.version == 0:
+            return None
+
+        def event_at(version: int) -> Event | None:
+            stored = recorder.select_events(stream, lte=version, desc=True, limit=1)
+            return self._decoded(stored[0]) if stored else None
+
+        low, high, found = 1, log.version, 0
+        while low <= high:
+            middle = (low + high) // 2
+            event = event_at(middle)
+            if event is not None and event.at_ms <= at_ms:
+                found, low = middle, middle + 1
+            else:
+                high = middle - 1
+        if not found:
+            return None
+        for stored in recorder.select_events(stream, lte=found, desc=True, limit=8):
+            event = self._decoded(stored)
+            if isinstance(event, ClockReadingRecorded):
+                return event, event.originator_version
+        return None
+
+    def readings(self, game_id: str) -> list[ClockReadingRecorded]:
+        """Every stored reading of a game's clock, in order (for the clock projection)."""
+        return [
+            e for e in self.stream(clock_stream(game_id)) if isinstance(e, ClockReadingRecorded)
+        ]
+
+    def game_ids(self) -> list[str]:
+        """Every game of this tournament with a stream, in (round, board) order."""
+        ids = set()
+        for n in self.store.notifications():
+            namespace, name = split_stream(n.originator_id)
+            if namespace == self.namespace and name.startswith("game/"):
+                ids.add(name.removeprefix("game/"))
+        return sorted(ids, key=game_order)
+
+    # --- the store's other reads and writes, for code given a view for a store ---
+
+    def last_seq(self) -> int:
+        return self.store.last_seq()
+
+    def handle(self, raw: object) -> dict[str, Any]:
+        """The store's ``handle`` for a command of this tournament (named unless it names one)."""
+        if isinstance(raw, dict) and raw.get("tournament") is None and self.namespace:
+            raw = {**raw, "tournament": self.namespace}
+        return self.store.handle(raw)
 
 
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
@@ -413,9 +599,14 @@ def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:
     )
 
 
-def open_store(url: str | None = None, future_tolerance_s: float | None = None) -> Store:
+def open_store(
+    url: str | None = None,
+    future_tolerance_s: float | None = None,
+    *,
+    tournament: str | None = None,
+) -> Store:
     tolerance = future_tolerance_ms(future_tolerance_s)
     try:
-        return Store(url, future_tolerance=tolerance)
+        return Store(url, future_tolerance=tolerance, tournament=tournament)
     except Exception as exc:
         raise MalformedCommand(f"cannot open the store {store_url(url)!r}: {exc}") from exc

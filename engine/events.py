@@ -9,12 +9,19 @@ msgpack and decode them back equal.
 
 Streams:
 - ``tournament``: the event, its players and arbiters, the drawing of lots,
-  withdrawals, playoffs. One tournament per store.
+  withdrawals, playoffs.
 - ``game/<id>``: one game: its start, moves, claims, rulings, result. Game ids
   are ``"<round>.<board>"`` for tournament games.
 - ``clock/<id>``: the physical clock's readings of one game, kept apart so
   the game stream stays small and quick to load (readings arrive about once a
   second).
+
+A store may hold several tournaments (an Open and a Women's event side by side).
+The first one created keeps the names above; each further one is namespaced by
+its id: ``tournament/<tid>``, ``game/<tid>/<id>``, ``clock/<tid>/<id>``, and is
+listed on the ``tournaments`` stream (``TournamentListed``). Decisions and
+projections only ever see the names above (``logical_stream``); the store adapter
+translates (``physical_stream``).
 
 A stored field never changes meaning; a new meaning gets a new event class.
 """
@@ -40,9 +47,37 @@ def clock_stream(game_id: str) -> str:
 
 
 def stream_game_id(stream: str) -> str | None:
-    """The game id of a ``game/...`` or ``clock/...`` stream, else None."""
+    """The game id of a ``game/...`` or ``clock/...`` stream, else None; for a further
+    tournament's stream ``<tid>/<id>``, which keeps games of several tournaments apart
+    (``split_stream`` gives the tournament and the plain id)."""
     kind, _, rest = stream.partition("/")
     return rest if kind in ("game", "clock") and rest else None
+
+
+TOURNAMENTS_STREAM = "tournaments"
+"""The store's list of its tournaments after the first (``TournamentListed``)."""
+
+
+def physical_stream(stream: str, namespace: str | None) -> str:
+    """Where a tournament's stream is stored: ``namespace`` None (the store's first
+    tournament) keeps the name; else ``tournament/<ns>``, ``game/<ns>/<id>``..."""
+    if namespace is None:
+        return stream
+    kind, _, rest = stream.partition("/")
+    return f"{kind}/{namespace}/{rest}" if rest else f"{kind}/{namespace}"
+
+
+def split_stream(stream: str) -> tuple[str | None, str]:
+    """(namespace, name) of a stored stream: the inverse of ``physical_stream``;
+    None for the first tournament's streams and the store's own (``tournaments``)."""
+    kind, _, rest = stream.partition("/")
+    if kind == TOURNAMENT_STREAM:
+        return (rest or None), kind
+    if kind in ("game", "clock"):
+        namespace, slash, game_id = rest.rpartition("/")
+        if slash:
+            return namespace, f"{kind}/{game_id}"
+    return None, stream
 
 
 class TypeName:
@@ -106,6 +141,15 @@ class TournamentCreated(Event):
     """Each ``{"id", "name", "federation", "rating"}``; rating may be fractional (2.3)."""
     arbiters: tuple[dict[str, Any], ...]
     """Each ``{"id", "name", "role": "chief"|"deputy"|"advisor"}``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TournamentListed(Event):
+    """A further tournament was created in the store (on ``tournaments``): its streams
+    are namespaced by its id (``tournament/<id>``, ``game/<id>/<round>.<board>``)."""
+
+    tournament: str
+    name: str
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,7 +4,8 @@ Each module of this package whose name starts with ``cmd_`` adds its
 subcommands through ``register(subparsers)``; a subcommand's handler takes
 the parsed arguments and returns the exit status. ``--store`` (a SQLite path
 or a ``postgresql://`` URL) defaults to ``$CANDIDATES_STORE``, else
-``./var/candidates.sqlite``.
+``./var/candidates.sqlite``; ``--tournament ID`` picks one of a store's
+tournaments (default: its only one).
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="SQLite path or postgresql:// URL (default: $CANDIDATES_STORE, "
         "else ./var/candidates.sqlite)",
+    )
+    parser.add_argument(
+        "--tournament",
+        default=None,
+        metavar="ID",
+        help="the tournament of a store that holds several (default: the store's only one)",
     )
     parser.add_argument(
         "--future-tolerance",

@@ -11,12 +11,19 @@ from adapters.store import Store, open_store
 
 
 def store_of(args: argparse.Namespace) -> Store:
-    return open_store(getattr(args, "store", None), getattr(args, "future_tolerance", None))
+    return open_store(
+        getattr(args, "store", None),
+        getattr(args, "future_tolerance", None),
+        tournament=getattr(args, "tournament", None),
+    )
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
-    """``--store`` after the subcommand too (``candidates game 1.1 --store X``)."""
+    """``--store`` and ``--tournament`` after the subcommand too
+    (``candidates game 1.1 --store X --tournament womens``)."""
     parser.add_argument("--store", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    if "--tournament" not in parser._option_string_actions:  # qualify has its own
+        parser.add_argument("--tournament", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 def print_json(obj: Any, *, pretty: bool = False) -> None:
