@@ -16,6 +16,7 @@ from adapters.replay_log import import_log, read_log
 from adapters.store import Store
 from engine.events import physical_stream, split_stream, stream_game_id
 from tests.cli import candidates
+from tests.gateway_support import CHIEF_TOKEN, Peer, RunningGateway
 from tests.helpers import ARBITERS, PLAYERS_2013, at, ok, refused
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -230,3 +231,82 @@ class TestAudit:
         report = audit_store(store)
         assert report.games == 2
         assert [f for f in report.findings if f.severity != "info"] == []
+
+
+class TestGateway:
+    """One gateway serves every tournament of the store: per tournament, or all of them."""
+
+    def test_a_subscription_to_one_tournament_sees_only_its_boards(self, store: Store) -> None:
+        two_events(store)
+        for tid in ("open", "womens"):
+            ok(store, {"cmd": "start_game", "tournament": tid, "game": "1.1", "at": at(0)})
+        with (
+            RunningGateway(store.url) as gw,
+            Peer(gw) as womens,
+            Peer(gw) as everything,
+            Peer(gw) as first,
+        ):
+            womens.subscribe(tournament="womens")
+            everything.subscribe()
+            first.subscribe(tournament="open", games=["1.1"])
+            hello = womens.next("subscribed")
+            assert hello["tournament"] == "womens"
+            assert [t["id"] for t in hello["tournaments"]] == ["open", "womens"]
+            snap = womens.next("snapshot")
+            assert {g["tournament"] for g in snap["games"]} == {"womens"}
+            assert len(snap["games"]) == 56  # every paired game of the double round robin
+            assert {r["player"] for r in snap["standings"]["rows"]} == {p["id"] for p in WOMENS}
+            both = everything.next("snapshot")
+            assert {g.get("tournament", "open") for g in both["games"]} == {"open", "womens"}
+            assert [t["id"] for t in both["tournaments"]] == ["open", "womens"]
+            first_snap = first.next("snapshot")
+            assert [g["game"] for g in first_snap["games"]] == ["1.1"]
+            assert "tournament" not in first_snap["games"][0]  # as in a store of one
+            for tid, move in [("open", "e4"), ("womens", "d4")]:
+                cmd = {"cmd": "play_move", "tournament": tid, "game": "1.1", "move": move}
+                ok(store, {**cmd, "at": at(5)})
+            delta = womens.next("delta")
+            assert (delta["tournament"], delta["game"], delta["object"]["moves"]) == (
+                "womens",
+                "1.1",
+                ["d4"],
+            )
+            assert delta["event"]["stream"] == "game/womens/1.1"
+            seen = [everything.next("delta"), everything.next("delta")]
+            assert sorted(d["object"]["moves"][0] for d in seen) == ["d4", "e4"]
+            mine = first.next("delta")
+            assert mine["object"]["moves"] == ["e4"] and "tournament" not in mine
+            assert all(f.get("op") != "delta" for f in womens.quiet(0.5))
+            assert all(f.get("op") != "delta" for f in first.quiet(0.1))
+
+    def test_an_unknown_tournament_is_refused_naming_the_choices(self, store: Store) -> None:
+        two_events(store)
+        with RunningGateway(store.url) as gw, Peer(gw) as peer:
+            peer.subscribe(tournament="blitz")
+            error = peer.next("error")
+            assert error["code"] == "unknown_tournament"
+            assert "'open', 'womens'" in error["message"]
+
+    def test_a_shared_arbiter_commands_in_both_through_one_connection(self, store: Store) -> None:
+        two_events(store)
+        for tid in ("open", "womens"):
+            ok(store, {"cmd": "start_game", "tournament": tid, "game": "1.2", "at": at(0)})
+        with RunningGateway(store.url) as gw, Peer(gw) as arbiter:
+            arbiter.subscribe(token=CHIEF_TOKEN)  # acts as the arbiter 'chief' of both
+            arbiter.next("snapshot")
+            for n, tid in enumerate(("open", "womens")):
+                command = {
+                    "cmd": "adjust_clock",
+                    "tournament": tid,
+                    "game": "1.2",
+                    "side": "white",
+                    "delta_ms": 60_000,
+                    "reason": "7.4 b",
+                    "at": at(10),
+                }
+                arbiter.send({"op": "command", "id": f"c{n}", "command": command})
+                result = arbiter.next("result")
+                assert result["ok"], result
+                assert result["events"][0]["arbiter"] == "chief"
+        for tid in ("open", "womens"):
+            assert game_object(store.view(tid), "1.2")["clock"]["white_ms"] == 121 * 60_000 - 10_000

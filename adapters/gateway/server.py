@@ -41,7 +41,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
-from adapters.gateway.deltas import frames_for, quiet_clock_frames
+from adapters.gateway.deltas import game_key, quiet_clock_frames, tournament_frames
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
@@ -156,13 +156,16 @@ class Gateway:
     async def open(self) -> None:
         """The first read: every game object and the standings at the store's position."""
         start, latest_at_ms = await self._in(self._reader, self._start_reading)
-        self.live.open(start.seq, start.games, start.standings)
+        self.live.open(start.seq, start.games, start.standings, start.first, start.names)
+        self.public.know(start.first, start.names)
         self.shown = dict(start.games)
         if self.public is not self.live:
             # What was already stored when the gateway started is released once
             # its latest move is ``delay`` old (by its own instant, or now if later).
             release = min(latest_at_ms, start.seen_ms) + self.delay_ms
-            self.public.hold(release, start.seq, [], start.games, True, start.standings)
+            self.public.hold(
+                release, start.seq, [], start.games, set(start.standings), start.standings
+            )
             self.public.release(now_ms())
 
     async def follow(self, stop: asyncio.Event) -> None:
@@ -185,8 +188,15 @@ class Gateway:
 
     def _dispatch(self, update: Update) -> None:
         before = {gid: self.live.games.get(gid) or {} for gid in update.games}
-        frames = frames_for(
-            update.events, update.games, update.standings, update.standings_changed, before
+        self.live.know(update.first, update.names)
+        self.public.know(update.first, update.names)
+        frames = tournament_frames(
+            update.events,
+            update.games,
+            update.standings,
+            update.standings_changed,
+            before,
+            update.first,
         )
         frames = quiet_clock_frames(frames, self.shown, update.games)
         for frame in frames:
@@ -229,11 +239,11 @@ class Gateway:
                         )
                     op = frame.get("op")
                     if op == "subscribe":
-                        identity, games, since = self._parse_subscribe(frame)
+                        identity, games, since, tournaments = self._parse_subscribe(frame)
                         if subscribing is not None:
                             subscribing.cancel()
                         subscribing = asyncio.create_task(
-                            self._subscribe(client, identity, games, since)
+                            self._subscribe(client, identity, games, since, tournaments)
                         )
                     elif op == "command":
                         await self._command(client, frame)
@@ -263,13 +273,33 @@ class Gateway:
 
     def _parse_subscribe(
         self, frame: dict[str, Any]
-    ) -> tuple[Identity, frozenset[str] | None, int | None]:
+    ) -> tuple[Identity, frozenset[str] | None, int | None, frozenset[str] | None]:
+        tournament = frame.get("tournament", "*")
+        tournaments: frozenset[str] | None
+        if tournament == "*" or tournament is None:
+            tournaments = None
+        elif isinstance(tournament, str) and tournament:
+            if tournament not in self.live.names:
+                known = ", ".join(map(repr, self.live.names)) or "none yet"
+                raise FrameError(
+                    "unknown_tournament",
+                    f"no tournament {tournament!r} in this store (it holds {known}); "
+                    "not subscribed",
+                )
+            tournaments = frozenset([tournament])
+        else:
+            raise FrameError(
+                "malformed_frame",
+                f"'tournament' must be \"*\" or a tournament id, got {tournament!r}",
+            )
         games = frame.get("games", "*")
         chosen: frozenset[str] | None
         if games == "*":
             chosen = None
         elif isinstance(games, list) and all(isinstance(g, str) and g for g in games):
-            chosen = frozenset(games)
+            # game ids of the subscribed tournament (or keys ``<tournament>/<id>``)
+            only = next(iter(tournaments)) if tournaments else None
+            chosen = frozenset(game_key(only, g, self.live.first) for g in games)
         else:
             raise FrameError(
                 "malformed_frame", f"'games' must be \"*\" or a list of game ids, got {games!r}"
@@ -288,7 +318,7 @@ class Gateway:
                     "invalid_token", "unknown token: not subscribed (check the token file)"
                 )
             identity = found
-        return identity, chosen, since
+        return identity, chosen, since, tournaments
 
     async def _subscribe(
         self,
@@ -296,6 +326,7 @@ class Gateway:
         identity: Identity,
         games: frozenset[str] | None,
         since: int | None,
+        tournaments: frozenset[str] | None = None,
     ) -> None:
         channel = self.public if identity.role == PUBLIC else self.live
         if client.channel is not None:
@@ -303,6 +334,7 @@ class Gateway:
         client.ready = False
         client.queue.clear()
         client.identity, client.games, client.channel = identity, games, channel
+        client.tournaments = tournaments
         await channel.opened.wait()
         # From here on the channel queues every frame after ``seq`` for this client.
         channel.clients.add(client)
@@ -315,6 +347,8 @@ class Gateway:
                 "role": identity.role,
                 "name": identity.name,
                 "games": "*" if games is None else sorted(games),
+                "tournament": "*" if tournaments is None else next(iter(tournaments)),
+                "tournaments": [{"id": t, "name": n} for t, n in channel.names.items()],
                 "delay_ms": channel.delay_ms,
                 "since": since,
                 "resumed": resumable,
@@ -343,9 +377,12 @@ class Gateway:
         client: Client,
     ) -> list[Frame]:
         """What a client missed between ``since`` and the channel's ``seq``, from the store."""
-        touched, all_games, relevant = touched_by(events)
-        chosen = objects if all_games else {g: objects[g] for g in touched if g in objects}
-        frames = [f for f in frames_for(events, chosen, standings, relevant) if client.wants(f)]
+        first = self.live.first
+        touched, all_games, relevant = touched_by(events, first)
+        keys = {game_key(t, g, first) for t, g in touched}
+        chosen = {k: o for k, o in objects.items() if k in keys or o.get("tournament") in all_games}
+        resumed = tournament_frames(events, chosen, standings, relevant, None, first)
+        frames = [f for f in resumed if client.wants(f)]
         return frames + client.pending_claim_alerts()
 
     async def _command(self, client: Client, frame: dict[str, Any]) -> None:
