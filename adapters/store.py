@@ -165,6 +165,10 @@ class Store:
         self.chain = Chain(self)
         """Hash links computed at append, seals every ``chain.seal_every`` events."""
 
+    @property
+    def is_postgres(self) -> bool:
+        return self.url.startswith(("postgresql://", "postgres://"))
+
     def close(self) -> None:
         self.app.close()
 

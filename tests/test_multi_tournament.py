@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 
 from adapters.audit import audit_store
+from adapters.flag_watch import FlagWatch
 from adapters.queries import game_object, standings_object
 from adapters.replay_log import import_log, read_log
 from adapters.store import Store
 from engine.events import physical_stream, split_stream, stream_game_id
 from tests.cli import candidates
 from tests.gateway_support import CHIEF_TOKEN, Peer, RunningGateway
-from tests.helpers import ARBITERS, PLAYERS_2013, at, ok, refused
+from tests.helpers import ARBITERS, PLAYERS_2013, T0_MS, at, ok, refused
 
 ROOT = Path(__file__).resolve().parents[1]
 OLD_LOG = ROOT / "replay_logs" / "candidates-2013.msgpack"
@@ -310,3 +311,18 @@ class TestGateway:
                 assert result["events"][0]["arbiter"] == "chief"
         for tid in ("open", "womens"):
             assert game_object(store.view(tid), "1.2")["clock"]["white_ms"] == 121 * 60_000 - 10_000
+
+
+class TestFlagWatch:
+    def test_the_flag_check_runs_per_tournament(self, store: Store) -> None:
+        two_events(store)
+        for tid in ("open", "womens"):
+            ok(store, {"cmd": "start_game", "tournament": tid, "game": "1.1", "at": at(0)})
+        ok(store, {"cmd": "start_game", "tournament": "womens", "game": "1.2", "at": at(0)})
+        watch = FlagWatch(store, wall_clock=lambda: T0_MS + 60_000)
+        assert watch.live_games_by_tournament(T0_MS + 60_000) == {
+            "open": ["1.1"],
+            "womens": ["1.1", "1.2"],
+        }
+        answer = watch.tick()
+        assert answer is not None and answer["ok"], answer

@@ -47,6 +47,7 @@ from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
 from adapters.store import Store
+from adapters.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
 from engine.commands import REGISTRY
 from engine.events import Event
 
@@ -58,7 +59,9 @@ DEFAULT_PUBLIC_DELAY_S = 15 * 60
 RESUME_LIMIT = 10_000
 """A client further behind than this many events gets a fresh snapshot instead."""
 POLL_INTERVAL_S = 0.05
-"""How often the store's ``last_seq`` is checked: also the tick of batched deltas."""
+"""How often the store's ``last_seq`` is checked on SQLite: also the tick of batched deltas
+and of the public channel's releases. On PostgreSQL the gateway is woken by the store's
+``NOTIFY`` (``adapters.wakeup``) and reads the store only then (or every ``FALLBACK_S``)."""
 
 PAGES = {"/": "index.html", "/arbiter": "arbiter.html"}
 TYPES = {
@@ -93,11 +96,14 @@ class Gateway:
         poll_interval_s: float = POLL_INTERVAL_S,
         limits: Limits | None = None,
         resume_limit: int = RESUME_LIMIT,
+        fallback_s: float = FALLBACK_S,
     ) -> None:
         self.store_url = store_url
         self.tokens = tokens or Tokens()
         self.delay_ms = max(0, round(public_delay_s * 1000))
         self.poll_interval_s = poll_interval_s
+        self.fallback_s = fallback_s
+        """PostgreSQL: how often the store is read without a notification."""
         self.limits = limits or Limits()
         self.resume_limit = resume_limit
         self.stats = Stats()
@@ -111,12 +117,22 @@ class Gateway:
         self.shown: dict[str, dict[str, Any]] = {}
         """The game objects last pushed live (clock readings are compared with them)."""
         self._poked = asyncio.Event()
-        """Set when this gateway appended events itself, or when it is stopping."""
+        """Set when this gateway appended events itself, when the store notified a change
+        (PostgreSQL), or when it is stopping."""
+        self._changed = True
+        """Something may have been appended since the last read (always so on SQLite)."""
+        self._listener: ChangeListener | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # --- blocking parts (executor threads) ---------------------------------------
 
     def _start_reading(self) -> tuple[Update, int]:
         self._follower = Follower(Store(self.store_url))
+        loop = self._loop
+        if loop is not None:
+            self._listener = listen_for_changes(
+                self._follower.store, lambda: loop.call_soon_threadsafe(self._notified)
+            )
         start = self._follower.start()
         return start, self._follower.latest_at_ms()
 
@@ -140,7 +156,13 @@ class Gateway:
                 "error": {"code": "store_unavailable", "message": f"the store failed: {exc}"},
             }
 
+    def _notified(self) -> None:
+        self._changed = True
+        self._poked.set()
+
     def _close_stores(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
         if self._follower is not None:
             self._follower.store.close()
 
@@ -169,21 +191,36 @@ class Gateway:
             self.public.release(now_ms())
 
     async def follow(self, stop: asyncio.Event) -> None:
-        """Read the log every tick; hand what changed to the live and public channels."""
+        """Read the log when it changed (every tick on SQLite; on PostgreSQL when notified,
+        or every ``FALLBACK_S``); hand what changed to the live and public channels."""
+        loop = asyncio.get_running_loop()
+        last_read = loop.time()
         while not stop.is_set():
+            if self._listener is not None and loop.time() - last_read >= self.fallback_s:
+                self._changed = True
+            if self._listener is None:
+                self._changed = True
+            update: Update | None = None
             try:
-                update: Update | None = await self._in(self._reader, self._poll)
+                if self._changed:
+                    self._changed = False
+                    last_read = loop.time()
+                    update = await self._in(self._reader, self._poll)
             except Exception:
                 log.exception("reading the store failed; retrying in 1 s")
                 update = None
+                self._changed = True
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 1.0)
             if update is not None:
                 self._dispatch(update)
             if self.public is not self.live:
                 self.public.release(now_ms())
+            wait_s = self.poll_interval_s
+            if self._listener is not None and self.public is self.live:
+                wait_s = self.fallback_s  # nothing to release on a timer: sleep until notified
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poked.wait(), self.poll_interval_s)
+                await asyncio.wait_for(self._poked.wait(), wait_s)
             self._poked.clear()
 
     def _dispatch(self, update: Update) -> None:
@@ -403,7 +440,7 @@ class Gateway:
         answer = await self._in(self._deciding, self._handle, command)
         client.answer({"op": "result", "id": fid, **answer})
         if answer.get("ok"):
-            self._poked.set()  # read what this command appended now, not at the next tick
+            self._notified()  # read what this command appended now, not at the next tick
 
     @staticmethod
     def _as_arbiter(identity: Identity, command: dict[str, Any], fid: str) -> dict[str, Any]:
@@ -465,6 +502,7 @@ class Gateway:
     ) -> None:
         """Serve until ``stop`` is set (the store is read once before listening)."""
         follower: asyncio.Task[None] | None = None
+        self._loop = asyncio.get_running_loop()
         stop_waiter = asyncio.create_task(stop.wait())
         stop_waiter.add_done_callback(lambda _: self._poked.set())
         try:
