@@ -56,6 +56,9 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 DEFAULT_PUBLIC_DELAY_S = 15 * 60
 """Fair play: the public sees the games 15 minutes late unless told otherwise."""
+CATCH_UP_S = 2.0
+"""How long a subscription with a ``since`` ahead of this gateway waits for it to catch up
+(a client failing over from another gateway of the same store)."""
 RESUME_LIMIT = 10_000
 """A client further behind than this many events gets a fresh snapshot instead."""
 POLL_INTERVAL_S = 0.05
@@ -373,6 +376,8 @@ class Gateway:
         client.identity, client.games, client.channel = identity, games, channel
         client.tournaments = tournaments
         await channel.opened.wait()
+        if since is not None and since > channel.seq:
+            await self._catch_up(channel, since)
         # From here on the channel queues every frame after ``seq`` for this client.
         channel.clients.add(client)
         seq, objects, standings = channel.seq, dict(channel.games), channel.standings
@@ -405,6 +410,16 @@ class Gateway:
                 client.queue.extendleft(reversed(missed))
         client.ready = True
         client.wake.set()
+
+    async def _catch_up(self, channel: Channel, since: int) -> None:
+        """A client resuming from another gateway (failover) may have seen events this one
+        has not read yet: read the store now and wait (up to ``CATCH_UP_S``) until the
+        channel reaches ``since``, so the client resumes instead of starting over."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CATCH_UP_S
+        while channel.seq < since and loop.time() < deadline:
+            self._notified()
+            await asyncio.sleep(0.02)
 
     def _resume_frames(
         self,
