@@ -28,6 +28,11 @@ def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[st
     """
     if at_ms is not None:
         return _game_object_at(store, game_id, at_ms)
+    with store.session():  # one look at the store for the whole object
+        return _game_object_now(store, game_id)
+
+
+def _game_object_now(store: Store, game_id: str) -> dict[str, Any]:
     game = store.game(game_id)
     if game is not None:
         view = game_view(game)
@@ -82,12 +87,13 @@ def game_pgn_text(store: Store, game_id: str) -> str:
 
 def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
     """The contract's ``standings`` object after a round (every finished game when None)."""
-    tournament = _require_tournament(store)
-    if after_round is not None and not 0 <= after_round <= tournament.rounds:
-        raise MalformedCommand(
-            f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
-        )
-    return standings(tournament, _all_games(store), after_round)
+    with store.session():  # one look at the store for every game
+        tournament = _require_tournament(store)
+        if after_round is not None and not 0 <= after_round <= tournament.rounds:
+            raise MalformedCommand(
+                f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
+            )
+        return standings(tournament, _all_games(store), after_round)
 
 
 def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -58,6 +59,9 @@ from engine.tournament.founding import CreateTournament
 from engine.tournament.tournament import Tournament
 
 DEFAULT_STORE = "./var/candidates.sqlite"
+SYNC_SCAN_LIMIT = 5000
+"""Beyond this many notifications since the last look, every cached stream is read again
+from its version rather than the notifications scanned for their stream names."""
 S = TypeVar("S")
 
 
@@ -160,8 +164,11 @@ class Store:
         self._cache: dict[str, _Cached] = {}
         self._first_id: str | None = None
         self._views: dict[str | None, TournamentView] = {None: TournamentView(self, None)}
-        self._batch_fresh: set[str] | None = None
-        """Streams already brought up to date during the current ``execute_many``."""
+        self._stale: set[str] = set()
+        """Cached streams another writer appended to (read again from their version)."""
+        self._synced_seq = 0
+        """Every cached state not in ``_stale`` holds every event up to this notification id."""
+        self._session = False
         self.chain = Chain(self)
         """Hash links computed at append, seals every ``chain.seal_every`` events."""
 
@@ -191,19 +198,77 @@ class Store:
         evolve: Callable[[S | None, Event], S | None],
         namespace: str | None = None,
     ) -> S | None:
+        if not self._session:
+            self._sync()
         cached = self._cache.get(stream_id)
-        if cached is not None and self._batch_fresh is not None:
-            if stream_id in self._batch_fresh:  # caught up earlier in this execute_many
-                state_now: S | None = cached.state
-                return state_now
-            self._batch_fresh.add(stream_id)
+        if cached is not None and stream_id not in self._stale:
+            state_now: S | None = cached.state  # nothing appended to it since it was read
+            return state_now
         state: S | None = cached.state if cached else None
         version = cached.version if cached else 0
         for event in self.stream(stream_id, version):
             state = evolve(state, logical_event(event, namespace))
             version = event.originator_version
         self._cache[stream_id] = _Cached(state, version)
+        self._stale.discard(stream_id)
         return state
+
+    def _sync(self) -> None:
+        """Mark the cached streams another writer appended to since the last look.
+
+        One query (the store's last notification id) when nothing was appended by
+        anyone else, instead of one catch-up read per stream a decision reads; the
+        notifications after the last look otherwise (their stream names only), or,
+        after a long absence, every cached stream is read again from its version."""
+        current = self.last_seq()
+        if current == self._synced_seq:
+            return
+        if current < self._synced_seq or current - self._synced_seq > SYNC_SCAN_LIMIT:
+            self._stale.update(self._cache)
+        elif self._cache:
+            for notification in self.notifications(
+                self._synced_seq + 1, current - self._synced_seq
+            ):
+                if notification.originator_id in self._cache:
+                    self._stale.add(notification.originator_id)
+        self._synced_seq = current
+
+    @contextmanager
+    def session(self) -> Iterator[Store]:
+        """Reads and decisions made together: the store is looked at once, on entry
+        (``_sync``), and the cached states are used as they are inside."""
+        if self._session:
+            yield self
+            return
+        self._sync()
+        self._session = True
+        try:
+            yield self
+        finally:
+            self._session = False
+
+    def _appended(self, events: Sequence[Event], ids: Sequence[int], folded: bool) -> None:
+        """After our own append: the cached states take our events (``folded``: already
+        done by ``execute_many``), and if no one else appended meanwhile the store stays
+        known up to our last notification."""
+        if not folded:
+            for event in events:
+                stream = event.originator_id
+                cached = self._cache.get(stream)
+                namespace, name = split_stream(stream)
+                evolve = _EVOLVERS.get(name.partition("/")[0])
+                if (
+                    cached is not None
+                    and evolve is not None
+                    and stream not in self._stale
+                    and cached.version == event.originator_version - 1
+                ):
+                    state = evolve(cached.state, logical_event(event, namespace))
+                    self._cache[stream] = _Cached(state, event.originator_version)
+                elif stream in self._cache:
+                    self._stale.add(stream)
+        if ids and ids[0] == self._synced_seq + 1 and ids[-1] - ids[0] == len(ids) - 1:
+            self._synced_seq = ids[-1]
 
     # --- the store's tournaments ---------------------------------------------
 
@@ -365,8 +430,10 @@ class Store:
 
     def execute(self, raw: object) -> tuple[Command, list[Event]]:
         """Decide and append one command; raises CommandRefused (nothing appended)."""
-        cmd, events = self._decide(raw, self.wall_clock())
-        self.append(events)
+        with self.session():
+            cmd, events = self._decide(raw, self.wall_clock())
+            ids = self.append(events)
+            self._appended(events, ids, folded=False)
         return cmd, events
 
     def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
@@ -384,8 +451,7 @@ class Store:
         answers: list[dict[str, Any]] = []
         pending: list[Event] = []
         touched: set[str] = set()
-        self._batch_fresh = set()
-        try:
+        with self.session():
             for raw in raws:
                 try:
                     _, events = self._decide(raw, received)
@@ -397,10 +463,8 @@ class Store:
                     touched.add(event.originator_id)
                 pending.extend(events)
                 answers.append({"ok": True, "events": [e.to_wire() for e in events]})
-        finally:
-            self._batch_fresh = None
         try:
-            self.append(pending)
+            ids = self.append(pending)
         except Conflict:
             for stream in touched:
                 self._cache.pop(stream, None)
@@ -409,6 +473,7 @@ class Store:
             for stream in touched:
                 self._cache.pop(stream, None)
             raise
+        self._appended(pending, ids, folded=True)
         return answers
 
     def _apply_pending(self, event: Event) -> None:
@@ -420,7 +485,7 @@ class Store:
         if evolve is None:
             self._cache.pop(stream, None)
             return
-        if stream not in self._cache:
+        if stream not in self._cache or stream in self._stale:
             view = self._views[None] if namespace is None else self.view(namespace, creating=True)
             if kind == "clock":
                 view.clock_log(name.partition("/")[2])
@@ -576,6 +641,9 @@ class TournamentView:
         return sorted(ids, key=game_order)
 
     # --- the store's other reads and writes, for code given a view for a store ---
+
+    def session(self) -> AbstractContextManager[Store]:
+        return self.store.session()
 
     def last_seq(self) -> int:
         return self.store.last_seq()

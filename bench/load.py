@@ -44,6 +44,7 @@ import platform
 import random
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -138,42 +139,36 @@ def pct(values: list[float], q: float) -> float:
 
 
 def single_move(url: str, bare_url: str, games: list[list[str]]) -> tuple[float, float]:
-    """(ms per move on the whole path, ms per move bare save + push_uci)."""
+    """(median ms per move on the whole path, median ms per move bare save + push_uci).
+
+    The two are interleaved move by move, so that a disk or a neighbour busy for a
+    moment slows both alike; medians, so that a stall of one commit does not count."""
     t0 = 1_363_356_000_000
-    with Store(url) as store:
-        started = time.perf_counter()
-        count = 0
-        for index, moves in enumerate(games):
-            gid = f"b.{index}"
-            store.execute(
-                {
-                    "cmd": "start_game",
-                    "game": gid,
-                    "white": "w",
-                    "black": "b",
-                    "at": format_instant(t0),
-                }
-            )
-            for ply, uci in enumerate(moves, start=1):
-                at = format_instant(t0 + ply * 1000)
-                store.execute({"cmd": "play_move", "game": gid, "move": uci, "at": at})
-                game_object(store, gid)
-                count += 1
-        whole = (time.perf_counter() - started) / count * 1000
+    ours: list[float] = []
+    bare: list[float] = []
     app = bare_app(bare_url)
     try:
-        started = time.perf_counter()
-        for moves in games:
-            board, chessboard = Board(), chess.Board()
-            app.save(board)
-            for ply, uci in enumerate(moves, start=1):
-                chessboard.push_uci(uci)
-                board.move(uci, t0 + ply * 1000)
+        with Store(url) as store:
+            for index, moves in enumerate(games):
+                gid = f"b.{index}"
+                start = {"cmd": "start_game", "game": gid, "white": "w", "black": "b"}
+                store.execute({**start, "at": format_instant(t0)})
+                board, chessboard = Board(), chess.Board()
                 app.save(board)
-        bare = (time.perf_counter() - started) / count * 1000
+                for ply, uci in enumerate(moves, start=1):
+                    at = format_instant(t0 + ply * 1000)
+                    began = time.perf_counter()
+                    store.execute({"cmd": "play_move", "game": gid, "move": uci, "at": at})
+                    game_object(store, gid)
+                    ours.append(time.perf_counter() - began)
+                    began = time.perf_counter()
+                    chessboard.push_uci(uci)
+                    board.move(uci, t0 + ply * 1000)
+                    app.save(board)
+                    bare.append(time.perf_counter() - began)
     finally:
         app.close()
-    return whole, bare
+    return statistics.median(ours) * 1000, statistics.median(bare) * 1000
 
 
 # --- ingest ---------------------------------------------------------------------------
