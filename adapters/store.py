@@ -25,7 +25,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, unquote, urlparse
@@ -257,6 +257,8 @@ class Store:
                 cached = self._cache.get(stream)
                 namespace, name = split_stream(stream)
                 evolve = _EVOLVERS.get(name.partition("/")[0])
+                if cached is None and evolve is not None and event.originator_version == 1:
+                    cached = _Cached(None, 0)  # the event starts its stream: nothing to read
                 if (
                     cached is not None
                     and evolve is not None
@@ -485,7 +487,9 @@ class Store:
         if evolve is None:
             self._cache.pop(stream, None)
             return
-        if stream not in self._cache or stream in self._stale:
+        if event.originator_version == 1 and stream not in self._cache:
+            self._cache[stream] = _Cached(None, 0)  # the event starts its stream
+        elif stream not in self._cache or stream in self._stale:
             view = self._views[None] if namespace is None else self.view(namespace, creating=True)
             if kind == "clock":
                 view.clock_log(name.partition("/")[2])
@@ -514,18 +518,27 @@ def _list_tournament(state: tuple[str, ...] | None, event: Event) -> tuple[str, 
     return state
 
 
+def _renamed(event: Event, stream: str) -> Event:
+    """The same event on another stream name: a copy of its fields, not a new
+    construction (``dataclasses.replace`` runs ``__init__`` and costs 10x more)."""
+    copy = object.__new__(type(event))
+    copy.__dict__.update(event.__dict__)
+    object.__setattr__(copy, "originator_id", stream)
+    return copy
+
+
 def stored_event(event: Event, namespace: str | None) -> Event:
     """A decided event under the name its stream is stored as."""
     if namespace is None:
         return event
-    return replace(event, originator_id=physical_stream(event.originator_id, namespace))
+    return _renamed(event, physical_stream(event.originator_id, namespace))
 
 
 def logical_event(event: Event, namespace: str | None) -> Event:
     """A stored event under the name the engine knows its stream by."""
     if namespace is None:
         return event
-    return replace(event, originator_id=split_stream(event.originator_id)[1])
+    return _renamed(event, split_stream(event.originator_id)[1])
 
 
 class TournamentView:
