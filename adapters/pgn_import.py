@@ -6,63 +6,84 @@ naming the game and the move, and the rest of the file still imports.
 Importing a file twice adds nothing: a game already in the store with the
 same moves and result is reported as already imported.
 
+Before anything is appended the whole file is read and checked; these refuse
+the file (nothing appended) with a message naming what to fix:
+
+- players who may be one person written two ways (``adapters.pgn_players``:
+  identity by FIDE ID, else by the whole normalised name, never the surname
+  alone); ``--players FILE`` says who is who;
+- games without a readable ``Round`` tag (named by their place in the file and
+  their players), unless ``--round-from-order`` numbers the rounds from the
+  order of the games (one game per pair of players a round);
+- a file in which no game has a legal move or a result is not PGN (a README, a
+  log).
+
+The door is strict, because an append-only store cannot be repaired
+afterwards: into a store that holds a tournament, a game whose players are not
+that tournament's, whose round is not one of its rounds, or whose round does
+not pair those players with those colours is refused, naming them (the rest of
+the file imports); a null move (``--``, ``Z0``: a pass) is refused like any
+illegal move.
+
 Game ids come from the Round tag when it reads ``<round>.<board>`` (as in
 the 2013 file); a bare round number gets the next free board of that round.
-Player ids are the surnames in lower case (``"Aronian,L"`` -> ``aronian``).
 
-When the store holds no tournament, a file of a whole round robin creates
-it first (``create_tournament_from_pgn``): the players from the White/Black
-tags (ratings from WhiteElo/BlackElo, federations from WhiteFed/BlackFed
-when present), the number of cycles from the last round, the start date two
-days before the first round (3.2: arrivals, then the opening ceremony), the
-Berger numbers and the order of the rounds inferred from who played whom
-with which colour in which round (``engine.tournament.berger_inference``), recorded as
-a ``LotsDrawn`` and, when the rounds were played in another order than the
-table's, a ``RoundsReordered``. The standings then work on the file directly.
+When the store holds no tournament, the file creates it first: the players
+(FIDE ID, title, rating and federation from the tags when present), the number
+of cycles (``--cycles``, or from ``--rounds``, else inferred from the last round
+present, with a warning), the start date (``--start-date``, else two days
+before the first round, 3.2), the rules profile (``--rules``; its tie-break
+chain orders the standings). The Berger numbers and the order of the rounds
+are inferred from who played whom with which colour in which round
+(``engine.tournament.berger_inference``) and recorded as a ``LotsDrawn`` and a
+``RoundsReordered`` when they fit: information for the schedule, never a
+condition. The event is complete when every pair has played its games,
+whatever table produced them.
 
-The door is strict, because an append-only store cannot be repaired afterwards:
-
-- a file in which no game has a legal move or a result is not PGN (a README, a
-  log): it is refused whole, nothing appended, with a message saying so;
-- into a store that holds a tournament, a game whose players are not that
-  tournament's, whose round is not one of its rounds, or whose round does not
-  pair those players with those colours is refused, naming them (the rest of the file imports);
-- a null move (``--``, ``Z0``: a pass) is refused like any illegal move.
+Clocks: a ``TimeControl`` tag is read in the PGN standard form or the common
+free-text forms (``engine.clock.time_control.read_time_control_text``);
+``--time-control TAG`` overrides every game's; an unreadable tag is a warning
+naming the game, and that game's clocks are not used. A ``[%clk]`` reading
+that contradicts the same player's readings before and after it is reported
+and not used (``engine.clock.move_instants.glitched_readings``).
 """
 
 from __future__ import annotations
 
+import io
+import json
 import re
 import unicodedata
-from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
+import chess
 import chess.pgn
 
+from adapters.pgn_players import Identity, Known, Seen, player_id, resolve
 from adapters.store import Store
+from engine.clock.move_instants import glitched_readings
+from engine.clock.time_control import read_time_control_text
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, RoundsReordered
+from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, ResultRecorded, RoundsReordered
 from engine.game.importing import ScoreSheet, import_score_sheet
-from engine.rules import DEFAULT_PROFILE
+from engine.rules import DEFAULT_PROFILE, PROFILES, profile
+from engine.side import Side
 from engine.tournament.berger_inference import cycles_for, infer_numbers
+from engine.tournament.pairing import rounds_per_cycle
 from engine.tournament.tournament import Tournament
-from projections.clock import clock_report
+from projections.clock import clock_report, clock_text
+
+__all__ = ["ImportOptions", "ImportReport", "import_pgn", "player_id", "read_games"]
 
 
-def player_id(name: str) -> str:
-    """A stable id from a PGN name: the surname, lower case, ASCII, no spaces."""
-    surname = name.split(",")[0].strip() or name.strip() or "unknown"
-    ascii_name = unicodedata.normalize("NFKD", surname).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-") or "unknown"
-
-
-def tag_instant(date: str, time: str | None = None) -> int:
+def tag_instant(date_tag: str, time: str | None = None) -> int:
     """Epoch ms of a PGN Date (and optional UTCTime/Time) tag; 0 when unknown."""
     try:
-        day = datetime.strptime(date, "%Y.%m.%d").replace(tzinfo=UTC)
+        day = datetime.strptime(date_tag, "%Y.%m.%d").replace(tzinfo=UTC)
     except (TypeError, ValueError):
         return 0
     if time:
@@ -74,17 +95,55 @@ def tag_instant(date: str, time: str | None = None) -> int:
     return int(day.timestamp() * 1000)
 
 
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the user says about the event, instead of what the file lets us infer."""
+
+    cycles: int | None = None
+    """1 or 2 (3.1: double round robin); inferred from the last round when None."""
+    rounds: int | None = None
+    """The number of rounds of the whole event (gives the cycles)."""
+    start_date: str | None = None
+    """ISO date of day 1 (3.2)."""
+    time_control: str | None = None
+    """A TimeControl for every game, overriding the tags."""
+    rules: str | None = None
+    """The rules profile (``engine.rules``): laws, time control and tie-break chain."""
+    players: Mapping[str, str] | None = None
+    """Name as written -> player id (``--players FILE``)."""
+    round_from_order: bool = False
+    """Number the rounds from the order of the games when Round tags are missing."""
+
+
+def players_file(path: str | Path) -> dict[str, str]:
+    """A ``--players FILE``: a JSON object mapping each name as written to a player id."""
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError) as error:
+        raise MalformedCommand(f"--players {path}: cannot read it as JSON ({error})") from None
+    if not isinstance(raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v for k, v in raw.items()
+    ):
+        raise MalformedCommand(
+            f'--players {path}: expected a JSON object of "name as written": "player id"'
+        )
+    return dict(raw)
+
+
 @dataclass
 class ImportReport:
     game: str
     status: str
-    """``imported``, ``already_imported`` or ``refused``."""
+    """``imported``, ``already_imported``, ``refused`` (a game or the whole file) or
+    ``created`` (the tournament)."""
     message: str = ""
     events: int = 0
     clock: dict[str, Any] | None = None
     """For games with recorded clocks: plies compared with the regulation clock,
     how many agree, and the known artefacts and mismatches by kind (the per-ply
     detail is ``candidates clocks GAME_ID``)."""
+    warnings: list[str] = field(default_factory=list)
+    """What was inferred or set aside, for the user to check (and fix with an option)."""
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"game": self.game, "status": self.status, "events": self.events}
@@ -92,6 +151,8 @@ class ImportReport:
             out["message"] = self.message
         if self.clock is not None:
             out["clock"] = self.clock
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         return out
 
 
@@ -116,66 +177,247 @@ def read_games(handle: TextIO) -> Iterator[chess.pgn.Game]:
         yield game
 
 
-def score_sheet(pgn: chess.pgn.Game, boards_used: dict[int, int]) -> ScoreSheet:
+def read_text(path: str | Path) -> tuple[str, list[str]]:
+    """The file's text: UTF-8 (a BOM allowed), else Latin-1 with a warning."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise MalformedCommand(f"{path}: cannot read the file ({error.strerror})") from None
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), [f"{path} is not UTF-8: read as Latin-1"]
+
+
+@dataclass
+class Parsed:
+    """One game of the file, read but not yet checked."""
+
+    index: int
+    pgn: chess.pgn.Game
+    round: int | None
+    board: int | None
+
+    def header(self, name: str, default: str = "") -> str:
+        return str(self.pgn.headers.get(name, default) or default).strip()
+
+    def label(self) -> str:
+        return f"#{self.index} ({self.header('White', '?')} - {self.header('Black', '?')})"
+
+
+_ROUND = re.compile(r"(\d+)(?:\.(\d+))?")
+
+
+def parse_file(text: str) -> list[Parsed]:
+    """The games of a file; MalformedCommand when none has a legal move or a result
+    (python-chess reads any text as games of unknown players with no moves: a README
+    gives dozens, and importing those would create games that cannot be removed)."""
+    handle = io.StringIO(text)
+    out: list[Parsed] = []
+    read = 0
+    usable = False
+    while True:
+        try:
+            pgn = chess.pgn.read_game(handle)
+        except (ValueError, KeyError, IndexError) as error:  # a tag or move text no parser reads
+            raise MalformedCommand(
+                f"game #{len(out) + 1}: the PGN cannot be read ({error})"
+            ) from None
+        if pgn is None:
+            if not usable:
+                raise MalformedCommand(
+                    f"the file is not PGN: none of the {read} game(s) read from it has a legal "
+                    "move or a result (1-0, 0-1, 1/2-1/2); nothing was imported"
+                )
+            return out
+        read += 1
+        has_moves = any(bool(move) for move in pgn.mainline_moves())  # a null move is not
+        usable = usable or (has_moves and not pgn.errors)
+        usable = usable or pgn.headers.get("Result") in FINAL_RESULTS
+        if not pgn.headers.get("White") and not pgn.headers.get("Black") and pgn.errors:
+            continue  # garbage between games, not a game
+        match = _ROUND.fullmatch(str(pgn.headers.get("Round", "")).strip())
+        round_no = int(match[1]) if match and int(match[1]) > 0 else None
+        board_no = int(match[2]) if match and match[2] else None
+        out.append(Parsed(len(out) + 1, pgn, round_no, board_no))
+
+
+def _side_key(game: Parsed, side: str) -> tuple[str, str]:
+    fide = game.header(f"{side}FideId")
+    return game.header(side, "?") or "?", fide if fide.isdigit() and int(fide) > 0 else ""
+
+
+def identities(
+    games: Sequence[Parsed], options: ImportOptions, store: Store
+) -> dict[tuple[str, str], Identity]:
+    """Every (name, FIDE ID) of the file -> its player (``adapters.pgn_players``)."""
+    seen: dict[tuple[str, str], Seen] = {}
+    for game in games:
+        for side in ("White", "Black"):
+            key = _side_key(game, side)
+            entry = seen.setdefault(key, Seen(key[0], key[1]))
+            elo = game.header(f"{side}Elo")
+            if elo.isdigit() and 0 < int(elo) <= 10_000:
+                entry.rating = int(elo)
+            entry.title = game.header(f"{side}Title") or entry.title
+            entry.federation = game.header(f"{side}Fed") or entry.federation
+    tournament = store.tournament()
+    known = [Known(p.id, p.name, p.fide_id) for p in tournament.players] if tournament else []
+    return resolve(list(seen.values()), options.players, known)
+
+
+def number_rounds(games: Sequence[Parsed], players: int, options: ImportOptions) -> None:
+    """Every game has a round, or the file is refused naming the games without one."""
+    missing = [g for g in games if g.round is None]
+    if not missing:
+        return
+    if not options.round_from_order:
+        listed = ", ".join(g.label() for g in missing[:5])
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise MalformedCommand(
+            f"{len(missing)} game(s) without a readable Round tag: {listed}{more}. Nothing was "
+            "imported: add the Round tags, or pass --round-from-order to number the rounds "
+            f"from the order of the games ({max(1, players // 2)} games a round)"
+        )
+    per_round = max(1, players // 2)
+    for position, game in enumerate(games):
+        game.round, game.board = position // per_round + 1, position % per_round + 1
+
+
+def import_pgn(
+    store: Store,
+    path: str | Path,
+    by: str = "import",
+    created: list[ImportReport] | None = None,
+    options: ImportOptions | None = None,
+) -> list[ImportReport]:
+    """Import every game of one PGN file; one report per game. When the file creates the
+    tournament, its report (game ``tournament``, with the warnings of what was inferred)
+    is appended to ``created``. A file refused as a whole (ambiguous players, games
+    without rounds, a file no parser reads) gives one report ``file`` and appends nothing."""
+    options = options or ImportOptions()
+    try:
+        if options.rules is not None:
+            profile(options.rules)
+        text, file_warnings = read_text(path)
+        games = parse_file(text)
+        who = identities(games, options, store)
+        number_rounds(games, len({i.id for i in who.values()}), options)
+    except CommandRefused as refused:
+        return [ImportReport("file", "refused", f"{path}: {refused.message}")]
+    made = _create_tournament(store, path, games, who, options, by)
+    if made is not None:
+        made.warnings[:0] = file_warnings
+        if created is not None:
+            created.append(made)
+    tournament = store.tournament()
+    rules = tournament.rules if tournament else options.rules or DEFAULT_PROFILE
+    boards_used: dict[int, int] = {}
+    reports: list[ImportReport] = []
+    for game in games:
+        name = game.header("Round", "?")
+        warnings: list[str] = []
+        try:
+            if game.pgn.errors:
+                raise MalformedCommand(
+                    f"game {name} {game.label()} of {path}: {game.pgn.errors[0]}"
+                )
+            sheet = _score_sheet(game, who, boards_used, options, rules, warnings)
+            name = sheet.game
+            if tournament is not None:
+                require_tournament_game(tournament, sheet)
+            existing = store.game(sheet.game)
+            if existing is not None:
+                same = list(existing.moves) == list(sheet.moves) and existing.result in (
+                    sheet.result,
+                    "*",
+                )
+                status = "already_imported" if same else "refused"
+                message = "" if same else f"game {sheet.game} exists with other moves/result"
+                reports.append(ImportReport(sheet.game, status, message))
+                continue
+            events = import_score_sheet(sheet, rules, by)
+            store.append(events)
+            readings = [e for e in events if isinstance(e, ClockReadingRecorded)]
+            summary = clock_summary(clock_report(events, readings)) if readings else None
+            ended = next((e for e in events if isinstance(e, ResultRecorded)), None)
+            if ended is not None and ended.reason and ended.termination != "imported":
+                warnings.append(f"game {sheet.game}: {ended.reason}")
+            reports.append(
+                ImportReport(
+                    sheet.game, "imported", events=len(events), clock=summary, warnings=warnings
+                )
+            )
+        except CommandRefused as refused:
+            reports.append(ImportReport(name, "refused", refused.message, warnings=warnings))
+    return reports
+
+
+def _score_sheet(
+    game: Parsed,
+    who: Mapping[tuple[str, str], Identity],
+    boards_used: dict[int, int],
+    options: ImportOptions,
+    rules: str,
+    warnings: list[str],
+) -> ScoreSheet:
     """One PGN game as a score sheet (moves as UCI from the mainline)."""
-    headers = pgn.headers
-    round_tag = headers.get("Round", "?")
-    match = re.fullmatch(r"(\d+)\.(\d+)", round_tag)
-    if match:
-        round_no, board_no = int(match[1]), int(match[2])
-    else:
-        round_no = int(round_tag) if round_tag.isdigit() else 0
-        board_no = boards_used.get(round_no, 0) + 1
+    assert game.round is not None
+    round_no = game.round
+    board_no = game.board if game.board is not None else boards_used.get(round_no, 0) + 1
     boards_used[round_no] = max(boards_used.get(round_no, 0), board_no)
+    game_id = f"{round_no}.{board_no}"
+    headers = game.pgn.headers
     fen = headers.get("FEN") if headers.get("SetUp") == "1" else None
+    if fen is not None:
+        try:
+            chess.Board(fen)
+        except ValueError:
+            raise MalformedCommand(
+                f"game {game_id} {game.label()}: FEN {fen!r} is not a position"
+            ) from None
+    clocks = recorded_clocks(game.pgn)
+    control_tag = options.time_control or game.header("TimeControl")
+    time_control: str | None = control_tag if control_tag in ("?", "-") else None
+    if control_tag and control_tag not in ("?", "-"):
+        control = read_time_control_text(control_tag)
+        if control is None:
+            dropped = (
+                " its [%clk] readings are not used;" if any(c is not None for c in clocks) else ""
+            )
+            warnings.append(
+                f"game {game_id} {game.label()}: TimeControl {control_tag!r} cannot be read;"
+                f"{dropped} the {profile(rules).name} control is assumed (pass --time-control)"
+            )
+            clocks = []
+        else:
+            time_control = control.tag
+            first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
+            for ply in glitched_readings(control, first, clocks):
+                value = clocks[ply]
+                assert value is not None
+                warnings.append(
+                    f"game {game_id}: [%clk {clock_text(value)}] after ply {ply + 1} contradicts "
+                    "the same player's readings before and after it (a broadcast glitch): "
+                    "not used for the move instants"
+                )
+                clocks[ply] = None
     return ScoreSheet(
-        game=f"{round_no}.{board_no}",
+        game=game_id,
         round=round_no,
         board=board_no,
-        white=player_id(headers.get("White", "?")),
-        black=player_id(headers.get("Black", "?")),
-        result=headers.get("Result", "*"),
-        moves=[move.uci() for move in pgn.mainline_moves()],
-        clocks_ms=recorded_clocks(pgn),
-        at_ms=tag_instant(headers.get("Date", ""), headers.get("UTCTime")),
-        time_control=headers.get("TimeControl"),
+        white=who[_side_key(game, "White")].id,
+        black=who[_side_key(game, "Black")].id,
+        result=game.header("Result", "*") or "*",
+        moves=[move.uci() for move in game.pgn.mainline_moves()],
+        clocks_ms=clocks or None,
+        at_ms=tag_instant(game.header("Date"), game.header("UTCTime") or None),
+        time_control=time_control,
         initial_fen=fen,
     )
 
 
-def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
-    """The ``[%clk]`` after each move, in ms (None where a move has none)."""
-    clocks: list[int | None] = []
-    for node in pgn.mainline():
-        seconds = node.clock()
-        clocks.append(None if seconds is None else round(seconds * 1000))
-    return clocks
-
-
-def _slug(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "tournament"
-
-
 FINAL_RESULTS = ("1-0", "0-1", "1/2-1/2")
-
-
-def require_pgn(path: str | Path) -> None:
-    """Refuse a file in which no game has a legal move or a result: it is not PGN.
-
-    python-chess reads any text as games of unknown players with no moves (a README
-    gives dozens); importing those would create games that cannot be removed."""
-    read = 0
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        for pgn in read_games(handle):
-            read += 1
-            has_moves = any(bool(move) for move in pgn.mainline_moves())  # a null move is not
-            if (has_moves and not pgn.errors) or pgn.headers.get("Result") in FINAL_RESULTS:
-                return
-    raise MalformedCommand(
-        f"{path} is not PGN: none of the {read} game(s) read from it has a legal move or a "
-        "result (1-0, 0-1, 1/2-1/2); nothing was imported"
-    )
 
 
 def require_tournament_game(tournament: Tournament, sheet: ScoreSheet) -> None:
@@ -219,89 +461,115 @@ def require_tournament_game(tournament: Tournament, sheet: ScoreSheet) -> None:
         )
 
 
-def create_tournament_from_pgn(
-    store: Store, path: str | Path, by: str = "import"
-) -> ImportReport | None:
-    """Create the tournament of a PGN file of a whole round robin in an empty store.
+def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
+    """The ``[%clk]`` after each move, in ms (None where a move has none)."""
+    clocks: list[int | None] = []
+    for node in pgn.mainline():
+        seconds = node.clock()
+        clocks.append(None if seconds is None else round(seconds * 1000))
+    return clocks
 
-    Returns a report (``created``), or None when the store already holds a
-    tournament or the file has fewer than two players.
-    """
+
+def _slug(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "tournament"
+
+
+def _create_tournament(
+    store: Store,
+    path: str | Path,
+    games: Sequence[Parsed],
+    who: Mapping[tuple[str, str], Identity],
+    options: ImportOptions,
+    by: str,
+) -> ImportReport | None:
+    """Create the tournament of the file in an empty store (None when the store already
+    holds one or the file has fewer than two players)."""
     if store.tournament() is not None:
         return None
-    players: dict[str, dict[str, object]] = {}
-    games: list[tuple[int, str, str]] = []
-    dates: list[str] = []
-    event_name = ""
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        while True:
-            headers = chess.pgn.read_headers(handle)
-            if headers is None:
-                break
-            event_name = event_name or headers.get("Event", "")
-            for side in ("White", "Black"):
-                name = headers.get(side, "?")
-                entry = players.setdefault(
-                    player_id(name), {"id": player_id(name), "name": name, "federation": ""}
-                )
-                elo = headers.get(f"{side}Elo", "")
-                if elo.isdigit() and int(elo) > 0:
-                    entry["rating"] = int(elo)
-                fed = headers.get(f"{side}Fed", "")
-                if fed:
-                    entry["federation"] = fed
-            round_tag = headers.get("Round", "")
-            round_no = round_tag.split(".")[0]
-            games.append(
-                (
-                    int(round_no) if round_no.isdigit() else 0,
-                    player_id(headers.get("White", "?")),
-                    player_id(headers.get("Black", "?")),
-                )
-            )
-            date = headers.get("Date", "")
-            if re.fullmatch(r"\d{4}\.\d{2}\.\d{2}", date):
-                dates.append(date)
+    players = list({i.id: i for i in who.values()}.values())
     if len(players) < 2:
         return None
+    warnings: list[str] = []
+    pairings = [
+        (g.round or 0, who[_side_key(g, "White")].id, who[_side_key(g, "Black")].id) for g in games
+    ]
+    last_round = max((r for r, _, _ in pairings), default=0)
+    ring = rounds_per_cycle(len(players))
+    if options.cycles is not None:
+        cycles = options.cycles
+    elif options.rounds is not None:
+        cycles = cycles_for(len(players), options.rounds)
+        if options.rounds != cycles * ring:
+            warnings.append(
+                f"--rounds {options.rounds} is not a whole number of cycles of {ring} rounds "
+                f"for {len(players)} players: {cycles} cycle(s) assumed"
+            )
+    else:
+        cycles = cycles_for(len(players), last_round) if last_round else 2
+        warnings.append(
+            f"{cycles} cycle{'s' if cycles > 1 else ''} inferred from the rounds present "
+            f"(last round {last_round}, {ring} rounds a cycle for {len(players)} players)"
+            + (
+                "; pass --cycles 2 if the event is a double round robin"
+                if cycles == 1
+                else "; pass --cycles to say otherwise"
+            )
+        )
+    dates = [
+        g.header("Date") for g in games if re.fullmatch(r"\d{4}\.\d{2}\.\d{2}", g.header("Date"))
+    ]
     first_round = datetime.strptime(min(dates), "%Y.%m.%d") if dates else datetime(1970, 1, 3)
-    start_date = (first_round - timedelta(days=2)).date().isoformat()
-    last_round = max((r for r, _, _ in games), default=0)
-    cycles = cycles_for(len(players), last_round) if last_round else 2
+    if options.start_date is not None:
+        start_date = options.start_date
+    else:
+        start_date = (first_round - timedelta(days=2)).date().isoformat()
+        warnings.append(
+            f"start date {start_date} inferred (two days before the first round, 3.2); "
+            "pass --start-date to say otherwise"
+        )
+    rules = options.rules or DEFAULT_PROFILE
+    event_name = next((g.header("Event") for g in games if g.header("Event")), "")
+    if options.rules is None:
+        hint = _profile_hint(event_name)
+        if hint and hint != rules:
+            warnings.append(
+                f"the Event tag names {event_name!r}: its tie-break chain is the profile "
+                f"{hint!r} (pass --rules {hint}); {rules} is used"
+            )
     name = event_name or Path(path).stem
     year = first_round.year if dates else ""
-    tournament_id = _slug(f"{name} {year}")
+    tournament_id = _slug(name if str(year) in name else f"{name} {year}")
     created = store.handle(
         {
             "cmd": "create_tournament",
             "tournament": tournament_id,
             "name": name,
-            "rules": DEFAULT_PROFILE,
+            "rules": rules,
             "start_date": start_date,
             "cycles": cycles,
-            "players": list(players.values()),
+            "players": [p.as_player() for p in players],
             "by": by,
         }
     )
     if not created["ok"]:
-        return ImportReport("tournament", "refused", created["error"]["message"])
-    message = f"{len(players)} players, {cycles} cycle(s), start {start_date}"
+        return ImportReport("tournament", "refused", created["error"]["message"], warnings=warnings)
+    message = f"{len(players)} players, {cycles} cycle(s), start {start_date}, rules {rules}"
     inferred = None
-    if all(r > 0 for r, _, _ in games):
-        inferred = infer_numbers(sorted(players), games, cycles)
+    if all(r > 0 for r, _, _ in pairings):
+        inferred = infer_numbers(sorted(p.id for p in players), pairings, cycles)
     if inferred is None:
-        message += "; the pairing numbers could not be inferred from the file (no lots drawn)"
-        return ImportReport("tournament", "created", message, events=1)
+        message += (
+            "; the games do not follow a Berger table (no lots recorded): the standings "
+            "follow the results"
+        )
+        return ImportReport("tournament", "created", message, events=1, warnings=warnings)
     drawn = store.handle(
-        {
-            "cmd": "draw_lots",
-            "tournament": tournament_id,
-            "numbers": inferred.numbers,
-            "by": by,
-        }
+        {"cmd": "draw_lots", "tournament": tournament_id, "numbers": inferred.numbers, "by": by}
     )
     if not drawn["ok"]:
-        return ImportReport("tournament", "created", drawn["error"]["message"], events=1)
+        warnings.append(drawn["error"]["message"])
+        return ImportReport("tournament", "created", message, events=1, warnings=warnings)
     events = 2
     message += "; numbers " + ", ".join(
         f"{p} {n}" for p, n in sorted(inferred.numbers.items(), key=lambda x: x[1])
@@ -324,57 +592,27 @@ def create_tournament_from_pgn(
         events += 1
         moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
         message += "; rounds played in another order than the table's: " + ", ".join(moved)
-    return ImportReport("tournament", "created", message, events=events)
+    return ImportReport("tournament", "created", message, events=events, warnings=warnings)
 
 
-def import_pgn(
-    store: Store,
-    path: str | Path,
-    by: str = "import",
-    created: list[ImportReport] | None = None,
-) -> list[ImportReport]:
-    """Import every game of one PGN file; one report per game. When the file creates
-    the tournament, its report (game ``tournament``) is appended to ``created``."""
-    reports: list[ImportReport] = []
-    require_pgn(path)
-    made = create_tournament_from_pgn(store, path, by)
-    if made is not None and created is not None:
-        created.append(made)
-    tournament = store.tournament()
-    rules = tournament.rules if tournament else DEFAULT_PROFILE
-    boards_used: dict[int, int] = {}
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        for index, pgn in enumerate(read_games(handle), start=1):
-            name = pgn.headers.get("Round", "?")
-            try:
-                if pgn.errors:
-                    players = f"{pgn.headers.get('White', '?')} - {pgn.headers.get('Black', '?')}"
-                    raise CommandRefused(
-                        f"game {name} ({players}), #{index} of {path}: {pgn.errors[0]}"
-                    )
-                sheet = score_sheet(pgn, boards_used)
-                name = sheet.game
-                if tournament is not None:
-                    require_tournament_game(tournament, sheet)
-                existing = store.game(sheet.game)
-                if existing is not None:
-                    same = list(existing.moves) == list(sheet.moves) and existing.result in (
-                        sheet.result,
-                        "*",
-                    )
-                    status = "already_imported" if same else "refused"
-                    message = "" if same else f"game {sheet.game} exists with other moves/result"
-                    reports.append(ImportReport(sheet.game, status, message))
-                    continue
-                events = import_score_sheet(sheet, rules, by)
-                store.append(events)
-                readings = [e for e in events if isinstance(e, ClockReadingRecorded)]
-                summary = None
-                if readings:
-                    summary = clock_summary(clock_report(events, readings))
-                reports.append(
-                    ImportReport(sheet.game, "imported", events=len(events), clock=summary)
-                )
-            except CommandRefused as refused:
-                reports.append(ImportReport(name, "refused", refused.message))
-    return reports
+def _profile_hint(event_name: str) -> str | None:
+    """The Candidates profile of the year an Event tag names (``FIDE Candidates 2018``)."""
+    found = re.search(r"candidates\D*(20\d\d)", event_name.lower())
+    if not found:
+        return None
+    year = int(found[1])
+    editions = sorted(
+        int(n.rsplit("-", 1)[1]) for n in PROFILES if re.fullmatch(r"candidates-\d{4}", n)
+    )
+    usable = [y for y in editions if y <= year]
+    return f"candidates-{usable[-1]}" if usable else None
+
+
+def check_start_date(text: str) -> str:
+    """``--start-date``: an ISO date."""
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise MalformedCommand(
+            f"--start-date {text!r} is not an ISO date (e.g. 2018-03-09)"
+        ) from None

@@ -110,6 +110,27 @@ class RulesProfile:
             return self.blitz_time_control
         return self.rapid_time_control
 
+    tiebreaks: tuple[str, ...] = ("h2h", "wins", "sb")
+    """The criteria after points (3.6.1) that order players level on points, in order of
+    priority, by the names of the standings object: ``h2h`` (results of the games between
+    the players involved), ``wins`` (number of wins), ``sb`` (Sonneborn-Berger)."""
+    first_place_by_games: bool = False
+    """True where a tie for first place goes straight to tie-break games and the criteria
+    order only the places after first; False where the criteria decide first place too and
+    only a tie they leave goes to tie-break games (2012 3.7, 3.7.1)."""
+    tiebreak_source: str = "2012 regulations 3.7 a-c, then 3.7.1 tie-break games"
+    """Where the chain comes from, shown with the standings."""
+
+
+_CHAIN_2012 = ("h2h", "wins", "sb")
+"""2012 3.7: a) the games between the players involved, b) wins, c) Sonneborn-Berger.
+The 2016 regulations keep the same order (3.7 a-c, tie-break games 3.7.1.a), and so does
+the 2018 edition (head-to-head, wins, Sonneborn-Berger, then tie-break games)."""
+_CHAIN_2022 = ("sb", "wins", "h2h")
+"""2022 and 2024 regulations: first place by tie-break games; the other places by
+Sonneborn-Berger, then the number of wins, then the games between the players involved,
+then the drawing of lots (left here as a shared place for the arbiter to draw)."""
+
 
 PROFILES: dict[str, RulesProfile] = {
     "candidates-2012": RulesProfile(
@@ -186,7 +207,71 @@ PROFILES: dict[str, RulesProfile] = {
             incorrect_claim_article="3.7.1.b.3",
         ),
     ),
+    "candidates-2016": RulesProfile(
+        name="candidates-2016",
+        laws_edition="FIDE Laws of Chess, effective 1 July 2014",
+        # 2016: 120 min for 40 moves, 60 min for 20, 15 min + 30 s from move 61.
+        time_control="40/7200:20/3600:900+30",
+        rapid_time_control="1500+10",
+        blitz_time_control="300+3",
+        automatic_fivefold_repetition=True,
+        automatic_seventyfive_moves=True,
+        tiebreaks=_CHAIN_2012,
+        tiebreak_source="2016 regulations 3.7 a-c, then 3.7.1.a tie-break games",
+    ),
+    "candidates-2018": RulesProfile(
+        name="candidates-2018",
+        laws_edition="FIDE Laws of Chess, effective 1 January 2018",
+        # 2018: 100 min for 40 moves, 50 min for 20, 15 min, 30 s a move from move 1.
+        time_control="40/6000+30:20/3000+30:900+30",
+        rapid_time_control="1500+10",
+        blitz_time_control="300+3",
+        automatic_fivefold_repetition=True,
+        automatic_seventyfive_moves=True,
+        tiebreaks=_CHAIN_2012,
+        tiebreak_source="2018 regulations: head-to-head, wins, Sonneborn-Berger, "
+        "then tie-break games (the 2016 3.7 order)",
+    ),
+    "candidates-2022": RulesProfile(
+        name="candidates-2022",
+        laws_edition="FIDE Laws of Chess, effective 1 January 2018",
+        # 2022: 120 min for 40 moves, 60 min for 20, 15 min + 30 s from move 61.
+        time_control="40/7200:20/3600:900+30",
+        rapid_time_control="900+10",
+        blitz_time_control="180+2",
+        automatic_fivefold_repetition=True,
+        automatic_seventyfive_moves=True,
+        tiebreaks=_CHAIN_2022,
+        first_place_by_games=True,
+        tiebreak_source="2022 regulations: first place by tie-break games; other places "
+        "Sonneborn-Berger, wins, head-to-head, drawing of lots",
+    ),
+    "candidates-2024": RulesProfile(
+        name="candidates-2024",
+        laws_edition="FIDE Laws of Chess, effective 1 January 2023",
+        # 2024: 120 min for 40 moves, 30 min for the rest, 30 s a move from move 41.
+        time_control="40/7200:1800+30",
+        rapid_time_control="900+10",
+        blitz_time_control="180+2",
+        automatic_fivefold_repetition=True,
+        automatic_seventyfive_moves=True,
+        tiebreaks=_CHAIN_2022,
+        first_place_by_games=True,
+        tiebreak_source="2024 regulations: first place by tie-break games; other places "
+        "Sonneborn-Berger, wins, head-to-head, drawing of lots",
+    ),
 }
+
+# From the 2014 Laws on, the second illegal move loses (7.5.5 in 2023): the later Candidates
+# profiles take the penalties of ``fide-2023`` (Laws 2014 7.5.2 and 9.5 had the same values).
+for _name in ("candidates-2016", "candidates-2018", "candidates-2022", "candidates-2024"):
+    _later = PROFILES["fide-2023"]
+    PROFILES[_name] = replace(
+        PROFILES[_name],
+        penalties=_later.penalties,
+        rapid_penalties=_later.rapid_penalties,
+        blitz_penalties=_later.blitz_penalties,
+    )
 
 PROFILES["candidates-2012-unsupervised"] = replace(
     PROFILES["candidates-2012"], name="candidates-2012-unsupervised", automatic_flag_results=True

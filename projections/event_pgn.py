@@ -1,7 +1,8 @@
 """The whole event as organisers publish it: one PGN with clock times.
 
 ``event_pgn`` writes every game in round and board order with the Seven Tag
-Roster plus ``Board``, ``WhiteElo``, ``BlackElo``, ``EventDate``,
+Roster plus ``Board``, ``WhiteElo``, ``BlackElo`` (with ``WhiteTitle``, ``BlackTitle``,
+``WhiteFideId``, ``BlackFideId`` when the player has them), ``EventDate``,
 ``TimeControl``, ``Termination``, ``PlyCount``, and after every move the
 mover's clock as broadcasts give it, ``{ [%clk h:mm:ss] }`` (the remaining
 time after the move, time-control additions included; milliseconds when any), whenever the clock is
@@ -60,10 +61,13 @@ def event_game_pgn(
     headers["Black"] = black.name if black else game.black
     headers["Result"] = game.result
     headers["Board"] = board_no
-    if white is not None:
-        headers["WhiteElo"] = _elo(white.rating)
-    if black is not None:
-        headers["BlackElo"] = _elo(black.rating)
+    for side, player in (("White", white), ("Black", black)):
+        if player is not None:
+            headers[f"{side}Elo"] = _elo(player.rating)
+            if player.title:
+                headers[f"{side}Title"] = player.title
+            if player.fide_id:
+                headers[f"{side}FideId"] = player.fide_id
     if tournament is not None:
         headers["EventDate"] = tournament.start_date.replace("-", ".")
     headers["TimeControl"] = game.time_control

@@ -20,6 +20,10 @@ How it is computed (the interpretations are in ``engine.standings.tiebreaks``):
 - ``rank`` is shared by players still level (1 + the number of players ahead).
 - ``h2h`` is the player's score in the games among his points group (null
   when he is alone on his points); ``sb`` is Sonneborn-Berger.
+- ``tiebreaks`` names the chain that ordered the rows: the rules profile, its criteria
+  after points in order (``h2h``, ``wins``, ``sb``), whether first place goes to
+  tie-break games at once (2022, 2024) or to the criteria first (2012-2018), and the
+  regulation it comes from.
 - ``winner`` is set once the round robin is complete: ``decided_by`` names
   the first criterion on which first place stands ahead of second (``points``,
   ``h2h``, ``wins``, ``sb``) or ``playoff``; null while a tie for first
@@ -41,6 +45,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.game.state import FINISHED, Game
+from engine.rules import profile
 from engine.standings.tiebreaks import (
     ANNULLED,
     Ranking,
@@ -118,7 +123,8 @@ def standings(
         shown_round = max(played or [g.round for g in scored] or [0])
         scored = [g for g in scored if g.round <= shown_round]
     players = ranked_players(tournament, after_round)
-    ranking = rank(players, scored)
+    rules = profile(tournament.rules)
+    ranking = rank(players, scored, rules.tiebreaks, rules.first_place_by_games)
     final = shown_round >= tournament.rounds and is_complete(tournament, scored, after_round)
     order: list[tuple[str, ...]] = list(ranking.tiers)
     progress: dict[int, Progress] = {}
@@ -182,6 +188,12 @@ def standings(
         "final": final,
         "rows": rows,
         "winner": leader if final else None,
+        "tiebreaks": {
+            "rules": rules.name,
+            "criteria": list(rules.tiebreaks),
+            "first_place": "tie-break games" if rules.first_place_by_games else "criteria",
+            "source": rules.tiebreak_source,
+        },
         "leader": leader,
         "playoff": playoff,
         "playoffs": [playoff_summary(p) for p in progress.values()],

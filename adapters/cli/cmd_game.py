@@ -8,9 +8,17 @@ import time
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.pgn_import import ImportReport, import_pgn
-from adapters.queries import game_clock_report, game_object, game_pgn_text
-from engine.errors import UnknownGame
+from adapters.pgn_import import (
+    ImportOptions,
+    ImportReport,
+    check_start_date,
+    import_pgn,
+    players_file,
+)
+from adapters.queries import game_clock_report, game_object, game_pgn_text, standings_object
+from engine.clock.time_control import read_time_control_text
+from engine.errors import MalformedCommand, UnknownGame
+from engine.rules import PROFILES
 from engine.timefmt import parse_instant
 from projections.clock import clock_text
 
@@ -43,8 +51,43 @@ def register(sub: Any) -> None:
     add_store_option(clocks)
     clocks.set_defaults(func=run_clocks)
 
-    imp = sub.add_parser("import-pgn", help="import finished games from PGN files")
+    imp = sub.add_parser(
+        "import-pgn",
+        help="import finished games from PGN files",
+        description="Import the games of PGN files; the first file of an empty store creates "
+        "the tournament. What is inferred (cycles, start date) is printed as a warning; the "
+        "options below say it instead.",
+    )
     imp.add_argument("files", nargs="+")
+    imp.add_argument(
+        "--cycles",
+        type=int,
+        choices=(1, 2),
+        help="1 (single) or 2 (double round robin, 3.1); default: inferred from the last round",
+    )
+    imp.add_argument("--rounds", type=int, help="the number of rounds of the whole event")
+    imp.add_argument("--start-date", metavar="DATE", help="day 1 of the event (ISO date, 3.2)")
+    imp.add_argument(
+        "--time-control",
+        metavar="TAG",
+        help='the control of every game, overriding the TimeControl tags (e.g. "40/7200:1800+30")',
+    )
+    imp.add_argument(
+        "--rules",
+        choices=sorted(PROFILES),
+        help="the rules profile: laws, time control and the tie-break chain of the standings",
+    )
+    imp.add_argument(
+        "--players",
+        metavar="FILE",
+        help='JSON object {"name as written": "player id"}: names mapped to one id are one '
+        "player (resolves names that may be one player written two ways)",
+    )
+    imp.add_argument(
+        "--round-from-order",
+        action="store_true",
+        help="number the rounds from the order of the games when Round tags are missing",
+    )
     add_store_option(imp)
     imp.set_defaults(func=run_import)
 
@@ -164,17 +207,69 @@ def run_pgn(args: argparse.Namespace) -> int:
     return 0
 
 
+def import_options(args: argparse.Namespace) -> ImportOptions:
+    """The ``import-pgn`` options (checked before any file is read)."""
+    if args.rounds is not None and args.rounds < 1:
+        raise MalformedCommand(f"--rounds must be 1 or more, got {args.rounds}")
+    if args.time_control is not None and read_time_control_text(args.time_control) is None:
+        raise MalformedCommand(f"--time-control {args.time_control!r} cannot be read")
+    return ImportOptions(
+        cycles=args.cycles,
+        rounds=args.rounds,
+        start_date=check_start_date(args.start_date) if args.start_date else None,
+        time_control=args.time_control,
+        rules=args.rules,
+        players=players_file(args.players) if args.players else None,
+        round_from_order=args.round_from_order,
+    )
+
+
 def run_import(args: argparse.Namespace) -> int:
     failed = 0
+    options = import_options(args)
     with store_of(args) as store:
         for path in args.files:
             created: list[ImportReport] = []
-            reports = import_pgn(store, path, created=created)
+            reports = import_pgn(store, path, created=created, options=options)
             for made in created:  # the tournament the file created (a note, not a game)
                 print(
                     f"candidates: {path}: tournament {made.status}: {made.message}", file=sys.stderr
                 )
+                for warning in made.warnings:
+                    print(f"candidates: {path}: warning: {warning}", file=sys.stderr)
             for report in reports:
                 failed += report.status == "refused"
+                if report.game == "file":
+                    print(f"candidates: {report.message}", file=sys.stderr)
+                for warning in report.warnings:
+                    print(f"candidates: {path}: warning: {warning}", file=sys.stderr)
                 print_json({"file": path, **report.as_dict()})
+        if store.tournament() is not None:
+            print(f"candidates: {event_status(standings_object(store))}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def event_status(table: dict[str, Any]) -> str:
+    """One line: final with its winner, or in progress after round r of n."""
+    chain = table["tiebreaks"]
+    if table["final"]:
+        winner = table["winner"]
+        who = (
+            f"winner {winner['player']} (decided by {winner['decided_by']})"
+            if winner
+            else "first place still tied: "
+            + ", ".join(table["playoff"]["players"])
+            + " go to tie-break games"
+        )
+        return (
+            f"event final after round {table['after_round']} of {table['rounds']}: {who}; "
+            f"tie-breaks {chain['rules']}: {', '.join(chain['criteria'])}"
+        )
+    most = max((row["games"] for row in table["rows"]), default=0)
+    short = [f"{r['player']} ({r['games']})" for r in table["rows"] if r["games"] < most]
+    if table["after_round"] >= table["rounds"] and short:
+        return (
+            f"event incomplete after round {table['after_round']} of {table['rounds']}: "
+            f"games missing for {', '.join(short)} against {most} for the others"
+        )
+    return f"event in progress after round {table['after_round']} of {table['rounds']}"

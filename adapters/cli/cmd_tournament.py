@@ -87,6 +87,13 @@ def render_standings(table: dict[str, Any]) -> str:
     for shared in table["shared_places"]:
         low, high = shared["places"]
         lines.append(f"Places {low}-{high} shared: {', '.join(shared['players'])}")
+    chain = table.get("tiebreaks")
+    if chain:
+        first = "tie-break games" if chain["first_place"] != "criteria" else "the criteria"
+        lines.append(
+            f"Tie-breaks ({chain['rules']}): {', '.join(chain['criteria'])}; "
+            f"first place by {first} ({chain['source']})"
+        )
     return "\n".join(lines)
 
 

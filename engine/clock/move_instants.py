@@ -71,3 +71,52 @@ def _time_used(clock: Clock, side: Side, before: int, after: int) -> int:
         if 0 <= used <= had:
             return used
     return max(0, min(before + regulation - after, had))
+
+
+GLITCH_TOLERANCE_MS = 1_000
+"""Recorded clocks show whole seconds."""
+
+
+def glitched_readings(
+    control: TimeControl, first_side: Side, clocks_ms: Sequence[int | None]
+) -> list[int]:
+    """The plies (0-based) whose recorded clock contradicts the same player's readings
+    before and after it while those two agree with each other: a broadcast glitch (a
+    ``[%clk 0:00:00]`` in the middle of a game), not an observation of the clock.
+
+    A player's clock can rise between two readings by no more than what the control
+    credits for the moves in between (a period's time on completing move 40 or 60, the
+    increments; a device crediting the increment on the control move is allowed for).
+    """
+    side = first_side
+    counts = dict.fromkeys(SIDES, 0)
+    readings: dict[Side, list[tuple[int, int, int]]] = {s: [] for s in SIDES}
+    for ply, recorded in enumerate(clocks_ms):
+        counts[side] += 1
+        if recorded is not None:
+            readings[side].append((ply, counts[side], recorded))
+        side = side.opponent
+    slack = GLITCH_TOLERANCE_MS + max((p.increment_ms for p in control.periods), default=0)
+
+    def credits(side: Side, after_move: int, up_to_move: int) -> int:
+        """What the control credits for the moves after ``after_move`` up to ``up_to_move``."""
+        total = 0
+        for number in range(after_move + 1, up_to_move + 1):
+            following = control.control_after(number)
+            if following is not None:
+                total += control.period(following).time_ms(side)
+            total += control.period(control.period_of_move(number)).increment_ms
+        return total
+
+    def fits(side: Side, earlier: tuple[int, int, int], later: tuple[int, int, int]) -> bool:
+        return later[2] <= earlier[2] + credits(side, earlier[1], later[1]) + slack
+
+    glitches: list[int] = []
+    for side_name, own in readings.items():
+        for i in range(1, len(own) - 1):
+            before, here, after = own[i - 1], own[i], own[i + 1]
+            if fits(side_name, before, after) and not (
+                fits(side_name, before, here) and fits(side_name, here, after)
+            ):
+                glitches.append(here[0])
+    return sorted(glitches)

@@ -207,3 +207,74 @@ BLITZ_3_7_2 = "300+3"
 """3.7.2: 5 min + 3 s a move from move 1."""
 SUDDEN_DEATH_3_7_3_A = "60/300|240:0+3"
 """3.7.3.a: White 5 min, Black 4 min, 3 s a move from move 61 (this project's form)."""
+
+
+_MINUTES = (
+    r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>'|′|’|min(?:ute)?s?\.?|mn|m\b|h(?:ours?)?\b|hrs?\b)"
+)
+_PERIOD = re.compile(
+    _MINUTES + r"\s*(?:(?:/|for|in|per)\s*(?:(?P<moves>\d+)\s*(?:moves?|mv)?"
+    r"|(?P<rest>end|rest|ko|kt|the\s+rest(?:\s+of\s+the\s+game)?|game|g)\b)|(?P<bare>))"
+)
+_INCREMENT = re.compile(
+    r"(?P<seconds>\d+)\s*(?:\"|″|”|''|s\b|secs?\.?|seconds?)\s*(?:/|per|a|each)?\s*"
+    r"(?:move|mv)?\b(?:[^0-9]*?(?:from|starting(?:\s+(?:from|with|at))?|beginning\s+with)\s*"
+    r"(?:move\s*)?(?P<from_move>\d+))?"
+)
+
+
+def read_time_control_text(text: str) -> TimeControl | None:
+    """A ``TimeControl`` tag as real files write it, or None when it cannot be read.
+
+    The PGN standard form (``40/7200:20/3600:900+30``) and this project's forms come
+    first; then the free-text forms of broadcasts and organisers' files, e.g.
+    ``120'/40 + 30'/end + 30"/move from move 1`` or ``90 min/40 moves + 30 min + 30 sec
+    per move from move 1``: periods of minutes (or hours) for a number of moves or for the
+    rest, then an increment of seconds per move from a given move (from move 1 when not
+    said). An increment from move N belongs to the periods from the one holding move N.
+    """
+    try:
+        return parse_time_control(text)
+    except MalformedCommand:
+        pass
+    lowered = text.lower().replace("’", "'").replace("′", "'").replace("″", '"')
+    increment_ms, from_move = 0, 1
+    found = _INCREMENT.search(lowered)
+    if found is not None:
+        increment_ms = int(found["seconds"]) * 1000
+        from_move = int(found["from_move"] or 1)
+        lowered = lowered[: found.start()] + " " + lowered[found.end() :]
+    periods: list[tuple[int | None, int]] = []
+    for match in _PERIOD.finditer(lowered):
+        amount = float(match["amount"])
+        unit = match["unit"]
+        minutes = amount * 60 if unit.startswith("h") else amount
+        moves = int(match["moves"]) if match["moves"] else None
+        periods.append((moves, round(minutes * 60_000)))
+        if moves is None:
+            break
+    if not periods or any(ms <= 0 for _, ms in periods):
+        return None
+    first_with_increment, move = None, 1
+    for index, (moves, _) in enumerate(periods):
+        if move == from_move:
+            first_with_increment = index
+            break
+        if moves is None:
+            break
+        move += moves
+    if increment_ms and first_with_increment is None:
+        return None
+    built = [
+        Period(
+            moves,
+            ms,
+            ms,
+            increment_ms if first_with_increment is not None and i >= first_with_increment else 0,
+        )
+        for i, (moves, ms) in enumerate(periods)
+    ]
+    if built[-1].moves is not None and len(built) > 1:
+        return None  # a last period with a move count repeats (PGN 9.6.1): not what text means
+    control = TimeControl(tuple(built), "")
+    return TimeControl(control.periods, format_time_control(control))

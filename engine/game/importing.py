@@ -3,9 +3,13 @@
 A result in the score sheet is a fact to import, not something to re-derive
 from the final position: several games of the 2013 Candidates were lost on
 time with the score ending before the flag fell. When the final position
-itself ends the game (mate, stalemate, dead position) and the sheet agrees,
-that termination is kept; otherwise the game is finished with termination
-``imported`` and the sheet's result.
+itself ends the game (mate, stalemate, dead position), that termination and
+its result are kept (Laws 5.1 a, 5.2: the game ends at once), and the
+``ResultRecorded`` reason says where the sheet differs: another result in its
+header, or moves recorded after the end (broadcasts record a move played
+after a dead position). Such trailing moves are kept in the reason as the
+sheet records them and are never played. Otherwise the game is finished with
+termination ``imported`` and the sheet's result.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import chess
 
 from engine.clock.move_instants import derive_move_instants
 from engine.clock.time_control import TimeControl, parse_time_control
-from engine.errors import IllegalMove, MalformedCommand, RuleViolation
+from engine.errors import IllegalMove, MalformedCommand
 from engine.events import (
     ClockReadingRecorded,
     Event,
@@ -93,12 +97,13 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
         )
     ]
     ended: tuple[str, str] | None = None
+    trailing: list[str] = []
     for index, text in enumerate(sheet.moves):
         if ended is not None:
-            raise IllegalMove(
-                f"game {sheet.game}: move {text!r} at ply {index + 1} comes after the game "
-                f"ended ({ended[1]})"
-            )
+            # Laws 5.1 a / 5.2: the position ended the game; what the sheet records after
+            # it was not a move of the game. Kept as recorded, never played.
+            trailing = _as_written(board, sheet.moves[index:])
+            break
         try:
             move = chess.Move.from_uci(text)
             if move not in board.legal_moves:
@@ -134,13 +139,21 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
     last_at = events[-1].at_ms
     readings = _readings(sheet, events, clocks, by) if clocks is not None else []
     if ended is not None:
-        if sheet.result not in (ended[0], "*"):
-            raise RuleViolation(
-                "5",
-                f"game {sheet.game}: the score sheet says {sheet.result} but the final "
-                f"position is {ended[1]} ({ended[0]})",
+        result, termination = ended
+        notes = []
+        if sheet.result not in (result, "*"):
+            # Laws 5.1 a, 5.2 a-b: mate, stalemate and a dead position end the game at once;
+            # the position is decisive over the header.
+            notes.append(
+                f"the score sheet says {sheet.result}; the position ended the game "
+                f"({termination.replace('_', ' ')}, {result}), which decides (Laws 5.1 a, 5.2)"
             )
-        result, termination, reason = ended[0], ended[1], ""
+        if trailing:
+            notes.append(
+                f"recorded after the end: {' '.join(trailing)} "
+                f"({len(trailing)} trailing move{'s' if len(trailing) > 1 else ''}, not played)"
+            )
+        reason = "; ".join(notes)
     elif sheet.result == "*":
         return events + readings
     else:
@@ -161,6 +174,26 @@ def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> lis
         )
     )
     return events + readings
+
+
+def _as_written(board: chess.Board, moves: Sequence[str]) -> list[str]:
+    """Trailing moves in SAN where the position allows them, else as the sheet has them."""
+    after = board.copy(stack=False)
+    out: list[str] = []
+    for text in moves:
+        try:
+            move = chess.Move.from_uci(text)
+            if move not in after.legal_moves:
+                move = after.parse_san(text)
+        except ValueError:
+            try:
+                move = after.parse_san(text)
+            except ValueError:
+                out.append(str(text))
+                continue
+        out.append(after.san(move))
+        after.push(move)
+    return out
 
 
 def _control_or_none(tag: str) -> TimeControl | None:

@@ -45,6 +45,7 @@ from engine.side import Side
 from engine.standings.tiebreaks import (
     Lookup,
     expected_pairings,
+    is_complete,
     rank,
     ranked_players,
     round_robin_games,
@@ -157,15 +158,22 @@ def current_order(
     missing = [
         (r, w, b) for r, w, b in expected_pairings(tournament) if (r, frozenset((w, b))) not in done
     ]
-    if tournament.numbers is None or missing:
-        detail = (
-            "the lots have not been drawn"
-            if tournament.numbers is None
-            else f"{len(missing)} round-robin game(s) still to finish, e.g. round "
-            f"{missing[0][0]} {missing[0][1]} - {missing[0][2]}"
+    if tournament.numbers is None and not is_complete(tournament, scored):
+        # no table to name the games still to play (an imported event off the Berger
+        # table): the results say whether every pair has played its games
+        raise RuleViolation(
+            "3.7",
+            "tie-break games come after the last round: not every pair of players has "
+            f"played its {tournament.cycles} game(s) yet",
         )
-        raise RuleViolation("3.7", f"tie-break games come after the last round: {detail}")
-    ranking = rank(ranked_players(tournament), scored)
+    if tournament.numbers is not None and missing:
+        raise RuleViolation(
+            "3.7",
+            f"tie-break games come after the last round: {len(missing)} round-robin game(s) "
+            f"still to finish, e.g. round {missing[0][0]} {missing[0][1]} - {missing[0][2]}",
+        )
+    rules = profile(tournament.rules)
+    ranking = rank(ranked_players(tournament), scored, rules.tiebreaks, rules.first_place_by_games)
     results = playoff_results(tournament, lookup)
     tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
     order, progress = refine(tiers, tournament.playoffs, results)

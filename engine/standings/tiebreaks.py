@@ -153,42 +153,68 @@ def head_to_head(group: Iterable[str], games: Sequence[ScoredGame]) -> dict[str,
 
 @dataclass(frozen=True)
 class Ranking:
-    """The order after 3.6.1 and 3.7 a-c: tiers of players still level after (c)."""
+    """The order after points and the tie-break criteria: tiers of players still level."""
 
     tiers: tuple[tuple[str, ...], ...]
     lines: Mapping[str, Line]
     h2h: Mapping[str, Fraction | None]
     """3.7 a value over the player's points group; None when alone on his points."""
+    chain: tuple[str, ...] = CRITERIA[1:]
+    """The criteria after points, in order (the rules profile's ``tiebreaks``)."""
 
-    def key(self, player: str) -> tuple[Fraction, Fraction, int, Fraction]:
+    def value(self, player: str, criterion: str) -> Fraction:
         line = self.lines[player]
-        return (line.points, self.h2h[player] or Fraction(0), line.wins, line.sb)
+        if criterion == "points":
+            return line.points
+        if criterion == "h2h":
+            return self.h2h[player] or Fraction(0)
+        if criterion == "wins":
+            return Fraction(line.wins)
+        if criterion == "sb":
+            return line.sb
+        raise ValueError(f"unknown tie-break criterion {criterion!r}")
+
+    def key(self, player: str) -> tuple[Fraction, ...]:
+        return tuple(self.value(player, c) for c in ("points", *self.chain))
 
     def separating_criterion(self, ahead: str, behind: str) -> str | None:
-        """The first criterion (points, h2h, wins, sb) on which ``ahead`` is before ``behind``."""
-        for name, a, b in zip(CRITERIA, self.key(ahead), self.key(behind), strict=True):
+        """The first criterion (points, then the chain) on which ``ahead`` is before ``behind``."""
+        for name, a, b in zip(
+            ("points", *self.chain), self.key(ahead), self.key(behind), strict=True
+        ):
             if a != b:
                 return name
         return None
 
 
-def rank(players: Sequence[str], games: Sequence[ScoredGame]) -> Ranking:
-    """Order the players by points, then each points group by 3.7 a, b, c in turn."""
+def rank(
+    players: Sequence[str],
+    games: Sequence[ScoredGame],
+    chain: Sequence[str] = CRITERIA[1:],
+    first_place_by_games: bool = False,
+) -> Ranking:
+    """Order the players by points, then each points group by the chain's criteria in turn
+    (2012 3.7 a, b, c by default). With ``first_place_by_games`` (2022, 2024) the players
+    level on points for first place stay one tier: tie-break games decide among them."""
     table = lines(players, games)
     h2h: dict[str, Fraction | None] = dict.fromkeys(players)
     for value in {line.points for line in table.values()}:
         group = [p for p in players if table[p].points == value]
         if len(group) > 1:
             h2h.update(head_to_head(group, games))
-    ranking = Ranking((), table, h2h)
+    ranking = Ranking((), table, h2h, tuple(chain))
     ordered = sorted(players, key=lambda p: (tuple(-x for x in ranking.key(p)), p))
+    top = max((line.points for line in table.values()), default=Fraction(0))
     tiers: list[tuple[str, ...]] = []
     for p in ordered:
-        if tiers and ranking.key(tiers[-1][0]) == ranking.key(p):
+        level = ranking.key(tiers[-1][0]) == ranking.key(p) if tiers else False
+        if tiers and first_place_by_games and table[p].points == top:
+            level = table[tiers[-1][0]].points == top
+        if level:
             tiers[-1] = (*tiers[-1], p)
         else:
             tiers.append((p,))
-    return Ranking(tuple(tiers), table, h2h)
+    return Ranking(tuple(tiers), table, h2h, tuple(chain))
 
 
 def withdrawn_behind(
@@ -239,13 +265,48 @@ def expected_pairings(
 def is_complete(
     tournament: Tournament, scored: Sequence[ScoredGame], after_round: int | None = None
 ) -> bool:
-    """Every expected round-robin game up to ``after_round`` has a counted result."""
-    if tournament.numbers is None:
-        return False
-    done = {(g.round, frozenset((g.white, g.black))) for g in scored}
-    return all(
-        (r, frozenset((w, b))) in done for r, w, b in expected_pairings(tournament, after_round)
-    )
+    """Every round-robin game up to ``after_round`` has a counted result.
+
+    Completion follows the results, not the table: with pairing numbers, every pairing
+    of the table is played; and whatever table produced the games (organisers' own
+    tables, colours other than Berger's, no lots recorded), the event is complete when
+    every pair of players still counted has played its ``cycles`` games (3.1) and every
+    round up to ``after_round`` has its games.
+    """
+    if tournament.numbers is not None:
+        done = {(g.round, frozenset((g.white, g.black))) for g in scored}
+        if all(
+            (r, frozenset((w, b))) in done for r, w, b in expected_pairings(tournament, after_round)
+        ):
+            return True
+    return _complete_by_results(tournament, scored, after_round)
+
+
+def _complete_by_results(
+    tournament: Tournament, scored: Sequence[ScoredGame], after_round: int | None
+) -> bool:
+    """Every pair of the players still counted met ``cycles`` times (all rounds), or every
+    round up to ``after_round`` has a game for each pair of the players then playing."""
+    players = ranked_players(tournament, after_round)
+    excused = {w.player for w in tournament.withdrawals if w.rule == FIRST_ROUND_DEFAULT}
+    active = [p for p in players if p not in excused]
+    last = tournament.rounds if after_round is None else min(after_round, tournament.rounds)
+    counted = [g for g in scored if g.round <= last]
+    if last >= tournament.rounds:
+        met: dict[frozenset[str], int] = {}
+        for g in counted:
+            pair = frozenset((g.white, g.black))
+            met[pair] = met.get(pair, 0) + 1
+        return all(
+            met.get(frozenset((a, b)), 0) >= tournament.cycles
+            for i, a in enumerate(active)
+            for b in active[i + 1 :]
+        )
+    per_round = len(active) // 2
+    games_in = {r: 0 for r in range(1, last + 1)}
+    for g in counted:
+        games_in[g.round] = games_in.get(g.round, 0) + 1
+    return all(n >= per_round for n in games_in.values())
 
 
 Lookup = Callable[[str], Game | None]
@@ -256,16 +317,23 @@ def round_robin_states(tournament: Tournament, lookup: Lookup) -> dict[str, Game
 
     A game imported from a score sheet keeps the board number of its source,
     which need not be the Berger board: a pairing is matched to the game of
-    its round with the same two players, whatever the board.
+    its round with the same two players, whatever the board. Without pairing
+    numbers (an imported event whose games fit no Berger table) every
+    round-robin game found is returned by its own id: the results, not the
+    table, say what was played.
     """
     pairings = tournament.round_robin_pairings()
     boards = table_size(len(tournament.players)) // 2
     by_players: dict[tuple[int, frozenset[str]], Game] = {}
+    found_games: dict[str, Game] = {}
     for round_no in range(1, tournament.rounds + 1):
         for board in range(1, boards + 1):
             game = lookup(f"{round_no}.{board}")
             if game is not None and game.stage == "tournament":
                 by_players[(round_no, frozenset((game.white, game.black)))] = game
+                found_games[game.game_id] = game
+    if tournament.numbers is None:
+        return found_games
     out: dict[str, Game] = {}
     for game_id, (white, black) in pairings.items():
         found = by_players.get((int(game_id.split(".")[0]), frozenset((white, black))))

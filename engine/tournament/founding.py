@@ -80,12 +80,19 @@ def _player(raw: object, index: int) -> dict[str, Any]:
             f"players[{index}] ({pid}): 'rating' must be a number from 0 to {MAX_RATING}, "
             f"got {rating!r}"
         )
-    return {
+    player = {
         "id": pid,
         "name": str(raw.get("name") or pid),
         "federation": str(raw.get("federation") or ""),
         "rating": rating,
     }
+    for optional in ("fide_id", "title"):  # kept only when given: older events lack them
+        value = raw.get(optional)
+        if value:
+            if not isinstance(value, str | int) or isinstance(value, bool):
+                raise MalformedCommand(f"players[{index}] ({pid}): {optional!r} must be a string")
+            player[optional] = str(value)
+    return player
 
 
 MAX_RATING = 10_000

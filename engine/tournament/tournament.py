@@ -35,6 +35,10 @@ class Player:
     name: str
     federation: str
     rating: float
+    fide_id: str = ""
+    """The FIDE ID (PGN ``WhiteFideId``/``BlackFideId``); empty when not known."""
+    title: str = ""
+    """GM, IM, WGM ... (PGN ``WhiteTitle``/``BlackTitle``); empty when not known."""
 
 
 @dataclass(frozen=True)
@@ -212,7 +216,15 @@ def evolve(state: Tournament | None, event: Event) -> Tournament | None:
                 start_date=event.start_date,
                 cycles=event.cycles,
                 players=tuple(
-                    Player(p["id"], p["name"], p["federation"], p["rating"]) for p in event.players
+                    Player(
+                        p["id"],
+                        p["name"],
+                        p["federation"],
+                        p["rating"],
+                        str(p.get("fide_id", "")),
+                        str(p.get("title", "")),
+                    )
+                    for p in event.players
                 ),
                 arbiters=tuple(Arbiter(a["id"], a["name"], a["role"]) for a in event.arbiters),
             )
