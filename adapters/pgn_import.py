@@ -337,7 +337,7 @@ def import_pgn(
                 reports.append(ImportReport(sheet.game, status, message))
                 continue
             events = import_score_sheet(sheet, rules, by)
-            store.append(events)
+            store.view().append(events)  # the tournament's streams (docs/scale.md)
             readings = [e for e in events if isinstance(e, ClockReadingRecorded)]
             summary = clock_summary(clock_report(events, readings)) if readings else None
             ended = next((e for e in events if isinstance(e, ResultRecorded)), None)
@@ -554,6 +554,8 @@ def _create_tournament(
     )
     if not created["ok"]:
         return ImportReport("tournament", "refused", created["error"]["message"], warnings=warnings)
+    if store.default_tournament is None and store.first_tournament_id() != tournament_id:
+        store.default_tournament = tournament_id  # a further tournament of the store: this one
     message = f"{len(players)} players, {cycles} cycle(s), start {start_date}, rules {rules}"
     inferred = None
     if all(r > 0 for r, _, _ in pairings):
@@ -577,7 +579,7 @@ def _create_tournament(
     if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
         tournament = store.tournament()
         assert tournament is not None
-        store.append(
+        store.view().append(
             [
                 RoundsReordered(
                     originator_id=TOURNAMENT_STREAM,

@@ -661,6 +661,10 @@ class TournamentView:
     def last_seq(self) -> int:
         return self.store.last_seq()
 
+    def append(self, events: Sequence[Event]) -> list[int]:
+        """Append events built with the engine's names to this tournament's streams."""
+        return self.store.append([stored_event(e, self.namespace) for e in events])
+
     def handle(self, raw: object) -> dict[str, Any]:
         """The store's ``handle`` for a command of this tournament (named unless it names one)."""
         if isinstance(raw, dict) and raw.get("tournament") is None and self.namespace:

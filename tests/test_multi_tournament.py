@@ -12,6 +12,7 @@ import pytest
 
 from adapters.audit import audit_store
 from adapters.flag_watch import FlagWatch
+from adapters.pgn_import import import_pgn
 from adapters.queries import game_object, standings_object
 from adapters.replay_log import import_log, read_log
 from adapters.store import Store
@@ -22,6 +23,7 @@ from tests.helpers import ARBITERS, PLAYERS_2013, T0_MS, at, ok, refused
 
 ROOT = Path(__file__).resolve().parents[1]
 OLD_LOG = ROOT / "replay_logs" / "candidates-2013.msgpack"
+PGN_2013 = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
 GOLDEN = ROOT / "tests" / "golden" / "candidates-2013-standings.json"
 
 WOMENS = [
@@ -326,3 +328,28 @@ class TestFlagWatch:
         }
         answer = watch.tick()
         assert answer is not None and answer["ok"], answer
+
+
+class TestImport:
+    def test_score_sheets_import_into_the_named_tournament(self, sqlite_store: Store) -> None:
+        create(sqlite_store, "womens", WOMENS)
+        ok(
+            sqlite_store,
+            {
+                "cmd": "create_tournament",
+                "tournament": "london-2013",
+                "name": "FIDE Candidates Tournament 2013",
+                "start_date": "2013-03-14",
+                "players": PLAYERS_2013,
+                "arbiters": ARBITERS,
+            },
+        )
+        sqlite_store.default_tournament = "london-2013"  # candidates --tournament london-2013
+        reports = import_pgn(sqlite_store, PGN_2013)
+        assert sum(r.status == "imported" for r in reports) == 56, reports[0]
+        assert len(sqlite_store.view("london-2013").game_ids()) == 56
+        assert sqlite_store.view("womens").game_ids() == []
+        streams = {n.originator_id for n in sqlite_store.notifications()}
+        assert "game/london-2013/14.4" in streams and "game/14.4" not in streams
+        rows = standings_object(sqlite_store.view("london-2013"))["rows"]
+        assert rows[0]["player"] == "carlsen" and rows[0]["points"] == 8.5
