@@ -321,6 +321,7 @@ def run_run(args: argparse.Namespace) -> int:
             record_dir=args.record_dir,
             debounce_ms=args.debounce_ms,
             file_speed=args.speed,
+            tournament=getattr(args, "tournament", None),
         )
 
     asyncio.run(main())

@@ -143,8 +143,12 @@ async def run_sources(
     record_dir: str | Path | None = None,
     debounce_ms: int = 300,
     file_speed: float = 1.0,
+    tournament: str | None = None,
 ) -> None:
     """Run every source until ``stop`` is set (or all of them ended: only recordings end).
+
+    ``tournament``: the store's tournament the boards' games belong to (a store holding
+    several; ``--tournament``).
 
     Each board's confirmed moves become ``play_move``, its clock readings
     ``clock_reading``, its alerts ``AlertRaised`` on ``board/<serial>``.
@@ -152,7 +156,7 @@ async def run_sources(
     """
     parsed = [parse_spec(s) for s in specs]
     serial_games = dict(serial_games or {})
-    store = Store(store_url)
+    store = Store(store_url, tournament=tournament)
     tasks: list[Awaitable[None]] = []
     feeds: list[BoardFeed] = []
     recorders: list[Recorder] = []
