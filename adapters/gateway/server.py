@@ -56,6 +56,8 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 DEFAULT_PUBLIC_DELAY_S = 15 * 60
 """Fair play: the public sees the games 15 minutes late unless told otherwise."""
+COMMAND_WAIT_S = 0.2
+"""How long the reading of the log waits for this gateway's commands in flight."""
 CATCH_UP_S = 2.0
 """How long a subscription with a ``since`` ahead of this gateway waits for it to catch up
 (a client failing over from another gateway of the same store)."""
@@ -125,6 +127,11 @@ class Gateway:
         self._changed = True
         """Something may have been appended since the last read (always so on SQLite)."""
         self._listener: ChangeListener | None = None
+        self._in_flight = 0
+        """Commands of this gateway's arbiters being decided: the log is read after them,
+        so an arbiter gets the result of a command before the deltas of its events."""
+        self._no_commands = asyncio.Event()
+        self._no_commands.set()
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # --- blocking parts (executor threads) ---------------------------------------
@@ -204,6 +211,9 @@ class Gateway:
             if self._listener is None:
                 self._changed = True
             update: Update | None = None
+            if self._in_flight:  # at most a moment: commands are decided one at a time
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._no_commands.wait(), COMMAND_WAIT_S)
             try:
                 if self._changed:
                     self._changed = False
@@ -216,6 +226,9 @@ class Gateway:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 1.0)
             if update is not None:
+                if self._in_flight:  # it may hold a command's events: its result goes first
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._no_commands.wait(), COMMAND_WAIT_S)
                 self._dispatch(update)
             if self.public is not self.live:
                 self.public.release(now_ms())
@@ -452,8 +465,15 @@ class Gateway:
         if not isinstance(command, dict):
             raise FrameError("malformed_frame", "'command' must be a map of the contract", fid)
         command = self._as_arbiter(client.identity, command, fid)
-        answer = await self._in(self._deciding, self._handle, command)
-        client.answer({"op": "result", "id": fid, **answer})
+        self._in_flight += 1
+        self._no_commands.clear()
+        try:
+            answer = await self._in(self._deciding, self._handle, command)
+            client.answer({"op": "result", "id": fid, **answer})
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._no_commands.set()
         if answer.get("ok"):
             self._notified()  # read what this command appended now, not at the next tick
 
