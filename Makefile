@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python 3.11 and make:
 #   make demo   the main job, on the embedded SQLite default
-#   make test   lint, types and the whole suite
+#   make test   lint, types and the whole suite (4 pytest-xdist workers: most tests wait
+#               on fsync, PostgreSQL, subprocesses and sockets, so 4 keep 2 cores busy)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -20,11 +21,14 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# Strict (pyproject.toml): the rulebook, the projections, and the DGT board's
+# protocol and reconstruction (bytes in, moves out).
 types: $(VENV)/.installed
-	$(BIN)/mypy engine projections
+	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/reconstruct.py \
+		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py
 
 pytest: $(VENV)/.installed
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 4 --dist loadscope
 
 test: lint types browser pytest
 

@@ -10,26 +10,29 @@ Two kinds of findings (docs/audit.md):
   live one, an illegal move, an ending the position does not show, an event
   after a game's result, an impossible clock reading.
 - **rule** (listed; the exit status is 1 only with ``--strict``): every arbiter
-  correction of the record (``correct_moves``, ``correct_result``: listed as
-  ``arbiter_correction``, never as an integrity failure, the moves of a corrected
-  line being checked from the position where it starts), every arbiter override
-  (a declared result, a clock adjustment, a regulation-clock flag dismissed with
-  ``rule_flag``), every result without a legal
+  override (a declared result, a clock adjustment), every result without a legal
   reason behind it: a draw without an accepted claim or a drawn position
   (3.9.2 b: "The players cannot draw a game by agreement"), a result imported
   from a score sheet with no event behind it.
 
 Every finding names the event: stream, version, type, position in the global
-order (and, for a store, its notification id).
+order (and, for a store, its notification id). The audit never stops with an
+error: a row it cannot read, an event of an unknown type or with ill-typed
+fields, a check that cannot go on, each is a finding naming where it happened.
+
+The rules themselves are the engine's (``engine/audit``: pure functions from
+events to findings, each game judged under its own rules profile); this module
+reads the store or the log, checks the hash links, the seals and the trailer,
+compares the projections, and writes the report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import chess
+from eventsourcing.utils import resolve_topic
 
 from adapters.chain import (
     GENESIS,
@@ -49,53 +52,27 @@ from adapters.replay_log import (
     verify_links,
 )
 from adapters.store import Store, logical_event
+from engine.audit import findings as engine_findings
+from engine.audit.clocks import judge_clocks
+from engine.audit.event_fields import field_problems
+from engine.audit.findings import INFO, INTEGRITY, RULE
+from engine.audit.games import GamesAudit, judge_games
 from engine.events import (
     TOURNAMENT_STREAM,
     TOURNAMENTS_STREAM,
     ChainSealed,
-    ClaimRuled,
-    ClockAdjusted,
-    ClockReadingRecorded,
     Event,
-    FlagRuled,
-    GameStarted,
-    MovePlayed,
-    MovesCorrected,
-    ResultCorrected,
-    ResultRecorded,
+    physical_stream,
     split_stream,
     stream_game_id,
 )
-from engine.game import state as games
 from engine.game.state import Game
-from engine.rules import PROFILES
 from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
-from projections.clock import clock_text
 from projections.game_view import game_view
 
-INTEGRITY, RULE, INFO = "integrity", "rule", "info"
-
-POSITION_ENDINGS = {
-    "checkmate",
-    "stalemate",
-    "insufficient_material",
-    "seventyfive_moves",
-    "fivefold_repetition",
-}
-"""Terminations the final position itself must show (Laws 5.1, 5.2, 9.6)."""
-PENALISED_BY = {"ClaimRuled", "IllegalMoveRecorded"}
-"""Events whose clock penalty follows in the same decision: an incorrect claim (9.5), an
-illegal move (7.4 b). The adjustment is the rule's, not an arbiter's override."""
-CLAIM_KINDS = {
-    "threefold_repetition",
-    "fifty_moves",
-    "perpetual_check",
-    "stalemate",
-    "insufficient_material",
-    "theoretical_draw",
-}
+__all__ = ["INFO", "INTEGRITY", "RULE", "AuditReport", "Finding", "audit_log", "audit_store"]
 
 
 @dataclass(frozen=True)
@@ -115,7 +92,7 @@ class Finding:
                 stream=self.record.stream,
                 version=self.record.version,
                 type=self.record.type,
-                at=format_instant(self.record.at_ms),
+                at=_instant(self.record.at_ms),
                 position=self.record.seq,
             )
         if self.store_seq is not None:
@@ -169,47 +146,82 @@ class AuditReport:
                 where = ""
                 if finding.record is not None:
                     r = finding.record
-                    where = f"[{r.stream} v{r.version} {r.type} @ {format_instant(r.at_ms)}] "
+                    where = f"[{r.stream} v{r.version} {r.type} @ {_instant(r.at_ms)}] "
                 lines.append(f"  - {finding.kind}: {where}{finding.message}")
         return "\n".join(lines)
+
+
+def _instant(at_ms: object) -> str:
+    """An event's instant as text, whatever a damaged record holds there (-1: unread)."""
+    if at_ms == -1:
+        return "an unknown instant"
+    if isinstance(at_ms, int) and not isinstance(at_ms, bool):
+        try:
+            return format_instant(at_ms)
+        except (OverflowError, OSError, ValueError):
+            pass
+    return repr(at_ms)
 
 
 # --- reading the raw store -------------------------------------------------------
 
 
-def store_records(store: Store, report: AuditReport) -> Iterator[tuple[Record, int]]:
-    """(record, notification id) of every readable stored event; unreadable ones reported."""
+def store_records(store: Store, report: AuditReport) -> Iterator[tuple[Record, int, bool]]:
+    """(record, notification id, readable) of every stored event, in global order.
+
+    A row that cannot be read (an unknown topic, state bytes that are not an event)
+    is reported here, naming its stream, version and topic, and yielded as a record
+    with no fields so the seals still count it in its place."""
     mapper = store.chain.mapper
     position = 0
-    for notification in store.notifications():
-        position += 1
-        try:
-            event, link = mapper.event_and_link(notification)
-            if not isinstance(event, Event):
-                raise TypeError(f"{notification.topic} is not an event of this engine")
-            body = event_fields(event)
-            record = Record(
-                position,
-                event.originator_id,
-                event.originator_version,
-                type(event).__name__,
-                event.at_ms,
-                body,
-                link,
+    try:
+        for notification in store.notifications():
+            position += 1
+            stream, version = notification.originator_id, notification.originator_version
+            topic = notification.topic
+            kind, problem = "unreadable_event", ""
+            try:
+                cls = resolve_topic(topic)
+            except Exception:
+                cls = None
+            if not (isinstance(cls, type) and issubclass(cls, Event)):
+                kind, problem = "unknown_event_type", f"{topic!r} is not an event of this engine"
+            else:
+                try:
+                    event, link = mapper.event_and_link(notification)
+                    yield (
+                        Record(
+                            position,
+                            event.originator_id,
+                            event.originator_version,
+                            type(event).__name__,
+                            event.at_ms,
+                            event_fields(event),
+                            link,
+                        ),
+                        notification.id,
+                        True,
+                    )
+                    continue
+                except Exception as exc:
+                    problem = f"{type(exc).__name__}: {exc}"
+            placeholder = Record(
+                position, str(stream), int(version), topic.rpartition(":")[2], -1, {}, None
             )
-        except Exception as exc:
-            report.findings.append(
-                Finding(
-                    INTEGRITY,
-                    "unreadable_event",
-                    f"stored event {notification.originator_id} v{notification.originator_version}"
-                    f" (notification {notification.id}, {notification.topic}) cannot be read: "
-                    f"{exc}",
-                    store_seq=notification.id,
-                )
+            report.add(
+                INTEGRITY,
+                kind,
+                f"stored event {stream} v{version} (notification {notification.id}, "
+                f"{topic}) cannot be read: {problem}",
+                placeholder,
             )
-            continue
-        yield record, notification.id
+            yield placeholder, notification.id, False
+    except Exception as exc:  # the store itself cannot be read on from here
+        report.add(
+            INTEGRITY,
+            "unreadable_store",
+            f"the store cannot be read after log position {position}: {type(exc).__name__}: {exc}",
+        )
 
 
 # --- the checks --------------------------------------------------------------------
@@ -220,6 +232,8 @@ def check_links(records: list[Record], report: AuditReport, classes: dict[str, A
         kind = (
             "missing_event"
             if "missing" in problem.message
+            else "out_of_order"
+            if ": expected v" in problem.message
             else "unlinked_event"
             if "without a hash link" in problem.message
             else "broken_link"
@@ -358,372 +372,123 @@ def check_trailer(log: Log, report: AuditReport) -> None:
         )
 
 
-def _game_events(events: Iterable[Event]) -> dict[str, list[Event]]:
-    out: dict[str, list[Event]] = {}
-    for event in events:
-        if event.originator_id.startswith("game/"):
-            out.setdefault(event.originator_id.removeprefix("game/"), []).append(event)
-    return out
-
-
-def _is_accepted_claim(event: Event) -> bool:
-    """A ruling that accepted a draw claim (3.9.2 b)."""
-    return isinstance(event, ClaimRuled) and event.decision == "accepted"
-
-
-def check_games(records: list[Record], events: list[Event], report: AuditReport) -> dict[str, Game]:
-    """Every move legal, every position-ending real, nothing after a result; rule findings."""
-    by_record = dict(zip((id(e) for e in events), records, strict=True))
-    folded: dict[str, Game] = {}
-    for game_id, stream_events in _game_events(events).items():
-        state: Game | None = None
-        board: chess.Board | None = None
-        finished: Event | None = None
-        previous: Event | None = None
-        accepted_claim = False
-        for event in stream_events:
-            record = by_record[id(event)]
-            if finished is not None and isinstance(event, MovePlayed | ResultRecorded):
-                report.add(
-                    INTEGRITY,
-                    "after_result",
-                    f"game {game_id} goes on after its result ({format_instant(finished.at_ms)})",
-                    record,
-                )
-            if isinstance(event, GameStarted):
-                try:
-                    board = chess.Board(event.initial_fen) if event.initial_fen else chess.Board()
-                except ValueError:
-                    report.add(
-                        INTEGRITY, "bad_position", f"invalid FEN {event.initial_fen}", record
-                    )
-                    board = chess.Board()
-            elif isinstance(event, MovePlayed):
-                if board is None:
-                    report.add(INTEGRITY, "illegal_move", "a move before the game started", record)
-                    continue
-                _check_move(board, event, record, game_id, report)
-            elif isinstance(event, ResultRecorded):
-                finished = event
-                ruled_flag = isinstance(previous, FlagRuled) and previous.decision == "fallen"
-                _check_result(board, event, record, game_id, accepted_claim or ruled_flag, report)
-            elif isinstance(event, MovesCorrected):
-                board = _check_correction(board, event, record, game_id, report)
-            elif isinstance(event, ResultCorrected):
-                finished = None if event.result is None else finished
-                now = f"{event.result} ({event.termination})" if event.result else "withdrawn"
-                report.add(
-                    RULE,
-                    "arbiter_correction",
-                    f"{event.arbiter} corrected the result of game {game_id}: "
-                    f"{event.replaced_result} ({event.replaced_termination}) -> {now}: "
-                    f"{event.reason}",
-                    record,
-                )
-            elif isinstance(event, FlagRuled) and event.override:
-                report.add(
-                    RULE,
-                    "arbiter_override",
-                    f"{event.arbiter} dismissed {event.side}'s flag in game {game_id}, which the "
-                    f"regulation clock showed fallen (Laws 2009 6.10 a): {event.reason}",
-                    record,
-                )
-            elif isinstance(event, ClockAdjusted) and type(previous).__name__ in PENALISED_BY:
-                pass  # a penalty the rules fix (Laws 7.4 b, 9.5), recorded with its cause
-            elif isinstance(event, ClockAdjusted):
-                report.add(
-                    RULE,
-                    "arbiter_override",
-                    f"{event.arbiter} adjusted {event.side}'s clock by "
-                    f"{event.delta_ms / 1000:+.1f} s in game {game_id}: {event.reason}",
-                    record,
-                )
-            if _is_accepted_claim(event):
-                accepted_claim = True
-            if getattr(event, "override", False) is True and not isinstance(event, FlagRuled):
-                why = getattr(event, "reason", "") or "no reason"
-                report.add(
-                    RULE,
-                    "arbiter_override",
-                    f"{getattr(event, 'arbiter', event.by)} ruled against the verification in "
-                    f"game {game_id} ({type(event).__name__}): {why}",
-                    record,
-                )
-            state = games.evolve(state, event)
-            previous = event
-        if state is not None:
-            folded[game_id] = state
-    return folded
-
-
-def _check_correction(
-    board: chess.Board | None,
-    event: MovesCorrected,
-    record: Record,
-    game_id: str,
-    report: AuditReport,
-) -> chess.Board:
-    """List the correction, and check its moves from the position where it starts."""
-    report.add(
-        RULE,
-        "arbiter_correction",
-        f"{event.arbiter} corrected the moves of game {game_id} after ply {event.from_ply}: "
-        f"{' '.join(event.replaced_san) or '(none)'} -> {' '.join(event.san) or '(none)'}: "
-        f"{event.reason}",
-        record,
-    )
-    board = board or chess.Board()
-    if not 0 <= event.from_ply <= len(board.move_stack):
-        report.add(
-            INTEGRITY,
-            "illegal_move",
-            f"game {game_id}: a correction from ply {event.from_ply}, but "
-            f"{len(board.move_stack)} move(s) were recorded",
-            record,
-        )
-        return board
-    while len(board.move_stack) > event.from_ply:
-        board.pop()
-    for uci, san in zip(event.uci, event.san, strict=False):
-        ply = board.ply() + 1
-        played = MovePlayed(
-            originator_id=event.originator_id,
-            originator_version=event.originator_version,
-            at_ms=event.at_ms,
-            by=event.by,
-            uci=uci,
-            san=san,
-            ply=ply,
-        )
-        _check_move(board, played, record, game_id, report)
-    return board
-
-
-def _check_move(
-    board: chess.Board, event: MovePlayed, record: Record, game_id: str, report: AuditReport
-) -> None:
-    try:
-        move = chess.Move.from_uci(event.uci)
-    except ValueError:
-        move = None
-    if move is None or move not in board.legal_moves:
-        report.add(
-            INTEGRITY,
-            "illegal_move",
-            f"{event.uci} ({event.san}) is not legal in game {game_id} at ply {board.ply() + 1} "
-            f"(position {board.fen()})",
-            record,
-        )
-        # carry on as the engine recorded it, so later moves are judged where they were played
-        if move is not None and board.piece_at(move.from_square) is not None:
-            board.push(move)
-        return
-    san = board.san(move)
-    if san != event.san or event.ply != board.ply() + 1:
-        report.add(
-            INTEGRITY,
-            "illegal_move",
-            f"move {event.uci} is recorded as {event.san!r} at ply {event.ply}; "
-            f"the position makes it {san!r} at ply {board.ply() + 1}",
-            record,
-        )
-    board.push(move)
-
-
-def _check_result(
-    board: chess.Board | None,
-    event: ResultRecorded,
-    record: Record,
-    game_id: str,
-    accepted_claim: bool,
-    report: AuditReport,
-) -> None:
-    board = board or chess.Board()
-    shown = games.outcome_of(board, "fide-2023")
-    if event.termination in POSITION_ENDINGS:
-        if shown is None or shown != (event.result, event.termination):
-            report.add(
-                INTEGRITY,
-                "impossible_result",
-                f"game {game_id} is recorded as {event.result} by {event.termination}, but "
-                f"the final position ({board.fen()}) does not show it",
-                record,
-            )
-        return
-    if event.termination == "imported":
-        report.add(
-            RULE,
-            "imported_result",
-            f"game {game_id}: {event.result} comes from a score sheet with no event behind "
-            "it (no resignation, flag fall or claim recorded)",
-            record,
-        )
-        return
-    if event.termination == "arbiter_decision" or (
-        event.arbiter is not None and not accepted_claim
-    ):
-        report.add(
-            RULE,
-            "arbiter_override",
-            f"{event.arbiter or event.by} declared {event.result} in game {game_id} "
-            f"({event.termination}): {event.reason or 'no reason given'}",
-            record,
-        )
-    if event.result == "1/2-1/2" and not accepted_claim:
-        report.add(
-            RULE,
-            "draw_without_reason",
-            f"game {game_id} was drawn ({event.termination}) without an accepted claim or a "
-            "drawn position: 3.9.2 b forbids draws by agreement",
-            record,
-        )
-
-
-def check_clocks(records: list[Record], events: list[Event], report: AuditReport) -> None:
-    """Every clock against the time control (3.5.1; Laws 6): the regulation clock is
-    re-derived from the game's events in global order and compared with what the log
-    says of it: the regulation values stored beside each reading, moves completed
-    before the mover's flag fell, flag falls recorded when the time had run out."""
-    states: dict[str, Game] = {}
-    for record, event in zip(records, events, strict=True):
-        game_id = stream_game_id(event.originator_id)
-        if game_id is None:
-            continue
-        state = states.get(game_id)
-        clock = state.clock if state is not None else None
-        if isinstance(event, ClockReadingRecorded):
-            if event.white_ms < 0 or event.black_ms < 0:
-                report.add(
-                    INTEGRITY,
-                    "impossible_clock",
-                    f"a clock reading of game {game_id} shows a negative time "
-                    f"({event.white_ms} / {event.black_ms} ms)",
-                    record,
-                )
-            if state is None:
-                report.add(
-                    INTEGRITY,
-                    "impossible_clock",
-                    f"a clock reading of game {game_id} before the game started",
-                    record,
-                )
-            elif clock is not None and event.model_white_ms is not None:
-                model = (
-                    clock.remaining_ms("white", event.at_ms),
-                    clock.remaining_ms("black", event.at_ms),
-                )
-                stored = (event.model_white_ms, event.model_black_ms)
-                if model != stored:
-                    report.add(
-                        INTEGRITY,
-                        "impossible_clock",
-                        f"the regulation clock of game {game_id} stored with this reading "
-                        f"({clock_text(stored[0])} / {clock_text(stored[1])}) is not the one "
-                        f"the time control gives ({clock_text(model[0])} / "
-                        f"{clock_text(model[1])}) at {format_instant(event.at_ms)}",
-                        record,
-                    )
-            continue
-        if not event.originator_id.startswith("game/"):
-            continue
-        fallen = clock.flag_fallen(event.at_ms) if clock is not None else None
-        if (
-            isinstance(event, MovePlayed)
-            and fallen is not None
-            and state is not None
-            and state.status == games.IN_PROGRESS
-            and _automatic_flags(state)
-        ):
-            falls_ms = clock.flag_falls_at_ms() if clock is not None else None
-            report.add(
-                INTEGRITY,
-                "impossible_clock",
-                f"move {event.san} of game {game_id} was completed after {fallen}'s flag fell "
-                f"({format_instant(falls_ms or 0)}, 6.9): it does not count",
-                record,
-            )
-        if (
-            isinstance(event, ResultRecorded)
-            and event.termination == "time_forfeit"
-            and event.arbiter is None
-            and clock is not None
-        ):
-            loser = "white" if event.result == "0-1" else "black"
-            left = clock.remaining_ms(loser, event.at_ms)
-            if left > 0:
-                report.add(
-                    INTEGRITY,
-                    "impossible_result",
-                    f"game {game_id} is recorded as lost on time by {loser}, whose regulation "
-                    f"clock still shows {clock_text(left)} at {format_instant(event.at_ms)}",
-                    record,
-                )
-        next_state = games.evolve(state, event)
-        if next_state is not None:
-            states[game_id] = next_state
-
-
-def _automatic_flags(game: Game) -> bool:
-    """Under a supervised profile a flag is fallen only when the arbiter observes it
-    (Laws 2009 6.8): a move after the regulation clock reached zero is not an error."""
-    rules = PROFILES.get(game.rules)
-    return rules is None or rules.automatic_flag_results
-
-
 def check_projections(
     store: Store | None,
     log: Log | None,
     events: list[Event],
+    records: dict[int, Record],
     folded: dict[str, Game],
+    unsound: set[str],
     report: AuditReport,
 ) -> None:
-    """Re-derive from scratch and compare with the live projections (store) or the trailer."""
-    report.games = len(folded)
+    """Re-derive from scratch and compare with the live projections (store) or the trailer.
+
+    Games the engine could not have recorded (``unsound``: an illegal move, an event
+    that cannot be folded) are named already; their positions cannot be rebuilt, so
+    they and the standings that count them are not compared."""
+    last_of: dict[str, Event] = {}
+    for event in events:
+        last_of[event.originator_id] = event
+
+    def where(stream: str) -> Record | None:
+        last = last_of.get(stream)
+        return records.get(id(last)) if last is not None else None
+
     if store is not None:
         first = store.first_tournament_id()
         for game_id, game in sorted(folded.items()):
+            if game_id in unsound:
+                continue
             namespace, _, plain_id = game_id.rpartition("/")  # a further tournament's game
-            live = store.view(namespace or first).game(plain_id)
-            if live is None or game_view(live) != game_view(game):
+            try:
+                live = store.view(namespace or first).game(plain_id)
+                differs = live is None or game_view(live) != game_view(game)
+            except Exception as exc:
+                report.add(
+                    INTEGRITY,
+                    "projection_unreadable",
+                    f"game {game_id}: the live projection cannot be built from the stored "
+                    f"events ({type(exc).__name__}: {exc})",
+                    where(f"game/{game_id}"),
+                )
+                continue
+            if differs:
                 report.add(
                     INTEGRITY,
                     "projection_differs",
                     f"game {game_id}: the live projection differs from the one re-derived "
                     "from the stored events",
+                    where(f"game/{game_id}"),
                 )
         derived_ts: dict[str | None, Tournament | None] = {None: None}
-        for event in events:
-            namespace, name = split_stream(event.originator_id)
-            if name == TOURNAMENT_STREAM:
-                derived_ts[namespace] = tournaments.evolve(
-                    derived_ts.get(namespace), logical_event(event, namespace)
-                )
+        try:
+            for event in events:
+                namespace, name = split_stream(event.originator_id)
+                if name == TOURNAMENT_STREAM:
+                    derived_ts[namespace] = tournaments.evolve(
+                        derived_ts.get(namespace), logical_event(event, namespace)
+                    )
+            live_ts = {ns: store.view(ns or first).tournament() for ns in derived_ts}
+        except Exception as exc:
+            report.add(
+                INTEGRITY,
+                "projection_unreadable",
+                f"the tournament cannot be folded from its events ({type(exc).__name__}: {exc})",
+                where(TOURNAMENT_STREAM),
+            )
+            return
         for namespace, derived_t in derived_ts.items():
-            if store.view(namespace or first).tournament() != derived_t:
+            if live_ts[namespace] != derived_t:
                 report.add(
                     INTEGRITY,
                     "projection_differs",
                     f"the live state of tournament {namespace or first!r} differs from the one "
                     "re-derived from the stored events",
+                    where(physical_stream(TOURNAMENT_STREAM, namespace)),
                 )
-    derived_state = final_state(events)
-    first_view = store.view(store.first_tournament_id()) if store is not None else None
-    if (
-        first_view is not None
-        and first_view.tournament() is not None
-        and ("standings" in derived_state)
-    ):
-        live = plain(standings_object(first_view))
-        if live != derived_state["standings"]:
+    sound = [e for e in events if stream_game_id(e.originator_id) not in unsound]
+    try:
+        derived_state = final_state(sound)
+    except Exception as exc:
+        report.add(
+            INTEGRITY,
+            "projection_unreadable",
+            f"the final state cannot be derived from the events ({type(exc).__name__}: {exc})",
+        )
+        return
+    if unsound:
+        report.add(
+            INFO,
+            "not_compared",
+            f"the standings and game(s) {', '.join(sorted(unsound))} are not compared with "
+            "the live or recorded ones: their events cannot be folded as the engine would",
+        )
+    if store is not None and not unsound and "standings" in derived_state:
+        try:
+            live = plain(standings_object(store.view(first)))
+        except Exception as exc:
             report.add(
                 INTEGRITY,
-                "projection_differs",
-                "the live standings differ from the standings re-derived from the stored events",
+                "projection_unreadable",
+                f"the live standings cannot be built ({type(exc).__name__}: {exc})",
             )
+        else:
+            if live != derived_state["standings"]:
+                report.add(
+                    INTEGRITY,
+                    "projection_differs",
+                    "the live standings differ from the standings re-derived from the stored "
+                    "events",
+                )
     if log is not None and log.trailer is not None:
         recorded_state = log.trailer.get("state", {})
-        if "standings" in recorded_state and plain(recorded_state["standings"]) != plain(
-            derived_state.get("standings")
+        if not isinstance(recorded_state, dict):
+            report.add(INTEGRITY, "trailer_mismatch", "the trailer's state is not a map")
+            return
+        if (
+            not unsound
+            and "standings" in recorded_state
+            and plain(recorded_state["standings"]) != plain(derived_state.get("standings"))
         ):
             report.add(
                 INTEGRITY,
@@ -731,18 +496,67 @@ def check_projections(
                 "the standings the trailer records differ from those the events give",
             )
         recorded = recorded_state.get("games", {})
+        recorded = recorded if isinstance(recorded, dict) else {}
         derived = derived_state["games"]
         for game_id in sorted(set(recorded) | set(derived)):
+            if game_id in unsound:
+                continue
             if plain(recorded.get(game_id)) != plain(derived.get(game_id)):
                 report.add(
                     INTEGRITY,
                     "projection_differs",
                     f"game {game_id}: the trailer records {plain(recorded.get(game_id))}, the "
                     f"events give {plain(derived.get(game_id))}",
+                    where(f"game/{game_id}"),
                 )
 
 
 # --- entry points --------------------------------------------------------------------
+
+
+def read_events(
+    records: list[Record], report: AuditReport, classes: dict[str, type[Event]], skip: set[int]
+) -> tuple[list[Record], list[Event], set[str]]:
+    """The records that are events of this engine, and those events, each checked well
+    formed; the streams with an event that is not."""
+    readable: list[Record] = []
+    events: list[Event] = []
+    broken: set[str] = set()
+    for record in records:
+        if record.seq in skip:
+            broken.add(record.stream)
+            continue
+        if record.type not in classes:
+            report.add(
+                INTEGRITY,
+                "unknown_event_type",
+                f"{record.where()}: {record.type!r} is not an event type of this engine",
+                record,
+            )
+            broken.add(record.stream)
+            continue
+        try:
+            event = record.event(classes)
+        except LogError as exc:
+            report.add(INTEGRITY, "ill_typed_field", exc.message, record)
+            broken.add(record.stream)
+            continue
+        readable.append(record)
+        events.append(event)
+        problems = field_problems(event) + (
+            [f"at_ms is {record.at_ms!r}, not int"]
+            if isinstance(record.at_ms, bool) or not isinstance(record.at_ms, int)
+            else []
+        )
+        if problems:
+            report.add(
+                INTEGRITY,
+                "ill_typed_field",
+                f"{record.where()}: " + "; ".join(problems),
+                record,
+            )
+            broken.add(record.stream)
+    return readable, events, broken
 
 
 def audit_records(
@@ -751,38 +565,85 @@ def audit_records(
     report: AuditReport,
     store: Store | None = None,
     log: Log | None = None,
+    unreadable: set[int] | None = None,
 ) -> AuditReport:
+    """Every check, in order; whatever fails on the way becomes a finding, never an error."""
     classes = event_classes()
     report.events = len(records)
-    events: list[Event] = []
-    readable: list[Record] = []
-    for record in records:
-        try:
-            events.append(record.event(classes))
-            readable.append(record)
-        except LogError as exc:
-            report.add(INTEGRITY, "unreadable_event", exc.message, record)
-    check_links(readable, report, classes)
-    check_seals(records, report)
+    readable, events, broken = read_events(records, report, classes, unreadable or set())
+    by_event = {id(e): r for e, r in zip(events, readable, strict=True)}
+    steps: list[tuple[str, Any]] = [
+        ("links", lambda: check_links(readable, report, classes)),
+        ("seals", lambda: check_seals(records, report)),
+    ]
     if log is not None:
-        check_trailer(log, report)
-    folded = check_games(readable, events, report)
-    check_clocks(readable, events, report)
-    check_projections(store, log, events, folded, report)
+        steps.append(("trailer", lambda: check_trailer(log, report)))
+    for name, step in steps:
+        _guarded(name, step, report)
+    broken_games = {s.removeprefix("game/") for s in broken if s.startswith("game/")}
+    broken_clocks = {s.removeprefix("clock/") for s in broken if s.startswith("clock/")}
+    judged = [
+        e
+        for e in events
+        if e.originator_id not in broken and stream_game_id(e.originator_id) not in broken_games
+    ]
+    games = GamesAudit()
+    try:
+        games = judge_games(judged)
+        clocks = judge_clocks(judged, games.unsound | broken_clocks)
+    except Exception as exc:  # each event is guarded in the engine: this is a last resort
+        clocks = []
+        report.add(INTEGRITY, "check_failed", f"the rules could not be checked ({exc!r})")
+    for found in (*games.findings, *clocks):
+        report.findings.append(_from_engine(found, by_event))
+    report.games = len({r.stream for r in records if r.stream.startswith("game/")})
+    unsound = games.unsound | broken_games
+    if TOURNAMENT_STREAM in broken:
+        report.add(
+            INFO,
+            "not_compared",
+            "the projections are not compared: an event of the tournament stream is unreadable",
+        )
+    else:
+        _guarded(
+            "projections",
+            lambda: check_projections(store, log, judged, by_event, games.games, unsound, report),
+            report,
+        )
     for record in readable:
-        if stream_game_id(record.stream) is None and split_stream(record.stream)[1] not in (
-            TOURNAMENT_STREAM,
-            TOURNAMENTS_STREAM,
+        if (
+            stream_game_id(record.stream) is None
+            and split_stream(record.stream)[1] not in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM)
+            and not record.stream.startswith("board/")
         ):
             report.add(INFO, "unknown_stream", f"stream {record.stream!r} is not audited", record)
     return report
 
 
+def _guarded(name: str, step: Any, report: AuditReport) -> None:
+    """Run one check; a failure of the check itself is a finding, not a traceback."""
+    try:
+        step()
+    except Exception as exc:
+        report.add(
+            INTEGRITY,
+            "check_failed",
+            f"the {name} check could not finish on this log ({type(exc).__name__}: {exc})",
+        )
+
+
+def _from_engine(found: engine_findings.Finding, by_event: dict[int, Record]) -> Finding:
+    record = by_event.get(id(found.event)) if found.event is not None else None
+    return Finding(found.severity, found.kind, found.message, record)
+
+
 def audit_store(store: Store) -> AuditReport:
     report = AuditReport(source=store.url)
-    pairs = list(store_records(store, report))
-    audit_records(store.url, [r for r, _ in pairs], report, store=store)
-    ids = {r.seq: seq for r, seq in pairs}
+    rows = list(store_records(store, report))
+    records = [r for r, _, _ in rows]
+    unreadable = {r.seq for r, _, ok in rows if not ok}
+    audit_records(store.url, records, report, store=store, unreadable=unreadable)
+    ids = {r.seq: seq for r, seq, _ in rows}
     report.findings = [
         replace(f, store_seq=ids.get(f.record.seq)) if f.record is not None else f
         for f in report.findings

@@ -32,16 +32,16 @@ import logging
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgpack
+from eventsourcing.application import Application
 from eventsourcing.persistence import Mapper, Notification, StoredEvent, Transcoder
 from eventsourcing.utils import get_topic
 
+from engine.errors import Conflict
 from engine.events import TOURNAMENT_STREAM, ChainSealed, Event
-
-if TYPE_CHECKING:
-    from adapters.store import Store
+from engine.tournament.tournament import Tournament
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +135,21 @@ class ChainMapper(Mapper[str]):
         return event, link if isinstance(link, bytes) else None
 
 
+class ChainedStore(Protocol):
+    """What the chain reads and writes through: the store (``adapters.store.Store``)."""
+
+    @property
+    def app(self) -> Application[str]: ...
+
+    def stream(self, stream_id: str, after_version: int = 0) -> list[Event]: ...
+
+    def notifications(self, start: int = 1, limit: int | None = None) -> Iterator[Notification]: ...
+
+    def first_tournament(self) -> Tournament | None: ...
+
+    def append(self, events: Sequence[Event]) -> list[int]: ...
+
+
 @dataclass
 class SealPoint:
     """Where the last seal stopped: events covered, digest, notification id reached."""
@@ -147,7 +162,7 @@ class SealPoint:
 class Chain:
     """The store's side of the chains: links computed at append, seals appended after."""
 
-    def __init__(self, store: Store, seal_every: int | None = None) -> None:
+    def __init__(self, store: ChainedStore, seal_every: int | None = None) -> None:
         self.store = store
         env = os.environ.get("CANDIDATES_SEAL_EVERY")
         self.seal_every = (
@@ -277,8 +292,6 @@ class Chain:
         when there is nothing to seal or another writer moved the tournament stream
         first (the next seal covers the same events).
         """
-        from engine.errors import Conflict
-
         tournament = self.store.first_tournament()  # the seals' stream is the store's first
         if tournament is None or self._sealing:
             return None

@@ -68,14 +68,15 @@ from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import TOURNAMENT_STREAM, ClockReadingRecorded, ResultRecorded, RoundsReordered
+from engine.events import ClockReadingRecorded, ResultRecorded
 from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
+from engine.timefmt import clock_text
 from engine.tournament.berger_inference import cycles_for, infer_numbers
 from engine.tournament.pairing import rounds_per_cycle
 from engine.tournament.tournament import Tournament
-from projections.clock import clock_report, clock_text
+from projections.clock import clock_report
 
 __all__ = ["ImportOptions", "ImportReport", "import_pgn", "player_id", "read_games"]
 
@@ -577,20 +578,18 @@ def _create_tournament(
         f"{p} {n}" for p, n in sorted(inferred.numbers.items(), key=lambda x: x[1])
     )
     if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
-        tournament = store.tournament()
-        assert tournament is not None
-        store.view().append(
-            [
-                RoundsReordered(
-                    originator_id=TOURNAMENT_STREAM,
-                    originator_version=tournament.version + 1,
-                    at_ms=0,
-                    by=by,
-                    order=inferred.round_order,
-                    reason=f"the rounds of {Path(path).name} follow the table in this order",
-                )
-            ]
+        reordered = store.handle(
+            {
+                "cmd": "reorder_rounds",
+                "tournament": tournament_id,
+                "order": list(inferred.round_order),
+                "reason": f"the rounds of {Path(path).name} follow the table in this order",
+                "by": by,
+            }
         )
+        if not reordered["ok"]:
+            warnings.append(f"the rounds could not be reordered: {reordered['error']['message']}")
+            return ImportReport("tournament", "created", message, events=events, warnings=warnings)
         events += 1
         moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
         message += "; rounds played in another order than the table's: " + ", ".join(moved)

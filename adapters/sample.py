@@ -56,8 +56,10 @@ from adapters.dgt.simulator import BoardSimulator, _think_times_s
 from adapters.pgn_import import player_id, read_games
 from adapters.replay_log import export_log
 from adapters.store import Store
-from engine.events import TOURNAMENT_STREAM, RoundsReordered
+from engine.clock.regulation import Clock
+from engine.clock.time_control import parse_time_control
 from engine.game.state import IN_PROGRESS, position
+from engine.rules import profile
 from engine.timefmt import format_instant
 from engine.tournament.berger_inference import Inferred, infer_numbers
 
@@ -100,11 +102,10 @@ NOTES = (
     "'generated'. Built by replay_logs/build_sample.py."
 )
 
-PERIODS = ((40, 7_200_000), (20, 3_600_000), (None, 900_000))
-"""3.5.1: 120 min for 40 moves, 60 min for 20, then 15 min for the rest..."""
-INCREMENT_FROM_MOVE = 61
-INCREMENT_MS = 30_000
-"""... plus 30 s per move starting from move 61."""
+CONTROL = parse_time_control(profile("candidates-2012").time_control)
+"""3.5.1: 120 min for 40 moves, 60 min for 20, then 15 min for the rest plus 30 s per
+move from move 61: the engine's regulation clock (``engine.clock``) keeps every clock
+of the sample."""
 HANDS_MS = 4_000
 """What a move's choreography (pieces lifted and put down, the lever pressed) costs on
 the clock at most, kept in hand by the generated thinking times."""
@@ -172,10 +173,10 @@ class ClockPlan:
         if move_no <= self.book:
             think = rng.uniform(2, 45) * 1000
         elif move_no <= 40:
-            average = self.share[1] * 7_200_000 / max(1, 40 - self.book)
+            average = self.share[1] * CONTROL.period(0).time_ms("white") / max(1, 40 - self.book)
             think = rng.expovariate(1 / average)
         elif move_no <= 60:
-            think = rng.expovariate(1 / (self.share[2] * 3_600_000 / 20))
+            think = rng.expovariate(1 / (self.share[2] * CONTROL.period(1).time_ms("white") / 20))
         else:
             think = rng.uniform(10, 55) * 1000
         # never let the flag fall by accident: spread what is left over the moves
@@ -220,7 +221,8 @@ def planned_pgn(src: SourceGame, rng: random.Random, seed: int) -> chess.pgn.Gam
     """The game with a generated ``[%clk]`` after every move: the thinking times the
     DGT board simulator plays it with (3.5.1 periods; Ivanchuk, when he lost on time,
     spends nearly all he has on his last recorded move)."""
-    remaining = {"white": PERIODS[0][1], "black": PERIODS[0][1]}
+    clock = Clock.start(CONTROL, 0)
+    now = 0
     plans = {side: ClockPlan(rng, (len(src.moves) + 1) // 2) for side in ("white", "black")}
     loser = {"1-0": "black", "0-1": "white"}.get(src.result)
     on_time = loser is not None and (src.white if loser == "white" else src.black) == LOST_ON_TIME
@@ -232,24 +234,18 @@ def planned_pgn(src: SourceGame, rng: random.Random, seed: int) -> chess.pgn.Gam
     for index, move in enumerate(src.moves):
         side = "white" if index % 2 == 0 else "black"
         move_no = index // 2 + 1
+        left = clock.remaining_ms(side)
         if index < 2:
-            remaining[side] -= round(opening[index] * 1000)
-            node = node.add_variation(move)
-            node.set_clock(remaining[side] / 1000)
-            continue
-        # the hands and the lever press take a few seconds a move on the clock as well
-        think = plans[side].think_ms(move_no, remaining[side] - HANDS_MS * move_no)
-        if on_time and side == loser and index >= len(src.moves) - 2:
-            think = max(1000, remaining[side] - rng.randint(120_000, 240_000))
-        remaining[side] -= think
-        if move_no == 40:
-            remaining[side] += PERIODS[1][1]
-        elif move_no == 60:
-            remaining[side] += PERIODS[2][1]
-        if move_no >= INCREMENT_FROM_MOVE:
-            remaining[side] += INCREMENT_MS
+            think = round(opening[index] * 1000)
+        else:
+            # the hands and the lever press take a few seconds a move on the clock as well
+            think = plans[side].think_ms(move_no, left - HANDS_MS * move_no)
+            if on_time and side == loser and index >= len(src.moves) - 2:
+                think = max(1000, left - rng.randint(120_000, 240_000))
+        now += think
+        clock = clock.complete_move(side, now)
         node = node.add_variation(move)
-        node.set_clock(remaining[side] / 1000)
+        node.set_clock(clock.remaining_ms(side) / 1000)
     return pgn
 
 
@@ -270,10 +266,7 @@ def device_stream(sim: BoardSimulator) -> list[tuple[int, bytes]]:
     ]
     black_side = "left" if sim.white_side == "right" else "right"
     colour_of = {sim.white_side: "white", black_side: "black"}
-    remaining = {"white": PERIODS[0][1], "black": PERIODS[0][1]}
-    moves = {"white": 0, "black": 0}
-    running: str | None = None
-    since = 0
+    clock: Clock | None = None
     board = chess.Board(sim.start_fen) if sim.start_fen else chess.Board()
     for step in sim.script():
         if step.kind == "field":
@@ -281,25 +274,20 @@ def device_stream(sim: BoardSimulator) -> list[tuple[int, bytes]]:
             out.append((step.at_ms, dgt.encode_field_update(step.field, step.code)))
         elif step.kind == "settle":
             out.append((step.at_ms, dgt.encode_board_dump(codes)))
-        elif step.kind == "ply" and running is not None:
-            remaining[running] = max(0, remaining[running] - (step.at_ms - since))
-            moves[running] += 1
-            number = moves[running]
-            if number == 40:
-                remaining[running] += PERIODS[1][1]
-            elif number == 60:
-                remaining[running] += PERIODS[2][1]
-            if number >= INCREMENT_FROM_MOVE:
-                remaining[running] += INCREMENT_MS
+        elif step.kind == "ply" and clock is not None and clock.running is not None:
+            clock = clock.complete_move(clock.running, step.at_ms)
             board.push(sim.moves[step.ply - 1])
-            running = None if board.is_game_over() else ("white" if board.turn else "black")
-            since = step.at_ms
+            if board.is_game_over():
+                clock = clock.stop(step.at_ms)
         elif step.kind == "clock":
-            if running is None and step.running is not None and not moves["white"]:
-                running, since = "white", step.at_ms  # the arbiter starts White's clock
-            shown = dict(remaining)
-            if running is not None:
-                shown[running] = max(0, shown[running] - (step.at_ms - since))
+            if clock is None and step.running is not None:
+                clock = Clock.start(CONTROL, step.at_ms)  # the arbiter starts White's clock
+            shown = {
+                side: clock.remaining_ms(side, step.at_ms)
+                if clock is not None
+                else CONTROL.initial_ms(side)
+                for side in ("white", "black")
+            }
             # the display shows whole seconds: rounded to the nearest one here
             left = shown[colour_of["left"]] + 500
             right = shown[colour_of["right"]] + 500
@@ -487,20 +475,17 @@ def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
     )
     if lots.round_order != tuple(range(1, len(lots.round_order) + 1)):
         # 3.2: London 2013 played the table's rounds 6 and 7 the other way round
-        tournament = store.tournament()
-        assert tournament is not None
-        store.append(
-            [
-                RoundsReordered(
-                    originator_id=TOURNAMENT_STREAM,
-                    originator_version=tournament.version + 1,
-                    at_ms=draw_at,
-                    by="chief",
-                    order=lots.round_order,
-                    reason="the playing schedule of London 2013 (3.2): rounds 6 and 7 of "
-                    "the table were played the other way round",
-                )
-            ]
+        apply(
+            store,
+            draw_at,
+            {
+                "cmd": "reorder_rounds",
+                "tournament": TOURNAMENT,
+                "order": list(lots.round_order),
+                "reason": "the playing schedule of London 2013 (3.2): rounds 6 and 7 of "
+                "the table were played the other way round",
+                "by": "chief",
+            },
         )
     tournament = store.tournament()
     assert tournament is not None

@@ -35,6 +35,8 @@ from eventsourcing.persistence import IntegrityError, Notification
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
+from engine.arbiter import board_log as board_logs
+from engine.arbiter.board_log import BoardLog
 from engine.commands import Command
 from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide, parse_command
 from engine.errors import CommandRefused, Conflict, MalformedCommand, UnknownTournament
@@ -45,6 +47,7 @@ from engine.events import (
     Event,
     TournamentCreated,
     TournamentListed,
+    board_stream,
     clock_stream,
     game_stream,
     physical_stream,
@@ -334,6 +337,10 @@ class Store:
     def game(self, game_id: str) -> Game | None:
         return self.view().game(game_id)
 
+    def board_log(self, serial: str) -> BoardLog | None:
+        """The state of a board's ``board/<serial>`` alert stream."""
+        return self._fold(board_stream(serial), board_logs.evolve)
+
     def clock_log(self, game_id: str) -> ClockLog | None:
         return self.view().clock_log(game_id)
 
@@ -507,10 +514,6 @@ class Store:
             return {"ok": False, "error": refused.as_error()}
         return {"ok": True, "events": [e.to_wire() for e in events]}
 
-    def handle_all(self, raws: Iterable[object]) -> Iterator[dict[str, Any]]:
-        for raw in raws:
-            yield self.handle(raw)
-
 
 def _list_tournament(state: tuple[str, ...] | None, event: Event) -> tuple[str, ...] | None:
     if isinstance(event, TournamentListed):
@@ -571,6 +574,10 @@ class TournamentView:
 
     def game(self, game_id: str) -> Game | None:
         return self.store._fold(self.physical(game_stream(game_id)), games.evolve, self.namespace)
+
+    def board_log(self, serial: str) -> BoardLog | None:
+        """A board's alert stream: the store's, shared by its tournaments."""
+        return self.store.board_log(serial)
 
     def clock_log(self, game_id: str) -> ClockLog | None:
         """The state of a game's ``clock/<id>`` stream (its version, its last reading).
@@ -676,6 +683,7 @@ _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
     "game": games.evolve,
     "clock": clock_logs.evolve,
+    "board": board_logs.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
 

@@ -11,7 +11,14 @@ importing the chapters below fills the registry.
 
 from __future__ import annotations
 
-from engine.arbiter import clock_rulings, corrections, draw_claims, flag_rulings, illegal_moves
+from engine.arbiter import (
+    board_alerts,
+    clock_rulings,
+    corrections,
+    draw_claims,
+    flag_rulings,
+    illegal_moves,
+)
 from engine.commands import REGISTRY, Command, parse_command
 from engine.errors import MalformedCommand
 from engine.events import Event
@@ -33,6 +40,7 @@ COMMAND_MODULES = (
     flag_rulings,
     withdrawal,
     playoffs,
+    board_alerts,
 )
 """The chapters that declare commands; a new chapter with commands is added here."""
 

@@ -15,6 +15,8 @@ Streams:
 - ``clock/<id>``: the physical clock's readings of one game, kept apart so
   the game stream stays small and quick to load (readings arrive about once a
   second).
+- ``board/<serial>``: the alerts one electronic board raised (a takeback, an
+  impossible position, a refused move, a disconnection), ``raise_alert``.
 
 A store may hold several tournaments (an Open and a Women's event side by side).
 The first one created keeps the names above; each further one is namespaced by
@@ -46,6 +48,11 @@ def clock_stream(game_id: str) -> str:
     return f"clock/{game_id}"
 
 
+def board_stream(serial: str) -> str:
+    """The stream of the alerts one electronic board raised."""
+    return f"board/{serial}"
+
+
 def stream_game_id(stream: str) -> str | None:
     """The game id of a ``game/...`` or ``clock/...`` stream, else None; for a further
     tournament's stream ``<tid>/<id>``, which keeps games of several tournaments apart
@@ -61,9 +68,9 @@ TOURNAMENTS_STREAM = "tournaments"
 def physical_stream(stream: str, namespace: str | None) -> str:
     """Where a tournament's stream is stored: ``namespace`` None (the store's first
     tournament) keeps the name; else ``tournament/<ns>``, ``game/<ns>/<id>``..."""
-    if namespace is None:
-        return stream
     kind, _, rest = stream.partition("/")
+    if namespace is None or kind not in (TOURNAMENT_STREAM, "game", "clock"):
+        return stream  # the store's own streams (``board/<serial>``...) are shared
     return f"{kind}/{namespace}/{rest}" if rest else f"{kind}/{namespace}"
 
 

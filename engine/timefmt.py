@@ -43,6 +43,16 @@ def format_instant(at_ms: int) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at_ms % 1000:03d}Z"
 
 
+def clock_text(ms: int | None) -> str:
+    """A clock's time as ``h:mm:ss`` (with ``.fff`` when there are milliseconds), as a
+    PGN ``[%clk]`` comment writes it; ``-`` when it is unknown."""
+    if ms is None:
+        return "-"
+    seconds, millis = divmod(ms, 1000)
+    text = f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{text}.{millis:03d}" if millis else text
+
+
 def parse_day(where: str, value: object) -> date:
     """An ISO date (``2012-10-20``) or instant (its UTC day)."""
     if isinstance(value, str):

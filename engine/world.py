@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from engine.arbiter.board_log import BoardLog
 from engine.game.clock_log import ClockLog
 from engine.game.state import Game
 from engine.tournament.tournament import Tournament
 
 
 class World(Protocol):
-    """Read access to the tournament, the games and their clock logs."""
+    """Read access to the tournament, the games, their clock logs and the boards' alerts."""
 
     def tournament(self) -> Tournament | None: ...
 
     def game(self, game_id: str) -> Game | None: ...
 
     def clock_log(self, game_id: str) -> ClockLog | None: ...
+
+    def board_log(self, serial: str) -> BoardLog | None: ...

@@ -33,6 +33,7 @@ from engine.game.reconciliation import judge
 from engine.game.state import Game, mover, position
 from engine.side import SIDES, Side
 from engine.termination import ON_TIME
+from engine.timefmt import clock_text as clock_text  # the engine's; kept importable here
 from engine.timefmt import format_instant
 
 REPORT_TOLERANCE_MS = 999
@@ -180,15 +181,6 @@ def clock_report(
             }
         )
     return rows
-
-
-def clock_text(ms: int | None) -> str:
-    """``h:mm:ss`` (with ``.fff`` when there are milliseconds), as ``[%clk]`` writes it."""
-    if ms is None:
-        return "-"
-    seconds, millis = divmod(ms, 1000)
-    text = f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    return f"{text}.{millis:03d}" if millis else text
 
 
 def move_clocks(events: Iterable[Event]) -> list[int | None]:

@@ -22,8 +22,8 @@ import chess
 import chess.pgn
 
 from engine.game.state import Game
+from engine.timefmt import clock_text
 from engine.tournament.tournament import Tournament
-from projections.clock import clock_text
 from projections.pgn import PGN_TERMINATION, pgn_date
 
 ClockAfterPly = Mapping[int, int]

@@ -16,8 +16,7 @@ import chess.pgn
 
 from engine.events import MovesCorrected, ResultCorrected
 from engine.game.state import Game
-from engine.timefmt import format_instant
-from projections.clock import clock_text
+from engine.timefmt import clock_text, format_instant
 
 PGN_TERMINATION = {
     "time_forfeit": "time forfeit",

@@ -40,7 +40,7 @@ numbers (an integer when whole: 8.5, 9, 51.25).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -276,7 +276,3 @@ def _score_text(result: str, side: int) -> str:
     return {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("1/2", "1/2")}.get(
         result, ("0", "0")
     )[side]
-
-
-def rows_by_player(table: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {row["player"]: row for row in table["rows"]}

@@ -1,4 +1,6 @@
-"""Shared fixtures: a store on every backend, a command helper.
+"""Shared fixtures: a store on every backend, the engine in memory.
+
+``world`` is the engine's World in memory (tests/world.py): rule tests run on it.
 
 ``store_url`` runs a test once on SQLite (a fresh file) and once on
 PostgreSQL when ``CANDIDATES_TEST_PG`` names a server (``.ci/run`` sets it);
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from adapters.store import Store
+from tests.world import World
 
 PG_URL = os.environ.get("CANDIDATES_TEST_PG")
 
@@ -48,6 +51,12 @@ def store_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
 def store(store_url: str) -> Iterator[Store]:
     with Store(store_url) as s:
         yield s
+
+
+@pytest.fixture
+def world() -> World:
+    """The engine alone, in memory (tests/world.py): for tests about rules, not backends."""
+    return World()
 
 
 @pytest.fixture

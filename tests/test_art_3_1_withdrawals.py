@@ -6,6 +6,7 @@ from adapters.queries import crosstable_object, game_object, standings_object
 from adapters.store import Store
 from tests.helpers import at, ok, paired_tournament, refused
 from tests.tournament_helpers import all_draws, play_rounds
+from tests.world import World
 
 GONE = "ivanchuk"
 
@@ -40,11 +41,11 @@ def games_of(store: Store, player: str) -> dict[str, tuple[str, str]]:
 
 class TestArt3_1WithdrawalAfterHalfTheGames:
     def test_3_1_seven_of_fourteen_played_remaining_games_lost_by_default(
-        self, sqlite_store: Store
+        self, world: World
     ) -> None:
-        paired_tournament(sqlite_store)
-        play_rounds(sqlite_store, all_draws, range(1, 8))
-        events = withdraw(sqlite_store, at(7 * 86400))
+        paired_tournament(world)
+        play_rounds(world, all_draws, range(1, 8))
+        events = withdraw(world, at(7 * 86400))
         withdrew = events[-1]
         assert withdrew["type"] == "PlayerWithdrew"
         assert (withdrew["rule"], withdrew["games_completed"], withdrew["games_total"]) == (
@@ -56,19 +57,17 @@ class TestArt3_1WithdrawalAfterHalfTheGames:
         defaults = [e for e in events if e["type"] == "ResultRecorded"]
         assert len(defaults) == 7
         assert {e["termination"] for e in defaults} == {"default"}
-        later = {g for g in games_of(sqlite_store, GONE) if int(g.split(".")[0]) >= 8}
+        later = {g for g in games_of(world, GONE) if int(g.split(".")[0]) >= 8}
         assert {e["stream"].removeprefix("game/") for e in defaults} == later
         one = sorted(later)[0]
-        view = game_object(sqlite_store, one)
+        view = game_object(world, one)
         assert (view["status"], view["termination"], view["ply"]) == ("finished", "default", 0)
-        white, _black = games_of(sqlite_store, GONE)[one]
+        white, _black = games_of(world, GONE)[one]
         assert view["result"] == ("0-1" if white == GONE else "1-0")
-        refused(
-            sqlite_store, {"cmd": "start_game", "game": one, "at": at(8 * 86400)}, "rule_violation"
-        )
+        refused(world, {"cmd": "start_game", "game": one, "at": at(8 * 86400)}, "rule_violation")
 
-        play_rounds(sqlite_store, all_draws)
-        table = standings_object(sqlite_store)
+        play_rounds(world, all_draws)
+        table = standings_object(world)
         assert table["final"] is True
         row = {r["player"]: r for r in table["rows"]}
         assert (row[GONE]["points"], row[GONE]["games"], row[GONE]["withdrawn"]) == (
@@ -87,64 +86,62 @@ class TestArt3_1WithdrawalAfterHalfTheGames:
         assert prizes["carlsen"] == round((420_000 - 17_000) / 7, 2)
 
     def test_3_1_withdrawal_in_the_middle_of_a_round_defaults_the_game_in_progress(
-        self, sqlite_store: Store
+        self, world: World
     ) -> None:
-        paired_tournament(sqlite_store)
-        play_rounds(sqlite_store, all_draws, range(1, 8))
-        [(game, _)] = [
-            (g, wb) for g, wb in games_of(sqlite_store, GONE).items() if g.startswith("8.")
-        ]
-        ok(sqlite_store, {"cmd": "start_game", "game": game, "at": at(8 * 86400)})
-        events = withdraw(sqlite_store, at(8 * 86400 + 3600))
+        paired_tournament(world)
+        play_rounds(world, all_draws, range(1, 8))
+        [(game, _)] = [(g, wb) for g, wb in games_of(world, GONE).items() if g.startswith("8.")]
+        ok(world, {"cmd": "start_game", "game": game, "at": at(8 * 86400)})
+        events = withdraw(world, at(8 * 86400 + 3600))
         in_progress = [e for e in events if e["stream"] == f"game/{game}"]
         assert [e["type"] for e in in_progress] == ["ResultRecorded"]
         assert in_progress[0]["version"] == 2
 
 
 class TestArt3_1WithdrawalBeforeHalfTheGames:
-    def test_3_1_six_of_fourteen_played_all_results_annulled(self, sqlite_store: Store) -> None:
-        paired_tournament(sqlite_store)
-        play_rounds(sqlite_store, gone_wins, range(1, 7))
-        before = standings_object(sqlite_store)
+    def test_3_1_six_of_fourteen_played_all_results_annulled(self, world: World) -> None:
+        paired_tournament(world)
+        play_rounds(world, gone_wins, range(1, 7))
+        before = standings_object(world)
         assert before["rows"][0]["player"] == GONE and before["rows"][0]["points"] == 6
-        events = withdraw(sqlite_store, at(6 * 86400))
+        events = withdraw(world, at(6 * 86400))
         assert [e["type"] for e in events] == ["PlayerWithdrew"]
         assert (events[0]["rule"], events[0]["games_completed"], events[0]["effective_round"]) == (
             "annulled",
             6,
             7,
         )
-        table = standings_object(sqlite_store)
+        table = standings_object(world)
         assert GONE not in {r["player"] for r in table["rows"]}
         assert table["withdrawn"][0]["annulled"] is True
         # everyone else is back to his games among the other seven, all drawn
-        met_gone = {p for wb in games_of(sqlite_store, GONE).values() for p in wb} - {GONE}
+        met_gone = {p for wb in games_of(world, GONE).values() for p in wb} - {GONE}
         for r in table["rows"]:
-            played = 6 - (r["player"] in met_gone and _met_by_round(sqlite_store, r["player"], 6))
+            played = 6 - (r["player"] in met_gone and _met_by_round(world, r["player"], 6))
             assert (r["points"], r["games"], r["wins"]) == (played / 2, played, 0)
             # tie-breaks recomputed as if he had never played: SB counts only draws
             # against the others' annulled totals
-            assert r["sb"] == _sb_without(table, sqlite_store, r["player"])
+            assert r["sb"] == _sb_without(table, world, r["player"])
 
         # his games not yet played are never started
-        round_7 = next(g for g in games_of(sqlite_store, GONE) if g.startswith("7."))
+        round_7 = next(g for g in games_of(world, GONE) if g.startswith("7."))
         message = refused(
-            sqlite_store,
+            world,
             {"cmd": "start_game", "game": round_7, "at": at(7 * 86400)},
             "rule_violation",
         )
         assert message == f"game {round_7} is not played: {GONE} withdrew (annulled) (article 3.1)"
 
         # the standings of the rounds before it took effect still show him
-        assert standings_object(sqlite_store, 6)["rows"][0]["player"] == GONE
+        assert standings_object(world, 6)["rows"][0]["player"] == GONE
 
-        play_rounds(sqlite_store, all_draws)
-        final = standings_object(sqlite_store)
+        play_rounds(world, all_draws)
+        final = standings_object(world)
         assert final["final"] is True
         assert {r["games"] for r in final["rows"]} == {12}
         assert len(final["prizes"]) == 7
         assert final["prize_fund"]["retained_by_fide_eur"] == 17_000
-        cross = crosstable_object(sqlite_store)
+        cross = crosstable_object(world)
         annulled_cells = [
             g
             for p in cross["players"]
@@ -154,12 +151,10 @@ class TestArt3_1WithdrawalBeforeHalfTheGames:
         ]
         assert len(annulled_cells) == 12  # 6 games, seen from both sides
 
-    def test_3_1_withdrawing_twice_or_an_unknown_player_is_refused(
-        self, sqlite_store: Store
-    ) -> None:
-        paired_tournament(sqlite_store)
-        play_rounds(sqlite_store, all_draws, range(1, 2))
-        withdraw(sqlite_store, at(86400))
+    def test_3_1_withdrawing_twice_or_an_unknown_player_is_refused(self, world: World) -> None:
+        paired_tournament(world)
+        play_rounds(world, all_draws, range(1, 2))
+        withdraw(world, at(86400))
         cmd = {
             "cmd": "withdraw",
             "tournament": "london-2013",
@@ -167,11 +162,11 @@ class TestArt3_1WithdrawalBeforeHalfTheGames:
             "at": at(86400),
             "reason": "again",
         }
-        assert refused(sqlite_store, cmd, "rule_violation") == (
+        assert refused(world, cmd, "rule_violation") == (
             f"{GONE} has already withdrawn (article 3.1)"
         )
         cmd["player"] = "fischer"
-        assert "not a player" in refused(sqlite_store, cmd, "malformed_command")
+        assert "not a player" in refused(world, cmd, "malformed_command")
 
 
 def _met_by_round(store: Store, player: str, last_round: int) -> bool:
@@ -195,28 +190,28 @@ def _sb_without(table: dict, store: Store, player: str) -> float:
 
 class TestArt3_3_3WithdrawalBeforeTheStart:
     def test_3_3_3_less_than_three_months_before_the_start_first_round_opponent_wins(
-        self, sqlite_store: Store
+        self, world: World
     ) -> None:
-        paired_tournament(sqlite_store)
-        events = withdraw(sqlite_store, "2013-01-20T10:00:00.000Z")
+        paired_tournament(world)
+        events = withdraw(world, "2013-01-20T10:00:00.000Z")
         assert events[-1]["rule"] == "first_round_default"
         [(first, (white, black))] = [
-            (g, wb) for g, wb in games_of(sqlite_store, GONE).items() if g.startswith("1.")
+            (g, wb) for g, wb in games_of(world, GONE).items() if g.startswith("1.")
         ]
         opponent = black if white == GONE else white
         assert [e["type"] for e in events] == ["GameStarted", "ResultRecorded", "PlayerWithdrew"]
         assert events[1]["reason"] == (
             f"3.3.3: {GONE} withdrew before the start; his first-round opponent wins"
         )
-        assert game_object(sqlite_store, first)["termination"] == "default"
+        assert game_object(world, first)["termination"] == "default"
         # his other games are not played (the 50% rule would annul the declared
         # result; 3.3.3 is the specific rule and keeps it)
-        second = next(g for g in games_of(sqlite_store, GONE) if g.startswith("2."))
+        second = next(g for g in games_of(world, GONE) if g.startswith("2."))
         assert "article 3.3.3" in refused(
-            sqlite_store, {"cmd": "start_game", "game": second, "at": at(86400)}, "rule_violation"
+            world, {"cmd": "start_game", "game": second, "at": at(86400)}, "rule_violation"
         )
-        play_rounds(sqlite_store, all_draws)
-        table = standings_object(sqlite_store)
+        play_rounds(world, all_draws)
+        table = standings_object(world)
         assert table["final"] is True
         row = {r["player"]: r for r in table["rows"]}
         assert (row[opponent]["points"], row[opponent]["wins"], row[opponent]["games"]) == (
@@ -228,11 +223,11 @@ class TestArt3_3_3WithdrawalBeforeTheStart:
         assert table["winner"] == {"player": opponent, "decided_by": "points"}
 
     def test_3_3_2_three_months_or_more_before_the_start_the_player_is_replaced(
-        self, sqlite_store: Store
+        self, world: World
     ) -> None:
-        paired_tournament(sqlite_store)
+        paired_tournament(world)
         message = refused(
-            sqlite_store,
+            world,
             {
                 "cmd": "withdraw",
                 "tournament": "london-2013",
@@ -249,15 +244,15 @@ class TestArt3_3_3WithdrawalBeforeTheStart:
 
 
 class TestWithdrawnPlayerInATie:
-    def test_3_1_a_withdrawn_player_plays_no_tie_break_games(self, sqlite_store: Store) -> None:
+    def test_3_1_a_withdrawn_player_plays_no_tie_break_games(self, world: World) -> None:
         # three players level after a-c; one withdraws after the last round: the
         # playoff is between the other two, and he is placed behind them.
         from tests.tournament_helpers import event, rows
 
-        event(sqlite_store, ["a", "b", "c"], cycles=1)
-        play_rounds(sqlite_store, all_draws)
+        event(world, ["a", "b", "c"], cycles=1)
+        play_rounds(world, all_draws)
         ok(
-            sqlite_store,
+            world,
             {
                 "cmd": "withdraw",
                 "tournament": "t",
@@ -267,11 +262,11 @@ class TestWithdrawnPlayerInATie:
                 "arbiter": "chief",
             },
         )
-        table = standings_object(sqlite_store)
+        table = standings_object(world)
         assert table["playoff"]["players"] == ["b", "c"]
         assert rows(table) == [(1, "b"), (1, "c"), (3, "a")]
         [started] = ok(
-            sqlite_store,
+            world,
             {
                 "cmd": "start_playoff",
                 "tournament": "t",
@@ -283,25 +278,23 @@ class TestWithdrawnPlayerInATie:
         assert sorted(started["players"]) == ["b", "c"]
 
 
-def test_3_1_defaults_recorded_ahead_count_when_their_round_comes(sqlite_store: Store) -> None:
-    paired_tournament(sqlite_store)
-    play_rounds(sqlite_store, all_draws, range(1, 8))
-    withdraw(sqlite_store, at(7 * 86400))
-    play_rounds(sqlite_store, all_draws, range(8, 11))
-    table = standings_object(sqlite_store)
+def test_3_1_defaults_recorded_ahead_count_when_their_round_comes(world: World) -> None:
+    paired_tournament(world)
+    play_rounds(world, all_draws, range(1, 8))
+    withdraw(world, at(7 * 86400))
+    play_rounds(world, all_draws, range(8, 11))
+    table = standings_object(world)
     assert (table["after_round"], table["final"]) == (10, False)
     row = {r["player"]: r for r in table["rows"]}
     assert row[GONE]["games"] == 10
-    assert standings_object(sqlite_store, 14)["rows"][-1]["games"] == 14
+    assert standings_object(world, 14)["rows"][-1]["games"] == 14
 
 
 class TestArt3_3Boundaries:
     """The same boundaries as the qualification module (docs/qualification.md)."""
 
-    def test_3_3_2_exactly_three_months_before_is_at_least_three_months(
-        self, sqlite_store: Store
-    ) -> None:
-        paired_tournament(sqlite_store)
+    def test_3_3_2_exactly_three_months_before_is_at_least_three_months(self, world: World) -> None:
+        paired_tournament(world)
         cmd = {
             "cmd": "withdraw",
             "tournament": "london-2013",
@@ -309,16 +302,16 @@ class TestArt3_3Boundaries:
             "at": "2012-12-13T23:00:00.000Z",
             "reason": "contract",
         }
-        assert "(article 3.3.2)" in refused(sqlite_store, cmd, "rule_violation")
+        assert "(article 3.3.2)" in refused(world, cmd, "rule_violation")
         cmd["at"] = "2012-12-14T00:00:00.000Z"
-        assert ok(sqlite_store, cmd)[-1]["rule"] == "first_round_default"
+        assert ok(world, cmd)[-1]["rule"] == "first_round_default"
 
-    def test_3_1_withdrawal_on_the_opening_day_cancels_his_games(self, sqlite_store: Store) -> None:
-        paired_tournament(sqlite_store)
-        events = withdraw(sqlite_store, "2013-03-14T12:00:00.000Z")
+    def test_3_1_withdrawal_on_the_opening_day_cancels_his_games(self, world: World) -> None:
+        paired_tournament(world)
+        events = withdraw(world, "2013-03-14T12:00:00.000Z")
         assert [e["type"] for e in events] == ["PlayerWithdrew"]
         assert (events[0]["rule"], events[0]["games_completed"]) == ("annulled", 0)
-        play_rounds(sqlite_store, all_draws)
-        table = standings_object(sqlite_store)
+        play_rounds(world, all_draws)
+        table = standings_object(world)
         assert table["final"] is True and len(table["rows"]) == 7
         assert {r["games"] for r in table["rows"]} == {12}

@@ -19,6 +19,7 @@ from engine.tournament.drawing_of_lots import (
     valid_number_sets,
 )
 from tests.helpers import ARBITERS, PLAYERS_2013, ok, refused
+from tests.world import World
 
 
 def create(store: Store, players: list[dict]) -> None:
@@ -47,15 +48,13 @@ def entrants(feds: list[str]) -> list[Entrant]:
 
 
 class TestArt3_4_1SeededDraw:
-    def test_3_4_1_draw_from_a_seed_is_recorded_with_seed_and_numbers(
-        self, sqlite_store: Store
-    ) -> None:
-        create(sqlite_store, PLAYERS_2013)
-        [event] = ok(sqlite_store, {"cmd": "draw_lots", "tournament": "t", "seed": "athens-2013"})
+    def test_3_4_1_draw_from_a_seed_is_recorded_with_seed_and_numbers(self, world: World) -> None:
+        create(world, PLAYERS_2013)
+        [event] = ok(world, {"cmd": "draw_lots", "tournament": "t", "seed": "athens-2013"})
         assert event["type"] == "LotsDrawn"
         assert event["seed"] == "athens-2013"
         assert sorted(event["numbers"].values()) == list(range(1, 9))
-        assert sqlite_store.tournament().numbers == event["numbers"]
+        assert world.tournament().numbers == event["numbers"]
 
     def test_3_4_1_same_seed_gives_same_numbers_whatever_the_player_order(self) -> None:
         players = [Entrant(p["id"], p["federation"]) for p in PLAYERS_2013]
@@ -88,21 +87,21 @@ class TestArt3_4_1SeededDraw:
         )
         assert seeded_order("s", "player", items) == expected
 
-    def test_3_4_1_lots_are_drawn_once(self, sqlite_store: Store) -> None:
-        create(sqlite_store, PLAYERS_2013)
-        ok(sqlite_store, {"cmd": "draw_lots", "tournament": "t", "seed": 7})
+    def test_3_4_1_lots_are_drawn_once(self, world: World) -> None:
+        create(world, PLAYERS_2013)
+        ok(world, {"cmd": "draw_lots", "tournament": "t", "seed": 7})
         message = refused(
-            sqlite_store, {"cmd": "draw_lots", "tournament": "t", "seed": 8}, "rule_violation"
+            world, {"cmd": "draw_lots", "tournament": "t", "seed": 8}, "rule_violation"
         )
         assert message == (
             "the lots for pairings and colours have already been drawn (article 3.4.1)"
         )
 
-    def test_3_4_1_seed_and_numbers_together_are_refused(self, sqlite_store: Store) -> None:
-        create(sqlite_store, PLAYERS_2013)
+    def test_3_4_1_seed_and_numbers_together_are_refused(self, world: World) -> None:
+        create(world, PLAYERS_2013)
         numbers = {p["id"]: i for i, p in enumerate(PLAYERS_2013, start=1)}
         message = refused(
-            sqlite_store,
+            world,
             {"cmd": "draw_lots", "tournament": "t", "seed": "x", "numbers": numbers},
             "malformed_command",
         )
@@ -110,28 +109,26 @@ class TestArt3_4_1SeededDraw:
 
 
 class TestArt3_1FederationRule:
-    def test_3_1_two_players_of_one_federation_meet_in_rounds_1_and_8(
-        self, sqlite_store: Store
-    ) -> None:
+    def test_3_1_two_players_of_one_federation_meet_in_rounds_1_and_8(self, world: World) -> None:
         feds = ["ARM", "RUS", "UKR", "NOR", "RUS", "AZE", "ISR", "IND"]
-        create(sqlite_store, field(feds))
+        create(world, field(feds))
         for seed in range(10):
             numbers = draw_numbers(entrants(feds), str(seed))
             assert meeting_rounds(8)[frozenset((numbers["p2"], numbers["p5"]))] == 1
-        ok(sqlite_store, {"cmd": "draw_lots", "tournament": "t", "seed": "s"})
-        pairings = sqlite_store.tournament().round_robin_pairings()
+        ok(world, {"cmd": "draw_lots", "tournament": "t", "seed": "s"})
+        pairings = world.tournament().round_robin_pairings()
         rounds = sorted(
             int(g.split(".")[0]) for g, wb in pairings.items() if set(wb) == {"p2", "p5"}
         )
         assert rounds == [1, 8]
 
     def test_3_1_three_players_of_one_federation_meet_in_rounds_1_2_3_and_8_9_10(
-        self, sqlite_store: Store
+        self, world: World
     ) -> None:
         feds = ["RUS", "ARM", "RUS", "NOR", "RUS", "AZE", "ISR", "UKR"]
-        create(sqlite_store, field(feds))
-        ok(sqlite_store, {"cmd": "draw_lots", "tournament": "t", "seed": "london"})
-        pairings = sqlite_store.tournament().round_robin_pairings()
+        create(world, field(feds))
+        ok(world, {"cmd": "draw_lots", "tournament": "t", "seed": "london"})
+        pairings = world.tournament().round_robin_pairings()
         russians = {"p1", "p3", "p5"}
         rounds = sorted(int(g.split(".")[0]) for g, wb in pairings.items() if set(wb) <= russians)
         assert rounds == [1, 2, 3, 8, 9, 10]
@@ -151,28 +148,26 @@ class TestArt3_1FederationRule:
         assert federation_violations(players, real) == []
 
     def test_3_1_four_players_of_one_federation_among_eight_is_impossible_with_berger_tables(
-        self, sqlite_store: Store
+        self, world: World
     ) -> None:
         # Four players meeting each other within three rounds need two games among
         # them in each of rounds 1-3; no four numbers of the 8-player Berger table
         # are paired among themselves like that (nor in any three rounds).
         assert valid_number_sets(8, 4) == []
         feds = ["RUS", "RUS", "RUS", "RUS", "ARM", "NOR", "AZE", "ISR"]
-        create(sqlite_store, field(feds))
+        create(world, field(feds))
         message = refused(
-            sqlite_store, {"cmd": "draw_lots", "tournament": "t", "seed": "s"}, "rule_violation"
+            world, {"cmd": "draw_lots", "tournament": "t", "seed": "s"}, "rule_violation"
         )
         assert message == (
             "no pairing numbers for 8 players let each federation meet itself as 3.1 requires: "
             "RUS (p1, p2, p3, p4) within rounds 1-3; give the numbers explicitly (article 3.1)"
         )
 
-    def test_3_1_four_players_of_one_federation_in_a_four_player_event(
-        self, sqlite_store: Store
-    ) -> None:
-        create(sqlite_store, field(["RUS"] * 4))
-        ok(sqlite_store, {"cmd": "draw_lots", "tournament": "t", "seed": "s"})
-        pairings = sqlite_store.tournament().round_robin_pairings()
+    def test_3_1_four_players_of_one_federation_in_a_four_player_event(self, world: World) -> None:
+        create(world, field(["RUS"] * 4))
+        ok(world, {"cmd": "draw_lots", "tournament": "t", "seed": "s"})
+        pairings = world.tournament().round_robin_pairings()
         assert sorted({int(g.split(".")[0]) for g in pairings}) == [1, 2, 3, 4, 5, 6]
 
     def test_3_1_four_of_one_federation_allowed_where_the_table_has_room(self) -> None:
@@ -195,11 +190,11 @@ class TestArt3_1FederationRule:
         numbers = draw_numbers(entrants(feds), "s")
         assert sorted(numbers.values()) == list(range(1, 9))
 
-    def test_3_1_explicit_numbers_are_checked_on_request(self, sqlite_store: Store) -> None:
-        create(sqlite_store, PLAYERS_2013)
+    def test_3_1_explicit_numbers_are_checked_on_request(self, world: World) -> None:
+        create(world, PLAYERS_2013)
         numbers = {p["id"]: i for i, p in enumerate(PLAYERS_2013, start=1)}
         message = refused(
-            sqlite_store,
+            world,
             {"cmd": "draw_lots", "tournament": "t", "numbers": numbers, "check_federations": True},
             "rule_violation",
         )
@@ -207,7 +202,7 @@ class TestArt3_1FederationRule:
             "these numbers break the federation rule: grischuk and svidler (RUS) meet in "
             "round 4, not within rounds 1-3 (article 3.1)"
         )
-        ok(sqlite_store, {"cmd": "draw_lots", "tournament": "t", "numbers": numbers})
+        ok(world, {"cmd": "draw_lots", "tournament": "t", "numbers": numbers})
 
 
 @settings(max_examples=60, deadline=None)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from adapters.queries import standings_object
-from adapters.store import Store
 from engine.standings.tiebreaks import ScoredGame, head_to_head, lines, rank
 from tests.tournament_helpers import all_draws, by_pair, event, play_rounds, rows
+from tests.world import World
 
 # Five players, double round robin. A, B and C finish level on 4.5 points.
 # Among them (3.7 a): A 2.5 (1.5-0.5 against B, 1-1 against C), B 2.5 (2-0
@@ -45,23 +45,21 @@ class TestArt3_6_1Points:
 
 
 class TestArt3_7Tiebreaks:
-    def test_3_7_a_results_between_the_tied_players_decide(self, sqlite_store: Store) -> None:
-        event(sqlite_store, ["a", "b", "c", "d"])
+    def test_3_7_a_results_between_the_tied_players_decide(self, world: World) -> None:
+        event(world, ["a", "b", "c", "d"])
         # a: 1.5 v b, 1 v c, 1 v d = 3.5; b: 0.5 v a, 2 v c, 1 v d = 3.5 (b has more wins)
-        play_rounds(sqlite_store, by_pair({("a", "b"): ["1", "1/2"], ("b", "c"): ["1", "1"]}))
-        table = standings_object(sqlite_store)
+        play_rounds(world, by_pair({("a", "b"): ["1", "1/2"], ("b", "c"): ["1", "1"]}))
+        table = standings_object(world)
         assert [(r["player"], r["points"], r["h2h"], r["wins"]) for r in table["rows"][:2]] == [
             ("a", 3.5, 1.5, 1),
             ("b", 3.5, 0.5, 2),
         ]
         assert table["winner"] == {"player": "a", "decided_by": "h2h"}
 
-    def test_3_7_three_way_tie_resolved_partly_by_a_and_partly_by_b(
-        self, sqlite_store: Store
-    ) -> None:
-        event(sqlite_store, ["a", "b", "c", "d", "e"])
-        play_rounds(sqlite_store, THREE_WAY)
-        table = standings_object(sqlite_store)
+    def test_3_7_three_way_tie_resolved_partly_by_a_and_partly_by_b(self, world: World) -> None:
+        event(world, ["a", "b", "c", "d", "e"])
+        play_rounds(world, THREE_WAY)
+        table = standings_object(world)
         top = {r["player"]: r for r in table["rows"][:3]}
         assert [r["player"] for r in table["rows"][:3]] == ["b", "a", "c"]
         assert [top[p]["points"] for p in "abc"] == [4.5, 4.5, 4.5]
@@ -124,20 +122,18 @@ class TestArt3_7Tiebreaks:
         # a beat b (1 point) and drew c (0.5 point): 1 + 0.5 * 0.5
         assert table["a"].sb == Fraction(5, 4)
 
-    def test_3_7_every_points_group_is_ordered_not_only_the_first(
-        self, sqlite_store: Store
-    ) -> None:
-        event(sqlite_store, ["a", "b", "c", "d", "e"])
-        play_rounds(sqlite_store, THREE_WAY)
-        table = standings_object(sqlite_store)
+    def test_3_7_every_points_group_is_ordered_not_only_the_first(self, world: World) -> None:
+        event(world, ["a", "b", "c", "d", "e"])
+        play_rounds(world, THREE_WAY)
+        table = standings_object(world)
         assert [r["h2h"] for r in table["rows"][3:]] == [None, None]
 
     def test_3_7_tie_surviving_c_is_reported_as_shared_and_needs_a_playoff(
-        self, sqlite_store: Store
+        self, world: World
     ) -> None:
-        event(sqlite_store, ["a", "b", "c"])
-        play_rounds(sqlite_store, all_draws)
-        table = standings_object(sqlite_store)
+        event(world, ["a", "b", "c"])
+        play_rounds(world, all_draws)
+        table = standings_object(world)
         assert rows(table) == [(1, "a"), (1, "b"), (1, "c")]
         assert table["winner"] is None
         assert table["playoff"] == {
@@ -154,22 +150,22 @@ class TestArt3_7Tiebreaks:
 
 
 class TestStandingsAfterRound:
-    def test_after_round_counts_only_the_games_of_those_rounds(self, sqlite_store: Store) -> None:
-        event(sqlite_store, ["a", "b", "c", "d"])
-        play_rounds(sqlite_store, by_pair({("a", "b"): ["1", "1"]}))
-        after_1 = standings_object(sqlite_store, 1)
+    def test_after_round_counts_only_the_games_of_those_rounds(self, world: World) -> None:
+        event(world, ["a", "b", "c", "d"])
+        play_rounds(world, by_pair({("a", "b"): ["1", "1"]}))
+        after_1 = standings_object(world, 1)
         assert after_1["after_round"] == 1
         assert after_1["final"] is False and after_1["winner"] is None
         assert {r["games"] for r in after_1["rows"]} == {1}
         assert after_1["prizes"] == []
-        final = standings_object(sqlite_store)
+        final = standings_object(world)
         assert final["final"] is True and final["after_round"] == 6
 
-    def test_after_round_out_of_range_is_refused(self, sqlite_store: Store) -> None:
+    def test_after_round_out_of_range_is_refused(self, world: World) -> None:
         import pytest
 
         from engine.errors import MalformedCommand
 
-        event(sqlite_store, ["a", "b", "c", "d"])
+        event(world, ["a", "b", "c", "d"])
         with pytest.raises(MalformedCommand, match="after_round must be between 0 and 6"):
-            standings_object(sqlite_store, 7)
+            standings_object(world, 7)

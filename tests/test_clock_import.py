@@ -11,6 +11,7 @@ from adapters.pgn_import import import_pgn
 from adapters.queries import game_clock_report, game_object, game_pgn_text
 from adapters.store import Store
 from tests.helpers import at, ok, paired_tournament
+from tests.world import World
 
 DATA = Path(__file__).parent / "data"
 CLOCKED = DATA / "clocked-games.pgn"
@@ -18,15 +19,15 @@ CANDIDATES_2013 = Path(__file__).parent.parent / "replay_logs" / "sources" / "ca
 
 
 def test_3_5_1_recorded_clocks_agree_with_the_regulation_clock_at_every_ply(
-    sqlite_store: Store,
+    world: World,
 ) -> None:
-    reports = import_pgn(sqlite_store, CLOCKED)
+    reports = import_pgn(world, CLOCKED)
     assert [r.status for r in reports] == ["imported"] * 10
     for report in reports:
         assert report.clock is not None
         assert report.clock["mismatches"] == 0
-        rows = game_clock_report(sqlite_store, report.game)
-        assert len(rows) == report.clock["plies"] == sqlite_store.game(report.game).ply
+        rows = game_clock_report(world, report.game)
+        assert len(rows) == report.clock["plies"] == world.game(report.game).ply
         for row in rows:
             if row["status"] != "agrees":
                 assert row["status"] == "artefact"
@@ -34,13 +35,13 @@ def test_3_5_1_recorded_clocks_agree_with_the_regulation_clock_at_every_ply(
 
 
 def test_3_5_1_the_30_s_shown_on_move_60_itself_is_reported_as_an_artefact(
-    sqlite_store: Store,
+    world: World,
 ) -> None:
-    reports = {r.game: r for r in import_pgn(sqlite_store, CLOCKED)}
+    reports = {r.game: r for r in import_pgn(world, CLOCKED)}
     # Nepomniachtchi - Ding, Astana, 21 April 2023: both clocks show the 30 s on move 60.
     game = next(g for g, r in reports.items() if r.clock and r.clock["artefacts"])
-    assert sqlite_store.game(game).white == "nepomniachtchi"
-    rows = game_clock_report(sqlite_store, game)
+    assert world.game(game).white == "nepomniachtchi"
+    rows = game_clock_report(world, game)
     first = [r for r in rows if r["status"] == "artefact"][:2]
     assert [(r["move"], r["side"], r["difference_ms"]) for r in first] == [
         (60, "white", 30_000),
@@ -49,32 +50,32 @@ def test_3_5_1_the_30_s_shown_on_move_60_itself_is_reported_as_an_artefact(
     assert "on move 60 itself" in first[0]["explanation"]
     assert all(r["status"] == "agrees" for r in rows if r["move"] < 60)
     # Of the three games past move 60, only this one shows it.
-    long_games = [g for g, r in reports.items() if sqlite_store.game(g).ply > 120]
+    long_games = [g for g, r in reports.items() if world.game(g).ply > 120]
     assert len(long_games) == 3
     assert [g for g in long_games if reports[g].clock["artefacts"]] == [game]
 
 
-def test_3_5_1_recorded_bonus_at_move_40_matches_the_regulation(sqlite_store: Store) -> None:
-    import_pgn(sqlite_store, CLOCKED)
-    rows = game_clock_report(sqlite_store, "1.1")  # Nepomniachtchi - Carlsen, Dubai 2021
+def test_3_5_1_recorded_bonus_at_move_40_matches_the_regulation(world: World) -> None:
+    import_pgn(world, CLOCKED)
+    rows = game_clock_report(world, "1.1")  # Nepomniachtchi - Carlsen, Dubai 2021
     move_40 = next(r for r in rows if r["move"] == 40 and r["side"] == "white")
     assert move_40["recorded_ms"] == move_40["regulation_ms"] == (1 * 3600 + 14 * 60 + 54) * 1000
 
 
 def test_pgn_export_writes_clk_after_every_move_and_reads_back(
-    sqlite_store: Store, tmp_path: Path
+    world: World, tmp_path: Path
 ) -> None:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    paired_tournament(world)
+    ok(world, {"cmd": "start_game", "game": "1.1", "at": at(0)})
     for i, move in enumerate(["e4", "e5", "Nf3", "Nc6"], start=1):
-        ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": move, "at": at(i * 61.5)})
-    text = game_pgn_text(sqlite_store, "1.1")
+        ok(world, {"cmd": "play_move", "game": "1.1", "move": move, "at": at(i * 61.5)})
+    text = game_pgn_text(world, "1.1")
     assert "1. e4 { [%clk 1:58:58.500] } 1... e5 { [%clk 1:58:58.500] }" in text
     path = tmp_path / "one.pgn"
     path.write_text(text.replace('[Round "1.1"]', '[Round "3.1"]'))
     with Store(str(tmp_path / "other.sqlite")) as other:
         import_pgn(other, path)
-        exported = game_object(sqlite_store, "1.1")["clock"]
+        exported = game_object(world, "1.1")["clock"]
         imported = game_object(other, "3.1")["clock"]
         assert (imported["white_ms"], imported["black_ms"]) == (
             exported["white_ms"],
@@ -86,15 +87,13 @@ def test_pgn_export_writes_clk_after_every_move_and_reads_back(
 
 
 def test_games_without_clock_comments_have_an_unknown_clock_and_never_flag(
-    sqlite_store: Store,
+    world: World,
 ) -> None:
-    reports = import_pgn(sqlite_store, CANDIDATES_2013)
+    reports = import_pgn(world, CANDIDATES_2013)
     assert all(r.clock is None for r in reports)
-    unfinished = next(
-        (g for g in sqlite_store.game_ids() if sqlite_store.game(g).status == "in_progress"), None
-    )
-    game = sqlite_store.game("1.1")
+    unfinished = next((g for g in world.game_ids() if world.game(g).status == "in_progress"), None)
+    game = world.game("1.1")
     assert game.clock is None
-    assert game_object(sqlite_store, "1.1")["clock"]["known"] is False
-    assert ok(sqlite_store, {"cmd": "check_flags", "games": ["1.1"], "at": at(10**7)}) == []
-    assert unfinished is None or sqlite_store.game(unfinished).clock is None
+    assert game_object(world, "1.1")["clock"]["known"] is False
+    assert ok(world, {"cmd": "check_flags", "games": ["1.1"], "at": at(10**7)}) == []
+    assert unfinished is None or world.game(unfinished).clock is None

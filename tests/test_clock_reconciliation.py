@@ -11,6 +11,7 @@ from engine.clock.time_control import CLASSICAL_3_5_1, parse_time_control
 from engine.game.reconciliation import judge
 from tests.cli import candidates, json_lines
 from tests.helpers import at, ok, paired_tournament
+from tests.world import World
 
 S = 1000
 MIN = 60 * S
@@ -72,14 +73,14 @@ class TestKnownDeviceBehaviours:
 class TestPlayoffControlsByStage:
     """3.7.1.a, 3.7.2 and 3.7.3.a: a playoff game gets its stage's control."""
 
-    def test_3_7_stage_selects_the_control(self, sqlite_store: Store) -> None:
+    def test_3_7_stage_selects_the_control(self, world: World) -> None:
         for game, stage, control in [
             ("r1", "rapid", "1500+10"),
             ("b1", "blitz", "300+3"),
             ("s1", "sudden_death", "60/300|240:0+3"),
         ]:
             events = ok(
-                sqlite_store,
+                world,
                 {
                     "cmd": "start_game",
                     "game": game,
@@ -90,12 +91,12 @@ class TestPlayoffControlsByStage:
                 },
             )
             assert events[0]["time_control"] == control
-        clock = sqlite_store.game("s1").clock
+        clock = world.game("s1").clock
         assert clock is not None
         assert (clock.remaining_ms("white"), clock.remaining_ms("black")) == (5 * MIN, 4 * MIN)
 
-    def test_bad_time_control_is_refused_at_the_start(self, sqlite_store: Store) -> None:
-        result = sqlite_store.handle(
+    def test_bad_time_control_is_refused_at_the_start(self, world: World) -> None:
+        result = world.handle(
             {
                 "cmd": "start_game",
                 "game": "x",
@@ -134,16 +135,16 @@ class TestClockCommandLine:
         assert bad.returncode == 2 and "'--at' is not an ISO-8601 instant" in bad.stderr
 
 
-def test_3_5_2_a_reading_older_than_the_last_move_is_stored_but_not_judged(sqlite_store) -> None:
+def test_3_5_2_a_reading_older_than_the_last_move_is_stored_but_not_judged(world) -> None:
     """A board that held its readings (until it knew which side is White's) sends them
     after later moves: they are kept as observed, and raise no false mismatch."""
     from tests.helpers import at, ok, paired_tournament, play
 
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    play(sqlite_store, "1.1", "d4 Nf6 c4 e6", start_s=10, step_s=10)
+    paired_tournament(world)
+    ok(world, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    play(world, "1.1", "d4 Nf6 c4 e6", start_s=10, step_s=10)
     events = ok(
-        sqlite_store,
+        world,
         {
             "cmd": "clock_reading",
             "game": "1.1",

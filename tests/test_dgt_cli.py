@@ -98,6 +98,7 @@ class TestMoves:
         )
         lines = run_cli(["dgt", "moves", "--start", fen, "-"], stdin=stream)
         assert lines == [
+            {"input": "raw", "timed": False, "bytes": len(stream)},
             {"type": "move", "ply": 1, "uci": "h1f1", "san": "Rf1"},
             {"type": "correction", "ply": 1, "replaced": "h1f1", "uci": "e1g1", "san": "O-O"},
             {"type": "move", "ply": 2, "uci": "e7e6", "san": "e6"},
@@ -115,7 +116,7 @@ class TestMoves:
                 "rnbqkbnr/pppppppp/8/8/3PP3/8/PPP2PPP/RNBQKBNR",  # nothing legal leads here
             )
         )
-        lines = run_cli(["dgt", "moves", "-"], stdin=stream)
+        lines = run_cli(["dgt", "moves", "-"], stdin=stream)[1:]
         assert lines[0] == {"type": "move", "ply": 1, "uci": "e2e4", "san": "e4"}
         assert lines[2] == {"type": "takeback", "from_ply": 2, "to_ply": 1, "undone": ["e7e5"]}
         assert lines[3]["type"] == "alert" and lines[3]["kind"] == "impossible_position"
@@ -136,8 +137,9 @@ class TestMoves:
         assert status == 0
         lines = run_cli(["dgt", "moves", str(path)])
         expected = [m.uci() for m in load_game(PGN, round_="6.3").mainline_moves()]
+        assert lines[0]["input"] == "recording" and lines[0]["timed"] is True
         assert lines[-1] == {"moves": expected}
-        assert all("at" in line for line in lines[:-1])
+        assert all("at" in line for line in lines[1:-1])
 
 
 class TestRecordingFormat:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
-from adapters.dgt.feed import StoreSink, board_stream
+from adapters.dgt.feed import StoreSink
 from adapters.store import Store
 from engine.commands import REGISTRY
+from engine.events import board_stream
 from engine.timefmt import format_instant
 from tests.dgt_hands import Hands
 

@@ -10,39 +10,40 @@ import pytest
 
 from adapters.store import Store
 from tests.helpers import at, ok, paired_tournament, play, refused
+from tests.world import World
 
 FOOLS_MATE = "f3 e5 g4 Qh4#"
 
 
 @pytest.fixture
-def game(store: Store) -> Store:
-    paired_tournament(store)
-    ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    return store
+def game(world: World) -> Store:
+    paired_tournament(world)
+    ok(world, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    return world
 
 
 class TestStartGame:
-    def test_paired_game_knows_its_players_from_the_berger_table(self, game: Store) -> None:
+    def test_paired_game_knows_its_players_from_the_berger_table(self, game: World) -> None:
         g = game.game("1.1")
         assert g is not None
         assert (g.white, g.black) == ("aronian", "carlsen")  # Berger 1 v 8, round 1
         assert g.time_control == "40/7200:20/3600:900+30"  # 3.5.1
 
-    def test_second_cycle_reverses_colours_3_1(self, game: Store) -> None:
+    def test_second_cycle_reverses_colours_3_1(self, game: World) -> None:
         ok(game, {"cmd": "start_game", "game": "8.1", "at": at(0)})
         g = game.game("8.1")
         assert g is not None and (g.white, g.black) == ("carlsen", "aronian")
 
-    def test_unpaired_game_id_is_refused(self, game: Store) -> None:
+    def test_unpaired_game_id_is_refused(self, game: World) -> None:
         message = refused(game, {"cmd": "start_game", "game": "15.1", "at": at(0)}, "unknown_game")
         assert "15.1" in message
 
-    def test_a_game_is_started_once_3_3_7(self, game: Store) -> None:
+    def test_a_game_is_started_once_3_3_7(self, game: World) -> None:
         refused(game, {"cmd": "start_game", "game": "1.1", "at": at(5)}, "rule_violation")
 
-    def test_before_the_drawing_of_lots_no_game_has_players(self, sqlite_store: Store) -> None:
+    def test_before_the_drawing_of_lots_no_game_has_players(self, world: World) -> None:
         ok(
-            sqlite_store,
+            world,
             {
                 "cmd": "create_tournament",
                 "tournament": "t",
@@ -51,21 +52,19 @@ class TestStartGame:
                 "players": [{"id": "a"}, {"id": "b"}],
             },
         )
-        message = refused(
-            sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)}, "unknown_game"
-        )
+        message = refused(world, {"cmd": "start_game", "game": "1.1", "at": at(0)}, "unknown_game")
         assert "lots have not been drawn" in message
 
 
 class TestMoves:
-    def test_moves_in_uci_and_san_are_both_accepted(self, game: Store) -> None:
+    def test_moves_in_uci_and_san_are_both_accepted(self, game: World) -> None:
         play(game, "1.1", "d2d4 Nf6 c2c4 e6")
         g = game.game("1.1")
         assert g is not None
         assert g.moves == ("d2d4", "g8f6", "c2c4", "e7e6")
         assert g.sans == ("d4", "Nf6", "c4", "e6")
 
-    def test_illegal_move_is_refused_naming_move_and_position(self, game: Store) -> None:
+    def test_illegal_move_is_refused_naming_move_and_position(self, game: World) -> None:
         play(game, "1.1", "e4")
         message = refused(
             game, {"cmd": "play_move", "game": "1.1", "move": "e2e4", "at": at(20)}, "illegal_move"
@@ -76,14 +75,14 @@ class TestMoves:
         )
 
     @pytest.mark.parametrize("text", ["", "zz", "e9", "Nf3+++", "O-O-O-O", "e2e4e5"])
-    def test_unreadable_moves_are_refused(self, game: Store, text: str) -> None:
+    def test_unreadable_moves_are_refused(self, game: World, text: str) -> None:
         code = "malformed_command" if text == "" else "illegal_move"
         refused(game, {"cmd": "play_move", "game": "1.1", "move": text, "at": at(5)}, code)
 
-    def test_ambiguous_san_is_refused(self, sqlite_store: Store) -> None:
+    def test_ambiguous_san_is_refused(self, world: World) -> None:
         fen = "4k3/8/8/8/8/8/4K3/R6R w - - 0 1"  # both rooks reach d1
         ok(
-            sqlite_store,
+            world,
             {
                 "cmd": "start_game",
                 "game": "x",
@@ -94,13 +93,13 @@ class TestMoves:
             },
         )
         message = refused(
-            sqlite_store,
+            world,
             {"cmd": "play_move", "game": "x", "move": "Rd1", "at": at(1)},
             "illegal_move",
         )
         assert message.startswith("ambiguous move 'Rd1'")
 
-    def test_move_in_a_game_not_started_is_refused(self, game: Store) -> None:
+    def test_move_in_a_game_not_started_is_refused(self, game: World) -> None:
         refused(
             game, {"cmd": "play_move", "game": "1.2", "move": "e4", "at": at(1)}, "unknown_game"
         )
@@ -117,7 +116,7 @@ class TestMoves:
             ["play_move"],
         ],
     )
-    def test_malformed_commands_are_refused(self, game: Store, cmd: object) -> None:
+    def test_malformed_commands_are_refused(self, game: World, cmd: object) -> None:
         before = game.count()
         result = game.handle(cmd)
         assert result["ok"] is False
@@ -126,14 +125,14 @@ class TestMoves:
 
 
 class TestEndingsByThePosition:
-    def test_5_1_a_checkmate_ends_the_game(self, game: Store) -> None:
+    def test_5_1_a_checkmate_ends_the_game(self, game: World) -> None:
         ok(game, {"cmd": "start_game", "game": "1.2", "at": at(0)})
         play(game, "1.2", FOOLS_MATE)
         g = game.game("1.2")
         assert g is not None and g.status == "finished"
         assert (g.result, g.termination) == ("0-1", "checkmate")
 
-    def test_5_1_a_no_move_after_checkmate(self, game: Store) -> None:
+    def test_5_1_a_no_move_after_checkmate(self, game: World) -> None:
         ok(game, {"cmd": "start_game", "game": "1.2", "at": at(0)})
         play(game, "1.2", FOOLS_MATE)
         refused(
@@ -142,15 +141,15 @@ class TestEndingsByThePosition:
             "game_not_in_progress",
         )
 
-    def test_5_2_a_stalemate_is_a_draw(self, sqlite_store: Store) -> None:
+    def test_5_2_a_stalemate_is_a_draw(self, world: World) -> None:
         # Black king h8, White queen to g6 stalemates with the king on f7.
         fen = "7k/5K2/8/6Q1/8/8/8/8 w - - 0 1"
         ok(
-            sqlite_store,
+            world,
             {"cmd": "start_game", "game": "s", "white": "a", "black": "b", "fen": fen, "at": at(0)},
         )
-        ok(sqlite_store, {"cmd": "play_move", "game": "s", "move": "Qg6", "at": at(1)})
-        g = sqlite_store.game("s")
+        ok(world, {"cmd": "play_move", "game": "s", "move": "Qg6", "at": at(1)})
+        g = world.game("s")
         assert g is not None and (g.result, g.termination) == ("1/2-1/2", "stalemate")
 
     @pytest.mark.parametrize(
@@ -161,19 +160,19 @@ class TestEndingsByThePosition:
             ("8/8/8/8/3k4/8/r7/K1B5 w - - 0 1", "Kxa2"),  # K+B v K
         ],
     )
-    def test_9_6_dead_position_is_a_draw(self, sqlite_store: Store, fen: str, move: str) -> None:
+    def test_9_6_dead_position_is_a_draw(self, world: World, fen: str, move: str) -> None:
         ok(
-            sqlite_store,
+            world,
             {"cmd": "start_game", "game": "d", "white": "a", "black": "b", "fen": fen, "at": at(0)},
         )
-        ok(sqlite_store, {"cmd": "play_move", "game": "d", "move": move, "at": at(1)})
-        g = sqlite_store.game("d")
+        ok(world, {"cmd": "play_move", "game": "d", "move": move, "at": at(1)})
+        g = world.game("d")
         assert g is not None and (g.result, g.termination) == ("1/2-1/2", "insufficient_material")
 
     def test_fivefold_repetition_ends_the_game_only_under_the_2023_laws(self, tmp_path) -> None:
         shuffle = "Nf3 Nf6 Ng1 Ng8 " * 4
         for rules, expected in (("candidates-2012", "in_progress"), ("fide-2023", "finished")):
-            with Store(str(tmp_path / f"{rules}.sqlite")) as store:
+            with World() as store:
                 paired_tournament(store, rules=rules)
                 ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
                 play(store, "1.1", shuffle.strip())
@@ -184,12 +183,12 @@ class TestEndingsByThePosition:
 
 
 class TestEndingsByPeople:
-    def test_5_1_b_resignation(self, game: Store) -> None:
+    def test_5_1_b_resignation(self, game: World) -> None:
         play(game, "1.1", "e4")
         events = ok(game, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(30)})
         assert events[0]["result"] == "1-0" and events[0]["termination"] == "resignation"
 
-    def test_result_declared_by_the_chief_arbiter(self, game: Store) -> None:
+    def test_result_declared_by_the_chief_arbiter(self, game: World) -> None:
         ok(
             game,
             {
@@ -204,7 +203,7 @@ class TestEndingsByPeople:
         g = game.game("1.1")
         assert g is not None and (g.result, g.termination) == ("0-1", "arbiter_decision")
 
-    def test_3_9_2_b_no_draw_by_agreement(self, game: Store) -> None:
+    def test_3_9_2_b_no_draw_by_agreement(self, game: World) -> None:
         message = refused(
             game,
             {
@@ -219,7 +218,7 @@ class TestEndingsByPeople:
         )
         assert "article 3.9.2 b" in message
 
-    def test_3_9_2_b_only_chief_or_deputy_declares(self, game: Store) -> None:
+    def test_3_9_2_b_only_chief_or_deputy_declares(self, game: World) -> None:
         for who in ("advisor", "carlsen", "nobody"):
             refused(
                 game,

@@ -27,56 +27,42 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from engine.arbiter.claim_verification import CLAIM_KINDS
 from engine.arbiter.draw_claims import COUNTED_KINDS
-from engine.commands import parse_command
-from engine.dispatch import decide
-from engine.errors import CommandRefused
 from engine.events import Event, IllegalMoveRecorded
 from engine.game.state import FINISHED, Game, evolve, position
-from engine.tournament.tournament import Tournament
-from engine.tournament.tournament import evolve as evolve_tournament
 from tests.helpers import ARBITERS, PLAYERS_2013, at
+from tests.world import World
 
 PEOPLE = ["white", "black", "white", "black", "aronian", "carlsen", "both", "gelfand"]
 RULERS = ["chief", "deputy", "chief", "deputy", "advisor", "carlsen"]
 ADVISORS = ["advisor", "advisor", "advisor", "chief"]
 
 
-class World:
-    """Pure stand-in for the store: folded state and the log, nothing stored."""
+class GameWorld(World):
+    """The shared in-memory World (tests/world.py), watching the one game ``g``."""
 
-    def __init__(self) -> None:
-        self.tournament_state: Tournament | None = None
-        self.state: Game | None = None
-        self.log: list[Event] = []
+    @property
+    def state(self) -> Game | None:
+        return self.game("g")
 
-    def tournament(self) -> Tournament | None:
-        return self.tournament_state
-
-    def game(self, game_id: str) -> Game | None:
-        return self.state if game_id == "g" else None
+    @property
+    def game_log(self) -> list[Event]:
+        return self.stream("game/g")
 
     def apply(self, raw: dict[str, Any]) -> bool:
-        before = (self.state, len(self.log))
-        try:
-            _, events = decide(parse_command(raw), self)
-        except CommandRefused as refused:
-            assert (self.state, len(self.log)) == before
-            note(f"{raw['cmd']}: {refused.code}")
+        before = (self.state, self.count())
+        answer = self.handle(raw)
+        if not answer["ok"]:
+            assert (self.state, self.count()) == before
+            note(f"{raw['cmd']}: {answer['error']['code']}")
             return False
-        note(f"{raw['cmd']}: " + ", ".join(type(e).__name__ for e in events))
-        for event in events:
-            if event.originator_id == "tournament":
-                self.tournament_state = evolve_tournament(self.tournament_state, event)
-            else:
-                self.state = evolve(self.state, event)
-                self.log.append(event)
+        note(f"{raw['cmd']}: " + ", ".join(e["type"] for e in answer["events"]))
         return True
 
 
 class ClaimLifecycle(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.world = World()
+        self.world = GameWorld()
         self.step = 0
 
     def at(self) -> str:
@@ -228,7 +214,9 @@ class ClaimLifecycle(RuleBasedStateMachine):
             ]
             assert record.incorrect_claims.of(side) == len(rejected)
             illegal = [
-                e for e in self.world.log if isinstance(e, IllegalMoveRecorded) and e.side == side
+                e
+                for e in self.world.game_log
+                if isinstance(e, IllegalMoveRecorded) and e.side == side
             ]
             assert record.illegal_moves.of(side) == len(illegal)
             assert record.illegal_moves.of(side) <= 3
@@ -241,10 +229,10 @@ class ClaimLifecycle(RuleBasedStateMachine):
     def the_log_folds_to_the_state(self) -> None:
         if self.world.state is None:
             return
-        versions = [e.originator_version for e in self.world.log]
+        versions = [e.originator_version for e in self.world.game_log]
         assert versions == list(range(1, len(versions) + 1))
         whole: Game | None = None
-        for event in self.world.log:
+        for event in self.world.game_log:
             whole = evolve(whole, event)
         assert whole == self.world.state
 

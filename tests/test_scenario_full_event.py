@@ -177,12 +177,12 @@ def declared(
     ]
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="class")
 def event(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Event]:
-    """One store for the whole event, on SQLite and (with CANDIDATES_TEST_PG) PostgreSQL."""
-    if request.param == "sqlite":
+    """One store for the whole event: the class's backend (``FullEvent.backend``)."""
+    if request.cls.backend == "sqlite":
         yield Event(str(tmp_path_factory.mktemp("event") / "candidates.sqlite"))
         return
     if not PG_URL:
@@ -191,8 +191,11 @@ def event(
         yield Event(url)
 
 
-class TestFullEvent:
-    """The steps run in order on one store (module-scoped fixture)."""
+class FullEvent:
+    """The steps run in order on one store (a class-scoped fixture), once per backend:
+    one class per backend, so pytest-xdist (``--dist loadscope``) gives each its worker."""
+
+    backend = ""
 
     def test_3_4_1_create_and_draw_lots_from_a_seed_keeps_3_1_federations_apart_late(
         self, event: Event
@@ -606,6 +609,14 @@ class TestFullEvent:
         assert prizes["ada"] == prizes["boris"] == 91_500
         text = event.text("standings")
         assert f"Winner: {other} (decided by playoff)" in text
+
+
+class TestFullEventOnSQLite(FullEvent):
+    backend = "sqlite"
+
+
+class TestFullEventOnPostgreSQL(FullEvent):
+    backend = "postgresql"
 
 
 @pytest.fixture

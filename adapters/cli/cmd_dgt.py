@@ -2,13 +2,16 @@
 
 - ``dgt decode FILE|-``: raw bytes (or a ``.dgt`` recording) in, one JSON line
   per decoded message out (protocol errors included).
-- ``dgt moves --start FEN FILE|-``: one JSON line per reconstructed move,
-  correction, takeback or alert, then ``{"moves": [UCI, ...]}``.
+- ``dgt moves --start FEN FILE|-``: first what was read (``{"input":
+  "recording", "timed": true, ...}`` or ``{"input": "raw", "timed": false,
+  ...}``), then one JSON line per reconstructed move, correction, recovery,
+  takeback or alert, then ``{"moves": [UCI, ...]}``.
 - ``dgt simulate --pgn FILE ...``: a simulated board playing a game, written to
   a recording / raw file, or served on a pseudo-terminal or a TCP port.
 - ``dgt record --dgt SOURCE --out FILE.dgt``: keep every byte of a live board.
 - ``dgt run --dgt /dev/ttyUSB0=1.1 --dgt tcp://...=1.2 --dgt-file rec.dgt=1.3
-  [--livechess ws://...=SERIAL:GAME]``: boards feeding the store.
+  [--livechess ws://...=SERIAL:GAME] [--auto-correct-arbiter ID]
+  [--public-delay-s 900]``: boards feeding the store.
 """
 
 from __future__ import annotations
@@ -65,6 +68,16 @@ def register(sub: Any) -> None:
     sim.add_argument("--no-transients", action="store_true")
     sim.add_argument("--drop-at-ply", type=int, default=None)
     sim.add_argument("--result-signal", action="store_true", help="kings to the centre at the end")
+    sim.add_argument(
+        "--misread-at-ply",
+        type=int,
+        default=None,
+        help="from this ply, hold the first pawn double push or slide on its way long enough "
+        "to be confirmed",
+    )
+    sim.add_argument(
+        "--clock-every-ms", type=int, default=None, help="a clock that speaks only this often"
+    )
     sim.add_argument("--seed", type=int, default=2013)
     sim.add_argument("--time-scale", type=float, default=1.0, help="0.1 = ten times faster")
     sim.add_argument(
@@ -94,6 +107,18 @@ def register(sub: Any) -> None:
     run.add_argument("--record-dir", default=None, help="keep a .dgt recording of each session")
     run.add_argument("--debounce-ms", type=int, default=300)
     run.add_argument("--speed", type=float, default=1.0, help="replay speed of --dgt-file (0: max)")
+    run.add_argument(
+        "--auto-correct-arbiter",
+        default=None,
+        help="apply the boards' corrections of their own misreads at once in this arbiter's "
+        "name while the public has not seen the plies (default: propose them only)",
+    )
+    run.add_argument(
+        "--public-delay-s",
+        type=float,
+        default=900.0,
+        help="how late the public sees the moves (the gateway's delay), for the policy",
+    )
     add_store_option(run)
     run.set_defaults(func=run_run)
 
@@ -143,8 +168,10 @@ def reconstruct_lines(
         alert_after_ms=alert_after_ms if timed else 0,
     )
     session = BoardSession(reconstructor=reconstructor, debounce_ms=debounce_ms, timed=timed)
-    lines: list[dict[str, Any]] = []
-    shown = {"move", "correction", "takeback", "alert"} | ({"clock"} if clocks else set())
+    lines: list[dict[str, Any]] = [_input_line(data)]
+    shown = {"move", "correction", "recovery", "takeback", "alert"} | (
+        {"clock"} if clocks else set()
+    )
 
     def deliver(observations: list[Any]) -> None:
         for obs in observations:
@@ -160,20 +187,39 @@ def reconstruct_lines(
     return lines
 
 
+def _input_line(data: bytes) -> dict[str, Any]:
+    """What ``dgt moves`` read: a ``.dgt`` recording (timed) or raw bytes (order only)."""
+    if is_recording(data):
+        recording = parse_recording(data)
+        return {
+            "input": "recording",
+            "timed": True,
+            "records": len(recording.records),
+            "truncated": recording.truncated,
+            "source": recording.header.get("source"),
+        }
+    return {"input": "raw", "timed": False, "bytes": len(data)}
+
+
 def run_moves(args: argparse.Namespace) -> int:
     try:
         chess.Board(args.start)
     except ValueError as exc:
         print(f"candidates: --start is not a FEN: {exc}", file=sys.stderr)
         return 2
-    for line in reconstruct_lines(
-        _read(args.file),
-        args.start,
-        args.orientation,
-        args.debounce_ms,
-        args.alert_after_ms,
-        args.clocks,
-    ):
+    try:
+        lines = reconstruct_lines(
+            _read(args.file),
+            args.start,
+            args.orientation,
+            args.debounce_ms,
+            args.alert_after_ms,
+            args.clocks,
+        )
+    except (OSError, ValueError) as exc:
+        print(f"candidates: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    for line in lines:
         print_json(line)
     return 0
 
@@ -189,6 +235,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         knocks=args.knocks,
         drop_at_ply=args.drop_at_ply,
         result_signal=args.result_signal,
+        misread_at_ply=args.misread_at_ply,
     )
     sim = s.BoardSimulator.from_pgn(
         game,
@@ -199,6 +246,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         seed=args.seed,
         time_scale=args.time_scale,
         real_time=args.real_time,
+        clock_every_ms=args.clock_every_ms,
     )
     if args.out:
         start = wall_ms()
@@ -289,7 +337,7 @@ def run_record(args: argparse.Namespace) -> int:
 
 
 def run_run(args: argparse.Namespace) -> int:
-    from adapters.dgt.service import parse_spec, run_sources
+    from adapters.dgt.service import CorrectionPolicy, parse_spec, run_sources
     from adapters.store import store_url
 
     specs = list(args.dgt) + [f"file:{f}" for f in args.dgt_file]
@@ -321,6 +369,9 @@ def run_run(args: argparse.Namespace) -> int:
             record_dir=args.record_dir,
             debounce_ms=args.debounce_ms,
             file_speed=args.speed,
+            policy=CorrectionPolicy(
+                args.auto_correct_arbiter, max(0, round(args.public_delay_s * 1000))
+            ),
             tournament=getattr(args, "tournament", None),
         )
 

@@ -19,8 +19,7 @@ from adapters.queries import game_clock_report, game_object, game_pgn_text, stan
 from engine.clock.time_control import read_time_control_text
 from engine.errors import MalformedCommand, UnknownGame
 from engine.rules import PROFILES
-from engine.timefmt import parse_instant
-from projections.clock import clock_text
+from engine.timefmt import clock_text, parse_instant
 
 
 def register(sub: Any) -> None:

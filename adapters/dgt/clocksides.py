@@ -33,6 +33,9 @@ class ClockReading:
     left_ms: int
     right_ms: int
     running: str | None
+    left_flag: bool = False
+    """The clock shows the left flag (fallen, or shown at the end of a period)."""
+    right_flag: bool = False
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ class ColouredReading:
     black_ms: int
     running: str | None
     """``white``, ``black`` or None (stopped)."""
+    flag: str | None = None
+    """``white`` or ``black``: the side whose flag the device shows (Laws 6.10 a
+    evidence for the arbiter), None when no flag is shown."""
 
 
 @dataclass
@@ -116,9 +122,16 @@ class ClockSides:
         running = None
         if reading.running is not None:
             running = "white" if (reading.running == LEFT) == white_left else "black"
+        white_flag = reading.left_flag if white_left else reading.right_flag
+        black_flag = reading.right_flag if white_left else reading.left_flag
         return ColouredReading(
             at_ms=reading.at_ms,
             white_ms=reading.left_ms if white_left else reading.right_ms,
             black_ms=reading.right_ms if white_left else reading.left_ms,
             running=running,
+            # Both flags shown (one side's flag fell, then the other's): the first one
+            # matters, and it is the one whose clock stopped first: not the running one.
+            flag="white"
+            if white_flag and (not black_flag or running != "white")
+            else ("black" if black_flag else None),
         )

@@ -7,12 +7,25 @@
   played in order (so a board that ran before the arbiter started the game,
   or a link that was down, catches up); a board *behind* the record (a
   takeback, a reset) or on another line raises an alert and appends nothing.
+- A move the board itself took wrongly (a piece held on a square on its way
+  long enough to be confirmed) and recovered (``LineRecovered``, rule 7 of
+  ``adapters.dgt.reconstruct``) becomes a *proposal*: a
+  ``correction_proposed`` alert (``by: "dgt:<serial>"``) carrying the body
+  of the arbiter's ``correct_moves`` command, which an arbiter confirms by
+  sending it with their name as ``arbiter``. Under the automatic policy
+  (``auto_correct_arbiter``) a correction whose plies the public has not
+  seen yet (appended less than ``public_delay_ms`` ago) is applied at once
+  in that arbiter's name, with a ``correction_applied`` alert. Until the
+  record follows, the board's later moves wait.
+- A device flag on a reading is passed on as ``clock_reading``'s ``flag``
+  (evidence for the arbiter's ``rule_flag``, Laws 6.10 a).
 - A clock reading mapped to colours becomes ``clock_reading {game, at,
   white_ms, black_ms, running, by}``.
 - Everything the arbiters must look at (takeback, impossible position,
   signalled result, new game, move refused, board disconnected / reconnected)
-  is an ``AlertRaised`` event on the board's own stream ``board/<serial>``,
-  so the gateway forwards it from the store alone.
+  is the command ``raise_alert {board, game, kind, message, details, at, by}``,
+  decided by the engine into an ``AlertRaised`` on the board's own stream
+  ``board/<serial>``, so the gateway forwards it from the store alone.
 
 Refusals never stop the feed: they are counted, logged and alerted.
 """
@@ -25,6 +38,7 @@ from typing import Any
 
 from adapters.dgt.reconstruct import (
     BoardAlert,
+    LineRecovered,
     MoveConfirmed,
     MoveCorrected,
     MoveSeen,
@@ -33,17 +47,10 @@ from adapters.dgt.reconstruct import (
 )
 from adapters.dgt.session import BoardIdentified, BoardSession, ClockMapped
 from adapters.store import Store
-from engine.errors import CommandRefused, Conflict
-from engine.events import AlertRaised
 from engine.game.state import FINISHED
 from engine.timefmt import format_instant
 
 log = logging.getLogger(__name__)
-
-
-def board_stream(serial: str) -> str:
-    """The stream of one board's alerts."""
-    return f"board/{serial}"
 
 
 @dataclass
@@ -57,14 +64,24 @@ class StoreSink:
     refusals: list[dict[str, Any]] = field(default_factory=list)
     readings: list[dict[str, Any]] = field(default_factory=list)
     """Every clock reading mapped to colours, as ``clock_reading`` commands."""
-    alerts: list[AlertRaised] = field(default_factory=list)
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+    """Every alert stored, as the ``AlertRaised`` events' wire form."""
     keep_log: bool = True
     _move_at: dict[int, int] = field(default_factory=dict)
     _line: list[str] = field(default_factory=list)
     _confirmed: int = 0
     _alerted: set[tuple[str, Any]] = field(default_factory=set)
-    _board_version: int | None = None
-    _clock_unavailable: bool = False
+    _recovery: LineRecovered | None = None
+    """The last line the board corrected itself (rule 7), until the record follows it."""
+    proposals: list[dict[str, Any]] = field(default_factory=list)
+    """Every ``correct_moves`` body proposed to the arbiters (without ``arbiter``)."""
+    auto_correct_arbiter: str | None = None
+    """The automatic policy: the Chief Arbiter or Deputy in whose name the board's
+    corrections are applied at once when the plies they replace are not yet public
+    (None: every correction is proposed, none applied)."""
+    public_delay_ms: int = 15 * 60 * 1000
+    """How long after a move the public sees it (the gateway's ``--public-delay``)."""
+    _appended_at: dict[int, int] = field(default_factory=dict)
 
     @property
     def serial(self) -> str:
@@ -93,6 +110,11 @@ class StoreSink:
                     if obs.uci is not None:
                         self._line.append(obs.uci)
                     self._move_at[obs.ply] = obs.at_ms
+                case LineRecovered():
+                    del self._line[obs.from_ply - 1 :]
+                    self._confirmed = min(self._confirmed, obs.from_ply - 1)
+                    self._recovery = obs
+                    log.warning("board %s, game %s: %s", self.serial, self.game_id, obs.message)
                 case MoveConfirmed():
                     self._confirmed = max(self._confirmed, obs.ply)
                     self.sync(obs.at_ms)
@@ -141,6 +163,8 @@ class StoreSink:
             return
         stored = list(game.moves)
         if board_moves[: len(stored)] == stored:
+            if self._recovery is not None and len(stored) >= self._recovery.from_ply:
+                self._recovery = None  # the record follows the corrected line
             # The board's host clock and the arbiter's commands are separate sources: a move
             # seen a moment before the game's last recorded event (its start, typically) is
             # dated at that event, since the engine keeps a game's events in time order.
@@ -151,6 +175,14 @@ class StoreSink:
                     break
                 floor_ms = move_at_ms
             return
+        first = next(
+            (i for i, (a, b) in enumerate(zip(stored, board_moves, strict=False)) if a != b),
+            min(len(stored), len(board_moves)),
+        )
+        recovery = self._recovery
+        if recovery is not None and recovery.from_ply <= first + 1 < len(board_moves) + 1:
+            self.propose(recovery, first + 1, board_moves, stored, at_ms)
+            return
         if stored[: len(board_moves)] == board_moves:
             kind, what = "board_behind_record", "is behind the record"
             # The record went on (the arbiter entered moves the board missed):
@@ -158,10 +190,6 @@ class StoreSink:
             self.session.reconstructor.offer_continuation(stored[len(board_moves) :])
         else:
             kind, what = "board_diverged", "differs from the record"
-        first = next(
-            (i for i, (a, b) in enumerate(zip(stored, board_moves, strict=False)) if a != b),
-            min(len(stored), len(board_moves)),
-        )
         self.alert(
             kind,
             f"the board of game {self.game_id} {what} from ply {first + 1} "
@@ -169,6 +197,77 @@ class StoreSink:
             {"board_moves": board_moves, "record_moves": stored, "first_ply": first + 1},
             at_ms,
             once=(kind, tuple(board_moves), len(stored)),
+        )
+
+    def propose(
+        self,
+        recovery: LineRecovered,
+        from_ply: int,
+        board_moves: list[str],
+        stored: list[str],
+        at_ms: int,
+    ) -> None:
+        """The board recovered from a move it took wrongly that the record already holds
+        (``from_ply``: the first ply that differs, 1-based). Once per recovery: under
+        the automatic policy, for plies not yet shown to the public, ``correct_moves``
+        is applied in the name of the arbiter who set the policy; otherwise (or if it
+        is refused) it is proposed to the arbiters. Nothing else is appended."""
+        key = ("correction", recovery.from_ply, recovery.replaced, recovery.at_ms)
+        if key in self._alerted:
+            return
+        moves = board_moves[from_ply - 1 :]
+        replaced = stored[from_ply - 1 :]
+        body: dict[str, Any] = {
+            "cmd": "correct_moves",
+            "game": self.game_id,
+            "reason": f"board {self.serial}: {recovery.message}",
+            "at": format_instant(at_ms),
+            "from_ply": from_ply - 1,
+            "moves": moves,
+        }
+        what = f"{recovery.message}; the record has {' '.join(replaced)} from ply {from_ply}"
+        if self.auto_correct_arbiter is not None and self._unpublished(
+            from_ply, len(stored), at_ms
+        ):
+            command = {**body, "arbiter": self.auto_correct_arbiter}
+            answer = self._send(command)
+            if answer["ok"]:
+                self.alert(
+                    "correction_applied",
+                    f"{what}: corrected automatically ({' '.join(moves)}), not yet shown to "
+                    f"the public, under the policy of {self.auto_correct_arbiter}",
+                    {
+                        "from_ply": from_ply,
+                        "record_moves": replaced,
+                        "board_moves": moves,
+                        "command": command,
+                    },
+                    at_ms,
+                    once=key,
+                )
+                self.sync(at_ms)
+                return
+            what += f" (automatic correction refused: {answer['error']['message']})"
+        self.proposals.append(body)
+        self.alert(
+            "correction_proposed",
+            f"{what}: correct_moves proposed to the arbiter ({' '.join(moves)})",
+            {
+                "from_ply": from_ply,
+                "record_moves": replaced,
+                "board_moves": moves,
+                "proposal": body,
+            },
+            at_ms,
+            once=key,
+        )
+
+    def _unpublished(self, first_ply: int, last_ply: int, at_ms: int) -> bool:
+        """Were plies ``first_ply``..``last_ply`` all appended by this board less than the
+        public delay ago (so the public has not seen them)?"""
+        return all(
+            ply in self._appended_at and at_ms - self._appended_at[ply] < self.public_delay_ms
+            for ply in range(first_ply, last_ply + 1)
         )
 
     def play(self, uci: str, ply: int, at_ms: int) -> bool:
@@ -180,7 +279,9 @@ class StoreSink:
             "by": self.by,
         }
         answer = self._send(command)
-        if not answer["ok"]:
+        if answer["ok"]:
+            self._appended_at[ply] = at_ms
+        else:
             self.alert(
                 "move_refused",
                 f"the board's move {uci} at ply {ply} of game {self.game_id} was refused: "
@@ -202,19 +303,14 @@ class StoreSink:
             "running": reading.running,
             "by": self.by,
         }
+        if reading.flag is not None:
+            command["flag"] = reading.flag  # evidence for the arbiter (Laws 6.10 a)
         if self.keep_log:
             self.readings.append(command)
-        if self._clock_unavailable:
-            return
         game = self.store.game(self.game_id)
         if game is None or game.status == FINISHED:
             return
-        answer = self._send(command)
-        error = answer.get("error") or {}
-        if error.get("code") == "malformed_command" and "unknown command" in error["message"]:
-            # An engine without the clock_reading command: stop asking, say so once.
-            self._clock_unavailable = True
-            log.warning("clock readings are not stored: %s", error["message"])
+        self._send(command)
 
     # --- writing --------------------------------------------------------------
 
@@ -235,46 +331,28 @@ class StoreSink:
         at_ms: int,
         *,
         once: tuple[Any, ...] | None,
-    ) -> AlertRaised | None:
-        """Append an ``AlertRaised`` on ``board/<serial>`` (``once``: skip a repeat)."""
+    ) -> dict[str, Any] | None:
+        """Raise an alert on ``board/<serial>`` (``raise_alert``; ``once``: skip a repeat)."""
         if once is not None:
             if once in self._alerted:
                 return None
             self._alerted.add(once)
-        stream = board_stream(self.serial)
-        for _attempt in range(3):
-            if self._board_version is None or _attempt:
-                events = self.store.stream(stream)
-                self._board_version = events[-1].originator_version if events else 0
-            event = AlertRaised(
-                originator_id=stream,
-                originator_version=self._board_version + 1,
-                at_ms=at_ms,
-                by=self.by,
-                game=self.game_id,
-                kind=kind,
-                message=message,
-                details=_values(details),
-            )
-            try:
-                self.store.append([event])
-            except Conflict:
-                continue
-            except CommandRefused as exc:  # pragma: no cover - store refused for another reason
-                log.error("alert %s not stored: %s", kind, exc)
-                return None
-            self._board_version += 1
-            if self.keep_log:
-                self.alerts.append(event)
-            log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
-            return event
-        return None
-
-
-def _values(obj: Any) -> Any:
-    """Event fields hold values only: lists become tuples."""
-    if isinstance(obj, dict):
-        return {str(k): _values(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return tuple(_values(v) for v in obj)
-    return obj
+        command: dict[str, Any] = {
+            "cmd": "raise_alert",
+            "board": self.serial,
+            "game": self.game_id,
+            "kind": kind,
+            "message": message,
+            "details": details,
+            "at": format_instant(at_ms),
+            "by": self.by,
+        }
+        answer = self.store.handle(command)
+        if not answer["ok"]:
+            log.error("alert %s not stored: %s", kind, answer["error"]["message"])
+            return None
+        [event] = answer["events"]
+        if self.keep_log:
+            self.alerts.append(event)
+        log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
+        return event

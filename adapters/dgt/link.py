@@ -293,7 +293,7 @@ class BoardLink:
                         raise LinkLost(f"{self.transport.name}: no answer for {now - last_byte} ms")
                     # Re-assert the update mode (a board that power-cycled is IDLE
                     # again) and ask for the serial number (a dead link shows).
-                    session._send += bytes((p.SEND_UPDATE_NICE, p.RETURN_SERIALNR))
+                    session.request(p.SEND_UPDATE_NICE, p.RETURN_SERIALNR)
                     next_watchdog = now + int(self.watchdog_s * 1000)
                 self._flush()
         finally:
@@ -325,7 +325,7 @@ class FileSource:
         raw = self.data if self.data is not None else (self.path or Path("-")).read_bytes()
         chunks, timed, _ = read_input(raw)
         session = self.session
-        session.timed = timed
+        session.use_timing(timed)
         loop = asyncio.get_running_loop()
         started = loop.time()
         first = chunks[0][0] if chunks else 0

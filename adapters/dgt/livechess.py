@@ -183,9 +183,7 @@ async def run_livechess(
         down_since = None
         connected_once = True
         for session in sessions.values():
-            session.shadow = None
-            session._last_colour = None  # presses made while the link was down are unknown
-            session.reconstructor.link_restored()
+            session.reconnected()  # presses made while the link was down are unknown
         try:
             async with ws:
                 for call in feed.hello():

@@ -2,9 +2,12 @@
 
 A DGT board reports where pieces stand, never moves, whose turn it is,
 castling rights or en-passant state. The reconstructor keeps the game (a
-python-chess ``Board``) and compares every *settled* placement (one that the
-board held long enough, or a complete dump; the caller decides, see
-``adapters.dgt.session``) with the placements the game can reach. In order:
+python-chess ``Board``) and compares placements with the placements the game
+can reach. Order comes first: a *settled* placement (the lever press, a
+complete dump, the end of the input, or with timing the debounce; the caller
+decides, see ``adapters.dgt.session``) is read after the placements that
+passed before it, in order (see ``settle``); a passing placement that rules
+2-5 explain is taken, any other is a hand in the air and waits. In order:
 
 1. Kings on the centre squares (a broadcast convention, not a move; the two
    kings stand adjacent, so no legal position looks like it): d5+e4 (light) =
@@ -28,10 +31,16 @@ board held long enough, or a complete dump; the caller decides, see
    moves is otherwise unknowable: the candidates go to the arbiter).
 6. The start array: a new game (not a takeback), unless rule 3 matched (a
    knight returning home by a legal move, 1.Nf3 Nf6 2.Ng1 Ng8).
-7. An earlier placement of this game: a takeback to it, reported for the
+7. A wrongly confirmed move (recovery): the board matches a position reachable
+   from the position one or two plies back by a line that leaves the game's at
+   its first move. It waits for evidence (the next move after it, the lever,
+   standing ``alert_after_ms``, the end of the input) and never reaches behind
+   a lever press; taken, the line is rewritten (``LineRecovered``) and the
+   store feed proposes the arbiter's correction.
+8. An earlier placement of this game: a takeback to it, reported for the
    arbiter; the moves taken back are remembered so that putting them back on
    the board redoes them.
-8. Anything else: an impossible position. Nothing is played; once it has
+9. Anything else: an impossible position. Nothing is played; once it has
    stood ``alert_after_ms`` an ``impossible_position`` alert gives the squares
    that differ from the game's position.
 
@@ -44,8 +53,8 @@ Provisional and confirmed moves: a move that could be a transient of a longer
 action (a pawn push that could become a double push, a sliding piece that
 could go further, a rook or king step that could become castling) stays
 provisional, open to rule 4, until it is confirmed: by the next move, by the
-clock (the caller reports a lever press), or after ``confirm_ms`` of quiet.
-Any other move is confirmed at once. Only confirmed moves go to the store.
+clock (the caller reports a lever press), or with timing after ``quiet_ms`` of
+quiet on the board. Any other move is confirmed at once. Only confirmed moves go to the store.
 All instants are integer epoch milliseconds.
 """
 
@@ -167,6 +176,30 @@ class TakebackSeen(Observation):
 
 
 @dataclass(frozen=True)
+class LineRecovered(Observation):
+    """The board showed that a move already taken was not the one played: the line
+    from ``from_ply`` is ``moves`` (the board's), not ``replaced`` (rule 7)."""
+
+    from_ply: int
+    replaced: tuple[str, ...]
+    moves: tuple[str, ...]
+    message: str
+
+    @property
+    def type(self) -> str:
+        return "recovery"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "recovery",
+            "from_ply": self.from_ply,
+            "replaced": list(self.replaced),
+            "moves": list(self.moves),
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
 class BoardAlert(Observation):
     """For the arbiters: ``impossible_position``, ``position_restored``,
     ``result_signalled``, ``new_game``."""
@@ -206,6 +239,38 @@ def square_diff(expected: str, found: str) -> list[dict[str, str | None]]:
                 }
             )
     return out
+
+
+def _puts_down(current: Key, placement: Key) -> bool:
+    """Does ``placement`` show a piece where ``current`` has none, or another one?"""
+    return any(theirs & ~mine for mine, theirs in zip(current, placement, strict=True))
+
+
+def _before_signal(
+    passing: Sequence[tuple[str, int]], signal: str, current: str
+) -> Sequence[tuple[str, int]]:
+    """The passing placements before the kings were carried to the centre: the ones
+    after differ from the signal only on the kings' squares and the centre."""
+    final = chess.BaseBoard(signal)
+    here = chess.BaseBoard(current)
+    involved = (
+        final.kings
+        | here.kings
+        | chess.BB_SQUARES[chess.D4]
+        | chess.BB_SQUARES[chess.D5]
+        | chess.BB_SQUARES[chess.E4]
+        | chess.BB_SQUARES[chess.E5]
+    )
+    end = 0
+    for i, (placement, _) in enumerate(passing):
+        board = chess.BaseBoard(placement)
+        if any(
+            board.piece_at(sq) != final.piece_at(sq)
+            for sq in chess.SQUARES
+            if not chess.BB_SQUARES[sq] & involved
+        ):
+            end = i + 1
+    return passing[:end]
 
 
 def result_signal(placement: str) -> str | None:
@@ -260,7 +325,15 @@ class MoveReconstructor:
     alert_after_ms: int = 2000
     """How long an impossible placement must stand before it is reported (0: at once)."""
     confirm_ms: int = 1500
-    """Quiet time after which a provisional move is confirmed."""
+    """Quiet time after which a provisional move is confirmed (at least; see ``quiet_ms``)."""
+    timing_resolution_ms: int = 0
+    """How finely the input's instants are known (the caller's estimate: the interval of
+    the clock's messages when they are the only time source); quiet must outlast it."""
+    untimed: bool = False
+    """The input has no instants (a plain byte capture): a settled impossible position is
+    reported at once, and only order, the lever and the end of input confirm."""
+    recover_plies: int = 2
+    """Rule 7: how many confirmed plies back a wrongly confirmed move is looked for (0: off)."""
     search_depth: int = 2
     reconcile_depth: int = 4
     """After a reconnection: plies searched for a placement several moves ahead."""
@@ -276,17 +349,20 @@ class MoveReconstructor:
     _unknown: str | None = field(init=False, default=None)
     _unknown_since_ms: int = field(init=False, default=0)
     _unknown_alerted: bool = field(init=False, default=False)
+    _unknown_settled: bool = field(init=False, default=False)
+    _alert_open: bool = field(init=False, default=False)
+    """An impossible-position alert went out and the board has not matched since."""
     _signalled: str | None = field(init=False, default=None)
     _last_settled: str | None = field(init=False, default=None)
     _reconciling: bool = field(init=False, default=False)
     _candidates: list[list[str]] = field(init=False, default_factory=list)
+    _pending: tuple[int, list[chess.Move], Key] | None = field(init=False, default=None)
+    _pressed_ply: int = field(init=False, default=0)
+    """Plies completed by a lever press: rule 7 never rewrites them."""
+    """A recovery (rule 7) waiting for evidence: (plies back, line, placement)."""
 
     def __post_init__(self) -> None:
-        self.board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
-        self._placements = [key_of(self.board)]
-        for uci in self.moves:
-            self.board.push_uci(uci)
-            self._placements.append(key_of(self.board))
+        self.resume(self.start_fen, self.moves)
         if self.orientation == "normal":
             self.rotated = False
         elif self.orientation == "rotated":
@@ -295,6 +371,26 @@ class MoveReconstructor:
             raise ValueError(
                 f"orientation must be normal, rotated or auto, not {self.orientation!r}"
             )
+
+    def resume(self, start_fen: str | None, moves: Sequence[str]) -> None:
+        """Follow a game from its position after ``moves`` (the store's record, when a
+        board is attached to a game already under way); settings are kept."""
+        self.start_fen = start_fen
+        self.moves = tuple(moves)
+        self.board = chess.Board(start_fen) if start_fen else chess.Board()
+        self._placements = [key_of(self.board)]
+        for uci in moves:
+            self.board.push_uci(uci)
+            self._placements.append(key_of(self.board))
+        self.provisional_from = None
+        self._successors = None
+        self._redo = []
+        self._unknown = None
+        self._unknown_alerted = False
+        self._last_settled = None
+        self._pending = None
+        self._alert_open = False
+        self._pressed_ply = len(self.moves)
 
     # --- reading ------------------------------------------------------------
 
@@ -319,21 +415,120 @@ class MoveReconstructor:
         """The raw (normal-reading) placement as the game sees it."""
         return rotate_placement(raw) if self.rotated else raw
 
+    @property
+    def matches_game(self) -> bool:
+        """Does the last placement read follow from the game (no unexplained placement)?"""
+        return self._unknown is None
+
+    @property
+    def quiet_ms(self) -> int:
+        """Quiet time that confirms a provisional move: ``confirm_ms``, and longer than the
+        input's time resolution (a capture timed by a slow clock)."""
+        if self.timing_resolution_ms <= 0:
+            return self.confirm_ms
+        return max(self.confirm_ms, self.timing_resolution_ms + 500)
+
+    @property
+    def alert_ms(self) -> int:
+        """How long an impossible placement must stand: ``alert_after_ms``, and longer
+        than the input's time resolution (a hand in the air between two clock messages)."""
+        if self.timing_resolution_ms <= 0:
+            return self.alert_after_ms
+        return max(self.alert_after_ms, self.timing_resolution_ms + 500)
+
+    def next_deadline_ms(self) -> int | None:
+        """When ``tick`` next has work: an impossible-position alert, a quiet confirmation."""
+        deadlines = []
+        if self._unknown is not None and self._unknown_settled and not self._unknown_alerted:
+            deadlines.append(self._unknown_since_ms + (0 if self.untimed else self.alert_ms))
+        if self.provisional_from is not None and self._unknown is None and not self.untimed:
+            deadlines.append(self._last_change_ms + self.quiet_ms)
+        return min(deadlines) if deadlines else None
+
+    def board_changed(self, at_ms: int) -> None:
+        """A square changed on the board (before it settles): quiet starts again."""
+        self._last_change_ms = max(self._last_change_ms, at_ms)
+
     # --- the rules ----------------------------------------------------------
 
-    def settle(self, raw: str, at_ms: int) -> list[Observation]:
-        """A settled placement, read in normal orientation (field 0 = a8)."""
+    def settle(
+        self, raw: str, at_ms: int, passing: Sequence[tuple[str, int]] = ()
+    ) -> list[Observation]:
+        """A settled placement (the board held it: debounce, full dump, lever press,
+        end of input), read in normal orientation (field 0 = a8).
+
+        ``passing``: the placements the board showed since the last settled one,
+        in order, with their instants. Order comes first: unless the settled
+        placement is explained at once (one legal move, or a correction of the
+        provisional move), the passing placements are read in
+        order first (each one that follows from the game by rules 2-5 is taken,
+        any other is a moment of a hand's movement and waits), then the settled
+        one. So a capture timed only by a slow clock, where several plies arrive
+        at one instant, is read move by move.
+        """
         out: list[Observation] = []
-        if raw == self._last_settled and self._unknown is None:
+        if passing and result_signal(raw) is not None:
+            passing = _before_signal(passing, raw, self.placement)
+        if passing and not self._explained_at_once(raw, passing):
+            for placement, when_ms in passing:
+                if placement != raw:
+                    out.extend(self._observe(placement, when_ms, settled=False))
+        out.extend(self._observe(raw, at_ms, settled=True))
+        return out
+
+    def _explained_at_once(self, raw: str, passing: Sequence[tuple[str, int]]) -> bool:
+        """Rules 3-4 on the settled placement, without changing anything, when what
+        passed cannot tell another story: every passing placement that puts a piece
+        down is a move (rules 3-4) of the same piece (a slide, a pawn crossing a
+        square). Anything else on the way is order that counts (two rooks
+        shuffling, a repetition, a pawn crossing c3 to c4 before an en passant
+        capture on c3)."""
+        readings = [self.rotated] if self.rotated is not None else [False, True]
+        moves = {**self._sibling_map(), **self._successor_map()}
+        for rotated in readings:
+            key = placement_key(rotate_placement(raw) if rotated else raw)
+            final = moves.get(key)
+            if final is None:
+                continue
+            current = self._placements[-1]
+            for placement, _ in passing:
+                seen = placement_key(rotate_placement(placement) if rotated else placement)
+                if seen == key or not _puts_down(current, seen):
+                    continue  # the final placement, or a hand in the air
+                move = moves.get(seen)
+                if move is None or move.from_square != final.from_square:
+                    return False
+            return True
+        return False
+
+    def _sibling_map(self) -> dict[Key, chess.Move]:
+        """Placements of the other legal moves from the position before the provisional
+        move (rule 4), when the provisional move is the last one."""
+        if self.provisional_from is None or self.provisional_from != self.ply - 1:
+            return {}
+        parent = self.board.copy()
+        last = parent.pop()
+        out: dict[Key, chess.Move] = {}
+        for move in parent.legal_moves:
+            if move != last:
+                parent.push(move)
+                out.setdefault(key_of(parent), move)
+                parent.pop()
+        return out
+
+    def _observe(self, raw: str, at_ms: int, *, settled: bool) -> list[Observation]:
+        out: list[Observation] = []
+        if raw == self._last_settled and (self._unknown is None or not settled):
             return out
         self._last_settled = raw
-        signal = result_signal(raw)
-        if signal is not None:
-            if self._signalled != signal:
-                self._signalled = signal
-                out.append(self._result_alert(signal, "kings on the centre squares", at_ms))
-            return out
-        self._signalled = None
+        if settled:
+            signal = result_signal(raw)
+            if signal is not None:
+                if self._signalled != signal:
+                    self._signalled = signal
+                    out.append(self._result_alert(signal, "kings on the centre squares", at_ms))
+                return out
+            self._signalled = None
         readings = (
             [self.rotated] if self.rotated is not None else [False, True]
         )  # auto: normal reading first
@@ -345,13 +540,27 @@ class MoveReconstructor:
             return keys[rotated]
 
         for rotated in readings:
-            found = self._match(key(rotated), at_ms)
+            found = self._match(key(rotated), at_ms, settled=settled)
             if found is not None:
                 if self.rotated is None:
                     self.rotated = rotated
                 out.extend(found)
                 self._restored(out, at_ms)
                 return out
+        placement = self.oriented(raw)
+        if not settled and START_KEY not in (key(False), key(True)):
+            # A moment of a hand's movement: wait for what follows (a recovery waits too).
+            # (The start array set up is never a moment: a new game, even in passing.)
+            for rotated in readings:
+                found = self._recover(key(rotated), at_ms, settled=False)
+                if found is not None:
+                    out.extend(found)
+                    self._restored(out, at_ms)
+                    return out
+            self._unknown = placement
+            self._unknown_settled = False
+            self._unknown_alerted = False
+            return out
         # A start array in either orientation is a new game.
         for rotated in (False, True):
             if key(rotated) == START_KEY:
@@ -367,17 +576,24 @@ class MoveReconstructor:
                 )
                 return out
         for rotated in readings:
-            found = self._takeback_or_redo(key(rotated), at_ms)
+            found = self._recover(key(rotated), at_ms, settled=True)
             if found is not None:
-                if self.rotated is None:
-                    self.rotated = rotated
                 out.extend(found)
                 self._restored(out, at_ms)
                 return out
-        placement = self.oriented(raw)
-        if self._unknown != placement:
-            self._unknown = placement
+        if self._pending is None:
+            for rotated in readings:
+                found = self._takeback_or_redo(key(rotated), at_ms)
+                if found is not None:
+                    if self.rotated is None:
+                        self.rotated = rotated
+                    out.extend(found)
+                    self._restored(out, at_ms)
+                    return out
+        if self._unknown != placement or not self._unknown_settled:
             self._unknown_since_ms = at_ms
+            self._unknown = placement
+            self._unknown_settled = True
             self._unknown_alerted = False
         out.extend(self.tick(at_ms))
         return out
@@ -386,11 +602,21 @@ class MoveReconstructor:
         """Time passes: report a standing impossible position, confirm a quiet move."""
         out: list[Observation] = []
         if (
+            self._pending is not None
+            and self._unknown is not None
+            and self._unknown_settled
+            and placement_key(self._unknown) == self._pending[2]
+            and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
+        ):
+            out.extend(self._take_pending(now_ms))
+        if (
             self._unknown is not None
+            and self._unknown_settled
             and not self._unknown_alerted
-            and now_ms - self._unknown_since_ms >= self.alert_after_ms
+            and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
         ):
             self._unknown_alerted = True
+            self._alert_open = True
             diff = square_diff(self.placement, self._unknown)
             names = ", ".join(
                 f"{d['square']} {d['expected'] or '-'}->{d['found'] or '-'}" for d in diff
@@ -417,16 +643,23 @@ class MoveReconstructor:
         if (
             self.provisional_from is not None
             and self._unknown is None
-            and now_ms - self._last_change_ms >= self.confirm_ms
+            and not self.untimed
+            and now_ms - self._last_change_ms >= self.quiet_ms
         ):
             out.extend(self._confirm(now_ms, "quiet"))
         return out
 
     def confirm(self, at_ms: int, reason: str = "clock") -> list[Observation]:
         """The caller knows the move is complete (the mover pressed the clock)."""
+        out = self._take_pending(at_ms)
         if self._unknown is not None:
-            return []
-        return self._confirm(at_ms, reason)
+            return out
+        out += self._confirm(at_ms, reason)
+        if reason == "clock":
+            # The press completed the move (Laws 6.7 a): what the board shows later is
+            # no misreading of it.
+            self._pressed_ply = self.ply
+        return out
 
     def link_restored(self) -> None:
         """The link was down: the next placements may be several plies ahead (rule 5b)."""
@@ -448,14 +681,16 @@ class MoveReconstructor:
 
     def finish(self, at_ms: int) -> list[Observation]:
         """End of input: whatever is provisional is as final as it will get."""
-        return self._confirm(at_ms, "end_of_input")
+        return self._take_pending(at_ms) + self._confirm(at_ms, "end_of_input")
 
     # --- internals ----------------------------------------------------------
 
     def _restored(self, out: list[Observation], at_ms: int) -> None:
         self._reconciling = False
         self._candidates = []
-        if self._unknown is not None and self._unknown_alerted:
+        self._pending = None
+        if self._alert_open:
+            self._alert_open = False
             out.append(
                 BoardAlert(
                     at_ms,
@@ -466,6 +701,7 @@ class MoveReconstructor:
             )
         self._unknown = None
         self._unknown_alerted = False
+        self._unknown_settled = False
 
     def _result_alert(self, result: str, how: str, at_ms: int) -> BoardAlert:
         return BoardAlert(
@@ -507,6 +743,7 @@ class MoveReconstructor:
     def _pop(self) -> chess.Move:
         move = self.board.pop()
         self._placements.pop()
+        self._pressed_ply = min(self._pressed_ply, self.ply)
         self._successors = None
         if self.provisional_from is not None and self.provisional_from >= self.ply:
             self.provisional_from = None
@@ -534,8 +771,14 @@ class MoveReconstructor:
         self._redo.clear()
         return out
 
-    def _match(self, placement: Key, at_ms: int) -> list[Observation] | None:
-        """Rules 2-5; None when they do not apply. An empty list: nothing happened."""
+    def _match(
+        self, placement: Key, at_ms: int, *, settled: bool = True
+    ) -> list[Observation] | None:
+        """Rules 2-5; None when they do not apply. An empty list: nothing happened.
+
+        A passing placement that only lacks pieces is a hand in the air: rules 5
+        and 5b (several plies at once) are not tried on it (an exchange on one
+        square, two pieces lifted, would look like one)."""
         if placement == self._placements[-1]:
             return []
         move = self._successor_map().get(placement)
@@ -544,6 +787,13 @@ class MoveReconstructor:
         corrected = self._correction(placement, at_ms)
         if corrected is not None:
             return corrected
+        extended = self._extend_pending(placement, at_ms)
+        if extended is not None:
+            return extended
+        if not settled and not _puts_down(self._placements[-1], placement):
+            return None
+        if self._pending is not None and not _puts_down(self._pending[2], placement):
+            return None  # a hand in the air over the board a recovery waits on
         if self.search_depth >= 2:
             pair = self._two_ply(placement)
             if pair is not None:
@@ -627,6 +877,152 @@ class MoveReconstructor:
                 return out
         return None
 
+    def _find_recovery(self, placement: Key) -> tuple[int, list[chess.Move]] | None:
+        """Rule 7: a move already taken was not the one played.
+
+        Only moves the board inferred (from quiet time, or final by their kind)
+        and no lever press completed can be misread. The placement is reached
+        from the position ``back`` plies ago (1 to ``recover_plies``) by a line
+        of ``back`` or ``back + 1`` moves (the board moves one ply at a time: it
+        is level with the game or one ply ahead) whose first move differs from
+        the game's. Nearest position and shortest line first; a line is taken
+        only if it is the only one of its length (else the candidates go to the
+        arbiter with the impossible-position alert). A placement that only
+        lacks pieces is a hand in the air, never a move.
+        """
+        if not _puts_down(self._placements[-1], placement):
+            # Only pieces missing: a hand in the air (a capture, a lifted piece), no move.
+            return None
+        for back in range(1, min(self.recover_plies, self.ply - self._pressed_ply) + 1):
+            for length in (back, back + 1):
+                lines = self._lines_from(back, placement, length)
+                if len(lines) == 1:
+                    return back, lines[0]
+                if lines:
+                    self._candidates = [[m.uci() for m in line] for line in lines]
+                    return None
+        return None
+
+    def _recover(self, placement: Key, at_ms: int, *, settled: bool) -> list[Observation] | None:
+        """Rule 7 as a wait: without timing a settled placement (a dump, the lever, the
+        end) takes the recovery at once; otherwise it waits (a knocked piece is put
+        back, a capture is under way, a hand goes on) for the next move after it,
+        the lever press, ``alert_ms`` of standing or the end of the input."""
+        found = self._find_recovery(placement)
+        if found is None:
+            return None
+        back, line = found
+        if settled and self.untimed:
+            return self._rewrite(back, line, at_ms)
+        self._pending = (back, line, placement)
+        return None
+
+    def _extend_pending(self, placement: Key, at_ms: int) -> list[Observation] | None:
+        """The board went on from a waiting recovery: one more move after its line."""
+        if self._pending is None:
+            return None
+        back, line, target = self._pending
+        if placement == target:
+            return None
+        board = self.board.copy()
+        for _ in range(back):
+            board.pop()
+        for move in line:
+            board.push(move)
+        for move in board.legal_moves:
+            board.push(move)
+            hit = key_of(board) == placement
+            board.pop()
+            if hit:
+                return self._rewrite(back, [*line, move], at_ms)
+        return None
+
+    def _take_pending(self, at_ms: int) -> list[Observation]:
+        """A waiting recovery that stood, or was ended by the lever or the input's end."""
+        if self._pending is None or self._unknown is None:
+            return []
+        back, line, _ = self._pending
+        out = self._rewrite(back, line, at_ms)
+        self._restored(out, at_ms)
+        return out
+
+    def _lines_from(self, back: int, target: Key, length: int) -> list[list[chess.Move]]:
+        """Lines of ``length`` moves from the position ``back`` plies ago to ``target``
+        that leave the game's line at their first move (two at most)."""
+        board = self.board.copy()
+        for _ in range(back):
+            board.pop()
+        played = self.board.move_stack[self.ply - back]
+        changed = 0
+        for mine, theirs in zip(self._placements[self.ply - back], target, strict=True):
+            changed |= mine ^ theirs
+        found: list[list[chess.Move]] = []
+        path: list[chess.Move] = []
+        nodes = 0
+
+        def search(depth: int) -> None:
+            nonlocal nodes
+            for move in list(board.legal_moves):
+                if len(found) > 1 or nodes > self.reconcile_nodes:
+                    return
+                if not path and move == played:
+                    continue
+                # Every move of the line touches a square that differs (no detours).
+                if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
+                    changed
+                ):
+                    continue
+                nodes += 1
+                board.push(move)
+                path.append(move)
+                if depth == 1:
+                    if key_of(board) == target:
+                        found.append(list(path))
+                else:
+                    search(depth - 1)
+                board.pop()
+                path.pop()
+
+        search(length)
+        return found
+
+    def _rewrite(self, back: int, line: list[chess.Move], at_ms: int) -> list[Observation]:
+        """Take back ``back`` plies and play ``line`` instead (rule 7)."""
+        from_ply = self.ply - back + 1
+        parent = self.board.copy()
+        for _ in range(back):
+            parent.pop()
+        replaced_san = parent.variation_san(self.board.move_stack[from_ply - 1 :])
+        played_san = parent.variation_san(line)
+        replaced: list[chess.Move] = []
+        while self.ply >= from_ply:
+            replaced.append(self._pop())
+        replaced.reverse()
+        message = (
+            f"the board shows {played_san} at ply {from_ply} where {replaced_san} was "
+            f"confirmed: the line is corrected from ply {from_ply}"
+        )
+        out: list[Observation] = [
+            LineRecovered(
+                at_ms,
+                from_ply,
+                tuple(m.uci() for m in replaced),
+                tuple(m.uci() for m in line),
+                message,
+            )
+        ]
+        # Whatever is still provisional before the corrected ply: the board went on.
+        out.extend(self._confirm(at_ms, "next_move"))
+        for i, move in enumerate(line):
+            seen = self._push(move, at_ms)
+            out.append(seen)
+            if not seen.provisional:
+                out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
+            elif i < len(line) - 1:
+                out.extend(self._confirm(at_ms, "next_move"))
+        self._redo.clear()
+        return out
+
     def _two_ply(self, placement: Key) -> list[chess.Move] | None:
         board = self.board
         mover = board.turn
@@ -677,6 +1073,7 @@ class MoveReconstructor:
         return None
 
     def _new_game(self, rotated: bool) -> None:
+        self._pressed_ply = 0
         self.board = chess.Board()
         self._placements = [key_of(self.board)]
         self._successors = None

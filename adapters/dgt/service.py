@@ -18,13 +18,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
 from adapters.dgt.clocksides import ClockSides
 from adapters.dgt.feed import StoreSink
-from adapters.dgt.link import BoardLink, FileSource, SerialTransport, TcpTransport, Transport
+from adapters.dgt.link import (
+    BoardLink,
+    FileSource,
+    SerialTransport,
+    TcpTransport,
+    Transport,
+    wall_ms,
+)
 from adapters.dgt.livechess import run_livechess
 from adapters.dgt.reconstruct import MoveReconstructor, Observation
 from adapters.dgt.recording import Recorder
@@ -80,6 +87,16 @@ def parse_spec(spec: str) -> SourceSpec:
     return SourceSpec("serial", target, game, white_side)
 
 
+@dataclass(frozen=True)
+class CorrectionPolicy:
+    """How the board's corrections of its own misreads reach the record: proposed to the
+    arbiters (``arbiter`` None), or applied at once in ``arbiter``'s name when the public
+    has not seen the plies yet (appended less than ``public_delay_ms`` ago)."""
+
+    arbiter: str | None = None
+    public_delay_ms: int = 15 * 60 * 1000
+
+
 @dataclass
 class BoardFeed:
     """One board's session and its sink, with the game resolved late if by serial."""
@@ -91,6 +108,7 @@ class BoardFeed:
     serial_games: dict[str, str]
     label: str
     pending: list[Observation]
+    policy: CorrectionPolicy = field(default_factory=lambda: CorrectionPolicy())
 
     def deliver(self, observations: list[Observation]) -> None:
         if self.sink is None:
@@ -106,17 +124,17 @@ class BoardFeed:
 
     def attach(self, game_id: str) -> None:
         game = self.store.game(game_id)
-        rec = self.session.reconstructor
-        if game is not None and game.moves and rec.ply == 0:
+        if game is not None and game.moves:
             # Resume: the board continues a game the store already holds.
-            self.session.reconstructor = MoveReconstructor(
-                start_fen=game.initial_fen,
-                moves=game.moves,
-                orientation=rec.orientation,
-                alert_after_ms=rec.alert_after_ms,
-                confirm_ms=rec.confirm_ms,
-            )
-        self.sink = StoreSink(self.store, game_id, self.session, label=self.label)
+            self.session.resume(game.initial_fen, tuple(game.moves))
+        self.sink = StoreSink(
+            self.store,
+            game_id,
+            self.session,
+            label=self.label,
+            auto_correct_arbiter=self.policy.arbiter,
+            public_delay_ms=self.policy.public_delay_ms,
+        )
 
 
 def _session_for(
@@ -143,6 +161,7 @@ async def run_sources(
     record_dir: str | Path | None = None,
     debounce_ms: int = 300,
     file_speed: float = 1.0,
+    policy: CorrectionPolicy | None = None,
     tournament: str | None = None,
 ) -> None:
     """Run every source until ``stop`` is set (or all of them ended: only recordings end).
@@ -153,7 +172,9 @@ async def run_sources(
     Each board's confirmed moves become ``play_move``, its clock readings
     ``clock_reading``, its alerts ``AlertRaised`` on ``board/<serial>``.
     ``record_dir``: keep a ``.dgt`` recording of every serial/TCP session there.
+    ``policy``: how the boards' corrections of their own misreads reach the record.
     """
+    policy = policy or CorrectionPolicy()
     parsed = [parse_spec(s) for s in specs]
     serial_games = dict(serial_games or {})
     store = Store(store_url, tournament=tournament)
@@ -169,7 +190,7 @@ async def run_sources(
                 for serial, game_id in boards.items():
                     session = _session_for(store, game_id, None, debounce_ms)
                     session.serial = serial
-                    feed = BoardFeed(spec, session, None, store, serial_games, serial, [])
+                    feed = BoardFeed(spec, session, None, store, serial_games, serial, [], policy)
                     feed.attach(game_id)
                     sessions[serial] = session
                     by_serial[serial] = feed
@@ -187,7 +208,7 @@ async def run_sources(
             label = (
                 Path(spec.target).name if spec.kind != "tcp" else spec.target.removeprefix("tcp://")
             )
-            feed = BoardFeed(spec, session, None, store, serial_games, label, [])
+            feed = BoardFeed(spec, session, None, store, serial_games, label, [], policy)
             if spec.game is not None:
                 feed.attach(spec.game)
             feeds.append(feed)
@@ -204,8 +225,6 @@ async def run_sources(
                 transport = SerialTransport(spec.target)
             recorder = None
             if record_dir is not None:
-                from adapters.dgt.link import wall_ms
-
                 safe = label.replace("/", "_").replace(":", "_")
                 recorder = Recorder(
                     Path(record_dir) / f"{safe}-{wall_ms()}.dgt",

@@ -11,16 +11,31 @@ Whoever owns the link (``adapters.dgt.link``, the CLI, a test) calls
 - ``poll(now_ms)`` when ``next_deadline_ms()`` is reached (or at any time);
 - ``data_to_send()`` and ``observations()`` to collect the results.
 
-Settling (the picochess / DGT-DLL practice): every field update restarts a
-``debounce_ms`` timer; when it expires the shadow placement is settled and a
-full dump is requested, which settles again (and cures lost updates). A
-complete dump always counts as settled. With ``timed=False`` (raw bytes with
-no arrival times) only complete dumps settle, and ``finish()`` settles what
-is left at the end of the input.
+Order first, time second. Every field update changes the shadow board and
+the placement it shows is kept, in order, as *passing*; the reconstructor
+reads the passing placements in order when it settles (see
+``MoveReconstructor.settle``). A placement settles:
+
+- when the mover presses the clock (the lever press ends the move: whatever
+  the board shows then is the move, whatever the timing);
+- on a complete dump (always settled);
+- at the end of the input (``finish``);
+- with timing (``timed``), also when the shadow stood ``debounce_ms`` (the
+  picochess / DGT-DLL practice): a full dump is then requested, which settles
+  again and cures lost updates.
+
+Without timing (``timed=False``: raw bytes with no arrival times) only order
+settles. Quiet time confirms a provisional move only with timing, and only
+after it outlasts the input's time resolution: when every field change
+arrives at the instant of a clock message (a capture whose only time source
+is its clock, arriving in bursts), the resolution is the longest recent
+interval between clock messages; once a change arrives at an instant of its
+own, instants are real.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 import chess
@@ -28,6 +43,9 @@ import chess
 from adapters.dgt import protocol as p
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
 from adapters.dgt.reconstruct import MoveReconstructor, Observation
+
+CLOCK_GAP_LIMIT_MS = 30_000
+"""Longer silences of the clock (stopped, unplugged) say nothing of the timing's resolution."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,8 @@ class ClockSeen(Observation):
                 black_ms=self.coloured.black_ms,
                 running_colour=self.coloured.running,
             )
+            if self.coloured.flag is not None:
+                out["flag"] = self.coloured.flag
         return out
 
 
@@ -70,12 +90,15 @@ class ClockMapped(Observation):
         return "clock_reading"
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "type": "clock_reading",
             "white_ms": self.reading.white_ms,
             "black_ms": self.reading.black_ms,
             "running": self.reading.running,
         }
+        if self.reading.flag is not None:
+            out["flag"] = self.reading.flag
+        return out
 
 
 @dataclass(frozen=True)
@@ -115,19 +138,51 @@ class BoardSession:
     _messages: list[p.Message] = field(default_factory=list)
     keep_messages: bool = False
     """Keep every decoded message for ``messages()`` (the CLI and tests)."""
+    _passing: list[tuple[str, int]] = field(default_factory=list)
+    _last_clock_ms: int | None = None
+    _ply_at_last_clock: int | None = None
+    _timing_real: bool = False
+    """A field change arrived at an instant of its own (not a clock message's): the
+    input's instants are real and quiet time means what it says."""
+    _clock_gaps: deque[int] = field(default_factory=lambda: deque(maxlen=4))
+
+    def __post_init__(self) -> None:
+        self.use_timing(self.timed)
+
+    def use_timing(self, timed: bool) -> None:
+        """Whether the input's instants mean anything (a live link, a ``.dgt``
+        recording) or not (raw bytes)."""
+        self.timed = timed
+        self.reconstructor.untimed = not timed
+
+    def request(self, *codes: int) -> None:
+        """Queue host commands for the board (``data_to_send``)."""
+        self._send.extend(codes)
+
+    def resume(self, start_fen: str | None, moves: list[str] | tuple[str, ...]) -> None:
+        """Follow a game already under way (the store's record), if nothing was read yet."""
+        if self.reconstructor.ply == 0:
+            self.reconstructor.resume(start_fen, moves)
 
     # --- driving ------------------------------------------------------------
 
     def connected(self, now_ms: int) -> None:
         """The link is (again) open: ask for everything, reconcile on the dump."""
-        self.shadow = None
-        self._dirty = False
-        # The first reading after a (re)connection is no lever press: presses made
-        # while the link was down are unknown.
-        self.clock_sides.forget_lever()
-        self.reconstructor.link_restored()
+        self.reconnected()
         for code in p.STARTUP_COMMANDS:
             self._send.append(code)
+
+    def reconnected(self) -> None:
+        """The source is back after a gap: the next placement may be several plies
+        ahead, and no reading yet shows a press (presses made meanwhile are unknown)."""
+        self.shadow = None
+        self._dirty = False
+        self._passing.clear()
+        self._last_colour = None
+        self._last_clock_ms = None
+        self._ply_at_last_clock = None
+        self.clock_sides.forget_lever()
+        self.reconstructor.link_restored()
 
     def receive_data(self, data: bytes, now_ms: int) -> None:
         self.last_byte_ms = now_ms
@@ -141,10 +196,9 @@ class BoardSession:
             self._settle_shadow(now_ms)
             self._send.append(p.SEND_BRD)
         self._out.extend(self.reconstructor.tick(now_ms))
-        rec = self.reconstructor
         if (
             self.timed
-            and rec._unknown is not None
+            and not self.reconstructor.matches_game
             and now_ms - max(self._last_change_ms, self._last_dump_request_ms) >= self.redump_ms
         ):
             # A standing impossible position: read the board again now and then (the
@@ -158,11 +212,10 @@ class BoardSession:
         if self.timed and self._dirty:
             deadlines.append(self._last_change_ms + self.debounce_ms)
         rec = self.reconstructor
-        if rec._unknown is not None and not rec._unknown_alerted:
-            deadlines.append(rec._unknown_since_ms + rec.alert_after_ms)
-        if rec.provisional_from is not None and rec._unknown is None:
-            deadlines.append(rec._last_change_ms + rec.confirm_ms)
-        if self.timed and rec._unknown is not None:
+        own = rec.next_deadline_ms()
+        if own is not None:
+            deadlines.append(own)
+        if self.timed and not rec.matches_game:
             deadlines.append(max(self._last_change_ms, self._last_dump_request_ms) + self.redump_ms)
         return min(deadlines) if deadlines else None
 
@@ -170,7 +223,7 @@ class BoardSession:
         """End of input: trailing bytes are an error; what is left settles."""
         for message in self.parser.flush():
             self.handle(message, now_ms)
-        if self._dirty:
+        if self._dirty or self._passing or not self.reconstructor.matches_game:
             self._dirty = False
             self._settle_shadow(now_ms)
         self._out.extend(self.reconstructor.tick(now_ms + self.reconstructor.alert_after_ms))
@@ -201,26 +254,23 @@ class BoardSession:
             return
         first = self.shadow is None
         self.shadow = codes
-        if first or not self.timed:
+        if first:
             self._settle(raw, now_ms)
             return
-        self._dirty = True
-        self._last_change_ms = now_ms
+        self._changed(raw, now_ms)
 
     def coloured_clock(self, reading: ColouredReading) -> None:
         """A reading already in colours (LiveChess): a change of the running colour
         with the board settled confirms the mover's move."""
         previous = self._last_colour
         self._last_colour = reading.running
-        rec = self.reconstructor
-        if (
-            previous is not None
-            and reading.running is not None
-            and reading.running != previous
-            and rec._unknown is None
-            and not self._dirty
-        ):
-            self._out.extend(rec.confirm(reading.at_ms, "clock"))
+        if previous is not None and reading.running is not None and reading.running != previous:
+            # The press ends the move: what the board shows now is settled.
+            if self._dirty or self._passing:
+                self._dirty = False
+                self._settle_shadow(reading.at_ms)
+            if self.reconstructor.matches_game:
+                self._out.extend(self.reconstructor.confirm(reading.at_ms, "clock"))
         self._out.append(ClockMapped(reading.at_ms, reading))
 
     # --- messages -----------------------------------------------------------
@@ -245,8 +295,7 @@ class BoardSession:
                         self._send.append(p.SEND_BRD)
                     return
                 self.shadow[message.field] = message.code
-                self._dirty = True
-                self._last_change_ms = now_ms
+                self._changed(p.placement_of(self.shadow), now_ms)
             case p.ClockTimes():
                 self._clock(message, now_ms)
             case p.SerialNumber():
@@ -262,12 +311,30 @@ class BoardSession:
             case _:
                 pass
 
+    def _changed(self, placement: str, now_ms: int) -> None:
+        """The shadow changed: one more passing placement, the debounce starts again."""
+        if not self._passing or self._passing[-1][0] != placement:
+            self._passing.append((placement, now_ms))
+        self._dirty = True
+        self._last_change_ms = now_ms
+        self.reconstructor.board_changed(now_ms)
+        if (
+            self.timed
+            and not self._timing_real
+            and self._last_clock_ms is not None
+            and now_ms != self._last_clock_ms
+        ):
+            # A change with an instant of its own: the instants are real, not the clock's.
+            self._timing_real = True
+            self.reconstructor.timing_resolution_ms = 0
+
     def _settle_shadow(self, now_ms: int) -> None:
         if self.shadow is not None:
             self._settle(p.placement_of(self.shadow), now_ms)
 
     def _settle(self, placement: str, now_ms: int) -> None:
-        self._out.extend(self.reconstructor.settle(placement, now_ms))
+        passing, self._passing = self._passing, []
+        self._out.extend(self.reconstructor.settle(placement, now_ms, passing))
 
     def _press_ends_move(self, running: str | None, white_to_move: bool) -> bool:
         """With the sides known, a press confirms only if the clock of the player now
@@ -281,14 +348,35 @@ class BoardSession:
         if message.no_clock:
             return
         self.last_clock = message
-        reading = ClockReading(now_ms, message.left_ms, message.right_ms, message.running)
+        self._clock_interval(now_ms)
+        reading = ClockReading(
+            now_ms,
+            message.left_ms,
+            message.right_ms,
+            message.running,
+            left_flag=message.left_flag,
+            right_flag=message.right_flag,
+        )
         sides = self.clock_sides
         lever = sides.lever_changed(reading)
         started = not self._clock_started and message.running is not None
         if started:
             self._clock_started = True
         rec = self.reconstructor
-        settled = rec._unknown is None and not self._dirty
+        if lever and (self._dirty or self._passing):
+            # The press ends the move: what the board shows now is settled.
+            self._dirty = False
+            self._settle_shadow(now_ms)
+        # A press belongs to the one move made since the last message; after more than
+        # one (a slow clock speaks late) it cannot tell which: it confirms nothing.
+        since = self._ply_at_last_clock
+        lever = lever and (since is None or rec.ply - since <= 1)
+        self._ply_at_last_clock = rec.ply
+        if lever and rec.timing_resolution_ms > 0 and not sides.known:
+            # Instants from a clock that speaks only now and then: the press may be the
+            # opponent's, seen late; only the known sides can tell whose it was.
+            lever = False
+        settled = rec.matches_game and not self._dirty
         white_to_move = rec.board.turn == chess.WHITE
         if lever and settled and self._press_ends_move(message.running, white_to_move):
             # The mover pressed the clock: their move is complete.
@@ -305,3 +393,18 @@ class BoardSession:
             )
         )
         self._out.extend(ClockMapped(m.at_ms, m) for m in mapped)
+
+    def _clock_interval(self, now_ms: int) -> None:
+        """The intervals between clock messages tell how finely a capture timed by its
+        clock knows its instants: quiet time must outlast the longest recent one."""
+        if not self.timed or self._timing_real:
+            return
+        if self._last_clock_ms is None and not self._clock_gaps:
+            # One message says nothing of the rate yet: assume the coarsest until a second.
+            self.reconstructor.timing_resolution_ms = CLOCK_GAP_LIMIT_MS
+        if self._last_clock_ms is not None:
+            gap = now_ms - self._last_clock_ms
+            if 0 < gap <= CLOCK_GAP_LIMIT_MS:
+                self._clock_gaps.append(gap)
+                self.reconstructor.timing_resolution_ms = max(self._clock_gaps)
+        self._last_clock_ms = now_ms

@@ -19,9 +19,17 @@ what hands and a clock do over time, as a real board would report it:
   (update-nice mode: on change). Thinking times come from ``[%clk]``
   comments when the game has them, else from a seeded generator; between
   moves the script waits ``think_ms`` (a game in minutes, the clock showing
-  the game's times) or, with ``real_time``, the thinking time itself; the clock
-  runs the 2012 Candidates control (120 min / 40, 60 min / 20, then 15 min
-  with 30 s a move from move 61).
+  the game's times) or, with ``real_time``, the thinking time itself. The
+  values shown are the engine's regulation clock (``engine.clock``) under the
+  2012 Candidates control 3.5.1 (120 min / 40, 60 min / 20, then 15 min with
+  30 s a move from move 61), run in game time. With ``clock_every_ms`` the
+  clock speaks only at that fixed rate (a slow or fast clock: presses are
+  seen at the next message);
+- a misread (``noise.misread_at_ply``): at that ply (or the next one with
+  an intermediate square that is itself a legal move: a pawn's double push,
+  a slide) the piece is held on the intermediate square for
+  ``noise.misread_hold_ms``, long enough for an adapter to confirm the wrong
+  move, before it goes on to its square;
 - a dropped link (``noise.drop_at_ply``): the line goes dead for
   ``noise.drop_ms`` while the game goes on.
 
@@ -41,20 +49,20 @@ import os
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import chess
 import chess.pgn
 
 from adapters.dgt import protocol as p
+from engine.clock.regulation import Clock
+from engine.clock.time_control import CLASSICAL_3_5_1, parse_time_control
 
-CANDIDATES_2012_CONTROL = ((40, 7200), (20, 3600), (None, 900))
-"""(moves in period, seconds added at its start); 30 s increment from move 61."""
-INCREMENT_FROM_MOVE = 61
+CONTROL = parse_time_control(CLASSICAL_3_5_1)
+"""The clock the simulated games run (3.5.1), from the engine."""
 Change = Callable[[float, chess.Square, chess.Piece | None], None]
 Settle = Callable[[float], None]
-INCREMENT_S = 30
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,9 @@ class Noise:
     drop_ms: int = 1500
     result_signal: bool = False
     """After the last move, put the kings on the centre squares for the game's result."""
+    misread_at_ply: int | None = None
+    """1-based ply from which the first move with an intermediate legal square is held there."""
+    misread_hold_ms: int = 4000
 
 
 @dataclass(frozen=True)
@@ -96,10 +107,49 @@ def _think_times_s(game: chess.pgn.Game | None, plies: int, rng: random.Random) 
             before = clocks[ply - 2]
             now = clocks[ply]
             if before is not None and now is not None:
-                out.append(max(1.0, before - now + (INCREMENT_S if ply // 2 + 1 > 60 else 0)))
+                number = ply // 2 + 1
+                increment_s = CONTROL.period(CONTROL.period_of_move(number)).increment_ms / 1000
+                out.append(max(1.0, before - now + increment_s))
                 continue
         out.append(rng.choice((2, 5, 15, 40, 90, 180, 400)) * rng.uniform(0.6, 1.4))
     return out
+
+
+def _intermediate(board: chess.Board, move: chess.Move) -> chess.Square | None:
+    """A square on the way of a quiet pawn double push or slide that is itself a legal
+    destination (a hand pausing there shows a legal move), else None."""
+    if board.is_capture(move) or board.is_castling(move) or move.promotion:
+        return None
+    piece = board.piece_type_at(move.from_square)
+    if piece not in (chess.PAWN, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        return None
+    for square in chess.SquareSet.between(move.from_square, move.to_square):
+        if chess.Move(move.from_square, square) in board.legal_moves:
+            return square
+    return None
+
+
+def _clock_at_rate(steps: list[Step], every_ms: int) -> list[Step]:
+    """The same script with a clock that speaks only every ``every_ms``: each message
+    shows the clock as it last was (presses are seen at the next message)."""
+    clocks = [s for s in steps if s.kind == "clock"]
+    others = [s for s in steps if s.kind != "clock"]
+    if not clocks:
+        return steps
+    end = max(s.at_ms for s in steps) + every_ms
+    out: list[Step] = []
+    i = 0
+    latest = clocks[0]
+    at = clocks[0].at_ms
+    while at <= end:
+        while i < len(clocks) and clocks[i].at_ms <= at:
+            latest = clocks[i]
+            i += 1
+        out.append(replace(latest, at_ms=at))
+        at += every_ms
+    merged = others + out
+    merged.sort(key=lambda s: s.at_ms)
+    return merged
 
 
 @dataclass
@@ -122,6 +172,8 @@ class BoardSimulator:
     real_time: bool = False
     """Think for as long as the clock says (a game takes hours, clock and wall agree)."""
     clock_tick_ms: int = 1000
+    clock_every_ms: int | None = None
+    """A clock that speaks only every this many ms (None: on every press and tick)."""
     start_delay_ms: int = 500
 
     @classmethod
@@ -146,6 +198,18 @@ class BoardSimulator:
             codes[self.field_of(square)] = p.PIECE_CODES[piece.symbol()]
         return codes
 
+    def misread_ply(self) -> int | None:
+        """The 1-based ply the misread of ``noise.misread_at_ply`` falls on (None: none)."""
+        first = self.noise.misread_at_ply
+        if first is None:
+            return None
+        board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
+        for ply, move in enumerate(self.moves, start=1):
+            if ply >= first and _intermediate(board, move) is not None:
+                return ply
+            board.push(move)
+        return None
+
     def script(self) -> list[Step]:
         rng = random.Random(self.seed)
         scale = self.time_scale
@@ -153,16 +217,20 @@ class BoardSimulator:
         steps: list[Step] = []
         t = float(self.start_delay_ms)
         thinks = _think_times_s(self.game, len(self.moves), rng)
-        # Clock state in game milliseconds; White's clock starts at t.
-        remaining = {chess.WHITE: 7200_000, chess.BLACK: 7200_000}
+        # The regulation clock, in game milliseconds from the start; White's clock starts at t.
+        game_ms = 0
+        clock = Clock.start(CONTROL, 0)
+        misread = self.misread_ply()
 
         def side_of(colour: chess.Color) -> str:
             white = self.white_side
             return white if colour == chess.WHITE else ("left" if white == "right" else "right")
 
-        def clock_step(at: float, running: chess.Color | None) -> None:
-            left = remaining[chess.WHITE if self.white_side == "left" else chess.BLACK]
-            right = remaining[chess.WHITE if self.white_side == "right" else chess.BLACK]
+        def clock_step(at: float, running: chess.Color | None, shown: Clock, when_ms: int) -> None:
+            white_ms = shown.remaining_ms("white", when_ms)
+            black_ms = shown.remaining_ms("black", when_ms)
+            white_left = self.white_side == "left"
+            left, right = (white_ms, black_ms) if white_left else (black_ms, white_ms)
             steps.append(
                 Step(
                     round(at * scale),
@@ -180,9 +248,10 @@ class BoardSimulator:
         def settle(at: float) -> None:
             steps.append(Step(round(at * scale), "settle"))
 
-        clock_step(t, chess.WHITE)
+        clock_step(t, chess.WHITE, clock, game_ms)
         for ply, move in enumerate(self.moves):
             mover = board.turn
+            side = "white" if mover == chess.WHITE else "black"
             # Thinking: the clock ticks; maybe a knock.
             think_game_ms = round(thinks[ply] * 1000)
             think_wall = (
@@ -191,37 +260,36 @@ class BoardSimulator:
             ticks = max(1, int(think_wall // self.clock_tick_ms))
             for i in range(ticks):
                 part = think_game_ms // (ticks + 1)
-                remaining[mover] = max(0, remaining[mover] - part)
-                clock_step(t + (i + 1) * think_wall / (ticks + 1), mover)
-            remaining[mover] = max(
-                0, remaining[mover] - (think_game_ms - ticks * (think_game_ms // (ticks + 1)))
-            )
+                clock_step(
+                    t + (i + 1) * think_wall / (ticks + 1), mover, clock, game_ms + (i + 1) * part
+                )
             if self.noise.knocks and rng.random() < self.noise.knocks:
                 t = self._knock(board, rng, t, change, settle)
             if self.noise.drop_at_ply == ply:
                 steps.append(Step(round(t * scale), "drop"))
                 steps.append(Step(round((t + self.noise.drop_ms) * scale), "restore"))
             t += think_wall
-            t = self._move(board, move, rng, t, change, settle)
+            t = self._move(board, move, rng, t, change, settle, misread == ply + 1)
             board.push(move)
             steps.append(Step(round(t * scale), "ply", ply=ply + 1))
             settle(t + 1)
-            # The lever press: the mover's clock stops, the opponent's runs.
+            # The lever press: the mover's clock stops (the move completed, 6.7 a), the
+            # opponent's runs; the engine's clock credits periods and increments.
             t += rng.uniform(300, 800)
-            number = ply // 2 + 1
-            if number == 40 or number == 60:
-                remaining[mover] += 3600_000 if number == 40 else 900_000
-            if number >= INCREMENT_FROM_MOVE:
-                remaining[mover] += INCREMENT_S * 1000
+            game_ms += think_game_ms
+            clock = clock.complete_move(side, game_ms)
             if board.is_game_over():
-                clock_step(t, None)
+                clock = clock.stop(game_ms)
+                clock_step(t, None, clock, game_ms)
             else:
-                clock_step(t, board.turn)
+                clock_step(t, board.turn, clock, game_ms)
         if self.noise.result_signal and self.game is not None:
             t = self._signal(
                 board, self.game.headers.get("Result", "*"), rng, t + 1000, change, settle
             )
         steps.sort(key=lambda s: s.at_ms)
+        if self.clock_every_ms is not None:
+            steps = _clock_at_rate(steps, self.clock_every_ms)
         return steps
 
     def _lift_order_capture(self, rng: random.Random) -> bool:
@@ -235,6 +303,7 @@ class BoardSimulator:
         t: float,
         change: Change,
         settle: Settle,
+        misread: bool = False,
     ) -> float:
         def gap() -> float:
             return rng.uniform(60, 200)
@@ -244,6 +313,18 @@ class BoardSimulator:
 
         piece = board.piece_at(move.from_square)
         assert piece is not None
+        middle = _intermediate(board, move) if misread else None
+        if middle is not None:
+            # The piece stands on a square on its way, long enough to be taken for the move.
+            change(t, move.from_square, None)
+            t += gap()
+            change(t, middle, piece)
+            settle(t + 1)
+            t += self.noise.misread_hold_ms
+            change(t, middle, None)
+            t += gap()
+            change(t, move.to_square, piece)
+            return t
         if board.is_castling(move):
             king_to = move.to_square
             rank = chess.square_rank(king_to)
@@ -418,6 +499,21 @@ class BoardSimulator:
                 out.append((step.at_ms, p.encode_clock(step.left_ms, step.right_ms, step.running)))
             elif step.kind == "settle" and dumps and not down:
                 out.append((step.at_ms, p.encode_board_dump(codes)))
+        return out
+
+    def clock_timed_stream(self) -> list[tuple[int, bytes]]:
+        """The board's bytes (no dumps) as a capture whose only time source is the
+        clock: every chunk carries the instant of the last clock message before it,
+        so what happened between two messages arrives at one instant."""
+        out: list[tuple[int, bytes]] = []
+        now = 0
+        for at_ms, data in self.raw_stream(dumps=False):
+            if data and data[0] == p.MSG_BWTIME:
+                now = at_ms
+            if out and out[-1][0] == now:
+                out[-1] = (now, out[-1][1] + data)
+            else:
+                out.append((now, data))
         return out
 
     def raw_bytes(self, **kwargs: bool) -> bytes:

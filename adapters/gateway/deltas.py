@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adapters.gateway.frames import Frame
+from engine.clock.regulation import run_down_ms
+from engine.errors import MalformedCommand
 from engine.events import (
     TOURNAMENT_STREAM,
     AlertRaised,
@@ -33,7 +35,7 @@ from engine.events import (
     split_stream,
     stream_game_id,
 )
-from engine.timefmt import format_instant
+from engine.timefmt import format_instant, parse_instant
 
 PENDING_CLAIM_STATUSES = frozenset({"pending"})
 CLAIM_PENDING = "claim_pending"
@@ -234,9 +236,6 @@ CLOCK_TOLERANCE_MS = 1000
 
 
 def _instant_ms(clock: Mapping[str, Any]) -> int | None:
-    from engine.errors import MalformedCommand
-    from engine.timefmt import parse_instant
-
     for key in INSTANT_KEYS:
         if isinstance(clock.get(key), str):
             try:
@@ -258,8 +257,9 @@ def _countdown_agrees(before: Mapping[str, Any], after: Mapping[str, Any], toler
             if was != now:
                 return False
             continue
-        expected = was - (t1 - t0) if before.get("running") == side else was
-        if abs(max(0, expected) - now) > tolerance:
+        # the regulation clock's own run-down (engine.clock), not a second copy of it
+        expected = run_down_ms(was, t0, t1) if before.get("running") == side else max(0, was)
+        if abs(expected - now) > tolerance:
             return False
     return True
 

@@ -20,7 +20,6 @@ tournament.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,11 +42,6 @@ STABLE_READ_ATTEMPTS = 8
 
 QUIET_KINDS = frozenset({"MovePlayed"})
 """Game-stream events that cannot change the standings (clock streams never do)."""
-
-
-def standings_reader() -> Callable[[TournamentView], Any] | None:
-    """``adapters.queries.standings_object`` once the tournament projection provides it."""
-    return getattr(queries, "standings_object", None)
 
 
 @dataclass
@@ -81,7 +75,6 @@ class Follower:
         self.standings: dict[str, Any] = {}
         self.names: dict[str, str] = {}
         self.first: str | None = None
-        self._standings = standings_reader()
 
     # --- objects --------------------------------------------------------------
 
@@ -112,10 +105,9 @@ class Follower:
         return obj
 
     def _read_standings(self, tid: str) -> Any:
-        if self._standings is None:
-            return None
+        """A tournament's standings object; None while it has none."""
         try:
-            return self._standings(self._view(tid))
+            return queries.standings_object(self._view(tid))
         except CommandRefused:
             return None
 

@@ -23,7 +23,6 @@ import msgpack
 
 JSON = "json"
 MSGPACK = "msgpack"
-ENCODINGS = (MSGPACK, JSON)
 
 
 class FrameError(Exception):

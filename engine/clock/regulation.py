@@ -42,6 +42,13 @@ from engine.side import SIDES, Side
 from engine.termination import Termination
 
 
+def run_down_ms(remaining_ms: int, from_ms: int, to_ms: int) -> int:
+    """A running clock's time at ``to_ms``, showing ``remaining_ms`` at ``from_ms``: it runs
+    down one millisecond a millisecond, never below zero (6.1: the flag falls at zero);
+    an instant before ``from_ms`` changes nothing."""
+    return max(0, remaining_ms - max(0, to_ms - from_ms))
+
+
 @dataclass(frozen=True, slots=True)
 class SideClock:
     """One player's side of the regulation clock."""
@@ -102,9 +109,9 @@ class Clock:
     def remaining_ms(self, side: Side, at_ms: int | None = None) -> int:
         """Time left on ``side``'s clock at an instant (never below zero)."""
         own = self.side(side).remaining_ms
-        if self.running != side or at_ms is None or at_ms <= self.at_ms:
+        if self.running != side or at_ms is None:
             return own
-        return max(0, own - (at_ms - self.at_ms))
+        return run_down_ms(own, self.at_ms, at_ms)
 
     def flag_falls_at_ms(self) -> int | None:
         """The instant the running side's time reaches zero, if nothing happens first."""

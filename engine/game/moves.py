@@ -31,10 +31,10 @@ from engine.game.state import (
     OTHER_SIDE,
     WIN_BY_SIDE,
     Game,
-    _advance,
-    _cached_board,
     outcome_of,
     parse_move,
+    position,
+    remember,
     require_in_progress,
 )
 from engine.rules import DEFAULT_PROFILE, profile
@@ -225,10 +225,10 @@ def play_move(game: Game | None, cmd: PlayMove) -> list[Event]:
     late, g = flag_check(g, cmd.at_ms, cmd.by)
     if g.status != IN_PROGRESS:  # 6.9: the flag fell before the move; it does not count
         return late
-    board = _cached_board(g)
+    board = position(g)
     move = parse_move(board, cmd.move, g.game_id)
     san = board.san(move)
-    board = _advance(g, move)
+    board.push(move)
     events: list[Event] = [
         *late,
         MovePlayed(
@@ -242,6 +242,7 @@ def play_move(game: Game | None, cmd: PlayMove) -> list[Event]:
         ),
     ]
     ended = outcome_of(board, g.rules)
+    remember(g.initial_fen, (*g.moves, move.uci()), board)
     if ended is not None:
         events.append(
             ResultRecorded(

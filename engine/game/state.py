@@ -137,20 +137,33 @@ class Game:
 
 
 _positions: dict[tuple[str | None, tuple[str, ...]], chess.Board] = {}
-"""The latest position of recently used games, keyed by (initial FEN, moves)."""
+"""The latest position of recently used games, keyed by (initial FEN, moves).
+
+A board in this cache is never changed once it is there (python-chess changes a
+board even to answer some questions: ``san``, ``is_repetition`` push and pop
+moves), so threads may share the cache: the gateway reads positions while
+commands are decided. Whoever needs to work on a position gets a copy
+(``position``); a decision caches the board it built for the next state
+(``remember``) only once it is done with it."""
 
 
 def _cached_board(game: Game) -> chess.Board:
+    """The game's current position, shared: read ``fen()`` and ``turn`` only."""
     key = (game.initial_fen, game.moves)
     board = _positions.get(key)
     if board is None:
         board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
         for uci in game.moves:
             board.push(chess.Move.from_uci(uci))
-        if len(_positions) > 256:
-            _positions.clear()
-        _positions[key] = board
+        remember(game.initial_fen, game.moves, board)
     return board
+
+
+def remember(initial_fen: str | None, moves: tuple[str, ...], board: chess.Board) -> None:
+    """Cache the position after ``moves``; the caller never changes ``board`` again."""
+    if len(_positions) > 256:
+        _positions.clear()
+    _positions[(initial_fen, moves)] = board
 
 
 def position(game: Game) -> chess.Board:
@@ -161,16 +174,6 @@ def position(game: Game) -> chess.Board:
 def position_fen(game: Game) -> str:
     """FEN of the current position (no copy of the board)."""
     return _cached_board(game).fen()
-
-
-def _advance(game: Game, move: chess.Move) -> chess.Board:
-    """Push a legal move onto the game's cached board and re-key it for the next state."""
-    board = _cached_board(game)
-    key = (game.initial_fen, game.moves)
-    board.push(move)
-    _positions.pop(key, None)
-    _positions[(game.initial_fen, (*game.moves, move.uci()))] = board
-    return board
 
 
 def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:

@@ -68,9 +68,6 @@ WITHDRAWAL_MONTHS = 3
 
 TWO_DECIMALS = Decimal("0.01")
 
-AVERAGE_LISTS = ("july_2011", "january_2012")
-"""The two lists whose average decides 2.3."""
-
 LIST_NAMES = {
     "july_2011": "July 2011",
     "january_2012": "January 2012",

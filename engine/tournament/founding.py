@@ -1,4 +1,5 @@
-"""The tournament founded: its creation (1.1, 3.1) and the drawing of lots (3.4.1).
+"""The tournament founded: its creation (1.1, 3.1), the drawing of lots (3.4.1) and the
+order its rounds are played in (3.2).
 
 The decisions on the tournament stream before play; the state they build is
 ``engine.tournament.tournament.Tournament``.
@@ -7,13 +8,20 @@ The decisions on the tournament stream before play; the state they build is
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
-from engine.events import TOURNAMENT_STREAM, Event, LotsDrawn, TournamentCreated
+from engine.events import (
+    TOURNAMENT_STREAM,
+    Event,
+    LotsDrawn,
+    RoundsReordered,
+    TournamentCreated,
+)
 from engine.fields import Identifier, Instant
 from engine.rules import DEFAULT_PROFILE, profile
 from engine.tournament.drawing_of_lots import (
@@ -230,5 +238,70 @@ def draw_lots(tournament: Tournament | None, cmd: DrawLots) -> list[Event]:
             by=cmd.by,
             numbers=numbers,
             seed=seed,
+        )
+    ]
+
+
+@command(
+    "reorder_rounds",
+    summary="The rounds of the pairing table are played in another order (3.2).",
+    events=(RoundsReordered,),
+)
+@dataclass(frozen=True, kw_only=True)
+class ReorderRounds(Command):
+    tournament: str
+    order: list[Any]
+    """``order[r-1]``: the table's round played as round r; each round once."""
+    reason: str
+    at_ms: Instant | None = None
+    by: str = "chief"
+
+    def decide(self, world: World) -> list[Event]:
+        return reorder_rounds(world.tournament(), world.game, self)
+
+
+def reorder_rounds(
+    tournament: Tournament | None, game_of: Callable[[str], object | None], cmd: ReorderRounds
+) -> list[Event]:
+    """3.2: the rounds of the pairing table are played in another order (a change of the
+    playing schedule, or an import whose games follow the table in another order):
+    round r of the event plays the table's round ``order[r-1]``. ``order`` is a
+    permutation of the rounds; a round that has a game started keeps its table round."""
+    t = require_tournament(tournament, cmd.tournament)
+    if t.numbers is None:
+        raise RuleViolation("3.4.1", "the rounds are ordered once the lots are drawn")
+    order = cmd.order
+    if any(isinstance(r, bool) or not isinstance(r, int) for r in order) or sorted(order) != list(
+        range(1, t.rounds + 1)
+    ):
+        raise MalformedCommand(
+            f"reorder_rounds: order must list the table's rounds 1..{t.rounds} once each, "
+            f"got {order!r}"
+        )
+    current = t.round_order or tuple(range(1, t.rounds + 1))
+    if tuple(order) == current:
+        raise MalformedCommand("reorder_rounds: the rounds are already played in this order")
+    boards = len(t.players) // 2
+    started = [
+        f"{r}.{b}"
+        for r, (now, then) in enumerate(zip(current, order, strict=True), start=1)
+        if now != then
+        for b in range(1, boards + 1)
+        if game_of(f"{r}.{b}") is not None
+    ]
+    if started:
+        raise RuleViolation(
+            "3.2",
+            f"round(s) with a game already started cannot change their pairings: "
+            f"{', '.join(started)}",
+        )
+    return [
+        RoundsReordered(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=t.version + 1,
+            at_ms=cmd.at_ms or 0,
+            by=cmd.by,
+            order=tuple(order),
+            reason=cmd.reason,
         )
     ]

@@ -1,0 +1,136 @@
+"""The rooms of the house and what each may import (docs/architecture.md).
+
+Every module-level import of a project module is read from the source: a room
+may import from the rooms below it and from itself, never from one above it;
+``engine`` and ``projections`` import nothing from ``adapters``, ``engine``
+nothing from ``projections``; and no project module is imported inside a
+function to hide a loop (``adapters/cli`` alone imports heavy subcommands
+lazily, so that ``candidates`` starts fast).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ENGINE_TOP = {"dispatch"}
+"""Top-level engine modules that route to every chapter (above all of them)."""
+INTERFACES = {"engine.world"}
+"""Modules of typing protocols only (what a decision may read): every room may import
+them, and the state types they name come from the rooms they describe."""
+ENGINE_RANK = {
+    "core": 0,
+    "clock": 1,
+    "tournament": 2,
+    "qualification": 2,
+    "game": 3,
+    "arbiter": 4,
+    "standings": 4,
+    "audit": 5,
+    "top": 6,
+}
+"""engine/: the core (events, commands, errors, rules, time formats), then the chapters
+of the rulebook in the order they build on one another, then the dispatch."""
+ADAPTER_RANK = {"store": 0, "dgt": 1, "gateway": 1, "sample": 2, "cli": 3}
+"""adapters/: the store, its logs, queries, imports and audit; the devices and the live
+outputs; the sample (built through the DGT simulator); the command line."""
+LAYER_RANK = {"engine": 0, "projections": 1, "adapters": 2}
+
+
+def room(module: str) -> tuple[int, int, str]:
+    """(layer rank, rank inside the layer, name) of a project module."""
+    parts = module.split(".")
+    layer = parts[0]
+    if layer == "engine":
+        if len(parts) == 1:
+            name = "core"
+        elif (ROOT / "engine" / parts[1]).is_dir():
+            name = parts[1]
+        else:
+            name = "top" if parts[1] in ENGINE_TOP else "core"
+        return LAYER_RANK[layer], ENGINE_RANK[name], f"engine.{name}"
+    if layer == "adapters":
+        if len(parts) > 1 and (ROOT / "adapters" / parts[1]).is_dir():
+            name = parts[1]
+        else:
+            name = "sample" if parts[1:2] == ["sample"] else "store"
+        return LAYER_RANK[layer], ADAPTER_RANK[name], f"adapters.{name}"
+    return LAYER_RANK[layer], 0, layer
+
+
+def modules() -> list[tuple[str, Path]]:
+    out = []
+    for layer in LAYER_RANK:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            out.append((name.removesuffix(".__init__"), path))
+    return out
+
+
+def project_imports(tree: ast.Module) -> list[tuple[ast.stmt, str]]:
+    found: list[tuple[ast.stmt, str]] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+            names += [f"{node.module}.{a.name}" for a in node.names if node.module in LAYER_RANK]
+        for name in names:
+            if name.split(".")[0] in LAYER_RANK:
+                found.append((node, name))
+    return found
+
+
+def is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+MODULES = modules()
+
+
+@pytest.mark.parametrize("module,path", MODULES, ids=[m for m, _ in MODULES])
+def test_no_room_imports_from_a_room_above_it(module: str, path: Path) -> None:
+    if module in INTERFACES:
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    mine = room(module)
+    wrong = [
+        f"line {node.lineno}: {name} ({room(name)[2]})"
+        for node, name in project_imports(tree)
+        if is_module(name)
+        and name not in INTERFACES
+        and room(name)[:2] > mine[:2]
+        and room(name)[2] != mine[2]
+    ]
+    assert wrong == [], f"{module} ({mine[2]}) imports from above it: {wrong}"
+
+
+EAGER = [(m, p) for m, p in MODULES if not m.startswith("adapters.cli")]
+"""Every module but the command line's, which imports heavy subcommands when they run."""
+
+
+@pytest.mark.parametrize("module,path", EAGER, ids=[m for m, _ in EAGER])
+def test_no_function_level_import_of_a_project_module(module: str, path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = {id(node) for node in tree.body}
+    top |= {id(n) for node in tree.body if isinstance(node, ast.If) for n in node.body}
+    hidden = [
+        f"line {node.lineno}: {name}" for node, name in project_imports(tree) if id(node) not in top
+    ]
+    assert hidden == [], f"{module} imports inside a function: {hidden}"
+
+
+def test_the_engine_and_the_projections_do_no_io_through_the_adapters() -> None:
+    """The strongest rule, said on its own: the pure rooms never reach the adapters."""
+    for module, path in MODULES:
+        if module.startswith(("engine", "projections")):
+            names = [n for _, n in project_imports(ast.parse(path.read_text(encoding="utf-8")))]
+            assert not [n for n in names if n.startswith("adapters")], module
+            if module.startswith("engine"):
+                assert not [n for n in names if n.startswith("projections")], module
