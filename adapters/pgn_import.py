@@ -68,7 +68,7 @@ from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import ClockReadingRecorded, ResultRecorded
+from engine.events import ClockReadingRecorded, Event, ResultRecorded
 from engine.game.importing import ScoreSheet, import_score_sheet
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
@@ -338,7 +338,7 @@ def import_pgn(
                 reports.append(ImportReport(sheet.game, status, message))
                 continue
             events = import_score_sheet(sheet, rules, by)
-            store.view().append(events)  # the tournament's streams (docs/scale.md)
+            _append(store, events)
             readings = [e for e in events if isinstance(e, ClockReadingRecorded)]
             summary = clock_summary(clock_report(events, readings)) if readings else None
             ended = next((e for e in events if isinstance(e, ResultRecorded)), None)
@@ -555,7 +555,8 @@ def _create_tournament(
     )
     if not created["ok"]:
         return ImportReport("tournament", "refused", created["error"]["message"], warnings=warnings)
-    if store.default_tournament is None and store.first_tournament_id() != tournament_id:
+    further = isinstance(store, Store) and store.first_tournament_id() != tournament_id
+    if further and store.default_tournament is None:
         store.default_tournament = tournament_id  # a further tournament of the store: this one
     message = f"{len(players)} players, {cycles} cycle(s), start {start_date}, rules {rules}"
     inferred = None
@@ -594,6 +595,15 @@ def _create_tournament(
         moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
         message += "; rounds played in another order than the table's: " + ", ".join(moved)
     return ImportReport("tournament", "created", message, events=events, warnings=warnings)
+
+
+def _append(store: Store, events: list[Event]) -> None:
+    """Append to the streams of the tournament imported into (docs/scale.md: a further
+    tournament's are namespaced); a world that is not a store takes them as they are."""
+    if isinstance(store, Store):
+        store.view().append(events)
+    else:
+        store.append(events)
 
 
 def _profile_hint(event_name: str) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from adapters.store import Store
@@ -19,6 +20,13 @@ from projections.pgn import game_pgn
 from projections.standings import crosstable, standings
 
 
+def one_look(source: Any) -> AbstractContextManager[Any]:
+    """Reads made together look at the store once (``Store.session``); a world that is
+    not a store (an in-memory one) is read as it is."""
+    session = getattr(source, "session", None)
+    return session() if session is not None else nullcontext()
+
+
 def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[str, Any]:
     """The contract's ``game`` object: a started game, or a paired one not yet started.
 
@@ -28,7 +36,7 @@ def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[st
     """
     if at_ms is not None:
         return _game_object_at(store, game_id, at_ms)
-    with store.session():  # one look at the store for the whole object
+    with one_look(store):  # one look at the store for the whole object
         return _game_object_now(store, game_id)
 
 
@@ -87,7 +95,7 @@ def game_pgn_text(store: Store, game_id: str) -> str:
 
 def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
     """The contract's ``standings`` object after a round (every finished game when None)."""
-    with store.session():  # one look at the store for every game
+    with one_look(store):  # one look at the store for every game
         tournament = _require_tournament(store)
         if after_round is not None and not 0 <= after_round <= tournament.rounds:
             raise MalformedCommand(
