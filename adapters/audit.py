@@ -57,7 +57,9 @@ from engine.audit.clocks import judge_clocks
 from engine.audit.event_fields import field_problems
 from engine.audit.findings import INFO, INTEGRITY, RULE
 from engine.audit.games import GamesAudit, judge_games
+from engine.audit.incidents import judge_book
 from engine.events import (
+    INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     TOURNAMENTS_STREAM,
     ChainSealed,
@@ -591,10 +593,11 @@ def audit_records(
     try:
         games = judge_games(judged)
         clocks = judge_clocks(judged, games.unsound | broken_clocks)
+        book = judge_book(judged)
     except Exception as exc:  # each event is guarded in the engine: this is a last resort
-        clocks = []
+        clocks, book = [], []
         report.add(INTEGRITY, "check_failed", f"the rules could not be checked ({exc!r})")
-    for found in (*games.findings, *clocks):
+    for found in (*games.findings, *clocks, *book):
         report.findings.append(_from_engine(found, by_event))
     report.games = len({r.stream for r in records if r.stream.startswith("game/")})
     unsound = games.unsound | broken_games
@@ -613,7 +616,8 @@ def audit_records(
     for record in readable:
         if (
             stream_game_id(record.stream) is None
-            and split_stream(record.stream)[1] not in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM)
+            and split_stream(record.stream)[1]
+            not in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM, INCIDENTS_STREAM)
             and not record.stream.startswith("board/")
         ):
             report.add(INFO, "unknown_stream", f"stream {record.stream!r} is not audited", record)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from adapters.store import Store
 from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
-from engine.events import game_stream
+from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream
 from engine.game.state import Game
 from engine.rules import profile
 from engine.timefmt import format_instant
 from engine.tournament.pairing import table_size
 from engine.tournament.schedule import schedule_view, tournament_schedule
 from engine.tournament.tournament import Tournament
+from projections.arbiter_report import report_entries
 from projections.clock import clock_report, device_view, game_at, move_clocks
 from projections.game_view import game_view, not_started_view
 from projections.pgn import game_pgn
@@ -101,13 +103,14 @@ def standings_object(store: Store, after_round: int | None = None) -> dict[str, 
             raise MalformedCommand(
                 f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
             )
-        return standings(tournament, _all_games(store), after_round)
+        book = store.incident_book()
+        return standings(tournament, _all_games(store), after_round, book=book)
 
 
 def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
     """Every player's results against every opponent (see ``projections.standings``)."""
     tournament = _require_tournament(store)
-    return crosstable(tournament, _all_games(store), after_round)
+    return crosstable(tournament, _all_games(store), after_round, book=store.incident_book())
 
 
 def schedule_object(store: Store) -> dict[str, Any]:
@@ -138,3 +141,52 @@ def _all_games(store: Store) -> list[Game]:
         if game is not None:
             out.append(game)
     return out
+
+
+def decision_events(store: Store) -> Iterator[Event]:
+    """Every stored event but the physical clocks' readings, in global order (what the
+    arbiters decided and what followed; the readings are tens of thousands)."""
+    for _, event in store.events_since(0, skip_streams=("clock/",)):
+        yield event
+
+
+def incidents_object(store: Store) -> dict[str, Any]:
+    """The incident book: its entries in time order with their articles, every incident
+    as recorded, and who is out of the playing area now, with whom (3.9.2 c)."""
+    tournament = _require_tournament(store)
+    recorded = store.stream(INCIDENTS_STREAM)
+    book = store.incident_book()
+    return {
+        "tournament": tournament.id,
+        "entries": report_entries(recorded),
+        "incidents": [e.to_wire() for e in recorded if isinstance(e, IncidentRecorded)],
+        "out": [
+            {
+                "player": leave.player,
+                "since": format_instant(leave.left_at_ms),
+                "accompanied_by": leave.accompanied_by,
+                "arbiter": leave.arbiter,
+                "game": leave.game,
+            }
+            for leave in (book.out if book is not None else ())
+        ],
+    }
+
+
+def report_object(store: Store) -> dict[str, Any]:
+    """The Chief Arbiter's report (``projections.arbiter_report``): every incident, ruling,
+    penalty, claim and flag of the event in time order, with the article of each."""
+    tournament = _require_tournament(store)
+    entries = report_entries(decision_events(store))
+    counts: dict[str, int] = {}
+    for item in entries:
+        counts[item["category"]] = counts.get(item["category"], 0) + 1
+    return {
+        "tournament": tournament.id,
+        "name": tournament.name,
+        "rules": tournament.rules,
+        "laws": profile(tournament.rules).laws_edition,
+        "arbiters": [{"id": a.id, "name": a.name, "role": a.role} for a in tournament.arbiters],
+        "counts": counts,
+        "entries": entries,
+    }

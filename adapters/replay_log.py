@@ -31,8 +31,10 @@ import msgpack
 
 from adapters.chain import GENESIS, event_canonical, event_fields, extend_digest, next_link
 from adapters.store import Store
+from engine.arbiter import incident_book as incident_books
+from engine.arbiter.incident_book import IncidentBook
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import TOURNAMENT_STREAM, Event
+from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, Event
 from engine.game.state import Game
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
@@ -231,11 +233,14 @@ def final_state(events: Iterable[Event]) -> dict[str, Any]:
     result and termination, and the standings (3.6.1, 3.7) when there is a tournament."""
     by_stream: dict[str, list[Event]] = {}
     tournament: Tournament | None = None
+    book: IncidentBook | None = None
     for event in events:
         if event.originator_id.startswith("game/"):
             by_stream.setdefault(event.originator_id, []).append(event)
         elif event.originator_id == TOURNAMENT_STREAM:
             tournament = tournaments.evolve(tournament, event)
+        elif event.originator_id == INCIDENTS_STREAM:
+            book = incident_books.evolve(book, event)
     games: dict[str, Any] = {}
     folded: list[Game] = []
     for stream, stream_events in by_stream.items():
@@ -250,7 +255,7 @@ def final_state(events: Iterable[Event]) -> dict[str, Any]:
             }
     state: dict[str, Any] = {"games": dict(sorted(games.items()))}
     if tournament is not None:
-        state["standings"] = plain(standings(tournament, folded))
+        state["standings"] = plain(standings(tournament, folded, book=book))
     return state
 
 

@@ -36,11 +36,14 @@ from eventsourcing.persistence import IntegrityError, Notification
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
 from engine.arbiter import board_log as board_logs
+from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
+from engine.arbiter.incident_book import IncidentBook
 from engine.commands import Command
 from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide, parse_command
 from engine.errors import CommandRefused, Conflict, MalformedCommand, UnknownTournament
 from engine.events import (
+    INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     TOURNAMENTS_STREAM,
     ClockReadingRecorded,
@@ -341,6 +344,10 @@ class Store:
         """The state of a board's ``board/<serial>`` alert stream."""
         return self._fold(board_stream(serial), board_logs.evolve)
 
+    def incident_book(self) -> IncidentBook | None:
+        """The Chief Arbiter's incident book (``engine.arbiter.incident_book``)."""
+        return self.view().incident_book()
+
     def clock_log(self, game_id: str) -> ClockLog | None:
         return self.view().clock_log(game_id)
 
@@ -369,9 +376,14 @@ class Store:
             if len(batch) < size:
                 return
 
-    def events_since(self, seq: int = 0, limit: int | None = None) -> Iterator[tuple[int, Event]]:
-        """(sequence number, event) of every event after ``seq``, in global order."""
+    def events_since(
+        self, seq: int = 0, limit: int | None = None, skip_streams: tuple[str, ...] = ()
+    ) -> Iterator[tuple[int, Event]]:
+        """(sequence number, event) of every event after ``seq``, in global order; events
+        of streams whose id starts with one of ``skip_streams`` are not decoded."""
         for notification in self.notifications(seq + 1, limit):
+            if skip_streams and notification.originator_id.startswith(skip_streams):
+                continue
             event = self.app.mapper.to_domain_event(notification)
             if isinstance(event, Event):
                 yield notification.id, event
@@ -579,6 +591,12 @@ class TournamentView:
         """A board's alert stream: the store's, shared by its tournaments."""
         return self.store.board_log(serial)
 
+    def incident_book(self) -> IncidentBook | None:
+        """This tournament's incident book (``incidents``, namespaced like its other streams)."""
+        return self.store._fold(
+            self.physical(INCIDENTS_STREAM), incident_books.evolve, self.namespace
+        )
+
     def clock_log(self, game_id: str) -> ClockLog | None:
         """The state of a game's ``clock/<id>`` stream (its version, its last reading).
 
@@ -681,6 +699,7 @@ class TournamentView:
 
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
+    INCIDENTS_STREAM: incident_books.evolve,
     "game": games.evolve,
     "clock": clock_logs.evolve,
     "board": board_logs.evolve,

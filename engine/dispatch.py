@@ -15,9 +15,12 @@ from engine.arbiter import (
     board_alerts,
     clock_rulings,
     corrections,
+    default_time,
     draw_claims,
     flag_rulings,
     illegal_moves,
+    incidents,
+    withdrawal_reasons,
 )
 from engine.commands import REGISTRY, Command, parse_command
 from engine.errors import MalformedCommand
@@ -41,6 +44,9 @@ COMMAND_MODULES = (
     withdrawal,
     playoffs,
     board_alerts,
+    incidents,
+    default_time,
+    withdrawal_reasons,
 )
 """The chapters that declare commands; a new chapter with commands is added here."""
 

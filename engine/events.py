@@ -15,6 +15,11 @@ Streams:
 - ``clock/<id>``: the physical clock's readings of one game, kept apart so
   the game stream stays small and quick to load (readings arrive about once a
   second).
+- ``incidents``: the Chief Arbiter's incident book (3.9.1, 3.9.2 a, 3.9.2 c,
+  3.3.4; Laws 2009 6.6 a, 12.3 b, 12.6, 13.4): incidents and their penalties,
+  leave permits, default rulings, rulings on withdrawal reasons. Their
+  consequences for a game (time, result) are recorded on the game's stream in
+  the same transaction; the stream itself goes to arbiters only.
 - ``board/<serial>``: the alerts one electronic board raised (a takeback, an
   impossible position, a refused move, a disconnection), ``raise_alert``.
 
@@ -36,6 +41,8 @@ from typing import Any
 from engine.timefmt import format_instant
 
 TOURNAMENT_STREAM = "tournament"
+INCIDENTS_STREAM = "incidents"
+"""The Chief Arbiter's incident book (``engine.arbiter.incident_book``)."""
 
 
 def game_stream(game_id: str) -> str:
@@ -69,7 +76,7 @@ def physical_stream(stream: str, namespace: str | None) -> str:
     """Where a tournament's stream is stored: ``namespace`` None (the store's first
     tournament) keeps the name; else ``tournament/<ns>``, ``game/<ns>/<id>``..."""
     kind, _, rest = stream.partition("/")
-    if namespace is None or kind not in (TOURNAMENT_STREAM, "game", "clock"):
+    if namespace is None or kind not in (TOURNAMENT_STREAM, INCIDENTS_STREAM, "game", "clock"):
         return stream  # the store's own streams (``board/<serial>``...) are shared
     return f"{kind}/{namespace}/{rest}" if rest else f"{kind}/{namespace}"
 
@@ -78,7 +85,7 @@ def split_stream(stream: str) -> tuple[str | None, str]:
     """(namespace, name) of a stored stream: the inverse of ``physical_stream``;
     None for the first tournament's streams and the store's own (``tournaments``)."""
     kind, _, rest = stream.partition("/")
-    if kind == TOURNAMENT_STREAM:
+    if kind in (TOURNAMENT_STREAM, INCIDENTS_STREAM):
         return (rest or None), kind
     if kind in ("game", "clock"):
         namespace, slash, game_id = rest.rpartition("/")
@@ -192,6 +199,16 @@ class GameStarted(Event):
     """False when the moves' ``at_ms`` are not the instants they were completed (a
     score sheet imported without clock comments): the clock is then unknown and
     the engine never flags the game."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PresenceRecorded(Event):
+    """Who was at the board when the game started (Laws 2009 6.6 a, the default time),
+    recorded with the start when ``start_game`` names the players present."""
+
+    game: str
+    present: tuple[str, ...]
+    absent: tuple[str, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -522,3 +539,92 @@ class ChainSealed(Event):
     seal adds events of: names a stream's deleted last event."""
     through_seq: int
     """Where the store that sealed read up to (its notification id); a hint only."""
+
+
+# --- the incident book (``incidents`` stream; engine/arbiter/incidents.py) ----------
+
+
+@dataclass(frozen=True, kw_only=True)
+class IncidentRecorded(Event):
+    """An arbiter recorded an incident of the playing conditions or the players'
+    conduct, with the penalty he imposed, if any (3.9.1, 3.9.2 a, 3.9.2 c; Laws
+    2009 12.3 b, 12.6, 13.4). The penalty's consequences (time, result, a
+    withdrawal) are recorded in the same transaction on their own streams."""
+
+    incident: str
+    """The incident's number in the book: ``1``, ``2``, ..."""
+    kind: str
+    """``device_sounded``, ``extraneous_equipment``, ``left_playing_area``,
+    ``unauthorised_person``, ``disturbance`` or ``other``."""
+    article: str
+    """The rule breached, e.g. ``Laws 2009 12.3 b``."""
+    arbiter: str
+    player: str | None
+    """The player concerned; None for a person who is not a player (3.9.1)."""
+    game: str | None
+    side: str | None
+    """The player's side in ``game``, when there is one."""
+    round: int | None
+    """The round of ``game``; None for an incident outside a game."""
+    details: str
+    penalty: str | None
+    """13.4: ``warning`` (a), ``time_added`` (b), ``time_deducted`` (c),
+    ``game_lost`` (d), ``points_reduced`` (e), ``opponent_points_raised`` (f),
+    ``expelled`` (g); None when no penalty was imposed."""
+    penalty_side: str | None = None
+    """The clock the time penalty applies to (the opponent's for b, the offender's for c)."""
+    penalty_ms: int | None = None
+    """Time added (b) or deducted (c)."""
+    points: str | None = None
+    """Points taken from the offender (e), as a fraction (``1/2``, ``1``)."""
+    result: str | None = None
+    """The game's result when the penalty ended it (d, f)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeavePermitted(Event):
+    """The Chief Arbiter allowed a player to leave the playing area during the session,
+    accompanied by an arbiter (3.9.2 c)."""
+
+    player: str
+    arbiter: str
+    accompanied_by: str
+    game: str | None
+    """The player's game in progress."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerReturned(Event):
+    """A player who left the playing area with permission came back (3.9.2 c)."""
+
+    player: str
+    left_at_ms: int
+    accompanied_by: str
+    game: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DefaultRuled(Event):
+    """The arbiter declared a game lost by a player absent at its start (Laws 2009 6.6 a:
+    the default time; 3.3.7: no game is postponed). The result is recorded on the game's
+    stream in the same transaction."""
+
+    game: str
+    player: str
+    side: str
+    arbiter: str
+    default_time_ms: int
+    """The event's default time (0 under the 2009 Laws unless the event says otherwise)."""
+    result: str
+    """``1-0`` / ``0-1``, or ``0-0`` when both players were absent."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class WithdrawalReasonRuled(Event):
+    """The Chief Arbiter ruled on a withdrawn player's reason (3.3.4: without a
+    satisfactory reason he is excluded from the next World Championship cycle)."""
+
+    player: str
+    satisfactory: bool
+    arbiter: str
+    reason: str

@@ -81,6 +81,10 @@ class RulesProfile:
     """Rapid tie-break games (3.7.1.a), under 3.7.1.b."""
     blitz_penalties: Penalties = field(default_factory=_penalties_2009)
     """Blitz and sudden-death tie-break games (3.7.2, 3.7.3), under 3.7.1.b."""
+    default_time_ms: int = 0
+    """Laws 2009 6.6 a: a player who arrives at the chessboard after the start of the
+    session loses; the default time is 0 unless the event's rules say otherwise (2017+
+    6.7.1: the event sets it, 0 if it does not). Another event is another profile."""
 
     def penalties_for(self, stage: str) -> Penalties:
         """The penalties of a game's stage (``tournament``, ``rapid``, ``blitz``,

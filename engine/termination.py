@@ -33,7 +33,10 @@ class Termination(StrEnum):
     INCORRECT_CLAIMS = "incorrect_claims"
     ARBITER_DECISION = "arbiter_decision"
     DEFAULT = "default"
-    """Lost by default after a withdrawal (3.1, 3.3.3)."""
+    """Lost by default after a withdrawal (3.1, 3.3.3), or by a player absent at the start
+    (Laws 2009 6.6 a, ``rule_default``)."""
+    PENALTY = "penalty"
+    """Ended by an arbiter's penalty (Laws 2009 13.4 d, f; 12.3 b): the incident book."""
     IMPORTED = "imported"
     """The result of an imported score sheet, taken as recorded."""
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 from typing import Protocol
 
 from engine.arbiter.board_log import BoardLog
+from engine.arbiter.incident_book import IncidentBook
 from engine.game.clock_log import ClockLog
 from engine.game.state import Game
 from engine.tournament.tournament import Tournament
 
 
 class World(Protocol):
-    """Read access to the tournament, the games, their clock logs and the boards' alerts."""
+    """Read access to the tournament, the games, their clock logs, the boards' alerts and
+    the incident book."""
 
     def tournament(self) -> Tournament | None: ...
 
@@ -24,3 +26,5 @@ class World(Protocol):
     def clock_log(self, game_id: str) -> ClockLog | None: ...
 
     def board_log(self, serial: str) -> BoardLog | None: ...
+
+    def incident_book(self) -> IncidentBook | None: ...

@@ -25,6 +25,7 @@ PGN_TERMINATION = {
     "default": "abandoned",
     "illegal_moves": "rules infraction",
     "incorrect_claims": "rules infraction",
+    "penalty": "rules infraction",
     "imported": "normal",
 }
 """Our termination names -> the PGN standard's Termination values (8.1.1.7); else normal."""

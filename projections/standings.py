@@ -6,7 +6,10 @@ games}, prizes: [{player, eur}]}`` plus, additively: ``final`` (every round
 finished), ``rounds``, ``leader`` (the same shape as ``winner`` while the
 event runs), ``playoffs`` (every playoff started, any place), ``shared_places``
 (ties no criterion or playoff has resolved), ``withdrawn`` and, per row,
-``name`` and ``withdrawn``.
+``name`` and ``withdrawn``, and, once the arbiters' rulings changed anything,
+``notes`` (``[{player, article, note}]``: Laws 2009 13.4 e points taken, 13.4 g
+expulsions, 3.3.4 rulings on a withdrawal's reason, which also appear as
+``reason_satisfactory`` on the ``withdrawn`` entry).
 
 How it is computed (the interpretations are in ``engine.standings.tiebreaks``):
 
@@ -17,6 +20,9 @@ How it is computed (the interpretations are in ``engine.standings.tiebreaks``):
   (no restart at (a)); once every round is over, the playoffs refine the
   order of their groups (3.7.3: the winner first, the loser of the final
   second, the others by how late they were eliminated).
+- Points taken by the arbiters (13.4 e, ``points_reduced``) lower the player's
+  points from the round of the incident on; the tie-breaks are those of the
+  games as played.
 - ``rank`` is shared by players still level (1 + the number of players ahead).
 - ``h2h`` is the player's score in the games among his points group (null
   when he is alone on his points); ``sb`` is Sonneborn-Berger.
@@ -44,6 +50,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
+from engine.arbiter.incident_book import IncidentBook
 from engine.game.state import FINISHED, Game
 from engine.rules import profile
 from engine.standings.tiebreaks import (
@@ -107,9 +114,11 @@ def standings(
     games: Iterable[Game],
     after_round: int | None = None,
     prize_table: Sequence[int] = PRIZES_2012_EUR,
+    book: IncidentBook | None = None,
 ) -> dict[str, Any]:
     """The standings object after ``after_round``; when None, after the latest round
-    with a game played (its finished games, and every earlier result)."""
+    with a game played (its finished games, and every earlier result). ``book``: the
+    incident book, for the points the arbiters took (13.4 e) and the notes."""
     all_games = list(games)
     scored = round_robin_games(tournament, all_games, after_round)
     if after_round is not None:
@@ -123,8 +132,9 @@ def standings(
         shown_round = max(played or [g.round for g in scored] or [0])
         scored = [g for g in scored if g.round <= shown_round]
     players = ranked_players(tournament, after_round)
+    reductions = book.points_reduced(shown_round) if book is not None else {}
     rules = profile(tournament.rules)
-    ranking = rank(players, scored, rules.tiebreaks, rules.first_place_by_games)
+    ranking = rank(players, scored, rules.tiebreaks, rules.first_place_by_games, reductions)
     final = shown_round >= tournament.rounds and is_complete(tournament, scored, after_round)
     order: list[tuple[str, ...]] = list(ranking.tiers)
     progress: dict[int, Progress] = {}
@@ -181,7 +191,7 @@ def standings(
         if len(tier) > 1:
             shared.append({"places": [start, start + len(tier) - 1], "players": list(tier)})
         start += len(tier)
-    return {
+    table: dict[str, Any] = {
         "tournament": tournament.id,
         "after_round": shown_round,
         "rounds": tournament.rounds,
@@ -210,14 +220,74 @@ def standings(
                 "games_total": w.games_total,
                 "effective_round": w.effective_round,
                 "annulled": w.rule == ANNULLED and w.player not in players,
+                **_reason_satisfactory(book, w.player),
             }
             for w in tournament.withdrawals
         ],
     }
+    ruled = notes(tournament, book, shown_round)
+    if ruled:  # only then: tables recorded before the incident book stay identical
+        table["notes"] = ruled
+    return table
+
+
+def _reason_satisfactory(book: IncidentBook | None, player: str) -> dict[str, bool]:
+    """3.3.4: ``{"reason_satisfactory": bool}`` once the Chief Arbiter has ruled."""
+    ruling = book.reason_ruling(player) if book is not None else None
+    return {} if ruling is None else {"reason_satisfactory": ruling.satisfactory}
+
+
+def notes(
+    tournament: Tournament, book: IncidentBook | None, shown_round: int
+) -> list[dict[str, Any]]:
+    """What the arbiters' rulings changed in the table, with the article of each."""
+    if book is None:
+        return []
+    out: list[dict[str, Any]] = []
+    for r in book.reductions:
+        if r.round is None or r.round <= shown_round:
+            where = f" in round {r.round}" if r.round is not None else ""
+            out.append(
+                {
+                    "player": r.player,
+                    "article": "Laws 2009 13.4 e",
+                    "note": f"{number(r.points)} point(s) taken by the arbiter{where} "
+                    f"(incident {r.incident})",
+                }
+            )
+    for incident in book.incidents:
+        if incident.penalty == "expelled" and incident.player:
+            out.append(
+                {
+                    "player": incident.player,
+                    "article": "Laws 2009 13.4 g",
+                    "note": f"expelled from the event (incident {incident.incident}); his games "
+                    "follow the withdrawal rules of 3.1",
+                }
+            )
+    for w in tournament.withdrawals:
+        ruling = book.reason_ruling(w.player)
+        if ruling is not None:
+            verdict = (
+                "satisfactory"
+                if ruling.satisfactory
+                else "not satisfactory: excluded from the next World Championship cycle"
+            )
+            out.append(
+                {
+                    "player": w.player,
+                    "article": "3.3.4",
+                    "note": f"reason for withdrawal {verdict} ({ruling.reason})",
+                }
+            )
+    return out
 
 
 def crosstable(
-    tournament: Tournament, games: Iterable[Game], after_round: int | None = None
+    tournament: Tournament,
+    games: Iterable[Game],
+    after_round: int | None = None,
+    book: IncidentBook | None = None,
 ) -> dict[str, Any]:
     """Each player's results against each opponent, in standings order.
 
@@ -226,7 +296,7 @@ def crosstable(
     player whose results are annulled (3.1) are listed with ``annulled`` true.
     """
     all_games = list(games)
-    table = standings(tournament, all_games, after_round)
+    table = standings(tournament, all_games, after_round, book=book)
     counted = {g.game for g in round_robin_games(tournament, all_games, after_round)}
     numbers = tournament.numbers or {}
     players = {p.id: p for p in tournament.players}

@@ -10,6 +10,7 @@ import pytest
 
 import engine.dispatch  # noqa: F401  (imports every chapter that declares commands)
 from engine import fields
+from engine.arbiter.penalties import penalty_form
 from engine.commands import REGISTRY, Command, command, parse_command
 from engine.errors import MalformedCommand
 from engine.events import Event
@@ -31,6 +32,7 @@ SAMPLE: dict[object, object] = {
     fields.mapping: {"a": 1},
     fields.instant: T0,
     fields.identifier: 3,
+    penalty_form: {"kind": "time_added", "side": "black", "ms": 60_000},
 }
 
 CONTRACT = {

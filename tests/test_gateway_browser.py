@@ -314,3 +314,40 @@ def test_two_tournaments_all_boards_and_the_tournament_switcher(sqlite_store: St
             assert "Player W1" in names and "Carlsen" not in names
         finally:
             browser.close()
+
+
+def test_3_9_2_c_the_desk_shows_who_is_out_with_whom_and_records_the_return(
+    live_game: Store,
+) -> None:
+    leave = {
+        "cmd": "permit_leave",
+        "player": "aronian",
+        "arbiter": "chief",
+        "accompanied_by": "deputy",
+        "at": now_at(),
+    }
+    ok(live_game, leave)
+    with RunningGateway(live_game.url, public_delay_s=900) as gw:
+        browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
+        try:
+            row = "document.querySelector('#out tr[data-out=aronian]')"
+            text = browser.wait_for(f"{row}?.textContent")
+            assert "1.1" in text and "deputy" in text
+            assert "3.9.2 c" in browser.wait_for(
+                "document.querySelector('#incidents li')?.textContent"
+            )
+            # a player seen out without a permit: the desk proposes the incident
+            browser.js("document.querySelector('#propose button[data-propose=carlsen]').click()")
+            proposed = json.loads(browser.js("document.getElementById('command-text').value"))
+            assert (proposed["cmd"], proposed["kind"], proposed["player"]) == (
+                "record_incident",
+                "left_playing_area",
+                "carlsen",
+            )
+            browser.screenshot(OUTPUT / "gateway-arbiter-incidents.png")
+            browser.js(f"{row}.querySelector('button').click()")
+            browser.wait_for(f"!{row}")
+            book = live_game.incident_book()
+            assert book is not None and book.out == ()
+        finally:
+            browser.close()

@@ -1,6 +1,6 @@
-"""Scenario tests of the draw-claim procedure and the arbiter's corrections, end to end
-through the real CLI (``arbiter_corrections`` is also checked across every view by
-tests/test_scenario_arbiter_corrections.py).
+"""Scenario tests of the arbiters' procedures (draw claims, illegal moves, the arbiter's
+corrections, the incident book), end to end through the real CLI (``arbiter_corrections``
+is also checked across every view by tests/test_scenario_arbiter_corrections.py).
 
 Each ``tests/scenarios/NAME.jsonl`` is fed to ``candidates apply`` on a fresh
 store, then ``candidates game ID --format json`` is read; both are compared
@@ -51,6 +51,12 @@ SHOWN = {
     "MovesCorrected",
     "ResultCorrected",
     "FlagRuled",
+    "PresenceRecorded",
+    "IncidentRecorded",
+    "LeavePermitted",
+    "PlayerReturned",
+    "DefaultRuled",
+    "WithdrawalReasonRuled",
 }
 VIEW_FIELDS = (
     "game",

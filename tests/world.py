@@ -3,6 +3,7 @@
 Rule tests need the engine's decisions, not a backend: this world answers the
 same calls the store does (``handle``, ``execute``, ``execute_many``,
 ``append``, ``stream``, ``count``, ``game``, ``tournament``, ``clock_log``,
+``board_log``, ``incident_book``,
 ``readings``, ``reading_at``, ``game_ids``, ``events_since``) with the state
 folded by the engine's own ``evolve`` functions, and refuses a stale version
 the way the store's optimistic concurrency does. The backends themselves
@@ -17,10 +18,13 @@ from typing import Any
 
 from adapters.store import game_order
 from engine.arbiter import board_log as board_logs
+from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
+from engine.arbiter.incident_book import IncidentBook
 from engine.dispatch import decide
 from engine.errors import CommandRefused, Conflict
 from engine.events import (
+    INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     ClockReadingRecorded,
     Event,
@@ -37,6 +41,7 @@ from engine.tournament.tournament import Tournament
 
 EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     TOURNAMENT_STREAM: tournaments.evolve,
+    INCIDENTS_STREAM: incident_books.evolve,
     "game": games.evolve,
     "clock": clock_logs.evolve,
     "board": board_logs.evolve,
@@ -78,6 +83,10 @@ class World:
 
     def board_log(self, serial: str) -> BoardLog | None:
         state: BoardLog | None = self.states.get(board_stream(serial))
+        return state
+
+    def incident_book(self) -> IncidentBook | None:
+        state: IncidentBook | None = self.states.get(INCIDENTS_STREAM)
         return state
 
     # --- what the store answers too ------------------------------------------

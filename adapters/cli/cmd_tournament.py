@@ -73,6 +73,8 @@ def render_standings(table: dict[str, Any]) -> str:
                 f"      {gone['player']}: withdrew after {gone['games_completed']} of "
                 f"{gone['games_total']} games; results annulled (3.1)"
             )
+    for note in table.get("notes", ()):
+        lines.append(f"      {note['player']}: {note['note']} ({note['article']})")
     winner = table["winner"] or table["leader"]
     if winner:
         label = "Winner" if table["winner"] else "Leader"

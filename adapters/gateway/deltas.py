@@ -12,6 +12,10 @@ client never needs the rules to follow a game:
 - ``standings``: the standings object when it changed, on the last delta of the
   batch that could change it.
 
+Events of the incident book (the ``incidents`` stream: 3.9, 6.7 a, 12.3 b,
+12.6, 13.4) go to arbiters only: the public sees their consequences (a result,
+a clock) on the games' own streams, not the incident's details.
+
 ``AlertRaised`` events become ``{"op": "alert", ...}`` frames for arbiters only,
 and so does a claim that waits for a ruling (``kind: "claim_pending"``, with
 the claim): the engine raises that alert when the claim is made; the gateway
@@ -28,6 +32,7 @@ from adapters.gateway.frames import Frame
 from engine.clock.regulation import run_down_ms
 from engine.errors import MalformedCommand
 from engine.events import (
+    INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     AlertRaised,
     Event,
@@ -57,6 +62,11 @@ def alert_of(seq: int, event: AlertRaised) -> Frame:
         "by": event.by,
     }
     return Frame(body, seq, game, audience="arbiter")
+
+
+def incidents_frame(seq: int, book: Mapping[str, Any]) -> Frame:
+    """``{"op": "incidents", "seq", "book"}``: the incident book as it stands, to arbiters."""
+    return Frame({"op": "incidents", "seq": seq, "book": dict(book)}, seq, None, audience="arbiter")
 
 
 def pending_claims(game: Mapping[str, Any] | None) -> dict[Any, dict[str, Any]]:
@@ -182,6 +192,9 @@ def frames_for(
             "game": gid,
             "event": event.to_wire(),
         }
+        if event.originator_id == INCIDENTS_STREAM:
+            frames.append(Frame(body, seq, None, audience="arbiter"))
+            continue
         frame = Frame(body, seq, gid)
         frames.append(frame)
         last_delta = frame

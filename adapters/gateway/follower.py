@@ -28,6 +28,7 @@ from adapters.gateway.deltas import event_tournament, game_key
 from adapters.store import Store, TournamentView, game_order
 from engine.errors import CommandRefused
 from engine.events import (
+    INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     TOURNAMENTS_STREAM,
     AlertRaised,
@@ -62,6 +63,9 @@ class Update:
     """The store's first tournament (whose game keys are the plain game ids)."""
     names: dict[str, str] = field(default_factory=dict)
     """Tournament id -> its name, for every tournament of the store."""
+    incidents: Any = None
+    """The incident book object (``queries.incidents_object``) when it changed, for
+    arbiters only; None when it did not."""
 
 
 class Follower:
@@ -115,6 +119,14 @@ class Follower:
         self.first = self.store.first_tournament_id()
         return self.store.tournament_ids()
 
+    def _read_incidents(self) -> Any:
+        """The incident book (3.9, 13.4) of the store's first tournament, for the arbiters'
+        desk; None without one."""
+        try:
+            return queries.incidents_object(self._view(self.first)) if self.first else None
+        except CommandRefused:
+            return None
+
     # --- reading --------------------------------------------------------------
 
     def start(self) -> Update:
@@ -133,11 +145,20 @@ class Follower:
                         games[game_key(tid, gid, self.first)] = obj
                         ids[tid].append(gid)
                 standings[tid] = self._read_standings(tid)
+            incidents = self._read_incidents()
             if self.store.last_seq() == seq:
                 break
         self.seq, self.game_ids, self.standings = seq, ids, standings
         return Update(
-            seq, [], games, standings, set(standings), now_ms(), self.first, dict(self.names)
+            seq,
+            [],
+            games,
+            standings,
+            set(standings),
+            now_ms(),
+            first=self.first,
+            names=dict(self.names),
+            incidents=incidents,
         )
 
     def poll(self) -> Update | None:
@@ -149,6 +170,7 @@ class Follower:
         games: dict[str, dict[str, Any]] = {}
         standings = dict(self.standings)
         changed: set[str] = set()
+        incidents: Any = None
         for _ in range(STABLE_READ_ATTEMPTS):
             target = self.store.last_seq()
             for seq, event in self.store.events_since(upto):
@@ -176,12 +198,22 @@ class Follower:
                 standings[tid] = self._read_standings(tid)
                 if standings[tid] != self.standings.get(tid):
                     changed.add(tid)
+            if any(e.originator_id == INCIDENTS_STREAM for _, e in events):
+                incidents = self._read_incidents()
             if self.store.last_seq() == target:
                 break
         self.seq = upto
         self.standings = standings
         return Update(
-            upto, events, games, standings, changed, now_ms(), self.first, dict(self.names)
+            upto,
+            events,
+            games,
+            standings,
+            changed,
+            now_ms(),
+            first=self.first,
+            names=dict(self.names),
+            incidents=incidents,
         )
 
     def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
@@ -214,8 +246,11 @@ def touched_by(
         if tid is None:
             continue
         name = split_stream(event.originator_id)[1]
-        if name in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM):
-            all_games.add(tid)
+        if name in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM, INCIDENTS_STREAM):
+            # a tournament event may pair games; 13.4 e points taken, 3.3.4 rulings: the
+            # standings' notes
+            if name != INCIDENTS_STREAM:
+                all_games.add(tid)
             relevant.add(tid)
             continue
         gid = stream_game_id(name)

@@ -71,6 +71,8 @@ class Channel:
         """The store's first tournament (its games are keyed by their plain ids)."""
         self.names: dict[str, str] = {}
         """Tournament id -> name, every tournament of the store, in the store's order."""
+        self.incidents: Any = None
+        """The incident book object, for arbiters (sent after their snapshot)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
         self.pending: deque[
@@ -312,10 +314,18 @@ class Client:
             self.queue.clear()
             frames.append(self.channel.snapshot(self.games, self.tournaments))
             frames.extend(self.pending_claim_alerts())
+            frames.extend(self.incident_book())
             return frames
         frames.extend(self.queue)
         self.queue.clear()
         return frames
+
+    def incident_book(self) -> list[Frame]:
+        """Arbiters: the incident book (who is out, with whom; every incident) after a snapshot."""
+        if not self.identity.is_arbiter or self.channel is None or self.channel.incidents is None:
+            return []
+        body = {"op": "incidents", "seq": self.channel.seq, "book": self.channel.incidents}
+        return [Frame(body, self.channel.seq, audience="arbiter")]
 
     def pending_claim_alerts(self) -> list[Frame]:
         """Arbiters: an alert for every claim waiting for a ruling (after a snapshot)."""

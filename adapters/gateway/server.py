@@ -41,7 +41,12 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
-from adapters.gateway.deltas import game_key, quiet_clock_frames, tournament_frames
+from adapters.gateway.deltas import (
+    game_key,
+    incidents_frame,
+    quiet_clock_frames,
+    tournament_frames,
+)
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
@@ -190,6 +195,7 @@ class Gateway:
         start, latest_at_ms = await self._in(self._reader, self._start_reading)
         self.live.open(start.seq, start.games, start.standings, start.first, start.names)
         self.public.know(start.first, start.names)
+        self.live.incidents = start.incidents
         self.shown = dict(start.games)
         if self.public is not self.live:
             # What was already stored when the gateway started is released once
@@ -252,6 +258,9 @@ class Gateway:
             update.first,
         )
         frames = quiet_clock_frames(frames, self.shown, update.games)
+        if update.incidents is not None:
+            self.live.incidents = update.incidents
+            frames.append(incidents_frame(update.seq, update.incidents))
         for frame in frames:
             if frame.game is not None and "object" in frame.body:
                 self.shown[frame.game] = frame.body["object"]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import chess
 
 from engine.audit.findings import INTEGRITY, RULE, Finding, Severity
+from engine.audit.incidents import BOOK_TERMINATIONS, INCIDENT_REASON
 from engine.events import (
     ClaimRuled,
     ClockAdjusted,
@@ -280,6 +281,8 @@ class _GameJudge:
     def adjustment(self, event: ClockAdjusted) -> None:
         if self._is_penalty(event):
             return  # a penalty the rules fix (Laws 7.4 b, 9.5), recorded with its cause
+        if INCIDENT_REASON.match(event.reason):
+            return  # 13.4 b, c: the incident book's ruling (engine.audit.incidents checks it)
         self.add(
             RULE,
             "arbiter_override",
@@ -330,6 +333,8 @@ class _GameJudge:
                     event,
                 )
             return
+        if event.termination in BOOK_TERMINATIONS:
+            return  # 13.4 d, f, 6.7 a, 3.1: the ruling's own finding (engine.audit.incidents)
         if event.termination == "imported":
             self.add(
                 RULE,

@@ -6,6 +6,7 @@ the events to append, or raises with nothing appended.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import chess
@@ -19,6 +20,7 @@ from engine.events import (
     Event,
     GameStarted,
     MovePlayed,
+    PresenceRecorded,
     ResultRecorded,
     game_stream,
 )
@@ -46,8 +48,9 @@ from engine.world import World
 
 @command(
     "start_game",
-    summary="A game begins: a paired game (<round>.<board>) or one between named players (3.3.7).",
-    events=(GameStarted,),
+    summary="A game begins: a paired game (<round>.<board>) or one between named players (3.3.7); "
+    "who is at the board may be recorded (Laws 2009 6.6 a).",
+    events=(GameStarted, PresenceRecorded, AlertRaised),
 )
 @dataclass(frozen=True, kw_only=True)
 class StartGame(Command):
@@ -59,6 +62,8 @@ class StartGame(Command):
     time_control: str | None = None
     fen: str | None = None
     stage: str | None = None
+    present: list[str] | None = None
+    """The players at the board at the start (ids, or ``white``/``black``), Laws 2009 6.6 a."""
 
     def decide(self, world: World) -> list[Event]:
         return start_game(world.tournament(), world.game(self.game), self)
@@ -167,7 +172,8 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
         or profile(rules).time_control_for(stage)
     )
     parse_time_control(time_control)  # a clear error for a control the clock cannot read
-    return [
+    present = _present(cmd.present, white, black, game_id)
+    started: list[Event] = [
         GameStarted(
             originator_id=game_stream(game_id),
             originator_version=1,
@@ -184,6 +190,61 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
             stage=stage,
         )
     ]
+    if present is None:
+        return started
+    absent = tuple(p for p in (white, black) if p not in present)
+    started.append(
+        PresenceRecorded(
+            originator_id=game_stream(game_id),
+            originator_version=2,
+            at_ms=cmd.at_ms,
+            by=cmd.by,
+            game=game_id,
+            present=present,
+            absent=absent,
+        )
+    )
+    if absent:
+        default_ms = profile(rules).default_time_ms
+        started.append(
+            AlertRaised(
+                originator_id=game_stream(game_id),
+                originator_version=3,
+                at_ms=cmd.at_ms,
+                by=cmd.by,
+                game=game_id,
+                kind=ABSENT_AT_START,
+                message=f"game {game_id} started without {' and '.join(absent)} at the board: "
+                f"the default time is {default_ms // 60_000} min (Laws 2009 6.6 a); the "
+                "arbiter may rule the game lost (rule_default)",
+                details={"absent": list(absent), "default_time_ms": default_ms},
+            )
+        )
+    return started
+
+
+ABSENT_AT_START = "absent_at_start"
+"""The alert raised when a game starts without both players at the board (Laws 2009 6.6 a)."""
+
+
+def _present(
+    raw: Sequence[object] | None, white: str, black: str, game_id: str
+) -> tuple[str, ...] | None:
+    """The players at the board at the start (ids, or ``white``/``black``); None if not given."""
+    if raw is None:
+        return None
+    out: list[str] = []
+    for item in raw:
+        if item in ("white", "black"):
+            item = white if item == "white" else black
+        if item not in (white, black):
+            raise MalformedCommand(
+                f"start_game: 'present' lists {item!r}, who does not play game {game_id} "
+                f"({white} - {black})"
+            )
+        if item not in out:
+            out.append(str(item))
+    return tuple(out)
 
 
 def _check_players_and_stage(

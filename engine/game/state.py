@@ -42,6 +42,7 @@ from engine.events import (
     IllegalMoveRecorded,
     MovePlayed,
     MovesCorrected,
+    PresenceRecorded,
     ResultCorrected,
     ResultRecorded,
     game_stream,
@@ -108,6 +109,14 @@ class Game:
     open_flag_alerts: tuple[str, ...] = ()
     """``flag_fall`` alerts raised on this game and not ruled on yet (``source:side:moves``),
     so the flag check on a timer raises each once."""
+    present: tuple[str, ...] | None = None
+    """The players at the board at the start (Laws 2009 6.7 a); None when not recorded."""
+
+    def absent_at_start(self) -> tuple[str, ...]:
+        """The players recorded as not at the board when the game started (6.7 a)."""
+        if self.present is None:
+            return ()
+        return tuple(p for p in (self.white, self.black) if p not in self.present)
 
     @property
     def is_playoff(self) -> bool:
@@ -342,6 +351,8 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 record=state.record.evolve(event),
                 clock=_clock_at_claim(state.clock, event),
             )
+        case PresenceRecorded():
+            return replace(state, version=event.originator_version, present=event.present)
         case ClockAdjusted():
             clock = state.clock
             if clock is not None:

@@ -26,7 +26,9 @@ sudden-death game goes to the first of its two players in lot order (purpose
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from engine.commands import Command, command
@@ -96,7 +98,10 @@ class StartPlayoff(Command):
     numbers: dict[str, Any] | None = None
 
     def decide(self, world: World) -> list[Event]:
-        return start_playoff(world.tournament(), world.game, self)
+        book = world.incident_book()
+        # Laws 2009 13.4 e: the points the arbiters took count in the tie a playoff breaks.
+        reductions = book.points_reduced() if book is not None else None
+        return start_playoff(world.tournament(), world.game, self, reductions)
 
 
 @command(
@@ -149,7 +154,7 @@ def playoff_results(tournament: Tournament, lookup: Lookup) -> dict[str, str]:
 
 
 def current_order(
-    tournament: Tournament, lookup: Lookup
+    tournament: Tournament, lookup: Lookup, reductions: Mapping[str, Fraction] | None = None
 ) -> tuple[list[tuple[str, ...]], dict[int, Progress], dict[str, str]]:
     """The order after 3.7 a-c and the playoffs so far; refuses while round-robin games remain."""
     states = round_robin_states(tournament, lookup)
@@ -173,7 +178,13 @@ def current_order(
             f"still to finish, e.g. round {missing[0][0]} {missing[0][1]} - {missing[0][2]}",
         )
     rules = profile(tournament.rules)
-    ranking = rank(ranked_players(tournament), scored, rules.tiebreaks, rules.first_place_by_games)
+    ranking = rank(
+        ranked_players(tournament),
+        scored,
+        rules.tiebreaks,
+        rules.first_place_by_games,
+        reductions,
+    )
     results = playoff_results(tournament, lookup)
     tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
     order, progress = refine(tiers, tournament.playoffs, results)
@@ -247,7 +258,12 @@ def _stage_event(
     )
 
 
-def start_playoff(tournament: Tournament | None, lookup: Lookup, cmd: StartPlayoff) -> list[Event]:
+def start_playoff(
+    tournament: Tournament | None,
+    lookup: Lookup,
+    cmd: StartPlayoff,
+    reductions: Mapping[str, Fraction] | None = None,
+) -> list[Event]:
     """3.7.1.a (and 3.7.4 for another place): start the rapid games of a tie after 3.7 a-c."""
     t = require_tournament(tournament, cmd.tournament)
     require_ruling_arbiter(t, cmd.arbiter, "start a playoff")
@@ -258,7 +274,7 @@ def start_playoff(tournament: Tournament | None, lookup: Lookup, cmd: StartPlayo
         raise RuleViolation(
             "3.7.1.a", f"the playoff for place {place} has started; use advance_playoff"
         )
-    order, progress, _ = current_order(t, lookup)
+    order, progress, _ = current_order(t, lookup, reductions)
     found = tier_at(order, place)
     if found is None:
         raise RuleViolation("3.7", f"no player holds place {place}")

@@ -31,7 +31,7 @@ Interpretations (DESIGN.md):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from engine.game.state import FINISHED, Game
@@ -192,11 +192,20 @@ def rank(
     games: Sequence[ScoredGame],
     chain: Sequence[str] = CRITERIA[1:],
     first_place_by_games: bool = False,
+    reductions: Mapping[str, Fraction] | None = None,
 ) -> Ranking:
     """Order the players by points, then each points group by the chain's criteria in turn
     (2012 3.7 a, b, c by default). With ``first_place_by_games`` (2022, 2024) the players
-    level on points for first place stay one tier: tie-break games decide among them."""
+    level on points for first place stay one tier: tie-break games decide among them.
+
+    ``reductions``: points taken from players by the arbiter (Laws 2009 13.4 e); they
+    lower the points of 3.6.1 only, the tie-breaks are those of the games as played."""
     table = lines(players, games)
+    if reductions:
+        table = {
+            p: replace(line, points=line.points - reductions.get(p, Fraction(0)))
+            for p, line in table.items()
+        }
     h2h: dict[str, Fraction | None] = dict.fromkeys(players)
     for value in {line.points for line in table.values()}:
         group = [p for p in players if table[p].points == value]

@@ -9,7 +9,7 @@
   const PENDING = new Set(["pending"]);
   const state = {
     ws: null, seq: null, games: new Map(), standings: null, offset: 0, delay: 0,
-    role: null, token: null, arbiter: null, clocks: new Map(), alerts: [], results: [],
+    role: null, token: null, arbiter: null, clocks: new Map(), alerts: [], results: [], book: null,
     round: null, reconnect: true, nextId: 1,
     // Several tournaments in one store: the one shown ("*": all boards), each one's
     // standings, and the store's first (its games and frames carry no "tournament").
@@ -133,6 +133,9 @@
           state.standingsBy.set(tid, f.standings);
           if (state.tournament === "*" ? tid === state.first : tid === state.tournament) state.standings = f.standings;
         }
+        break;
+      case "incidents":
+        state.book = f.book;
         break;
       case "alert":
         state.alerts.unshift(f);
@@ -414,6 +417,28 @@
     }
     $("claims").tBodies[0].replaceChildren(...(rows.length ? rows
       : [el("tr", {}, el("td", { class: "muted" }, "No claim waits for a ruling."))]));
+    const book = state.book || { out: [], entries: [] };
+    const back = (player) => () => command({ cmd: "returned", player, at: new Date().toISOString() });
+    $("out").tBodies[0].replaceChildren(...(book.out.length ? book.out.map((o) =>
+      el("tr", { "data-out": o.player }, el("td", {}, o.player), el("td", {}, o.game || ""),
+        el("td", {}, o.since), el("td", {}, o.accompanied_by),
+        el("td", {}, el("button", { onclick: back(o.player) }, "Returned"))))
+      : [el("tr", {}, el("td", { class: "muted" }, "Every player is in the playing area."))]));
+    // A player seen out without a permit: the desk proposes the incident (3.9.2 c); the arbiter
+    // reviews it in the command box and sends it.
+    const propose = (game, player) => () => {
+      $("command-text").value = JSON.stringify({
+        cmd: "record_incident", game, player, kind: "left_playing_area", arbiter: state.arbiter,
+        details: "left the playing area without the Chief Arbiter's permission", penalty: "warning", at: "now",
+      });
+    };
+    const outNow = new Set(book.out.map((o) => o.player));
+    const playing = [...state.games.values()].filter((g) => g.status === "in_progress");
+    $("propose").replaceChildren("Left without permission? ", ...playing.flatMap((g) =>
+      [g.white, g.black].filter((p) => !outNow.has(p)).map((p) =>
+        el("button", { onclick: propose(g.game, p), "data-propose": p }, `${p} (${g.game})`))));
+    $("incidents").replaceChildren(...book.entries.slice().reverse().map((e) =>
+      el("li", { class: `incident ${e.category}` }, `${e.at} ${e.game ? `[${e.game}] ` : ""}${e.article}: ${e.summary}`)));
     $("alerts").replaceChildren(...state.alerts.map((a) =>
       el("li", { class: `alert ${a.kind}` }, `${a.at || ""} ${a.game ? `[${a.game}] ` : ""}${a.kind}: ${a.message || ""}`)));
     $("results").replaceChildren(...state.results.slice(0, 50).map((r) =>

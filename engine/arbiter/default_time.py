@@ -1,0 +1,132 @@
+"""The default time (FIDE Laws of Chess 2009, 6.6 a) and no postponement (3.3.7).
+
+Laws 2009 6.6 a: "Any player who arrives at the chessboard after the start of
+the session shall lose the game. Thus the default time is 0 minutes. The rules
+of a competition may specify otherwise." The 2012 Candidates regulations keep
+the zero default (the ``candidates-2012`` profile's ``default_time_ms`` is 0;
+another event sets its own in its profile), and 3.3.7 adds: "No postponement
+of any game shall be allowed."
+
+- ``start_game`` may record who was at the board (``present``); a player
+  missing then raises an ``absent_at_start`` alert to the arbiters.
+- ``rule_default {game, player, arbiter, at}``: the Chief Arbiter or a Deputy
+  declares the game lost by the absent player: ``DefaultRuled`` in the incident
+  book, ``ResultRecorded`` (termination ``default``) on the game, the opponent
+  winning, or ``0-0`` when both were absent. Refused when the start did not
+  record who was present, when that player was present or has moved, when the
+  event's default time has not yet passed, or when the game is over.
+- The arbiter is sovereign ("unless the arbiter decides otherwise"): without a
+  ``rule_default`` the game simply goes on. A game ruled by default is never
+  started again (3.3.7; ``start_game`` refuses a second start).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.arbiter.incident_book import IncidentBook
+from engine.arbiter.incidents import require_arbiter
+from engine.commands import Command, command
+from engine.errors import MalformedCommand, RuleViolation
+from engine.events import INCIDENTS_STREAM, DefaultRuled, Event, ResultRecorded
+from engine.fields import Instant
+from engine.game import state as games
+from engine.game.state import OTHER_SIDE, WIN_BY_SIDE, Game, mover
+from engine.rules import profile
+from engine.standings.tiebreaks import DEFAULT_TERMINATION
+from engine.timefmt import format_instant
+from engine.tournament.tournament import RULING_ROLES, Tournament
+from engine.world import World
+
+ARTICLE = "6.6 a"
+
+
+@command(
+    "rule_default",
+    summary="An arbiter declares a game lost by a player absent at its start (Laws 2009 6.6 a; "
+    "3.3.7: no postponement).",
+    roles=RULING_ROLES,
+    events=(DefaultRuled, ResultRecorded),
+    in_time_order=True,
+)
+@dataclass(frozen=True, kw_only=True)
+class RuleDefault(Command):
+    game: str
+    player: str
+    """The absent player (id, or ``white``/``black``)."""
+    arbiter: str
+    at_ms: Instant
+
+    def decide(self, world: World) -> list[Event]:
+        return rule_default(world.tournament(), world.incident_book(), world.game(self.game), self)
+
+
+def rule_default(
+    tournament: Tournament | None, book: IncidentBook | None, game: Game | None, cmd: RuleDefault
+) -> list[Event]:
+    """Declare a game lost by a player absent at its start (Laws 2009 6.6 a)."""
+    g = games.require_in_progress(game, cmd.game)
+    arbiter = cmd.arbiter
+    if tournament is not None:
+        require_arbiter(
+            tournament, arbiter, ("chief", "deputy"), "rule a game lost by default", "6.6 a"
+        )
+    side = g.player_side(cmd.player)
+    if side is None:
+        raise MalformedCommand(
+            f"rule_default: {cmd.player!r} does not play game {g.game_id} ({g.white} - {g.black})"
+        )
+    player = g.white if side == "white" else g.black
+    if g.present is None:
+        raise RuleViolation(
+            ARTICLE,
+            f"the start of game {g.game_id} did not record who was at the board "
+            "(start_game's 'present'); record the result with declare_result",
+        )
+    if player in g.present:
+        raise RuleViolation(ARTICLE, f"{player} was at the board when game {g.game_id} started")
+    moved = sum(1 for ply in range(1, g.ply + 1) if mover(g.initial_fen, ply) == side)
+    if moved:
+        raise RuleViolation(
+            ARTICLE, f"{player} has arrived: he made {moved} move(s) in game {g.game_id}"
+        )
+    at_ms = cmd.at_ms
+    default_ms = profile(g.rules).default_time_ms
+    if at_ms < g.started_at_ms + default_ms:
+        raise RuleViolation(
+            ARTICLE,
+            f"the default time of {default_ms // 60_000} min has not passed: {player} may "
+            f"arrive until {format_instant(g.started_at_ms + default_ms)}",
+        )
+    opponent = OTHER_SIDE[side]
+    both = (g.white if opponent == "white" else g.black) in g.absent_at_start()
+    result = "0-0" if both else WIN_BY_SIDE[opponent]
+    minutes = f"{default_ms // 60_000} min"
+    reason = f"Laws 2009 6.6 a: {player} was not at the board at the start (default time {minutes})"
+    if both:
+        reason += "; neither player was"
+    current = book or IncidentBook()
+    return [
+        DefaultRuled(
+            originator_id=INCIDENTS_STREAM,
+            originator_version=current.version + 1,
+            at_ms=at_ms,
+            by=arbiter,
+            game=g.game_id,
+            player=player,
+            side=side,
+            arbiter=arbiter,
+            default_time_ms=default_ms,
+            result=result,
+        ),
+        ResultRecorded(
+            originator_id=g.stream,
+            originator_version=g.version + 1,
+            at_ms=at_ms,
+            by=arbiter,
+            result=result,
+            termination=DEFAULT_TERMINATION,
+            reason=reason,
+            arbiter=arbiter,
+        ),
+    ]

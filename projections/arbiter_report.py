@@ -1,0 +1,367 @@
+"""The Chief Arbiter's report: every incident, ruling, penalty, claim and flag, in time order.
+
+FIDE asks the Chief Arbiter of an event for a report of what the arbiters ruled
+on. This projection folds the stored events into that list: one entry per
+event that records an arbiter's act or a rule's consequence, in the order the
+events happened (``at``; events of one instant in the order they were stored),
+each with the article it applies:
+
+- incidents and their penalties (3.9.1, 3.9.2 a, 3.9.2 c; Laws 2009 12.3 b,
+  12.6, 13.4), leave permits and returns (3.9.2 c), defaults (Laws 2009
+  6.6 a), rulings on withdrawal reasons (3.3.4): the incident book;
+- draw claims, the Technical Advisor's opinions and the rulings (3.9.2 b;
+  Laws 9.2, 9.3, 9.5);
+- illegal moves (Laws 2009 7.4), clock adjustments (6.10 b, 6.13, penalties);
+- results an arbiter declared or a flag decided (6.9), the arbiter's rulings on
+  flags (6.8, 6.10 a), withdrawals (3.1, 3.3.3);
+- the arbiter's corrections of the moves (7.4 a, 6.13) and of results.
+
+``SOURCES`` maps an event type's name to the function that makes its entry; a
+new kind of ruling is one more function and one more line in ``SOURCES``.
+Entries are ``{at, category, type, game, player, arbiter, article,
+summary}``; ``category`` is one of ``incident``, ``permission``, ``ruling``,
+``penalty``, ``claim``, ``clock``, ``flag``, ``result``, ``withdrawal``,
+``correction``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from engine.events import (
+    ClaimAdvised,
+    ClaimRuled,
+    ClockAdjusted,
+    DefaultRuled,
+    DrawClaimed,
+    Event,
+    FlagRuled,
+    IllegalMoveRecorded,
+    IncidentRecorded,
+    LeavePermitted,
+    MovesCorrected,
+    PlayerReturned,
+    PlayerWithdrew,
+    ResultCorrected,
+    ResultRecorded,
+    WithdrawalReasonRuled,
+    stream_game_id,
+)
+from engine.termination import ON_TIME, Termination
+from engine.timefmt import format_instant
+
+Entry = dict[str, Any]
+ReportSource = Callable[[Event], Entry | None]
+
+BOOK_TERMINATIONS = frozenset({Termination.PENALTY, Termination.DEFAULT})
+"""Results that an incident (13.4 d, f), a default (6.6 a) or a withdrawal (3.1) decided:
+their own entry states the result."""
+
+FLAG_TERMINATIONS = frozenset(ON_TIME)
+"""Results a flag fall decided (Laws 2009 6.9)."""
+
+
+def entry(
+    event: Event,
+    category: str,
+    article: str,
+    summary: str,
+    *,
+    player: str | None = None,
+    arbiter: str | None = None,
+    game: str | None = None,
+) -> Entry:
+    return {
+        "at": format_instant(event.at_ms),
+        "category": category,
+        "type": type(event).__name__,
+        "game": game if game is not None else stream_game_id(event.originator_id),
+        "player": player,
+        "arbiter": arbiter if arbiter is not None else event.by,
+        "article": article,
+        "summary": summary,
+    }
+
+
+def _minutes(ms: int) -> str:
+    seconds = ms / 1000
+    return f"{seconds / 60:g} min" if seconds % 60 == 0 else f"{seconds:g} s"
+
+
+def incident(event: Event) -> Entry | None:
+    assert isinstance(event, IncidentRecorded)
+    who = event.player or "a person who is not a player"
+    where = f" in game {event.game}" if event.game else ""
+    text = f"incident {event.incident}: {event.kind.replace('_', ' ')} ({who}{where}): "
+    text += event.details
+    article = event.article
+    if event.penalty is not None:
+        penalty = event.penalty.replace("_", " ")
+        if event.penalty_ms is not None and event.penalty_side is not None:
+            penalty += f" ({_minutes(event.penalty_ms)}, {event.penalty_side}'s clock)"
+        if event.points is not None:
+            penalty += f" ({event.points} point)"
+        if event.result is not None:
+            penalty += f"; result {event.result}"
+        text += f". Penalty: {penalty}"
+        article += f"; {PENALTY_ARTICLES.get(event.penalty, 'Laws 2009 13.4')}"
+    return entry(
+        event,
+        "incident",
+        article,
+        text,
+        player=event.player,
+        arbiter=event.arbiter,
+        game=event.game,
+    )
+
+
+PENALTY_ARTICLES = {
+    "warning": "Laws 2009 13.4 a",
+    "time_added": "Laws 2009 13.4 b",
+    "time_deducted": "Laws 2009 13.4 c",
+    "game_lost": "Laws 2009 13.4 d",
+    "points_reduced": "Laws 2009 13.4 e",
+    "opponent_points_raised": "Laws 2009 13.4 f",
+    "expelled": "Laws 2009 13.4 g",
+}
+
+
+def leave(event: Event) -> Entry | None:
+    assert isinstance(event, LeavePermitted)
+    return entry(
+        event,
+        "permission",
+        "3.9.2 c",
+        f"{event.player} left the playing area with the Chief Arbiter's permission, "
+        f"accompanied by {event.accompanied_by}",
+        player=event.player,
+        arbiter=event.arbiter,
+        game=event.game,
+    )
+
+
+def back(event: Event) -> Entry | None:
+    assert isinstance(event, PlayerReturned)
+    return entry(
+        event,
+        "permission",
+        "3.9.2 c",
+        f"{event.player} returned to the playing area with {event.accompanied_by} after "
+        f"{_minutes(event.at_ms - event.left_at_ms)}",
+        player=event.player,
+        game=event.game,
+    )
+
+
+def default(event: Event) -> Entry | None:
+    assert isinstance(event, DefaultRuled)
+    return entry(
+        event,
+        "ruling",
+        "Laws 2009 6.6 a; 3.3.7",
+        f"{event.player} ({event.side}) was not at the board at the start; game lost by "
+        f"default, {event.result} (default time {_minutes(event.default_time_ms)})",
+        player=event.player,
+        arbiter=event.arbiter,
+        game=event.game,
+    )
+
+
+def withdrawal_reason(event: Event) -> Entry | None:
+    assert isinstance(event, WithdrawalReasonRuled)
+    verdict = (
+        "satisfactory"
+        if event.satisfactory
+        else "not satisfactory: excluded from the next World Championship cycle"
+    )
+    return entry(
+        event,
+        "ruling",
+        "3.3.4",
+        f"{event.player}'s reason for withdrawing is {verdict} ({event.reason})",
+        player=event.player,
+        arbiter=event.arbiter,
+    )
+
+
+def claim(event: Event) -> Entry | None:
+    assert isinstance(event, DrawClaimed)
+    verified = {True: "verified", False: "not verified", None: "for the arbiter's judgement"}
+    made = entry(
+        event,
+        "claim",
+        "3.9.2 b",
+        f"{event.side} claimed a draw ({event.grounds.replace('_', ' ')}, claim {event.claim}) "
+        f"at ply {event.ply}: {verified[event.verified]}",
+        player=event.by,
+        game=event.game,
+    )
+    made["arbiter"] = None  # the player claims; the ruling names the arbiter
+    return made
+
+
+def advice(event: Event) -> Entry | None:
+    assert isinstance(event, ClaimAdvised)
+    return entry(
+        event,
+        "claim",
+        "3.9.2 b",
+        f"the Technical Advisor's opinion on claim {event.claim}: {event.opinion}"
+        + (f" ({event.reason})" if event.reason else ""),
+        arbiter=event.advisor,
+        game=event.game,
+    )
+
+
+def claim_ruling(event: Event) -> Entry | None:
+    assert isinstance(event, ClaimRuled)
+    text = f"claim {event.claim} {event.decision}"
+    if event.override:
+        text += " against the verification"
+    if event.reason:
+        text += f" ({event.reason})"
+    return entry(event, "ruling", "3.9.2 b", text, arbiter=event.arbiter, game=event.game)
+
+
+def illegal_move(event: Event) -> Entry | None:
+    assert isinstance(event, IllegalMoveRecorded)
+    move = f" ({event.move})" if event.move else ""
+    return entry(
+        event,
+        "penalty",
+        "Laws 2009 7.4",
+        f"illegal move{move} by {event.side} (number {event.count} in this game)",
+        player=event.player,
+        arbiter=event.arbiter,
+        game=event.game,
+    )
+
+
+ARTICLE_IN_REASON = re.compile(
+    r"(Laws \d{4} [\d.]+(?: [a-g]\b)?(?: \([^)]*\))?|3\.[\d.]+[a-z.\d]*)"
+)
+"""An article a reason names (``Laws 2009 13.4 c``, ``Laws 2009 7.4 b``, ``3.7.1.b.3``)."""
+
+
+def clock(event: Event) -> Entry | None:
+    assert isinstance(event, ClockAdjusted)
+    named = ARTICLE_IN_REASON.findall(event.reason)
+    return entry(
+        event,
+        "clock",
+        named[-1] if named else "Laws 2009 6.10 b, 6.13",
+        f"{event.side}'s clock {event.delta_ms / 1000:+g} s: {event.reason}",
+        arbiter=event.arbiter,
+    )
+
+
+def result(event: Event) -> Entry | None:
+    assert isinstance(event, ResultRecorded)
+    if event.termination in FLAG_TERMINATIONS:
+        return entry(
+            event,
+            "flag",
+            "Laws 2009 6.9",
+            f"flag fell: {event.result} ({event.reason or event.termination})",
+        )
+    if event.arbiter is None:
+        return None  # the board, a resignation, an import: not an arbiter's act
+    if event.termination in BOOK_TERMINATIONS:
+        return None  # the incident, default or withdrawal entry states the result
+    return entry(
+        event,
+        "result",
+        "Laws 2009 13.1",
+        f"{event.result} ({event.termination}): {event.reason}",
+        arbiter=event.arbiter,
+    )
+
+
+def withdrawal(event: Event) -> Entry | None:
+    assert isinstance(event, PlayerWithdrew)
+    return entry(
+        event,
+        "withdrawal",
+        "3.3.3" if event.rule == "first_round_default" else "3.1",
+        f"{event.player} withdrew after {event.games_completed} of {event.games_total} games "
+        f"({event.rule.replace('_', ' ')}): {event.reason}",
+        player=event.player,
+        arbiter=event.arbiter,
+    )
+
+
+def moves_corrected(event: Event) -> Entry | None:
+    assert isinstance(event, MovesCorrected)
+    was = " ".join(event.replaced_san) or "nothing"
+    now = " ".join(event.san) or "nothing"
+    return entry(
+        event,
+        "correction",
+        "Laws 2009 7.4 a, 6.13",
+        f"moves after ply {event.from_ply} corrected: {was} -> {now} ({event.reason})",
+        arbiter=event.arbiter,
+        game=event.game,
+    )
+
+
+def result_corrected(event: Event) -> Entry | None:
+    assert isinstance(event, ResultCorrected)
+    now = f"{event.result} ({event.termination})" if event.result else "withdrawn, play resumes"
+    return entry(
+        event,
+        "correction",
+        "Laws 2009 13.1",
+        f"result corrected: {event.replaced_result} ({event.replaced_termination}) -> {now} "
+        f"({event.reason})",
+        arbiter=event.arbiter,
+        game=event.game,
+    )
+
+
+def flag_ruling(event: Event) -> Entry | None:
+    assert isinstance(event, FlagRuled)
+    text = f"{event.side}'s flag ruled {event.decision.replace('_', ' ')}"
+    if event.override:
+        text += " against the regulation clock"
+    if event.reason:
+        text += f" ({event.reason})"
+    return entry(
+        event, "flag", "Laws 2009 6.8, 6.10 a", text, arbiter=event.arbiter, game=event.game
+    )
+
+
+SOURCES: dict[str, ReportSource] = {
+    "IncidentRecorded": incident,
+    "LeavePermitted": leave,
+    "PlayerReturned": back,
+    "DefaultRuled": default,
+    "WithdrawalReasonRuled": withdrawal_reason,
+    "DrawClaimed": claim,
+    "ClaimAdvised": advice,
+    "ClaimRuled": claim_ruling,
+    "IllegalMoveRecorded": illegal_move,
+    "ClockAdjusted": clock,
+    "ResultRecorded": result,
+    "PlayerWithdrew": withdrawal,
+    "MovesCorrected": moves_corrected,
+    "ResultCorrected": result_corrected,
+    "FlagRuled": flag_ruling,
+}
+"""Event type name -> its entry in the report. Extend here for a new kind of ruling."""
+
+
+def report_entries(events: Iterable[Event]) -> list[Entry]:
+    """The report's entries in time order (stored order within one instant)."""
+    out: list[tuple[int, int, Entry]] = []
+    for order, event in enumerate(events):
+        source = SOURCES.get(type(event).__name__)
+        if source is None:
+            continue
+        made = source(event)
+        if made is not None:
+            out.append((event.at_ms, order, made))
+    out.sort(key=lambda item: (item[0], item[1]))
+    return [e for _, _, e in out]
