@@ -1,34 +1,81 @@
-"""The whole event out of a store: PGN with ``[%clk]``.
+"""Games out of a store as PGN (``projections.pgn``): one game, one round, the whole event.
 
 Clock times are the regulation clock after each move (the time control
-applied to the recorded instants, ``projections.clock``), as ``candidates
-pgn`` writes them; a game whose clock is unknown is exported without
-``[%clk]``.
+applied to the recorded instants, ``projections.clock.move_clocks``); a game
+whose clock is unknown is written without ``[%clk]``. Comments are the
+arbiters' record at its ply (``projections.pgn_comments``). The same functions
+serve ``candidates pgn``, ``candidates event-pgn`` and the gateway's
+``/pgn/...`` routes (on the store, or on the public's delayed copy of it).
 """
 
 from __future__ import annotations
 
-from adapters.store import Store
-from engine.events import game_stream
+from adapters.store import Store, game_order
+from engine.errors import UnknownGame
+from engine.events import Event, game_stream
 from engine.game.state import Game
+from engine.tournament.pairing import table_size
+from engine.tournament.tournament import Tournament
 from projections.clock import move_clocks
-from projections.event_pgn import (
-    event_pgn,
-)
+from projections.pgn import ClockAfterPly, game_pgn, games_pgn
+from projections.pgn_comments import ply_comments
 
 
-def clock_after_ply(store: Store, game: Game) -> dict[int, int]:
-    """Ply -> the mover's clock just after that move: the regulation clock of the time
-    control (``projections.clock.move_clocks``, the same as ``candidates pgn``)."""
-    clocks = move_clocks(store.stream(game_stream(game.game_id)))
-    return {ply: ms for ply, ms in enumerate(clocks, start=1) if ms is not None}
+def clock_after_ply(events: list[Event]) -> dict[int, int]:
+    """Ply -> the mover's clock just after that move (the regulation clock)."""
+    return {ply: ms for ply, ms in enumerate(move_clocks(events), start=1) if ms is not None}
+
+
+def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
+    events = store.stream(game_stream(game.game_id))
+    return clock_after_ply(events), ply_comments(events)
+
+
+def game_pgn_text(store: Store, game_id: str, site: str | None = None) -> str:
+    game = store.game(game_id)
+    if game is None:
+        raise UnknownGame(f"no game {game_id!r} in this store")
+    clocks, comments = _parts(store, game)
+    return game_pgn(game, store.tournament(), clocks=clocks, comments=comments, site=site)
+
+
+def event_game_ids(store: Store, tournament: Tournament | None) -> list[str]:
+    """Every game of the event in (round, board) order: the round robin's boards and the
+    playoff games paired so far (by id, without scanning the log), else every stream's."""
+    if tournament is None:
+        return store.game_ids()
+    boards = table_size(len(tournament.players)) // 2
+    ids = [f"{r}.{b}" for r in range(1, tournament.rounds + 1) for b in range(1, boards + 1)]
+    ids += [gid for playoff in tournament.playoffs for gid in playoff.game_ids()]
+    return ids
+
+
+def started_games(store: Store, game_ids: list[str]) -> list[Game]:
+    return [g for g in (store.game(i) for i in sorted(game_ids, key=game_order)) if g is not None]
+
+
+def pgn_of_games(store: Store, games: list[Game], site: str | None = None) -> str:
+    parts = {g.game_id: _parts(store, g) for g in games}
+    clocks = {gid: clocks for gid, (clocks, _) in parts.items()}
+    comments = {gid: comments for gid, (_, comments) in parts.items()}
+    return games_pgn(games, store.tournament(), clocks, comments, site)
+
+
+def round_game_ids(store: Store, round_no: int) -> list[str]:
+    """The games of a round of the round robin (``<round>.<board>``)."""
+    tournament = store.tournament()
+    if tournament is None or not 1 <= round_no <= tournament.rounds:
+        rounds = tournament.rounds if tournament else 0
+        raise UnknownGame(f"no round {round_no} in this store (rounds 1 to {rounds})")
+    boards = table_size(len(tournament.players)) // 2
+    return [f"{round_no}.{b}" for b in range(1, boards + 1)]
 
 
 def event_games(store: Store) -> list[Game]:
-    return [g for g in (store.game(i) for i in store.game_ids()) if g is not None]
+    """Every game with a stream (imported, played or playoff), in round and board order."""
+    return started_games(store, store.game_ids())
 
 
-def store_event_pgn(store: Store, site: str = "?") -> str:
-    games = event_games(store)
-    clocks = {g.game_id: clock_after_ply(store, g) for g in games}
-    return event_pgn(games, store.tournament(), clocks, site)
+def store_event_pgn(store: Store, site: str | None = None) -> str:
+    """Every game of the store as PGN, in round and board order."""
+    return pgn_of_games(store, event_games(store), site)

@@ -26,7 +26,8 @@ the file imports); a null move (``--``, ``Z0``: a pass) is refused like any
 illegal move.
 
 Game ids come from the Round tag when it reads ``<round>.<board>`` (as in
-the 2013 file); a bare round number gets the next free board of that round.
+the 2013 file); a bare round number takes its board from the Board tag, or
+the next free board of that round without one.
 
 When the store holds no tournament, the file creates it first: the players
 (FIDE ID, title, rating and federation from the tags when present), the number
@@ -240,6 +241,9 @@ def parse_file(text: str) -> list[Parsed]:
         match = _ROUND.fullmatch(str(pgn.headers.get("Round", "")).strip())
         round_no = int(match[1]) if match and int(match[1]) > 0 else None
         board_no = int(match[2]) if match and match[2] else None
+        board_tag = str(pgn.headers.get("Board", "")).strip()
+        if board_no is None and board_tag.isdigit() and int(board_tag) > 0:
+            board_no = int(board_tag)  # Round and Board apart, as federations write them
         out.append(Parsed(len(out) + 1, pgn, round_no, board_no))
 
 

@@ -16,10 +16,15 @@ from engine.tournament.pairing import table_size
 from engine.tournament.schedule import schedule_view, tournament_schedule
 from engine.tournament.tournament import Tournament
 from projections.arbiter_report import report_entries
-from projections.clock import clock_report, device_view, game_at, move_clocks
+from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
-from projections.pgn import game_pgn
 from projections.standings import crosstable, standings
+
+
+def _view(source: Any) -> Any:
+    """A store's default tournament (its streams under the engine's names, docs/scale.md);
+    a world that is not a store as it is."""
+    return source.view() if isinstance(source, Store) else source
 
 
 def one_look(source: Any) -> AbstractContextManager[Any]:
@@ -60,7 +65,7 @@ def _game_object_now(store: Store, game_id: str) -> dict[str, Any]:
 
 
 def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
-    events = store.stream(game_stream(game_id))
+    events = _view(store).stream(game_stream(game_id))
     game = game_at(events, at_ms)
     if game is None:
         raise UnknownGame(f"no game {game_id!r} in this store")
@@ -78,21 +83,41 @@ def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
 
 def game_clock_report(store: Store, game_id: str) -> list[dict[str, Any]]:
     """Per ply, the recorded clock next to the regulation clock (``projections.clock``)."""
-    events = store.stream(game_stream(game_id))
+    events = _view(store).stream(game_stream(game_id))
     if not events:
         raise UnknownGame(f"no game {game_id!r} in this store")
     return clock_report(events, store.readings(game_id))
 
 
-def game_pgn_text(store: Store, game_id: str) -> str:
-    game = store.game(game_id)
-    if game is None:
-        raise UnknownGame(f"no game {game_id!r} in this store")
-    tournament = store.tournament()
-    names = {p.id: p.name for p in tournament.players} if tournament else {}
-    event = tournament.name if tournament else "?"
-    clocks = move_clocks(store.stream(game_stream(game_id)))
-    return game_pgn(game, event=event, names=names, clocks_ms=clocks)
+def tournament_object(store: Store) -> dict[str, Any]:
+    """The event: name, place, rules, dates, its players (with their drawn numbers once
+    the lots are drawn, 3.4) and arbiters."""
+    tournament = _require_tournament(store)
+    numbers = tournament.numbers or {}
+    return {
+        "tournament": tournament.id,
+        "name": tournament.name,
+        "site": tournament.pgn_site(),
+        "city": tournament.city or None,
+        "country": tournament.country or None,
+        "rules": tournament.rules,
+        "start_date": tournament.start_date,
+        "cycles": tournament.cycles,
+        "rounds": tournament.rounds,
+        "players": [
+            {
+                "id": p.id,
+                "name": p.name,
+                "title": p.title or None,
+                "federation": p.federation,
+                "rating": p.rating,
+                "fide_id": p.fide_id or None,
+                "number": numbers.get(p.id),
+            }
+            for p in tournament.players
+        ],
+        "arbiters": [{"id": a.id, "name": a.name, "role": a.role} for a in tournament.arbiters],
+    }
 
 
 def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
@@ -154,7 +179,7 @@ def incidents_object(store: Store) -> dict[str, Any]:
     """The incident book: its entries in time order with their articles, every incident
     as recorded, and who is out of the playing area now, with whom (3.9.2 c)."""
     tournament = _require_tournament(store)
-    recorded = store.stream(INCIDENTS_STREAM)
+    recorded = _view(store).stream(INCIDENTS_STREAM)
     book = store.incident_book()
     return {
         "tournament": tournament.id,

@@ -12,8 +12,8 @@ instant as they would reach the engine live. What is real and what is
 generated (the header of the log says the same):
 
 - real: the players, their ratings (FIDE list of March 2013), the pairings
-  (the Berger numbers of the real drawing of lots, and the real order of the
-  rounds: 3.2), every move, every result, the dates of the rounds (14:00
+  (the Berger numbers of the real drawing of lots, the real order of the
+  rounds and the boards as published: 3.2), every move, every result, the dates of the rounds (14:00
   London time);
 - generated, deterministically from each game's id: every thinking time and
   so every clock reading (the real clock times were not published; a reading
@@ -135,7 +135,8 @@ class SourceGame:
     moves: list[chess.Move]
     start_ms: int
     source_id: str = ""
-    """The PGN's Round tag (the engine's game id follows the table's boards)."""
+    """The PGN's Round tag (the engine's game id: the same, once the boards are renumbered
+    as published)."""
 
 
 def source_games(path: Path = SOURCE_PGN) -> list[SourceGame]:
@@ -200,9 +201,28 @@ def drawing_of_lots(games: list[SourceGame]) -> Inferred:
     return inferred
 
 
+def published_boards(
+    games: list[SourceGame], pairings: dict[str, tuple[str, str]]
+) -> dict[str, tuple[int, ...]]:
+    """Round -> the published board of each table board, for the rounds where they differ
+    (the source's Round tags are ``<round>.<board>`` as published)."""
+    published = {(g.round, g.white, g.black): int(g.game.split(".")[1]) for g in games}
+    out: dict[str, tuple[int, ...]] = {}
+    for round_no in sorted({g.round for g in games}):
+        table = sorted(
+            (int(gid.split(".")[1]), players)
+            for gid, players in pairings.items()
+            if gid.split(".")[0] == str(round_no)
+        )
+        order = tuple(published.get((round_no, *players), board) for board, players in table)
+        if order != tuple(board for board, _ in table):
+            out[str(round_no)] = order
+    return out
+
+
 def assign_game_ids(games: list[SourceGame], pairings: dict[str, tuple[str, str]]) -> None:
-    """Each source game gets the engine's id of its pairing (the published board order
-    of a round is not the table's); the PGN's Round tag is kept as ``source_id``."""
+    """Each source game gets the engine's id of its pairing (the published board, once
+    ``BoardsRenumbered`` is recorded); the PGN's Round tag is kept as ``source_id``."""
     by_players = {
         (int(game_id.split(".")[0]), white, black): game_id
         for game_id, (white, black) in pairings.items()
@@ -489,6 +509,23 @@ def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
         )
     tournament = store.tournament()
     assert tournament is not None
+    boards = published_boards(games, tournament.pairings())
+    if boards:
+        # 3.2: the boards as London 2013 published them (the PGN's Round tags), so that
+        # the sample's 2.1 is the official 2.1, as import-pgn of the same file gives it
+        apply(
+            store,
+            draw_at,
+            {
+                "cmd": "renumber_boards",
+                "tournament": TOURNAMENT,
+                "boards": {r: list(order) for r, order in boards.items()},
+                "reason": "the boards of each round as London 2013 published them",
+                "by": "chief",
+            },
+        )
+        tournament = store.tournament()
+        assert tournament is not None
     assign_game_ids(games, tournament.pairings())
     for _, round_games in rounds(games):
         play_round(store, round_games)

@@ -152,9 +152,15 @@ class TournamentCreated(Event):
     """ISO date of the arrival day (3.2: day 1 of 22)."""
     cycles: int
     players: tuple[dict[str, Any], ...]
-    """Each ``{"id", "name", "federation", "rating"}``; rating may be fractional (2.3)."""
+    """Each ``{"id", "name", "federation", "rating"}``, and ``fide_id`` and ``title``
+    when given; rating may be fractional (2.3)."""
     arbiters: tuple[dict[str, Any], ...]
     """Each ``{"id", "name", "role": "chief"|"deputy"|"advisor"}``."""
+    site: str = ""
+    """Where the event is played, as the PGN ``Site`` tag gives it (empty: not given)."""
+    city: str = ""
+    country: str = ""
+    """The host city and country (a FIDE federation code, e.g. ``ENG``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -440,6 +446,17 @@ class RoundsReordered(Event):
     Recorded by an import whose games follow the table in another order."""
 
     order: tuple[int, ...]
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardsRenumbered(Event):
+    """The boards of some rounds are numbered as the organisers published them, not in
+    the pairing table's order (3.2: the playing schedule is the organisers'): in round
+    ``r`` (as played), the table's board ``b`` is played as board ``boards[str(r)][b-1]``.
+    Game ids (``<round>.<board>``) follow the published numbers."""
+
+    boards: dict[str, tuple[int, ...]]
     reason: str
 
 

@@ -53,6 +53,7 @@ def not_started_view(game_id: str, white: str, black: str, time_control: str) ->
         "illegal_moves": {"white": 0, "black": 0},
         "corrections": [],
         "flag_rulings": [],
+        "open_flag_alerts": [],
     }
 
 
@@ -84,6 +85,7 @@ def game_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
     view.update(claims_view(game.record))
     view["corrections"] = [correction_view(c) for c in game.corrections]
     view["flag_rulings"] = [flag_ruling_view(r) for r in game.flag_rulings]
+    view["open_flag_alerts"] = list(game.open_flag_alerts)
     return view
 
 

@@ -1,22 +1,35 @@
-"""PGN export of a game: the seven standard tags, TimeControl, the moves, the result.
+"""The one PGN writer: ``candidates pgn``, ``candidates event-pgn`` and the gateway's live PGN.
 
-The arbiter's corrections (``correct_moves``, ``correct_result``) are written as
-comments at the point of correction: after the last move that stood (before the
-first move when the whole line was replaced), and after the last move for a
-result, each naming the arbiter, the instant, what was replaced and the reason.
+Each game is written in the PGN export format with the tags federations and
+broadcast platforms read:
+
+- the Seven Tag Roster: ``Event``, ``Site`` (the tournament's, ``Tournament.pgn_site``),
+  ``Date``, ``Round`` (the round number alone; a playoff game's stage before
+  it, ``rapid 1``), ``White``, ``Black``, ``Result`` (``*`` while in progress);
+- ``Board``; ``WhiteTitle``/``BlackTitle``, ``WhiteElo``/``BlackElo``,
+  ``WhiteFideId``/``BlackFideId``, ``WhiteFed``/``BlackFed`` where known;
+  ``EventDate``, ``TimeControl``, ``Termination`` (the standard's words, once
+  the game is over), ``PlyCount``;
+- after every move whose clock is known, the mover's remaining time as
+  ``[%clk h:mm:ss]`` (written by python-chess, ``GameNode.set_clock``);
+- the arbiters' record as comments at the ply it happened after (claims,
+  rulings, illegal moves, clock penalties: ``projections.pgn_comments``); a
+  comment before the first move is the game's opening comment.
+
+Pure: the adapters give the games, their clocks and their comments. All
+durations are integer milliseconds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 import chess
 import chess.pgn
 
-from engine.events import MovesCorrected, ResultCorrected
 from engine.game.state import Game
-from engine.timefmt import clock_text, format_instant
+from engine.tournament.tournament import Player, Tournament
 
 PGN_TERMINATION = {
     "time_forfeit": "time forfeit",
@@ -30,78 +43,116 @@ PGN_TERMINATION = {
 }
 """Our termination names -> the PGN standard's Termination values (8.1.1.7); else normal."""
 
-
-def correction_comment(event: MovesCorrected | ResultCorrected) -> str:
-    """A correction in words, for a PGN comment (no braces inside)."""
-    who = f"{event.arbiter}, {format_instant(event.at_ms)}"
-    if isinstance(event, MovesCorrected):
-        was = " ".join(event.replaced_san) or "no move"
-        now = " ".join(event.san) or "no move"
-        text = (
-            f"Corrected by the arbiter ({who}): the moves after ply {event.from_ply} were "
-            f"{was}, now {now}"
-        )
-        if event.white_ms is not None or event.black_ms is not None:
-            shown = [
-                f"{side} {clock_text(ms)}"
-                for side, ms in (("white", event.white_ms), ("black", event.black_ms))
-                if ms is not None
-            ]
-            text += "; clock set to " + ", ".join(shown)
-    else:
-        was = f"{event.replaced_result} ({event.replaced_termination})"
-        now = f"{event.result} ({event.termination})" if event.result else "withdrawn, play resumed"
-        text = f"Result corrected by the arbiter ({who}): {was}, now {now}"
-    reason = event.reason.replace("{", "(").replace("}", ")").rstrip(". ")
-    return f"{text}. Reason: {reason}."
+ClockAfterPly = Mapping[int, int]
+"""Ply -> the remaining time (ms) of the side that made that move, just after it."""
+CommentsAtPly = Mapping[int, Sequence[str]]
+"""Ply -> comments on what happened after that move (0: before the first move)."""
 
 
 def pgn_date(at_ms: int) -> str:
     return datetime.fromtimestamp(at_ms / 1000, tz=UTC).strftime("%Y.%m.%d")
 
 
+def round_and_board(game: Game) -> tuple[str, str]:
+    """The Round and Board tags: the game's own numbers, else those of its id."""
+    id_round, _, id_board = game.game_id.partition(".")
+    round_no = str(game.round) if game.round else (id_round or "?")
+    board_no = str(game.board) if game.board else (id_board or "?")
+    if game.stage != "tournament":
+        round_no = f"{game.stage} {round_no}"
+    return round_no, board_no
+
+
+def _elo(rating: float) -> str:
+    return str(int(rating)) if float(rating).is_integer() else f"{rating}"
+
+
+def _player_tags(headers: chess.pgn.Headers, colour: str, player: Player | None) -> None:
+    if player is None:
+        return
+    if player.title:
+        headers[f"{colour}Title"] = player.title
+    if player.rating:
+        headers[f"{colour}Elo"] = _elo(player.rating)
+    if player.fide_id:
+        headers[f"{colour}FideId"] = player.fide_id
+    if player.federation:
+        headers[f"{colour}Fed"] = player.federation
+
+
+def _comment_text(text: str) -> str:
+    """A PGN comment cannot hold a closing brace."""
+    return text.replace("}", ")").replace("{", "(")
+
+
 def game_pgn(
     game: Game,
+    tournament: Tournament | None = None,
     *,
-    event: str = "?",
-    site: str = "?",
-    names: dict[str, str] | None = None,
-    clocks_ms: Sequence[int | None] | None = None,
+    clocks: ClockAfterPly | None = None,
+    comments: CommentsAtPly | None = None,
+    site: str | None = None,
 ) -> str:
-    """The game as PGN text (export format).
+    """One game as PGN text (export format, no trailing blank line).
 
-    ``clocks_ms``: the mover's clock after each ply (``projections.clock.move_clocks``),
-    written as ``[%clk h:mm:ss]`` after every move (PGN supplement, 2001).
-    """
-    names = names or {}
+    ``site`` overrides the tournament's Site."""
     board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
     pgn = chess.pgn.Game()
-    pgn.headers["Event"] = event
-    pgn.headers["Site"] = site
-    pgn.headers["Date"] = pgn_date(game.started_at_ms) if game.started_at_ms else "????.??.??"
-    pgn.headers["Round"] = game.game_id
-    pgn.headers["White"] = names.get(game.white, game.white)
-    pgn.headers["Black"] = names.get(game.black, game.black)
-    pgn.headers["Result"] = game.result
-    pgn.headers["TimeControl"] = game.time_control
+    players = {p.id: p for p in tournament.players} if tournament else {}
+    white, black = players.get(game.white), players.get(game.black)
+    round_no, board_no = round_and_board(game)
+    headers = pgn.headers
+    headers["Event"] = tournament.name if tournament else "?"
+    headers["Site"] = site or (tournament.pgn_site() if tournament else "?")
+    headers["Date"] = pgn_date(game.started_at_ms) if game.started_at_ms else "????.??.??"
+    headers["Round"] = round_no
+    headers["White"] = white.name if white else game.white
+    headers["Black"] = black.name if black else game.black
+    headers["Result"] = game.result
+    headers["Board"] = board_no
+    _player_tags(headers, "White", white)
+    _player_tags(headers, "Black", black)
+    if tournament is not None:
+        headers["EventDate"] = tournament.start_date.replace("-", ".")
+    headers["TimeControl"] = game.time_control
+    if game.termination and game.result != "*":
+        headers["Termination"] = PGN_TERMINATION.get(game.termination, "normal")
+    headers["PlyCount"] = str(game.ply)
     if game.initial_fen:
         pgn.setup(board)
-    if game.termination:
-        pgn.headers["Termination"] = PGN_TERMINATION.get(game.termination, "normal")
-    notes: dict[int, list[str]] = {}
-    for correction in game.corrections:
-        if isinstance(correction, MovesCorrected):
-            ply = min(correction.from_ply, len(game.moves))
-        else:
-            ply = len(game.moves)
-        notes.setdefault(ply, []).append(correction_comment(correction))
+    at_ply: dict[int, list[str]] = {}
+    for ply, texts in sorted((comments or {}).items()):
+        at_ply.setdefault(min(max(0, ply), len(game.moves)), []).extend(texts)
+    if at_ply.get(0):
+        pgn.comment = " ".join(_comment_text(c) for c in at_ply[0])
     node: chess.pgn.GameNode = pgn
-    pgn.comment = " ".join(notes.get(0, []))
-    for index, uci in enumerate(game.moves):
+    for ply, uci in enumerate(game.moves, start=1):
         node = node.add_variation(chess.Move.from_uci(uci))
-        clock_ms = clocks_ms[index] if clocks_ms and index < len(clocks_ms) else None
-        parts = [f"[%clk {clock_text(clock_ms)}]"] if clock_ms is not None else []
-        parts.extend(notes.get(index + 1, []))
-        node.comment = " ".join(parts)
+        if at_ply.get(ply):
+            node.comment = " ".join(_comment_text(c) for c in at_ply[ply])
+        if clocks is not None and ply in clocks:
+            node.set_clock(max(0, clocks[ply]) / 1000)
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
     return pgn.accept(exporter)
+
+
+def games_pgn(
+    games: Sequence[Game],
+    tournament: Tournament | None,
+    clocks: Mapping[str, ClockAfterPly] | None = None,
+    comments: Mapping[str, CommentsAtPly] | None = None,
+    site: str | None = None,
+) -> str:
+    """Every game, in the order given (round, board), separated by blank lines."""
+    clocks, comments = clocks or {}, comments or {}
+    texts = [
+        game_pgn(
+            g,
+            tournament,
+            clocks=clocks.get(g.game_id),
+            comments=comments.get(g.game_id),
+            site=site,
+        )
+        for g in games
+    ]
+    return "\n\n".join(texts) + ("\n" if texts else "")

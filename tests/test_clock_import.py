@@ -7,8 +7,9 @@ from pathlib import Path
 
 import chess.pgn
 
+from adapters.event_export import game_pgn_text
 from adapters.pgn_import import import_pgn
-from adapters.queries import game_clock_report, game_object, game_pgn_text
+from adapters.queries import game_clock_report, game_object
 from adapters.store import Store
 from tests.helpers import at, ok, paired_tournament
 from tests.world import World
@@ -70,9 +71,10 @@ def test_pgn_export_writes_clk_after_every_move_and_reads_back(
     for i, move in enumerate(["e4", "e5", "Nf3", "Nc6"], start=1):
         ok(world, {"cmd": "play_move", "game": "1.1", "move": move, "at": at(i * 61.5)})
     text = game_pgn_text(world, "1.1")
-    assert "1. e4 { [%clk 1:58:58.500] } 1... e5 { [%clk 1:58:58.500] }" in text
+    assert "1. e4 { [%clk 1:58:58.5] } 1... e5 { [%clk 1:58:58.5] }" in text
+    assert '[Round "1"]' in text and '[Board "1"]' in text
     path = tmp_path / "one.pgn"
-    path.write_text(text.replace('[Round "1.1"]', '[Round "3.1"]'))
+    path.write_text(text.replace('[Round "1"]', '[Round "3"]'))
     with Store(str(tmp_path / "other.sqlite")) as other:
         import_pgn(other, path)
         exported = game_object(world, "1.1")["clock"]

@@ -13,9 +13,9 @@ from adapters.event_export import event_games
 from adapters.queries import standings_object
 from adapters.replay import Pace, replay
 from adapters.replay_log import read_log
-from adapters.sample import SAMPLE_LOG
-from adapters.store import Store
-from projections.event_pgn import clk, event_game_pgn, event_pgn
+from adapters.sample import SAMPLE_LOG, source_games
+from adapters.store import Store, game_order
+from projections.pgn import game_pgn, games_pgn
 from tests.helpers import at, ok, paired_tournament, play
 
 
@@ -29,17 +29,23 @@ def event_store(tmp_path_factory) -> Store:
 
 
 class TestClockComments:
-    def test_clk_is_h_mm_ss_as_candidates_pgn_writes_it(self) -> None:
-        assert clk(7_200_000) == "2:00:00"
-        assert clk(3_599_500) == "0:59:59.500"
-        assert clk(-5) == "0:00:00"
+    def test_clk_is_h_mm_ss_with_a_fraction_only_when_there_is_one(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        play(sqlite_store, "1.1", "e4 e5 Nf3")
+        game = sqlite_store.game("1.1")
+        text = game_pgn(game, clocks={1: 7_200_000, 2: 3_599_500, 3: -5})
+        assert "{ [%clk 2:00:00] }" in text and "{ [%clk 0:59:59.5] }" in text
+        assert "{ [%clk 0:00:00] }" in text
 
     def test_each_move_carries_the_movers_clock_when_known(self, sqlite_store: Store) -> None:
         paired_tournament(sqlite_store)
         ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
         play(sqlite_store, "1.1", "e4 e5 Nf3")
         game = sqlite_store.game("1.1")
-        text = event_game_pgn(game, sqlite_store.tournament(), {1: 7_190_000, 2: 7_185_500})
+        text = game_pgn(game, sqlite_store.tournament(), clocks={1: 7_190_000, 2: 7_185_500})
         parsed = chess.pgn.read_game(io.StringIO(text))
         clocks = [node.clock() for node in parsed.mainline()]
         assert clocks == [7190.0, 7185.5, None]
@@ -49,7 +55,7 @@ class TestClockComments:
 class TestWholeEvent:
     def test_every_game_in_round_and_board_order(self, event_store: Store) -> None:
         games = event_games(event_store)
-        text = event_pgn(games, event_store.tournament())
+        text = games_pgn(games, event_store.tournament())
         handle = io.StringIO(text)
         parsed = []
         while (game := chess.pgn.read_game(handle)) is not None:
@@ -58,6 +64,20 @@ class TestWholeEvent:
         rounds = [int(g.headers["Round"]) for g in parsed]
         assert rounds == sorted(rounds)
         assert all(not g.errors for g in parsed)
+
+    def test_3_2_the_sample_numbers_the_boards_as_london_2013_published_them(
+        self, event_store: Store
+    ) -> None:
+        """The demo's 2.1 is the official 2.1 (Aronian - Gelfand), as import-pgn gives it,
+        though the pairing table puts Carlsen - Kramnik on its board 1 of round 2."""
+        sources = source_games()
+        assert len(sources) == 56
+        for src in sources:
+            game = event_store.game(src.game)
+            assert game is not None and (game.white, game.black) == (src.white, src.black)
+        text = games_pgn(event_games(event_store), event_store.tournament())
+        tags = [f"{g.headers['Round']}.{g.headers['Board']}" for g in parse_all(io.StringIO(text))]
+        assert tags == [src.game for src in sorted(sources, key=lambda s: game_order(s.game))]
 
     def test_3_7_b_the_replayed_event_is_won_by_carlsen_on_wins(self, event_store: Store) -> None:
         table = standings_object(event_store)
@@ -74,3 +94,10 @@ class TestWholeEvent:
         text = table.read_text()
         assert "Carlsen, Magnus" in text and "crosstable after round 14" in text
         assert "Winner: carlsen (decided by wins)" in text
+
+
+def parse_all(handle: io.StringIO) -> list[chess.pgn.Game]:
+    games = []
+    while (game := chess.pgn.read_game(handle)) is not None:
+        games.append(game)
+    return games

@@ -103,7 +103,8 @@ class TestRoles:
         with RunningGateway(started.url) as gw, Peer(gw) as peer:
             before = started.count()
             peer.send(command("m1", E4))
-            assert peer.next("error")["code"] == "forbidden"
+            assert (error := peer.next("error"))["code"] == "not_subscribed"
+            assert "subscribe first" in error["message"]
             assert started.count() == before
 
     def test_an_unknown_token_is_refused(self, started: Store) -> None:
@@ -114,7 +115,7 @@ class TestRoles:
             assert ARBITER_TOKEN[:-1] not in error["message"]
             assert [f for f in peer.quiet(0.2) if f["op"] == "snapshot"] == []
             peer.send(command("m1", E4))
-            assert peer.next("error")["code"] == "forbidden"
+            assert peer.next("error")["code"] == "not_subscribed"
 
     def test_a_token_bound_to_an_arbiter_cannot_act_as_another(self, started: Store) -> None:
         with RunningGateway(started.url) as gw, Peer(gw) as desk:
@@ -215,7 +216,7 @@ class TestMalformedFrames:
             peer.send_raw(b"\xff\xfe")
             assert peer.next("error")["code"] == "malformed_frame"
             peer.send({"op": "command", "id": "x", "command": "play e4"})
-            assert peer.next("error")["code"] == "forbidden"
+            assert peer.next("error")["code"] == "not_subscribed"
 
     def test_a_command_that_is_not_a_map_is_refused(self, started: Store) -> None:
         with RunningGateway(started.url) as gw, Peer(gw) as desk:

@@ -33,6 +33,7 @@ from tests.helpers import ok, paired_tournament
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
+PHONE_WIDTH = 420
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (make browser installs Debian's chromium)"
@@ -42,7 +43,7 @@ pytestmark = pytest.mark.skipif(
 class Browser:
     """Headless Chromium with one page, driven over the DevTools protocol."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, phone: bool = False) -> None:
         self.profile = tempfile.mkdtemp(prefix="candidates-chromium-")
         self.proc = subprocess.Popen(
             [
@@ -70,6 +71,15 @@ class Browser:
         page = self._page_target()
         self.ws = connect(page["webSocketDebuggerUrl"], max_size=2**26).__enter__()
         self.ids = itertools.count(1)
+        if phone:  # a phone held upright: 420 CSS pixels wide, a touch screen
+            self.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=PHONE_WIDTH,
+                height=900,
+                deviceScaleFactor=1,
+                mobile=True,
+            )
+            self.call("Page.reload")
 
     def _devtools_port(self) -> int:
         assert self.proc.stderr is not None
@@ -234,7 +244,7 @@ def test_3_9_2_b_the_chief_arbiter_rules_on_a_claim_from_the_desk(live_game: Sto
         browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
         try:
             row = "document.querySelector('#claims tr[data-claim]')"
-            assert "threefold_repetition" in browser.wait_for(f"{row}?.textContent")
+            assert "threefold repetition" in browser.wait_for(f"{row}?.textContent")
             assert "claim_pending" in browser.wait_for(
                 "document.querySelector('#alerts li')?.textContent"
             )
@@ -312,6 +322,122 @@ def test_two_tournaments_all_boards_and_the_tournament_switcher(sqlite_store: St
                 ".map(td => td.textContent).join(' ')"
             )
             assert "Player W1" in names and "Carlsen" not in names
+        finally:
+            browser.close()
+
+
+REPETITION = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]
+"""The starting position a third time, White to move: a threefold repetition (Laws 9.2)."""
+
+OVERFLOWING = """[...document.querySelectorAll('body *')]
+  .filter(e => !e.closest('.scroll') && e.getBoundingClientRect().width > 0)
+  .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5
+            || e.getBoundingClientRect().left < -0.5)
+  .map(e => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 30))"""
+
+
+def test_the_page_on_a_phone_shows_names_moves_results_in_words_and_clips_nothing(
+    live_game: Store,
+) -> None:
+    for n, move in enumerate(["e4", "c5", "Nf3"]):
+        ok(live_game, {"cmd": "play_move", "game": "1.1", "move": move, "at": now_at(n * 0.01)})
+    ok(live_game, {"cmd": "start_game", "game": "1.2", "at": now_at()})
+    for n, move in enumerate(REPETITION):
+        ok(live_game, {"cmd": "play_move", "game": "1.2", "move": move, "at": now_at(n * 0.01)})
+    claim = {"cmd": "claim_draw", "game": "1.2", "by": "white", "kind": "threefold_repetition"}
+    ok(live_game, {**claim, "at": now_at(0.1)})
+    ok(
+        live_game,
+        {
+            "cmd": "rule_claim",
+            "game": "1.2",
+            "claim": "1",
+            "decision": "accepted",
+            "arbiter": "chief",
+            "at": now_at(0.2),
+        },
+    )
+    with RunningGateway(live_game.url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/", phone=True)
+        try:
+            browser.wait_for(f"innerWidth === {PHONE_WIDTH} && document.readyState === 'complete'")
+            browser.wait_for(f"{card('1.1', '.name')}?.textContent === 'Carlsen, Magnus'")
+            assert browser.js(f"{card('1.1', '.player.white .name')}.textContent") == (
+                "Aronian, Levon"
+            )
+            moves = browser.js(f"{card('1.1', '.movelist')}.innerText").split()
+            assert moves == ["e4", "c5", "Nf3"]
+            result = browser.wait_for(f"{card('1.2', '.result')}?.textContent")
+            assert result == "1/2-1/2 · draw by threefold repetition, claimed"
+            assert browser.js(f"{card('1.2', 'a.pgn')}.getAttribute('href')") == (
+                "/pgn/games/1.2.pgn"
+            )
+            browser.wait_for("!!document.querySelector('#standings table')")
+            assert browser.js("document.documentElement.scrollWidth") <= PHONE_WIDTH
+            assert browser.js(OVERFLOWING) == []
+            # the board and its move list sit side by side within the card
+            board = browser.js(f"{card('1.1', '.board')}.getBoundingClientRect().toJSON()")
+            listed = browser.js(f"{card('1.1', '.movelist')}.getBoundingClientRect().toJSON()")
+            assert listed["left"] >= board["right"] and listed["top"] == board["top"]
+            browser.js("window.scrollTo(0, 0)")
+            browser.screenshot(OUTPUT / "gateway-phone.png")
+            browser.js("document.getElementById('standings').scrollIntoView()")
+            browser.screenshot(OUTPUT / "gateway-phone-standings.png")
+        finally:
+            browser.close()
+
+
+def test_an_illegal_move_a_clock_and_a_correction_are_ruled_from_the_desks_buttons(
+    live_game: Store,
+) -> None:
+    ok(live_game, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at()})
+    with RunningGateway(live_game.url, public_delay_s=900) as gw:
+        browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
+        try:
+            browser.wait_for("document.getElementById('ruling-game').value === '1.1'")
+            browser.js("document.getElementById('ruling-side').value = 'black'")
+            browser.js("document.querySelector('[data-ruling=illegal_move]').click()")
+            built = json.loads(browser.js("document.getElementById('command-text').value"))
+            assert {k: built[k] for k in ("cmd", "game", "by", "arbiter")} == {
+                "cmd": "record_illegal_move",
+                "game": "1.1",
+                "by": "black",
+                "arbiter": "chief",
+            }
+            assert "check it, then Send" in browser.js(
+                "document.getElementById('command-note').textContent"
+            )
+            browser.js("document.querySelector('#command button').click()")
+            line = browser.wait_for("document.querySelector('#results li')?.textContent")
+            assert "ok (IllegalMoveRecorded" in line, line
+            view = game_object(live_game, "1.1")
+            assert view["illegal_moves"] == {"white": 0, "black": 1}
+            # Laws 7.4 (2009): two minutes for the opponent, on White's clock
+            browser.js("document.getElementById('ruling-seconds').value = '-30'")
+            browser.js("document.getElementById('ruling-reason').value = 'clock set wrongly'")
+            browser.js("document.querySelector('[data-ruling=adjust_clock]').click()")
+            browser.js("document.querySelector('#command button').click()")
+            browser.wait_for(
+                "[...document.querySelectorAll('#results li')]"
+                ".some(li => li.textContent.includes('ok (ClockAdjusted)'))"
+            )
+            # Laws 7.4 a: the record said 1. e4; the board shows 1. d4
+            browser.js("document.getElementById('ruling-ply').value = '0'")
+            browser.js("document.getElementById('ruling-moves').value = 'd4'")
+            browser.js("document.getElementById('ruling-reason').value = 'e4 was misrecorded'")
+            browser.js("document.querySelector('[data-ruling=correct_moves]').click()")
+            built = json.loads(browser.js("document.getElementById('command-text').value"))
+            assert (built["cmd"], built["from_ply"], built["moves"]) == ("correct_moves", 0, ["d4"])
+            browser.js("document.querySelector('#command button').click()")
+            browser.wait_for(
+                "[...document.querySelectorAll('#results li')]"
+                ".some(li => li.textContent.includes('ok (MovesCorrected'))"
+            )
+            assert game_object(live_game, "1.1")["moves"] == ["d4"]
+            browser.wait_for(
+                f"{card('1.1', '.corrected')}?.textContent === 'corrected by the arbiter'"
+            )
+            browser.screenshot(OUTPUT / "gateway-arbiter-rulings.png")
         finally:
             browser.close()
 

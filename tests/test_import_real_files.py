@@ -19,6 +19,7 @@ from adapters.queries import standings_object
 from adapters.store import Store
 from engine.events import ClockReadingRecorded, ResultRecorded, game_stream
 from engine.tournament.berger_inference import infer_numbers
+from projections.pgn import game_pgn
 from tests.pgn_files import WOMEN_2019, double_round_robin, pgn
 
 
@@ -305,12 +306,10 @@ def test_free_text_time_controls_are_read_and_an_unreadable_one_is_named(
 def test_fide_id_and_title_are_kept_and_written_back_in_the_event_pgn(
     sqlite_store: Store, tmp_path: Path
 ) -> None:
-    from projections.event_pgn import event_game_pgn
-
     import_pgn(sqlite_store, write(tmp_path, pgn(double_round_robin(WOMEN_2019, goryachkina_wins))))
     game = sqlite_store.game("1.1")
     assert game is not None
-    text = event_game_pgn(game, sqlite_store.tournament())
+    text = game_pgn(game, sqlite_store.tournament())
     assert '[WhiteFideId "4147103"]' in text and '[WhiteTitle "GM"]' in text
 
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from adapters.audit import INTEGRITY, RULE, audit_store
-from adapters.queries import game_object, game_pgn_text, standings_object
+from adapters.event_export import game_pgn_text
+from adapters.queries import game_object, standings_object
 from adapters.store import Store
 from tests.helpers import at, ok, paired_tournament, refused
 

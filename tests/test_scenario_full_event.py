@@ -514,7 +514,7 @@ class FullEvent:
         first, second = games[0][0], games[1][0]
         plays, _ = moves(first, ["e4", "e5", "Nf3"], PLAYOFF_DAY, 600, 20, 30)
         event.apply([{"cmd": "start_game", "game": first, "at": at(PLAYOFF_DAY, 600)}, *plays])
-        view = event.game(first)
+        view = event.game(first, "last")  # at its last move, not now
         assert view["time_control"] == "1500+10"
         # 3.7.1.a: 10 s added after every move from move 1.
         assert view["clock"]["white_ms"] == 1_500_000 - 2 * 20_000 + 2 * 10_000
@@ -585,7 +585,7 @@ class FullEvent:
                 {"cmd": "start_game", "game": game_id, "at": at(PLAYOFF_DAY, 21 * 3600 + 60)},
             ]
         )
-        view = event.game(game_id)
+        view = event.game(game_id, "last")  # at its start, not now
         assert (view["white"], view["black"]) == (lot_winner, other)
         assert view["clock"]["white_ms"] == 5 * MIN and view["clock"]["black_ms"] == 4 * MIN
         event.apply(

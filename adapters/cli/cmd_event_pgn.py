@@ -33,7 +33,9 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--out", default="-", help="the PGN file (default: standard output)")
     parser.add_argument("--crosstable", default=None, metavar="FILE", help="write it there too")
-    parser.add_argument("--site", default="?", help="the PGN Site tag")
+    parser.add_argument(
+        "--site", default=None, help="the PGN Site tag (default: the tournament's site)"
+    )
     add_store_option(parser)
     parser.set_defaults(func=run)
 

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.event_export import game_pgn_text
 from adapters.pgn_import import (
     ImportOptions,
     ImportReport,
@@ -15,7 +16,7 @@ from adapters.pgn_import import (
     import_pgn,
     players_file,
 )
-from adapters.queries import game_clock_report, game_object, game_pgn_text, standings_object
+from adapters.queries import game_clock_report, game_object, standings_object
 from engine.clock.time_control import read_time_control_text
 from engine.errors import MalformedCommand, UnknownGame
 from engine.rules import PROFILES
@@ -30,7 +31,8 @@ def register(sub: Any) -> None:
         "--at",
         metavar="INSTANT",
         help="show the game and its clocks as they stood at this ISO-8601 UTC instant, "
-        "or 'now' (a live game's clocks run on to the present; a fallen flag shows)",
+        "'now' (the clocks run on to the present; a fallen flag shows), or 'last' (at the "
+        "game's last event). Default: now for a game in progress, else its last event",
     )
     add_store_option(game)
     game.set_defaults(func=run_game)
@@ -185,10 +187,13 @@ def run_game(args: argparse.Namespace) -> int:
     at_ms = None
     if args.at == "now":
         at_ms = round(time.time() * 1000)
-    elif args.at:
+    elif args.at and args.at != "last":
         at_ms = parse_instant(args.at, "--at")
     with store_of(args) as store:
         view = game_object(store, args.game_id, at_ms)
+        if args.at is None and view["status"] == "in_progress":
+            # a game in progress: its clocks now, as the players see them
+            view = game_object(store, args.game_id, round(time.time() * 1000))
     if args.format == "json":
         print_json(view)
     else:

@@ -4,19 +4,29 @@ Connects to a running gateway (``candidates serve``), prints the position of
 each game it follows, then one line per move, result, claim and (for
 arbiters) alert. On a dropped connection it reconnects and resumes with
 ``since``, so no move is lost or printed twice.
+
+The clocks count down between moves: every ``--clock-every`` seconds (each
+second on a terminal, where one status line is redrawn in place) the running
+clock of every game in progress is shown as it stands now, run on from the
+last clock the gateway sent (at the feed's own instant: a public feed's
+``now`` is ``delay`` behind).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
+import time
 from typing import Any, TextIO
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from adapters.gateway.frames import MSGPACK, encode, messages
+from engine.errors import CommandRefused
+from engine.timefmt import parse_instant
 
 
 def register(sub: Any) -> None:
@@ -31,6 +41,14 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--deltas", type=int, default=None, metavar="N", help="stop after N deltas (scripts)"
     )
+    parser.add_argument(
+        "--clock-every",
+        type=float,
+        default=None,
+        metavar="S",
+        help="show the running clocks every S seconds (default: 1 on a terminal, where the "
+        "line is redrawn in place; else off; 0 turns it off)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -43,14 +61,30 @@ def clock_text(ms: object) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def clocks(game: dict[str, Any]) -> str:
-    clock = game.get("clock") or {}
+def clocks(game: dict[str, Any], now_ms: int | None = None) -> str:
+    """Both clocks and which one runs; with ``now_ms``, the running one run on to then."""
+    clock = dict(game.get("clock") or {})
     running = clock.get("running")
+    if now_ms is not None and running in ("white", "black"):
+        clock[f"{running}_ms"] = counted_down(clock, now_ms)
     marks = {side: "*" if running == side else " " for side in ("white", "black")}
     return (
         f"W {clock_text(clock.get('white_ms'))}{marks['white']} "
         f"B {clock_text(clock.get('black_ms'))}{marks['black']}"
     )
+
+
+def counted_down(clock: dict[str, Any], now_ms: int) -> int | None:
+    """The running side's clock at ``now_ms``, from the clock object's value at its ``at``."""
+    running, at = clock.get("running"), clock.get("at")
+    left = clock.get(f"{running}_ms")
+    if not isinstance(left, int) or not isinstance(at, str):
+        return left if isinstance(left, int) else None
+    try:
+        since = parse_instant(at, "at")
+    except CommandRefused:
+        return left
+    return max(0, left - max(0, now_ms - since))
 
 
 def numbered(ply: int, san: str) -> str:
@@ -74,10 +108,42 @@ def game_line(game: dict[str, Any]) -> str:
 class Printer:
     """Turns frames into lines; remembers the last sequence number for a resume."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, redraw: bool = False) -> None:
         self.out = out
+        self.redraw = redraw
+        """On a terminal: the clocks are one status line redrawn in place."""
         self.seq: int | None = None
         self.deltas = 0
+        self.games: dict[str, dict[str, Any]] = {}
+        self.offset_ms = 0
+        """The feed's instant minus this machine's (a public feed is ``delay`` behind)."""
+        self._status = False
+
+    def feed_now_ms(self) -> int:
+        return time.time_ns() // 1_000_000 + self.offset_ms
+
+    def keep(self, game: dict[str, Any] | None) -> None:
+        if isinstance(game, dict) and game.get("game"):
+            self.games[str(game["game"])] = game
+
+    def tick(self) -> None:
+        """The running clocks as they stand now (a line, or the status line redrawn)."""
+        now = self.feed_now_ms()
+        parts = [
+            f"{gid} {clocks(game, now)}"
+            for gid, game in self.games.items()
+            if game.get("status") == "in_progress"
+            and (game.get("clock") or {}).get("running") in ("white", "black")
+        ]
+        if not parts:
+            return
+        line = "~~ " + "  |  ".join(parts)
+        if self.redraw:
+            self.out.write("\r\x1b[K" + line)
+            self.out.flush()
+            self._status = True
+        else:
+            self.say(line)
 
     def frame(self, f: dict[str, Any]) -> None:
         op = f.get("op")
@@ -87,7 +153,12 @@ class Printer:
             self.say(f"-- {f.get('role')} feed{late}; at seq {f.get('seq')}")
         elif op == "snapshot":
             self.seq = f.get("seq")
+            if isinstance(f.get("now"), str):
+                with contextlib.suppress(CommandRefused):
+                    feed_now = parse_instant(f["now"], "now")
+                    self.offset_ms = feed_now - time.time_ns() // 1_000_000
             for game in f.get("games") or []:
+                self.keep(game)
                 if game.get("status") != "not_started":
                     self.say(game_line(game))
         elif op == "delta":
@@ -102,6 +173,9 @@ class Printer:
         self.seq = f.get("seq")
         self.deltas += 1
         game, event = f.get("object"), f.get("event") or {}
+        self.keep(game)
+        for other in f.get("games") or []:
+            self.keep(other)
         if f.get("kind") == "MovePlayed":
             if game is not None:
                 head = f"{game.get('game')} {game.get('white')}-{game.get('black')}"
@@ -116,12 +190,34 @@ class Printer:
             self.say(f"-- {f.get('kind')}")
 
     def say(self, line: str) -> None:
+        if self._status:  # the status line gives way, and is redrawn at the next tick
+            self.out.write("\r\x1b[K")
+            self._status = False
         self.out.write(line + "\n")
         self.out.flush()
 
 
+async def ticking(printer: Printer, every_s: float) -> None:
+    while True:
+        await asyncio.sleep(every_s)
+        printer.tick()
+
+
 async def watch(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    printer = Printer(out)
+    terminal = out.isatty()
+    every = args.clock_every if args.clock_every is not None else (1.0 if terminal else 0.0)
+    printer = Printer(out, redraw=terminal)
+    ticker = asyncio.create_task(ticking(printer, every)) if every > 0 else None
+    try:
+        return await follow(args, printer)
+    finally:
+        if ticker is not None:
+            ticker.cancel()
+        if printer._status:
+            out.write("\n")
+
+
+async def follow(args: argparse.Namespace, printer: Printer) -> int:
     games: Any = args.game or "*"
     while True:
         try:

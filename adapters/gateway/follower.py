@@ -225,10 +225,19 @@ class Follower:
             found.append((seq, event))
         return found
 
-    def latest_at_ms(self, tail: int = 2000) -> int:
-        """The latest ``at_ms`` among the last ``tail`` events (0 for an empty store)."""
-        start = max(0, self.seq - tail)
-        return max((e.at_ms for s, e in self.events_between(start, self.seq)), default=0)
+    def alerts_raised(self) -> list[tuple[int, AlertRaised]]:
+        """Every stored ``AlertRaised`` with its sequence number (one pass over the log,
+        decoding only the alerts): which of them are still open is for the caller."""
+        found: list[tuple[int, AlertRaised]] = []
+        for notification in self.store.notifications(1):
+            if notification.id > self.seq:
+                break
+            if not notification.topic.endswith(":AlertRaised"):
+                continue
+            event = self.store.app.mapper.to_domain_event(notification)
+            if isinstance(event, AlertRaised):
+                found.append((notification.id, event))
+        return found
 
 
 def touched_by(

@@ -28,7 +28,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
-from adapters.gateway.deltas import claim_alert, pending_claims
+from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
 from adapters.gateway.tokens import Identity
@@ -75,10 +75,8 @@ class Channel:
         """The incident book object, for arbiters (sent after their snapshot)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
-        self.pending: deque[
-            tuple[int, int, list[Frame], dict[str, Any], set[str], dict[str, Any]]
-        ] = deque()
-        """Delayed channel: (release_ms, seq, frames, objects, standings_changed, standings)."""
+        self.alerts: OpenAlerts | None = None
+        """The open alerts (live channel): sent to an arbiter after a snapshot or a resume."""
         self._snapshots: dict[
             tuple[int, tuple[str, ...] | None, tuple[str, ...] | None], tuple[int, Frame]
         ] = {}
@@ -137,28 +135,6 @@ class Channel:
                 if client.stats is not None:
                     client.stats.delivered_frames += len(chosen)
                     client.stats.delivered_messages += 1
-
-    def hold(
-        self,
-        release_ms: int,
-        seq: int,
-        frames: list[Frame],
-        games: dict[str, dict[str, Any]],
-        standings_changed: set[str],
-        standings: dict[str, Any],
-    ) -> None:
-        """Keep an update until ``release_ms`` (public delay)."""
-        public = [f for f in frames if f.audience == "all"]
-        self.pending.append((release_ms, seq, public, games, standings_changed, standings))
-
-    def release(self, at_ms: int) -> None:
-        """Apply, in order, every held update whose time has come (a prefix of the log)."""
-        while self.pending and self.pending[0][0] <= at_ms:
-            _, seq, frames, games, changed, standings = self.pending.popleft()
-            if not self.opened.is_set():
-                self.open(seq, games, standings)
-                continue
-            self.apply(seq, frames, games, changed, standings)
 
     # --- snapshots --------------------------------------------------------------
 
@@ -313,7 +289,7 @@ class Client:
             self.needs_snapshot = False
             self.queue.clear()
             frames.append(self.channel.snapshot(self.games, self.tournaments))
-            frames.extend(self.pending_claim_alerts())
+            frames.extend(self.open_alerts())
             frames.extend(self.incident_book())
             return frames
         frames.extend(self.queue)
@@ -327,17 +303,11 @@ class Client:
         body = {"op": "incidents", "seq": self.channel.seq, "book": self.channel.incidents}
         return [Frame(body, self.channel.seq, audience="arbiter")]
 
-    def pending_claim_alerts(self) -> list[Frame]:
-        """Arbiters: an alert for every claim waiting for a ruling (after a snapshot)."""
-        if not self.identity.is_arbiter or self.channel is None:
+    def open_alerts(self) -> list[Frame]:
+        """Arbiters: every alert still open (after a snapshot or a resume)."""
+        if not self.identity.is_arbiter or self.channel is None or self.channel.alerts is None:
             return []
-        first = self.channel.first
-        alerts = [
-            claim_alert(self.channel.seq, game, claim, key, game.get("tournament", first))
-            for key, game in self.channel.games.items()
-            for claim in pending_claims(game).values()
-        ]
-        return [a for a in alerts if self.wants(a)]
+        return [a for a in self.channel.alerts.now() if self.wants(a)]
 
     async def writer(self) -> None:
         """Send what accumulated, one message per wake-up, until the connection ends."""

@@ -9,7 +9,8 @@ One server answers both:
   ``json`` subprotocol;
 - plain HTTP GET (``process_request``): the live page ``/``, one page per game
   ``/game/<id>``, the arbiters' view ``/arbiter``, their scripts and styles,
-  piece images drawn by python-chess, and ``/status``.
+  piece images drawn by python-chess, ``/status``, and the read-only outputs
+  ``/api/...`` (JSON) and ``/pgn/...`` (live PGN) of ``adapters.gateway.outputs``.
 
 Everything blocking (store reads and commands) runs in two single-thread
 executors, one reading the notification log, one deciding commands, so the
@@ -41,7 +42,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
+from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.deltas import (
+    alert_of,
     game_key,
     incidents_frame,
     quiet_clock_frames,
@@ -50,11 +53,13 @@ from adapters.gateway.deltas import (
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
+from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
+from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
 from adapters.store import Store
 from adapters.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
 from engine.commands import REGISTRY
-from engine.events import Event
+from engine.events import AlertRaised, Event
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +112,7 @@ class Gateway:
         limits: Limits | None = None,
         resume_limit: int = RESUME_LIMIT,
         fallback_s: float = FALLBACK_S,
+        http_max_age_s: int = DEFAULT_MAX_AGE_S,
     ) -> None:
         self.store_url = store_url
         self.tokens = tokens or Tokens()
@@ -122,10 +128,25 @@ class Gateway:
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="gateway-reader")
         self._deciding = ThreadPoolExecutor(1, thread_name_prefix="gateway-commands")
         self._follower: Follower | None = None
+        self._delayed: DelayedLog | None = None
+        self._public_follower: Follower | None = None
+        self.alerts = OpenAlerts()
+        self.live.alerts = self.alerts
+        """The arbiters' open alerts (sent after each arbiter snapshot and resume)."""
+        self.public_shown: dict[str, dict[str, Any]] = {}
         self._command_store: Store | None = None
         self.clients: set[Client] = set()
         self.shown: dict[str, dict[str, Any]] = {}
         """The game objects last pushed live (clock readings are compared with them)."""
+        self.outputs = Outputs(
+            self.tokens,
+            self.live,
+            self.public,
+            self._stores,
+            lambda fn, *args: self._in(self._reader, fn, *args),
+            http_max_age_s,
+        )
+        """The read-only HTTP routes (``/api/...``, ``/pgn/...``)."""
         self._poked = asyncio.Event()
         """Set when this gateway appended events itself, when the store notified a change
         (PostgreSQL), or when it is stopping."""
@@ -141,7 +162,8 @@ class Gateway:
 
     # --- blocking parts (executor threads) ---------------------------------------
 
-    def _start_reading(self) -> tuple[Update, int]:
+    def _start_reading(self) -> tuple[Update, Update | None, list[tuple[int, AlertRaised]]]:
+        """The live state, the public state at ``now - delay``, the alerts ever raised."""
         self._follower = Follower(Store(self.store_url))
         loop = self._loop
         if loop is not None:
@@ -149,11 +171,25 @@ class Gateway:
                 self._follower.store, lambda: loop.call_soon_threadsafe(self._notified)
             )
         start = self._follower.start()
-        return start, self._follower.latest_at_ms()
+        raised = list(self._follower.alerts_raised())
+        if not self.delay_ms:
+            return start, None, raised
+        self._delayed = DelayedLog(self.delay_ms)
+        self._delayed.take(self._follower.events_between(0, start.seq), None)
+        self._delayed.release(now_ms())
+        self._public_follower = Follower(self._delayed.copy)
+        return start, self._public_follower.start(), raised
 
-    def _poll(self) -> Update | None:
+    def _poll(self) -> tuple[Update | None, Update | None]:
+        """What the live log gained, and what the public copy gained (events released)."""
         assert self._follower is not None
-        return self._follower.poll()
+        update = self._follower.poll()
+        if self._delayed is None or self._public_follower is None:
+            return update, None
+        if update is not None:
+            self._delayed.take(update.events, update.seen_ms)
+        public = self._public_follower.poll() if self._delayed.release(now_ms()) else None
+        return update, public
 
     def _events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
         assert self._follower is not None
@@ -180,6 +216,8 @@ class Gateway:
             self._listener.close()
         if self._follower is not None:
             self._follower.store.close()
+        if self._delayed is not None:
+            self._delayed.close()
 
     def _close_command_store(self) -> None:
         if self._command_store is not None:
@@ -191,20 +229,17 @@ class Gateway:
     # --- following the store --------------------------------------------------
 
     async def open(self) -> None:
-        """The first read: every game object and the standings at the store's position."""
-        start, latest_at_ms = await self._in(self._reader, self._start_reading)
+        """The first read: every game object and the standings at the store's position,
+        the public's at ``now - delay``, the alerts still open."""
+        start, public, raised = await self._in(self._reader, self._start_reading)
         self.live.open(start.seq, start.games, start.standings, start.first, start.names)
         self.public.know(start.first, start.names)
         self.live.incidents = start.incidents
         self.shown = dict(start.games)
-        if self.public is not self.live:
-            # What was already stored when the gateway started is released once
-            # its latest move is ``delay`` old (by its own instant, or now if later).
-            release = min(latest_at_ms, start.seen_ms) + self.delay_ms
-            self.public.hold(
-                release, start.seq, [], start.games, set(start.standings), start.standings
-            )
-            self.public.release(now_ms())
+        self.alerts.start([alert_of(seq, e) for seq, e in raised], start.games, start.seq)
+        if public is not None:
+            self.public.open(public.seq, public.games, public.standings, start.first, start.names)
+            self.public_shown = dict(public.games)
 
     async def follow(self, stop: asyncio.Event) -> None:
         """Read the log when it changed (every tick on SQLite; on PostgreSQL when notified,
@@ -224,10 +259,10 @@ class Gateway:
                 if self._changed:
                     self._changed = False
                     last_read = loop.time()
-                    update = await self._in(self._reader, self._poll)
+                    update, public = await self._in(self._reader, self._poll)
             except Exception:
                 log.exception("reading the store failed; retrying in 1 s")
-                update = None
+                update = public = None
                 self._changed = True
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 1.0)
@@ -235,9 +270,9 @@ class Gateway:
                 if self._in_flight:  # it may hold a command's events: its result goes first
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._no_commands.wait(), COMMAND_WAIT_S)
-                self._dispatch(update)
-            if self.public is not self.live:
-                self.public.release(now_ms())
+                self._dispatch(self.live, self.shown, update)
+            if public is not None:
+                self._dispatch(self.public, self.public_shown, public)
             wait_s = self.poll_interval_s
             if self._listener is not None and self.public is self.live:
                 wait_s = self.fallback_s  # nothing to release on a timer: sleep until notified
@@ -245,10 +280,9 @@ class Gateway:
                 await asyncio.wait_for(self._poked.wait(), wait_s)
             self._poked.clear()
 
-    def _dispatch(self, update: Update) -> None:
-        before = {gid: self.live.games.get(gid) or {} for gid in update.games}
-        self.live.know(update.first, update.names)
-        self.public.know(update.first, update.names)
+    def _dispatch(self, channel: Channel, shown: dict[str, dict[str, Any]], update: Update) -> None:
+        before = {gid: channel.games.get(gid) or {} for gid in update.games}
+        channel.know(update.first, update.names)
         frames = tournament_frames(
             update.events,
             update.games,
@@ -257,25 +291,18 @@ class Gateway:
             before,
             update.first,
         )
-        frames = quiet_clock_frames(frames, self.shown, update.games)
-        if update.incidents is not None:
+        frames = quiet_clock_frames(frames, shown, update.games)
+        if channel is self.live and update.incidents is not None:
             self.live.incidents = update.incidents
             frames.append(incidents_frame(update.seq, update.incidents))
         for frame in frames:
             if frame.game is not None and "object" in frame.body:
-                self.shown[frame.game] = frame.body["object"]
-        self.live.apply(
-            update.seq, frames, update.games, update.standings_changed, update.standings
-        )
-        if self.public is not self.live:
-            self.public.hold(
-                update.seen_ms + self.delay_ms,
-                update.seq,
-                frames,
-                update.games,
-                update.standings_changed,
-                update.standings,
-            )
+                shown[frame.game] = frame.body["object"]
+        if channel is self.live:
+            frames += self.alerts.update(frames, update.games, update.seq)
+        else:
+            frames = [f for f in frames if f.audience == "all"]
+        channel.apply(update.seq, frames, update.games, update.standings_changed, update.standings)
 
     # --- websocket connections -----------------------------------------------
 
@@ -289,7 +316,6 @@ class Gateway:
         self.clients.add(client)
         self.stats.connections += 1
         writer = asyncio.create_task(client.writer())
-        subscribing: asyncio.Task[None] | None = None
         try:
             async for message in ws:
                 try:
@@ -302,11 +328,9 @@ class Gateway:
                     op = frame.get("op")
                     if op == "subscribe":
                         identity, games, since, tournaments = self._parse_subscribe(frame)
-                        if subscribing is not None:
-                            subscribing.cancel()
-                        subscribing = asyncio.create_task(
-                            self._subscribe(client, identity, games, since, tournaments)
-                        )
+                        # Handled before the next frame of this connection is read, so a
+                        # command sent right after its subscription acts with its token.
+                        await self._subscribe(client, identity, games, since, tournaments)
                     elif op == "command":
                         await self._command(client, frame)
                     elif op == "ping":
@@ -327,8 +351,6 @@ class Gateway:
                 client.channel.clients.discard(client)
             client.closing = client.closing or "closed"
             client.wake.set()
-            if subscribing is not None:
-                subscribing.cancel()
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
@@ -403,7 +425,12 @@ class Gateway:
         # From here on the channel queues every frame after ``seq`` for this client.
         channel.clients.add(client)
         seq, objects, standings = channel.seq, dict(channel.games), channel.standings
-        resumable = since is not None and 0 <= since <= seq and seq - since <= self.resume_limit
+        resumable = (
+            since is not None
+            and channel is self.live
+            and 0 <= since <= seq
+            and seq - since <= self.resume_limit
+        )
         client.answer(
             {
                 "op": "subscribed",
@@ -454,15 +481,24 @@ class Gateway:
         first = self.live.first
         touched, all_games, relevant = touched_by(events, first)
         keys = {game_key(t, g, first) for t, g in touched}
-        chosen = {k: o for k, o in objects.items() if k in keys or o.get("tournament") in all_games}
+        chosen = {
+            k: o for k, o in objects.items() if k in keys or o.get("tournament", first) in all_games
+        }
         resumed = tournament_frames(events, chosen, standings, relevant, None, first)
         frames = [f for f in resumed if client.wants(f)]
-        return frames + client.pending_claim_alerts()
+        alerts = [f for f in frames if f.body.get("op") == "alert"]
+        return [f for f in frames if f not in alerts] + client.open_alerts()
 
     async def _command(self, client: Client, frame: dict[str, Any]) -> None:
         fid = frame.get("id")
         if not isinstance(fid, str) or not fid:
             raise FrameError("malformed_frame", "a command frame needs a string 'id'")
+        if client.channel is None:
+            raise FrameError(
+                "not_subscribed",
+                "subscribe first (with an arbiter token), then send commands; nothing was appended",
+                fid,
+            )
         if not client.identity.is_arbiter:
             raise FrameError(
                 "forbidden",
@@ -506,10 +542,19 @@ class Gateway:
 
     # --- HTTP -----------------------------------------------------------------
 
-    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+    def _stores(self) -> tuple[Store | None, Store | None]:
+        live = self._follower.store if self._follower is not None else None
+        public = self._public_follower.store if self._public_follower is not None else None
+        return live, public
+
+    async def process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
         path = request.path.split("?", 1)[0]
+        if self.outputs.handles(path):
+            return await self.outputs.answer(request)
         if path in PAGES:
             return _file(STATIC / PAGES[path])
         if GAME_PAGE.match(path):

@@ -8,6 +8,7 @@ The decisions on the tournament stream before play; the state they build is
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -17,6 +18,7 @@ from engine.commands import Command, command
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import (
     TOURNAMENT_STREAM,
+    BoardsRenumbered,
     Event,
     LotsDrawn,
     RoundsReordered,
@@ -30,7 +32,12 @@ from engine.tournament.drawing_of_lots import (
     draw_numbers,
     federation_violations,
 )
-from engine.tournament.tournament import ARBITER_ROLES, Tournament, require_tournament
+from engine.tournament.tournament import (
+    ARBITER_ROLES,
+    FIDE_TITLES,
+    Tournament,
+    require_tournament,
+)
 from engine.world import World
 
 
@@ -48,6 +55,11 @@ class CreateTournament(Command):
     cycles: int = 2
     players: list[Any]
     arbiters: list[Any] | None = None
+    site: str = ""
+    """Where the event is played, as the PGN ``Site`` tag gives it (e.g. ``London ENG``)."""
+    city: str = ""
+    country: str = ""
+    """The host city and country (a FIDE federation code, e.g. ``ENG``)."""
     at_ms: Instant | None = None
     by: str = "organiser"
 
@@ -73,6 +85,10 @@ class DrawLots(Command):
         return draw_lots(world.tournament(), self)
 
 
+TITLE = re.compile(r"[A-Z]{1,4}")
+"""A title as FIDE and PGN write it: GM, IM, WGM ... (national titles such as NM pass too)."""
+
+
 def _player(raw: object, index: int) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise MalformedCommand(f"players[{index}] must be an object")
@@ -88,18 +104,28 @@ def _player(raw: object, index: int) -> dict[str, Any]:
             f"players[{index}] ({pid}): 'rating' must be a number from 0 to {MAX_RATING}, "
             f"got {rating!r}"
         )
+    fide_id = raw.get("fide_id") or None  # kept only when given: older events lack them
+    valid_id = isinstance(fide_id, str | int) and not isinstance(fide_id, bool)
+    if fide_id is not None and not (valid_id and str(fide_id).isdigit()):
+        raise MalformedCommand(
+            f"players[{index}] ({pid}): 'fide_id' must be the FIDE id's digits, got {fide_id!r}"
+        )
+    title = raw.get("title") or None
+    if title is not None and not (isinstance(title, str) and TITLE.fullmatch(title)):
+        raise MalformedCommand(
+            f"players[{index}] ({pid}): 'title' must be a title as FIDE writes it "
+            f"({', '.join(FIDE_TITLES)}), got {title!r}"
+        )
     player = {
         "id": pid,
         "name": str(raw.get("name") or pid),
         "federation": str(raw.get("federation") or ""),
         "rating": rating,
     }
-    for optional in ("fide_id", "title"):  # kept only when given: older events lack them
-        value = raw.get(optional)
-        if value:
-            if not isinstance(value, str | int) or isinstance(value, bool):
-                raise MalformedCommand(f"players[{index}] ({pid}): {optional!r} must be a string")
-            player[optional] = str(value)
+    if fide_id is not None:
+        player["fide_id"] = str(fide_id)
+    if title is not None:
+        player["title"] = title
     return player
 
 
@@ -180,6 +206,9 @@ def create_tournament(existing: Tournament | None, cmd: CreateTournament) -> lis
             cycles=cycles,
             players=players,
             arbiters=arbiters,
+            site=cmd.site,
+            city=cmd.city,
+            country=cmd.country,
         )
     ]
 
@@ -302,6 +331,70 @@ def reorder_rounds(
             at_ms=cmd.at_ms or 0,
             by=cmd.by,
             order=tuple(order),
+            reason=cmd.reason,
+        )
+    ]
+
+
+@command(
+    "renumber_boards",
+    summary="The boards of rounds are numbered as the organisers published them (3.2).",
+    events=(BoardsRenumbered,),
+)
+@dataclass(frozen=True, kw_only=True)
+class RenumberBoards(Command):
+    tournament: str
+    boards: dict[str, Any]
+    """Round (as played, ``"2"``) -> the published board of each table board, in table
+    order: ``[3, 1, 4, 2]`` plays the table's board 1 as board 3."""
+    reason: str
+    at_ms: Instant | None = None
+    by: str = "chief"
+
+    def decide(self, world: World) -> list[Event]:
+        return renumber_boards(world.tournament(), world.game, self)
+
+
+def renumber_boards(
+    tournament: Tournament | None, game_of: Callable[[str], object | None], cmd: RenumberBoards
+) -> list[Event]:
+    """3.2: the organisers publish a round's boards in another order than the pairing
+    table's; the game ids (``<round>.<board>``) follow the published boards. Each round
+    named gets a permutation of its boards; a round with a game started keeps its ids."""
+    t = require_tournament(tournament, cmd.tournament)
+    if t.numbers is None:
+        raise RuleViolation("3.4.1", "the boards are numbered once the lots are drawn")
+    size = len(t.players) + len(t.players) % 2
+    count = size // 2
+    boards: dict[str, tuple[int, ...]] = {}
+    for round_no, order in cmd.boards.items():
+        if not str(round_no).isdigit() or not 1 <= int(round_no) <= t.rounds:
+            raise MalformedCommand(
+                f"renumber_boards: {round_no!r} is not a round of {t.id!r} (1..{t.rounds})"
+            )
+        valid = isinstance(order, list) and all(
+            isinstance(b, int) and not isinstance(b, bool) for b in order
+        )
+        if not valid or sorted(order) != list(range(1, count + 1)):
+            raise MalformedCommand(
+                f"renumber_boards: round {round_no} must list its boards 1..{count} once "
+                f"each, got {order!r}"
+            )
+        boards[str(int(round_no))] = tuple(order)
+    started = [
+        f"{r}.{b}" for r in boards for b in range(1, count + 1) if game_of(f"{r}.{b}") is not None
+    ]
+    if started:
+        raise RuleViolation(
+            "3.2", f"round(s) with a game already started keep their boards: {', '.join(started)}"
+        )
+    return [
+        BoardsRenumbered(
+            originator_id=TOURNAMENT_STREAM,
+            originator_version=t.version + 1,
+            at_ms=cmd.at_ms or 0,
+            by=cmd.by,
+            boards=boards,
             reason=cmd.reason,
         )
     ]

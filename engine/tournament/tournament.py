@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from engine.errors import NotAnArbiter, RuleViolation, UnknownTournament
 from engine.events import (
+    BoardsRenumbered,
     Event,
     LotsDrawn,
     PlayerWithdrew,
@@ -36,9 +37,13 @@ class Player:
     federation: str
     rating: float
     fide_id: str = ""
-    """The FIDE ID (PGN ``WhiteFideId``/``BlackFideId``); empty when not known."""
+    """The FIDE identification number, as given (empty when unknown)."""
     title: str = ""
-    """GM, IM, WGM ... (PGN ``WhiteTitle``/``BlackTitle``); empty when not known."""
+    """The FIDE title (``GM``, ``IM`` ...), empty when none was given."""
+
+
+FIDE_TITLES = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
+"""The titles a player may be given (FIDE Handbook B.01), as PGN's WhiteTitle writes them."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,16 @@ class Tournament:
     """One per place, in the order they were started (3.7.1.a, 3.7.4)."""
     round_order: tuple[int, ...] | None = None
     """``round_order[r-1]``: the table round played as round r (None: the table's order)."""
+    site: str = ""
+    city: str = ""
+    country: str = ""
+    """Where the event is played, as ``create_tournament`` gave it (PGN ``Site``)."""
+    board_order: dict[str, tuple[int, ...]] | None = None
+    """Round (as played) -> the published board of each table board (``BoardsRenumbered``)."""
+
+    def pgn_site(self) -> str:
+        """The PGN Site tag: ``site`` as given, else ``City COUNTRY``, else ``?``."""
+        return self.site or " ".join(p for p in (self.city, self.country) if p) or "?"
 
     def player(self, player_id: str) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
@@ -102,13 +117,17 @@ class Tournament:
     def schedule(self) -> list[Pairing]:
         """Every board of every round, byes included (numbers, not ids)."""
         table = berger_schedule(len(self.players), self.cycles)
-        if self.round_order is None:
+        if self.round_order is None and not self.board_order:
             return table
-        played_as = {table_round: r for r, table_round in enumerate(self.round_order, start=1)}
-        return sorted(
-            (replace(p, round=played_as.get(p.round, p.round)) for p in table),
-            key=lambda p: (p.round, p.board),
-        )
+        played_as = {table_round: r for r, table_round in enumerate(self.round_order or ())}
+        played_as = {t: r + 1 for t, r in played_as.items()}
+        rounds = [replace(p, round=played_as.get(p.round, p.round)) for p in table]
+        boards = self.board_order or {}
+        renumbered = [
+            replace(p, board=boards[str(p.round)][p.board - 1]) if str(p.round) in boards else p
+            for p in rounds
+        ]
+        return sorted(renumbered, key=lambda p: (p.round, p.board))
 
     def pairings(self) -> dict[str, tuple[str, str]]:
         """game id -> (white id, black id) for every real game, once lots are drawn;
@@ -221,12 +240,15 @@ def evolve(state: Tournament | None, event: Event) -> Tournament | None:
                         p["name"],
                         p["federation"],
                         p["rating"],
-                        str(p.get("fide_id", "")),
-                        str(p.get("title", "")),
+                        str(p.get("fide_id") or ""),
+                        str(p.get("title") or ""),
                     )
                     for p in event.players
                 ),
                 arbiters=tuple(Arbiter(a["id"], a["name"], a["role"]) for a in event.arbiters),
+                site=event.site,
+                city=event.city,
+                country=event.country,
             )
         case LotsDrawn() if state is not None:
             return replace(
@@ -234,6 +256,12 @@ def evolve(state: Tournament | None, event: Event) -> Tournament | None:
                 version=event.originator_version,
                 numbers=dict(event.numbers),
                 seed=event.seed,
+            )
+        case BoardsRenumbered() if state is not None:
+            return replace(
+                state,
+                version=event.originator_version,
+                board_order={r: tuple(b) for r, b in event.boards.items()},
             )
         case RoundsReordered() if state is not None:
             return replace(state, version=event.originator_version, round_order=tuple(event.order))

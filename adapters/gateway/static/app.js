@@ -9,8 +9,8 @@
   const PENDING = new Set(["pending"]);
   const state = {
     ws: null, seq: null, games: new Map(), standings: null, offset: 0, delay: 0,
-    role: null, token: null, arbiter: null, clocks: new Map(), alerts: [], results: [], book: null,
-    round: null, reconnect: true, nextId: 1,
+    role: null, token: null, arbiter: null, clocks: new Map(), alerts: new Map(), notices: [],
+    results: [], book: null, round: null, reconnect: true, nextId: 1, players: new Map(),
     // Several tournaments in one store: the one shown ("*": all boards), each one's
     // standings, and the store's first (its games and frames carry no "tournament").
     tournament: new URLSearchParams(location.search).get("tournament") || "*",
@@ -18,6 +18,46 @@
   };
   const tidOf = (g) => g.tournament || state.first;
   const keyOf = (g) => (g.tournament && g.tournament !== state.first ? `${g.tournament}/${g.game}` : g.game);
+
+  // --- words, not codes ---------------------------------------------------------------
+  // How a game ended, as a reader says it (the engine's termination names -> words).
+  const TERMINATIONS = {
+    checkmate: "checkmate",
+    resignation: "resignation",
+    stalemate: "stalemate",
+    insufficient_material: "draw: insufficient material",
+    time_forfeit: "lost on time",
+    flag_fall_draw: "draw: flag fell, no mating material (6.9)",
+    threefold_repetition: "draw by threefold repetition, claimed",
+    fifty_moves: "draw by the fifty-move rule, claimed",
+    perpetual_check: "draw by perpetual check, claimed",
+    theoretical_draw: "theoretical draw, claimed (3.9.2 b)",
+    illegal_moves: "third illegal move",
+    incorrect_claims: "third incorrect claim",
+    arbiter_decision: "the arbiter's decision",
+    default: "default",
+    imported: "from the score sheet",
+  };
+  const words = (name) => TERMINATIONS[name] || String(name || "").replaceAll("_", " ");
+  const CLAIM_KINDS = {
+    threefold_repetition: "threefold repetition", fifty_moves: "fifty-move rule",
+    perpetual_check: "perpetual check", stalemate: "stalemate",
+    insufficient_material: "insufficient material", theoretical_draw: "theoretical draw",
+  };
+  const claimWords = (kind) => CLAIM_KINDS[kind] || String(kind || "").replaceAll("_", " ");
+
+  function resultText(game) {
+    if (game.status === "finished") {
+      return game.termination ? `${game.result} · ${words(game.termination)}` : game.result;
+    }
+    return game.status === "in_progress" ? "in progress" : "not started";
+  }
+
+  function delayText(ms) {
+    if (ms < 60000) return `${Math.round(ms / 1000)} s`;
+    const min = ms / 60000;
+    return `${Number.isInteger(min) ? min : min.toFixed(1)} min`;
+  }
 
   // --- time ------------------------------------------------------------------
   // The server's "now" (snapshot) is the instant its view is at: the wall clock,
@@ -110,8 +150,10 @@
       case "subscribed": {
         state.role = f.role;
         state.delay = f.delay_ms || 0;
-        const delay = state.delay ? `, ${Math.round(state.delay / 60000) || "<1"} min behind` : "";
-        status(`${f.role === "public" ? "public" : f.role + " " + f.name}: live${delay}`, "ok");
+        const delay = state.delay ? `, ${delayText(state.delay)} behind (fair play)` : "";
+        status(`${f.role === "public" ? "public view" : f.role + " " + f.name}: live${delay}`, "ok");
+        // every alert still open comes again after this frame: start from none
+        state.alerts = new Map();
         state.tournaments = f.tournaments || [];
         state.first = state.tournaments.length ? state.tournaments[0].id : null;
         break;
@@ -138,8 +180,12 @@
         state.book = f.book;
         break;
       case "alert":
-        state.alerts.unshift(f);
-        state.alerts.length = Math.min(state.alerts.length, 200);
+        if (f.key && f.closed) state.alerts.delete(f.key);
+        else if (f.key) state.alerts.set(f.key, f);
+        else {
+          state.notices.unshift(f);
+          state.notices.length = Math.min(state.notices.length, 100);
+        }
         break;
       case "result":
         state.results.unshift(f);
@@ -213,13 +259,45 @@
   function names(tid) {
     const s = (tid && state.standingsBy.get(tid)) || state.standings;
     const rows = (s && s.rows) || [];
-    return new Map(rows.filter((r) => r.name).map((r) => [r.player, r.name]));
+    const found = new Map(rows.filter((r) => r.name).map((r) => [r.player, r.name]));
+    if (!tid || tid === state.first) for (const [id, p] of state.players) found.set(id, p.name || id);
+    return found;
+  }
+
+  const nameOf = (id, tid) => names(tid).get(id) || id;
+
+  async function loadPlayers() {
+    // Names, titles and ratings of the players (the tournament object of the HTTP outputs).
+    try {
+      const answer = await fetch("/api/tournament");
+      if (!answer.ok) return;
+      const t = await answer.json();
+      state.players = new Map((t.players || []).map((p) => [p.id, p]));
+      if (view === "boards" && t.name) $("title").textContent = t.name;
+      render();
+    } catch (error) {
+      // names fall back to the standings' and then to the ids
+    }
+  }
+
+  function moveList(game) {
+    const list = el("ol", { class: "movelist", "data-game": game.game });
+    const moves = game.moves || [];
+    for (let i = 0; i < moves.length; i += 2) {
+      list.append(el("li", {}, el("span", {}, moves[i]), " ", el("span", {}, moves[i + 1] || "")));
+    }
+    return list;
+  }
+
+  function pgnLink(game) {
+    return el("a", { class: "pgn", href: `/pgn/games/${encodeURIComponent(game.game)}.pgn`,
+      download: `${game.game}.pgn`, title: "download the game as PGN" }, "PGN");
   }
 
   function player(game, side) {
     const id = game[side] || "?";
     return el("div", { class: `player ${side}` },
-      el("span", { class: "name", title: id }, names(tidOf(game)).get(id) || id),
+      el("span", { class: "name", title: id }, nameOf(id, tidOf(game))),
       el("span", { class: "clock", "data-game": keyOf(game), "data-side": side }, ""));
   }
 
@@ -235,22 +313,24 @@
   }
 
   function card(game, link = true) {
-    const status = game.status === "finished" ? `${game.result} (${game.termination || "result"})`
-      : game.status === "in_progress" ? "in progress" : "not started";
+    const title = `Round ${game.round ?? "?"} · board ${game.board ?? "?"}`;
+    const head = link
+      ? el("a", { class: "head", href: `/game/${encodeURIComponent(game.game)}` }, title)
+      : el("div", { class: "head" }, title);
     const body = [
-      el("div", { class: "head" }, `Round ${game.round ?? "?"} · board ${game.board ?? "?"}`),
+      head,
       player(game, "black"),
-      boardOf(game),
+      el("div", { class: "play" }, boardOf(game), moveList(game)),
       player(game, "white"),
       el("div", { class: "foot" },
         el("span", { class: "last-move" }, lastMove(game)),
-        el("span", { class: `result ${game.status}` }, status)),
+        el("span", { class: `result ${game.status}` }, resultText(game)),
+        game.status === "not_started" ? "" : pgnLink(game)),
       corrected(game),
     ].filter(Boolean);
     const attrs = { class: "card", "data-game": keyOf(game) };
     if (game.tournament) attrs["data-tournament"] = game.tournament;
-    if (!link) return el("div", attrs, ...body);
-    return el("a", { ...attrs, href: `/game/${encodeURIComponent(keyOf(game))}` }, ...body);
+    return el("div", attrs, ...body);
   }
 
   function rounds() {
@@ -325,6 +405,11 @@
       games = games.filter((g) => g.status === "in_progress");
     }
     container.replaceChildren(...games.map((g) => card(g)));
+    const link = $("round-pgn"), shown = state.round ?? currentRound();
+    if (link && shown != null) {
+      link.href = `/pgn/round/${shown}.pgn`;
+      link.setAttribute("download", `round-${shown}.pgn`);
+    }
   }
 
   function renderStandings() {
@@ -360,7 +445,7 @@
         el("tr", { "data-player": row.player }, ...present.map(([k]) => el("td", {}, row[k] ?? ""))))));
     const notes = [];
     if (s.after_round != null) notes.push(el("p", { class: "muted" }, `After round ${s.after_round}`));
-    const who = (id) => names(tid).get(id) || id;
+    const who = (id) => nameOf(id, tid);
     if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${who(s.winner.player)} (decided by ${s.winner.decided_by})`));
     else if (s.leader) notes.push(el("p", {}, `Leader: ${who(s.leader.player)} (by ${s.leader.decided_by})`));
     const p = s.playoff;
@@ -382,7 +467,7 @@
     const game = state.games.get(gameId());
     const box = $("game");
     if (!game) { box.replaceChildren(el("p", { class: "muted" }, `No game ${gameId()} yet.`)); return; }
-    $("title").textContent = `${game.white} – ${game.black}, round ${game.round ?? "?"}`;
+    $("title").textContent = `${nameOf(game.white)} – ${nameOf(game.black)}, round ${game.round ?? "?"}`;
     box.replaceChildren(card(game, false));
     const moves = $("moves");
     const items = [];
@@ -393,7 +478,7 @@
     moves.replaceChildren(...items);
     const claims = game.claims || [];
     $("claims").replaceChildren(...(claims.length ? [el("h2", {}, "Claims"),
-      el("ul", {}, ...claims.map((c) => el("li", {}, `${c.id}: ${c.by} claims ${c.kind} — ${c.status}`)))] : []));
+      el("ul", {}, ...claims.map((c) => el("li", {}, `${c.id}: ${c.by} claims a draw by ${claimWords(c.kind)} — ${c.status}`)))] : []));
   }
 
   function renderArbiter() {
@@ -408,7 +493,7 @@
         });
         rows.push(el("tr", { "data-claim": `${keyOf(game)}/${claim.id}` },
           el("td", {}, keyOf(game)), el("td", {}, claim.id), el("td", {}, claim.by),
-          el("td", {}, claim.kind + (claim.intended_move ? ` (writes ${claim.intended_move})` : "")),
+          el("td", {}, claimWords(claim.kind) + (claim.intended_move ? ` (writes ${claim.intended_move})` : "")),
           el("td", {}, claim.verified == null ? "arbiter's judgement" : claim.verified ? "verified" : "not verified"),
           el("td", {}, claim.advice ? `advisor: ${claim.advice.opinion}` : ""),
           el("td", {}, el("button", { onclick: rule("accepted") }, "Accept"), " ",
@@ -439,11 +524,67 @@
         el("button", { onclick: propose(g.game, p), "data-propose": p }, `${p} (${g.game})`))));
     $("incidents").replaceChildren(...book.entries.slice().reverse().map((e) =>
       el("li", { class: `incident ${e.category}` }, `${e.at} ${e.game ? `[${e.game}] ` : ""}${e.article}: ${e.summary}`)));
-    $("alerts").replaceChildren(...state.alerts.map((a) =>
-      el("li", { class: `alert ${a.kind}` }, `${a.at || ""} ${a.game ? `[${a.game}] ` : ""}${a.kind}: ${a.message || ""}`)));
+    const open = [...state.alerts.values()].reverse();
+    $("alerts").replaceChildren(...(open.length ? open.map((a) =>
+      el("li", { class: `alert ${a.kind}`, "data-key": a.key },
+        `${a.at || ""} ${a.game ? `[${a.game}] ` : ""}${a.kind}: ${a.message || ""}`))
+      : [el("li", { class: "muted" }, "No alert is open.")]));
+    $("notices").replaceChildren(...state.notices.map((a) =>
+      el("li", { class: `alert ${a.kind}` }, `${a.at || ""} ${a.kind}: ${a.message || ""}`)));
+    renderRulingGames();
     $("results").replaceChildren(...state.results.slice(0, 50).map((r) =>
       el("li", { class: r.ok ? "ok" : "bad" }, `${r.id}: ` + (r.ok ? `ok (${(r.events || []).map((e) => e.type).join(", ")})` : `${r.error.code}: ${r.error.message}`))));
     renderBoards($("boards"), true);
+  }
+
+  // --- the desk's rulings: each button builds its command into the box, to review and send --
+  const now = () => new Date().toISOString();
+  const form = () => ({
+    game: $("ruling-game").value,
+    side: $("ruling-side").value,
+    seconds: Number($("ruling-seconds").value || 0),
+    result: $("ruling-result").value,
+    reason: $("ruling-reason").value.trim(),
+    ply: Number($("ruling-ply").value || 0),
+    moves: $("ruling-moves").value.split(/\s+/).filter(Boolean),
+    arbiter: state.arbiter,
+  });
+  const RULINGS = {
+    // Laws 7.4: the arbiter records a completed illegal move; the engine applies the penalty.
+    illegal_move: (f) => ({ cmd: "record_illegal_move", game: f.game, by: f.side, arbiter: f.arbiter, at: now() }),
+    adjust_clock: (f) => ({ cmd: "adjust_clock", game: f.game, side: f.side, delta_ms: Math.round(f.seconds * 1000),
+      reason: f.reason || "arbiter's adjustment", arbiter: f.arbiter, at: now() }),
+    // Laws 6.8: the arbiter rules on a flag the engine reports (a flag_fall alert).
+    flag_fallen: (f) => ({ cmd: "rule_flag", game: f.game, side: f.side, decision: "fallen",
+      arbiter: f.arbiter, at: now(), ...(f.reason ? { reason: f.reason } : {}) }),
+    flag_not_fallen: (f) => ({ cmd: "rule_flag", game: f.game, side: f.side, decision: "not_fallen",
+      arbiter: f.arbiter, at: now(), reason: f.reason || "the flag had not fallen" }),
+    declare_result: (f) => ({ cmd: "declare_result", game: f.game, result: f.result || "1/2-1/2",
+      reason: f.reason || "arbiter's decision", arbiter: f.arbiter, at: now() }),
+    // Laws 7.4 a: corrections keep what they replace (the record shows both).
+    correct_result: (f) => ({ cmd: "correct_result", game: f.game, result: f.result || null,
+      reason: f.reason || "result recorded by mistake", arbiter: f.arbiter, at: now() }),
+    correct_moves: (f) => ({ cmd: "correct_moves", game: f.game, from_ply: f.ply, moves: f.moves,
+      reason: f.reason || "moves recorded by mistake", arbiter: f.arbiter, at: now() }),
+  };
+
+  function renderRulingGames() {
+    const select = $("ruling-game");
+    if (!select) return;
+    const live = [...state.games.values()].filter((g) => g.status !== "not_started");
+    const ids = live.map((g) => g.game);
+    if ([...select.options].map((o) => o.value).join() === ids.join()) return;
+    const chosen = select.value;
+    select.replaceChildren(...live.map((g) =>
+      el("option", { value: g.game }, `${g.game} ${nameOf(g.white)} – ${nameOf(g.black)}`)));
+    if (ids.includes(chosen)) select.value = chosen;
+  }
+
+  function buildRuling(name) {
+    const cmd = RULINGS[name](form());
+    $("command-text").value = JSON.stringify(cmd, null, 1);
+    $("command-note").textContent = `${cmd.cmd} for game ${cmd.game}: check it, then Send.`;
+    $("command-text").focus();
   }
 
   function command(cmd) {
@@ -462,7 +603,11 @@
   // --- start -----------------------------------------------------------------------
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (fragment.get("token")) state.token = fragment.get("token");
+  loadPlayers();
   if (view === "arbiter") {
+    for (const button of document.querySelectorAll("[data-ruling]")) {
+      button.addEventListener("click", () => buildRuling(button.dataset.ruling));
+    }
     state.token = state.token || sessionStorage.getItem("candidates-token");
     state.arbiter = sessionStorage.getItem("candidates-arbiter") || "chief";
     $("arbiter").value = state.arbiter;
@@ -483,6 +628,7 @@
         const cmd = JSON.parse($("command-text").value);
         if (cmd.at === "now") cmd.at = new Date().toISOString();
         command(cmd);
+        $("command-note").textContent = "";
       } catch (error) {
         state.results.unshift({ id: "-", ok: false, error: { code: "not_json", message: String(error) } });
         render();

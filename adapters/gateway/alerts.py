@@ -1,0 +1,162 @@
+"""The alerts still open, so an arbiter who connects (or reconnects) has the whole picture.
+
+An alert frame (``{"op": "alert", ...}``) carries a ``key`` naming what it is
+about: ``<game>/claim:<id>`` for a claim waiting for a ruling,
+``<game>/<kind>:<side>`` for a clock alert (``clock_mismatch:white``, as the
+engine keeps them in each reading's ``open_alerts``), ``<game>/<kind>`` for
+another alert of a game. The gateway keeps the open ones (pure: no I/O) and
+sends them after every arbiter snapshot and resume; when one is resolved it
+sends ``{"op": "alert", "key", "game", "kind", "closed": true}`` and forgets it.
+
+Whether an alert is still open is read from the game object, by the state the
+engine keeps:
+
+- a claim: while its status is ``pending`` (3.9.2 b: until the Chief Arbiter
+  or a Deputy rules on it);
+- a clock alert: while the last reading of the clock still lists it
+  (``clock.device.open_alerts``): a reading within the tolerance closes it;
+- a ``flag_fall`` alert (Laws 2009 6.8): while the game lists a flag alert of
+  that side not yet ruled on (``open_flag_alerts``): ``rule_flag`` closes it;
+- any other alert of a game (a board's impossible position, a disconnected
+  board): while the game is not finished;
+- whatever its kind, an alert of a finished game is closed.
+
+``CLOSED_WHEN`` holds these rules by alert kind; a new kind of alert with its
+own way of being resolved adds its rule there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from adapters.gateway.deltas import CLAIM_PENDING, claim_alert, pending_claims
+from adapters.gateway.frames import Frame
+
+GameObject = Mapping[str, Any]
+StillOpen = Callable[[Mapping[str, Any], GameObject], bool]
+
+
+def alert_key(body: Mapping[str, Any]) -> str | None:
+    """The key of an alert frame (None for an alert about no game: it is not kept)."""
+    game = body.get("game")
+    if not game:
+        return None
+    kind = str(body.get("kind"))
+    details = body.get("details") or {}
+    if kind == CLAIM_PENDING:
+        claim = (body.get("claim") or {}).get("id", details.get("claim"))
+        return f"{game}/claim:{claim}"
+    side = details.get("side") if isinstance(details, Mapping) else None
+    return f"{game}/{kind}:{side}" if side in ("white", "black") else f"{game}/{kind}"
+
+
+def _claim_open(body: Mapping[str, Any], game: GameObject) -> bool:
+    key = str(body.get("key", ""))
+    return key.rpartition("claim:")[2] in {str(c) for c in pending_claims(game)}
+
+
+def _clock_open(body: Mapping[str, Any], game: GameObject) -> bool:
+    device = (game.get("clock") or {}).get("device") or {}
+    key = str(body.get("key", "")).partition("/")[2]
+    return key in (device.get("open_alerts") or ())
+
+
+def _flag_open(body: Mapping[str, Any], game: GameObject) -> bool:
+    side = (body.get("details") or {}).get("side")
+    return any(str(key).split(":")[1:2] == [side] for key in game.get("open_flag_alerts") or ())
+
+
+def _game_open(body: Mapping[str, Any], game: GameObject) -> bool:
+    return game.get("status") != "finished"
+
+
+CLOCK_KINDS = frozenset(
+    {
+        "clock_mismatch",
+        "bonus_not_credited",
+        "increment_not_credited",
+        "increment_started_late",
+        "increment_on_control_move",
+    }
+)
+"""Alerts of the clock stream (``engine.game.reconciliation``), open while a reading keeps them."""
+
+CLOSED_WHEN: dict[str, StillOpen] = {CLAIM_PENDING: _claim_open, "flag_fall": _flag_open}
+CLOSED_WHEN.update(dict.fromkeys(CLOCK_KINDS, _clock_open))
+
+
+def still_open(body: Mapping[str, Any], game: GameObject | None) -> bool:
+    """Whether the alert is still open by the game object (open while the game is unknown)."""
+    if game is None:
+        return True
+    if game.get("status") == "finished":  # nothing is left to rule on a game that is over
+        return False
+    rule = CLOSED_WHEN.get(str(body.get("kind")), _game_open)
+    return rule(body, game)
+
+
+def closing_frame(frame: Frame, seq: int) -> Frame:
+    body = {
+        "op": "alert",
+        "seq": seq,
+        "key": frame.body["key"],
+        "game": frame.game,
+        "kind": frame.body.get("kind"),
+        "closed": True,
+    }
+    return Frame(body, seq, frame.game, audience="arbiter")
+
+
+class OpenAlerts:
+    """The open alerts of the live channel, by key, in the order they were raised."""
+
+    def __init__(self) -> None:
+        self.frames: dict[str, Frame] = {}
+
+    def update(
+        self, frames: Iterable[Frame], objects: Mapping[str, GameObject], seq: int
+    ) -> list[Frame]:
+        """Keep the new alerts among ``frames``; close those the objects resolve.
+
+        Returns the closing frames to send."""
+        for frame in frames:
+            if frame.body.get("op") != "alert" or frame.body.get("closed"):
+                continue
+            key = alert_key(frame.body)
+            if key is None:
+                continue
+            frame.body["key"] = key
+            if frame.body.get("kind") == CLAIM_PENDING and "claim" not in frame.body:
+                # the engine's alert names the claim; the frame carries it whole
+                claims = pending_claims(objects.get(frame.game or ""))
+                found = {str(cid): claim for cid, claim in claims.items()}
+                claim = found.get(key.rpartition("claim:")[2])
+                if claim is not None:
+                    frame.body["claim"] = dict(claim)
+            frame._cache.clear()
+            self.frames[key] = frame
+        closed: list[Frame] = []
+        for key, frame in list(self.frames.items()):
+            game = objects.get(frame.game) if frame.game is not None else None
+            if frame.game in objects and not still_open(frame.body, game):
+                del self.frames[key]
+                closed.append(closing_frame(frame, seq))
+        return closed
+
+    def start(self, raised: Iterable[Frame], objects: Mapping[str, GameObject], seq: int) -> None:
+        """The alerts open at the store's position: those stored, and a claim alert for
+        every claim pending (stored alerts first, so their details are kept)."""
+        claims = [
+            claim_alert(seq, game, claim)
+            for game in objects.values()
+            for claim in pending_claims(game).values()
+        ]
+        self.update([*raised], objects, seq)
+        for frame in claims:
+            key = alert_key(frame.body)
+            if key is not None and key not in self.frames:
+                self.update([frame], objects, seq)
+
+    def now(self) -> list[Frame]:
+        return list(self.frames.values())

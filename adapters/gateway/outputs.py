@@ -1,0 +1,270 @@
+"""Read-only HTTP outputs: the contract's query objects as JSON, and live PGN.
+
+Routes (``GET``; docs/protocol.md, "HTTP outputs"):
+
+- ``/api/tournament``, ``/api/standings``, ``/api/games``, ``/api/games/{id}``,
+  ``/api/pairings``: JSON;
+- ``/pgn/round/{n}.pgn``, ``/pgn/games/{id}.pgn``, ``/pgn/all.pgn``: the games
+  as PGN (``projections.pgn``), ``[%clk]`` after every move, ``*`` while in
+  progress: what a broadcast platform polls.
+
+Every answer is what the public sees (the state at ``now - delay``, from the
+public's delayed copy of the log) unless a commentator's or arbiter's token
+is given (``?token=...`` or ``Authorization: Bearer ...``): then the live
+state. A bad token is refused (``401``), never treated as public.
+
+Answers are cached by what they show: a body is rebuilt only when the channel
+moved on *and* what it shows changed (the versions of the games it holds and of
+the tournament), so thousands of pollers cost one build per change. Each
+answer has a strong ``ETag`` (a hash of the body), ``Last-Modified`` (when the
+body last changed) and ``Cache-Control`` (``public, max-age=N`` for the public
+answers, so a reverse proxy or CDN can serve them; ``private, no-cache`` for
+live ones). ``If-None-Match`` with the current ``ETag`` answers ``304`` with no
+body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.utils import formatdate
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import parse_qs
+
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from adapters import queries
+from adapters.event_export import event_game_ids, pgn_of_games, round_game_ids, started_games
+from adapters.gateway.hub import Channel
+from adapters.gateway.tokens import Identity, Tokens
+from adapters.store import Store, game_order
+from engine.errors import CommandRefused, UnknownGame
+
+JSON_TYPE = "application/json"
+PGN_TYPE = "application/x-chess-pgn; charset=utf-8"
+DEFAULT_MAX_AGE_S = 1
+"""How long a shared cache may keep a public answer (a broadcast polls every few seconds)."""
+
+ROUND_PGN = re.compile(r"^/pgn/round/(\d+)\.pgn$")
+GAME_PGN = re.compile(r"^/pgn/games/([^/]+)\.pgn$")
+GAME_JSON = re.compile(r"^/api/games/([^/]+)$")
+ROUTES = (
+    "see /api/tournament, /api/standings, /api/games, /api/games/{id}, /api/pairings, "
+    "/pgn/round/{n}.pgn, /pgn/games/{id}.pgn, /pgn/all.pgn"
+)
+
+
+@dataclass
+class Cached:
+    seq: int
+    """The channel's sequence number the answer was last checked at."""
+    key: Any
+    """What the answer shows (versions): when it is unchanged, the body is too."""
+    body: bytes
+    etag: str
+    modified: str
+
+
+class NotFound(Exception):
+    """A route that names something this store does not hold."""
+
+
+class Unauthorized(Exception):
+    """A token was given and is not one of the token file's."""
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+
+
+def _json(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def pairings_object(games: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Each round's boards, colours and results, from the channel's game objects."""
+    rounds: dict[Any, list[dict[str, Any]]] = {}
+    for gid in sorted(games, key=game_order):
+        game = games[gid]
+        rounds.setdefault(game.get("round"), []).append(
+            {
+                "game": gid,
+                "board": game.get("board"),
+                "white": game.get("white"),
+                "black": game.get("black"),
+                "status": game.get("status"),
+                "result": game.get("result"),
+            }
+        )
+    return {"rounds": [{"round": r, "games": g} for r, g in rounds.items()]}
+
+
+class Outputs:
+    """Answers the read-only HTTP routes of one gateway."""
+
+    def __init__(
+        self,
+        tokens: Tokens,
+        live: Channel,
+        public: Channel,
+        stores: Callable[[], tuple[Store | None, Store | None]],
+        run_in_reader: Callable[..., Any],
+        max_age_s: int = DEFAULT_MAX_AGE_S,
+    ) -> None:
+        self.tokens = tokens
+        self.live, self.public = live, public
+        self.stores = stores
+        """(live store, public store): read in the reader thread only."""
+        self.run_in_reader = run_in_reader
+        self.max_age_s = max_age_s
+        self.cache: dict[tuple[str, str], Cached] = {}
+        self.built = 0
+        """Bodies built (a benchmark and a test read it)."""
+
+    def handles(self, path: str) -> bool:
+        return path.startswith(("/api/", "/pgn/"))
+
+    def _identity(self, request: Request, query: dict[str, list[str]]) -> Identity | None:
+        token = (query.get("token") or [None])[0]
+        auth = request.headers.get("Authorization", "")
+        if token is None and auth.lower().startswith("bearer "):
+            token = auth[7:].strip()
+        if token is None:
+            return None
+        identity = self.tokens.identify(token)
+        if identity is None:
+            raise Unauthorized("unknown token: check the token file, or ask without one")
+        return identity
+
+    async def answer(self, request: Request) -> Response:
+        path, _, raw_query = request.path.partition("?")
+        try:
+            identity = self._identity(request, parse_qs(raw_query))
+            live = identity is not None
+            channel = self.live if live else self.public
+            cached = self.cache.get((channel.name, path))
+            if cached is None or cached.seq != channel.seq:
+                if path.startswith("/api/") and path != "/api/tournament":
+                    cached = self._refresh_from_channel(channel, path)
+                else:
+                    cached = await self.run_in_reader(self._refresh, channel, path, live)
+        except NotFound as exc:
+            return _error(HTTPStatus.NOT_FOUND, "not_found", str(exc))
+        except Unauthorized as exc:
+            return _error(HTTPStatus.UNAUTHORIZED, "invalid_token", str(exc))
+        headers = Headers()
+        headers["ETag"] = cached.etag
+        headers["Last-Modified"] = cached.modified
+        headers["Cache-Control"] = (
+            "private, no-cache" if live else f"public, max-age={self.max_age_s}"
+        )
+        headers["Access-Control-Allow-Origin"] = "*"
+        headers["Vary"] = "Authorization"
+        if cached.etag in _etags(request.headers.get("If-None-Match", "")):
+            headers["Content-Length"] = "0"
+            return Response(304, "Not Modified", headers, b"")
+        headers["Content-Type"] = PGN_TYPE if path.startswith("/pgn/") else JSON_TYPE
+        headers["Content-Length"] = str(len(cached.body))
+        return Response(200, "OK", headers, cached.body)
+
+    # --- building (reader thread) --------------------------------------------------
+
+    def _refresh_from_channel(self, channel: Channel, path: str) -> Cached:
+        """The JSON of the channel's objects (event loop: the channel is not shared)."""
+        return self._store_answer(channel, path, *self._channel_route(channel, path))
+
+    def _refresh(self, channel: Channel, path: str, live: bool) -> Cached:
+        """An answer read from the store (reader thread)."""
+        cached = self.cache.get((channel.name, path))
+        if cached is not None and cached.seq == channel.seq:  # built while this one waited
+            return cached
+        live_store, public_store = self.stores()
+        store = live_store if live or public_store is None else public_store
+        if store is None:
+            raise NotFound("the gateway has not read the store yet")
+        try:
+            key, build = self._store_route(store, path)
+        except CommandRefused as exc:  # an unknown game or round, no tournament yet
+            raise NotFound(str(exc)) from None
+        return self._store_answer(channel, path, key, build)
+
+    def _store_answer(
+        self, channel: Channel, path: str, key: Any, build: Callable[[], bytes]
+    ) -> Cached:
+        seq = channel.seq
+        slot = (channel.name, path)
+        cached = self.cache.get(slot)
+        if cached is not None and cached.key == key:
+            cached.seq = seq
+            return cached
+        body = build()
+        self.built += 1
+        etag = _etag(body)
+        if cached is not None and cached.etag == etag:
+            cached.seq, cached.key = seq, key
+            return cached
+        fresh = Cached(seq, key, body, etag, formatdate(time.time(), usegmt=True))
+        self.cache[slot] = fresh
+        return fresh
+
+    def _channel_route(self, channel: Channel, path: str) -> tuple[Any, Callable[[], bytes]]:
+        """(what the answer shows, how to build it) for a JSON path; NotFound if none."""
+        if path == "/api/standings":
+            # the store's first tournament (the HTTP outputs serve one tournament)
+            return channel.seq, lambda: _json(channel.standings.get(channel.first))
+        if path == "/api/games":
+            games = [channel.games[g] for g in sorted(channel.games, key=game_order)]
+            return channel.seq, lambda: _json(games)
+        if match := GAME_JSON.match(path):
+            game = channel.games.get(match[1])
+            if game is None:
+                raise NotFound(f"no game {match[1]!r} in this tournament")
+            return channel.seq, lambda: _json(game)
+        if path == "/api/pairings":
+            return channel.seq, lambda: _json(pairings_object(channel.games))
+        raise NotFound(f"no output at {path}: {ROUTES}")
+
+    def _store_route(self, store: Store, path: str) -> tuple[Any, Callable[[], bytes]]:
+        """(what the answer shows, how to build it) for a path read from the store."""
+        if path == "/api/tournament":
+            version = _tournament_version(store)
+            return version, lambda: _json(queries.tournament_object(store))
+        ids: list[str]
+        if match := ROUND_PGN.match(path):
+            ids = round_game_ids(store, int(match[1]))
+        elif match := GAME_PGN.match(path):
+            if store.game(match[1]) is None:
+                raise UnknownGame(f"no game {match[1]!r} has started in this tournament")
+            ids = [match[1]]
+        elif path == "/pgn/all.pgn":
+            ids = event_game_ids(store, store.tournament())
+        else:
+            raise NotFound(f"no output at {path}: {ROUTES}")
+        games = started_games(store, ids)
+        key = (_tournament_version(store), tuple((g.game_id, g.version) for g in games))
+        return key, lambda: pgn_of_games(store, games).encode()
+
+
+def _tournament_version(store: Store) -> int:
+    tournament = store.tournament()
+    return tournament.version if tournament else 0
+
+
+def _etags(header: str) -> set[str]:
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+def _error(status: HTTPStatus, code: str, message: str) -> Response:
+    body = _json({"error": {"code": code, "message": message}})
+    headers = Headers()
+    headers["Content-Type"] = JSON_TYPE
+    headers["Content-Length"] = str(len(body))
+    headers["Cache-Control"] = "no-cache"
+    headers["Access-Control-Allow-Origin"] = "*"
+    return Response(status.value, status.phrase, headers, body)

@@ -1,0 +1,96 @@
+"""The public's view: the tournament exactly as it was ``delay`` ago (blocking; reader thread).
+
+FIDE fair play delays what the public sees (``--public-delay``, 15 minutes by
+default). The public view is the state at ``now - delay`` by the events' own
+instants, as ``candidates replay --until`` derives it: each stream's events up
+to that instant, a stream stopping at its first event after it (so its versions
+stay contiguous). It is kept in a copy of the log held in memory: an event of
+the live log is copied when its release instant has passed, and the public
+channel follows the copy as the live channel follows the store. So
+
+- a gateway that starts (or restarts) shows the public at once the state at
+  ``now - delay``: events dated earlier are there, events within the delay are
+  not; a restart changes nothing of what the public sees;
+- an event appended late with an old instant is released when ``at + delay``
+  has passed (at once if it has), never before, and never before the events
+  of its stream that precede it;
+- an event with no instant (``at_ms`` 0: a tournament created or lots drawn
+  without ``at``) is held for the full delay from when the gateway read it;
+  one already in the store when the gateway starts is dated by the latest
+  instant before it in the log (it was appended after that), so a tournament
+  created before any game is public at once.
+
+The copy's sequence numbers are its own (the order of release, not of the
+store), so a public client that resumes gets a fresh snapshot instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from collections.abc import Iterable
+
+from adapters.store import Store
+from engine.events import Event
+
+_copies = itertools.count(1)
+
+
+def memory_url() -> str:
+    """A SQLite database in memory, private to this process and this copy."""
+    return f"file:public-copy-{next(_copies)}?mode=memory&cache=shared"
+
+
+class DelayedLog:
+    """Events of the live log waiting for their release, and the copy they go to."""
+
+    def __init__(self, delay_ms: int, copy: Store | None = None) -> None:
+        self.delay_ms = delay_ms
+        self.copy = copy or Store(memory_url())
+        self.copy.chain.seal_every = 0  # the copy is never audited: the store is
+        self.held: dict[str, deque[tuple[int, int, Event]]] = {}
+        """Stream -> (release_ms, live seq, event), in stream order."""
+        self.latest_at_ms = 0
+        """The latest instant read so far (dates an event without one at start)."""
+        self.released = 0
+
+    def release_ms(self, event: Event, seen_ms: int | None) -> int:
+        """When the public may see ``event``: its instant plus the delay; without an
+        instant, from when it was read (``seen_ms``), or at start from the latest
+        instant before it."""
+        if event.at_ms:
+            return event.at_ms + self.delay_ms
+        return (self.latest_at_ms if seen_ms is None else seen_ms) + self.delay_ms
+
+    def take(self, events: Iterable[tuple[int, Event]], seen_ms: int | None) -> None:
+        """Hold events read from the live log (``seen_ms`` None: already stored at start)."""
+        for seq, event in events:
+            release = self.release_ms(event, seen_ms)
+            self.latest_at_ms = max(self.latest_at_ms, event.at_ms)
+            self.held.setdefault(event.originator_id, deque()).append((release, seq, event))
+
+    def next_release_ms(self) -> int | None:
+        heads = [queue[0][0] for queue in self.held.values() if queue]
+        return min(heads) if heads else None
+
+    def release(self, now_ms: int) -> int:
+        """Copy every held event whose time has come (each stream in order); how many."""
+        due: list[tuple[int, Event]] = []
+        for stream, queue in list(self.held.items()):
+            while queue and queue[0][0] <= now_ms:
+                _, seq, event = queue.popleft()
+                due.append((seq, event))
+            if not queue:
+                del self.held[stream]
+        if not due:
+            return 0
+        due.sort(key=lambda item: item[0])
+        self.copy.append([event for _, event in due])
+        self.released += len(due)
+        return len(due)
+
+    def waiting(self) -> int:
+        return sum(len(queue) for queue in self.held.values())
+
+    def close(self) -> None:
+        self.copy.close()

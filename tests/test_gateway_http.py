@@ -1,0 +1,177 @@
+"""The read-only HTTP outputs of a real gateway, with a real HTTP client: JSON queries and the
+live PGN a broadcast platform polls (``[%clk]``, ETag and 304, the public delay)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+import chess.pgn
+import pytest
+
+from adapters.store import Store
+from engine.timefmt import format_instant
+from tests.gateway_support import COMMENTATOR_TOKEN, RunningGateway, now_at
+from tests.helpers import ok, paired_tournament
+
+
+@pytest.fixture
+def live(sqlite_store: Store) -> Store:
+    """Games 1.1 and 1.2 started five minutes ago, in whole seconds from then."""
+    base = time.time_ns() // 1_000_000 // 1000 * 1000 - 300_000
+
+    def at(seconds: int) -> str:
+        return format_instant(base + seconds * 1000)
+
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.2", "at": at(0)})
+    for seconds, san in ((10, "d4"), (20, "Nf6"), (30, "c4")):
+        ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": san, "at": at(seconds)})
+    ok(sqlite_store, {"cmd": "play_move", "game": "1.2", "move": "e4", "at": at(100)})
+    return sqlite_store
+
+
+def get(
+    gw: RunningGateway, path: str, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(gw.http + path, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def parse_all(text: str) -> list[chess.pgn.Game]:
+    handle, games = io.StringIO(text), []
+    while (game := chess.pgn.read_game(handle)) is not None:
+        games.append(game)
+    return games
+
+
+class TestLivePgnForBroadcasts:
+    def test_a_round_parses_with_python_chess_and_carries_clk_after_every_move(
+        self, live: Store
+    ) -> None:
+        with RunningGateway(live.url, public_delay_s=60) as gw:
+            status, headers, body = get(gw, "/pgn/round/1.pgn")
+        assert status == 200 and headers["Content-Type"].startswith("application/x-chess-pgn")
+        games = parse_all(body.decode())
+        assert [g.headers["Board"] for g in games] == ["1", "2"]
+        first = games[0]
+        assert not first.errors
+        assert (first.headers["Round"], first.headers["Result"]) == ("1", "*")
+        assert first.headers["White"] == "Aronian, Levon" and first.headers["WhiteElo"] == "2809"
+        assert first.headers["TimeControl"] == "40/7200:20/3600:900+30"
+        moves = list(first.mainline())
+        assert [n.san() for n in moves] == ["d4", "Nf6", "c4"]
+        assert [n.clock() for n in moves] == [7190.0, 7190.0, 7180.0]
+
+    def test_one_game_and_the_whole_event(self, live: Store) -> None:
+        with RunningGateway(live.url, public_delay_s=60) as gw:
+            _, _, one = get(gw, "/pgn/games/1.2.pgn")
+            _, _, every = get(gw, "/pgn/all.pgn")
+        assert [n.san() for n in parse_all(one.decode())[0].mainline()] == ["e4"]
+        assert len(parse_all(every.decode())) == 2
+
+    def test_304_when_the_etag_is_unchanged_and_200_once_a_move_changes_it(
+        self, live: Store
+    ) -> None:
+        with RunningGateway(live.url, public_delay_s=0) as gw:
+            status, headers, body = get(gw, "/pgn/games/1.1.pgn")
+            etag = headers["ETag"]
+            assert status == 200 and headers["Last-Modified"].endswith("GMT")
+            assert headers["Cache-Control"] == "public, max-age=1"
+            status, again, empty = get(gw, "/pgn/games/1.1.pgn", {"If-None-Match": etag})
+            assert (status, empty, again["ETag"]) == (304, b"", etag)
+            ok(live, {"cmd": "play_move", "game": "1.1", "move": "e6", "at": now_at(0)})
+            deadline = time.monotonic() + 3
+            while (result := get(gw, "/pgn/games/1.1.pgn", {"If-None-Match": etag}))[0] == 304:
+                assert time.monotonic() < deadline, "the move never reached the PGN"
+                time.sleep(0.05)
+            status, changed, body = result
+            assert status == 200 and changed["ETag"] != etag
+            assert "3... e6" not in body.decode() and "2... e6" in body.decode()
+
+    def test_a_clock_reading_alone_does_not_rebuild_the_pgn(self, live: Store) -> None:
+        with RunningGateway(live.url, public_delay_s=0) as gw:
+            _, headers, _ = get(gw, "/pgn/all.pgn")
+            ok(
+                live,
+                {
+                    "cmd": "clock_reading",
+                    "game": "1.2",
+                    "at": now_at(0),
+                    "white_ms": 7_000_000,
+                    "black_ms": 7_000_000,
+                    "running": "black",
+                },
+            )
+            time.sleep(0.3)
+            status, again, _ = get(gw, "/pgn/all.pgn", {"If-None-Match": headers["ETag"]})
+            assert status == 304 and again["Last-Modified"] == headers["Last-Modified"]
+
+    def test_a_public_pgn_request_never_shows_a_move_before_its_delay(self, live: Store) -> None:
+        delay = 1.0
+        with RunningGateway(live.url, public_delay_s=delay) as gw:
+            ok(live, {"cmd": "play_move", "game": "1.1", "move": "g6", "at": now_at(0)})
+            made = time.monotonic()
+            seen_at = None
+            while time.monotonic() - made < delay + 2:
+                _, _, body = get(gw, "/pgn/games/1.1.pgn")
+                sans = [n.san() for n in parse_all(body.decode())[0].mainline()]
+                if "g6" in sans:
+                    seen_at = time.monotonic() - made
+                    break
+                time.sleep(0.05)
+            assert seen_at is not None and seen_at >= delay
+            # a commentator's token reads the live state at once
+            ok(live, {"cmd": "play_move", "game": "1.1", "move": "Nc3", "at": now_at(0)})
+            time.sleep(0.2)
+            _, headers, body = get(gw, f"/pgn/games/1.1.pgn?token={COMMENTATOR_TOKEN}")
+            assert "Nc3" in body.decode() and headers["Cache-Control"] == "private, no-cache"
+            _, _, public = get(gw, "/pgn/games/1.1.pgn")
+            assert "Nc3" not in public.decode()
+
+    def test_a_bad_token_is_refused_and_an_unknown_round_is_not_found(self, live: Store) -> None:
+        with RunningGateway(live.url, public_delay_s=60) as gw:
+            status, _, body = get(gw, "/pgn/all.pgn", {"Authorization": "Bearer not-a-token"})
+            assert status == 401 and json.loads(body)["error"]["code"] == "invalid_token"
+            status, _, body = get(gw, "/pgn/round/15.pgn")
+            assert status == 404 and "no round 15" in json.loads(body)["error"]["message"]
+            status, _, body = get(gw, "/pgn/games/9.9.pgn")
+            assert status == 404
+            status, _, body = get(gw, "/api/nothing")
+            assert status == 404 and "/pgn/round/{n}.pgn" in json.loads(body)["error"]["message"]
+
+
+class TestJsonQueries:
+    def test_the_query_objects_of_the_contract(self, live: Store) -> None:
+        with RunningGateway(live.url, public_delay_s=0) as gw:
+            answers: dict[str, Any] = {}
+            for path in ("tournament", "standings", "games", "games/1.1", "pairings"):
+                status, headers, body = get(gw, f"/api/{path}")
+                assert status == 200 and headers["Content-Type"] == "application/json"
+                answers[path] = json.loads(body)
+        assert answers["tournament"]["players"][0]["number"] == 1
+        assert answers["tournament"]["rounds"] == 14
+        assert answers["standings"]["rows"][0]["points"] == 0
+        assert len(answers["games"]) == 56
+        assert answers["games/1.1"]["moves"] == ["d4", "Nf6", "c4"]
+        first = answers["pairings"]["rounds"][0]
+        assert first["round"] == 1 and [g["board"] for g in first["games"]] == [1, 2, 3, 4]
+
+    def test_json_is_delayed_like_the_public_feed_unless_a_token_says_otherwise(
+        self, live: Store
+    ) -> None:
+        with RunningGateway(live.url, public_delay_s=250) as gw:
+            _, _, public = get(gw, "/api/games/1.2")
+            _, _, studio = get(gw, f"/api/games/1.2?token={COMMENTATOR_TOKEN}")
+        # 1.2's only move (200 s ago) is within the 250 s delay; 1.1's are older
+        assert json.loads(public)["moves"] == []
+        assert json.loads(studio)["moves"] == ["e4"]
