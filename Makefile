@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint types pytest bench bench-each clean browser
+.PHONY: demo test lint types pytest bench bench-each clean browser docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ $(VENV)/.installed: pyproject.toml
 
 demo: $(VENV)/.installed
 	$(BIN)/candidates demo
+
+# docs/commands.md and docs/schema/ from the engine's command declarations
+docs: $(VENV)/.installed
+	$(BIN)/python -m adapters.reference
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

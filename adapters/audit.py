@@ -103,12 +103,20 @@ class Finding:
         return out
 
 
+BOARD_STREAM_PREFIX = "board/"
+"""An electronic board's own stream (``adapters.dgt.feed``): alerts before its game is known."""
+
+
 @dataclass
 class AuditReport:
     source: str
     events: int = 0
     seals: int = 0
     games: int = 0
+    board_alerts: int = 0
+    """Events of electronic boards' own streams (``board/<serial>``: a DGT board's alerts
+    before its game is known), audited as every event: hash links and seals."""
+    boards: int = 0
     findings: list[Finding] = field(default_factory=list)
 
     def add(self, severity: str, kind: str, message: str, record: Record | None = None) -> None:
@@ -128,6 +136,8 @@ class AuditReport:
             "events": self.events,
             "seals": self.seals,
             "games": self.games,
+            "board_alerts": self.board_alerts,
+            "boards": self.boards,
             "integrity_failures": len(self.of(INTEGRITY)),
             "rule_findings": len(self.of(RULE)),
             "findings": [f.as_dict() for f in self.findings],
@@ -135,7 +145,13 @@ class AuditReport:
 
     def render(self) -> str:
         lines = [
-            f"Audit of {self.source}: {self.events} events, {self.games} games, {self.seals} seals",
+            f"Audit of {self.source}: {self.events} events, {self.games} games, {self.seals} seals"
+            + (
+                f", {self.board_alerts} alert{'' if self.board_alerts == 1 else 's'} of "
+                f"{self.boards} electronic board{'' if self.boards == 1 else 's'}"
+                if self.boards
+                else ""
+            ),
         ]
         for severity, title in (
             (INTEGRITY, "Integrity failures"),
@@ -613,14 +629,20 @@ def audit_records(
             lambda: check_projections(store, log, judged, by_event, games.games, unsound, report),
             report,
         )
+    boards: set[str] = set()
     for record in readable:
-        if (
+        if record.stream.startswith(BOARD_STREAM_PREFIX):  # audited: links and seals above
+            boards.add(record.stream)
+            report.board_alerts += 1
+        elif (
             stream_game_id(record.stream) is None
             and split_stream(record.stream)[1]
             not in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM, INCIDENTS_STREAM)
             and not record.stream.startswith("board/")
+            and not record.stream.startswith("command/")  # CommandApplied: links and seals
         ):
             report.add(INFO, "unknown_stream", f"stream {record.stream!r} is not audited", record)
+    report.boards = len(boards)
     return report
 
 

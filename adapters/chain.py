@@ -15,9 +15,13 @@ of a stream's last event. **Seals** cover that: a ``ChainSealed`` event on the
 ``tournament`` stream holds a running digest of the links of the first N events
 in global order, ``D_k = SHA-256(D_{k-1} || link_a || ... || link_b)`` from 32
 zero bytes, and the 4-byte prefix of each link it adds (to name a moved or
-missing event). The store seals every ``seal_every`` events it appends
-(``$CANDIDATES_SEAL_EVERY``, default 1000, 0 = never) and on request
-(``Store.seal()``, ``candidates seal``). The design and its limits are in
+missing event). A seal is due when the log has grown by ``seal_every``
+positions (notification ids) since the last seal, whoever appended them
+(``$CANDIDATES_SEAL_EVERY``, default 1000, 0 = never): the writer whose append
+makes it due seals, so a store written by many short (or killed) processes is
+sealed like one written by one. A store also seals what it appended when it
+closes (the end of an ``apply`` batch, a gateway or DGT feed shutting down), and
+on request (``Store.seal()``, ``candidates seal``). The design and its limits are in
 docs/audit.md.
 
 The link is kept inside the stored record's msgpack map under ``_link`` (the
@@ -173,7 +177,6 @@ class Chain:
             else DEFAULT_SEAL_EVERY
         )
         self.heads: dict[str, tuple[int, bytes]] = {}
-        self.appended_since_check = 0
         self.sealed: SealPoint | None = None
         self.sealed_version = 0
         """The tournament stream's version when ``sealed`` was known to be the last seal."""
@@ -227,20 +230,31 @@ class Chain:
     def done(self) -> None:
         self.mapper.pending.clear()
 
-    def saved(self, events: Sequence[Event], links: Sequence[bytes]) -> None:
+    def saved(self, events: Sequence[Event], links: Sequence[bytes], last_seq: int | None) -> None:
         for event, link in zip(events, links, strict=True):
             self.heads[event.originator_id] = (event.originator_version, link)
-        if self._sealing:
+        if self._sealing or not self.seal_every or last_seq is None:
             return
-        self.appended_since_check += len(events)
-        if self.seal_every and self.appended_since_check >= self.seal_every:
-            self.appended_since_check = 0
-            try:
-                self.seal(minimum=self.seal_every)
-            except Exception:  # the events are stored: a seal that fails waits for the next
-                log.warning(
-                    "automatic seal failed; the next one covers the same events", exc_info=True
-                )
+        try:
+            if self.seal_due(last_seq):
+                self.seal()
+        except Exception:  # the events are stored: a seal that fails waits for the next
+            log.warning("automatic seal failed; the next one covers the same events", exc_info=True)
+
+    def seal_due(self, last_seq: int) -> bool:
+        """Whether the log reached ``seal_every`` positions past the last seal.
+
+        Reads where the last seal is only when the known one looks due (another
+        writer may have sealed since): one cheap comparison per append otherwise."""
+        if self.sealed is not None and last_seq - self.sealed.seq < self.seal_every:
+            return False
+        tournament = self.store.tournament()
+        if tournament is None:
+            return False
+        if self.sealed is None or tournament.version != self.sealed_version:
+            self.sealed = self.last_seal_point()
+            self.sealed_version = tournament.version
+        return last_seq - self.sealed.seq >= self.seal_every
 
     def forget(self, streams: Iterable[str]) -> None:
         for stream in streams:

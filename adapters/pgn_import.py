@@ -1,8 +1,11 @@
 """Score sheets in, events out: ``candidates import-pgn FILE...``.
 
 Each game becomes one all-or-nothing batch of events (see
-``engine.game.importing``). A game whose moves are illegal is refused as a whole,
-naming the game and the move, and the rest of the file still imports.
+``engine.game.importing``), appended in one transaction with its clock readings:
+a refusal, a crash or a kill never leaves half a game; the tournament a file
+creates (its players, lots and round order) is one transaction too. A game
+whose moves are illegal is refused as a whole, naming the game and the move,
+and the rest of the file still imports.
 Importing a file twice adds nothing: a game already in the store with the
 same moves and result is reported as already imported.
 
@@ -68,12 +71,16 @@ from adapters.pgn_players import Identity, Known, Seen, player_id, resolve
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
+from engine.dispatch import decide
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ClockReadingRecorded, Event, ResultRecorded
+from engine.game.clock_log import ClockLog
 from engine.game.importing import ScoreSheet, import_score_sheet
+from engine.game.state import Game
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
 from engine.timefmt import clock_text
+from engine.tournament import tournament as tournaments
 from engine.tournament.berger_inference import cycles_for, infer_numbers
 from engine.tournament.pairing import rounds_per_cycle
 from engine.tournament.tournament import Tournament
@@ -521,10 +528,8 @@ def _create_tournament(
                 else "; pass --cycles to say otherwise"
             )
         )
-    dates = [
-        g.header("Date") for g in games if re.fullmatch(r"\d{4}\.\d{2}\.\d{2}", g.header("Date"))
-    ]
-    first_round = datetime.strptime(min(dates), "%Y.%m.%d") if dates else datetime(1970, 1, 3)
+    dates = [day for day in (_date(g.header("Date")) for g in games) if day is not None]
+    first_round = min(dates) if dates else datetime(1970, 1, 3)
     if options.start_date is not None:
         start_date = options.start_date
     else:
@@ -545,23 +550,22 @@ def _create_tournament(
     name = event_name or Path(path).stem
     year = first_round.year if dates else ""
     tournament_id = _slug(name if str(year) in name else f"{name} {year}")
-    created = store.handle(
-        {
-            "cmd": "create_tournament",
-            "tournament": tournament_id,
-            "name": name,
-            "rules": rules,
-            "start_date": start_date,
-            "cycles": cycles,
-            "players": [p.as_player() for p in players],
-            "by": by,
-        }
-    )
-    if not created["ok"]:
-        return ImportReport("tournament", "refused", created["error"]["message"], warnings=warnings)
-    further = isinstance(store, Store) and store.first_tournament_id() != tournament_id
-    if further and store.default_tournament is None:
-        store.default_tournament = tournament_id  # a further tournament of the store: this one
+    staged = _Staged(store)
+    try:
+        staged.decide(
+            {
+                "cmd": "create_tournament",
+                "tournament": tournament_id,
+                "name": name,
+                "rules": rules,
+                "start_date": start_date,
+                "cycles": cycles,
+                "players": [p.as_player() for p in players],
+                "by": by,
+            }
+        )
+    except CommandRefused as refused:
+        return ImportReport("tournament", "refused", refused.message, warnings=warnings)
     message = f"{len(players)} players, {cycles} cycle(s), start {start_date}, rules {rules}"
     inferred = None
     if all(r > 0 for r, _, _ in pairings):
@@ -571,34 +575,79 @@ def _create_tournament(
             "; the games do not follow a Berger table (no lots recorded): the standings "
             "follow the results"
         )
-        return ImportReport("tournament", "created", message, events=1, warnings=warnings)
-    drawn = store.handle(
-        {"cmd": "draw_lots", "tournament": tournament_id, "numbers": inferred.numbers, "by": by}
-    )
-    if not drawn["ok"]:
-        warnings.append(drawn["error"]["message"])
-        return ImportReport("tournament", "created", message, events=1, warnings=warnings)
-    events = 2
-    message += "; numbers " + ", ".join(
-        f"{p} {n}" for p, n in sorted(inferred.numbers.items(), key=lambda x: x[1])
-    )
-    if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
-        reordered = store.handle(
-            {
-                "cmd": "reorder_rounds",
-                "tournament": tournament_id,
-                "order": list(inferred.round_order),
-                "reason": f"the rounds of {Path(path).name} follow the table in this order",
-                "by": by,
-            }
+    else:
+        try:
+            staged.decide(
+                {
+                    "cmd": "draw_lots",
+                    "tournament": tournament_id,
+                    "numbers": inferred.numbers,
+                    "by": by,
+                }
+            )
+        except CommandRefused as refused:
+            warnings.append(refused.message)
+            inferred = None
+    if inferred is not None:
+        message += "; numbers " + ", ".join(
+            f"{p} {n}" for p, n in sorted(inferred.numbers.items(), key=lambda x: x[1])
         )
-        if not reordered["ok"]:
-            warnings.append(f"the rounds could not be reordered: {reordered['error']['message']}")
-            return ImportReport("tournament", "created", message, events=events, warnings=warnings)
-        events += 1
-        moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
-        message += "; rounds played in another order than the table's: " + ", ".join(moved)
-    return ImportReport("tournament", "created", message, events=events, warnings=warnings)
+        if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
+            try:
+                staged.decide(
+                    {
+                        "cmd": "reorder_rounds",
+                        "tournament": tournament_id,
+                        "order": list(inferred.round_order),
+                        "reason": f"the rounds of {Path(path).name} follow the table in this order",
+                        "by": by,
+                    }
+                )
+            except CommandRefused as refused:
+                warnings.append(f"the rounds could not be reordered: {refused.message}")
+            else:
+                moved = [f"{r}<-{t}" for r, t in enumerate(inferred.round_order, start=1) if r != t]
+                message += "; rounds played in another order than the table's: " + ", ".join(moved)
+    store.append(staged.events)  # the tournament, its lots and round order: one transaction
+    return ImportReport(
+        "tournament", "created", message, events=len(staged.events), warnings=warnings
+    )
+
+
+class _Staged:
+    """The tournament as decided so far, not yet appended: the decisions that create
+    it from a file are appended together, so no kill leaves it half made."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.state: Tournament | None = store.tournament()
+        self.events: list[Event] = []
+
+    def tournament(self) -> Tournament | None:
+        return self.state
+
+    def game(self, game_id: str) -> Game | None:
+        return self.store.game(game_id)
+
+    def clock_log(self, game_id: str) -> ClockLog | None:
+        return self.store.clock_log(game_id)
+
+    def decide(self, command: dict[str, Any]) -> None:
+        _, events = decide(command, self)
+        for event in events:
+            self.add(event)
+
+    def add(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = tournaments.evolve(self.state, event)
+
+
+def _date(text: str) -> datetime | None:
+    """A PGN Date tag as a day, None when it is not one (``2013.02.30``, ``????.??.??``)."""
+    try:
+        return datetime.strptime(text, "%Y.%m.%d")
+    except ValueError:
+        return None
 
 
 def _append(store: Store, events: list[Event]) -> None:

@@ -18,7 +18,9 @@ from engine.tournament.tournament import Tournament
 from projections.arbiter_report import report_entries
 from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
+from projections.pairings import pairings
 from projections.standings import crosstable, standings
+from projections.trf import trf_players, trf_text
 
 
 def _view(source: Any) -> Any:
@@ -136,6 +138,62 @@ def crosstable_object(store: Store, after_round: int | None = None) -> dict[str,
     """Every player's results against every opponent (see ``projections.standings``)."""
     tournament = _require_tournament(store)
     return crosstable(tournament, _all_games(store), after_round, book=store.incident_book())
+
+
+def pairings_object(store: Store, only_round: int | None = None) -> dict[str, Any]:
+    """Each round's boards with colours, players and results so far (``projections.pairings``)."""
+    tournament = _require_tournament(store)
+    if only_round is not None and not 1 <= only_round <= tournament.rounds:
+        raise MalformedCommand(f"round must be between 1 and {tournament.rounds}, got {only_round}")
+    _, days = tournament_schedule(tournament)
+    dates = {d.round: d.date.isoformat() for d in days if d.round is not None}
+    return pairings(tournament, store.game, dates, only_round)
+
+
+def trf_report(store: Store) -> str:
+    """The event as a FIDE Tournament Report File (TRF16, ``projections.trf``)."""
+    tournament = _require_tournament(store)
+    games = _all_games(store)
+    if tournament.numbers is None and not any(g.status == "finished" for g in games):
+        raise MalformedCommand(
+            "a tournament report lists the players by their drawn numbers: draw the lots first "
+            "(draw_lots, article 3.4.1)"
+        )
+    _, days = tournament_schedule(tournament)
+    dates: dict[int, str] = {d.round: d.date.isoformat() for d in days if d.round is not None}
+    for game in games:  # the day a round was played, where it was
+        if game.stage == "tournament" and game.round in dates:
+            dates[game.round] = min(dates[game.round], format_instant(game.started_at_ms)[:10])
+    rounds = tournament.rounds
+    round_dates = [dates.get(r) for r in range(1, rounds + 1)]
+    chief = [a.name for a in tournament.arbiters if a.role == "chief"]
+    deputies = [a.name for a in tournament.arbiters if a.role == "deputy"]
+    rules = profile(tournament.rules)
+    cycles = "double" if tournament.cycles == 2 else "single"
+    records = [
+        ("012", tournament.name),
+        ("022", getattr(tournament, "city", "") or getattr(tournament, "site", "")),
+        ("032", getattr(tournament, "country", "")),
+        ("042", (round_dates[0] or tournament.start_date).replace("-", "/")),
+        ("052", (round_dates[-1] or tournament.start_date).replace("-", "/")),
+        ("062", str(len(tournament.players))),
+        ("072", str(sum(1 for p in tournament.players if p.rating))),
+        ("092", f"Individual: round robin ({cycles}), Berger tables"),
+        ("102", chief[0] if chief else ""),
+        *(("112", name) for name in deputies),
+        ("122", rules.time_control),
+    ]
+    fide = {p.id: (p.fide_id, p.title) for p in tournament.players}
+    players = trf_players(
+        crosstable(tournament, games),
+        standings(tournament, games),
+        rounds,
+        pairings(tournament, store.game, dates),
+        fide,
+    )
+    if tournament.numbers is None:
+        records.append(("###", "starting numbers by rating: the drawing of lots is not recorded"))
+    return trf_text(records, round_dates, players)
 
 
 def schedule_object(store: Store) -> dict[str, Any]:

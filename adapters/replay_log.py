@@ -15,8 +15,12 @@ A log is a sequence of msgpack objects, written one after another:
    compares with what it re-derives.
 
 ``export_log`` writes a store's log; ``import_log`` loads one into an empty
-store, checking every link first, so the round trip store -> log -> store ->
-log gives the same bytes.
+store, so the round trip store -> log -> store -> log gives the same bytes. It
+is all or nothing: ``verify_log`` checks the whole log first (header, every
+record's form and fields against its event type, every link including the first
+of each stream, the trailer's count and order digest), and the events are then
+appended in one transaction, so a refused log or a killed import leaves the
+store as it was.
 """
 
 from __future__ import annotations
@@ -29,10 +33,18 @@ from typing import IO, Any
 
 import msgpack
 
-from adapters.chain import GENESIS, event_canonical, event_fields, extend_digest, next_link
+from adapters.chain import (
+    GENESIS,
+    canonical,
+    event_canonical,
+    event_fields,
+    extend_digest,
+    next_link,
+)
 from adapters.store import Store
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.incident_book import IncidentBook
+from engine.audit.event_fields import field_problems
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, Event
 from engine.game.state import Game
@@ -175,7 +187,14 @@ def parse_objects(objects: Iterable[Any], name: str = "log") -> Log:
         header = next(items)
     except StopIteration:
         raise LogError(f"{name}: empty file, not a replay log") from None
-    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError) as exc:
+    except (
+        msgpack.ExtraData,
+        msgpack.FormatError,
+        msgpack.StackError,
+        ValueError,
+        TypeError,
+        RecursionError,
+    ) as exc:
         raise LogError(f"{name}: not msgpack ({exc})") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise LogError(f"{name}: not a replay log (the first object must be its header)")
@@ -195,7 +214,14 @@ def parse_objects(objects: Iterable[Any], name: str = "log") -> Log:
                 trailer = item
                 continue
             records.append(_record(item, position, name))
-    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError) as exc:
+    except (
+        msgpack.ExtraData,
+        msgpack.FormatError,
+        msgpack.StackError,
+        ValueError,
+        TypeError,  # a map key that is itself a map or an array: "unhashable type"
+        RecursionError,
+    ) as exc:
         raise LogError(f"{name}: corrupt after record {len(records)} ({exc})") from None
     return Log(header, records, trailer)
 
@@ -210,6 +236,7 @@ def _record(item: object, seq: int, name: str) -> Record:
         and isinstance(kind, str)
         and isinstance(at_ms, int)
         and isinstance(body, dict)
+        and all(isinstance(key, str) for key in body)
         and (link is None or (isinstance(link, bytes) and len(link) == 32))
     ):
         raise LogError(f"{name}: record {seq} ({stream!r} v{version!r}) has ill-typed items")
@@ -361,20 +388,90 @@ def verify_links(records: Iterable[Record], classes: dict[str, type[Event]]) -> 
     return problems
 
 
+VERIFY_SHOWN = 5
+"""How many problems a refused import names (the audit lists them all)."""
+
+
+def verify_log(log: Log, classes: dict[str, type[Event]] | None = None) -> list[Event]:
+    """The log's events, if the whole log holds; else LogError naming the problems.
+
+    Checks the trailer is there (a log without one was cut short), every record
+    is of a known type with its fields of the declared types, every stream's
+    versions run 1, 2, ... and every link (the first of each stream from 32 zero
+    bytes; a nil link is refused) is the hash of its content and predecessor,
+    and the trailer's count and order digest are those of the records."""
+    classes = classes or event_classes()
+    problems: list[str] = []
+    events: list[Event] = []
+    heads: dict[str, tuple[int, bytes]] = {}
+    links: list[bytes] = []
+    for record in log.records:
+        try:
+            event = record.event(classes)
+        except LogError as exc:
+            problems.append(exc.message)
+        else:
+            events.append(event)
+            problems.extend(f"{record.where()}: {p}" for p in field_problems(event))
+        head = heads.get(record.stream)
+        expected = head[0] + 1 if head else 1
+        if record.version != expected:
+            problems.append(f"{record.where()}: expected v{expected} of {record.stream} here")
+        if record.link is None:
+            problems.append(f"{record.where()}: no hash link (every record needs one)")
+            links.append(GENESIS)
+            continue
+        previous = GENESIS if record.version == 1 or head is None else head[1]
+        content = canonical(record.stream, record.version, record.type, record.at_ms, record.fields)
+        if record.link != next_link(previous, content):
+            problems.append(
+                f"{record.where()}: hash link does not match its content and its "
+                "predecessor's link (changed, or its predecessor was)"
+            )
+        heads[record.stream] = (record.version, record.link)
+        links.append(record.link)
+    trailer = log.trailer
+    if trailer is None:
+        problems.append(
+            f"no trailer after record {len(log.records)}: the log was cut short "
+            "(a whole log ends with its trailer)"
+        )
+    else:
+        if trailer.get("events") != len(log.records):
+            problems.append(
+                f"the trailer counts {trailer.get('events')!r} events; the log holds "
+                f"{len(log.records)}"
+            )
+        digest = extend_digest(GENESIS, links).hex()
+        if trailer.get("order_digest") != digest:
+            problems.append(
+                "the trailer's order digest is not the digest of the records' links "
+                "(records added, removed, moved or changed)"
+            )
+    if problems:
+        shown = "; ".join(problems[:VERIFY_SHOWN])
+        more = f" (and {len(problems) - VERIFY_SHOWN} more)" if len(problems) > VERIFY_SHOWN else ""
+        raise LogError(
+            f"the log does not hold, {len(problems)} problem(s): {shown}{more}. Nothing was "
+            "appended; run `candidates audit FILE` for the full report"
+        )
+    return events
+
+
 def import_log(store: Store, log: Log) -> int:
-    """Load a log into an empty store, exactly; refuse a log whose links do not hold."""
+    """Load a log into an empty store, exactly, in one transaction; refuse a log that
+    does not hold (``verify_log``) with nothing appended."""
     if store.last_seq() != 0:
         raise MalformedCommand(
             f"the store {store.url!r} is not empty: a replay log is loaded into an empty store"
         )
-    classes = event_classes()
-    problems = [p for p in verify_links(log.records, classes) if p.record.link is not None]
-    if problems:
-        raise LogError(
-            f"the log's hash links do not hold ({len(problems)} problem(s)); first: "
-            f"{problems[0].message}. Run `candidates audit FILE` for the full report"
-        )
-    return append_records(store, log.records, classes)
+    events = verify_log(log)
+    saved_every, store.chain.seal_every = store.chain.seal_every, 0
+    try:
+        store.append(events)  # one save: one transaction, all or nothing
+    finally:
+        store.chain.seal_every = saved_every
+    return len(events)
 
 
 def append_records(

@@ -343,7 +343,8 @@ def wire_board(store: Store, src: SourceGame, board_no: int) -> Board:
     # the arbiters set every clock up the same way, and the adapter is told which side
     # is White's (docs/dgt.md: configured, rather than inferred from the first presses)
     session = BoardSession(clock_sides=ClockSides.of(sim.white_side))
-    sink = StoreSink(store, src.game, session, label=f"board {board_no}")
+    # no command ids in the sample: a replay log records play, not transport retries
+    sink = StoreSink(store, src.game, session, label=f"board {board_no}", command_ids=False)
     stream = [(start + at, data) for at, data in device_stream(sim)]
     return Board(src, board_no, start, rng, session, sink, stream)
 

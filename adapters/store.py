@@ -17,10 +17,21 @@ engine when it received each command (its wall clock, ``wall_clock_ms``), and
 the engine refuses a command dated more than ``future_tolerance_ms`` later than
 that (default 5 minutes; ``$CANDIDATES_FUTURE_TOLERANCE_S`` or ``candidates
 --future-tolerance SECONDS``). Tests inject both.
+
+A command may carry ``command_id`` (a client-chosen string, unique per store):
+the store appends a ``CommandApplied`` event on ``command/<command_id>`` in the
+same transaction as the command's events, so an id applies once. A repeat
+answers exactly what the first time answered (read back from the events it
+names) and appends nothing; the same id with another body is refused
+(``command_id_reused``). A refused command records nothing: it may be sent
+again under the same id.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,6 +43,9 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, Notification
+from eventsourcing.postgres import PostgresApplicationRecorder
+from psycopg.errors import DuplicateObject
+from psycopg.sql import SQL, Identifier
 
 from adapters.chain import Chain, ChainMapper
 from adapters.codec import TOPIC as MSGPACK_TOPIC
@@ -39,19 +53,28 @@ from engine.arbiter import board_log as board_logs
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
 from engine.arbiter.incident_book import IncidentBook
-from engine.commands import Command
-from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide, parse_command
-from engine.errors import CommandRefused, Conflict, MalformedCommand, UnknownTournament
+from engine.commands import Command, parse_command
+from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS, decide
+from engine.errors import (
+    AlreadyRecorded,
+    CommandIdReused,
+    CommandRefused,
+    Conflict,
+    MalformedCommand,
+    UnknownTournament,
+)
 from engine.events import (
     INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     TOURNAMENTS_STREAM,
     ClockReadingRecorded,
+    CommandApplied,
     Event,
     TournamentCreated,
     TournamentListed,
     board_stream,
     clock_stream,
+    command_stream,
     game_stream,
     physical_stream,
     split_stream,
@@ -68,7 +91,40 @@ DEFAULT_STORE = "./var/candidates.sqlite"
 SYNC_SCAN_LIMIT = 5000
 """Beyond this many notifications since the last look, every cached stream is read again
 from its version rather than the notifications scanned for their stream names."""
+MAX_COMMAND_ID = 200
+"""Longest ``command_id`` accepted (characters)."""
 S = TypeVar("S")
+log = logging.getLogger(__name__)
+
+
+def command_identity(raw: object) -> tuple[object, str | None, str | None]:
+    """(the command without its ``command_id``, the id, the digest of the rest).
+
+    The digest is SHA-256 of the body as canonical JSON (sorted keys), so the
+    same command sent again, in any key order, has the same digest."""
+    if not isinstance(raw, dict) or "command_id" not in raw:
+        return raw, None, None
+    command_id = raw["command_id"]
+    if not isinstance(command_id, str) or not command_id:
+        raise MalformedCommand(f"field 'command_id' must be a non-empty string, got {command_id!r}")
+    if len(command_id) > MAX_COMMAND_ID:
+        raise MalformedCommand(
+            f"field 'command_id' is {len(command_id)} characters long; at most {MAX_COMMAND_ID}"
+        )
+    if not command_id.isprintable():
+        raise MalformedCommand("field 'command_id' must be printable text (no control characters)")
+    body = {k: v for k, v in raw.items() if k != "command_id"}
+    try:
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        command_id.encode("utf-8")
+        data = text.encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError, RecursionError) as exc:
+        raise MalformedCommand(f"the command is not JSON text: {exc}") from None
+    return body, command_id, hashlib.sha256(data).hexdigest()
+
+
+def answer_of(events: Sequence[Event]) -> dict[str, Any]:
+    return {"ok": True, "events": [e.to_wire() for e in events]}
 
 
 def store_url(explicit: str | None = None) -> str:
@@ -113,6 +169,7 @@ def store_env(url: str) -> dict[str, str]:
             POSTGRES_USER=unquote(parts.username or "postgres"),
             POSTGRES_PASSWORD=unquote(parts.password or ""),
             POSTGRES_ENABLE_DB_FUNCTIONS="y",
+            CREATE_TABLE="n",  # set up once, under a lock: set_up_postgres
         )
         if "schema" in query:
             env["POSTGRES_SCHEMA"] = query["schema"][0]
@@ -166,7 +223,19 @@ class Store:
             future_tolerance if future_tolerance is not None else future_tolerance_ms()
         )
         """How far ahead of ``wall_clock`` a command's instant may be."""
-        self.app = CandidatesApplication(env=store_env(self.url))
+        env = store_env(self.url)
+        sqlite_path = env.get("SQLITE_DBNAME")
+        self.created = bool(sqlite_path) and (
+            sqlite_path == ":memory:" or not Path(str(sqlite_path)).exists()
+        )
+        """Whether opening this store set it up (a new SQLite file, a new PostgreSQL schema)."""
+        self.app = CandidatesApplication(env=env)
+        if isinstance(self.app.recorder, PostgresApplicationRecorder):
+            try:
+                self.created = set_up_postgres(self.app.recorder)
+            except Exception:
+                self.app.close()
+                raise
         self._cache: dict[str, _Cached] = {}
         self._first_id: str | None = None
         self._views: dict[str | None, TournamentView] = {None: TournamentView(self, None)}
@@ -176,7 +245,9 @@ class Store:
         """Every cached state not in ``_stale`` holds every event up to this notification id."""
         self._session = False
         self.chain = Chain(self)
-        """Hash links computed at append, seals every ``chain.seal_every`` events."""
+        """Hash links computed at append, seals every ``chain.seal_every`` positions."""
+        self._appended = False
+        """Whether this store appended anything since it opened (``seal_appended``)."""
 
     @property
     def is_postgres(self) -> bool:
@@ -184,6 +255,20 @@ class Store:
 
     def close(self) -> None:
         self.app.close()
+
+    def seal_appended(self) -> Event | None:
+        """Seal if this store appended anything since it opened: the end of a command
+        batch (``candidates apply``) and the shutdown of a writer (gateway, DGT feed)
+        call it. Never raises: a seal that fails waits for the next (docs/audit.md)."""
+        if not self._appended or not self.chain.seal_every:
+            return None
+        try:
+            return self.seal()
+        except Exception:
+            log.warning(
+                "the closing seal failed; the next one covers the same events", exc_info=True
+            )
+            return None
 
     def __enter__(self) -> Store:
         return self
@@ -404,6 +489,11 @@ class Store:
         links = self.chain.link(events)
         try:
             recordings = self.app.save(*events)
+        except UnicodeEncodeError:
+            raise MalformedCommand(
+                "the command holds text that is not Unicode (a lone surrogate such as "
+                "\\ud800); nothing was appended"
+            ) from None
         except IntegrityError:
             streams = sorted({e.originator_id for e in events})
             for stream in streams:
@@ -416,7 +506,8 @@ class Store:
         finally:
             self.chain.done()
         ids = [r.notification.id for r in recordings]
-        self.chain.saved(events, links)
+        self._appended = True
+        self.chain.saved(events, links, ids[-1] if ids else None)
         return ids
 
     def seal(self) -> Event | None:
@@ -450,12 +541,57 @@ class Store:
         return cmd, stored
 
     def execute(self, raw: object) -> tuple[Command, list[Event]]:
-        """Decide and append one command; raises CommandRefused (nothing appended)."""
+        """Decide and append one command; raises CommandRefused (nothing appended).
+
+        With a ``command_id`` already applied, the events it appended then (nothing
+        is appended now); AlreadyRecorded for a ``play_move`` whose ``ply`` holds it."""
         with self.session():
-            cmd, events = self._decide(raw, self.wall_clock())
-            ids = self.append(events)
-            self._appended(events, ids, folded=False)
+            body, command_id, digest = command_identity(raw)
+            if command_id is None or digest is None:
+                cmd, events = self._decide(body, self.wall_clock())
+                ids = self.append(events)
+                self._appended(events, ids, folded=False)
+                return cmd, events
+            earlier = self.applied(command_id, digest)
+            if earlier is not None:
+                return parse_command(body), earlier
+            cmd, events = self._decide(body, self.wall_clock())
+            recorded = [*events, command_applied(command_id, digest, cmd, events)]
+            try:
+                ids = self.append(recorded)
+            except Conflict:
+                earlier = self.applied(command_id, digest)  # the same id, sent twice at once
+                if earlier is None:
+                    raise
+                return cmd, earlier
+            self._appended(recorded, ids, folded=False)
         return cmd, events
+
+    def applied(self, command_id: str, digest: str) -> list[Event] | None:
+        """The events a ``command_id`` appended when it was applied, None if it never was;
+        CommandIdReused if it was applied to a command with another body."""
+        stored = self.app.recorder.select_events(command_stream(command_id), limit=1)
+        if not stored:
+            return None
+        record = self.app.mapper.to_domain_event(stored[0])
+        if not isinstance(record, CommandApplied):
+            raise CommandIdReused(f"command_id {command_id!r} names a stream that is not a command")
+        if record.digest != digest:
+            raise CommandIdReused(
+                f"command_id {command_id!r} was already applied to another {record.command} "
+                "command (a different body); an id names one command: nothing was appended"
+            )
+        events: list[Event] = []
+        for stream, version in record.events:
+            found = self.app.recorder.select_events(stream, gt=version - 1, lte=version, limit=1)
+            event = self.app.mapper.to_domain_event(found[0]) if found else None
+            if not isinstance(event, Event):
+                raise CommandRefused(
+                    f"command_id {command_id!r} was applied, but its event {stream} v{version} "
+                    "cannot be read back (run `candidates audit`)"
+                )
+            events.append(event)
+        return events
 
     def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
         """Decide many commands and append all their events in one save (one transaction).
@@ -465,17 +601,40 @@ class Store:
         state left by the ones before it in the batch; a refused command appends
         nothing and the others go on. If the save conflicts with another writer,
         the batch is decided again command by command. Returns one contract
-        answer per command, in order.
+        answer per command, in order. A ``command_id`` already applied (in the
+        store or earlier in the batch) answers as it did then.
         """
         raws = list(raws)
         received = self.wall_clock()
         answers: list[dict[str, Any]] = []
         pending: list[Event] = []
         touched: set[str] = set()
+        in_batch: dict[str, tuple[str, dict[str, Any]]] = {}
         with self.session():
             for raw in raws:
                 try:
-                    _, events = self._decide(raw, received)
+                    body, command_id, digest = command_identity(raw)
+                    if command_id is not None and digest is not None:
+                        if command_id in in_batch:
+                            first_digest, first_answer = in_batch[command_id]
+                            if first_digest != digest:
+                                raise CommandIdReused(
+                                    f"command_id {command_id!r} names another command earlier "
+                                    "in the same batch; nothing was appended"
+                                )
+                            answers.append(first_answer)
+                            continue
+                        earlier = self.applied(command_id, digest)
+                        if earlier is not None:
+                            answers.append(answer_of(earlier))
+                            continue
+                    cmd, events = self._decide(body, received)
+                    if command_id is not None and digest is not None:
+                        record = command_applied(command_id, digest, cmd, events)
+                        events = [*events, record]
+                except AlreadyRecorded as repeat:
+                    answers.append(duplicate_answer(repeat))
+                    continue
                 except CommandRefused as refused:
                     answers.append({"ok": False, "error": refused.as_error()})
                     continue
@@ -483,7 +642,10 @@ class Store:
                     self._apply_pending(event)
                     touched.add(event.originator_id)
                 pending.extend(events)
-                answers.append({"ok": True, "events": [e.to_wire() for e in events]})
+                answer = answer_of([e for e in events if not isinstance(e, CommandApplied)])
+                if command_id is not None and digest is not None:
+                    in_batch[command_id] = (digest, answer)
+                answers.append(answer)
         try:
             ids = self.append(pending)
         except Conflict:
@@ -522,9 +684,36 @@ class Store:
         """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
         try:
             _, events = self.execute(raw)
+        except AlreadyRecorded as repeat:
+            return duplicate_answer(repeat)
         except CommandRefused as refused:
             return {"ok": False, "error": refused.as_error()}
-        return {"ok": True, "events": [e.to_wire() for e in events]}
+        return answer_of(events)
+
+
+def duplicate_answer(repeat: AlreadyRecorded) -> dict[str, Any]:
+    """A ``play_move`` whose ``ply`` already holds the move: ok, nothing appended."""
+    return {"ok": True, "events": [], "duplicate": True, "message": repeat.message}
+
+
+def command_applied(
+    command_id: str, digest: str, cmd: Command, events: Sequence[Event]
+) -> CommandApplied:
+    """The record of a command applied under an id (version 1 of its stream)."""
+    instants = [e.at_ms for e in events]
+    values = vars(cmd)
+    by = values.get("by") if isinstance(values.get("by"), str) else values.get("arbiter")
+    at_ms = values.get("at_ms")
+    return CommandApplied(
+        originator_id=command_stream(command_id),
+        originator_version=1,
+        at_ms=max(instants) if instants else (at_ms if isinstance(at_ms, int) else 0),
+        by=str(by) if isinstance(by, str) else "client",
+        command_id=command_id,
+        command=cmd.cmd,
+        digest=digest,
+        events=tuple((e.originator_id, e.originator_version) for e in events),
+    )
 
 
 def _list_tournament(state: tuple[str, ...] | None, event: Event) -> tuple[str, ...] | None:
@@ -705,6 +894,46 @@ _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
     "board": board_logs.evolve,
 }
 """Stream kind -> fold, for states updated by ``execute_many`` before the save."""
+
+
+SETUP_LOCK = "candidates: set up the schema {schema}"
+"""Names the advisory lock held while a PostgreSQL schema is set up."""
+
+
+def set_up_postgres(recorder: PostgresApplicationRecorder) -> bool:
+    """Create the schema, its table, type and insert function once; True if it did.
+
+    Every open of a PostgreSQL store comes here (``candidates init`` too), under
+    a session advisory lock named after the schema: the first process creates
+    what is missing, the others wait for it and then find everything there, so
+    opening one store from many processes at once never runs two ``CREATE OR
+    REPLACE FUNCTION`` together ("tuple concurrently updated")."""
+    datastore = recorder.datastore
+    schema = datastore.schema or "public"
+    table = f"{schema}.{recorder.events_table_name}"
+    with datastore.get_connection() as conn:
+        key = SETUP_LOCK.format(schema=schema)
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+        try:
+            row = conn.execute(
+                "SELECT to_regclass(%s) IS NOT NULL AS has_table, EXISTS (SELECT 1 FROM "
+                "pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = %s AND p.proname = %s) AS has_function",
+                (table, schema, recorder.pg_function_name_insert_events),
+            ).fetchone()
+            ready = row is not None and row["has_table"] and row["has_function"]
+            if not ready:
+                conn.execute(SQL("CREATE SCHEMA IF NOT EXISTS {}").format(Identifier(schema)))
+                for statement in recorder.sql_create_statements:
+                    try:
+                        conn.execute(statement, prepare=False)
+                    except DuplicateObject:  # a type left by an earlier, interrupted set-up
+                        if "CREATE TYPE" not in statement.as_string():
+                            raise
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+    datastore.register_type_adapters()
+    return not ready
 
 
 def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:

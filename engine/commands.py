@@ -27,6 +27,10 @@ for the rest). A field ``at_ms: Instant`` is written ``at`` on the wire.
         roles=RULING_ROLES,  # who may send it: arbiter roles, () for anyone
         events=(ClockAdjusted,),  # the events it may append
         in_time_order=True,  # refused if dated before the game's last event
+        refusals=(  # (code, article or "", when): what docs/commands.md lists
+            ("game_not_in_progress", "", "the game is not being played"),
+            ("rule_violation", "6.9", "a flag fell before the adjustment's instant"),
+        ),
     )
     @dataclass(frozen=True, kw_only=True)
     class AdjustClock(Command):
@@ -41,8 +45,11 @@ for the rest). A field ``at_ms: Instant`` is written ``at`` on the wire.
             return adjust_clock(world.tournament(), world.game(self.game), self)
 
 Then import the module in ``engine.dispatch`` (``COMMAND_MODULES``) so the
-registry holds it, and describe it in ``docs/commands.md``. A time-ordered
-command needs the fields ``game: str`` and ``at_ms: Instant``.
+registry holds it, and run ``make docs``: ``docs/commands.md`` and
+``docs/schema/`` are generated from the registry (``adapters/reference.py``).
+A time-ordered command needs the fields ``game: str`` and ``at_ms: Instant``.
+The refusals every command shares (a malformed command; a time-ordered one
+dated too early) are listed for it without being declared.
 """
 
 from __future__ import annotations
@@ -55,7 +62,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from engine import fields
-from engine.errors import MalformedCommand
+from engine.errors import CommandRefused, MalformedCommand
 from engine.events import Event
 from engine.fields import Checker
 from engine.timefmt import format_instant
@@ -111,6 +118,39 @@ class FieldSpec:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """One way a command is refused: the error's ``code``, the article (or "") and when."""
+
+    code: str
+    article: str
+    when: str
+
+
+def refusal_codes() -> set[str]:
+    """Every ``code`` an error of ``engine.errors`` carries."""
+    found: set[str] = set()
+    pending: list[type[CommandRefused]] = [CommandRefused]
+    while pending:
+        cls = pending.pop()
+        found.add(cls.code)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+COMMON_REFUSALS = (
+    Refusal(
+        "malformed_command", "", "a field is missing, unknown, of the wrong type or out of range"
+    ),
+)
+"""Refusals of every command (the form ``parse_command`` checks)."""
+
+TIME_ORDER_REFUSAL = Refusal(
+    "malformed_command", "", "it is dated before the game's last recorded event"
+)
+"""The refusal of a time-ordered command (``in_time_order``)."""
+
+
+@dataclass(frozen=True)
 class CommandSpec:
     """The declaration of one command: what a command reference is generated from."""
 
@@ -124,6 +164,13 @@ class CommandSpec:
     """The events its decision may append (none: it is only ever refused)."""
     in_time_order: bool
     """On one game, refused when dated before the game's last recorded event."""
+    refusals: tuple[Refusal, ...] = ()
+    """How its decision refuses it (code, article, when), as declared with it."""
+
+    def all_refusals(self) -> tuple[Refusal, ...]:
+        """Every refusal of the command: the common ones, then its own."""
+        common = (*COMMON_REFUSALS, *((TIME_ORDER_REFUSAL,) if self.in_time_order else ()))
+        return common + self.refusals
 
     def field(self, wire: str) -> FieldSpec | None:
         return next((f for f in self.fields if f.wire == wire), None)
@@ -181,8 +228,13 @@ def command(
     roles: tuple[str, ...] = (),
     events: tuple[type[Event], ...] = (),
     in_time_order: bool = False,
+    refusals: tuple[tuple[str, str, str], ...] = (),
 ) -> Callable[[C], C]:
     """Declare a command of the contract (see the module docstring)."""
+    declared = tuple(Refusal(code, article, when) for code, article, when in refusals)
+    unknown = sorted({r.code for r in declared} - refusal_codes())
+    if unknown:
+        raise TypeError(f"{name}: refusal code(s) {unknown} are not codes of engine.errors")
 
     def register(cls: C) -> C:
         if name in REGISTRY:
@@ -207,6 +259,7 @@ def command(
             roles=roles,
             events=events,
             in_time_order=in_time_order,
+            refusals=declared,
         )
         return cls
 

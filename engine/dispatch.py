@@ -79,7 +79,8 @@ def decide(
     received_ms: int | None = None,
     future_tolerance_ms: int = DEFAULT_FUTURE_TOLERANCE_MS,
 ) -> tuple[Command, list[Event]]:
-    """Check the command's form, then decide it; raises CommandRefused.
+    """Check the command's form, then decide it; raises CommandRefused (or
+    AlreadyRecorded for a ``play_move`` whose ``ply`` already holds that move).
 
     ``received_ms``: when the adapter received the command (its wall clock); an
     instant later than that by more than ``future_tolerance_ms`` is refused. None
@@ -87,6 +88,8 @@ def decide(
     cmd = raw if isinstance(raw, Command) else parse_command(raw)
     if received_ms is not None:
         require_not_in_future(cmd, received_ms, future_tolerance_ms)
+    if isinstance(cmd, moves.PlayMove):  # a retried move is a duplicate, whatever its instant
+        moves.check_ply(world.game(cmd.game), cmd)
     spec = REGISTRY[cmd.cmd]
     if spec.in_time_order:
         values = vars(cmd)  # a time-ordered command has ``game`` and ``at_ms`` (@command checks)

@@ -11,7 +11,12 @@ Hierarchy (every refusal appends nothing)::
     +-- GameNotInProgress          the game has not started, or has finished
     +-- NotAnArbiter               a command that needs an arbiter of the event
     +-- RuleViolation              the regulations forbid it (article named)
+    |   +-- OutOfOrder             dated before what is already recorded (Laws 6.7 a)
     +-- Conflict                   someone else changed the same stream first
+    +-- CommandIdReused            a ``command_id`` already applied to another command
+
+``AlreadyRecorded`` is not a refusal: a ``play_move`` whose ``ply`` is already
+recorded with the same move is answered as a duplicate (ok, nothing appended).
 
 ``code`` is part of the command contract (``{"ok": false, "error": {"code":
 ..., "message": ...}}``); messages are for people and may be reworded.
@@ -89,3 +94,30 @@ class Conflict(CommandRefused):
     """Another command changed the same stream first (optimistic concurrency)."""
 
     code = "conflict"
+
+
+class OutOfOrder(RuleViolation):
+    """The command is dated before what the game (or its clock) already recorded: a
+    game's events are recorded in the order they happened (Laws 6.7 a)."""
+
+    code = "out_of_order"
+
+    def __init__(self, message: str) -> None:
+        super().__init__("6.7 a of the Laws", message)
+
+
+class CommandIdReused(CommandRefused):
+    """The ``command_id`` was already applied to a command with a different body."""
+
+    code = "command_id_reused"
+
+
+class AlreadyRecorded(Exception):
+    """A ``play_move`` with a ``ply`` that already holds the same move: a retry.
+
+    Not a refusal: the store answers ``{"ok": true, "events": [], "duplicate": ...}``
+    and appends nothing."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -645,3 +645,29 @@ class WithdrawalReasonRuled(Event):
     satisfactory: bool
     arbiter: str
     reason: str
+
+
+# --- command identities (``command/<command_id>`` streams) ---------------------
+
+
+def command_stream(command_id: str) -> str:
+    """The stream that records which command a ``command_id`` was applied to."""
+    return f"command/{command_id}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandApplied(Event):
+    """A command carrying a ``command_id`` was applied: appended in the same
+    transaction as the events it decided, at version 1 of ``command/<command_id>``,
+    so a stream position written once makes the id apply once, whoever sends it
+    again (the retry of a client that never saw the answer)."""
+
+    command_id: str
+    command: str
+    """The command's name (``play_move``, ...)."""
+    digest: str
+    """Hex SHA-256 of the command's body without ``command_id`` (canonical JSON): the
+    same id with another body is refused."""
+    events: tuple[tuple[str, int], ...]
+    """(stream, version) of every event the command appended, in order: the answer
+    a repeat gets is read back from them."""

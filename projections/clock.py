@@ -23,6 +23,7 @@ replay and audit.
 from __future__ import annotations
 
 import bisect
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -138,15 +139,29 @@ def clock_report(
 ) -> list[dict[str, Any]]:
     """Per ply with a recorded clock: the mover's recorded and regulation clocks, judged.
 
+    A reading stored with its ``ply`` (an import's ``[%clk]``, a move's two displays)
+    belongs to that ply; one without (a live or DGT reading) to the last move before it.
     Each row: ``ply``, ``move`` (the mover's move number), ``side``, ``san``,
     ``recorded_ms``, ``regulation_ms``, ``difference_ms``, ``status``
     (``agrees``, ``artefact`` for a known device behaviour, ``mismatch``),
     ``kind`` and ``explanation`` (empty when it agrees).
     """
+    events = list(events)
     by_ply: dict[int, ClockReadingRecorded] = {}
+    untagged: list[ClockReadingRecorded] = []
     for reading in readings:
         if reading.ply is not None:
             by_ply[reading.ply] = reading
+        else:
+            untagged.append(reading)
+    # A reading without a ply (a live clock_reading, a DGT board's clock) belongs to the
+    # last move made before it: the first such reading shows the mover's stopped clock.
+    moves = [(e.at_ms, e.ply) for e in events if isinstance(e, MovePlayed)]
+    instants = [at for at, _ in moves]
+    for reading in sorted(untagged, key=lambda r: r.at_ms):
+        index = bisect_right(instants, reading.at_ms) - 1
+        if index >= 0 and moves[index][1] not in by_ply:
+            by_ply[moves[index][1]] = reading
     rows: list[dict[str, Any]] = []
     state: Game | None = None
     for event in events:

@@ -289,7 +289,8 @@ def crosstable(
     after_round: int | None = None,
     book: IncidentBook | None = None,
 ) -> dict[str, Any]:
-    """Each player's results against each opponent, in standings order.
+    """Each player's results against each opponent, in standings order; before the first
+    result, in the order of the drawn numbers (3.4.1), as the table is posted.
 
     ``results[opponent]`` lists the games in round order: ``{round, colour,
     score, default, annulled}`` with ``score`` "1", "1/2" or "0". Games of a
@@ -323,6 +324,8 @@ def crosstable(
                 }
             )
     by_player = {r["player"]: r for r in table["rows"]}
+    if numbers and not any(cells.values()):  # no result yet: the drawn numbers' order (3.4.1)
+        order = sorted(order, key=lambda p: numbers.get(p, len(order) + 1))
     return {
         "tournament": tournament.id,
         "after_round": table["after_round"],

@@ -9,8 +9,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
 from websockets.sync.client import ClientConnection, connect
 
+from adapters import reference
 from adapters.gateway.frames import JSON, MSGPACK, encode, messages
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import Tokens, parse_tokens
@@ -27,6 +30,27 @@ TOKENS = {
     CHIEF_TOKEN: {"role": "arbiter", "name": "Chief Arbiter", "arbiter": "chief"},
     COMMENTATOR_TOKEN: {"role": "commentator", "name": "Studio"},
 }
+
+
+def _frame_validators() -> tuple[Draft202012Validator, Draft202012Validator]:
+    registry = Registry().with_resources(
+        (reference.SCHEMA_ID + name, Resource.from_contents(schema))
+        for name, schema in reference.schemas().items()
+    )
+    frames = reference.SCHEMA_ID + "frames.schema.json#/$defs/"
+    return (
+        Draft202012Validator({"$ref": frames + "client"}, registry=registry),
+        Draft202012Validator({"$ref": frames + "server"}, registry=registry),
+    )
+
+
+CLIENT_FRAME, SERVER_FRAME = _frame_validators()
+"""Every frame of the gateway tests is checked against docs/schema/frames.schema.json."""
+
+
+def check_server_frame(frame: Any) -> None:
+    errors = [f"{e.json_path}: {e.message}" for e in SERVER_FRAME.iter_errors(frame)]
+    assert not errors, f"server frame outside the schema: {errors[:3]}: {str(frame)[:400]}"
 
 
 def tokens() -> Tokens:
@@ -108,7 +132,10 @@ class Peer:
         self.raw: list[str | bytes] = []
         self._read = 0
 
-    def send(self, frame: Any) -> None:
+    def send(self, frame: Any, *, valid: bool = True) -> None:
+        """Send a frame; it must be valid by the frames schema (``valid=False``: must not)."""
+        errors = [e.message for e in CLIENT_FRAME.iter_errors(frame)]
+        assert valid == (not errors), f"client frame {frame!r}: schema says {errors or 'valid'}"
         self.ws.send(encode(frame, self.encoding))
 
     def send_raw(self, data: str | bytes) -> None:
@@ -123,7 +150,10 @@ class Peer:
         except TimeoutError:
             return False
         self.raw.append(message)
-        self.frames.extend(messages(message, self.encoding))
+        received = messages(message, self.encoding)
+        for frame in received:
+            check_server_frame(frame)
+        self.frames.extend(received)
         return True
 
     def next(self, match: Callable[[dict[str, Any]], bool] | str, timeout: float = TIMEOUT):
@@ -218,6 +248,8 @@ class StalledReader:
             i += n
             if op == 0x2:
                 frames.extend(messages(body, MSGPACK))
+                for frame in frames:
+                    check_server_frame(frame)
             if op == 0x8 and len(body) >= 2:
                 code, reason = int.from_bytes(body[:2], "big"), body[2:].decode()
         return frames, code, reason

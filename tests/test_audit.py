@@ -18,7 +18,8 @@ from adapters.audit import INTEGRITY, RULE, audit_log, audit_store
 from adapters.cli import main
 from adapters.replay_log import export_log, read_log
 from adapters.store import Store
-from tests.helpers import at, ok, paired_tournament, play
+from engine.events import AlertRaised
+from tests.helpers import T0_MS, at, ok, paired_tournament, play
 
 
 def build(path: Path) -> None:
@@ -357,3 +358,34 @@ class TestOverrides:
         assert [f.record.type for f in overrides] == ["ClockAdjusted"]
         assert "clock set wrong" in overrides[0].message
         assert report.of(INTEGRITY) == []
+
+
+def test_alerts_of_an_electronic_board_are_audited_not_noted(tmp_path: Path, capsys) -> None:
+    """A DGT board's alerts on its own stream (board/<serial>) are checked like every event
+    (hash links, seals) and counted; no 'not audited' note."""
+    path = tmp_path / "s.sqlite"
+    with Store(str(path)) as store:
+        paired_tournament(store)
+        for version in (1, 2):
+            store.append(
+                [
+                    AlertRaised(
+                        originator_id="board/13001",
+                        originator_version=version,
+                        at_ms=T0_MS + version,
+                        by="dgt:13001",
+                        game="1.1",
+                        kind="board_disconnected",
+                        message="board 13001 stopped answering",
+                        details={},
+                    )
+                ]
+            )
+        store.seal()
+        report = audit_store(store)
+    assert (report.board_alerts, report.boards) == (2, 1)
+    assert not [f for f in report.findings if f.kind == "unknown_stream"]
+    assert report.of(INTEGRITY) == []
+    assert main(["--store", str(path), "audit"]) == 0
+    out = capsys.readouterr().out
+    assert "2 alerts of 1 electronic board" in out and "not audited" not in out

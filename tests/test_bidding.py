@@ -374,7 +374,7 @@ class TestCli:
         path = tmp_path / "bid.json"
         path.write_text("{ not json")
         assert main(["bid-check", str(path)]) == 2
-        assert "is not JSON: Expecting property name" in capsys.readouterr().err
+        assert "not JSON (Expecting property name" in capsys.readouterr().err
 
     def test_missing_file_exits_2(self, tmp_path, capsys):
         assert main(["bid-check", str(tmp_path / "none.json")]) == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from adapters.store import Store
+from adapters.store import Store, open_store
 from tests.cli import candidates, json_lines
 from tests.helpers import ARBITERS, PLAYERS_2013, at
 
@@ -59,7 +59,9 @@ def test_all_accepted_exits_zero(tmp_path: Path) -> None:
 
 
 def test_a_missing_game_is_a_clear_error_not_a_crash(tmp_path: Path) -> None:
-    run = candidates("game", "9.9", store=str(tmp_path / "s.sqlite"))
+    store = tmp_path / "s.sqlite"
+    open_store(str(store)).close()
+    run = candidates("game", "9.9", store=str(store))
     assert run.returncode == 2
     assert "no game '9.9'" in run.stderr
     assert "Traceback" not in run.stderr

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from adapters.audit import INTEGRITY, audit_log
 from adapters.cli import main
+from adapters.cli.cmd_demo import CLEAR_LINE, RoundProgress
 from adapters.replay_log import read_log
 from adapters.sample import GENERATED, SAMPLE_LOG, write_sample
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class TestSample:
@@ -43,3 +51,87 @@ class TestDemo:
         final = out[out.index("Final") :].splitlines()
         assert "8½" in final[1] and "8½" in final[2]
         assert "First place: Carlsen, Magnus, decided by the number of wins (3.7 b)" in out
+
+
+def _demo(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "adapters.cli",
+            "demo",
+            "--port",
+            "0",
+            "--demo-store",
+            str(tmp_path / "demo.sqlite"),
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def _read_until(proc: subprocess.Popen[str], marker: str, timeout: float = 120) -> str:
+    """The demo's output up to the line holding ``marker``."""
+    assert proc.stdout is not None
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if marker in line:
+            return "".join(seen)
+    proc.kill()
+    raise AssertionError(f"no {marker!r} in the demo's output: {''.join(seen)[-2000:]}")
+
+
+class TestDemoEnds:
+    def test_the_end_of_the_replay_prints_the_final_standings_while_serving(
+        self, tmp_path: Path
+    ) -> None:
+        """Without --once: the final standings and the deciding tie-break (3.7 b) when the
+        replay reaches the end; the page goes on; Ctrl-C stops without printing them twice."""
+        proc = _demo(tmp_path, "--speed", "max")
+        out = _read_until(proc, "still serving")
+        assert "Final standings after round 14" in out
+        assert "First place: Carlsen, Magnus, decided by the number of wins (3.7 b)" in out
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "Stopped." in rest and "Final standings" not in rest
+        assert "Traceback" not in err
+
+    def test_ctrl_c_prints_the_standings_so_far(self, tmp_path: Path) -> None:
+        proc = _demo(tmp_path, "--round-seconds", "60")
+        _read_until(proc, "Serving the replay")
+        time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "Stopped." in rest
+        assert "Standings so far after round" in rest and "Carlsen, Magnus" in rest
+        assert "Traceback" not in err
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_messages_print_above_the_progress_bar_not_into_it() -> None:
+    log = read_log(SAMPLE_LOG)
+    term = FakeTerminal()
+    progress = RoundProgress(log, term)
+    progress(None, log.records[:10])  # type: ignore[arg-type]
+    progress.message("Serving the replay on http://127.0.0.1:8765/")
+    progress.close()
+    text = term.getvalue()
+    bar_then_message = text.split("\r")
+    assert bar_then_message[-1].startswith(CLEAR_LINE + "Serving the replay")
+    message_line, redrawn = bar_then_message[-1].split("\n")[:2]
+    assert message_line.endswith("8765/") and redrawn.startswith("Rounds [")
+    assert text.endswith("\n")

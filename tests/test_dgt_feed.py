@@ -11,7 +11,7 @@ from adapters.dgt.feed import StoreSink
 from adapters.store import Store
 from engine.commands import REGISTRY
 from engine.events import board_stream
-from engine.timefmt import format_instant
+from engine.timefmt import format_instant, parse_instant
 from tests.dgt_hands import Hands
 
 START = "2013-03-15T14:00:00.000Z"
@@ -54,6 +54,7 @@ class TestMovesIntoTheStore:
             "move": "d2d4",
             "at": sink.commands_sent[0]["at"],
             "by": "dgt:31337",
+            "ply": 1,
         }
 
     def test_a_provisional_move_waits_and_only_the_corrected_one_is_stored(
@@ -159,6 +160,10 @@ class TestClockReadings:
                 "black_ms": 7_200_000,
                 "running": "white",
                 "by": "dgt:31337",
+                "command_id": (
+                    f"dgt:31337/1.1/clock/{parse_instant(sink.readings[0]['at'])}"
+                    "/7195000/7200000/white"
+                ),
             }
         ]
         if "clock_reading" in REGISTRY:

@@ -93,7 +93,7 @@ class TestWholeEvent:
         assert out.read_text().count("[Event ") == 56
         text = table.read_text()
         assert "Carlsen, Magnus" in text and "crosstable after round 14" in text
-        assert "Winner: carlsen (decided by wins)" in text
+        assert "Winner: Carlsen, Magnus (decided by the number of wins (3.7 b))" in text
 
 
 def parse_all(handle: io.StringIO) -> list[chess.pgn.Game]:

@@ -195,7 +195,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
             ({"arbiter": "advisor"}, "not_an_arbiter", "3.9.2 b"),
             ({"decision": "maybe"}, "malformed_command", "'fallen' or 'not_fallen'"),
             ({"side": "both"}, "malformed_command", "'white' or 'black'"),
-            ({"at": at(-5)}, "malformed_command", "time order"),
+            ({"at": at(-5)}, "out_of_order", "time order"),
         ],
     )
     def test_6_8_rule_flag_refusals_append_nothing(

@@ -215,14 +215,14 @@ class TestMalformedFrames:
             assert isinstance(peer.raw[-1], str)
             peer.send_raw(b"\xff\xfe")
             assert peer.next("error")["code"] == "malformed_frame"
-            peer.send({"op": "command", "id": "x", "command": "play e4"})
+            peer.send({"op": "command", "id": "x", "command": "play e4"}, valid=False)
             assert peer.next("error")["code"] == "not_subscribed"
 
     def test_a_command_that_is_not_a_map_is_refused(self, started: Store) -> None:
         with RunningGateway(started.url) as gw, Peer(gw) as desk:
             desk.subscribe(token=ARBITER_TOKEN)
             desk.next("snapshot")
-            desk.send({"op": "command", "id": "x", "command": "play e4"})
+            desk.send({"op": "command", "id": "x", "command": "play e4"}, valid=False)
             assert desk.next("error")["code"] == "malformed_frame"
             desk.send({"op": "command", "id": "y", "command": {"cmd": "fly"}})
             result = desk.next("result")

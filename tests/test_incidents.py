@@ -328,7 +328,7 @@ class TestLaws2009_13_4Penalties:
 
     def test_an_incident_dated_before_the_games_last_event_is_refused(self, event: Store) -> None:
         play(event, "1.1", "e4 e5", start_s=100)
-        refused(event, incident(at=at(50), penalty="warning"), "malformed_command")
+        refused(event, incident(at=at(50), penalty="warning"), "out_of_order")
 
     def test_incidents_are_numbered_in_the_book(self, event: Store) -> None:
         first = ok(event, incident(penalty="warning"))[0]

@@ -164,6 +164,6 @@ def test_3_9_2_b_claims_advice_and_rulings_are_held_to_time_order(
     if cmd["cmd"] != "claim_draw":
         claim = {"cmd": "claim_draw", "game": "1.1", "by": "black", "kind": "fifty_moves"}
         ok(sqlite_store, {**claim, "at": at(20)})
-    message = refused(sqlite_store, {**cmd, "at": at(5)}, "malformed_command")
+    message = refused(sqlite_store, {**cmd, "at": at(5)}, "out_of_order")
     assert "time order" in message
     assert parse_instant(at(5)) < sqlite_store.game("1.1").last_at_ms

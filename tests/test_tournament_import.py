@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from adapters.cli import main
 from adapters.pgn_import import import_pgn
 from adapters.queries import crosstable_object, standings_object
-from adapters.store import Store
+from adapters.store import Store, open_store
 from engine.tournament.berger_inference import infer_numbers
 from engine.tournament.pairing import berger_schedule, is_bye
 
@@ -111,11 +111,15 @@ def test_cli_crosstable_and_prizes_of_the_2013_event(tmp_path, capsys) -> None:
     ]
     assert main(["--store", store, "standings"]) == 0
     text = capsys.readouterr().out
-    assert "Winner: carlsen (decided by wins)" in text
+    assert "Winner: Carlsen,M (decided by the number of wins (3.7 b))" in text
 
 
 def test_standings_without_a_tournament_is_a_clear_error(tmp_path, capsys) -> None:
-    assert main(["--store", str(tmp_path / "empty.sqlite"), "standings"]) == 2
+    empty = tmp_path / "empty.sqlite"
+    assert main(["--store", str(empty), "standings"]) == 2
+    assert f"no store at {empty}" in capsys.readouterr().err and not empty.exists()
+    open_store(str(empty)).close()  # a store, with nothing in it
+    assert main(["--store", str(empty), "standings"]) == 2
     assert "no tournament in this store" in capsys.readouterr().err
 
 

@@ -6,6 +6,10 @@ the parsed arguments and returns the exit status. ``--store`` (a SQLite path
 or a ``postgresql://`` URL) defaults to ``$CANDIDATES_STORE``, else
 ``./var/candidates.sqlite``; ``--tournament ID`` picks one of a store's
 tournaments (default: its only one).
+
+No subcommand ends in a traceback: a refusal, a file that cannot be read or
+written, text that is not UTF-8 or is nested too deeply, all end with one
+``candidates: ...`` line on stderr and exit status 2 (``tests/test_cli_inputs.py``).
 """
 
 from __future__ import annotations
@@ -64,7 +68,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a file that cannot be read or written: name it, no traceback
+        return fail(f"{exc.filename!r}: {exc.strerror}" if exc.filename else str(exc))
+    except UnicodeError as exc:
+        return fail(f"the input is not UTF-8 text ({exc})")
+    except RecursionError:
+        return fail("the input is nested too deeply to be read")
     return status
+
+
+def fail(message: str) -> int:
+    print(f"candidates: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -1,13 +1,18 @@
-"""``candidates apply FILE.jsonl``: one command a line in, one JSON result a line out."""
+"""``candidates apply FILE.jsonl``: one command a line in, one JSON result a line out.
+
+Resumable: a run cut short (a crash, ``kill -9``, a lost connection) is finished
+by running the whole file again, when its commands carry ``command_id``: those
+already applied answer as they did and append nothing, the rest are applied.
+The run seals what it appended when it ends (docs/audit.md)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import IO, Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.jsontext import TextError, loads
 from engine.errors import MalformedCommand
 
 
@@ -16,7 +21,8 @@ def register(sub: Any) -> None:
         "apply",
         help="apply commands (one JSON object a line; - for stdin)",
         description="Apply commands of the contract, one JSON object a line. Prints one "
-        "JSON result a line; exits 1 if any command was refused.",
+        "JSON result a line; exits 1 if any command was refused. With a command_id on "
+        "every command, a run cut short is resumed by running the whole file again.",
     )
     parser.add_argument("file", help="a .jsonl file, or - for standard input")
     add_store_option(parser)
@@ -32,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
             handle = open(args.file, "rb")  # noqa: SIM115
         except OSError as exc:
             raise MalformedCommand(f"cannot read {args.file!r}: {exc.strerror}") from None
-    with store_of(args) as store, handle:
+    with store_of(args, create=True) as store, handle:
         for number, data in enumerate(handle, start=1):
             raw, problem = parse_line(data, number)
             if problem is None and raw is None:
@@ -46,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
                 result = store.handle(raw)
             refused += not result["ok"]
             print_json(result)
+        store.seal_appended()
     return 1 if refused else 0
 
 
@@ -60,8 +67,6 @@ def parse_line(data: bytes, number: int) -> tuple[object, str | None]:
     if not text or text.startswith("#"):
         return None, None
     try:
-        return json.loads(text), None
-    except json.JSONDecodeError as exc:
-        return None, f"line {number}: not JSON ({exc.msg} at column {exc.colno})"
-    except RecursionError:
-        return None, f"line {number}: not a command (JSON nested too deeply)"
+        return loads(text), None
+    except TextError as exc:
+        return None, f"line {number}: {exc}"

@@ -3,8 +3,10 @@
 Loads the bundled sample (``replay_logs/candidates-2013.msgpack``, built from
 the real game scores if missing) into a fresh SQLite store and replays it
 through the gateway at a speed that shows a round in about a minute, with a
-progress bar over the rounds; then prints the final standings and the
-tie-break that decided first place. Ctrl-C stops it cleanly.
+progress bar over the rounds (one line, which messages print above); when the
+replay reaches the end of the log it prints the final standings and the
+tie-break that decided first place (and goes on serving the page unless
+``--once``). Ctrl-C stops it cleanly and prints the standings so far.
 ``--once`` runs to the end by itself and exits (``--speed max`` for no waiting).
 """
 
@@ -22,7 +24,7 @@ from adapters.cli.cmd_replay import gateway_entry, serve_replay
 from adapters.replay import Pace, parse_speed, replay, round_of, standings
 from adapters.replay_log import Log, Record, read_log
 from adapters.sample import SAMPLE_LOG, write_sample
-from adapters.store import Store
+from adapters.store import Store, open_store
 from engine.errors import CommandRefused
 from engine.events import ResultRecorded
 from engine.game.state import FINISHED
@@ -90,6 +92,7 @@ class RoundProgress:
         self.finished: set[str] = set()
         self.shown = -1
         self.drawn_at = 0.0
+        self.bar = ""
 
     def completed_rounds(self) -> int:
         count = 0
@@ -112,28 +115,40 @@ class RoundProgress:
             width = 28
             filled = round(width * completed / max(1, self.rounds))
             bar = "#" * filled + "." * (width - filled)
-            self.out.write(
-                f"\rRounds [{bar}] {completed:>2}/{self.rounds}  games {len(self.finished):>2}/"
+            self.bar = (
+                f"Rounds [{bar}] {completed:>2}/{self.rounds}  games {len(self.finished):>2}/"
                 f"{sum(len(g) for g in self.games_in_round.values())}  "
                 f"events {self.done}/{self.total}"
             )
+            self.out.write(f"\r{CLEAR_LINE}{self.bar}")
             self.out.flush()
         elif not self.tty and completed != self.shown:
             self.shown = completed
             self.out.write(f"Round {completed}/{self.rounds} complete ({self.done} events)\n")
             self.out.flush()
 
+    def message(self, text: str) -> None:
+        """Print a line above the bar: the bar is cleared, the line printed, the bar redrawn."""
+        if self.tty and self.bar:
+            self.out.write(f"\r{CLEAR_LINE}{text}\n{self.bar}")
+        else:
+            self.out.write(f"{text}\n")
+        self.out.flush()
+
     def close(self) -> None:
-        if self.tty:
+        """Leave the bar's line (once): what follows starts on a line of its own."""
+        if self.tty and self.bar:
             self.out.write("\n")
+            self.out.flush()
+        self.bar = ""
+
+
+CLEAR_LINE = "\x1b[K"
+"""ANSI: erase to the end of the line (the bar is redrawn in place)."""
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except KeyboardInterrupt:
-        print("\nStopped.")
-        return 0
+    return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -155,7 +170,14 @@ def _run(args: argparse.Namespace) -> int:
         except CommandRefused as refused:
             print(f"(no web page: {refused.message})")
             serve = False
-    with Store(str(path)) as store:
+    with open_store(str(path)) as store:
+        reported: list[bool] = []
+
+        def at_the_end() -> None:
+            progress.close()
+            print(final_report(store), flush=True)
+            reported.append(True)
+
         try:
             if serve:
                 port = args.port if args.port is not None else (0 if args.once else 8765)
@@ -167,31 +189,39 @@ def _run(args: argparse.Namespace) -> int:
                     port,
                     keep_serving=not args.once,
                     progress=progress,
+                    announce=progress.message,
+                    on_end=at_the_end,
                 )
             else:
                 replay(store, log.records, Pace(speed), progress)
+                at_the_end()
+        except KeyboardInterrupt:
+            progress.close()
+            print("Stopped.")
+            if not reported:  # the standings so far
+                print(final_report(store), flush=True)
         finally:
             progress.close()
-        print()
-        print(final_report(store))
     return 0
 
 
 def final_report(store: Store) -> str:
-    """The final standings and the tie-break that decided first place."""
+    """The standings (final, or so far) and the tie-break that decides first place."""
     table = standings(store)
     if isinstance(table, dict) and table.get("rows"):
-        lines = [f"Final standings after round {table.get('after_round')}:"]
+        label = "Final standings" if table.get("final") else "Standings so far"
+        lines = [f"{label} after round {table.get('after_round')}:"]
         for row in table["rows"]:
             lines.append(
                 f"  {row.get('rank')!s:>2}. {_name(store, row.get('player')):<22} "
                 f"{_points(row.get('points')):>5}  wins {row.get('wins')}  "
                 f"h2h {_points(row.get('h2h'))}  SB {_points(row.get('sb'))}"
             )
-        winner = table.get("winner")
+        winner = table.get("winner") or table.get("leader")
         if isinstance(winner, dict) and winner.get("player"):
+            label = "First place" if table.get("winner") else "Leader"
             lines.append(
-                f"First place: {_name(store, winner['player'])}, decided by "
+                f"{label}: {_name(store, winner['player'])}, decided by "
                 f"{DECIDED_BY.get(str(winner.get('decided_by')), winner.get('decided_by'))}"
             )
         return "\n".join(lines)

@@ -32,6 +32,7 @@ from adapters.dgt import protocol as p
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import is_recording, parse_recording
 from adapters.dgt.session import BoardSession
+from engine.errors import MalformedCommand
 from engine.timefmt import format_instant
 
 
@@ -124,9 +125,24 @@ def register(sub: Any) -> None:
 
 
 def _read(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    return Path(path).read_bytes()
+    """The bytes of a DGT input; MalformedCommand for a recording whose header is wrong
+    or input that holds no DGT message at all (garbage, a text file)."""
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    if is_recording(data):
+        try:
+            parse_recording(data)
+        except ValueError as exc:
+            raise MalformedCommand(f"{path}: {exc}") from None
+        return data
+    parser = p.DgtParser()
+    parser.receive_data(data)
+    messages = [*parser.events_received(), *parser.flush()]
+    if data and not any(not isinstance(m, p.ProtocolError) for m in messages):
+        raise MalformedCommand(
+            f"{path}: no DGT message in its {len(data)} bytes: not a board's byte stream "
+            "nor a .dgt recording"
+        )
+    return data
 
 
 def run_decode(args: argparse.Namespace) -> int:
@@ -229,7 +245,12 @@ def run_simulate(args: argparse.Namespace) -> int:
     from adapters.dgt.link import wall_ms
     from adapters.dgt.recording import write_recording
 
-    game = s.load_game(args.pgn, index=args.index, round_=args.round)
+    try:
+        game = s.load_game(args.pgn, index=args.index, round_=args.round)
+    except LookupError as exc:
+        raise MalformedCommand(str(exc)) from None
+    if game.next() is None:
+        raise MalformedCommand(f"{args.pgn}: the game has no moves to simulate")
     noise = s.Noise(
         transients=not args.no_transients,
         knocks=args.knocks,
@@ -357,6 +378,10 @@ def run_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"candidates: {exc}", file=sys.stderr)
         return 2
+    for spec in specs:  # a file that cannot be read is said now, not logged later
+        source = parse_spec(spec)
+        if source.kind == "file":
+            _read(source.target)
 
     async def main() -> None:
         stop = asyncio.Event()

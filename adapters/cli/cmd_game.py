@@ -93,12 +93,20 @@ def register(sub: Any) -> None:
     imp.set_defaults(func=run_import)
 
 
-def render_table(view: dict[str, Any]) -> str:
+def words(code: object) -> str:
+    """A code as a person reads it: ``theoretical_draw`` -> ``theoretical draw``."""
+    return str(code).replace("_", " ")
+
+
+def render_table(view: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    """The game for a person: players by name (``names``: id -> name), words not codes."""
+    names = names or {}
+    white, black = (names.get(view[s], view[s]) for s in ("white", "black"))
     lines = [
         f"Game {view['game']}  round {view['round']} board {view['board']}",
-        f"White: {view['white']}   Black: {view['black']}   ({view['time_control']})",
-        f"Status: {view['status']}  result {view['result']}"
-        + (f" ({view['termination']})" if view["termination"] else ""),
+        f"White: {white}   Black: {black}   ({view['time_control']})",
+        f"Status: {words(view['status'])}  result {view['result']}"
+        + (f" ({words(view['termination'])})" if view["termination"] else ""),
         f"FEN: {view['fen']}",
     ]
     moves = view["moves"]
@@ -108,7 +116,8 @@ def render_table(view: dict[str, Any]) -> str:
     if clock.get("white_ms") is not None:
         lines.append(
             f"Clock at {clock['at']}: white {clock_text(clock['white_ms'])}, "
-            f"black {clock_text(clock['black_ms'])}, running {clock['running']}"
+            f"black {clock_text(clock['black_ms'])}, "
+            + (f"running {clock['running']}" if clock["running"] else "both clocks stopped")
         )
         if clock.get("period"):
             lines.append(
@@ -133,7 +142,10 @@ def render_table(view: dict[str, Any]) -> str:
             + (f"; alerts: {', '.join(device['open_alerts'])}" if device["open_alerts"] else "")
         )
     for claim in view["claims"]:
-        lines.append(f"Claim {claim['id']}: {claim['by']} {claim['kind']} {claim['status']}")
+        claimant = names.get(claim["by"], claim["by"])
+        lines.append(
+            f"Claim {claim['id']}: {claimant} {words(claim['kind'])} {words(claim['status'])}"
+        )
         lines[-1] += claim_details(claim)
     if view["claims"] or any(view["illegal_moves"].values()):
         incorrect, illegal = view["incorrect_claims"], view["illegal_moves"]
@@ -164,8 +176,10 @@ def run_clocks(args: argparse.Namespace) -> int:
     with store_of(args) as store:
         rows = game_clock_report(store, args.game_id)
     if args.format == "json":
-        for row in rows:
-            print_json(row)
+        print_json({"game": args.game_id, "plies": rows})
+        return 0
+    if not rows:
+        print(f"Game {args.game_id}: no clock reading recorded yet")
         return 0
     print(
         f"{'ply':>4} {'move':>4} {'side':<5} {'san':<8} {'recorded':>9} {'regulation':>10}  status"
@@ -194,10 +208,12 @@ def run_game(args: argparse.Namespace) -> int:
         if args.at is None and view["status"] == "in_progress":
             # a game in progress: its clocks now, as the players see them
             view = game_object(store, args.game_id, round(time.time() * 1000))
+        tournament = store.tournament()
     if args.format == "json":
         print_json(view)
     else:
-        print(render_table(view))
+        names = {p.id: p.name for p in tournament.players} if tournament else {}
+        print(render_table(view, names))
     return 0
 
 
@@ -231,7 +247,7 @@ def import_options(args: argparse.Namespace) -> ImportOptions:
 def run_import(args: argparse.Namespace) -> int:
     failed = 0
     options = import_options(args)
-    with store_of(args) as store:
+    with store_of(args, create=True) as store:
         for path in args.files:
             created: list[ImportReport] = []
             reports = import_pgn(store, path, created=created, options=options)

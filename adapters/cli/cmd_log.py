@@ -42,6 +42,12 @@ def register(sub: Any) -> None:
         help="seal the hash chains now (docs/audit.md)",
         description="Append a ChainSealed event covering every event not yet sealed.",
     )
+    seal.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: one line (events covered, digest); json: the whole seal",
+    )
     add_store_option(seal)
     seal.set_defaults(func=run_seal)
 
@@ -55,7 +61,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     log = read_log(args.file)
-    with store_of(args) as store:
+    with store_of(args, create=True) as store:
         count = import_log(store, log)
     print_json({"file": args.file, "events": count, "tournament": log.tournament})
     return 0
@@ -64,8 +70,19 @@ def run_import(args: argparse.Namespace) -> int:
 def run_seal(args: argparse.Namespace) -> int:
     with store_of(args) as store:
         seal = store.seal()
+    if args.format == "json":
+        if seal is None:
+            print_json({"sealed": False, "reason": "nothing to seal, or no tournament yet"})
+        else:
+            print_json({"sealed": True, **seal.to_wire()})
+        return 0
     if seal is None:
-        print_json({"sealed": False, "reason": "nothing to seal, or no tournament yet"})
-    else:
-        print_json({"sealed": True, **seal.to_wire()})
+        print("Nothing to seal: every event is sealed already, or there is no tournament yet.")
+        return 0
+    streams = len(seal.heads)
+    print(
+        f"Sealed the first {seal.events_before} events ({streams} stream"
+        f"{'' if streams == 1 else 's'} with new events), digest {seal.order_digest[:16]}... "
+        "(--format json for the whole seal)"
+    )
     return 0

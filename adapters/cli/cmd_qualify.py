@@ -13,13 +13,13 @@ malformed input (the message says where).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.jsontext import TextError, loads
 from engine.errors import MalformedCommand
 from engine.qualification.bidding import BidReport, check_bid
 from engine.qualification.qualification import (
@@ -81,15 +81,13 @@ def register(sub: Any) -> None:
 def load_json(path: str) -> Any:
     """Read a JSON file; numbers with a fraction become exact Decimals."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise MalformedCommand(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        return json.loads(text, parse_float=Decimal)
-    except json.JSONDecodeError as exc:
-        raise MalformedCommand(
-            f"{path} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from None
+        return loads(data, parse_float=Decimal)
+    except TextError as exc:
+        raise MalformedCommand(f"{path}: {exc}") from None
 
 
 # --- qualify -------------------------------------------------------------------
@@ -154,7 +152,7 @@ def run_qualify(args: argparse.Namespace) -> int:
         if args.emit_command:
             print_json(cmd)
         if args.create_tournament:
-            with store_of(args) as store:
+            with store_of(args, create=True) as store:
                 answer = store.handle(cmd)
             if not answer["ok"]:
                 print_json(answer)

@@ -24,7 +24,7 @@ from adapters.replay import (
     until,
 )
 from adapters.replay_log import Log, LogError, event_classes, read_log, verify_links
-from adapters.store import Store
+from adapters.store import Store, open_store
 from engine.errors import MalformedCommand
 from engine.timefmt import parse_instant
 
@@ -88,7 +88,7 @@ def fresh_store_path(into: str | None) -> tuple[Path, tempfile.TemporaryDirector
         return Path(tmp.name) / "replay.sqlite", tmp
     path = Path(into)
     if path.exists() and path.stat().st_size > 0:
-        with Store(str(path)) as probe:
+        with open_store(str(path)) as probe:
             if probe.last_seq():
                 raise MalformedCommand(f"--into {into!r} is not empty: replay needs a new store")
     return path, None
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     speed = parse_speed(args.speed) if args.speed else (60.0 if args.serve else None)
     path, tmp = fresh_store_path(args.into)
     try:
-        with Store(str(path)) as store:
+        with open_store(str(path)) as store:
             if args.serve:
                 serve_replay(store, records, Pace(speed), args.host, args.port, keep_serving=True)
             else:
@@ -137,8 +137,10 @@ def serve_replay(
     keep_serving: bool,
     progress: Progress | None = None,
     announce: Callable[[str], None] = print,
+    on_end: Callable[[], None] | None = None,
 ) -> None:
-    """Serve the store on the gateway while the replay fills it; Ctrl-C stops both."""
+    """Serve the store on the gateway while the replay fills it; Ctrl-C stops both.
+    ``on_end`` runs once the replay has reached the end of the log (not on Ctrl-C)."""
     serve_forever = gateway_entry()
 
     halt = threading.Event()
@@ -170,6 +172,8 @@ def serve_replay(
             await asyncio.to_thread(
                 replay, store, records, pace, progress, halt.wait, stopped=halt.is_set
             )
+            if on_end is not None and not interrupted.is_set():
+                on_end()
             if keep_serving and not interrupted.is_set():
                 announce("Replay finished; still serving (Ctrl-C to stop).")
                 await gateway

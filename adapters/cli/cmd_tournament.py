@@ -1,9 +1,13 @@
-"""``candidates standings|crosstable|schedule|prizes``: the arbiter's and organiser's view.
+"""``candidates standings|crosstable|pairings|schedule|prizes``: the arbiter's and organiser's view.
 
 - ``standings [--after-round N] [--format table|json]``: points, tie-breaks
   (3.7 a-c), the winner and what decided it, the playoff still needed.
 - ``crosstable [--after-round N] [--format table|json]``: every result against
-  every opponent.
+  every opponent (in drawn-number order until there are results).
+- ``pairings [--round N] [--format table|json|text]``: each round's boards with
+  colours, players, federations, ratings and results so far; ``text`` is the
+  sheet organisers post, one block per round.
+- ``trf [--out FILE]``: the FIDE Tournament Report File (TRF16) for rating officers.
 - ``schedule [--ical FILE] [--format table|json]``: the days of 3.2.
 - ``prizes [--format table|json]``: 3.8.1 shares after the last round.
 """
@@ -11,12 +15,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.queries import crosstable_object, schedule_object, standings_object
+from adapters.queries import (
+    crosstable_object,
+    pairings_object,
+    schedule_object,
+    standings_object,
+    trf_report,
+)
 from engine.errors import MalformedCommand
+from engine.side import SIDES
 from engine.tournament.schedule import schedule, to_ical
 
 
@@ -34,6 +46,19 @@ def register(sub: Any) -> None:
     cross.add_argument("--format", choices=("table", "json"), default="table")
     add_store_option(cross)
     cross.set_defaults(func=run_crosstable)
+
+    pairs = sub.add_parser(
+        "pairings", help="each round's boards, colours, players and results so far"
+    )
+    pairs.add_argument("--round", type=int, default=None, metavar="N")
+    pairs.add_argument("--format", choices=("table", "json", "text"), default="table")
+    add_store_option(pairs)
+    pairs.set_defaults(func=run_pairings)
+
+    trf = sub.add_parser("trf", help="the FIDE Tournament Report File (TRF16)")
+    trf.add_argument("--out", metavar="FILE", help="write it to FILE instead of printing it")
+    add_store_option(trf)
+    trf.set_defaults(func=run_trf)
 
     sched = sub.add_parser("schedule", help="the days of the event (3.2)")
     sched.add_argument("--ical", metavar="FILE", help="also write an iCalendar file")
@@ -75,20 +100,28 @@ def render_standings(table: dict[str, Any]) -> str:
             )
     for note in table.get("notes", ()):
         lines.append(f"      {note['player']}: {note['note']} ({note['article']})")
+    names = {row["player"]: row["name"] for row in table["rows"]}
+
+    def named(players: list[str]) -> str:
+        return ", ".join(names.get(p, p) for p in players)
+
     winner = table["winner"] or table["leader"]
     if winner:
         label = "Winner" if table["winner"] else "Leader"
-        lines.append(f"{label}: {winner['player']} (decided by {winner['decided_by']})")
+        decided = DECIDED_BY.get(winner["decided_by"], winner["decided_by"])
+        lines.append(f"{label}: {names.get(winner['player'], winner['player'])} ({decided})")
     playoff = table["playoff"]
     if playoff["needed"]:
         games = ", ".join(playoff.get("pending") or playoff["games"]) or "to be paired"
+        stage = str(playoff["stage"] or "").replace("_", " ")
+        action = str(playoff.get("action") or "").replace("_", " ")
         lines.append(
-            f"Playoff for place {playoff.get('place', 1)}: {playoff['stage']} "
-            f"({playoff.get('action')}) among {', '.join(playoff['players'])}; games: {games}"
+            f"Playoff for place {playoff.get('place', 1)}: {stage} ({action}) among "
+            f"{named(playoff['players'])}; games: {games}"
         )
     for shared in table["shared_places"]:
         low, high = shared["places"]
-        lines.append(f"Places {low}-{high} shared: {', '.join(shared['players'])}")
+        lines.append(f"Places {low}-{high} shared: {named(shared['players'])}")
     chain = table.get("tiebreaks")
     if chain:
         first = "tie-break games" if chain["first_place"] != "criteria" else "the criteria"
@@ -97,6 +130,16 @@ def render_standings(table: dict[str, Any]) -> str:
             f"first place by {first} ({chain['source']})"
         )
     return "\n".join(lines)
+
+
+DECIDED_BY = {
+    "points": "ahead on points (3.6.1)",
+    "h2h": "decided by the games between the tied players (3.7 a)",
+    "wins": "decided by the number of wins (3.7 b)",
+    "sb": "decided by Sonneborn-Berger (3.7 c)",
+    "playoff": "decided by the playoff (3.7.1-3.7.3)",
+}
+"""What put a player first, in words (the standings object's ``decided_by``)."""
 
 
 def run_standings(args: argparse.Namespace) -> int:
@@ -158,6 +201,88 @@ def run_crosstable(args: argparse.Namespace) -> int:
         print_json(table)
     else:
         print(render_crosstable(table))
+    return 0
+
+
+RESULT_WORDS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "½-½"}
+STATUS_WORDS = {"not_started": "", "in_progress": "playing", "not_played": "not played"}
+
+
+def _board_result(board: dict[str, Any]) -> str:
+    if board["result"] is not None:
+        return RESULT_WORDS.get(board["result"], board["result"])
+    return STATUS_WORDS.get(board["status"], board["status"])
+
+
+def render_pairings(view: dict[str, Any]) -> str:
+    """One line per board: round, board, White, result, Black (the ``table`` format)."""
+    if not view["numbers_drawn"]:
+        return f"{view['name']}: the lots have not been drawn yet (draw_lots, article 3.4.1)"
+    width = max(len(b[s]["name"]) for r in view["rounds"] for b in r["boards"] for s in SIDES)
+    lines = [
+        f"{view['name']}: pairings",
+        f"{'Game':<6} {'No':>2} {'White':<{width}} {'Fed':<3} {'Rtg':>4}  {'Result':^10}  "
+        f"{'No':>2} {'Black':<{width}} {'Fed':<3} {'Rtg':>4}",
+    ]
+    for rnd in view["rounds"]:
+        for b in rnd["boards"]:
+            w, k = b["white"], b["black"]
+            lines.append(
+                f"{b['game']:<6} {w['number']:>2} {w['name']:<{width}} {w['federation']:<3} "
+                f"{_num(w['rating']):>4}  {_board_result(b):^10}  {k['number']:>2} "
+                f"{k['name']:<{width}} {k['federation']:<3} {_num(k['rating']):>4}"
+            )
+        if rnd["bye"]:
+            lines.append(f"{'':<6} {rnd['bye']['number']:>2} {rnd['bye']['name']} has a bye")
+    return "\n".join(lines)
+
+
+def render_pairings_text(view: dict[str, Any]) -> str:
+    """The sheet posted at the venue: a block per round with its date, boards numbered."""
+    if not view["numbers_drawn"]:
+        return render_pairings(view)
+    blocks = []
+    for rnd in view["rounds"]:
+        lines = [
+            view["name"],
+            f"Round {rnd['round']}" + (f", {rnd['date']}" if rnd["date"] else ""),
+        ]
+        lines.append("")
+        for b in rnd["boards"]:
+            w, k = b["white"], b["black"]
+            white = f"{w['name']} ({w['federation']}, {_num(w['rating'])})"
+            black = f"{k['name']} ({k['federation']}, {_num(k['rating'])})"
+            result = _board_result(b) or "-"
+            lines.append(f"Board {b['board']}:  {white}  {result}  {black}")
+        if rnd["bye"]:
+            lines.append(f"Bye: {rnd['bye']['name']}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def run_pairings(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        view = pairings_object(store, args.round)
+    if args.format == "json":
+        print_json(view)
+    elif args.format == "text":
+        print(render_pairings_text(view))
+    else:
+        print(render_pairings(view))
+    return 0
+
+
+def run_trf(args: argparse.Namespace) -> int:
+    with store_of(args) as store:
+        text = trf_report(store)
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MalformedCommand(f"cannot write {args.out!r}: {exc.strerror}") from None
+    print(f"TRF written to {args.out} ({text.count(chr(10))} lines)")
     return 0
 
 

@@ -5,17 +5,38 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from adapters.store import Store, open_store
+from adapters.store import Store, open_store, store_url
+from engine.errors import MalformedCommand
+
+CREATE_HINT = (
+    "create one with `candidates --store {path} apply FILE.jsonl` (its first command a "
+    "create_tournament), `candidates --store {path} import-pgn FILE.pgn` or "
+    "`candidates --store {path} import-log FILE`"
+)
 
 
-def store_of(args: argparse.Namespace) -> Store:
+def store_of(args: argparse.Namespace, *, create: bool = False) -> Store:
+    """The store the command names. A command that only reads (``create`` False) refuses
+    a SQLite path where there is no store, and creates nothing there."""
+    url = store_url(getattr(args, "store", None))
+    if not create:
+        require_existing_store(url)
     return open_store(
-        getattr(args, "store", None),
+        url,
         getattr(args, "future_tolerance", None),
         tournament=getattr(args, "tournament", None),
     )
+
+
+def require_existing_store(url: str) -> None:
+    """MalformedCommand when ``url`` is a SQLite path with no file (a mistyped ``--store``)."""
+    if url.startswith(("postgresql://", "postgres://")) or url == ":memory:":
+        return
+    if not Path(url).is_file():
+        raise MalformedCommand(f"no store at {url}; " + CREATE_HINT.format(path=url))
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -28,5 +49,9 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
 
 def print_json(obj: Any, *, pretty: bool = False) -> None:
     text = json.dumps(obj, ensure_ascii=False, indent=2 if pretty else None, sort_keys=False)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):  # text the terminal cannot show: escape it
+        text = json.dumps(obj, ensure_ascii=True, indent=2 if pretty else None)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()

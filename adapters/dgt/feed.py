@@ -36,6 +36,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.dgt.clocksides import ColouredReading
 from adapters.dgt.reconstruct import (
     BoardAlert,
     LineRecovered,
@@ -66,6 +67,11 @@ class StoreSink:
     """Every clock reading mapped to colours, as ``clock_reading`` commands."""
     alerts: list[dict[str, Any]] = field(default_factory=list)
     """Every alert stored, as the ``AlertRaised`` events' wire form."""
+    command_ids: bool = True
+    """Clock readings carry a ``command_id`` naming the reading (``reading_id``), so a
+    feed restarted after a crash that sends a reading again stores it once; moves
+    always carry their ``ply``. The bundled sample turns ids off: a replay log
+    records play, not transport retries."""
     keep_log: bool = True
     _move_at: dict[int, int] = field(default_factory=dict)
     _line: list[str] = field(default_factory=list)
@@ -277,11 +283,16 @@ class StoreSink:
             "move": uci,
             "at": format_instant(at_ms),
             "by": self.by,
+            "ply": ply,  # a move sent again is answered as a duplicate, never played twice
         }
         answer = self._send(command)
         if answer["ok"]:
             self._appended_at[ply] = at_ms
         else:
+            if answer["error"]["code"] == "conflict":
+                # the record went on meanwhile (another writer, an arbiter's entry): the
+                # next sync compares the board with it again and says what differs
+                return False
             self.alert(
                 "move_refused",
                 f"the board's move {uci} at ply {ply} of game {self.game_id} was refused: "
@@ -305,6 +316,8 @@ class StoreSink:
         }
         if reading.flag is not None:
             command["flag"] = reading.flag  # evidence for the arbiter (Laws 6.10 a)
+        if self.command_ids:
+            command["command_id"] = reading_id(self.by, self.game_id, reading)
         if self.keep_log:
             self.readings.append(command)
         game = self.store.game(self.game_id)
@@ -356,3 +369,14 @@ class StoreSink:
             self.alerts.append(event)
         log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
         return event
+
+
+def reading_id(by: str, game_id: str, reading: ColouredReading) -> str:
+    """``<by>/<game>/clock/<at_ms>/<white_ms>/<black_ms>/<running>``: the same reading
+    sent again has the same id; two readings the board gave within one millisecond
+    (a reconnection re-reading the clock) are two readings."""
+    flag = f"/flag:{reading.flag}" if getattr(reading, "flag", None) else ""
+    return (
+        f"{by}/{game_id}/clock/{reading.at_ms}/{reading.white_ms}/{reading.black_ms}/"
+        f"{reading.running or '-'}{flag}"
+    )

@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 MAGIC = b"DGTREC1\n"
+LAST_MS = 253_402_300_799_999
+"""The last millisecond of the year 9999: the latest instant the contract can write."""
 FROM_BOARD, TO_BOARD, LINK_EVENT = 1, 2, 3
 _RECORD = struct.Struct(">BIH")
 MAX_CHUNK = 0xFFFF
@@ -77,6 +79,11 @@ def parse_recording(data: bytes) -> Recording:
         raise ValueError(f"the .dgt header is not JSON: {exc}") from None
     if not isinstance(header, dict):
         raise ValueError("the .dgt header is not a JSON object")
+    started = header.get("started_at_ms", 0)
+    if isinstance(started, bool) or not isinstance(started, int) or not 0 <= started <= LAST_MS:
+        raise ValueError(
+            f"the .dgt header's started_at_ms must be epoch milliseconds, got {started!r}"
+        )
     recording = Recording(header)
     start = recording.started_at_ms
     pos = end + 1

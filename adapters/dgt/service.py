@@ -254,4 +254,5 @@ async def run_sources(
     finally:
         for recorder in recorders:
             recorder.close()
+        store.seal_appended()  # a seal on shutdown (docs/audit.md)
         store.close()

@@ -21,8 +21,14 @@ from typing import Any
 
 import msgpack
 
+from adapters.jsontext import MAX_DEPTH, TextError, check_unicode
+from adapters.jsontext import loads as loads_json
+
 JSON = "json"
 MSGPACK = "msgpack"
+MAX_FRAME_DEPTH = MAX_DEPTH
+"""Deepest nesting of maps and arrays in a client frame (a command frame needs 4);
+JSON text is measured before it is parsed."""
 
 
 class FrameError(Exception):
@@ -64,33 +70,47 @@ def encode(obj: Any, encoding: str) -> str | bytes:
 
 
 def decode(message: str | bytes, encoding: str) -> Any:
-    """A client message as a Python object; FrameError if it cannot be decoded."""
-    if encoding == JSON:
-        if isinstance(message, bytes):
-            try:
-                message = message.decode("utf-8")
-            except UnicodeDecodeError:
-                raise FrameError("malformed_frame", "binary message is not UTF-8 JSON") from None
+    """A client message as a Python object; FrameError if it cannot be decoded: not
+    UTF-8, not JSON or msgpack, nested deeper than ``MAX_FRAME_DEPTH``, or holding
+    text that is not Unicode (a lone surrogate such as ``"\\ud800"``)."""
+    if encoding == JSON or isinstance(message, str):
+        # JSON text; also tolerated on a msgpack connection (a person typing into a tool)
         try:
-            return json.loads(message)
-        except json.JSONDecodeError as exc:
-            raise FrameError(
-                "malformed_frame", f"not JSON: {exc.msg} at column {exc.colno}"
-            ) from None
-    if isinstance(message, str):
-        # Tolerate JSON text on a msgpack connection: a person typing into a test tool.
-        try:
-            return json.loads(message)
-        except json.JSONDecodeError:
-            raise FrameError(
-                "malformed_frame",
-                "text message on a msgpack connection is not JSON either "
-                "(ask for the 'json' subprotocol to speak JSON)",
-            ) from None
+            return loads_json(message, MAX_FRAME_DEPTH)
+        except TextError as exc:
+            hint = (
+                ""
+                if encoding == JSON
+                else " (a text message on a msgpack connection must be JSON; ask for the "
+                "'json' subprotocol to speak JSON)"
+            )
+            raise FrameError("malformed_frame", f"{exc}{hint}") from None
     try:
-        return msgpack.unpackb(message, raw=False, strict_map_key=False)
+        value = msgpack.unpackb(message, raw=False, strict_map_key=False)
     except Exception as exc:  # msgpack raises several unrelated types on garbage
         raise FrameError("malformed_frame", f"not msgpack: {exc}") from None
+    if _depth(value) > MAX_FRAME_DEPTH:
+        raise FrameError("malformed_frame", f"frame nested deeper than {MAX_FRAME_DEPTH} levels")
+    try:
+        check_unicode(value)
+    except TextError as exc:
+        raise FrameError("malformed_frame", str(exc)) from None
+    return value
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of maps and arrays, without recursion."""
+    deepest = 0
+    todo = [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, dict):
+            deepest = max(deepest, level)
+            todo.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            deepest = max(deepest, level)
+            todo.extend((v, level + 1) for v in item)
+    return deepest
 
 
 def _array_header(n: int) -> bytes:

@@ -7,12 +7,15 @@ receives a move before the delay has passed since the gateway read it from
 the store). Both hold the game objects and the standings at their ``seq``, so
 a snapshot is always exactly the state at the sequence number it names.
 
-A ``Client`` has a bounded queue. The hub only appends to queues (it never
-waits for a socket), and each client's writer sends what has accumulated as
-one message per tick, so a slow client cannot slow the others. A client whose
-queue overflows is sent a fresh snapshot instead of what it missed; one that
-keeps falling behind, or whose socket does not take a message within the send
-timeout, is disconnected with a reason.
+A ``Client`` has bounded queues, in frames and in bytes. The hub only appends
+to queues (it never waits for a socket), and each client's writer sends what
+has accumulated as one message per tick, so a slow client cannot slow the
+others. A client whose queue overflows is sent a fresh snapshot instead of what
+it missed; one that keeps falling behind, or whose socket does not take a
+message within the send timeout, is disconnected with a reason (1013). The
+answers to a client's own frames (results, errors, pongs) are never dropped, so
+they are bounded apart: a client that keeps sending without reading them is
+closed (1008) before they pass ``max_answer_bytes``.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ log = logging.getLogger(__name__)
 
 TOO_SLOW = 1013
 """Close code for a client that cannot keep up (RFC 6455 7.4.1 "Try Again Later")."""
+POLICY_VIOLATION = 1008
+"""Close code for a client that sends frames and does not read their answers."""
 
 
 @dataclass
@@ -45,6 +50,11 @@ class Limits:
     max_pending: int = 2000
     """Frames queued for one client (beyond one tick's burst) before it gets a fresh
     snapshot instead of them."""
+    max_pending_bytes: int = 4 * 2**20
+    """The same bound in bytes (encoded frames) of what waits for one client."""
+    max_answer_bytes: int = 2**20
+    """Bytes of answers to a client's own frames waiting to be sent: a client that
+    keeps sending without reading is closed (1008) before its answers pass this."""
     max_resets: int = 3
     """Fresh snapshots a client may need before it is disconnected."""
     send_timeout_s: float = 10.0
@@ -203,6 +213,10 @@ class Client:
         self.queue: deque[Frame] = deque()
         self.direct: deque[Frame] = deque()
         """Answers to this client (results, errors): never dropped for a snapshot."""
+        self.queued_bytes = 0
+        """Encoded size of the frames in ``queue``."""
+        self.answer_bytes = 0
+        """Encoded size of the frames in ``direct``."""
         self.wake = asyncio.Event()
         self.ready = False
         self.needs_snapshot = False
@@ -246,10 +260,15 @@ class Client:
         for frame in frames:
             if self.wants(frame):
                 self.queue.append(frame)
+                self.queued_bytes += len(frame.encoded(self.encoding))
                 added = True
         # A burst in one tick is fine; frames still waiting from earlier ticks are not.
-        if backlog and len(self.queue) > self.limits.max_pending:
+        if backlog and (
+            len(self.queue) > self.limits.max_pending
+            or self.queued_bytes > self.limits.max_pending_bytes
+        ):
             self.queue.clear()
+            self.queued_bytes = 0
             self.needs_snapshot = True
             self.resets += 1
             if self.resets > self.limits.max_resets:
@@ -262,38 +281,63 @@ class Client:
             self.wake.set()
 
     def answer(self, body: dict[str, Any]) -> None:
-        self.direct.append(Frame(body))
+        """Queue an answer to this client's own frame; close a client that does not read
+        them (1008) rather than let them grow past ``max_answer_bytes``."""
+        if self.closing:
+            return
+        frame = Frame(body)
+        size = len(frame.encoded(self.encoding))
+        if self.answer_bytes + size > self.limits.max_answer_bytes:
+            self.disconnect(
+                f"not reading: more than {self.limits.max_answer_bytes} bytes of answers "
+                "to its own frames wait to be sent",
+                POLICY_VIOLATION,
+            )
+            return
+        self.direct.append(frame)
+        self.answer_bytes += size
         self.wake.set()
 
-    def disconnect(self, reason: str) -> None:
+    def disconnect(self, reason: str, code: int = TOO_SLOW) -> None:
         if self.closing:
             return
         self.closing = reason
         self.queue.clear()
+        self.direct.clear()
+        self.queued_bytes = self.answer_bytes = 0
         self.wake.set()
         log.info("disconnecting %s: %s", self.ws.remote_address, reason)
-        asyncio.get_running_loop().create_task(self._close(reason))
+        asyncio.get_running_loop().create_task(self._close(reason, code))
 
-    async def _close(self, reason: str) -> None:
+    async def _close(self, reason: str, code: int) -> None:
+        """Close with a code and reason; a client that does not read cannot take the
+        close frame either, so after a second the connection is dropped."""
         with contextlib.suppress(Exception):
-            await self.ws.close(TOO_SLOW, reason[:120])
+            async with asyncio.timeout(1.0):
+                await self.ws.close(code, reason[:120])
+        transport = self.ws.transport
+        if transport is not None and not transport.is_closing():
+            transport.abort()
 
     # --- the writer ---------------------------------------------------------------
 
     def _take(self) -> list[Frame]:
         frames = list(self.direct)
         self.direct.clear()
+        self.answer_bytes = 0
         if not self.ready or self.channel is None:
             return frames
         if self.needs_snapshot:
             self.needs_snapshot = False
             self.queue.clear()
+            self.queued_bytes = 0
             frames.append(self.channel.snapshot(self.games, self.tournaments))
             frames.extend(self.open_alerts())
             frames.extend(self.incident_book())
             return frames
         frames.extend(self.queue)
         self.queue.clear()
+        self.queued_bytes = 0
         return frames
 
     def incident_book(self) -> list[Frame]:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import chess
 import chess.svg
@@ -77,6 +78,12 @@ POLL_INTERVAL_S = 0.05
 """How often the store's ``last_seq`` is checked on SQLite: also the tick of batched deltas
 and of the public channel's releases. On PostgreSQL the gateway is woken by the store's
 ``NOTIFY`` (``adapters.wakeup``) and reads the store only then (or every ``FALLBACK_S``)."""
+MAX_FRAME_ID = 128
+"""Longest frame ``id`` (characters): it is echoed in every answer."""
+MAX_TOKEN = 512
+MAX_GAMES = 512
+"""Most game ids one subscription may name."""
+MAX_GAME_ID = 64
 
 PAGES = {"/": "index.html", "/arbiter": "arbiter.html"}
 TYPES = {
@@ -221,6 +228,7 @@ class Gateway:
 
     def _close_command_store(self) -> None:
         if self._command_store is not None:
+            self._command_store.seal_appended()  # a seal on shutdown (docs/audit.md)
             self._command_store.close()
 
     async def _in(self, executor: ThreadPoolExecutor, fn: Callable[..., Any], *args: Any) -> Any:
@@ -318,6 +326,8 @@ class Gateway:
         writer = asyncio.create_task(client.writer())
         try:
             async for message in ws:
+                if client.closing:
+                    break  # closed by the gateway (too slow, not reading): read no more
                 try:
                     frame = decode(message, encoding)
                     if not isinstance(frame, dict):
@@ -334,12 +344,12 @@ class Gateway:
                     elif op == "command":
                         await self._command(client, frame)
                     elif op == "ping":
-                        client.answer({"op": "pong", "id": frame.get("id")})
+                        client.answer({"op": "pong", "id": _frame_id(frame, required=False)})
                     else:
                         raise FrameError(
                             "unknown_op",
-                            f"unknown op {op!r}; a client sends 'subscribe' or 'command'",
-                            _frame_id(frame),
+                            f"unknown op {_shown(op)}; a client sends 'subscribe' or 'command'",
+                            _frame_id(frame, required=False),
                         )
                 except FrameError as error:
                     client.answer(error.as_frame())
@@ -380,22 +390,32 @@ class Gateway:
         chosen: frozenset[str] | None
         if games == "*":
             chosen = None
-        elif isinstance(games, list) and all(isinstance(g, str) and g for g in games):
+        elif (
+            isinstance(games, list)
+            and len(games) <= MAX_GAMES
+            and all(isinstance(g, str) and 0 < len(g) <= MAX_GAME_ID for g in games)
+        ):
             # game ids of the subscribed tournament (or keys ``<tournament>/<id>``)
             only = next(iter(tournaments)) if tournaments else None
             chosen = frozenset(game_key(only, g, self.live.first) for g in games)
         else:
             raise FrameError(
-                "malformed_frame", f"'games' must be \"*\" or a list of game ids, got {games!r}"
+                "malformed_frame",
+                f"'games' must be \"*\" or a list of at most {MAX_GAMES} game ids of at most "
+                f"{MAX_GAME_ID} characters, got {_shown(games)}",
             )
         since = frame.get("since")
         if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
-            raise FrameError("malformed_frame", f"'since' must be a sequence number, got {since!r}")
+            raise FrameError(
+                "malformed_frame", f"'since' must be a sequence number, got {_shown(since)}"
+            )
         token = frame.get("token")
         identity = ANONYMOUS
         if token is not None:
-            if not isinstance(token, str):
-                raise FrameError("malformed_frame", "'token' must be a string")
+            if not isinstance(token, str) or len(token) > MAX_TOKEN:
+                raise FrameError(
+                    "malformed_frame", f"'token' must be a string of at most {MAX_TOKEN} characters"
+                )
             found = self.tokens.identify(token)
             if found is None:
                 raise FrameError(
@@ -417,6 +437,7 @@ class Gateway:
             client.channel.clients.discard(client)
         client.ready = False
         client.queue.clear()
+        client.queued_bytes = 0
         client.identity, client.games, client.channel = identity, games, channel
         client.tournaments = tournaments
         await channel.opened.wait()
@@ -457,6 +478,7 @@ class Gateway:
             else:
                 missed = self._resume_frames(events, objects, standings, client)
                 client.queue.extendleft(reversed(missed))
+                client.queued_bytes += sum(len(f.encoded(client.encoding)) for f in missed)
         client.ready = True
         client.wake.set()
 
@@ -490,9 +512,8 @@ class Gateway:
         return [f for f in frames if f not in alerts] + client.open_alerts()
 
     async def _command(self, client: Client, frame: dict[str, Any]) -> None:
-        fid = frame.get("id")
-        if not isinstance(fid, str) or not fid:
-            raise FrameError("malformed_frame", "a command frame needs a string 'id'")
+        fid = _frame_id(frame, required=True)
+        assert fid is not None
         if client.channel is None:
             raise FrameError(
                 "not_subscribed",
@@ -569,16 +590,30 @@ class Gateway:
             piece = chess.Piece.from_symbol(symbol if color == "w" else symbol.lower())
             return _response(HTTPStatus.OK, chess.svg.piece(piece).encode(), TYPES[".svg"], 86400)
         if path == "/status":
-            body = {
-                "seq": self.live.seq,
-                "public_seq": self.public.seq,
-                "public_delay_ms": self.delay_ms,
-                "clients": len(self.clients),
-                "delivered_frames": self.stats.delivered_frames,
-                "delivered_messages": self.stats.delivered_messages,
-            }
+            body = self._status(request)
             return _response(HTTPStatus.OK, json.dumps(body).encode(), TYPES[".json"])
         return _response(HTTPStatus.NOT_FOUND, f"no page at {path}\n".encode(), "text/plain")
+
+    def _status(self, request: Request) -> dict[str, Any]:
+        """``/status``: what anyone may see (the public position, counters); the live
+        position only with a commentator's or arbiter's token (``?token=`` or
+        ``Authorization: Bearer``), since during the public delay it tells how far
+        the games have gone."""
+        token = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
+        bearer = request.headers.get("Authorization", "")
+        if not token and bearer.lower().startswith("bearer "):
+            token = bearer[7:].strip()
+        identity = self.tokens.identify(token) if token and len(token) <= MAX_TOKEN else None
+        body: dict[str, Any] = {
+            "seq": self.public.seq,
+            "public_delay_ms": self.delay_ms,
+            "clients": len(self.clients),
+            "delivered_frames": self.stats.delivered_frames,
+            "delivered_messages": self.stats.delivered_messages,
+        }
+        if identity is not None and not identity.is_public:
+            body.update(seq=self.live.seq, public_seq=self.public.seq)
+        return body
 
     # --- running ----------------------------------------------------------------
 
@@ -636,9 +671,25 @@ def _select_subprotocol(connection: ServerConnection, offered: Any) -> Subprotoc
     return None
 
 
-def _frame_id(frame: dict[str, Any]) -> str | None:
+def _frame_id(frame: dict[str, Any], *, required: bool) -> str | None:
+    """The frame's ``id``: a string of 1 to ``MAX_FRAME_ID`` characters (echoed back in
+    the answer), else FrameError; None when absent and not required."""
     fid = frame.get("id")
-    return fid if isinstance(fid, str) else None
+    if fid is None and not required:
+        return None
+    if not isinstance(fid, str) or not 0 < len(fid) <= MAX_FRAME_ID:
+        raise FrameError(
+            "malformed_frame",
+            f"a frame's 'id' must be a string of 1 to {MAX_FRAME_ID} characters"
+            + ("" if required else " (or absent)"),
+        )
+    return fid
+
+
+def _shown(value: object) -> str:
+    """A client's value in a message: its repr, cut short (never echo megabytes)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str, max_age: int = 0) -> Response:

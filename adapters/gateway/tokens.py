@@ -19,9 +19,10 @@ entry, so the time taken does not tell how much of a guess was right.
 from __future__ import annotations
 
 import hmac
-import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from adapters.jsontext import TextError, loads
 
 ARBITER, COMMENTATOR, PUBLIC = "arbiter", "commentator", "public"
 ROLES = (ARBITER, COMMENTATOR)
@@ -100,9 +101,9 @@ def load_tokens(path: str | Path | None) -> Tokens:
     if path is None:
         return Tokens()
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw = loads(Path(path).read_bytes())
     except OSError as exc:
         raise TokenFileError(f"cannot read the token file {str(path)!r}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise TokenFileError(f"token file {str(path)!r} is not JSON: {exc}") from None
+    except TextError as exc:
+        raise TokenFileError(f"token file {str(path)!r}: {exc}") from None
     return parse_tokens(raw, f"token file {str(path)!r}")

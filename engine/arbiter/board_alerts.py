@@ -24,6 +24,7 @@ from engine.world import World
     "raise_alert",
     summary="An electronic board raises an alert for the arbiters on board/<serial>.",
     events=(AlertRaised,),
+    refusals=(("malformed_command", "", "'board' is not a board's serial number"),),
 )
 @dataclass(frozen=True, kw_only=True)
 class RaiseAlert(Command):

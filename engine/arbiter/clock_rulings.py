@@ -47,6 +47,13 @@ from engine.world import World
     roles=RULING_ROLES,
     events=(ClockAdjusted,),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("malformed_command", "", "no reason, or delta_ms of 0"),
+        ("rule_violation", "6.9", "a flag fell before the adjustment's instant"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class AdjustClock(Command):
@@ -66,6 +73,14 @@ class AdjustClock(Command):
     summary="Looks at the regulation flag of every named (or started) game: a flag_fall alert "
     "for the arbiters (Laws 6.8), or the result in unsupervised play (6.9).",
     events=(ResultRecorded, AlertRaised),
+    refusals=(
+        ("unknown_game", "", "a named game has not been started"),
+        (
+            "malformed_command",
+            "",
+            "game ids that are not strings, or no tournament and no game named",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class CheckFlags(Command):

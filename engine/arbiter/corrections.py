@@ -63,6 +63,23 @@ POSITION_ENDINGS = frozenset(
     "replaced ones; sets the clock or recounts it (Laws 7.4 a, 6.13).",
     roles=RULING_ROLES,
     events=(MovesCorrected, ResultRecorded),
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        (
+            "game_not_in_progress",
+            "",
+            "the game is finished: withdraw the result first (correct_result with result null)",
+        ),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("rule_violation", "9.5", "a draw claim is pending"),
+        ("illegal_move", "", "a replacement move is not legal where it stands"),
+        (
+            "malformed_command",
+            "",
+            "no reason, a correction dated before the game's last event, from_ply outside the "
+            "recorded moves, a negative time, or moves that are already recorded",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class CorrectMoves(Command):
@@ -85,6 +102,23 @@ class CorrectMoves(Command):
     "withdraws it (null reopens the game), keeping the replaced one (3.9.2 b).",
     roles=RULING_ROLES,
     events=(ResultCorrected,),
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("game_not_in_progress", "", "the game has no result to correct"),
+        ("rule_violation", "3.9.2 b", "a draw by agreement"),
+        (
+            "rule_violation",
+            "5",
+            "a result by the position (checkmate, stalemate ...) that the final position does not "
+            "show",
+        ),
+        (
+            "malformed_command",
+            "",
+            "no reason, '*', a termination with a withdrawn result, or the result already recorded",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class CorrectResult(Command):

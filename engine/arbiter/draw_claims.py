@@ -106,6 +106,24 @@ after consulting the advisor is not an incorrect claim."""
     summary="A player claims a draw through the arbiter; the engine verifies it (3.9.2 b, Laws 9).",
     events=(DrawClaimed, AlertRaised, ResultRecorded),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game has ended (3.7.1.b.4 in a playoff game)"),
+        (
+            "malformed_command",
+            "",
+            "an unknown kind, a claimant who is not white, black or a player of the game, or a "
+            "claim id already used",
+        ),
+        ("rule_violation", "9.5", "another claim is pending"),
+        (
+            "rule_violation",
+            "9.2",
+            "a threefold-repetition claim by the player not having the move (9.3 for fifty moves)",
+        ),
+        ("rule_violation", "8.1", "an intended move with a claim other than 9.2 or 9.3"),
+        ("illegal_move", "", "the intended move is not legal"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class ClaimDraw(Command):
@@ -127,6 +145,14 @@ class ClaimDraw(Command):
     roles=("advisor",),
     events=(ClaimAdvised,),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("not_an_arbiter", "3.9.2 b", "the advisor is not the event's Technical Advisor"),
+        ("unknown_claim", "", "the game has no claim of that id"),
+        ("rule_violation", "3.9.2 b", "the claim has already been ruled: a ruling is final"),
+        ("game_not_in_progress", "", "the claim lapsed: the game ended before a ruling"),
+        ("malformed_command", "", "an opinion other than draw or not_draw"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class AdviseClaim(Command):
@@ -147,6 +173,24 @@ class AdviseClaim(Command):
     roles=RULING_ROLES,
     events=(ClaimRuled, ClockAdjusted, MovePlayed, ResultRecorded),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("unknown_claim", "", "the game has no claim of that id"),
+        (
+            "rule_violation",
+            "3.9.2 b",
+            "the claim has already been ruled (a ruling is final), or a theoretical-draw claim "
+            "has no opinion of the Technical Advisor yet",
+        ),
+        ("game_not_in_progress", "", "the claim lapsed: the game ended before a ruling"),
+        (
+            "malformed_command",
+            "",
+            "a decision other than accepted or rejected, or one that contradicts the verification "
+            "without a reason",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleClaim(Command):
@@ -164,6 +208,9 @@ class RuleClaim(Command):
 @command(
     "offer_draw",
     summary="Always refused: the players cannot draw a game by agreement (3.9.2 b).",
+    refusals=(
+        ("rule_violation", "3.9.2 b", "always: the players cannot draw a game by agreement"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class OfferDraw(Command):
@@ -178,6 +225,9 @@ class OfferDraw(Command):
 @command(
     "agree_draw",
     summary="Always refused: the players cannot draw a game by agreement (3.9.2 b).",
+    refusals=(
+        ("rule_violation", "3.9.2 b", "always: the players cannot draw a game by agreement"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class AgreeDraw(Command):

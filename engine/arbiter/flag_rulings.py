@@ -49,6 +49,17 @@ DECISIONS = ("fallen", "not_fallen")
     roles=RULING_ROLES,
     events=(FlagRuled, ResultRecorded),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        (
+            "malformed_command",
+            "6.10 a",
+            "a decision other than fallen or not_fallen, or a regulation-clock flag dismissed "
+            "without a reason",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleFlag(Command):

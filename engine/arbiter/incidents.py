@@ -125,6 +125,14 @@ Lookup = Callable[[str], Game | None]
     "and the penalty of Laws 2009 13.4 it carries is applied.",
     roles=RULING_ROLES,
     events=(IncidentRecorded, ClockAdjusted, ResultRecorded, PlayerWithdrew, GameStarted),
+    refusals=(
+        ("unknown_tournament", "", "no tournament in this store"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter may not record it"),
+        ("game_not_in_progress", "12.5", "the game has ended: record the incident without it"),
+        ("rule_violation", "13.4", "a penalty the incident's kind does not carry, or lacks"),
+        ("rule_violation", "3.9.2 c", "the player left the playing area with permission"),
+        ("malformed_command", "", "an unknown kind or player, no details, no game where needed"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class RecordIncident(Command):

@@ -13,7 +13,14 @@ import chess
 
 from engine.clock.time_control import parse_time_control
 from engine.commands import Command, command
-from engine.errors import MalformedCommand, RuleViolation, UnknownGame
+from engine.errors import (
+    AlreadyRecorded,
+    CommandRefused,
+    Conflict,
+    MalformedCommand,
+    RuleViolation,
+    UnknownGame,
+)
 from engine.events import (
     AlertRaised,
     ClockReadingRecorded,
@@ -51,6 +58,27 @@ from engine.world import World
     summary="A game begins: a paired game (<round>.<board>) or one between named players (3.3.7); "
     "who is at the board may be recorded (Laws 2009 6.6 a).",
     events=(GameStarted, PresenceRecorded, AlertRaised),
+    refusals=(
+        ("rule_violation", "3.3.7", "the game has already been started"),
+        (
+            "rule_violation",
+            "3.1",
+            "a player of the pairing has withdrawn and the game is not played (3.3.3 for a "
+            "first-round default)",
+        ),
+        (
+            "rule_violation",
+            "3.7.3.a",
+            "a sudden-death game whose colours the lot winner has not chosen yet",
+        ),
+        ("unknown_game", "", "not a paired game and no white and black given"),
+        (
+            "malformed_command",
+            "",
+            "white and black other than the pairing's, a player not of the tournament, the wrong "
+            "stage or an invalid FEN",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class StartGame(Command):
@@ -74,6 +102,17 @@ class StartGame(Command):
     summary="A move completed on the board, with the clock's two displays if known (Laws 4, 6).",
     events=(MovePlayed, ResultRecorded, ClockReadingRecorded, AlertRaised),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+        ("rule_violation", "9.5", "a draw claim is pending: the game is paused until the ruling"),
+        (
+            "illegal_move",
+            "",
+            "the move cannot be read (UCI or SAN), is ambiguous or is not legal in the position",
+        ),
+        ("malformed_command", "", "only one of white_ms and black_ms, or a negative time"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class PlayMove(Command):
@@ -83,6 +122,9 @@ class PlayMove(Command):
     white_ms: int | None = None
     black_ms: int | None = None
     by: str = "arbiter"
+    ply: int | None = None
+    """The ply the move becomes (1 = White's first): a move sent again is answered as a
+    duplicate, never played as the next move (``check_ply``)."""
 
     def decide(self, world: World) -> list[Event]:
         game = world.game(self.game)
@@ -102,6 +144,10 @@ class PlayMove(Command):
     summary="A player resigns; the opponent wins (Laws 5.1 b).",
     events=(ResultRecorded, AlertRaised),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class Resign(Command):
@@ -119,6 +165,13 @@ class Resign(Command):
     roles=RULING_ROLES,
     events=(ResultRecorded,),
     in_time_order=True,
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game is finished"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("malformed_command", "", "the result is '*'"),
+        ("rule_violation", "3.9.2 b", "a draw whose reason or termination is an agreement"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class DeclareResult(Command):
@@ -277,6 +330,45 @@ def _check_players_and_stage(
             f"start_game: game {game_id} is a {own} game of {tournament.id!r}, not {stage!r}; "
             "leave 'stage' out"
         )
+
+
+def check_ply(game: Game | None, cmd: PlayMove) -> None:
+    """``play_move`` with ``ply`` (the ply the move becomes): makes a retried move safe.
+
+    The next ply goes on to the decision. A ply already recorded with the same move
+    raises ``AlreadyRecorded`` (answered as a duplicate, nothing appended); with
+    another move, or a ply beyond the next one, ``Conflict``: the sender's idea of
+    the game is not the record's, and a move must never land on the wrong ply (a
+    repeated ``Qg6`` would be read as the opponent's ``Qxg6``)."""
+    ply = cmd.ply
+    if ply is None or game is None:
+        return
+    if ply < 1:
+        raise MalformedCommand(f"play_move: field 'ply' must be >= 1, got {ply}")
+    if ply == game.ply + 1:
+        return
+    if ply > game.ply + 1:
+        raise Conflict(
+            f"play_move for ply {ply} of game {game.game_id}, which has {game.ply} plies "
+            f"recorded: the next move is ply {game.ply + 1}; nothing was appended"
+        )
+    board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
+    for uci in game.moves[: ply - 1]:
+        board.push(chess.Move.from_uci(uci))
+    recorded = game.moves[ply - 1]
+    try:
+        same = parse_move(board, cmd.move, game.game_id).uci() == recorded
+    except CommandRefused:
+        same = False
+    if same:
+        raise AlreadyRecorded(
+            f"ply {ply} of game {game.game_id} is already recorded as {game.sans[ply - 1]}: "
+            "a repeat, nothing appended"
+        )
+    raise Conflict(
+        f"ply {ply} of game {game.game_id} is recorded as {game.sans[ply - 1]}, not "
+        f"{cmd.move}; nothing was appended"
+    )
 
 
 def play_move(game: Game | None, cmd: PlayMove) -> list[Event]:

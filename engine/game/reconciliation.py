@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 from engine.clock.regulation import Clock
 from engine.commands import Command, command
-from engine.errors import GameNotInProgress, MalformedCommand
+from engine.errors import GameNotInProgress, MalformedCommand, OutOfOrder
 from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecorded, clock_stream
 from engine.fields import Instant
 from engine.game import state as games
@@ -180,6 +180,15 @@ def judge(clock: Clock, side: Side, reading_ms: int, at_ms: int, tolerance_ms: i
     "clock_reading",
     summary="A reading of the physical clock, stored beside the regulation clock (3.5.1, Laws 6).",
     events=(ClockReadingRecorded, AlertRaised, ResultRecorded),
+    refusals=(
+        ("unknown_game", "", "the game has not been started"),
+        ("game_not_in_progress", "", "the game finished before the reading's instant"),
+        (
+            "malformed_command",
+            "",
+            "a negative time or tolerance, or a reading earlier than the last stored one",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class ClockReading(Command):
@@ -225,7 +234,7 @@ def record_clock_reading(game: Game | None, log: ClockLog | None, cmd: ClockRead
             f"{format_instant(g.last_at_ms)}: a reading at {format_instant(at_ms)} is not stored"
         )
     if log is not None and log.last is not None and at_ms < log.last.at_ms:
-        raise MalformedCommand(
+        raise OutOfOrder(
             f"clock_reading at {format_instant(at_ms)} is earlier than the last stored reading "
             f"of game {g.game_id} ({format_instant(log.last.at_ms)}): readings are stored in "
             "time order"

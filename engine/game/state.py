@@ -28,6 +28,7 @@ from engine.errors import (
     GameNotInProgress,
     IllegalMove,
     MalformedCommand,
+    OutOfOrder,
     UnknownGame,
 )
 from engine.events import (
@@ -248,7 +249,7 @@ def require_in_time_order(game: Game | None, command: str, at_ms: int) -> None:
     if game is None or game.status != IN_PROGRESS:
         return  # the decision itself reports an unknown or finished game
     if at_ms < game.last_at_ms:
-        raise MalformedCommand(
+        raise OutOfOrder(
             f"{command} at {format_instant(at_ms)} is earlier than the last recorded event of "
             f"game {game.game_id} ({format_instant(game.last_at_ms)}): a game's events are "
             "recorded in time order"

@@ -87,6 +87,26 @@ STAGE_ARTICLE = {RAPID: "3.7.1.a", BLITZ: "3.7.2", SUDDEN_DEATH: "3.7.3.a"}
     summary="An arbiter starts the playoff for a tied place: rapid games, colours drawn (3.7.1).",
     roles=RULING_ROLES,
     events=(PlayoffStageStarted,),
+    refusals=(
+        ("unknown_tournament", "", "no tournament, or another tournament's id"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        (
+            "rule_violation",
+            "3.7",
+            "the last round is not finished, no player holds the place, or the place is not tied",
+        ),
+        ("rule_violation", "3.7.1.a", "the playoff for the place has already started"),
+        (
+            "rule_violation",
+            "3.7.4",
+            "the place waits for a higher place's playoff, or is inside a tie that starts higher",
+        ),
+        (
+            "malformed_command",
+            "",
+            "a place below 1 or beyond the field; neither or both of 'seed' and 'numbers'",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class StartPlayoff(Command):
@@ -109,6 +129,24 @@ class StartPlayoff(Command):
     summary="An arbiter moves a playoff on: blitz, then sudden death (3.7.2, 3.7.3).",
     roles=RULING_ROLES,
     events=(PlayoffStageStarted, SuddenDeathPaired),
+    refusals=(
+        ("unknown_tournament", "", "no tournament, or another tournament's id"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("rule_violation", "3.7.1.a", "no playoff for the place yet"),
+        ("rule_violation", "3.7.3", "the playoff is decided"),
+        (
+            "rule_violation",
+            "3.7.1",
+            "the games of the current stage are not finished (3.7.2 for blitz, 3.7.3 for sudden "
+            "death)",
+        ),
+        ("rule_violation", "3.7.3.a", "a lot winner has not chosen a colour yet"),
+        (
+            "malformed_command",
+            "3.7.3.a",
+            "both 'seed' and 'lot_winner', or a lot winner who is not one of the two players",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class AdvancePlayoff(Command):
@@ -129,6 +167,16 @@ class AdvancePlayoff(Command):
     summary="Records the colour chosen by the winner of a sudden-death game's lot (3.7.3.a).",
     roles=RULING_ROLES,
     events=(SuddenDeathColourChosen,),
+    refusals=(
+        ("unknown_tournament", "", "no tournament, or another tournament's id"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("rule_violation", "3.7.3.a", "the colour has already been chosen"),
+        (
+            "malformed_command",
+            "3.7.3.a",
+            "not a sudden-death game of a playoff, or a player other than the lot winner",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class ChooseColour(Command):

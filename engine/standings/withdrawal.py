@@ -84,6 +84,24 @@ DAY_MS = 86_400_000
     summary="A player withdraws; his games are scored or annulled as the rules say (3.1, 3.3).",
     roles=RULING_ROLES,
     events=(PlayerWithdrew, GameStarted, ResultRecorded),
+    refusals=(
+        ("unknown_tournament", "", "no tournament, or another tournament's id"),
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
+        ("malformed_command", "", "not a player of the tournament"),
+        ("rule_violation", "3.1", "the player has already withdrawn"),
+        ("rule_violation", "3.4.1", "the lots have not been drawn"),
+        (
+            "rule_violation",
+            "3.3.2",
+            "dated at least the replacement period before the start: the player is replaced "
+            "(2.7), not withdrawn",
+        ),
+        (
+            "rule_violation",
+            "3.3.3",
+            "dated before the start although the player has completed games",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class Withdraw(Command):

@@ -45,6 +45,19 @@ from engine.world import World
     "create_tournament",
     summary="The organiser creates the tournament: players, arbiters, rules, start date (1.1).",
     events=(TournamentCreated,),
+    refusals=(
+        (
+            "rule_violation",
+            "1.1",
+            "the store already holds a tournament (one tournament per store)",
+        ),
+        (
+            "malformed_command",
+            "3.1",
+            "fewer than 2 players, a player or arbiter named twice, an arbiter who plays, cycles "
+            "other than 1 or 2, an unknown rules profile or a start date that is not ISO",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class CreateTournament(Command):
@@ -71,6 +84,22 @@ class CreateTournament(Command):
     "draw_lots",
     summary="The drawing of lots gives each player a pairing number, seeded or given (3.4.1).",
     events=(LotsDrawn,),
+    refusals=(
+        ("unknown_tournament", "", "no tournament, or another tournament's id"),
+        ("rule_violation", "3.4.1", "the lots have already been drawn"),
+        (
+            "malformed_command",
+            "3.4.1",
+            "neither or both of 'seed' and 'numbers'; numbers that do not give every player 1..N "
+            "once",
+        ),
+        (
+            "rule_violation",
+            "3.1",
+            "no draw from the seed, or the given numbers, keeps players of one federation apart "
+            "in the first rounds (with check_federations)",
+        ),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class DrawLots(Command):
@@ -275,6 +304,16 @@ def draw_lots(tournament: Tournament | None, cmd: DrawLots) -> list[Event]:
     "reorder_rounds",
     summary="The rounds of the pairing table are played in another order (3.2).",
     events=(RoundsReordered,),
+    refusals=(
+        ("unknown_tournament", "", "no tournament, or another tournament's id"),
+        ("rule_violation", "3.4.1", "the lots have not been drawn"),
+        (
+            "malformed_command",
+            "",
+            "an order that does not list the table's rounds once each, or the order already played",
+        ),
+        ("rule_violation", "3.2", "a round whose place would change has games started already"),
+    ),
 )
 @dataclass(frozen=True, kw_only=True)
 class ReorderRounds(Command):

@@ -15,6 +15,9 @@
     // standings, and the store's first (its games and frames carry no "tournament").
     tournament: new URLSearchParams(location.search).get("tournament") || "*",
     tournaments: [], standingsBy: new Map(), first: null,
+    // Commands sent and not yet answered, by frame id: sent again, with the same
+    // command_id, after a reconnection (the store answers a repeat as the first time).
+    unanswered: new Map(),
   };
   const tidOf = (g) => g.tournament || state.first;
   const keyOf = (g) => (g.tournament && g.tournament !== state.first ? `${g.tournament}/${g.game}` : g.game);
@@ -156,6 +159,7 @@
         state.alerts = new Map();
         state.tournaments = f.tournaments || [];
         state.first = state.tournaments.length ? state.tournaments[0].id : null;
+        state.unanswered.forEach((frame) => send(frame));
         break;
       }
       case "snapshot":
@@ -188,9 +192,11 @@
         }
         break;
       case "result":
+        state.unanswered.delete(f.id);
         state.results.unshift(f);
         break;
       case "error":
+        if (f.id) state.unanswered.delete(f.id);
         if (f.code === "invalid_token") {
           state.reconnect = false;
           state.token = null;
@@ -589,7 +595,10 @@
 
   function command(cmd) {
     const id = `c${state.nextId++}`;
-    send({ op: "command", id, command: cmd });
+    const commandId = cmd.command_id || `page-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${id}`;
+    const frame = { op: "command", id, command: { ...cmd, command_id: commandId } };
+    state.unanswered.set(id, frame);
+    send(frame);
     return id;
   }
 
