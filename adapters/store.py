@@ -338,7 +338,7 @@ class Store:
         finally:
             self._session = False
 
-    def _appended(self, events: Sequence[Event], ids: Sequence[int], folded: bool) -> None:
+    def _after_own_append(self, events: Sequence[Event], ids: Sequence[int], folded: bool) -> None:
         """After our own append: the cached states take our events (``folded``: already
         done by ``execute_many``), and if no one else appended meanwhile the store stays
         known up to our last notification."""
@@ -550,7 +550,7 @@ class Store:
             if command_id is None or digest is None:
                 cmd, events = self._decide(body, self.wall_clock())
                 ids = self.append(events)
-                self._appended(events, ids, folded=False)
+                self._after_own_append(events, ids, folded=False)
                 return cmd, events
             earlier = self.applied(command_id, digest)
             if earlier is not None:
@@ -564,7 +564,7 @@ class Store:
                 if earlier is None:
                     raise
                 return cmd, earlier
-            self._appended(recorded, ids, folded=False)
+            self._after_own_append(recorded, ids, folded=False)
         return cmd, events
 
     def applied(self, command_id: str, digest: str) -> list[Event] | None:
@@ -656,7 +656,7 @@ class Store:
             for stream in touched:
                 self._cache.pop(stream, None)
             raise
-        self._appended(pending, ids, folded=True)
+        self._after_own_append(pending, ids, folded=True)
         return answers
 
     def _apply_pending(self, event: Event) -> None:
