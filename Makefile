@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint types pytest bench clean browser docs
+.PHONY: demo test lint types pytest bench bench-each clean browser docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,14 @@ browser:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium >/dev/null; } || echo "chromium could not be installed"
 
+# The suite (bench/load.py): several tournaments, boards, viewers and gateways, SQLite and
+# PostgreSQL ($$CANDIDATES_BENCH_PG, else the local test server) side by side, each figure next
+# to a bare baseline of the same run; writes bench/RESULTS.md. A few minutes.
 bench: $(VENV)/.installed
+	$(BIN)/python bench/load.py --results bench/RESULTS.md
+
+# Every single-topic bench script in turn.
+bench-each: $(VENV)/.installed
 	for b in bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:

@@ -51,17 +51,27 @@ from adapters.replay_log import (
     plain,
     verify_links,
 )
-from adapters.store import Store
+from adapters.store import Store, logical_event
 from engine.audit import findings as engine_findings
 from engine.audit.clocks import judge_clocks
 from engine.audit.event_fields import field_problems
 from engine.audit.findings import INFO, INTEGRITY, RULE
 from engine.audit.games import GamesAudit, judge_games
 from engine.audit.incidents import judge_book
-from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, ChainSealed, Event, stream_game_id
+from engine.events import (
+    INCIDENTS_STREAM,
+    TOURNAMENT_STREAM,
+    TOURNAMENTS_STREAM,
+    ChainSealed,
+    Event,
+    physical_stream,
+    split_stream,
+    stream_game_id,
+)
 from engine.game.state import Game
 from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
+from engine.tournament.tournament import Tournament
 from projections.game_view import game_view
 
 __all__ = ["INFO", "INTEGRITY", "RULE", "AuditReport", "Finding", "audit_log", "audit_store"]
@@ -403,13 +413,14 @@ def check_projections(
         return records.get(id(last)) if last is not None else None
 
     if store is not None:
+        first = store.first_tournament_id()
         for game_id, game in sorted(folded.items()):
             if game_id in unsound:
                 continue
+            namespace, _, plain_id = game_id.rpartition("/")  # a further tournament's game
             try:
-                differs = (live := store.game(game_id)) is None or game_view(live) != game_view(
-                    game
-                )
+                live = store.view(namespace or first).game(plain_id)
+                differs = live is None or game_view(live) != game_view(game)
             except Exception as exc:
                 report.add(
                     INTEGRITY,
@@ -427,12 +438,15 @@ def check_projections(
                     "from the stored events",
                     where(f"game/{game_id}"),
                 )
-        derived_t = None
+        derived_ts: dict[str | None, Tournament | None] = {None: None}
         try:
             for event in events:
-                if event.originator_id == TOURNAMENT_STREAM:
-                    derived_t = tournaments.evolve(derived_t, event)
-            live_t = store.tournament()
+                namespace, name = split_stream(event.originator_id)
+                if name == TOURNAMENT_STREAM:
+                    derived_ts[namespace] = tournaments.evolve(
+                        derived_ts.get(namespace), logical_event(event, namespace)
+                    )
+            live_ts = {ns: store.view(ns or first).tournament() for ns in derived_ts}
         except Exception as exc:
             report.add(
                 INTEGRITY,
@@ -441,13 +455,15 @@ def check_projections(
                 where(TOURNAMENT_STREAM),
             )
             return
-        if live_t != derived_t:
-            report.add(
-                INTEGRITY,
-                "projection_differs",
-                "the live tournament state differs from the one re-derived from the stored events",
-                where(TOURNAMENT_STREAM),
-            )
+        for namespace, derived_t in derived_ts.items():
+            if live_ts[namespace] != derived_t:
+                report.add(
+                    INTEGRITY,
+                    "projection_differs",
+                    f"the live state of tournament {namespace or first!r} differs from the one "
+                    "re-derived from the stored events",
+                    where(physical_stream(TOURNAMENT_STREAM, namespace)),
+                )
     sound = [e for e in events if stream_game_id(e.originator_id) not in unsound]
     try:
         derived_state = final_state(sound)
@@ -467,7 +483,7 @@ def check_projections(
         )
     if store is not None and not unsound and "standings" in derived_state:
         try:
-            live = plain(standings_object(store))
+            live = plain(standings_object(store.view(first)))
         except Exception as exc:
             report.add(
                 INTEGRITY,
@@ -620,7 +636,9 @@ def audit_records(
             report.board_alerts += 1
         elif (
             stream_game_id(record.stream) is None
-            and record.stream not in (TOURNAMENT_STREAM, INCIDENTS_STREAM)
+            and split_stream(record.stream)[1]
+            not in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM, INCIDENTS_STREAM)
+            and not record.stream.startswith("board/")
             and not record.stream.startswith("command/")  # CommandApplied: links and seals
         ):
             report.add(INFO, "unknown_stream", f"stream {record.stream!r} is not audited", record)

@@ -149,7 +149,7 @@ class ChainedStore(Protocol):
 
     def notifications(self, start: int = 1, limit: int | None = None) -> Iterator[Notification]: ...
 
-    def tournament(self) -> Tournament | None: ...
+    def first_tournament(self) -> Tournament | None: ...
 
     def append(self, events: Sequence[Event]) -> list[int]: ...
 
@@ -306,7 +306,7 @@ class Chain:
         when there is nothing to seal or another writer moved the tournament stream
         first (the next seal covers the same events).
         """
-        tournament = self.store.tournament()
+        tournament = self.store.first_tournament()  # the seals' stream is the store's first
         if tournament is None or self._sealing:
             return None
         if self.sealed is None or tournament.version != self.sealed_version:

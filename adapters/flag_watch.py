@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.store import Store, wall_clock_ms
-from engine.events import stream_game_id
+from engine.events import split_stream, stream_game_id
 from engine.game.state import IN_PROGRESS
 from engine.timefmt import format_instant
 
@@ -41,32 +41,51 @@ class FlagWatch:
         self.store = store
         self.wall_clock = wall_clock
         self.seq = 0
-        self.game_ids: set[str] = set()
+        self.game_ids: set[tuple[str | None, str]] = set()
+        """(tournament namespace, game id): None for the store's first tournament."""
 
-    def live_games(self, now_ms: int) -> list[str]:
-        """Games in progress whose last event is recent, in id order."""
+    def live_games_by_tournament(self, now_ms: int) -> dict[str | None, list[str]]:
+        """Games in progress whose last event is recent, in id order, by tournament
+        (its id; None when the store holds one tournament)."""
         for seq, event in self.store.events_since(self.seq):
             self.seq = seq
-            game_id = stream_game_id(event.originator_id)
-            if game_id is not None and event.originator_id.startswith("game/"):
-                self.game_ids.add(game_id)
-        live = []
-        for game_id in sorted(self.game_ids):
-            game = self.store.game(game_id)
+            namespace, name = split_stream(event.originator_id)
+            game_id = stream_game_id(name)
+            if game_id is not None and name.startswith("game/"):
+                self.game_ids.add((namespace, game_id))
+        live: dict[str | None, list[str]] = {}
+        several = any(namespace is not None for namespace, _ in self.game_ids)
+        first = self.store.first_tournament_id() if several else None
+        for namespace, game_id in sorted(self.game_ids, key=lambda k: (k[0] or "", k[1])):
+            view = self.store.view(namespace or first)
+            game = view.game(game_id)
             recent = game is not None and now_ms - game.last_at_ms <= STALE_MS
             if game is not None and recent and game.status == IN_PROGRESS:
-                live.append(game_id)
+                live.setdefault(namespace or first, []).append(game_id)
         return live
 
+    def live_games(self, now_ms: int) -> list[str]:
+        """Games in progress whose last event is recent (every tournament's), in id order."""
+        return [g for games in self.live_games_by_tournament(now_ms).values() for g in games]
+
     def tick(self) -> dict[str, Any] | None:
-        """One ``check_flags`` over the live games (None when there is none)."""
+        """One ``check_flags`` per tournament over its live games (None when there is none);
+        the first refusal, else the last answer."""
         now_ms = self.wall_clock()
-        games = self.live_games(now_ms)
-        if not games:
-            return None
-        return self.store.handle(
-            {"cmd": "check_flags", "games": games, "at": format_instant(now_ms), "by": "server"}
-        )
+        answer: dict[str, Any] | None = None
+        for tournament, games in self.live_games_by_tournament(now_ms).items():
+            cmd = {
+                "cmd": "check_flags",
+                "games": games,
+                "at": format_instant(now_ms),
+                "by": "server",
+            }
+            if tournament is not None:
+                cmd["tournament"] = tournament
+            answer = self.store.handle(cmd)
+            if not answer["ok"]:
+                return answer
+        return answer
 
 
 async def watch_flags(

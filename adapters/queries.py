@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from adapters.store import Store
@@ -22,6 +23,19 @@ from projections.standings import crosstable, standings
 from projections.trf import trf_players, trf_text
 
 
+def _view(source: Any) -> Any:
+    """A store's default tournament (its streams under the engine's names, docs/scale.md);
+    a world that is not a store as it is."""
+    return source.view() if isinstance(source, Store) else source
+
+
+def one_look(source: Any) -> AbstractContextManager[Any]:
+    """Reads made together look at the store once (``Store.session``); a world that is
+    not a store (an in-memory one) is read as it is."""
+    session = getattr(source, "session", None)
+    return session() if session is not None else nullcontext()
+
+
 def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[str, Any]:
     """The contract's ``game`` object: a started game, or a paired one not yet started.
 
@@ -31,6 +45,11 @@ def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[st
     """
     if at_ms is not None:
         return _game_object_at(store, game_id, at_ms)
+    with one_look(store):  # one look at the store for the whole object
+        return _game_object_now(store, game_id)
+
+
+def _game_object_now(store: Store, game_id: str) -> dict[str, Any]:
     game = store.game(game_id)
     if game is not None:
         view = game_view(game)
@@ -48,7 +67,7 @@ def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[st
 
 
 def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
-    events = store.stream(game_stream(game_id))
+    events = _view(store).stream(game_stream(game_id))
     game = game_at(events, at_ms)
     if game is None:
         raise UnknownGame(f"no game {game_id!r} in this store")
@@ -66,7 +85,7 @@ def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
 
 def game_clock_report(store: Store, game_id: str) -> list[dict[str, Any]]:
     """Per ply, the recorded clock next to the regulation clock (``projections.clock``)."""
-    events = store.stream(game_stream(game_id))
+    events = _view(store).stream(game_stream(game_id))
     if not events:
         raise UnknownGame(f"no game {game_id!r} in this store")
     return clock_report(events, store.readings(game_id))
@@ -105,12 +124,14 @@ def tournament_object(store: Store) -> dict[str, Any]:
 
 def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
     """The contract's ``standings`` object after a round (every finished game when None)."""
-    tournament = _require_tournament(store)
-    if after_round is not None and not 0 <= after_round <= tournament.rounds:
-        raise MalformedCommand(
-            f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
-        )
-    return standings(tournament, _all_games(store), after_round, book=store.incident_book())
+    with one_look(store):  # one look at the store for every game
+        tournament = _require_tournament(store)
+        if after_round is not None and not 0 <= after_round <= tournament.rounds:
+            raise MalformedCommand(
+                f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
+            )
+        book = store.incident_book()
+        return standings(tournament, _all_games(store), after_round, book=book)
 
 
 def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
@@ -216,7 +237,7 @@ def incidents_object(store: Store) -> dict[str, Any]:
     """The incident book: its entries in time order with their articles, every incident
     as recorded, and who is out of the playing area now, with whom (3.9.2 c)."""
     tournament = _require_tournament(store)
-    recorded = store.stream(INCIDENTS_STREAM)
+    recorded = _view(store).stream(INCIDENTS_STREAM)
     book = store.incident_book()
     return {
         "tournament": tournament.id,

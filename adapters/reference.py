@@ -559,6 +559,10 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "games": {"anyOf": [{"const": "*"}, {"type": "array", "items": {"type": "string"}}]},
             "since": {"type": ["integer", "null"]},
             "token": {"type": ["string", "null"]},
+            "tournament": {
+                "description": "one tournament of the store, or `*` for all (the default)",
+                "type": "string",
+            },
         },
         "additionalProperties": False,
     },
@@ -596,6 +600,8 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "delay_ms": {"type": "integer", "minimum": 0},
             "since": {"type": ["integer", "null"]},
             "resumed": {"type": "boolean"},
+            "tournament": {"type": "string"},
+            "tournaments": {"type": "array", "items": ANY_OBJECT},
         },
     },
     "snapshot": {

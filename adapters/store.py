@@ -35,6 +35,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -60,26 +61,36 @@ from engine.errors import (
     CommandRefused,
     Conflict,
     MalformedCommand,
+    UnknownTournament,
 )
 from engine.events import (
     INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
+    TOURNAMENTS_STREAM,
     ClockReadingRecorded,
     CommandApplied,
     Event,
+    TournamentCreated,
+    TournamentListed,
     board_stream,
     clock_stream,
     command_stream,
     game_stream,
+    physical_stream,
+    split_stream,
 )
 from engine.game import clock_log as clock_logs
 from engine.game import state as games
 from engine.game.clock_log import ClockLog
 from engine.game.state import Game
 from engine.tournament import tournament as tournaments
+from engine.tournament.founding import CreateTournament
 from engine.tournament.tournament import Tournament
 
 DEFAULT_STORE = "./var/candidates.sqlite"
+SYNC_SCAN_LIMIT = 5000
+"""Beyond this many notifications since the last look, every cached stream is read again
+from its version rather than the notifications scanned for their stream names."""
 MAX_COMMAND_ID = 200
 """Longest ``command_id`` accepted (characters)."""
 S = TypeVar("S")
@@ -175,7 +186,7 @@ def store_env(url: str) -> dict[str, str]:
 
 
 class CandidatesApplication(Application[str]):
-    """The eventsourcing application that holds every stream of one tournament."""
+    """The eventsourcing application that holds every stream of the store's tournaments."""
 
     name = "Candidates"
     log_section_size = 1000
@@ -200,8 +211,12 @@ class Store:
         *,
         wall_clock: Callable[[], int] = wall_clock_ms,
         future_tolerance: int | None = None,
+        tournament: str | None = None,
     ) -> None:
         self.url = store_url(url)
+        self.default_tournament = tournament
+        """The tournament of reads and commands that name none (``--tournament``); None:
+        the store's only one."""
         self.wall_clock = wall_clock
         """When a command is received (UTC epoch ms); tests inject a fixed clock."""
         self.future_tolerance_ms = (
@@ -222,12 +237,21 @@ class Store:
                 self.app.close()
                 raise
         self._cache: dict[str, _Cached] = {}
-        self._batch_fresh: set[str] | None = None
-        """Streams already brought up to date during the current ``execute_many``."""
+        self._first_id: str | None = None
+        self._views: dict[str | None, TournamentView] = {None: TournamentView(self, None)}
+        self._stale: set[str] = set()
+        """Cached streams another writer appended to (read again from their version)."""
+        self._synced_seq = 0
+        """Every cached state not in ``_stale`` holds every event up to this notification id."""
+        self._session = False
         self.chain = Chain(self)
         """Hash links computed at append, seals every ``chain.seal_every`` positions."""
         self._appended = False
         """Whether this store appended anything since it opened (``seal_appended``)."""
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.url.startswith(("postgresql://", "postgres://"))
 
     def close(self) -> None:
         self.app.close()
@@ -255,30 +279,151 @@ class Store:
     # --- reading ------------------------------------------------------------
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
-        """The events of one stream after a version, in order."""
+        """The events of one stored stream after a version, in order (names as stored)."""
         events = self.app.events.get(stream_id, gt=after_version or None)
         return [e for e in events if isinstance(e, Event)]
 
-    def _fold(self, stream_id: str, evolve: Callable[[S | None, Event], S | None]) -> S | None:
+    def _fold(
+        self,
+        stream_id: str,
+        evolve: Callable[[S | None, Event], S | None],
+        namespace: str | None = None,
+    ) -> S | None:
+        if not self._session:
+            self._sync()
         cached = self._cache.get(stream_id)
-        if cached is not None and self._batch_fresh is not None:
-            if stream_id in self._batch_fresh:  # caught up earlier in this execute_many
-                state_now: S | None = cached.state
-                return state_now
-            self._batch_fresh.add(stream_id)
+        if cached is not None and stream_id not in self._stale:
+            state_now: S | None = cached.state  # nothing appended to it since it was read
+            return state_now
         state: S | None = cached.state if cached else None
         version = cached.version if cached else 0
         for event in self.stream(stream_id, version):
-            state = evolve(state, event)
+            state = evolve(state, logical_event(event, namespace))
             version = event.originator_version
         self._cache[stream_id] = _Cached(state, version)
+        self._stale.discard(stream_id)
         return state
 
+    def _sync(self) -> None:
+        """Mark the cached streams another writer appended to since the last look.
+
+        One query (the store's last notification id) when nothing was appended by
+        anyone else, instead of one catch-up read per stream a decision reads; the
+        notifications after the last look otherwise (their stream names only), or,
+        after a long absence, every cached stream is read again from its version."""
+        current = self.last_seq()
+        if current == self._synced_seq:
+            return
+        if current < self._synced_seq or current - self._synced_seq > SYNC_SCAN_LIMIT:
+            self._stale.update(self._cache)
+        elif self._cache:
+            for notification in self.notifications(
+                self._synced_seq + 1, current - self._synced_seq
+            ):
+                if notification.originator_id in self._cache:
+                    self._stale.add(notification.originator_id)
+        self._synced_seq = current
+
+    @contextmanager
+    def session(self) -> Iterator[Store]:
+        """Reads and decisions made together: the store is looked at once, on entry
+        (``_sync``), and the cached states are used as they are inside."""
+        if self._session:
+            yield self
+            return
+        self._sync()
+        self._session = True
+        try:
+            yield self
+        finally:
+            self._session = False
+
+    def _after_own_append(self, events: Sequence[Event], ids: Sequence[int], folded: bool) -> None:
+        """After our own append: the cached states take our events (``folded``: already
+        done by ``execute_many``), and if no one else appended meanwhile the store stays
+        known up to our last notification."""
+        if not folded:
+            for event in events:
+                stream = event.originator_id
+                cached = self._cache.get(stream)
+                namespace, name = split_stream(stream)
+                evolve = _EVOLVERS.get(name.partition("/")[0])
+                if cached is None and evolve is not None and event.originator_version == 1:
+                    cached = _Cached(None, 0)  # the event starts its stream: nothing to read
+                if (
+                    cached is not None
+                    and evolve is not None
+                    and stream not in self._stale
+                    and cached.version == event.originator_version - 1
+                ):
+                    state = evolve(cached.state, logical_event(event, namespace))
+                    self._cache[stream] = _Cached(state, event.originator_version)
+                elif stream in self._cache:
+                    self._stale.add(stream)
+        if ids and ids[0] == self._synced_seq + 1 and ids[-1] - ids[0] == len(ids) - 1:
+            self._synced_seq = ids[-1]
+
+    # --- the store's tournaments ---------------------------------------------
+
+    def first_tournament_id(self) -> str | None:
+        """The id of the store's first tournament (the one on the plain stream names)."""
+        if self._first_id is None:
+            first = self._fold(TOURNAMENT_STREAM, tournaments.evolve)
+            self._first_id = first.id if first is not None else None
+        return self._first_id
+
+    def first_tournament(self) -> Tournament | None:
+        """The state of the store's first tournament (on the plain ``tournament`` stream,
+        which also carries the seals of the whole store)."""
+        return self._views[None].tournament()
+
+    def _listed(self) -> tuple[tuple[str, ...], int]:
+        """The further tournaments (``TournamentListed``) and the version of their list."""
+        self._fold(TOURNAMENTS_STREAM, _list_tournament)
+        cached = self._cache[TOURNAMENTS_STREAM]
+        return cached.state or (), cached.version
+
+    def tournament_ids(self) -> list[str]:
+        """Every tournament of the store, the first one first."""
+        first = self.first_tournament_id()
+        return ([first] if first is not None else []) + list(self._listed()[0])
+
+    def view(self, tournament: str | None = None, *, creating: bool = False) -> TournamentView:
+        """One tournament of the store: ``tournament`` (its id), else the only one.
+
+        Refused with the choices when the store holds several and none is named,
+        or when the named one is not in the store (unless ``creating`` it)."""
+        first = self.first_tournament_id()
+        tournament = tournament or self.default_tournament
+        if tournament is None:
+            listed = self._listed()[0]
+            if listed:
+                raise MalformedCommand(
+                    f"this store holds {len(listed) + 1} tournaments "
+                    f"({', '.join([str(first), *listed])}): name one with 'tournament' "
+                    "(--tournament on the command line)"
+                )
+            return self._views[None]
+        if first is None or tournament == first:
+            return self._views[None]
+        if tournament not in self._views:
+            if not creating and tournament not in self._listed()[0]:
+                raise UnknownTournament(
+                    f"no tournament {tournament!r} in this store; it holds "
+                    f"{', '.join(map(repr, self.tournament_ids()))}"
+                )
+            if "/" in tournament:
+                raise MalformedCommand(f"a tournament id cannot contain '/': {tournament!r}")
+            self._views[tournament] = TournamentView(self, tournament)
+        return self._views[tournament]
+
+    # --- the default tournament's reads (a store with one tournament) ----------
+
     def tournament(self) -> Tournament | None:
-        return self._fold(TOURNAMENT_STREAM, tournaments.evolve)
+        return self.view().tournament()
 
     def game(self, game_id: str) -> Game | None:
-        return self._fold(game_stream(game_id), games.evolve)
+        return self.view().game(game_id)
 
     def board_log(self, serial: str) -> BoardLog | None:
         """The state of a board's ``board/<serial>`` alert stream."""
@@ -286,86 +431,19 @@ class Store:
 
     def incident_book(self) -> IncidentBook | None:
         """The Chief Arbiter's incident book (``engine.arbiter.incident_book``)."""
-        return self._fold(INCIDENTS_STREAM, incident_books.evolve)
+        return self.view().incident_book()
 
     def clock_log(self, game_id: str) -> ClockLog | None:
-        """The state of a game's ``clock/<id>`` stream (its version, its last reading).
-
-        Read from the stream's last events only (the last reading carries what
-        the next decision needs), then kept up to date like every cached state:
-        a game with 10,000 readings costs one short query, not a fold.
-        """
-        stream = clock_stream(game_id)
-        if stream not in self._cache:
-            self._cache[stream] = _Cached(*self._clock_log_from_tail(stream))
-        return self._fold(stream, clock_logs.evolve)
-
-    def _clock_log_from_tail(self, stream: str) -> tuple[ClockLog | None, int]:
-        game_id = stream.partition("/")[2]
-        newest = self.app.recorder.select_events(stream, desc=True, limit=1)
-        if not newest:
-            return None, 0
-        version = newest[0].originator_version
-        limit = 8
-        while True:
-            tail = self.app.recorder.select_events(stream, desc=True, limit=limit)
-            for stored in tail:
-                event = self.app.mapper.to_domain_event(stored)
-                if isinstance(event, ClockReadingRecorded):
-                    return ClockLog(game_id, version, event), version
-            if len(tail) < limit:
-                return ClockLog(game_id, version, None), version
-            limit *= 8
+        return self.view().clock_log(game_id)
 
     def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:
-        """The last reading taken at or before ``at_ms`` and its position among the readings.
-
-        Readings are stored in time order (``clock_reading`` refuses an earlier
-        one), so this is a binary search over the stream's versions: about
-        log2(N) one-row queries instead of reading N events.
-        """
-        stream = clock_stream(game_id)
-        log = self.clock_log(game_id)
-        if log is None or log.version == 0:
-            return None
-
-        def event_at(version: int) -> Event | None:
-            stored = self.app.recorder.select_events(stream, lte=version, desc=True, limit=1)
-            if not stored:
-                return None
-            event = self.app.mapper.to_domain_event(stored[0])
-            return event if isinstance(event, Event) else None
-
-        low, high, found = 1, log.version, 0
-        while low <= high:
-            middle = (low + high) // 2
-            event = event_at(middle)
-            if event is not None and event.at_ms <= at_ms:
-                found, low = middle, middle + 1
-            else:
-                high = middle - 1
-        if not found:
-            return None
-        for stored in self.app.recorder.select_events(stream, lte=found, desc=True, limit=8):
-            event = self.app.mapper.to_domain_event(stored)
-            if isinstance(event, ClockReadingRecorded):
-                return event, event.originator_version
-        return None
+        return self.view().reading_at(game_id, at_ms)
 
     def readings(self, game_id: str) -> list[ClockReadingRecorded]:
-        """Every stored reading of a game's clock, in order (for the clock projection)."""
-        return [
-            e for e in self.stream(clock_stream(game_id)) if isinstance(e, ClockReadingRecorded)
-        ]
+        return self.view().readings(game_id)
 
     def game_ids(self) -> list[str]:
-        """Every game with a stream, in (round, board) order."""
-        ids = {
-            n.originator_id.removeprefix("game/")
-            for n in self.notifications()
-            if n.originator_id.startswith("game/")
-        }
-        return sorted(ids, key=game_order)
+        return self.view().game_ids()
 
     def notifications(self, start: int = 1, limit: int | None = None) -> Iterator[Notification]:
         """Stored records in global order from ``start`` (the notification id), lazily."""
@@ -436,27 +514,57 @@ class Store:
         """Seal every event not yet sealed (docs/audit.md); None if nothing to seal."""
         return self.chain.seal()
 
+    def _decide(self, raw: object, received: int) -> tuple[Command, list[Event]]:
+        """Decide one command on its tournament; the events come back with their stored names
+        (and, for a further tournament's creation, its listing on ``tournaments``)."""
+        cmd = raw if isinstance(raw, Command) else parse_command(raw)
+        creating = isinstance(cmd, CreateTournament)
+        view = self.view(cmd.tournament, creating=creating)
+        _, events = decide(cmd, view, received, self.future_tolerance_ms)
+        namespace = view.namespace
+        if namespace is None:
+            return cmd, events
+        stored = [stored_event(e, namespace) for e in events]
+        if creating:
+            _, version = self._listed()
+            created = next(e for e in events if isinstance(e, TournamentCreated))
+            stored.append(
+                TournamentListed(
+                    originator_id=TOURNAMENTS_STREAM,
+                    originator_version=version + 1,
+                    at_ms=created.at_ms,
+                    by=created.by,
+                    tournament=created.tournament,
+                    name=created.name,
+                )
+            )
+        return cmd, stored
+
     def execute(self, raw: object) -> tuple[Command, list[Event]]:
         """Decide and append one command; raises CommandRefused (nothing appended).
 
         With a ``command_id`` already applied, the events it appended then (nothing
         is appended now); AlreadyRecorded for a ``play_move`` whose ``ply`` holds it."""
-        body, command_id, digest = command_identity(raw)
-        if command_id is None or digest is None:
-            cmd, events = decide(body, self, self.wall_clock(), self.future_tolerance_ms)
-            self.append(events)
-            return cmd, events
-        earlier = self.applied(command_id, digest)
-        if earlier is not None:
-            return parse_command(body), earlier
-        cmd, events = decide(body, self, self.wall_clock(), self.future_tolerance_ms)
-        try:
-            self.append([*events, command_applied(command_id, digest, cmd, events)])
-        except Conflict:
-            earlier = self.applied(command_id, digest)  # the same id, sent twice at once
-            if earlier is None:
-                raise
-            return cmd, earlier
+        with self.session():
+            body, command_id, digest = command_identity(raw)
+            if command_id is None or digest is None:
+                cmd, events = self._decide(body, self.wall_clock())
+                ids = self.append(events)
+                self._after_own_append(events, ids, folded=False)
+                return cmd, events
+            earlier = self.applied(command_id, digest)
+            if earlier is not None:
+                return parse_command(body), earlier
+            cmd, events = self._decide(body, self.wall_clock())
+            recorded = [*events, command_applied(command_id, digest, cmd, events)]
+            try:
+                ids = self.append(recorded)
+            except Conflict:
+                earlier = self.applied(command_id, digest)  # the same id, sent twice at once
+                if earlier is None:
+                    raise
+                return cmd, earlier
+            self._after_own_append(recorded, ids, folded=False)
         return cmd, events
 
     def applied(self, command_id: str, digest: str) -> list[Event] | None:
@@ -502,8 +610,7 @@ class Store:
         pending: list[Event] = []
         touched: set[str] = set()
         in_batch: dict[str, tuple[str, dict[str, Any]]] = {}
-        self._batch_fresh = set()
-        try:
+        with self.session():
             for raw in raws:
                 try:
                     body, command_id, digest = command_identity(raw)
@@ -521,7 +628,7 @@ class Store:
                         if earlier is not None:
                             answers.append(answer_of(earlier))
                             continue
-                    cmd, events = decide(body, self, received, self.future_tolerance_ms)
+                    cmd, events = self._decide(body, received)
                     if command_id is not None and digest is not None:
                         record = command_applied(command_id, digest, cmd, events)
                         events = [*events, record]
@@ -539,10 +646,8 @@ class Store:
                 if command_id is not None and digest is not None:
                     in_batch[command_id] = (digest, answer)
                 answers.append(answer)
-        finally:
-            self._batch_fresh = None
         try:
-            self.append(pending)
+            ids = self.append(pending)
         except Conflict:
             for stream in touched:
                 self._cache.pop(stream, None)
@@ -551,6 +656,7 @@ class Store:
             for stream in touched:
                 self._cache.pop(stream, None)
             raise
+        self._after_own_append(pending, ids, folded=True)
         return answers
 
     def execute_all(self, raws: Iterable[object]) -> list[tuple[Command, list[Event]]]:
@@ -585,19 +691,25 @@ class Store:
         return decided
 
     def _apply_pending(self, event: Event) -> None:
-        """Fold a decided, not yet saved event into the cached state of its stream."""
+        """Fold a decided, not yet saved event (stored name) into its stream's cached state."""
         stream = event.originator_id
-        evolve = _EVOLVERS.get(stream.partition("/")[0] if "/" in stream else stream)
+        namespace, name = split_stream(stream)
+        kind = name.partition("/")[0]
+        evolve = _EVOLVERS.get(kind)
         if evolve is None:
             self._cache.pop(stream, None)
             return
-        if stream not in self._cache:
-            if stream.startswith("clock/"):
-                self.clock_log(stream.partition("/")[2])
+        if event.originator_version == 1 and stream not in self._cache:
+            self._cache[stream] = _Cached(None, 0)  # the event starts its stream
+        elif stream not in self._cache or stream in self._stale:
+            view = self._views[None] if namespace is None else self.view(namespace, creating=True)
+            if kind == "clock":
+                view.clock_log(name.partition("/")[2])
             else:
-                self._fold(stream, evolve)
+                self._fold(stream, evolve, namespace)
         cached = self._cache[stream]
-        self._cache[stream] = _Cached(evolve(cached.state, event), event.originator_version)
+        state = evolve(cached.state, logical_event(event, namespace))
+        self._cache[stream] = _Cached(state, event.originator_version)
 
     def handle(self, raw: object) -> dict[str, Any]:
         """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
@@ -633,6 +745,176 @@ def command_applied(
         digest=digest,
         events=tuple((e.originator_id, e.originator_version) for e in events),
     )
+
+
+def _list_tournament(state: tuple[str, ...] | None, event: Event) -> tuple[str, ...] | None:
+    if isinstance(event, TournamentListed):
+        return (*(state or ()), event.tournament)
+    return state
+
+
+def _renamed(event: Event, stream: str) -> Event:
+    """The same event on another stream name: a copy of its fields, not a new
+    construction (``dataclasses.replace`` runs ``__init__`` and costs 10x more)."""
+    copy = object.__new__(type(event))
+    copy.__dict__.update(event.__dict__)
+    object.__setattr__(copy, "originator_id", stream)
+    return copy
+
+
+def stored_event(event: Event, namespace: str | None) -> Event:
+    """A decided event under the name its stream is stored as."""
+    if namespace is None:
+        return event
+    return _renamed(event, physical_stream(event.originator_id, namespace))
+
+
+def logical_event(event: Event, namespace: str | None) -> Event:
+    """A stored event under the name the engine knows its stream by."""
+    if namespace is None:
+        return event
+    return _renamed(event, split_stream(event.originator_id)[1])
+
+
+class TournamentView:
+    """One tournament of a store, as its decisions and queries see it (an
+    ``engine.world.World``): streams named as if it were alone in the store."""
+
+    def __init__(self, store: Store, namespace: str | None) -> None:
+        self.store = store
+        self.namespace = namespace
+        """None for the store's first tournament (plain stream names), else its id."""
+
+    @property
+    def id(self) -> str | None:
+        return self.namespace if self.namespace is not None else self.store.first_tournament_id()
+
+    def physical(self, stream: str) -> str:
+        return physical_stream(stream, self.namespace)
+
+    def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
+        """The events of one of this tournament's streams (named as the engine names it)."""
+        events = self.store.stream(self.physical(stream_id), after_version)
+        if self.namespace is None:
+            return events
+        return [logical_event(e, self.namespace) for e in events]
+
+    def tournament(self) -> Tournament | None:
+        return self.store._fold(
+            self.physical(TOURNAMENT_STREAM), tournaments.evolve, self.namespace
+        )
+
+    def game(self, game_id: str) -> Game | None:
+        return self.store._fold(self.physical(game_stream(game_id)), games.evolve, self.namespace)
+
+    def board_log(self, serial: str) -> BoardLog | None:
+        """A board's alert stream: the store's, shared by its tournaments."""
+        return self.store.board_log(serial)
+
+    def incident_book(self) -> IncidentBook | None:
+        """This tournament's incident book (``incidents``, namespaced like its other streams)."""
+        return self.store._fold(
+            self.physical(INCIDENTS_STREAM), incident_books.evolve, self.namespace
+        )
+
+    def clock_log(self, game_id: str) -> ClockLog | None:
+        """The state of a game's ``clock/<id>`` stream (its version, its last reading).
+
+        Read from the stream's last events only (the last reading carries what
+        the next decision needs), then kept up to date like every cached state:
+        a game with 10,000 readings costs one short query, not a fold.
+        """
+        stream = self.physical(clock_stream(game_id))
+        if stream not in self.store._cache:
+            self.store._cache[stream] = _Cached(*self._clock_log_from_tail(stream, game_id))
+        return self.store._fold(stream, clock_logs.evolve, self.namespace)
+
+    def _decoded(self, stored: Any) -> Event | None:
+        event = self.store.app.mapper.to_domain_event(stored)
+        return logical_event(event, self.namespace) if isinstance(event, Event) else None
+
+    def _clock_log_from_tail(self, stream: str, game_id: str) -> tuple[ClockLog | None, int]:
+        recorder = self.store.app.recorder
+        newest = recorder.select_events(stream, desc=True, limit=1)
+        if not newest:
+            return None, 0
+        version = newest[0].originator_version
+        limit = 8
+        while True:
+            tail = recorder.select_events(stream, desc=True, limit=limit)
+            for stored in tail:
+                event = self._decoded(stored)
+                if isinstance(event, ClockReadingRecorded):
+                    return ClockLog(game_id, version, event), version
+            if len(tail) < limit:
+                return ClockLog(game_id, version, None), version
+            limit *= 8
+
+    def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:
+        """The last reading taken at or before ``at_ms`` and its position among the readings.
+
+        Readings are stored in time order (``clock_reading`` refuses an earlier
+        one), so this is a binary search over the stream's versions: about
+        log2(N) one-row queries instead of reading N events.
+        """
+        stream = self.physical(clock_stream(game_id))
+        recorder = self.store.app.recorder
+        log = self.clock_log(game_id)
+        if log is None or log.version == 0:
+            return None
+
+        def event_at(version: int) -> Event | None:
+            stored = recorder.select_events(stream, lte=version, desc=True, limit=1)
+            return self._decoded(stored[0]) if stored else None
+
+        low, high, found = 1, log.version, 0
+        while low <= high:
+            middle = (low + high) // 2
+            event = event_at(middle)
+            if event is not None and event.at_ms <= at_ms:
+                found, low = middle, middle + 1
+            else:
+                high = middle - 1
+        if not found:
+            return None
+        for stored in recorder.select_events(stream, lte=found, desc=True, limit=8):
+            event = self._decoded(stored)
+            if isinstance(event, ClockReadingRecorded):
+                return event, event.originator_version
+        return None
+
+    def readings(self, game_id: str) -> list[ClockReadingRecorded]:
+        """Every stored reading of a game's clock, in order (for the clock projection)."""
+        return [
+            e for e in self.stream(clock_stream(game_id)) if isinstance(e, ClockReadingRecorded)
+        ]
+
+    def game_ids(self) -> list[str]:
+        """Every game of this tournament with a stream, in (round, board) order."""
+        ids = set()
+        for n in self.store.notifications():
+            namespace, name = split_stream(n.originator_id)
+            if namespace == self.namespace and name.startswith("game/"):
+                ids.add(name.removeprefix("game/"))
+        return sorted(ids, key=game_order)
+
+    # --- the store's other reads and writes, for code given a view for a store ---
+
+    def session(self) -> AbstractContextManager[Store]:
+        return self.store.session()
+
+    def last_seq(self) -> int:
+        return self.store.last_seq()
+
+    def append(self, events: Sequence[Event]) -> list[int]:
+        """Append events built with the engine's names to this tournament's streams."""
+        return self.store.append([stored_event(e, self.namespace) for e in events])
+
+    def handle(self, raw: object) -> dict[str, Any]:
+        """The store's ``handle`` for a command of this tournament (named unless it names one)."""
+        if isinstance(raw, dict) and raw.get("tournament") is None and self.namespace:
+            raw = {**raw, "tournament": self.namespace}
+        return self.store.handle(raw)
 
 
 _EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
@@ -693,9 +975,14 @@ def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:
     )
 
 
-def open_store(url: str | None = None, future_tolerance_s: float | None = None) -> Store:
+def open_store(
+    url: str | None = None,
+    future_tolerance_s: float | None = None,
+    *,
+    tournament: str | None = None,
+) -> Store:
     tolerance = future_tolerance_ms(future_tolerance_s)
     try:
-        return Store(url, future_tolerance=tolerance)
+        return Store(url, future_tolerance=tolerance, tournament=tournament)
     except Exception as exc:
         raise MalformedCommand(f"cannot open the store {store_url(url)!r}: {exc}") from exc

@@ -78,6 +78,13 @@ class Command:
     cmd: ClassVar[str] = ""
     """The command's name, as the wire's ``"cmd"`` field gives it."""
 
+    tournament: str | None = None
+    """The tournament of the store the command is for (its ``create_tournament`` id).
+    Every command has it: optional, defaulting to the store's only tournament (a store
+    holding several refuses a command without it). Commands that name the tournament
+    in their decision (``create_tournament``, ``draw_lots``, ``withdraw``...) redeclare
+    it required."""
+
     def decide(self, world: Any) -> list[Event]:
         """The events this command appends, read from ``world`` (an ``engine.world.World``);
         raises ``CommandRefused``. Every command overrides it."""

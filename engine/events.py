@@ -9,7 +9,7 @@ msgpack and decode them back equal.
 
 Streams:
 - ``tournament``: the event, its players and arbiters, the drawing of lots,
-  withdrawals, playoffs. One tournament per store.
+  withdrawals, playoffs.
 - ``game/<id>``: one game: its start, moves, claims, rulings, result. Game ids
   are ``"<round>.<board>"`` for tournament games.
 - ``clock/<id>``: the physical clock's readings of one game, kept apart so
@@ -22,6 +22,13 @@ Streams:
   the same transaction; the stream itself goes to arbiters only.
 - ``board/<serial>``: the alerts one electronic board raised (a takeback, an
   impossible position, a refused move, a disconnection), ``raise_alert``.
+
+A store may hold several tournaments (an Open and a Women's event side by side).
+The first one created keeps the names above; each further one is namespaced by
+its id: ``tournament/<tid>``, ``game/<tid>/<id>``, ``clock/<tid>/<id>``, and is
+listed on the ``tournaments`` stream (``TournamentListed``). Decisions and
+projections only ever see the names above (``logical_stream``); the store adapter
+translates (``physical_stream``).
 
 A stored field never changes meaning; a new meaning gets a new event class.
 """
@@ -54,9 +61,37 @@ def board_stream(serial: str) -> str:
 
 
 def stream_game_id(stream: str) -> str | None:
-    """The game id of a ``game/...`` or ``clock/...`` stream, else None."""
+    """The game id of a ``game/...`` or ``clock/...`` stream, else None; for a further
+    tournament's stream ``<tid>/<id>``, which keeps games of several tournaments apart
+    (``split_stream`` gives the tournament and the plain id)."""
     kind, _, rest = stream.partition("/")
     return rest if kind in ("game", "clock") and rest else None
+
+
+TOURNAMENTS_STREAM = "tournaments"
+"""The store's list of its tournaments after the first (``TournamentListed``)."""
+
+
+def physical_stream(stream: str, namespace: str | None) -> str:
+    """Where a tournament's stream is stored: ``namespace`` None (the store's first
+    tournament) keeps the name; else ``tournament/<ns>``, ``game/<ns>/<id>``..."""
+    kind, _, rest = stream.partition("/")
+    if namespace is None or kind not in (TOURNAMENT_STREAM, INCIDENTS_STREAM, "game", "clock"):
+        return stream  # the store's own streams (``board/<serial>``...) are shared
+    return f"{kind}/{namespace}/{rest}" if rest else f"{kind}/{namespace}"
+
+
+def split_stream(stream: str) -> tuple[str | None, str]:
+    """(namespace, name) of a stored stream: the inverse of ``physical_stream``;
+    None for the first tournament's streams and the store's own (``tournaments``)."""
+    kind, _, rest = stream.partition("/")
+    if kind in (TOURNAMENT_STREAM, INCIDENTS_STREAM):
+        return (rest or None), kind
+    if kind in ("game", "clock"):
+        namespace, slash, game_id = rest.rpartition("/")
+        if slash:
+            return namespace, f"{kind}/{game_id}"
+    return None, stream
 
 
 class TypeName:
@@ -126,6 +161,15 @@ class TournamentCreated(Event):
     city: str = ""
     country: str = ""
     """The host city and country (a FIDE federation code, e.g. ``ENG``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TournamentListed(Event):
+    """A further tournament was created in the store (on ``tournaments``): its streams
+    are namespaced by its id (``tournament/<id>``, ``game/<id>/<round>.<board>``)."""
+
+    tournament: str
+    name: str
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -160,7 +160,9 @@ class TestDeclaring:
         try:
             cmd = parse_command({"cmd": "note_for_test", "game": "1.1", "at": T0})
             assert cmd == Note(game="1.1", at_ms=T0_MS) and cmd.decide(None) == []
+            # every command has the optional ``tournament`` of the Command base
             assert [(f.wire, f.required) for f in REGISTRY["note_for_test"].fields] == [
+                ("tournament", False),
                 ("game", True),
                 ("at", True),
                 ("text", False),

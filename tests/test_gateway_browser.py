@@ -264,6 +264,68 @@ def test_3_9_2_b_the_chief_arbiter_rules_on_a_claim_from_the_desk(live_game: Sto
             browser.close()
 
 
+def test_two_tournaments_all_boards_and_the_tournament_switcher(sqlite_store: Store) -> None:
+    """An Open and a Women's event in one store: the page shows both under their names
+    ("All boards"), and the switcher narrows it to one tournament's boards and standings."""
+    paired_tournament(sqlite_store)
+    womens = [{"id": f"w{i}", "name": f"Player W{i}", "rating": 2500 - i} for i in range(1, 9)]
+    ok(
+        sqlite_store,
+        {
+            "cmd": "create_tournament",
+            "tournament": "womens",
+            "name": "Women's Candidates",
+            "start_date": "2013-03-13",
+            "players": womens,
+        },
+    )
+    numbers = {p["id"]: i for i, p in enumerate(womens, start=1)}
+    ok(sqlite_store, {"cmd": "draw_lots", "tournament": "womens", "numbers": numbers})
+    for tid in ("london-2013", "womens"):
+        ok(sqlite_store, {"cmd": "start_game", "tournament": tid, "game": "1.1", "at": now_at()})
+    with RunningGateway(sqlite_store.url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/")
+        try:
+            groups = (
+                "[...document.querySelectorAll('.tournament-boards h3')].map(h => h.textContent)"
+            )
+            assert browser.wait_for(f"{groups}.length === 2 && {groups}") == [
+                "FIDE Candidates Tournament 2013",
+                "Women's Candidates",
+            ]
+            ok(
+                sqlite_store,
+                {
+                    "cmd": "play_move",
+                    "tournament": "womens",
+                    "game": "1.1",
+                    "move": "d4",
+                    "at": now_at(),
+                },
+            )
+            browser.wait_for(f"{piece_on('womens/1.1', 'd4')} === 'P'")
+            assert browser.js(piece_on("1.1", "d4")) == ""  # the Open's 1.1 is another game
+            standings = "document.querySelectorAll('.tournament-standings table').length"
+            assert browser.wait_for(f"{standings} === 2")
+            browser.screenshot(OUTPUT / "gateway-all-boards.png")
+            browser.js(
+                "const s = document.getElementById('tournament'); s.value = 'womens';"
+                "s.dispatchEvent(new Event('change'))"
+            )
+            browser.wait_for(
+                "document.querySelectorAll('.card').length > 0 && [...document.querySelectorAll"
+                "('.card')].every(c => c.dataset.tournament === 'womens')"
+            )
+            assert "tournament=womens" in browser.js("location.search")
+            names = browser.wait_for(
+                "[...document.querySelectorAll('#standings td')]"
+                ".map(td => td.textContent).join(' ')"
+            )
+            assert "Player W1" in names and "Carlsen" not in names
+        finally:
+            browser.close()
+
+
 REPETITION = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]
 """The starting position a third time, White to move: a threefold repetition (Laws 9.2)."""
 

@@ -4,7 +4,8 @@ Each module of this package whose name starts with ``cmd_`` adds its
 subcommands through ``register(subparsers)``; a subcommand's handler takes
 the parsed arguments and returns the exit status. ``--store`` (a SQLite path
 or a ``postgresql://`` URL) defaults to ``$CANDIDATES_STORE``, else
-``./var/candidates.sqlite``.
+``./var/candidates.sqlite``; ``--tournament ID`` picks one of a store's
+tournaments (default: its only one).
 
 No subcommand ends in a traceback: a refusal, a file that cannot be read or
 written, text that is not UTF-8 or is nested too deeply, all end with one
@@ -32,6 +33,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="SQLite path or postgresql:// URL (default: $CANDIDATES_STORE, "
         "else ./var/candidates.sqlite)",
+    )
+    parser.add_argument(
+        "--tournament",
+        default=None,
+        metavar="ID",
+        help="the tournament of a store that holds several (default: the store's only one)",
     )
     parser.add_argument(
         "--future-tolerance",

@@ -397,6 +397,7 @@ def run_run(args: argparse.Namespace) -> int:
             policy=CorrectionPolicy(
                 args.auto_correct_arbiter, max(0, round(args.public_delay_s * 1000))
             ),
+            tournament=getattr(args, "tournament", None),
         )
 
     asyncio.run(main())

@@ -136,7 +136,11 @@ def run(args: argparse.Namespace) -> int:
             )
         ]
         if run_sources is not None:
-            tasks.append(asyncio.create_task(run_sources(specs, url, stop)))
+            tasks.append(
+                asyncio.create_task(
+                    run_sources(specs, url, stop, tournament=getattr(args, "tournament", None))
+                )
+            )
         if args.flag_check > 0:
             tasks.append(asyncio.create_task(watch_flags(url, stop, args.flag_check)))
         try:

@@ -24,7 +24,11 @@ def store_of(args: argparse.Namespace, *, create: bool = False) -> Store:
     url = store_url(getattr(args, "store", None))
     if not create:
         require_existing_store(url)
-    return open_store(url, getattr(args, "future_tolerance", None))
+    return open_store(
+        url,
+        getattr(args, "future_tolerance", None),
+        tournament=getattr(args, "tournament", None),
+    )
 
 
 def require_existing_store(url: str) -> None:
@@ -36,8 +40,11 @@ def require_existing_store(url: str) -> None:
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
-    """``--store`` after the subcommand too (``candidates game 1.1 --store X``)."""
+    """``--store`` and ``--tournament`` after the subcommand too
+    (``candidates game 1.1 --store X --tournament womens``)."""
     parser.add_argument("--store", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    if "--tournament" not in parser._option_string_actions:  # qualify has its own
+        parser.add_argument("--tournament", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 def print_json(obj: Any, *, pretty: bool = False) -> None:

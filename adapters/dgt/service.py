@@ -162,8 +162,12 @@ async def run_sources(
     debounce_ms: int = 300,
     file_speed: float = 1.0,
     policy: CorrectionPolicy | None = None,
+    tournament: str | None = None,
 ) -> None:
     """Run every source until ``stop`` is set (or all of them ended: only recordings end).
+
+    ``tournament``: the store's tournament the boards' games belong to (a store holding
+    several; ``--tournament``).
 
     Each board's confirmed moves become ``play_move``, its clock readings
     ``clock_reading``, its alerts ``AlertRaised`` on ``board/<serial>``.
@@ -173,7 +177,7 @@ async def run_sources(
     policy = policy or CorrectionPolicy()
     parsed = [parse_spec(s) for s in specs]
     serial_games = dict(serial_games or {})
-    store = Store(store_url)
+    store = Store(store_url, tournament=tournament)
     tasks: list[Awaitable[None]] = []
     feeds: list[BoardFeed] = []
     recorders: list[Recorder] = []

@@ -31,7 +31,15 @@ from typing import Any
 from adapters.gateway.frames import Frame
 from engine.clock.regulation import run_down_ms
 from engine.errors import MalformedCommand
-from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, AlertRaised, Event, stream_game_id
+from engine.events import (
+    INCIDENTS_STREAM,
+    TOURNAMENT_STREAM,
+    AlertRaised,
+    Event,
+    TournamentListed,
+    split_stream,
+    stream_game_id,
+)
 from engine.timefmt import format_instant, parse_instant
 
 PENDING_CLAIM_STATUSES = frozenset({"pending"})
@@ -72,7 +80,13 @@ def pending_claims(game: Mapping[str, Any] | None) -> dict[Any, dict[str, Any]]:
     }
 
 
-def claim_alert(seq: int, game: Mapping[str, Any], claim: Mapping[str, Any]) -> Frame:
+def claim_alert(
+    seq: int,
+    game: Mapping[str, Any],
+    claim: Mapping[str, Any],
+    key: str | None = None,
+    tournament: str | None = None,
+) -> Frame:
     gid = game.get("game")
     who = claim.get("by")
     body = {
@@ -84,7 +98,70 @@ def claim_alert(seq: int, game: Mapping[str, Any], claim: Mapping[str, Any]) -> 
         "message": f"game {gid}: {who} claims {claim.get('kind')} (claim {claim.get('id')}); "
         "the Chief Arbiter or a Deputy must rule (3.9.2 b)",
     }
-    return Frame(body, seq, gid, audience="arbiter")
+    if game.get("tournament") is not None:  # absent: the store's first tournament
+        body["tournament"] = game["tournament"]
+    return Frame(body, seq, key or gid, audience="arbiter", tournament=tournament)
+
+
+def game_key(tournament: str | None, game_id: str, first: str | None) -> str:
+    """How the gateway names a game among every tournament's: its id in the store's first
+    tournament, ``<tournament>/<id>`` in the others (as ``stream_game_id`` names them)."""
+    if tournament is None or tournament == first:
+        return game_id
+    return f"{tournament}/{game_id}"
+
+
+def event_tournament(event: Event, first: str | None) -> str | None:
+    """The tournament an event belongs to (the store's list names the one it lists)."""
+    if isinstance(event, TournamentListed):
+        return event.tournament
+    namespace, _ = split_stream(event.originator_id)
+    return namespace if namespace is not None else first
+
+
+def object_key(obj: Mapping[str, Any], first: str | None) -> str:
+    """The gateway's key of a game object (``follower.game_key``)."""
+    tid, gid = obj.get("tournament"), str(obj.get("game"))
+    return gid if tid is None or tid == first else f"{tid}/{gid}"
+
+
+def tournament_frames(
+    events: Iterable[tuple[int, Event]],
+    objects: Mapping[str, dict[str, Any]],
+    standings: Mapping[str, Any],
+    changed: Iterable[str],
+    before: Mapping[str, dict[str, Any]] | None,
+    first: str | None,
+) -> list[Frame]:
+    """``frames_for`` for a store of several tournaments: each tournament's events with its
+    own objects and standings, every frame of a further tournament naming its
+    ``tournament`` (and its plain ``game`` id; ``Frame.game`` keeps the key), merged in
+    sequence order. The first tournament's frames are exactly those of a store of one."""
+    changed = set(changed)
+    by_tournament: dict[str | None, list[tuple[int, Event]]] = {}
+    for seq, event in events:
+        by_tournament.setdefault(event_tournament(event, first), []).append((seq, event))
+    objects_of: dict[str | None, dict[str, dict[str, Any]]] = {}
+    for key, obj in objects.items():
+        objects_of.setdefault(obj.get("tournament", first), {})[key] = obj
+    frames: list[Frame] = []
+    for tid in dict.fromkeys([*by_tournament, *objects_of, *changed]):
+        part = frames_for(
+            by_tournament.get(tid, []),
+            objects_of.get(tid, {}),
+            standings.get(tid) if tid is not None else None,
+            tid in changed,
+            before,
+        )
+        for frame in part:
+            frame.tournament = tid
+            if tid != first:  # the first tournament's frames are as in a store of one
+                frame.body["tournament"] = tid
+            if isinstance(frame.body.get("game"), str):
+                frame.body["game"] = frame.body["game"].rpartition("/")[2]
+        frames.extend(part)
+    frames.sort(key=lambda f: f.seq)
+    return frames
 
 
 def frames_for(
@@ -123,7 +200,9 @@ def frames_for(
         last_delta = frame
         if gid is not None:
             last[gid] = frame
-        elif event.originator_id == TOURNAMENT_STREAM:
+        elif split_stream(event.originator_id)[1] == TOURNAMENT_STREAM or isinstance(
+            event, TournamentListed
+        ):
             tournament_delta = frame
     others = []
     for gid, obj in objects.items():
@@ -151,7 +230,7 @@ def frames_for(
             was = pending_claims(before.get(gid))
             seq = last[gid].seq if gid in last else (carrier.seq if carrier else 0)
             alerts.extend(
-                claim_alert(seq, obj, claim)
+                claim_alert(seq, obj, claim, gid)
                 for cid, claim in pending_claims(obj).items()
                 if cid not in was and (gid, str(cid)) not in raised
             )

@@ -10,6 +10,11 @@ standings are read after the events, and the read is repeated (extended by
 the events appended meanwhile) until ``last_seq`` did not move during it. So
 ``Update.seq`` is the position the objects are valid at, and a snapshot
 taken at ``seq`` followed by the deltas after ``seq`` is exactly the log.
+
+Every tournament of the store is followed: a game is known by its key
+(``game_key``: its id in the store's first tournament, ``<tournament>/<id>`` in
+the others) and its object names its ``tournament``; standings are kept per
+tournament.
 """
 
 from __future__ import annotations
@@ -19,9 +24,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters import queries
-from adapters.store import Store, game_order
+from adapters.gateway.deltas import event_tournament, game_key
+from adapters.store import Store, TournamentView, game_order
 from engine.errors import CommandRefused
-from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, AlertRaised, Event, stream_game_id
+from engine.events import (
+    INCIDENTS_STREAM,
+    TOURNAMENT_STREAM,
+    TOURNAMENTS_STREAM,
+    AlertRaised,
+    Event,
+    TournamentListed,
+    split_stream,
+    stream_game_id,
+)
 
 STABLE_READ_ATTEMPTS = 8
 """How often a read is extended when writers keep appending during it."""
@@ -37,51 +52,78 @@ class Update:
     seq: int
     events: list[tuple[int, Event]] = field(default_factory=list)
     games: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Game objects that (may) have changed, valid at ``seq``."""
-    standings: Any = None
-    standings_changed: bool = False
+    """Game objects that (may) have changed, valid at ``seq``, by game key (``game_key``)."""
+    standings: dict[str, Any] = field(default_factory=dict)
+    """Each tournament's standings (by tournament id)."""
+    standings_changed: set[str] = field(default_factory=set)
+    """The tournaments whose standings changed."""
     seen_ms: int = 0
     """Wall-clock instant the gateway read these events."""
+    first: str | None = None
+    """The store's first tournament (whose game keys are the plain game ids)."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Tournament id -> its name, for every tournament of the store."""
     incidents: Any = None
     """The incident book object (``queries.incidents_object``) when it changed, for
     arbiters only; None when it did not."""
 
 
 class Follower:
-    """Reads one store, remembers how far it has read."""
+    """Reads one store, every tournament of it, remembers how far it has read."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.seq = 0
-        self.game_ids: list[str] = []
-        self.standings: Any = None
+        self.game_ids: dict[str, list[str]] = {}
+        """Tournament id -> its known game ids."""
+        self.standings: dict[str, Any] = {}
+        self.names: dict[str, str] = {}
+        self.first: str | None = None
 
     # --- objects --------------------------------------------------------------
 
-    def _all_game_ids(self) -> list[str]:
+    def _view(self, tid: str) -> TournamentView:
+        return self.store.view(tid)
+
+    def _all_game_ids(self, tid: str) -> list[str]:
         """Paired games and every game with a stream (one scan of the log, at start)."""
-        tournament = self.store.tournament()
+        view = self._view(tid)
+        tournament = view.tournament()
         ids = set(tournament.pairings()) if tournament else set()
-        ids.update(self.store.game_ids())
+        ids.update(view.game_ids())
         return sorted(ids, key=game_order)
 
-    def _game_object(self, game_id: str) -> dict[str, Any] | None:
+    def _paired(self, tid: str) -> set[str]:
+        tournament = self._view(tid).tournament()
+        if tournament is not None:
+            self.names[tid] = tournament.name
+        return set(tournament.pairings()) if tournament else set()
+
+    def _game_object(self, tid: str, game_id: str) -> dict[str, Any] | None:
         try:
-            return queries.game_object(self.store, game_id)
+            obj = queries.game_object(self._view(tid), game_id)
         except CommandRefused:
             return None
+        if tid != self.first:  # the first tournament's objects are as in a store of one
+            obj["tournament"] = tid
+        return obj
+
+    def _read_standings(self, tid: str) -> Any:
+        """A tournament's standings object; None while it has none."""
+        try:
+            return queries.standings_object(self._view(tid))
+        except CommandRefused:
+            return None
+
+    def _tournaments(self) -> list[str]:
+        self.first = self.store.first_tournament_id()
+        return self.store.tournament_ids()
 
     def _read_incidents(self) -> Any:
-        """The incident book (3.9, 13.4) for the arbiters' desk; None without a tournament."""
+        """The incident book (3.9, 13.4) of the store's first tournament, for the arbiters'
+        desk; None without one."""
         try:
-            return queries.incidents_object(self.store)
-        except CommandRefused:
-            return None
-
-    def _read_standings(self) -> Any:
-        """The standings object; None while there is no tournament."""
-        try:
-            return queries.standings_object(self.store)
+            return queries.incidents_object(self._view(self.first)) if self.first else None
         except CommandRefused:
             return None
 
@@ -91,14 +133,33 @@ class Follower:
         """Every game object and the standings, consistent with one sequence number."""
         for _ in range(STABLE_READ_ATTEMPTS):
             seq = self.store.last_seq()
-            ids = self._all_game_ids()
-            games = {gid: obj for gid in ids if (obj := self._game_object(gid)) is not None}
-            standings = self._read_standings()
+            games: dict[str, dict[str, Any]] = {}
+            ids: dict[str, list[str]] = {}
+            standings: dict[str, Any] = {}
+            for tid in self._tournaments():
+                self._paired(tid)
+                ids[tid] = []
+                for gid in self._all_game_ids(tid):
+                    obj = self._game_object(tid, gid)
+                    if obj is not None:
+                        games[game_key(tid, gid, self.first)] = obj
+                        ids[tid].append(gid)
+                standings[tid] = self._read_standings(tid)
             incidents = self._read_incidents()
             if self.store.last_seq() == seq:
                 break
-        self.seq, self.game_ids, self.standings = seq, list(games), standings
-        return Update(seq, [], games, standings, True, now_ms(), incidents)
+        self.seq, self.game_ids, self.standings = seq, ids, standings
+        return Update(
+            seq,
+            [],
+            games,
+            standings,
+            set(standings),
+            now_ms(),
+            first=self.first,
+            names=dict(self.names),
+            incidents=incidents,
+        )
 
     def poll(self) -> Update | None:
         """The events appended since the last read, with the objects they changed; None if none."""
@@ -107,7 +168,8 @@ class Follower:
         events: list[tuple[int, Event]] = []
         upto = self.seq
         games: dict[str, dict[str, Any]] = {}
-        standings, changed = self.standings, False
+        standings = dict(self.standings)
+        changed: set[str] = set()
         incidents: Any = None
         for _ in range(STABLE_READ_ATTEMPTS):
             target = self.store.last_seq()
@@ -116,31 +178,43 @@ class Follower:
                     break
                 events.append((seq, event))
             upto = target
-            touched, all_games, relevant = touched_by(events)
-            if all_games:
+            if self.first is None or any(isinstance(e, TournamentListed) for _, e in events):
+                self._tournaments()
+            touched, all_games, relevant = touched_by(events, self.first)
+            for tid in all_games:
                 # A tournament event (lots, a withdrawal, a playoff) may pair new games
                 # and change any game's object: the paired games and those known.
-                tournament = self.store.tournament()
-                paired = set(tournament.pairings()) if tournament else set()
-                self.game_ids = sorted({*self.game_ids, *paired}, key=game_order)
-                touched = set(self.game_ids)
-            for gid in sorted(touched, key=game_order):
-                obj = self._game_object(gid)
+                known = self.game_ids.get(tid, [])
+                self.game_ids[tid] = sorted({*known, *self._paired(tid)}, key=game_order)
+                touched.update((tid, gid) for gid in self.game_ids[tid])
+            for tid, gid in sorted(touched, key=lambda t: (t[0], game_order(t[1]))):
+                obj = self._game_object(tid, gid)
                 if obj is not None:
-                    games[gid] = obj
-                    if gid not in self.game_ids:
-                        self.game_ids = sorted({*self.game_ids, gid}, key=game_order)
-            if relevant:
-                standings = self._read_standings()
-                changed = standings != self.standings
+                    games[game_key(tid, gid, self.first)] = obj
+                    known = self.game_ids.get(tid, [])
+                    if gid not in known:
+                        self.game_ids[tid] = sorted({*known, gid}, key=game_order)
+            for tid in relevant:
+                standings[tid] = self._read_standings(tid)
+                if standings[tid] != self.standings.get(tid):
+                    changed.add(tid)
             if any(e.originator_id == INCIDENTS_STREAM for _, e in events):
                 incidents = self._read_incidents()
             if self.store.last_seq() == target:
                 break
         self.seq = upto
-        if changed:
-            self.standings = standings
-        return Update(upto, events, games, standings, changed, now_ms(), incidents)
+        self.standings = standings
+        return Update(
+            upto,
+            events,
+            games,
+            standings,
+            changed,
+            now_ms(),
+            first=self.first,
+            names=dict(self.names),
+            incidents=incidents,
+        )
 
     def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
         """The stored events with ``after < seq <= upto`` (a client's resume)."""
@@ -166,25 +240,33 @@ class Follower:
         return found
 
 
-def touched_by(events: list[tuple[int, Event]]) -> tuple[set[str], bool, bool]:
-    """(games whose object may change, whether every game may, whether standings may)."""
-    games: set[str] = set()
-    all_games = relevant = False
+def touched_by(
+    events: list[tuple[int, Event]], first: str | None
+) -> tuple[set[tuple[str, str]], set[str], set[str]]:
+    """((tournament, game) whose object may change, tournaments whose every game may,
+    tournaments whose standings may)."""
+    games: set[tuple[str, str]] = set()
+    all_games: set[str] = set()
+    relevant: set[str] = set()
     for _, event in events:
         if isinstance(event, AlertRaised):
             continue
-        stream = event.originator_id
-        if stream == TOURNAMENT_STREAM:
-            all_games = relevant = True
+        tid = event_tournament(event, first)
+        if tid is None:
             continue
-        if stream == INCIDENTS_STREAM:
-            relevant = True  # 13.4 e points taken, 3.3.4 rulings: the standings' notes
+        name = split_stream(event.originator_id)[1]
+        if name in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM, INCIDENTS_STREAM):
+            # a tournament event may pair games; 13.4 e points taken, 3.3.4 rulings: the
+            # standings' notes
+            if name != INCIDENTS_STREAM:
+                all_games.add(tid)
+            relevant.add(tid)
             continue
-        gid = stream_game_id(stream)
+        gid = stream_game_id(name)
         if gid is not None:
-            games.add(gid)
-            if stream.startswith("game/") and type(event).__name__ not in QUIET_KINDS:
-                relevant = True
+            games.add((tid, gid))
+            if name.startswith("game/") and type(event).__name__ not in QUIET_KINDS:
+                relevant.add(tid)
     return games, all_games, relevant
 
 

@@ -132,6 +132,8 @@ class Frame:
     """``all`` (every subscriber of the game) or ``arbiter`` (alerts)."""
     broad: bool = False
     """Sent to every subscriber whatever games they chose (it carries standings or games)."""
+    tournament: str | None = None
+    """The tournament the frame is about (a client may subscribe to one tournament)."""
     _cache: dict[str, str | bytes] = field(default_factory=dict, repr=False)
 
     def encoded(self, encoding: str) -> str | bytes:

@@ -75,33 +75,54 @@ class Channel:
         self.delay_ms = delay_ms
         self.seq = 0
         self.games: dict[str, dict[str, Any]] = {}
-        self.standings: Any = None
+        self.standings: dict[str, Any] = {}
+        """Each tournament's standings (by tournament id)."""
+        self.first: str | None = None
+        """The store's first tournament (its games are keyed by their plain ids)."""
+        self.names: dict[str, str] = {}
+        """Tournament id -> name, every tournament of the store, in the store's order."""
         self.incidents: Any = None
         """The incident book object, for arbiters (sent after their snapshot)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
         self.alerts: OpenAlerts | None = None
         """The open alerts (live channel): sent to an arbiter after a snapshot or a resume."""
-        self._snapshots: dict[tuple[int, tuple[str, ...] | None], tuple[int, Frame]] = {}
+        self._snapshots: dict[
+            tuple[int, tuple[str, ...] | None, tuple[str, ...] | None], tuple[int, Frame]
+        ] = {}
 
     # --- state ------------------------------------------------------------------
 
-    def open(self, seq: int, games: dict[str, dict[str, Any]], standings: Any) -> None:
-        self.seq, self.games, self.standings = seq, dict(games), standings
+    def open(
+        self,
+        seq: int,
+        games: dict[str, dict[str, Any]],
+        standings: dict[str, Any],
+        first: str | None = None,
+        names: dict[str, str] | None = None,
+    ) -> None:
+        self.seq, self.games, self.standings = seq, dict(games), dict(standings)
+        self.first = first
+        self.names = dict(names or {})
         self.opened.set()
+
+    def know(self, first: str | None, names: dict[str, str]) -> None:
+        """The store's tournaments as last read (a new one may have been created)."""
+        self.first = first
+        self.names.update(names)
 
     def apply(
         self,
         seq: int,
         frames: list[Frame],
         games: dict[str, dict[str, Any]],
-        standings_changed: bool,
-        standings: Any,
+        standings_changed: set[str],
+        standings: dict[str, Any],
     ) -> None:
         """Move to ``seq`` and hand the frames to every client (never waits)."""
         self.games.update(games)
-        if standings_changed:
-            self.standings = standings
+        for tid in standings_changed:
+            self.standings[tid] = standings.get(tid)
         self.seq = max(self.seq, seq)
         self._snapshots.clear()
         # Clients that are caught up get the same bytes at once through
@@ -127,21 +148,40 @@ class Channel:
 
     # --- snapshots --------------------------------------------------------------
 
-    def snapshot(self, games: frozenset[str] | None) -> Frame:
-        """The snapshot frame at ``seq`` for a subscription (all games, or some).
+    def snapshot(
+        self, games: frozenset[str] | None, tournaments: frozenset[str] | None = None
+    ) -> Frame:
+        """The snapshot frame at ``seq`` for a subscription (all games, or some; every
+        tournament, or some).
 
-        Clients connecting together share one encoded snapshot (for up to a
-        second: ``now`` is the instant its clocks are read against)."""
-        key = (self.seq, tuple(sorted(games)) if games is not None else None)
+        ``standings`` are those of the subscribed tournament (of the store's first when
+        the subscription spans several); ``tournaments`` lists each subscribed one with
+        its name and standings. Clients connecting together share one encoded snapshot
+        (for up to a second: ``now`` is the instant its clocks are read against)."""
+        key = (
+            self.seq,
+            tuple(sorted(games)) if games is not None else None,
+            tuple(sorted(tournaments)) if tournaments is not None else None,
+        )
         now = now_ms()
         cached = self._snapshots.get(key)
         if cached is not None and now - cached[0] < 1000:
             return cached[1]
+        chosen = [t for t in self.names if tournaments is None or t in tournaments]
+        main = chosen[0] if len(chosen) == 1 else self.first
         body: dict[str, Any] = {
             "op": "snapshot",
             "seq": self.seq,
-            "games": [g for gid, g in self.games.items() if games is None or gid in games],
-            "standings": self.standings,
+            "games": [
+                g
+                for gid, g in self.games.items()
+                if (games is None or gid in games)
+                and (tournaments is None or g.get("tournament", self.first) in tournaments)
+            ],
+            "standings": self.standings.get(main) if main is not None else None,
+            "tournaments": [
+                {"id": t, "name": self.names[t], "standings": self.standings.get(t)} for t in chosen
+            ],
             "now": format_instant(now - self.delay_ms),
             "delay_ms": self.delay_ms,
         }
@@ -168,6 +208,8 @@ class Client:
         self.identity = identity
         self.channel: Channel | None = None
         self.games: frozenset[str] | None = None
+        self.tournaments: frozenset[str] | None = None
+        """The tournaments subscribed to (None: every one)."""
         self.queue: deque[Frame] = deque()
         self.direct: deque[Frame] = deque()
         """Answers to this client (results, errors): never dropped for a snapshot."""
@@ -186,6 +228,12 @@ class Client:
     # --- what this client receives ---------------------------------------------
 
     def wants(self, frame: Frame) -> bool:
+        if (
+            self.tournaments is not None
+            and frame.tournament is not None
+            and frame.tournament not in self.tournaments
+        ):
+            return False
         if frame.audience == "arbiter":
             return self.identity.is_arbiter
         if frame.broad or frame.game is None or self.games is None:
@@ -283,7 +331,7 @@ class Client:
             self.needs_snapshot = False
             self.queue.clear()
             self.queued_bytes = 0
-            frames.append(self.channel.snapshot(self.games))
+            frames.append(self.channel.snapshot(self.games, self.tournaments))
             frames.extend(self.open_alerts())
             frames.extend(self.incident_book())
             return frames
@@ -303,7 +351,7 @@ class Client:
         """Arbiters: every alert still open (after a snapshot or a resume)."""
         if not self.identity.is_arbiter or self.channel is None or self.channel.alerts is None:
             return []
-        return self.channel.alerts.now()
+        return [a for a in self.channel.alerts.now() if self.wants(a)]
 
     async def writer(self) -> None:
         """Send what accumulated, one message per wake-up, until the connection ends."""

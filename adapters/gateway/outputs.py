@@ -216,7 +216,8 @@ class Outputs:
     def _channel_route(self, channel: Channel, path: str) -> tuple[Any, Callable[[], bytes]]:
         """(what the answer shows, how to build it) for a JSON path; NotFound if none."""
         if path == "/api/standings":
-            return channel.seq, lambda: _json(channel.standings)
+            # the store's first tournament (the HTTP outputs serve one tournament)
+            return channel.seq, lambda: _json(channel.standings.get(channel.first))
         if path == "/api/games":
             games = [channel.games[g] for g in sorted(channel.games, key=game_order)]
             return channel.seq, lambda: _json(games)

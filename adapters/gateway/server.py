@@ -44,7 +44,13 @@ from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
 from adapters.gateway.alerts import OpenAlerts
-from adapters.gateway.deltas import alert_of, frames_for, incidents_frame, quiet_clock_frames
+from adapters.gateway.deltas import (
+    alert_of,
+    game_key,
+    incidents_frame,
+    quiet_clock_frames,
+    tournament_frames,
+)
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
@@ -52,6 +58,7 @@ from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
 from adapters.store import Store
+from adapters.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
 from engine.commands import REGISTRY
 from engine.events import AlertRaised, Event
 
@@ -60,10 +67,17 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 DEFAULT_PUBLIC_DELAY_S = 15 * 60
 """Fair play: the public sees the games 15 minutes late unless told otherwise."""
+COMMAND_WAIT_S = 0.2
+"""How long the reading of the log waits for this gateway's commands in flight."""
+CATCH_UP_S = 2.0
+"""How long a subscription with a ``since`` ahead of this gateway waits for it to catch up
+(a client failing over from another gateway of the same store)."""
 RESUME_LIMIT = 10_000
 """A client further behind than this many events gets a fresh snapshot instead."""
 POLL_INTERVAL_S = 0.05
-"""How often the store's ``last_seq`` is checked: also the tick of batched deltas."""
+"""How often the store's ``last_seq`` is checked on SQLite: also the tick of batched deltas
+and of the public channel's releases. On PostgreSQL the gateway is woken by the store's
+``NOTIFY`` (``adapters.wakeup``) and reads the store only then (or every ``FALLBACK_S``)."""
 MAX_FRAME_ID = 128
 """Longest frame ``id`` (characters): it is echoed in every answer."""
 MAX_TOKEN = 512
@@ -104,12 +118,15 @@ class Gateway:
         poll_interval_s: float = POLL_INTERVAL_S,
         limits: Limits | None = None,
         resume_limit: int = RESUME_LIMIT,
+        fallback_s: float = FALLBACK_S,
         http_max_age_s: int = DEFAULT_MAX_AGE_S,
     ) -> None:
         self.store_url = store_url
         self.tokens = tokens or Tokens()
         self.delay_ms = max(0, round(public_delay_s * 1000))
         self.poll_interval_s = poll_interval_s
+        self.fallback_s = fallback_s
+        """PostgreSQL: how often the store is read without a notification."""
         self.limits = limits or Limits()
         self.resume_limit = resume_limit
         self.stats = Stats()
@@ -138,13 +155,28 @@ class Gateway:
         )
         """The read-only HTTP routes (``/api/...``, ``/pgn/...``)."""
         self._poked = asyncio.Event()
-        """Set when this gateway appended events itself, or when it is stopping."""
+        """Set when this gateway appended events itself, when the store notified a change
+        (PostgreSQL), or when it is stopping."""
+        self._changed = True
+        """Something may have been appended since the last read (always so on SQLite)."""
+        self._listener: ChangeListener | None = None
+        self._in_flight = 0
+        """Commands of this gateway's arbiters being decided: the log is read after them,
+        so an arbiter gets the result of a command before the deltas of its events."""
+        self._no_commands = asyncio.Event()
+        self._no_commands.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # --- blocking parts (executor threads) ---------------------------------------
 
     def _start_reading(self) -> tuple[Update, Update | None, list[tuple[int, AlertRaised]]]:
         """The live state, the public state at ``now - delay``, the alerts ever raised."""
         self._follower = Follower(Store(self.store_url))
+        loop = self._loop
+        if loop is not None:
+            self._listener = listen_for_changes(
+                self._follower.store, lambda: loop.call_soon_threadsafe(self._notified)
+            )
         start = self._follower.start()
         raised = list(self._follower.alerts_raised())
         if not self.delay_ms:
@@ -182,7 +214,13 @@ class Gateway:
                 "error": {"code": "store_unavailable", "message": f"the store failed: {exc}"},
             }
 
+    def _notified(self) -> None:
+        self._changed = True
+        self._poked.set()
+
     def _close_stores(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
         if self._follower is not None:
             self._follower.store.close()
         if self._delayed is not None:
@@ -202,36 +240,64 @@ class Gateway:
         """The first read: every game object and the standings at the store's position,
         the public's at ``now - delay``, the alerts still open."""
         start, public, raised = await self._in(self._reader, self._start_reading)
-        self.live.open(start.seq, start.games, start.standings)
+        self.live.open(start.seq, start.games, start.standings, start.first, start.names)
+        self.public.know(start.first, start.names)
         self.live.incidents = start.incidents
         self.shown = dict(start.games)
         self.alerts.start([alert_of(seq, e) for seq, e in raised], start.games, start.seq)
         if public is not None:
-            self.public.open(public.seq, public.games, public.standings)
+            self.public.open(public.seq, public.games, public.standings, start.first, start.names)
             self.public_shown = dict(public.games)
 
     async def follow(self, stop: asyncio.Event) -> None:
-        """Read the log every tick; hand what changed to the live and public channels."""
+        """Read the log when it changed (every tick on SQLite; on PostgreSQL when notified,
+        or every ``FALLBACK_S``); hand what changed to the live and public channels."""
+        loop = asyncio.get_running_loop()
+        last_read = loop.time()
         while not stop.is_set():
+            if self._listener is not None and loop.time() - last_read >= self.fallback_s:
+                self._changed = True
+            if self._listener is None:
+                self._changed = True
+            update: Update | None = None
+            if self._in_flight:  # at most a moment: commands are decided one at a time
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._no_commands.wait(), COMMAND_WAIT_S)
             try:
-                update, public = await self._in(self._reader, self._poll)
+                if self._changed:
+                    self._changed = False
+                    last_read = loop.time()
+                    update, public = await self._in(self._reader, self._poll)
             except Exception:
                 log.exception("reading the store failed; retrying in 1 s")
                 update = public = None
+                self._changed = True
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 1.0)
             if update is not None:
+                if self._in_flight:  # it may hold a command's events: its result goes first
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._no_commands.wait(), COMMAND_WAIT_S)
                 self._dispatch(self.live, self.shown, update)
             if public is not None:
                 self._dispatch(self.public, self.public_shown, public)
+            wait_s = self.poll_interval_s
+            if self._listener is not None and self.public is self.live:
+                wait_s = self.fallback_s  # nothing to release on a timer: sleep until notified
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poked.wait(), self.poll_interval_s)
+                await asyncio.wait_for(self._poked.wait(), wait_s)
             self._poked.clear()
 
     def _dispatch(self, channel: Channel, shown: dict[str, dict[str, Any]], update: Update) -> None:
         before = {gid: channel.games.get(gid) or {} for gid in update.games}
-        frames = frames_for(
-            update.events, update.games, update.standings, update.standings_changed, before
+        channel.know(update.first, update.names)
+        frames = tournament_frames(
+            update.events,
+            update.games,
+            update.standings,
+            update.standings_changed,
+            before,
+            update.first,
         )
         frames = quiet_clock_frames(frames, shown, update.games)
         if channel is self.live and update.incidents is not None:
@@ -271,10 +337,10 @@ class Gateway:
                         )
                     op = frame.get("op")
                     if op == "subscribe":
-                        identity, games, since = self._parse_subscribe(frame)
+                        identity, games, since, tournaments = self._parse_subscribe(frame)
                         # Handled before the next frame of this connection is read, so a
                         # command sent right after its subscription acts with its token.
-                        await self._subscribe(client, identity, games, since)
+                        await self._subscribe(client, identity, games, since, tournaments)
                     elif op == "command":
                         await self._command(client, frame)
                     elif op == "ping":
@@ -301,7 +367,25 @@ class Gateway:
 
     def _parse_subscribe(
         self, frame: dict[str, Any]
-    ) -> tuple[Identity, frozenset[str] | None, int | None]:
+    ) -> tuple[Identity, frozenset[str] | None, int | None, frozenset[str] | None]:
+        tournament = frame.get("tournament", "*")
+        tournaments: frozenset[str] | None
+        if tournament == "*" or tournament is None:
+            tournaments = None
+        elif isinstance(tournament, str) and tournament:
+            if tournament not in self.live.names:
+                known = ", ".join(map(repr, self.live.names)) or "none yet"
+                raise FrameError(
+                    "unknown_tournament",
+                    f"no tournament {tournament!r} in this store (it holds {known}); "
+                    "not subscribed",
+                )
+            tournaments = frozenset([tournament])
+        else:
+            raise FrameError(
+                "malformed_frame",
+                f"'tournament' must be \"*\" or a tournament id, got {tournament!r}",
+            )
         games = frame.get("games", "*")
         chosen: frozenset[str] | None
         if games == "*":
@@ -311,7 +395,9 @@ class Gateway:
             and len(games) <= MAX_GAMES
             and all(isinstance(g, str) and 0 < len(g) <= MAX_GAME_ID for g in games)
         ):
-            chosen = frozenset(games)
+            # game ids of the subscribed tournament (or keys ``<tournament>/<id>``)
+            only = next(iter(tournaments)) if tournaments else None
+            chosen = frozenset(game_key(only, g, self.live.first) for g in games)
         else:
             raise FrameError(
                 "malformed_frame",
@@ -336,7 +422,7 @@ class Gateway:
                     "invalid_token", "unknown token: not subscribed (check the token file)"
                 )
             identity = found
-        return identity, chosen, since
+        return identity, chosen, since, tournaments
 
     async def _subscribe(
         self,
@@ -344,6 +430,7 @@ class Gateway:
         identity: Identity,
         games: frozenset[str] | None,
         since: int | None,
+        tournaments: frozenset[str] | None = None,
     ) -> None:
         channel = self.public if identity.role == PUBLIC else self.live
         if client.channel is not None:
@@ -352,7 +439,10 @@ class Gateway:
         client.queue.clear()
         client.queued_bytes = 0
         client.identity, client.games, client.channel = identity, games, channel
+        client.tournaments = tournaments
         await channel.opened.wait()
+        if since is not None and since > channel.seq:
+            await self._catch_up(channel, since)
         # From here on the channel queues every frame after ``seq`` for this client.
         channel.clients.add(client)
         seq, objects, standings = channel.seq, dict(channel.games), channel.standings
@@ -369,6 +459,8 @@ class Gateway:
                 "role": identity.role,
                 "name": identity.name,
                 "games": "*" if games is None else sorted(games),
+                "tournament": "*" if tournaments is None else next(iter(tournaments)),
+                "tournaments": [{"id": t, "name": n} for t, n in channel.names.items()],
                 "delay_ms": channel.delay_ms,
                 "since": since,
                 "resumed": resumable,
@@ -390,6 +482,16 @@ class Gateway:
         client.ready = True
         client.wake.set()
 
+    async def _catch_up(self, channel: Channel, since: int) -> None:
+        """A client resuming from another gateway (failover) may have seen events this one
+        has not read yet: read the store now and wait (up to ``CATCH_UP_S``) until the
+        channel reaches ``since``, so the client resumes instead of starting over."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CATCH_UP_S
+        while channel.seq < since and loop.time() < deadline:
+            self._notified()
+            await asyncio.sleep(0.02)
+
     def _resume_frames(
         self,
         events: list[tuple[int, Event]],
@@ -398,9 +500,14 @@ class Gateway:
         client: Client,
     ) -> list[Frame]:
         """What a client missed between ``since`` and the channel's ``seq``, from the store."""
-        touched, all_games, relevant = touched_by(events)
-        chosen = objects if all_games else {g: objects[g] for g in touched if g in objects}
-        frames = [f for f in frames_for(events, chosen, standings, relevant) if client.wants(f)]
+        first = self.live.first
+        touched, all_games, relevant = touched_by(events, first)
+        keys = {game_key(t, g, first) for t, g in touched}
+        chosen = {
+            k: o for k, o in objects.items() if k in keys or o.get("tournament", first) in all_games
+        }
+        resumed = tournament_frames(events, chosen, standings, relevant, None, first)
+        frames = [f for f in resumed if client.wants(f)]
         alerts = [f for f in frames if f.body.get("op") == "alert"]
         return [f for f in frames if f not in alerts] + client.open_alerts()
 
@@ -424,10 +531,17 @@ class Gateway:
         if not isinstance(command, dict):
             raise FrameError("malformed_frame", "'command' must be a map of the contract", fid)
         command = self._as_arbiter(client.identity, command, fid)
-        answer = await self._in(self._deciding, self._handle, command)
-        client.answer({"op": "result", "id": fid, **answer})
+        self._in_flight += 1
+        self._no_commands.clear()
+        try:
+            answer = await self._in(self._deciding, self._handle, command)
+            client.answer({"op": "result", "id": fid, **answer})
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._no_commands.set()
         if answer.get("ok"):
-            self._poked.set()  # read what this command appended now, not at the next tick
+            self._notified()  # read what this command appended now, not at the next tick
 
     @staticmethod
     def _as_arbiter(identity: Identity, command: dict[str, Any], fid: str) -> dict[str, Any]:
@@ -512,6 +626,7 @@ class Gateway:
     ) -> None:
         """Serve until ``stop`` is set (the store is read once before listening)."""
         follower: asyncio.Task[None] | None = None
+        self._loop = asyncio.get_running_loop()
         stop_waiter = asyncio.create_task(stop.wait())
         stop_waiter.add_done_callback(lambda _: self._poked.set())
         try:

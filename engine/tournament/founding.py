@@ -202,7 +202,9 @@ def _arbiter(raw: object, index: int) -> dict[str, Any]:
 def create_tournament(existing: Tournament | None, cmd: CreateTournament) -> list[Event]:
     if existing is not None:
         raise RuleViolation(
-            "1.1", f"this store already holds the tournament {existing.id!r}; use a new store"
+            "1.1",
+            f"this store already holds a tournament {existing.id!r}; give the new one another "
+            "id (a store holds several tournaments, each under its own id)",
         )
     players = tuple(_player(p, i) for i, p in enumerate(cmd.players))
     if len(players) < 2:

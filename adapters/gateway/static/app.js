@@ -11,10 +11,16 @@
     ws: null, seq: null, games: new Map(), standings: null, offset: 0, delay: 0,
     role: null, token: null, arbiter: null, clocks: new Map(), alerts: new Map(), notices: [],
     results: [], book: null, round: null, reconnect: true, nextId: 1, players: new Map(),
+    // Several tournaments in one store: the one shown ("*": all boards), each one's
+    // standings, and the store's first (its games and frames carry no "tournament").
+    tournament: new URLSearchParams(location.search).get("tournament") || "*",
+    tournaments: [], standingsBy: new Map(), first: null,
     // Commands sent and not yet answered, by frame id: sent again, with the same
     // command_id, after a reconnection (the store answers a repeat as the first time).
     unanswered: new Map(),
   };
+  const tidOf = (g) => g.tournament || state.first;
+  const keyOf = (g) => (g.tournament && g.tournament !== state.first ? `${g.tournament}/${g.game}` : g.game);
 
   // --- words, not codes ---------------------------------------------------------------
   // How a game ended, as a reader says it (the engine's termination names -> words).
@@ -64,7 +70,7 @@
 
   function setClock(game) {
     const c = game.clock || {};
-    if (c.white_ms == null || c.black_ms == null) { state.clocks.delete(game.game); return; }
+    if (c.white_ms == null || c.black_ms == null) { state.clocks.delete(keyOf(game)); return; }
     const running = game.status === "in_progress" ? c.running : null;
     const received = viewNow();
     let start = received;
@@ -74,7 +80,7 @@
       const elapsed = received - at;
       if (elapsed >= 0 && elapsed <= c[running + "_ms"]) start = at;
     }
-    state.clocks.set(game.game, { white: c.white_ms, black: c.black_ms, running, start });
+    state.clocks.set(keyOf(game), { white: c.white_ms, black: c.black_ms, running, start });
   }
 
   function remaining(gid, side) {
@@ -121,6 +127,7 @@
     state.ws = ws;
     ws.onopen = () => {
       const frame = { op: "subscribe", games: wanted() };
+      if (view === "boards" && state.tournament !== "*") frame.tournament = state.tournament;
       if (state.seq != null) frame.since = state.seq;
       if (state.token) frame.token = state.token;
       ws.send(JSON.stringify(frame));
@@ -150,21 +157,28 @@
         status(`${f.role === "public" ? "public view" : f.role + " " + f.name}: live${delay}`, "ok");
         // every alert still open comes again after this frame: start from none
         state.alerts = new Map();
+        state.tournaments = f.tournaments || [];
+        state.first = state.tournaments.length ? state.tournaments[0].id : null;
         state.unanswered.forEach((frame) => send(frame));
         break;
       }
       case "snapshot":
         state.offset = Date.now() - instant(f.now);
-        state.games = new Map(f.games.map((g) => [g.game, g]));
+        state.games = new Map(f.games.map((g) => [keyOf(g), g]));
         state.games.forEach(setClock);
         state.standings = f.standings;
+        state.standingsBy = new Map((f.tournaments || []).map((t) => [t.id, t.standings]));
         state.seq = f.seq;
         break;
       case "delta":
         state.seq = f.seq;
-        if (f.object) { state.games.set(f.object.game, f.object); setClock(f.object); }
-        for (const g of f.games || []) { state.games.set(g.game, g); setClock(g); }
-        if ("standings" in f) state.standings = f.standings;
+        if (f.object) { state.games.set(keyOf(f.object), f.object); setClock(f.object); }
+        for (const g of f.games || []) { state.games.set(keyOf(g), g); setClock(g); }
+        if ("standings" in f) {
+          const tid = f.tournament || state.first;
+          state.standingsBy.set(tid, f.standings);
+          if (state.tournament === "*" ? tid === state.first : tid === state.tournament) state.standings = f.standings;
+        }
         break;
       case "incidents":
         state.book = f.book;
@@ -248,14 +262,15 @@
     return n % 2 ? `${number}. ${san}` : `${number}… ${san}`;
   }
 
-  function names() {
-    const rows = (state.standings && state.standings.rows) || [];
+  function names(tid) {
+    const s = (tid && state.standingsBy.get(tid)) || state.standings;
+    const rows = (s && s.rows) || [];
     const found = new Map(rows.filter((r) => r.name).map((r) => [r.player, r.name]));
-    for (const [id, p] of state.players) found.set(id, p.name || id);
+    if (!tid || tid === state.first) for (const [id, p] of state.players) found.set(id, p.name || id);
     return found;
   }
 
-  const nameOf = (id) => names().get(id) || id;
+  const nameOf = (id, tid) => names(tid).get(id) || id;
 
   async function loadPlayers() {
     // Names, titles and ratings of the players (the tournament object of the HTTP outputs).
@@ -288,8 +303,8 @@
   function player(game, side) {
     const id = game[side] || "?";
     return el("div", { class: `player ${side}` },
-      el("span", { class: "name", title: id }, nameOf(id)),
-      el("span", { class: "clock", "data-game": game.game, "data-side": side }, ""));
+      el("span", { class: "name", title: id }, nameOf(id, tidOf(game))),
+      el("span", { class: "clock", "data-game": keyOf(game), "data-side": side }, ""));
   }
 
   // The arbiter corrected the record (correct_moves, correct_result): the object the
@@ -319,7 +334,9 @@
         game.status === "not_started" ? "" : pgnLink(game)),
       corrected(game),
     ].filter(Boolean);
-    return el("div", { class: "card", "data-game": game.game }, ...body);
+    const attrs = { class: "card", "data-game": keyOf(game) };
+    if (game.tournament) attrs["data-tournament"] = game.tournament;
+    return el("div", attrs, ...body);
   }
 
   function rounds() {
@@ -333,8 +350,52 @@
     return rounds()[0] ?? null;
   }
 
+  // The tournament switcher: one tournament's round, or every tournament's boards.
+  function renderSwitcher() {
+    const select = $("tournament");
+    if (!select) return;
+    select.hidden = state.tournaments.length < 2;
+    const options = [["*", "All boards"], ...state.tournaments.map((t) => [t.id, t.name || t.id])];
+    if (select.options.length !== options.length) {
+      select.replaceChildren(...options.map(([v, label]) => el("option", { value: v }, label)));
+      select.onchange = () => {
+        state.tournament = select.value;
+        const url = new URL(location.href);
+        if (state.tournament === "*") url.searchParams.delete("tournament");
+        else url.searchParams.set("tournament", state.tournament);
+        history.replaceState(null, "", url);
+        state.seq = null; state.round = null; state.games = new Map();
+        if (state.ws) { const old = state.ws; state.ws = null; old.close(); }
+        connect();
+      };
+    }
+    select.value = state.tournament;
+  }
+
+  // "All boards" over several tournaments: each tournament's games in play (else its
+  // current round), under the tournament's name, and each one's standings.
+  function renderAllBoards(container) {
+    const groups = state.tournaments.map((t) => {
+      const mine = [...state.games.values()].filter((g) => tidOf(g) === t.id);
+      const playing = mine.filter((g) => g.status === "in_progress");
+      const round = Math.max(0, ...mine.filter((g) => g.status !== "not_started").map((g) => g.round || 0)) || 1;
+      const shown = playing.length ? playing : mine.filter((g) => g.round === round);
+      return el("div", { class: "tournament-boards", "data-tournament": t.id },
+        el("h3", {}, t.name || t.id), el("div", { class: "boards" }, ...shown.map((g) => card(g))));
+    });
+    container.replaceChildren(...groups);
+  }
+
   function renderBoards(container, all) {
     if (!container) return;
+    if (!all && state.tournament === "*" && state.tournaments.length > 1) {
+      const select = $("round");
+      if (select) select.parentElement.hidden = true;
+      renderAllBoards(container);
+      return;
+    }
+    const roundTitle = $("round");
+    if (roundTitle) roundTitle.parentElement.hidden = false;
     let games = [...state.games.values()];
     if (!all) {
       const select = $("round");
@@ -359,8 +420,21 @@
 
   function renderStandings() {
     const box = $("standings");
-    const s = state.standings;
-    if (!box || !s) return;
+    if (!box) return;
+    if (state.tournament === "*" && state.tournaments.length > 1) {
+      const parts = state.tournaments.map((t) => {
+        const part = el("div", { class: "tournament-standings", "data-tournament": t.id });
+        standingsInto(part, state.standingsBy.get(t.id), t.id);
+        return el("div", {}, el("h3", {}, t.name || t.id), part);
+      });
+      box.replaceChildren(...parts);
+      return;
+    }
+    standingsInto(box, state.standings, state.tournament === "*" ? state.first : state.tournament);
+  }
+
+  function standingsInto(box, s, tid) {
+    if (!s) return;
     const columns = [["rank", "#"], ["player", "Player"], ["points", "Points"], ["games", "Games"],
       ["wins", "Wins (3.7 b)"], ["h2h", "H2H (3.7 a)"], ["sb", "SB (3.7 c)"]];
     const prizes = new Map((s.prizes || []).map((p) => [p.player, p.eur]));
@@ -377,7 +451,7 @@
         el("tr", { "data-player": row.player }, ...present.map(([k]) => el("td", {}, row[k] ?? ""))))));
     const notes = [];
     if (s.after_round != null) notes.push(el("p", { class: "muted" }, `After round ${s.after_round}`));
-    const who = nameOf;
+    const who = (id) => nameOf(id, tid);
     if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${who(s.winner.player)} (decided by ${s.winner.decided_by})`));
     else if (s.leader) notes.push(el("p", {}, `Leader: ${who(s.leader.player)} (by ${s.leader.decided_by})`));
     const p = s.playoff;
@@ -420,10 +494,11 @@
         if (!PENDING.has(claim.status)) continue;
         const rule = (decision) => () => command({
           cmd: "rule_claim", game: game.game, claim: claim.id, decision,
+          ...(game.tournament ? { tournament: game.tournament } : {}),
           arbiter: state.arbiter, at: new Date().toISOString(),
         });
-        rows.push(el("tr", { "data-claim": `${game.game}/${claim.id}` },
-          el("td", {}, game.game), el("td", {}, claim.id), el("td", {}, claim.by),
+        rows.push(el("tr", { "data-claim": `${keyOf(game)}/${claim.id}` },
+          el("td", {}, keyOf(game)), el("td", {}, claim.id), el("td", {}, claim.by),
           el("td", {}, claimWords(claim.kind) + (claim.intended_move ? ` (writes ${claim.intended_move})` : "")),
           el("td", {}, claim.verified == null ? "arbiter's judgement" : claim.verified ? "verified" : "not verified"),
           el("td", {}, claim.advice ? `advisor: ${claim.advice.opinion}` : ""),
@@ -528,7 +603,7 @@
   }
 
   function render() {
-    if (view === "boards") { renderBoards($("boards"), false); renderStandings(); }
+    if (view === "boards") { renderSwitcher(); renderBoards($("boards"), false); renderStandings(); }
     else if (view === "game") renderGame();
     else if (view === "arbiter") renderArbiter();
     tickClocks();
