@@ -153,6 +153,8 @@ def store_appends(path: Path) -> list[int]:
         ):
             continue
         receiver = ast.unparse(node.func.value).lower()
+        if path.name == "store.py" and receiver == "self.store":
+            continue  # a tournament's view forwarding to its store: callers are checked
         if receiver.rsplit(".", 1)[-1].endswith("store"):
             lines.append(node.lineno)
     return lines
