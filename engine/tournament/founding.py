@@ -49,7 +49,7 @@ from engine.world import World
         (
             "rule_violation",
             "1.1",
-            "the store already holds a tournament (one tournament per store)",
+            "a tournament of that id already exists in the store (each has its own id)",
         ),
         (
             "malformed_command",
