@@ -57,6 +57,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -72,7 +73,7 @@ WIRE_NAMES = {"at_ms": "at"}
 
 
 @dataclass(frozen=True, kw_only=True)
-class Command:
+class Command(ABC):
     """A command of the contract whose form has been checked (base of every command)."""
 
     cmd: ClassVar[str] = ""
@@ -85,10 +86,10 @@ class Command:
     in their decision (``create_tournament``, ``draw_lots``, ``withdraw``...) redeclare
     it required."""
 
+    @abstractmethod
     def decide(self, world: Any) -> list[Event]:
         """The events this command appends, read from ``world`` (an ``engine.world.World``);
-        raises ``CommandRefused``. Every command overrides it."""
-        raise NotImplementedError(f"{type(self).__name__} declares no decision")
+        raises ``CommandRefused``. Every command declares it (``@command`` checks)."""
 
     def to_wire(self) -> dict[str, Any]:
         """The command's JSON form, as ``parse_command`` reads it (absent optionals left out)."""

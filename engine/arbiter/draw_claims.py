@@ -230,13 +230,8 @@ class OfferDraw(Command):
     ),
 )
 @dataclass(frozen=True, kw_only=True)
-class AgreeDraw(Command):
-    game: str
-    by: str | None = None
-    at_ms: Instant | None = None
-
-    def decide(self, world: World) -> list[Event]:
-        return refuse_draw_by_agreement(self)
+class AgreeDraw(OfferDraw):
+    """The same fields and the same refusal as ``offer_draw``, under its own name."""
 
 
 def ordinal(n: int) -> str:
