@@ -244,6 +244,9 @@ class Store:
         self._synced_seq = 0
         """Every cached state not in ``_stale`` holds every event up to this notification id."""
         self._session = False
+        self.stream_reads = 0
+        """Streams read from the database (not from the cached states), ever: a follower
+        knows from it whether what it read came from the cache alone."""
         self.chain = Chain(self)
         """Hash links computed at append, seals every ``chain.seal_every`` positions."""
         self._appended = False
@@ -280,6 +283,7 @@ class Store:
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
         """The events of one stored stream after a version, in order (names as stored)."""
+        self.stream_reads += 1
         events = self.app.events.get(stream_id, gt=after_version or None)
         return [e for e in events if isinstance(e, Event)]
 
@@ -305,33 +309,89 @@ class Store:
         return state
 
     def _sync(self) -> None:
-        """Mark the cached streams another writer appended to since the last look.
+        """Bring the cached states up to the store's last notification.
 
         One query (the store's last notification id) when nothing was appended by
         anyone else, instead of one catch-up read per stream a decision reads; the
-        notifications after the last look otherwise (their stream names only), or,
-        after a long absence, every cached stream is read again from its version."""
+        notifications after the last look otherwise, whose events the cached states
+        take in (``_take_in``), or, after a long absence, every cached stream is read
+        again from its version."""
         current = self.last_seq()
         if current == self._synced_seq:
             return
         if current < self._synced_seq or current - self._synced_seq > SYNC_SCAN_LIMIT:
             self._stale.update(self._cache)
-        elif self._cache:
-            for notification in self.notifications(
-                self._synced_seq + 1, current - self._synced_seq
-            ):
-                if notification.originator_id in self._cache:
-                    self._stale.add(notification.originator_id)
-        self._synced_seq = current
+            self._synced_seq = current
+            return
+        if not self._cache:
+            self._synced_seq = current
+            return
+        wanted = (
+            n
+            for n in self.notifications(self._synced_seq + 1, current - self._synced_seq)
+            if n.id <= current and (n.originator_id in self._cache or n.originator_version == 1)
+        )
+        decoded = (self.app.mapper.to_domain_event(n) for n in wanted)
+        self._take_in([e for e in decoded if isinstance(e, Event)], current)
+
+    def absorb(self, after: int, events: Sequence[tuple[int, Event]]) -> None:
+        """Events read from the log after ``after`` (a follower's read of what others
+        appended): the cached states take them in, so that the objects read next stand
+        at the last one's sequence number without another look at the store.
+
+        Nothing is taken when the cached states are known only up to before ``after``
+        (some notifications were not read): the next look at the store reads them."""
+        if not events or after > self._synced_seq:
+            return
+        upto = events[-1][0]
+        if upto <= self._synced_seq:
+            return
+        self._take_in([e for seq, e in events if seq > self._synced_seq], upto)
+
+    def _take_in(self, events: Sequence[Event], upto: int) -> None:
+        """Every event of the log after ``_synced_seq`` up to ``upto``, in log order, into
+        the cached states."""
+        self._fold_in(events)
+        self._synced_seq = upto
+
+    def _fold_in(self, events: Sequence[Event]) -> None:
+        """Fold events (in log order) into the cached state of their streams: a stream not
+        cached is read when needed, unless the event starts it; one whose cached version
+        does not lead to the event is read again when next needed (``_stale``)."""
+        for event in events:
+            stream = event.originator_id
+            version = event.originator_version
+            namespace, name = split_stream(stream)
+            evolve = _EVOLVERS.get(name.partition("/")[0])
+            cached = self._cache.get(stream)
+            if stream in self._stale:
+                continue
+            if evolve is None:  # a stream folded its own way (the list of tournaments)
+                if cached is not None:
+                    self._stale.add(stream)
+                continue
+            if cached is None:
+                if version != 1:
+                    continue  # not cached: read when needed
+                cached = _Cached(None, 0)  # the event starts its stream: nothing to read
+            if version <= cached.version:
+                continue  # already folded (our own append)
+            if version == cached.version + 1:
+                state = evolve(cached.state, logical_event(event, namespace))
+                self._cache[stream] = _Cached(state, version)
+            else:
+                self._stale.add(stream)
 
     @contextmanager
-    def session(self) -> Iterator[Store]:
+    def session(self, look: bool = True) -> Iterator[Store]:
         """Reads and decisions made together: the store is looked at once, on entry
-        (``_sync``), and the cached states are used as they are inside."""
+        (``_sync``), and the cached states are used as they are inside. ``look=False``:
+        not even on entry (a follower that has just absorbed what it read)."""
         if self._session:
             yield self
             return
-        self._sync()
+        if look:
+            self._sync()
         self._session = True
         try:
             yield self
@@ -343,23 +403,7 @@ class Store:
         done by ``execute_many``), and if no one else appended meanwhile the store stays
         known up to our last notification."""
         if not folded:
-            for event in events:
-                stream = event.originator_id
-                cached = self._cache.get(stream)
-                namespace, name = split_stream(stream)
-                evolve = _EVOLVERS.get(name.partition("/")[0])
-                if cached is None and evolve is not None and event.originator_version == 1:
-                    cached = _Cached(None, 0)  # the event starts its stream: nothing to read
-                if (
-                    cached is not None
-                    and evolve is not None
-                    and stream not in self._stale
-                    and cached.version == event.originator_version - 1
-                ):
-                    state = evolve(cached.state, logical_event(event, namespace))
-                    self._cache[stream] = _Cached(state, event.originator_version)
-                elif stream in self._cache:
-                    self._stale.add(stream)
+            self._fold_in(events)
         if ids and ids[0] == self._synced_seq + 1 and ids[-1] - ids[0] == len(ids) - 1:
             self._synced_seq = ids[-1]
 
@@ -835,6 +879,7 @@ class TournamentView:
 
     def _clock_log_from_tail(self, stream: str, game_id: str) -> tuple[ClockLog | None, int]:
         recorder = self.store.app.recorder
+        self.store.stream_reads += 1
         newest = recorder.select_events(stream, desc=True, limit=1)
         if not newest:
             return None, 0
@@ -859,6 +904,7 @@ class TournamentView:
         """
         stream = self.physical(clock_stream(game_id))
         recorder = self.store.app.recorder
+        self.store.stream_reads += 1
         log = self.clock_log(game_id)
         if log is None or log.version == 0:
             return None

@@ -30,24 +30,23 @@ sys.path.insert(0, str(ROOT))
 
 from adapters.queries import game_object  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from bench.common import T0_MS, game_moves  # noqa: E402
 from engine.arbiter.claim_verification import verify  # noqa: E402
 from engine.game.state import Game  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 
-SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
-T0_MS = 1_363_356_000_000  # 2013-03-15T14:00:00Z
 
-
-def load_games(limit: int) -> list[list[str]]:
+def unfinished_games(limit: int) -> list[list[str]]:
+    """The first ``limit`` games whose last position is not over (a claim can be made)."""
     games = []
-    with open(SOURCE, encoding="utf-8") as handle:
-        while len(games) < limit and (game := chess.pgn.read_game(handle)) is not None:
-            moves = [m.uci() for m in game.mainline_moves()]
-            board = chess.Board()
-            for uci in moves:
-                board.push_uci(uci)
-            if not board.is_game_over() and moves:
-                games.append(moves)
+    for moves in game_moves(10**6):
+        board = chess.Board()
+        for uci in moves:
+            board.push_uci(uci)
+        if moves and not board.is_game_over():
+            games.append(moves)
+        if len(games) == limit:
+            break
     return games
 
 
@@ -142,7 +141,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    games = load_games(args.games)
+    games = unfinished_games(args.games)
     states = [(state(m), intended_of(m)) for m in games]
     plies = sum(map(len, games))
     base_s, verify_s, claim_s, rule_s = [], [], [], []

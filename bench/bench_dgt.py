@@ -43,18 +43,8 @@ from adapters.dgt.reconstruct import MoveConfirmed, MoveReconstructor  # noqa: E
 from adapters.dgt.session import BoardSession  # noqa: E402
 from adapters.dgt.simulator import BoardSimulator, Noise  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from bench.common import T0_MS, read_games  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
-
-SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
-T0_MS = 1_363_356_000_000  # 2013-03-15T14:00:00Z
-
-
-def load_games(limit: int) -> list[chess.pgn.Game]:
-    games = []
-    with open(SOURCE, encoding="utf-8") as handle:
-        while len(games) < limit and (game := chess.pgn.read_game(handle)) is not None:
-            games.append(game)
-    return games
 
 
 def p99(values: list[float]) -> float:
@@ -174,7 +164,7 @@ def main() -> None:
     ap.add_argument("--store", default=None, help="a postgresql:// URL; default a temp SQLite")
     args = ap.parse_args()
     logging.disable(logging.CRITICAL)  # the alerts of knocked pieces are not the point here
-    games = load_games(args.games)
+    games = read_games(args.games)
     with tempfile.TemporaryDirectory() as tmp:
         url_a = args.store or str(Path(tmp) / "a.sqlite")
         url_b = args.store or str(Path(tmp) / "b.sqlite")

@@ -35,25 +35,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import chess.pgn
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.dgt.reconstruct import BoardAlert, MoveReconstructor  # noqa: E402
 from adapters.dgt.session import BoardSession  # noqa: E402
 from adapters.dgt.simulator import BoardSimulator, Noise  # noqa: E402
+from bench.common import read_games  # noqa: E402
 
-SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
 RATES_MS = (300, 1000, 2000, 5000)
-
-
-def load_games(limit: int) -> list[chess.pgn.Game]:
-    games = []
-    with open(SOURCE, encoding="utf-8") as handle:
-        while len(games) < limit and (game := chess.pgn.read_game(handle)) is not None:
-            games.append(game)
-    return games
 
 
 @dataclass
@@ -117,7 +107,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=56)
     ap.add_argument("--hold-ms", type=int, default=8000, help="the misread's hold")
     args = ap.parse_args()
-    games = load_games(args.games)
+    games = read_games(args.games)
     settings: list[tuple[str, int | None]] = [("untimed", None)] + [
         (f"clock {rate / 1000:g} s", rate) for rate in RATES_MS
     ]

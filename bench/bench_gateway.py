@@ -37,7 +37,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
@@ -47,38 +46,12 @@ import msgpack
 from websockets.asyncio.client import connect
 
 from adapters.store import Store
+from bench.common import BARE_BROADCAST_SERVER, pct
 from tests.helpers import at, ok, paired_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "bench-arbiter-token"
 CYCLE = ["Nf3", "Nf6", "Ng1", "Ng8"]
-
-BASELINE = textwrap.dedent(
-    """
-    import asyncio
-    from websockets.asyncio.server import broadcast, serve
-
-    clients = set()
-
-    async def handler(ws):
-        if ws.request.path == "/trigger":
-            async for message in ws:
-                broadcast(clients, message)
-            return
-        clients.add(ws)
-        try:
-            await ws.wait_closed()
-        finally:
-            clients.discard(ws)
-
-    async def main():
-        async with serve(handler, "127.0.0.1", 0, compression=None) as server:
-            print(server.sockets[0].getsockname()[1], flush=True)
-            await asyncio.get_running_loop().create_future()
-
-    asyncio.run(main())
-    """
-)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -167,13 +140,6 @@ def latencies(sent: dict[int, float], arrivals: list[tuple[float, bytes]]) -> li
     return found
 
 
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 async def moves(receivers: Receivers, pid: int, n: int, count: int, first_ply: int, send):
     """Play ``count`` moves through ``send(ply, command)``; (latencies, cpu, delivered, frames)."""
     receivers.arrivals.clear()
@@ -236,7 +202,9 @@ async def run_gateway(store_url: str, tokens: str, n: int, count: int, first_ply
 
 
 async def run_baseline(n: int, frames: dict[int, bytes]):
-    proc = subprocess.Popen([sys.executable, "-c", BASELINE], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BARE_BROADCAST_SERVER], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())

@@ -27,18 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from adapters.queries import game_object  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from bench.common import T0_MS, game_moves  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
-
-SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
-T0_MS = 1_363_356_000_000  # 2013-03-15T14:00:00Z
-
-
-def load_games(limit: int) -> list[list[str]]:
-    games = []
-    with open(SOURCE, encoding="utf-8") as handle:
-        while len(games) < limit and (game := chess.pgn.read_game(handle)) is not None:
-            games.append([m.uci() for m in game.mainline_moves()])
-    return games
 
 
 def baseline(games: list[list[str]]) -> float:
@@ -78,7 +68,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--store", default="sqlite")
     args = parser.parse_args()
-    games = load_games(args.games)
+    games = game_moves(args.games)
     moves = sum(map(len, games))
     base_s, path_s = [], []
     for run in range(args.runs):

@@ -48,7 +48,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 import uuid
 from collections.abc import Iterator
@@ -71,9 +70,9 @@ from adapters.queries import game_object  # noqa: E402
 from adapters.replay_log import append_records, read_log  # noqa: E402
 from adapters.sample import SAMPLE_LOG  # noqa: E402
 from adapters.store import Store, store_env  # noqa: E402
+from bench.common import BARE_BROADCAST_SERVER, game_moves, pct  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 
-SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/test"
 PLAYERS = [{"id": f"p{i}", "name": f"Player {i}", "rating": 2700 - i} for i in range(1, 9)]
 ARBITERS = [{"id": "chief", "name": "Chief Arbiter", "role": "chief"}]
@@ -118,21 +117,6 @@ def bare_app(url: str) -> Application[Any]:
     env.pop("TRANSCODER_TOPIC", None)
     env.pop("ORIGINATOR_ID_TYPE", None)
     return Application(env=env)
-
-
-def load_games(limit: int) -> list[list[str]]:
-    games = []
-    with open(SOURCE, encoding="utf-8") as handle:
-        while len(games) < limit and (game := chess.pgn.read_game(handle)) is not None:
-            games.append([m.uci() for m in game.mainline_moves()])
-    return games
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 # --- single move ---------------------------------------------------------------------
@@ -190,7 +174,7 @@ class Ingest:
 
 def ingest(url: str, bare_url: str, boards: int, tournaments: int, seconds: int) -> Ingest:
     """N boards over ``tournaments`` tournaments, a reading a second each, for ``seconds``."""
-    games = load_games(56)
+    games = game_moves(56)
     now = time.time_ns() // 1_000_000
     with Store(url) as store:
         tids = [f"event{t}" for t in range(tournaments)]
@@ -328,33 +312,6 @@ def replay_rate(url: str, bare_url: str) -> tuple[float, float]:
 
 
 # --- viewers over gateways -------------------------------------------------------------
-
-BARE_SERVER = textwrap.dedent(
-    """
-    import asyncio
-    from websockets.asyncio.server import broadcast, serve
-
-    clients = set()
-
-    async def handler(ws):
-        if ws.request.path == "/trigger":
-            async for message in ws:
-                broadcast(clients, message)
-            return
-        clients.add(ws)
-        try:
-            await ws.wait_closed()
-        finally:
-            clients.discard(ws)
-
-    async def main():
-        async with serve(handler, "127.0.0.1", 0, compression=None) as server:
-            print(server.sockets[0].getsockname()[1], flush=True)
-            await asyncio.get_running_loop().create_future()
-
-    asyncio.run(main())
-    """
-)
 
 
 def rss_kib(pid: int) -> int:
@@ -536,7 +493,9 @@ async def bare_broadcast(m: int, k: int, moves: int, message: bytes) -> tuple[fl
     """K bare servers broadcasting ``message`` (the gateway's own bytes for a move) to M
     clients, ``moves`` times."""
     procs = [
-        subprocess.Popen([sys.executable, "-c", BARE_SERVER], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", BARE_BROADCAST_SERVER], stdout=subprocess.PIPE, text=True
+        )
         for _ in range(k)
     ]
     try:
@@ -644,7 +603,7 @@ def suite(args: argparse.Namespace) -> str:
     out("")
     out("| store | ms per move | bare save + push_uci ms | ratio | goal |")
     out("|---|---|---|---|---|")
-    games = load_games(2 if quick else 4)
+    games = game_moves(2 if quick else 4)
     for kind in backends:
         with fresh_store(kind, pg) as url, fresh_store(kind, pg) as bare_url:
             whole, bare = single_move(url, bare_url, games)

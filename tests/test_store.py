@@ -53,3 +53,55 @@ def test_second_writer_on_a_stale_state_gets_a_conflict(store_url: str) -> None:
         else:
             raise AssertionError("a stale write was accepted")
         assert second.count() == before
+
+
+def test_another_writers_events_are_folded_into_the_cached_states(store_url: str) -> None:
+    """One look at the store takes in what another writer appended: the next decision
+    uses it without reading the game's stream again."""
+    with Store(store_url) as writer, Store(store_url) as other:
+        paired_tournament(writer)
+        ok(writer, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        ok(other, {"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(1)})
+        play(writer, "1.1", "Nf6 c4", start_s=10)
+        reads = other.stream_reads
+        ok(other, {"cmd": "play_move", "game": "1.1", "move": "e6", "at": at(100)})
+        assert other.stream_reads == reads
+        assert other.game("1.1") == writer.game("1.1")
+        with Store(store_url) as fresh:
+            assert fresh.game("1.1") == other.game("1.1")
+
+
+def test_a_followers_read_leaves_the_objects_at_its_last_event(store_url: str) -> None:
+    """``absorb``: the events a follower read are folded in, so the objects it reads next
+    stand at the last of them, with no query, even when writers appended meanwhile."""
+    with Store(store_url) as writer, Store(store_url) as follower:
+        paired_tournament(writer)
+        ok(writer, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        seq = follower.last_seq()
+        assert follower.game("1.1") is not None
+        play(writer, "1.1", "e4 e5")
+        read = list(follower.events_since(seq))
+        at_read = writer.game("1.1")
+        play(writer, "1.1", "Nf3", start_s=100)  # appended after the follower's read
+        follower.absorb(seq, read)
+        reads = follower.stream_reads
+        with follower.session(look=False):
+            assert follower.game("1.1") == at_read
+        assert follower.stream_reads == reads
+        assert follower.game("1.1") == writer.game("1.1")  # a look at the store catches up
+
+
+def test_absorb_takes_nothing_across_a_gap(store_url: str) -> None:
+    """Events read after a position the cached states have not reached are not folded
+    in (what lies between was never read): the next look reads the stream again."""
+    with Store(store_url) as writer, Store(store_url) as follower:
+        paired_tournament(writer)
+        ok(writer, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+        assert follower.game("1.1") is not None
+        play(writer, "1.1", "e4")
+        seq = writer.last_seq()
+        play(writer, "1.1", "e5", start_s=100)
+        follower.absorb(seq, list(follower.events_since(seq)))
+        with follower.session(look=False):
+            assert follower.game("1.1").moves == ()  # type: ignore[union-attr]
+        assert follower.game("1.1") == writer.game("1.1")

@@ -162,46 +162,34 @@ class Follower:
         )
 
     def poll(self) -> Update | None:
-        """The events appended since the last read, with the objects they changed; None if none."""
-        if self.store.last_seq() == self.seq:
+        """The events appended since the last read, with the objects they changed; None if none.
+
+        The events read are folded into the store's cached states (``Store.absorb``),
+        so the objects are those at the last event read, with no further query; only
+        when an object had to be read from the database (a stream not cached) is the
+        read checked against the log and extended if writers appended meanwhile."""
+        store = self.store
+        fresh = list(store.events_since(self.seq))
+        if not fresh:
             return None
-        events: list[tuple[int, Event]] = []
-        upto = self.seq
+        store.absorb(self.seq, fresh)
+        events = fresh
+        upto = fresh[-1][0]
         games: dict[str, dict[str, Any]] = {}
         standings = dict(self.standings)
         changed: set[str] = set()
         incidents: Any = None
         for _ in range(STABLE_READ_ATTEMPTS):
-            target = self.store.last_seq()
-            for seq, event in self.store.events_since(upto):
-                if seq > target:
-                    break
-                events.append((seq, event))
-            upto = target
-            if self.first is None or any(isinstance(e, TournamentListed) for _, e in events):
-                self._tournaments()
-            touched, all_games, relevant = touched_by(events, self.first)
-            for tid in all_games:
-                # A tournament event (lots, a withdrawal, a playoff) may pair new games
-                # and change any game's object: the paired games and those known.
-                known = self.game_ids.get(tid, [])
-                self.game_ids[tid] = sorted({*known, *self._paired(tid)}, key=game_order)
-                touched.update((tid, gid) for gid in self.game_ids[tid])
-            for tid, gid in sorted(touched, key=lambda t: (t[0], game_order(t[1]))):
-                obj = self._game_object(tid, gid)
-                if obj is not None:
-                    games[game_key(tid, gid, self.first)] = obj
-                    known = self.game_ids.get(tid, [])
-                    if gid not in known:
-                        self.game_ids[tid] = sorted({*known, gid}, key=game_order)
-            for tid in relevant:
-                standings[tid] = self._read_standings(tid)
-                if standings[tid] != self.standings.get(tid):
-                    changed.add(tid)
-            if any(e.originator_id == INCIDENTS_STREAM for _, e in events):
-                incidents = self._read_incidents()
-            if self.store.last_seq() == target:
+            reads = store.stream_reads
+            with store.session(look=False):
+                book = self._objects(events, games, standings, changed)
+            incidents = book if book is not None else incidents
+            if store.stream_reads == reads or store.last_seq() == upto:
                 break
+            fresh = list(store.events_since(upto))
+            store.absorb(upto, fresh)
+            events += fresh
+            upto = fresh[-1][0] if fresh else upto
         self.seq = upto
         self.standings = standings
         return Update(
@@ -215,6 +203,42 @@ class Follower:
             names=dict(self.names),
             incidents=incidents,
         )
+
+    def _objects(
+        self,
+        events: list[tuple[int, Event]],
+        games: dict[str, dict[str, Any]],
+        standings: dict[str, Any],
+        changed: set[str],
+    ) -> Any:
+        """The objects ``events`` may have changed, read into ``games`` and ``standings``
+        (``changed``: the tournaments whose standings did); the incident book if it may
+        have changed, else None."""
+        if self.first is None or any(isinstance(e, TournamentListed) for _, e in events):
+            self._tournaments()
+        touched, all_games, relevant = touched_by(events, self.first)
+        for tid in all_games:
+            # A tournament event (lots, a withdrawal, a playoff) may pair new games
+            # and change any game's object: the paired games and those known.
+            known = self.game_ids.get(tid, [])
+            self.game_ids[tid] = sorted({*known, *self._paired(tid)}, key=game_order)
+            touched.update((tid, gid) for gid in self.game_ids[tid])
+        for tid, gid in sorted(touched, key=lambda t: (t[0], game_order(t[1]))):
+            obj = self._game_object(tid, gid)
+            if obj is not None:
+                games[game_key(tid, gid, self.first)] = obj
+                known = self.game_ids.get(tid, [])
+                if gid not in known:
+                    self.game_ids[tid] = sorted({*known, gid}, key=game_order)
+        for tid in relevant:
+            standings[tid] = self._read_standings(tid)
+            if standings[tid] != self.standings.get(tid):
+                changed.add(tid)
+            else:
+                changed.discard(tid)
+        if any(e.originator_id == INCIDENTS_STREAM for _, e in events):
+            return self._read_incidents()
+        return None
 
     def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
         """The stored events with ``after < seq <= upto`` (a client's resume)."""

@@ -28,10 +28,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from adapters.gateway.alerts import OpenAlerts
+from adapters.gateway.fanout import fan_out
 from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
 from adapters.gateway.tokens import Identity
@@ -61,10 +62,14 @@ class Limits:
     """How long one message may take to be accepted by a client's socket."""
     broadcast_buffer: int = 64 * 1024
     """A client whose socket holds less than this (bytes) not yet sent gets frames at
-    once by ``broadcast``; above it, through its queue (and the limits above)."""
+    once (``fan_out``); above it, through its queue (and the limits above)."""
     socket_send_buffer: int | None = 256 * 1024
     """Kernel send buffer of each connection (bytes): fixed, so the kernel does not
     grow it to megabytes for a client that does not read. None keeps the default."""
+
+
+Subscription = tuple[bool, frozenset[str] | None, frozenset[str] | None]
+"""(arbiter, games, tournaments) of a client: the frames it wants follow from them."""
 
 
 class Channel:
@@ -125,21 +130,25 @@ class Channel:
             self.standings[tid] = standings.get(tid)
         self.seq = max(self.seq, seq)
         self._snapshots.clear()
-        # Clients that are caught up get the same bytes at once through
-        # ``broadcast`` (one encoding per group, no task switch); the others
-        # through their own queue and writer.
-        groups: dict[tuple[str, tuple[int, ...]], tuple[list[Frame], list[Client]]] = {}
+        # Clients that are caught up get the same bytes at once (``fan_out``: framed
+        # once, no task switch); the others through their own queue and writer. The
+        # frames a client wants depend only on its subscription, chosen once for each.
+        chosen_for: dict[Subscription, list[Frame]] = {}
+        groups: dict[tuple[str, Subscription], list[Client]] = {}
         for client in list(self.clients):
-            chosen = [f for f in frames if client.wants(f)]
+            subscription = client.subscription
+            chosen = chosen_for.get(subscription)
+            if chosen is None:
+                chosen = chosen_for[subscription] = [f for f in frames if client.wants(f)]
             if not chosen:
                 continue
             if client.idle():
-                key = (client.encoding, tuple(id(f) for f in chosen))
-                groups.setdefault(key, (chosen, []))[1].append(client)
+                groups.setdefault((client.encoding, subscription), []).append(client)
             else:
                 client.offer(chosen)
-        for (encoding, _), (chosen, members) in groups.items():
-            broadcast([c.ws for c in members], batch(chosen, encoding))
+        for (encoding, subscription), members in groups.items():
+            chosen = chosen_for[subscription]
+            fan_out([c.ws for c in members], batch(chosen, encoding))
             for client in members:
                 client.delivered += len(chosen)
                 if client.stats is not None:
@@ -226,6 +235,12 @@ class Client:
         self.sending = False
 
     # --- what this client receives ---------------------------------------------
+
+    @property
+    def subscription(self) -> Subscription:
+        """What decides the frames this client wants (``wants``): clients with the same
+        subscription want the same frames."""
+        return (self.identity.is_arbiter, self.games, self.tournaments)
 
     def wants(self, frame: Frame) -> bool:
         if (

@@ -162,9 +162,14 @@ def _cached_board(game: Game) -> chess.Board:
     key = (game.initial_fen, game.moves)
     board = _positions.get(key)
     if board is None:
-        board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
-        for uci in game.moves:
-            board.push(chess.Move.from_uci(uci))
+        before = _positions.get((game.initial_fen, game.moves[:-1])) if game.moves else None
+        if before is not None:  # one move on from a cached position (a follower's next move)
+            board = before.copy()
+            board.push(chess.Move.from_uci(game.moves[-1]))
+        else:
+            board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
+            for uci in game.moves:
+                board.push(chess.Move.from_uci(uci))
         remember(game.initial_fen, game.moves, board)
     return board
 

@@ -1,0 +1,65 @@
+"""What the bench scripts share: the 2013 games they replay, percentiles, and the bare
+``websockets`` broadcast server the gateway's figures are compared with."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import chess.pgn
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
+T0_MS = 1_363_356_000_000  # 2013-03-15T14:00:00Z, the first round
+
+
+def read_games(limit: int) -> list[chess.pgn.Game]:
+    """The first ``limit`` games of the 2013 Candidates."""
+    games = []
+    with open(SOURCE, encoding="utf-8") as handle:
+        while len(games) < limit and (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    return games
+
+
+def game_moves(limit: int) -> list[list[str]]:
+    """The UCI moves of the first ``limit`` games of the 2013 Candidates."""
+    return [[m.uci() for m in game.mainline_moves()] for game in read_games(limit)]
+
+
+def pct(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values``, nearest rank; NaN when there are none."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+BARE_BROADCAST_SERVER = textwrap.dedent(
+    """
+    import asyncio
+    from websockets.asyncio.server import broadcast, serve
+
+    clients = set()
+
+    async def handler(ws):
+        if ws.request.path == "/trigger":
+            async for message in ws:
+                broadcast(clients, message)
+            return
+        clients.add(ws)
+        try:
+            await ws.wait_closed()
+        finally:
+            clients.discard(ws)
+
+    async def main():
+        async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+            print(server.sockets[0].getsockname()[1], flush=True)
+            await asyncio.get_running_loop().create_future()
+
+    asyncio.run(main())
+    """
+)
+"""A bare ``websockets`` server (run with ``python -c``): prints its port, then
+``broadcast()``s every message sent to ``/trigger`` to every other client."""
