@@ -303,20 +303,33 @@ class TestIncidentBookPerTournament:
                 assert [o["player"] for o in book["book"]["out"]] == ["w1"]
                 assert set(books(desk, 0.3)) == {"womens"}
 
-    def test_the_command_line_shows_the_book_of_the_tournament_named(self, tmp_path) -> None:
+    def test_the_command_line_shows_the_book_and_report_of_the_tournament_named(
+        self, tmp_path
+    ) -> None:
         path = str(tmp_path / "two.sqlite")
+        aronian = PLAYERS_2013[0]["id"]
         with Store(path) as store:
             two_events(store)
-            ok(store, {"cmd": "start_game", "tournament": "womens", "game": "1.1", "at": at(0)})
+            for tid in ("open", "womens"):
+                ok(store, {"cmd": "start_game", "tournament": tid, "game": "1.1", "at": at(0)})
             ok(store, leave("womens", "w1"))
+            ok(store, leave("open", aronian))
+            ok(store, {"cmd": "returned", "tournament": "open", "player": aronian, "at": at(40)})
         shown = candidates("--tournament", "womens", "incidents", "--format", "json", store=path)
         assert shown.returncode == 0, shown.stderr
         book = json.loads(shown.stdout)
         assert book["tournament"] == "womens" and [o["player"] for o in book["out"]] == ["w1"]
+        assert all("w1" in e["summary"] for e in book["entries"])
         after = candidates("incidents", "--tournament", "open", "--format", "json", store=path)
         assert after.returncode == 0 and json.loads(after.stdout)["out"] == []
         unnamed = candidates("incidents", store=path)
         assert unnamed.returncode == 2 and "open, womens" in unnamed.stderr
+        # the Chief Arbiter's report of each event holds its own entries only
+        for tid, player, count in (("womens", "w1", 1), ("open", aronian, 2)):
+            done = candidates("--tournament", tid, "report", "--format", "json", store=path)
+            assert done.returncode == 0, done.stderr
+            entries = json.loads(done.stdout)["entries"]
+            assert len(entries) == count and all(player in e["summary"] for e in entries), tid
 
 
 def claim(tid: str, game: str = "1.1") -> dict[str, Any]:
