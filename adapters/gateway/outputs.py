@@ -22,14 +22,14 @@ public's delayed copy of the log) unless a commentator's or arbiter's token
 is given (``?token=...`` or ``Authorization: Bearer ...``): then the live
 state. A bad token is refused (``401``), never treated as public.
 
-Answers are cached by what they show: a body is rebuilt only when the channel
-moved on *and* what it shows changed (the versions of the games it holds and of
-the tournament), so thousands of pollers cost one build per change. Each
-answer has a strong ``ETag`` (a hash of the body), ``Last-Modified`` (when the
-body last changed) and ``Cache-Control`` (``public, max-age=N`` for the public
-answers, so a reverse proxy or CDN can serve them; ``private, no-cache`` for
-live ones). ``If-None-Match`` with the current ``ETag`` answers ``304`` with no
-body.
+Answers are cached by what they show, per channel, tournament and path: a body
+is rebuilt only when the channel moved on *and* what it shows changed (the versions
+of the games it holds and of the tournament), so thousands of pollers cost one build
+per change. Each answer has a strong ``ETag`` (a hash of the body and of the
+tournament it answers for), ``Last-Modified`` (when the body last changed) and
+``Cache-Control`` (``public, max-age=N`` for the public answers, so a reverse proxy
+or CDN can serve them; ``private, no-cache`` for live ones). ``If-None-Match`` with
+the current ``ETag`` answers ``304`` with no body.
 """
 
 from __future__ import annotations
