@@ -9,22 +9,31 @@ raised once per side and moves completed, which the gateway pushes to the
 arbiters; under ``candidates-2012-unsupervised`` it records the result (6.9).
 
 The games in progress are found by following the store's log (only the events
-appended since the last tick are read). A game whose last event is more than
-``STALE_MS`` before the wall clock is not being played live (a store of an
-event replayed from its logs, a game left open by mistake): the timer leaves it
-alone rather than date alerts years after its moves.
+appended since the last tick are read, by their stream names). A game whose last
+event is more than ``STALE_MS`` before the wall clock is not being played live
+(a store of an event replayed from its logs, a game left open by mistake): the
+timer leaves it alone rather than date alerts years after its moves.
+
+The games found and the position they were read up to are kept in the store
+(``adapters.kept``, name ``flag-watch``), saved at most every ``KEEP_EVERY_S``
+and when the check stops: a restarted ``candidates serve`` reads only the events
+after that position instead of the whole log. ``events`` counts the events
+folded into the kept set (each once, across restarts and crashes).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
+from adapters.kept import KeptProjection
 from adapters.store import Store, wall_clock_ms
-from engine.events import split_stream, stream_game_id
+from engine.events import split_stream
 from engine.game.state import IN_PROGRESS
 from engine.timefmt import format_instant
 
@@ -32,31 +41,102 @@ DEFAULT_INTERVAL_S = 1.0
 STALE_MS = 12 * 3600 * 1000
 """No game of the event goes 12 hours without an event (3.5.1 gives each player at most
 3 h 15 min plus increments): older games are not live."""
+NAME = "flag-watch"
+FORMAT = 1
+"""The layout of the kept state (``games``: [namespace, game id] pairs; ``events``)."""
+KEEP_EVERY_S = 1.0
+"""How often, at most, the kept state is saved while the check runs."""
+
+log = logging.getLogger(__name__)
 
 
 class FlagWatch:
     """Which games are in progress, and one flag check over them."""
 
-    def __init__(self, store: Store, wall_clock: Callable[[], int] = wall_clock_ms) -> None:
+    def __init__(
+        self, store: Store, wall_clock: Callable[[], int] = wall_clock_ms, *, keep: bool = True
+    ) -> None:
         self.store = store
         self.wall_clock = wall_clock
         self.seq = 0
         self.game_ids: set[tuple[str | None, str]] = set()
         """(tournament namespace, game id): None for the store's first tournament."""
+        self.events = 0
+        """Events folded into ``game_ids`` since the kept state was first built."""
+        self.keep = keep
+        """Keep ``game_ids`` and ``seq`` in the store (False: read the whole log each run)."""
+        self.resumed_from = 0
+        """The kept position this check started from (0: the start of the log)."""
+        self.folded = 0
+        """Events this check read from the log."""
+        self._kept: KeptProjection | None = None
+        self._loaded = False
+        self._kept_seq = 0
+        self._kept_at = float("-inf")
+
+    def _load(self) -> None:
+        """Start from the kept state, if the store holds a usable one."""
+        self._loaded = True
+        if not self.keep:
+            return
+        try:
+            self._kept = KeptProjection(self.store, NAME, FORMAT)
+        except Exception:
+            log.warning("no kept state in this store (it cannot be set up)", exc_info=True)
+            return
+        loaded = self._kept.load()
+        if loaded is None:
+            return
+        position, state = loaded
+        try:
+            games = {(None if ns is None else str(ns), str(g)) for ns, g in state["games"]}
+            events = int(state["events"])
+        except (KeyError, TypeError, ValueError) as exc:
+            log.warning("the kept flag check is not of its layout (%r): reading the log", exc)
+            self._kept.drop()
+            return
+        self.seq = self.resumed_from = self._kept_seq = position
+        self.game_ids, self.events = games, events
+
+    def fold(self) -> None:
+        """Read the events after ``seq`` (their stream names only) for the games."""
+        if not self._loaded:
+            self._load()
+        for notification in self.store.notifications(self.seq + 1):
+            self.seq = notification.id
+            self.events += 1
+            self.folded += 1
+            namespace, name = split_stream(notification.originator_id)
+            if name.startswith("game/"):
+                self.game_ids.add((namespace, name.removeprefix("game/")))
+
+    def save(self, *, now_s: float | None = None, force: bool = False) -> bool:
+        """Keep ``game_ids`` at ``seq`` if it moved and ``KEEP_EVERY_S`` has passed since
+        the last save (``force``: whenever it moved); False when nothing was saved (not
+        due, or the store already holds that position: another process saved it)."""
+        if self._kept is None or self.seq <= self._kept_seq:
+            return False
+        now_s = time.monotonic() if now_s is None else now_s
+        if not force and now_s - self._kept_at < KEEP_EVERY_S:
+            return False
+        self._kept_at = now_s
+        state = {"games": sorted(self.game_ids, key=_game_sort), "events": self.events}
+        try:
+            saved = self._kept.save(self.seq, state)
+        except Exception:
+            log.warning("saving the kept flag check failed; the next save covers it", exc_info=True)
+            return False
+        self._kept_seq = self.seq
+        return saved
 
     def live_games_by_tournament(self, now_ms: int) -> dict[str | None, list[str]]:
         """Games in progress whose last event is recent, in id order, by tournament
         (its id; None when the store holds one tournament)."""
-        for seq, event in self.store.events_since(self.seq):
-            self.seq = seq
-            namespace, name = split_stream(event.originator_id)
-            game_id = stream_game_id(name)
-            if game_id is not None and name.startswith("game/"):
-                self.game_ids.add((namespace, game_id))
+        self.fold()
         live: dict[str | None, list[str]] = {}
         several = any(namespace is not None for namespace, _ in self.game_ids)
         first = self.store.first_tournament_id() if several else None
-        for namespace, game_id in sorted(self.game_ids, key=lambda k: (k[0] or "", k[1])):
+        for namespace, game_id in sorted(self.game_ids, key=_game_sort):
             view = self.store.view(namespace or first)
             game = view.game(game_id)
             recent = game is not None and now_ms - game.last_at_ms <= STALE_MS
@@ -84,8 +164,13 @@ class FlagWatch:
                 cmd["tournament"] = tournament
             answer = self.store.handle(cmd)
             if not answer["ok"]:
-                return answer
+                break
+        self.save()
         return answer
+
+
+def _game_sort(key: tuple[str | None, str]) -> tuple[str, str]:
+    return key[0] or "", key[1]
 
 
 async def watch_flags(
@@ -104,4 +189,6 @@ async def watch_flags(
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval_s)
     finally:
+        with contextlib.suppress(Exception):
+            await loop.run_in_executor(None, lambda: watch.save(force=True))
         store.close()

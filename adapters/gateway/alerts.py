@@ -173,5 +173,9 @@ class OpenAlerts:
             if key is not None and key not in self.frames:
                 self.update([frame], objects, seq)
 
+    def restore(self, frames: Iterable[Frame]) -> None:
+        """The alerts open at a kept position (``adapters.gateway.kept_state``), in order."""
+        self.frames = {str(f.body["key"]): f for f in frames}
+
     def now(self) -> list[Frame]:
         return list(self.frames.values())

@@ -15,6 +15,12 @@ Every tournament of the store is followed: a game is known by its key
 (``game_key``: its id in the store's first tournament, ``<tournament>/<id>`` in
 the others) and its object names its ``tournament``; standings and incident books
 are kept per tournament.
+
+At start the log is read once (``LogScan``: stream names, only the alerts
+decoded) for the games with a stream and the alerts raised; a follower resuming
+from a kept state (``Resumed``, ``adapters.gateway.kept_state``) reads only the
+events after its position, and keeps the standings of every tournament those
+events did not touch.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ STABLE_READ_ATTEMPTS = 8
 
 QUIET_KINDS = frozenset({"MovePlayed"})
 """Game-stream events that cannot change the standings (clock streams never do)."""
+QUIET_TOPICS = tuple(f":{kind}" for kind in QUIET_KINDS)
+ALERT_TOPIC = ":AlertRaised"
 
 
 @dataclass
@@ -67,6 +75,58 @@ class Update:
     incidents: dict[str, Any] = field(default_factory=dict)
     """Each tournament's incident book object (``queries.incidents_object``) that changed
     (every one at start), by tournament id: for arbiters only."""
+    raised: list[tuple[int, AlertRaised]] = field(default_factory=list)
+    """At start: the alerts raised in the events read (all of them, or those after the
+    kept position); which are still open is for the caller."""
+    folded: int = 0
+    """At start: how many events were read from the log (after the kept position)."""
+
+
+@dataclass
+class Resumed:
+    """What a follower knew at a position (a kept state): it reads the log after it."""
+
+    position: int
+    games: dict[str, list[str]]
+    """Tournament id -> its known game ids."""
+    standings: dict[str, Any]
+    """Tournament id -> its standings object at ``position``."""
+
+
+@dataclass
+class LogScan:
+    """One pass over the notification log after ``position``, decoding only the alerts:
+    the games with a stream and the tournaments whose standings may have changed (by
+    namespace: None for the store's first tournament), the alerts raised, the number
+    of events read."""
+
+    position: int = 0
+    games: dict[str | None, set[str]] = field(default_factory=dict)
+    touched: set[str | None] = field(default_factory=set)
+    raised: list[tuple[int, AlertRaised]] = field(default_factory=list)
+    events: int = 0
+
+    def read(self, store: Store, upto: int) -> None:
+        """Read the events after ``position`` up to ``upto`` (extends the scan)."""
+        if upto <= self.position:
+            return
+        for notification in store.notifications(self.position + 1):
+            if notification.id > upto:
+                break
+            self.events += 1
+            topic = notification.topic
+            namespace, name = split_stream(notification.originator_id)
+            if name.startswith("game/"):
+                self.games.setdefault(namespace, set()).add(name.removeprefix("game/"))
+            if topic.endswith(ALERT_TOPIC):
+                event = store.app.mapper.to_domain_event(notification)
+                if isinstance(event, AlertRaised):
+                    self.raised.append((notification.id, event))
+            elif name in (TOURNAMENT_STREAM, TOURNAMENTS_STREAM, INCIDENTS_STREAM) or (
+                name.startswith("game/") and not topic.endswith(QUIET_TOPICS)
+            ):
+                self.touched.add(namespace)  # as ``touched_by`` says of the decoded events
+        self.position = upto
 
 
 class Follower:
@@ -85,14 +145,6 @@ class Follower:
 
     def _view(self, tid: str) -> TournamentView:
         return self.store.view(tid)
-
-    def _all_game_ids(self, tid: str) -> list[str]:
-        """Paired games and every game with a stream (one scan of the log, at start)."""
-        view = self._view(tid)
-        tournament = view.tournament()
-        ids = set(tournament.pairings()) if tournament else set()
-        ids.update(view.game_ids())
-        return sorted(ids, key=game_order)
 
     def _paired(self, tid: str) -> set[str]:
         tournament = self._view(tid).tournament()
@@ -133,23 +185,34 @@ class Follower:
 
     # --- reading --------------------------------------------------------------
 
-    def start(self) -> Update:
-        """Every game object and the standings, consistent with one sequence number."""
+    def start(self, resumed: Resumed | None = None) -> Update:
+        """Every game object and the standings, consistent with one sequence number.
+
+        From a kept state (``resumed``), only the events after its position are read:
+        its games and standings stand but for what those events changed."""
+        scan = LogScan(resumed.position if resumed else 0)
+        kept_standings = resumed.standings if resumed else {}
         for _ in range(STABLE_READ_ATTEMPTS):
             seq = self.store.last_seq()
+            scan.read(self.store, seq)
             games: dict[str, dict[str, Any]] = {}
             ids: dict[str, list[str]] = {}
             standings: dict[str, Any] = {}
             tournaments = self._tournaments()
             for tid in tournaments:
-                self._paired(tid)
+                namespace = None if tid == self.first else tid
+                known = set(resumed.games.get(tid, ())) if resumed else set()
+                known |= self._paired(tid) | scan.games.get(namespace, set())
                 ids[tid] = []
-                for gid in self._all_game_ids(tid):
+                for gid in sorted(known, key=game_order):
                     obj = self._game_object(tid, gid)
                     if obj is not None:
                         games[game_key(tid, gid, self.first)] = obj
                         ids[tid].append(gid)
-                standings[tid] = self._read_standings(tid)
+                if tid in kept_standings and namespace not in scan.touched:
+                    standings[tid] = kept_standings[tid]
+                else:
+                    standings[tid] = self._read_standings(tid)
             incidents = self._read_incidents(tournaments)
             if self.store.last_seq() == seq:
                 break
@@ -164,6 +227,8 @@ class Follower:
             first=self.first,
             names=dict(self.names),
             incidents=incidents,
+            raised=scan.raised,
+            folded=scan.events,
         )
 
     def poll(self) -> Update | None:
@@ -249,20 +314,6 @@ class Follower:
             if seq > upto:
                 break
             found.append((seq, event))
-        return found
-
-    def alerts_raised(self) -> list[tuple[int, AlertRaised]]:
-        """Every stored ``AlertRaised`` with its sequence number (one pass over the log,
-        decoding only the alerts): which of them are still open is for the caller."""
-        found: list[tuple[int, AlertRaised]] = []
-        for notification in self.store.notifications(1):
-            if notification.id > self.seq:
-                break
-            if not notification.topic.endswith(":AlertRaised"):
-                continue
-            event = self.store.app.mapper.to_domain_event(notification)
-            if isinstance(event, AlertRaised):
-                found.append((notification.id, event))
         return found
 
 

@@ -53,9 +53,11 @@ from adapters.gateway.deltas import (
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
+from adapters.gateway.kept_state import FORMAT, KEEP_EVERY_S, NAME, GatewayState
 from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
+from adapters.kept import KeptProjection
 from adapters.store import Store
 from adapters.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
 from engine.commands import REGISTRY
@@ -83,6 +85,8 @@ MAX_TOKEN = 512
 MAX_GAMES = 512
 """Most game ids one subscription may name."""
 MAX_GAME_ID = 64
+STOP_WAIT_S = 2.0
+"""How long a stopping gateway lets the reading in progress finish (its state is then kept)."""
 
 PAGES = {"/": "index.html", "/arbiter": "arbiter.html"}
 TYPES = {
@@ -103,6 +107,15 @@ class Stats:
     delivered_frames: int = 0
     delivered_messages: int = 0
     connections: int = 0
+    kept_seq: int = 0
+    """The position of the kept state this gateway last loaded or saved."""
+    resumed_from: int = 0
+    """The kept position this gateway started from (0: it read the whole log)."""
+    folded_at_start: int = 0
+    """Events read from the log at start (those after ``resumed_from``)."""
+    kept_saves: int = 0
+    kept_refused: int = 0
+    """Saves refused: the store already held that position (another gateway saved it)."""
 
 
 class Gateway:
@@ -119,6 +132,7 @@ class Gateway:
         resume_limit: int = RESUME_LIMIT,
         fallback_s: float = FALLBACK_S,
         http_max_age_s: int = DEFAULT_MAX_AGE_S,
+        keep: bool = True,
     ) -> None:
         self.store_url = store_url
         self.tokens = tokens or Tokens()
@@ -165,26 +179,96 @@ class Gateway:
         self._no_commands = asyncio.Event()
         self._no_commands.set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.keep = keep
+        """Keep the open alerts and standings in the store (``adapters.gateway.kept_state``)."""
+        self._kept: KeptProjection | None = None
+        self._folded = GatewayState()
+        """Position and counters of what the live channel folded (the rest is read from
+        the follower and the open alerts when the state is saved)."""
+        self._kept_submitted = 0
+        self._kept_at = float("-inf")
+        self._stopping = False
 
     # --- blocking parts (executor threads) ---------------------------------------
 
-    def _start_reading(self) -> tuple[Update, Update | None, list[tuple[int, AlertRaised]]]:
-        """The live state, the public state at ``now - delay``, the alerts ever raised."""
+    def _start_reading(self) -> tuple[Update, Update | None, GatewayState | None]:
+        """The live state (from the kept state, if any), the public state at
+        ``now - delay``, the kept state it started from."""
         self._follower = Follower(Store(self.store_url))
         loop = self._loop
         if loop is not None:
             self._listener = listen_for_changes(
                 self._follower.store, lambda: loop.call_soon_threadsafe(self._notified)
             )
-        start = self._follower.start()
-        raised = list(self._follower.alerts_raised())
+        kept = self._load_kept(self._follower.store) if self.keep else None
+        start = self._follower.start(kept.resumed() if kept is not None else None)
         if not self.delay_ms:
-            return start, None, raised
+            return start, None, kept
         self._delayed = DelayedLog(self.delay_ms)
         self._delayed.take(self._follower.events_between(0, start.seq), None)
         self._delayed.release(now_ms())
         self._public_follower = Follower(self._delayed.copy)
-        return start, self._public_follower.start(), raised
+        return start, self._public_follower.start(), kept
+
+    def _load_kept(self, store: Store) -> GatewayState | None:
+        """The kept state of this store, None without a usable one (said in a warning)."""
+        try:
+            self._kept = KeptProjection(store, NAME, FORMAT)
+        except Exception:
+            log.warning("no kept state in this store (it cannot be set up)", exc_info=True)
+            return None
+        loaded = self._kept.load()
+        if loaded is None:
+            return None
+        try:
+            return GatewayState.from_state(*loaded)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            log.warning("the kept state is not of its layout (%r): folding the whole log", exc)
+            self._kept.drop()
+            return None
+
+    def _kept_state(self) -> GatewayState | None:
+        """The state to keep, in the event loop between two readings of the log (None if
+        the follower is not where the live channel is: a reading was cut short)."""
+        follower = self._follower
+        if follower is None or follower.seq != self._folded.position:
+            return None
+        return GatewayState(
+            self._folded.position,
+            dict(follower.game_ids),
+            dict(follower.standings),
+            self.alerts.now(),
+            self._folded.events,
+            self._folded.alerts_raised,
+        )
+
+    def _save_kept(self, state: GatewayState) -> None:
+        """Save the kept state (reader thread); a failure is logged, the next save covers it."""
+        if self._kept is None:
+            return
+        try:
+            saved = self._kept.save(state.position, state.to_state())
+        except Exception:
+            log.warning("saving the kept state failed; the next save covers it", exc_info=True)
+            return
+        if saved:
+            self.stats.kept_saves += 1
+            self.stats.kept_seq = state.position
+        else:
+            self.stats.kept_refused += 1
+
+    def _keep(self, now_s: float) -> None:
+        """Hand the kept state to the reader thread, at most every ``KEEP_EVERY_S``."""
+        if self._kept is None or self._folded.position <= self._kept_submitted:
+            return
+        if now_s - self._kept_at < KEEP_EVERY_S:
+            return
+        state = self._kept_state()
+        if state is None:
+            return
+        self._kept_at = now_s
+        self._kept_submitted = state.position
+        self._reader.submit(self._save_kept, state)
 
     def _poll(self) -> tuple[Update | None, Update | None]:
         """What the live log gained, and what the public copy gained (events released)."""
@@ -238,14 +322,25 @@ class Gateway:
     async def open(self) -> None:
         """The first read: every game object and the standings at the store's position,
         the public's at ``now - delay``, the alerts still open."""
-        start, public, raised = await self._in(self._reader, self._start_reading)
+        start, public, kept = await self._in(self._reader, self._start_reading)
         self.live.open(start.seq, start.games, start.standings, start.first, start.names)
         self.public.know(start.first, start.names)
         self.live.incidents = dict(start.incidents)
         self.shown = dict(start.games)
-        # the alerts ever raised, each naming its tournament (as the deltas' do)
-        stored = tournament_frames(raised, {}, {}, (), None, start.first)
+        base = kept or GatewayState()
+        if kept is not None:
+            self.alerts.restore(kept.alerts)
+            self._kept_submitted = self.stats.kept_seq = self.stats.resumed_from = kept.position
+        # the alerts raised after the kept position, each naming its tournament (as the
+        # deltas' do)
+        stored = tournament_frames(start.raised, {}, {}, (), None, start.first)
         self.alerts.start(stored, start.games, start.seq, start.first)
+        self._folded = GatewayState(
+            start.seq,
+            events=base.events + start.folded,
+            alerts_raised=base.alerts_raised + len(start.raised),
+        )
+        self.stats.folded_at_start = start.folded
         if public is not None:
             self.public.open(public.seq, public.games, public.standings, start.first, start.names)
             self.public_shown = dict(public.games)
@@ -255,7 +350,7 @@ class Gateway:
         or every ``FALLBACK_S``); hand what changed to the live and public channels."""
         loop = asyncio.get_running_loop()
         last_read = loop.time()
-        while not stop.is_set():
+        while not stop.is_set() and not self._stopping:
             if self._listener is not None and loop.time() - last_read >= self.fallback_s:
                 self._changed = True
             if self._listener is None:
@@ -282,6 +377,7 @@ class Gateway:
                 self._dispatch(self.live, self.shown, update)
             if public is not None:
                 self._dispatch(self.public, self.public_shown, public)
+            self._keep(loop.time())  # after the frames were handed out, off their path
             wait_s = self.poll_interval_s
             if self._listener is not None and self.public is self.live:
                 wait_s = self.fallback_s  # nothing to release on a timer: sleep until notified
@@ -313,6 +409,11 @@ class Gateway:
         else:
             frames = [f for f in frames if f.audience == "all"]
         channel.apply(update.seq, frames, update.games, update.standings_changed, update.standings)
+        if channel is self.live:
+            folded = self._folded
+            folded.position = update.seq
+            folded.events += len(update.events)
+            folded.alerts_raised += sum(isinstance(e, AlertRaised) for _, e in update.events)
 
     # --- websocket connections -----------------------------------------------
 
@@ -616,6 +717,13 @@ class Gateway:
         }
         if identity is not None and not identity.is_public:
             body.update(seq=self.live.seq, public_seq=self.public.seq)
+            body["kept"] = {
+                "seq": self.stats.kept_seq,
+                "resumed_from": self.stats.resumed_from,
+                "folded_at_start": self.stats.folded_at_start,
+                "saves": self.stats.kept_saves,
+                "refused": self.stats.kept_refused,
+            }
         return body
 
     # --- running ----------------------------------------------------------------
@@ -655,10 +763,17 @@ class Gateway:
                     follower.result()  # reading the store failed for good: raise it
         finally:
             stop_waiter.cancel()
+            self._stopping = True
+            self._poked.set()
             if follower is not None:
+                # the reading in progress ends (and is dispatched) before the state is kept
+                await asyncio.wait({follower}, timeout=STOP_WAIT_S)
                 follower.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await follower
+            final = self._kept_state() if self._kept is not None else None
+            if final is not None and final.position > self._kept_submitted:
+                await self._in(self._reader, self._save_kept, final)
             await self._in(self._reader, self._close_stores)
             await self._in(self._deciding, self._close_command_store)
             self._reader.shutdown(wait=False)

@@ -1,0 +1,86 @@
+"""What the gateway keeps in the store between runs (``adapters.kept``, name ``gateway``).
+
+At a position P (a notification id): the open alerts (the alert frames, in the
+order they were raised), each tournament's standings object and known game ids,
+and two counters, the events and the ``AlertRaised`` events folded into the
+state since it was first built. A gateway that starts loads them and reads only
+the events after P (``Follower.start``); one with no kept state (a new store, a
+store written before kept projections, a state of another program version)
+reads the whole log as before and saves what it found.
+
+Each event is folded once: the counters grow by the events of each update the
+live channel dispatches, and the state is saved with the position of that
+update's last event, in one transaction. After a crash the next run reads the
+events after the last saved position, so ``events`` equals the number of events
+in the log up to the position, which the tests check.
+
+The state is saved by the reader thread, at most every ``KEEP_EVERY_S`` and when
+the gateway stops, after the frames of the update have been handed to the
+clients: keeping it never delays a move on its way to the viewers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.gateway.follower import Resumed
+from adapters.gateway.frames import Frame
+
+NAME = "gateway"
+FORMAT = 1
+"""The layout of the state below; a change of it is a new number."""
+KEEP_EVERY_S = 1.0
+"""How often, at most, the gateway saves its kept state while it runs."""
+
+_FRAME_FIELDS = tuple(f.name for f in dataclasses.fields(Frame) if not f.name.startswith("_"))
+
+
+def frame_state(frame: Frame) -> dict[str, Any]:
+    """A frame as plain data (its body and routing fields; not its encodings)."""
+    return {name: getattr(frame, name) for name in _FRAME_FIELDS}
+
+
+def frame_from_state(data: dict[str, Any]) -> Frame:
+    return Frame(**{name: data[name] for name in _FRAME_FIELDS if name in data})
+
+
+@dataclass
+class GatewayState:
+    """The gateway's kept state at ``position``."""
+
+    position: int = 0
+    games: dict[str, list[str]] = field(default_factory=dict)
+    """Tournament id -> its game ids known to the follower."""
+    standings: dict[str, Any] = field(default_factory=dict)
+    """Tournament id -> its standings object (None while it has none)."""
+    alerts: list[Frame] = field(default_factory=list)
+    """The open alerts (``OpenAlerts.frames``), in the order they were raised."""
+    events: int = 0
+    """Events folded into this state since it was first built (each exactly once)."""
+    alerts_raised: int = 0
+    """``AlertRaised`` events among them."""
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "standings": self.standings,
+            "alerts": [frame_state(f) for f in self.alerts],
+            "events": self.events,
+            "alerts_raised": self.alerts_raised,
+        }
+
+    @classmethod
+    def from_state(cls, position: int, state: dict[str, Any]) -> GatewayState:
+        """Raises KeyError, TypeError or ValueError when ``state`` is not of this layout."""
+        games = {str(t): [str(g) for g in ids] for t, ids in state["games"].items()}
+        standings = {str(t): s for t, s in state["standings"].items()}
+        alerts = [frame_from_state(a) for a in state["alerts"]]
+        if not all(isinstance(a.body, dict) for a in alerts):
+            raise TypeError("an alert's body is not a map")
+        events, raised = int(state["events"]), int(state["alerts_raised"])
+        return cls(position, games, standings, alerts, events, raised)
+
+    def resumed(self) -> Resumed:
+        return Resumed(self.position, self.games, self.standings)
