@@ -248,7 +248,7 @@ class Chain:
         writer may have sealed since): one cheap comparison per append otherwise."""
         if self.sealed is not None and last_seq - self.sealed.seq < self.seal_every:
             return False
-        tournament = self.store.tournament()
+        tournament = self.store.first_tournament()  # the seals' stream, as in ``seal``
         if tournament is None:
             return False
         if self.sealed is None or tournament.version != self.sealed_version:

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from adapters.store import Store
+from adapters.store import Store, logical_event
 from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
-from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream
+from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream, split_stream
 from engine.game.state import Game
 from engine.rules import profile
 from engine.timefmt import format_instant
@@ -227,10 +227,16 @@ def _all_games(store: Store) -> list[Game]:
 
 
 def decision_events(store: Store) -> Iterator[Event]:
-    """Every stored event but the physical clocks' readings, in global order (what the
-    arbiters decided and what followed; the readings are tens of thousands)."""
-    for _, event in store.events_since(0, skip_streams=("clock/",)):
-        yield event
+    """Every stored event of the tournament but the physical clocks' readings, in global
+    order (what the arbiters decided and what followed; the readings are tens of
+    thousands), under the engine's stream names. In a store of several tournaments the
+    others' events are left out; the store's own streams (boards) go with its first."""
+    view = _view(store)
+    namespace = getattr(view, "namespace", None)
+    source = getattr(view, "store", store)
+    for _, event in source.events_since(0, skip_streams=("clock/",)):
+        if split_stream(event.originator_id)[0] == namespace:
+            yield logical_event(event, namespace)
 
 
 def incidents_object(store: Store) -> dict[str, Any]:

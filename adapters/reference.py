@@ -651,6 +651,16 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "seq": {"type": ["integer", "null"]},
             "kind": {"type": "string"},
             "game": {"type": ["string", "null"]},
+            "tournament": {
+                "description": "the alert's tournament, when it is not the store's first",
+                "type": "string",
+            },
+            "key": {
+                "description": "what the alert is about: `<game>/...`, `<tournament>/<game>/...` "
+                "for a further tournament's game",
+                "type": "string",
+            },
+            "closed": {"type": "boolean"},
             "message": {"type": "string"},
             "details": {"type": ["object", "null"]},
             "claim": ANY_OBJECT,
@@ -689,13 +699,15 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
         },
     },
     "incidents": {
-        "description": "arbiters: the incident book (who is out of the playing area, with "
-        "whom; every incident and ruling), after a snapshot and when it changes",
+        "description": "arbiters: a tournament's incident book (who is out of the playing "
+        "area, with whom; every incident and ruling), after a snapshot or a resume and when "
+        "it changes; one frame per subscribed tournament",
         "type": "object",
-        "required": ["op", "book"],
+        "required": ["op", "tournament", "book"],
         "properties": {
             "op": {"const": "incidents"},
             "seq": {"type": ["integer", "null"]},
+            "tournament": {"description": "the book's tournament", "type": "string"},
             "book": {"type": "object"},
         },
     },

@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from websockets.sync.client import connect
 from adapters.queries import game_object
 from adapters.store import Store
 from tests.gateway_support import ARBITER_TOKEN, CHIEF_TOKEN, RunningGateway, now_at
-from tests.helpers import ok, paired_tournament
+from tests.helpers import ARBITERS, ok, paired_tournament
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
@@ -322,6 +323,137 @@ def test_two_tournaments_all_boards_and_the_tournament_switcher(sqlite_store: St
                 ".map(td => td.textContent).join(' ')"
             )
             assert "Player W1" in names and "Carlsen" not in names
+        finally:
+            browser.close()
+
+
+def choose(browser: Browser, tournament: str) -> None:
+    """Choose a tournament in the page's switcher, as a person does."""
+    browser.js(
+        f"{{ const s = document.getElementById('tournament'); s.value = '{tournament}';"
+        " s.dispatchEvent(new Event('change')); }"
+    )
+
+
+def womens_event(store: Store) -> None:
+    """A Women's event next to the 2013 field (the store's first), the same arbiters."""
+    womens = [{"id": f"w{i}", "name": f"Player W{i}", "rating": 2500 - i} for i in range(1, 9)]
+    ok(
+        store,
+        {
+            "cmd": "create_tournament",
+            "tournament": "womens",
+            "name": "Women's Candidates",
+            "start_date": "2013-03-13",
+            "players": womens,
+            "arbiters": ARBITERS,
+        },
+    )
+    numbers = {p["id"]: i for i, p in enumerate(womens, start=1)}
+    ok(store, {"cmd": "draw_lots", "tournament": "womens", "numbers": numbers})
+
+
+def test_two_tournaments_each_boards_pgn_links_and_game_page_are_its_own(
+    sqlite_store: Store,
+) -> None:
+    paired_tournament(sqlite_store)
+    womens_event(sqlite_store)
+    for tid, move in (("london-2013", "d4"), ("womens", "e4")):
+        game = {"tournament": tid, "game": "1.1"}
+        ok(sqlite_store, {"cmd": "start_game", **game, "at": now_at()})
+        ok(sqlite_store, {"cmd": "play_move", **game, "move": move, "at": now_at()})
+    with RunningGateway(sqlite_store.url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/?tournament=womens")
+        try:
+            browser.wait_for(f"{piece_on('womens/1.1', 'e4')} === 'P'")
+            assert browser.wait_for("document.getElementById('title').textContent") == (
+                "Women's Candidates"
+            )
+            links = browser.js(
+                "[document.getElementById('round-pgn').href, document.getElementById('all-pgn')"
+                f".href, {card('womens/1.1', 'a.pgn')}.href, {card('womens/1.1', 'a.head')}.href]"
+            )
+            assert [urllib.parse.urlsplit(u).path for u in links] == [
+                "/pgn/round/1.pgn",
+                "/pgn/all.pgn",
+                "/pgn/games/1.1.pgn",
+                "/game/1.1",
+            ]
+            assert all(urllib.parse.urlsplit(u).query == "tournament=womens" for u in links)
+            for url in links[:3]:  # the page's PGN links download the Women's games
+                with urllib.request.urlopen(url, timeout=5) as answer:
+                    pgn = answer.read().decode()
+                assert '[Event "Women\'s Candidates"]' in pgn and "1. e4" in pgn, url
+        finally:
+            browser.close()
+        game_page = Browser(links[3])
+        try:
+            text = game_page.wait_for("document.getElementById('moves').innerText")
+            assert text.split() == ["e4"]
+            assert "Player W1" in game_page.js("document.getElementById('title').textContent")
+        finally:
+            game_page.close()
+
+
+def test_two_tournaments_the_desk_shows_the_book_and_alerts_of_the_one_chosen(
+    sqlite_store: Store,
+) -> None:
+    """One team of arbiters for both events: the desk shows every tournament's incident
+    book and open alerts, or those of the tournament chosen in its switcher, and its
+    buttons act in the tournament of what they are about."""
+    paired_tournament(sqlite_store)
+    womens_event(sqlite_store)
+    for tid, player in (("london-2013", "aronian"), ("womens", "w1")):
+        game = {"tournament": tid, "game": "1.1"}
+        ok(sqlite_store, {"cmd": "start_game", **game, "at": now_at()})
+        leave = {"cmd": "permit_leave", "tournament": tid, "player": player}
+        ok(sqlite_store, {**leave, "arbiter": "chief", "accompanied_by": "deputy", "at": now_at()})
+        claim = {"cmd": "claim_draw", **game, "by": "white", "kind": "threefold_repetition"}
+        ok(sqlite_store, {**claim, "at": now_at()})
+    with RunningGateway(sqlite_store.url, public_delay_s=900) as gw:
+        browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
+        out_rows = "[...document.querySelectorAll('#out tr[data-out]')].map(r => r.dataset.out)"
+        alerts = "[...document.querySelectorAll('#alerts li[data-key]')].map(li => li.dataset.key)"
+        try:
+            assert browser.wait_for(f"{out_rows}.length === 2 && {out_rows}") == ["aronian", "w1"]
+            assert sorted(browser.wait_for(f"{alerts}.length === 2 && {alerts}")) == [
+                "1.1/claim:1",
+                "womens/1.1/claim:1",
+            ]
+            choose(browser, "womens")
+            assert browser.wait_for(f"{out_rows}.join() === 'w1' && {out_rows}") == ["w1"]
+            assert browser.wait_for(f"{alerts}.join() === 'womens/1.1/claim:1' && {alerts}")
+            entries = browser.wait_for(
+                "[...document.querySelectorAll('#incidents li')].map(li => li.dataset.tournament)"
+            )
+            assert entries and set(entries) == {"womens"}
+            assert "tournament=womens" in browser.js("location.search")
+            browser.screenshot(OUTPUT / "gateway-arbiter-two-tournaments.png")
+            # Returned: the command names the Women's event (the store holds two)
+            browser.js("document.querySelector('#out tr[data-out=w1] button').click()")
+            browser.wait_for("!document.querySelector('#out tr[data-out=w1]')")
+            line = browser.wait_for("document.querySelector('#results li')?.textContent")
+            assert "ok (PlayerReturned)" in line, line
+            assert sqlite_store.view("womens").incident_book().out == ()  # type: ignore[union-attr]
+            assert len(sqlite_store.view("london-2013").incident_book().out) == 1  # type: ignore[union-attr]
+            # the first tournament's claim, ruled from its claims table, names it too
+            choose(browser, "london-2013")
+            assert browser.wait_for(f"{alerts}.join() === '1.1/claim:1' && {alerts}")
+            reject = (
+                "[...document.querySelectorAll('#claims button')]"
+                ".find(b => b.textContent === 'Reject')"
+            )
+            browser.wait_for(f"!!{reject}")
+            browser.js(f"{reject}.click()")
+            line = browser.wait_for(
+                "[...document.querySelectorAll('#results li')].map(li => li.textContent)"
+                ".find(t => t.includes('ClaimRuled'))"
+            )
+            assert "ok (ClaimRuled" in line, line
+            claims = game_object(sqlite_store.view("london-2013"), "1.1")["claims"]
+            assert [c["status"] for c in claims] == ["rejected"]
+            womens_claims = game_object(sqlite_store.view("womens"), "1.1")["claims"]
+            assert [c["status"] for c in womens_claims] == ["pending"]
         finally:
             browser.close()
 

@@ -235,6 +235,20 @@ class TestAudit:
         assert report.games == 2
         assert [f for f in report.findings if f.severity != "info"] == []
 
+    def test_seals_by_position_are_appended_in_a_store_of_two(self, store: Store) -> None:
+        """Seals live on the first tournament's stream and cover the whole store: a store of
+        several tournaments is sealed every ``seal_every`` positions like a store of one."""
+        store.chain.seal_every = 5
+        two_events(store)
+        for tid in ("open", "womens"):
+            ok(store, {"cmd": "start_game", "tournament": tid, "game": "1.1", "at": at(0)})
+            for i, move in enumerate(("e4", "e5", "Nf3", "Nc6")):
+                cmd = {"cmd": "play_move", "tournament": tid, "game": "1.1", "move": move}
+                ok(store, {**cmd, "at": at(1 + i)})
+        seals = [e for _, e in store.events_since(0) if e.originator_id == "tournament"]
+        assert any(type(e).__name__ == "ChainSealed" for e in seals)
+        assert not [f for f in audit_store(store).of("integrity")]
+
 
 class TestGateway:
     """One gateway serves every tournament of the store: per tournament, or all of them."""

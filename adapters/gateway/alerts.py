@@ -4,9 +4,13 @@ An alert frame (``{"op": "alert", ...}``) carries a ``key`` naming what it is
 about: ``<game>/claim:<id>`` for a claim waiting for a ruling,
 ``<game>/<kind>:<side>`` for a clock alert (``clock_mismatch:white``, as the
 engine keeps them in each reading's ``open_alerts``), ``<game>/<kind>`` for
-another alert of a game. The gateway keeps the open ones (pure: no I/O) and
-sends them after every arbiter snapshot and resume; when one is resolved it
-sends ``{"op": "alert", "key", "game", "kind", "closed": true}`` and forgets it.
+another alert of a game. ``<game>`` is the gateway's key of the game: its id in
+the store's first tournament, ``<tournament>/<id>`` in the others, so that two
+tournaments' alerts about their games 1.1 neither collide nor close each other.
+The gateway keeps the open ones (pure: no I/O) and sends them after every arbiter
+snapshot and resume, each to the arbiters subscribed to its tournament; when one
+is resolved it sends ``{"op": "alert", "key", "game", "kind", "closed": true}``
+(with the ``tournament`` of a further tournament's alert) and forgets it.
 
 Whether an alert is still open is read from the game object, by the state the
 engine keeps:
@@ -37,9 +41,10 @@ GameObject = Mapping[str, Any]
 StillOpen = Callable[[Mapping[str, Any], GameObject], bool]
 
 
-def alert_key(body: Mapping[str, Any]) -> str | None:
+def alert_key(frame: Frame) -> str | None:
     """The key of an alert frame (None for an alert about no game: it is not kept)."""
-    game = body.get("game")
+    body = frame.body
+    game = frame.game or body.get("game")
     if not game:
         return None
     kind = str(body.get("kind"))
@@ -58,7 +63,7 @@ def _claim_open(body: Mapping[str, Any], game: GameObject) -> bool:
 
 def _clock_open(body: Mapping[str, Any], game: GameObject) -> bool:
     device = (game.get("clock") or {}).get("device") or {}
-    key = str(body.get("key", "")).partition("/")[2]
+    key = str(body.get("key", "")).rpartition("/")[2]
     return key in (device.get("open_alerts") or ())
 
 
@@ -101,11 +106,13 @@ def closing_frame(frame: Frame, seq: int) -> Frame:
         "op": "alert",
         "seq": seq,
         "key": frame.body["key"],
-        "game": frame.game,
+        "game": frame.body.get("game"),
         "kind": frame.body.get("kind"),
         "closed": True,
     }
-    return Frame(body, seq, frame.game, audience="arbiter")
+    if frame.body.get("tournament") is not None:  # absent: the store's first tournament
+        body["tournament"] = frame.body["tournament"]
+    return Frame(body, seq, frame.game, audience="arbiter", tournament=frame.tournament)
 
 
 class OpenAlerts:
@@ -123,7 +130,7 @@ class OpenAlerts:
         for frame in frames:
             if frame.body.get("op") != "alert" or frame.body.get("closed"):
                 continue
-            key = alert_key(frame.body)
+            key = alert_key(frame)
             if key is None:
                 continue
             frame.body["key"] = key
@@ -144,17 +151,25 @@ class OpenAlerts:
                 closed.append(closing_frame(frame, seq))
         return closed
 
-    def start(self, raised: Iterable[Frame], objects: Mapping[str, GameObject], seq: int) -> None:
-        """The alerts open at the store's position: those stored, and a claim alert for
-        every claim pending (stored alerts first, so their details are kept)."""
+    def start(
+        self,
+        raised: Iterable[Frame],
+        objects: Mapping[str, GameObject],
+        seq: int,
+        first: str | None = None,
+    ) -> None:
+        """The alerts open at the store's position: those stored (``tournament_frames``:
+        each names its tournament), and a claim alert for every claim pending (stored
+        alerts first, so their details are kept). ``objects`` are keyed by the gateway's
+        game keys; ``first`` is the store's first tournament (its objects name none)."""
         claims = [
-            claim_alert(seq, game, claim)
-            for game in objects.values()
+            claim_alert(seq, game, claim, key, game.get("tournament", first))
+            for key, game in objects.items()
             for claim in pending_claims(game).values()
         ]
         self.update([*raised], objects, seq)
         for frame in claims:
-            key = alert_key(frame.body)
+            key = alert_key(frame)
             if key is not None and key not in self.frames:
                 self.update([frame], objects, seq)
 

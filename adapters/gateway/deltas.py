@@ -49,8 +49,11 @@ CLAIM_PENDING = "claim_pending"
 
 
 def alert_of(seq: int, event: AlertRaised) -> Frame:
+    """An alert frame for arbiters. ``Frame.game`` is the gateway's key of the game
+    (``<tournament>/<id>`` for a further tournament's game, from its stream): an alert
+    is never taken for the same game id of another tournament."""
     fields = event.payload()
-    game = fields.get("game") or stream_game_id(event.originator_id)
+    game = stream_game_id(event.originator_id) or fields.get("game")
     body = {
         "op": "alert",
         "seq": seq,
@@ -64,9 +67,11 @@ def alert_of(seq: int, event: AlertRaised) -> Frame:
     return Frame(body, seq, game, audience="arbiter")
 
 
-def incidents_frame(seq: int, book: Mapping[str, Any]) -> Frame:
-    """``{"op": "incidents", "seq", "book"}``: the incident book as it stands, to arbiters."""
-    return Frame({"op": "incidents", "seq": seq, "book": dict(book)}, seq, None, audience="arbiter")
+def incidents_frame(seq: int, book: Mapping[str, Any], tournament: str) -> Frame:
+    """``{"op": "incidents", "seq", "tournament", "book"}``: a tournament's incident book as
+    it stands, to the arbiters subscribed to that tournament (or to all)."""
+    body = {"op": "incidents", "seq": seq, "tournament": tournament, "book": dict(book)}
+    return Frame(body, seq, None, audience="arbiter", tournament=tournament)
 
 
 def pending_claims(game: Mapping[str, Any] | None) -> dict[Any, dict[str, Any]]:

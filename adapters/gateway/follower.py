@@ -13,13 +13,14 @@ taken at ``seq`` followed by the deltas after ``seq`` is exactly the log.
 
 Every tournament of the store is followed: a game is known by its key
 (``game_key``: its id in the store's first tournament, ``<tournament>/<id>`` in
-the others) and its object names its ``tournament``; standings are kept per
-tournament.
+the others) and its object names its ``tournament``; standings and incident books
+are kept per tournament.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,9 +64,9 @@ class Update:
     """The store's first tournament (whose game keys are the plain game ids)."""
     names: dict[str, str] = field(default_factory=dict)
     """Tournament id -> its name, for every tournament of the store."""
-    incidents: Any = None
-    """The incident book object (``queries.incidents_object``) when it changed, for
-    arbiters only; None when it did not."""
+    incidents: dict[str, Any] = field(default_factory=dict)
+    """Each tournament's incident book object (``queries.incidents_object``) that changed
+    (every one at start), by tournament id: for arbiters only."""
 
 
 class Follower:
@@ -119,13 +120,16 @@ class Follower:
         self.first = self.store.first_tournament_id()
         return self.store.tournament_ids()
 
-    def _read_incidents(self) -> Any:
-        """The incident book (3.9, 13.4) of the store's first tournament, for the arbiters'
-        desk; None without one."""
-        try:
-            return queries.incidents_object(self._view(self.first)) if self.first else None
-        except CommandRefused:
-            return None
+    def _read_incidents(self, tids: Iterable[str]) -> dict[str, Any]:
+        """The incident books (3.9, 13.4) of these tournaments, for the arbiters' desk (a
+        tournament without one is left out)."""
+        books: dict[str, Any] = {}
+        for tid in tids:
+            try:
+                books[tid] = queries.incidents_object(self._view(tid))
+            except CommandRefused:
+                continue
+        return books
 
     # --- reading --------------------------------------------------------------
 
@@ -136,7 +140,8 @@ class Follower:
             games: dict[str, dict[str, Any]] = {}
             ids: dict[str, list[str]] = {}
             standings: dict[str, Any] = {}
-            for tid in self._tournaments():
+            tournaments = self._tournaments()
+            for tid in tournaments:
                 self._paired(tid)
                 ids[tid] = []
                 for gid in self._all_game_ids(tid):
@@ -145,7 +150,7 @@ class Follower:
                         games[game_key(tid, gid, self.first)] = obj
                         ids[tid].append(gid)
                 standings[tid] = self._read_standings(tid)
-            incidents = self._read_incidents()
+            incidents = self._read_incidents(tournaments)
             if self.store.last_seq() == seq:
                 break
         self.seq, self.game_ids, self.standings = seq, ids, standings
@@ -178,12 +183,11 @@ class Follower:
         games: dict[str, dict[str, Any]] = {}
         standings = dict(self.standings)
         changed: set[str] = set()
-        incidents: Any = None
+        incidents: dict[str, Any] = {}
         for _ in range(STABLE_READ_ATTEMPTS):
             reads = store.stream_reads
             with store.session(look=False):
-                book = self._objects(events, games, standings, changed)
-            incidents = book if book is not None else incidents
+                incidents.update(self._objects(events, games, standings, changed))
             if store.stream_reads == reads or store.last_seq() == upto:
                 break
             fresh = list(store.events_since(upto))
@@ -210,10 +214,10 @@ class Follower:
         games: dict[str, dict[str, Any]],
         standings: dict[str, Any],
         changed: set[str],
-    ) -> Any:
+    ) -> dict[str, Any]:
         """The objects ``events`` may have changed, read into ``games`` and ``standings``
-        (``changed``: the tournaments whose standings did); the incident book if it may
-        have changed, else None."""
+        (``changed``: the tournaments whose standings did); the incident books that may
+        have changed, by tournament."""
         if self.first is None or any(isinstance(e, TournamentListed) for _, e in events):
             self._tournaments()
         touched, all_games, relevant = touched_by(events, self.first)
@@ -236,9 +240,7 @@ class Follower:
                 changed.add(tid)
             else:
                 changed.discard(tid)
-        if any(e.originator_id == INCIDENTS_STREAM for _, e in events):
-            return self._read_incidents()
-        return None
+        return self._read_incidents(books_touched(events, self.first))
 
     def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
         """The stored events with ``after < seq <= upto`` (a client's resume)."""
@@ -292,6 +294,17 @@ def touched_by(
             if name.startswith("game/") and type(event).__name__ not in QUIET_KINDS:
                 relevant.add(tid)
     return games, all_games, relevant
+
+
+def books_touched(events: list[tuple[int, Event]], first: str | None) -> list[str]:
+    """The tournaments whose incident book (their ``incidents`` stream) has new events."""
+    found: dict[str, None] = {}
+    for _, event in events:
+        if split_stream(event.originator_id)[1] == INCIDENTS_STREAM:
+            tid = event_tournament(event, first)
+            if tid is not None:
+                found[tid] = None
+    return list(found)
 
 
 def now_ms() -> int:

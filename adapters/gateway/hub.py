@@ -32,6 +32,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from adapters.gateway.alerts import OpenAlerts
+from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import fan_out
 from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
@@ -86,8 +87,9 @@ class Channel:
         """The store's first tournament (its games are keyed by their plain ids)."""
         self.names: dict[str, str] = {}
         """Tournament id -> name, every tournament of the store, in the store's order."""
-        self.incidents: Any = None
-        """The incident book object, for arbiters (sent after their snapshot)."""
+        self.incidents: dict[str, Any] = {}
+        """Each tournament's incident book object, by tournament id, for arbiters (sent
+        after their snapshot or resume)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
         self.alerts: OpenAlerts | None = None
@@ -356,11 +358,16 @@ class Client:
         return frames
 
     def incident_book(self) -> list[Frame]:
-        """Arbiters: the incident book (who is out, with whom; every incident) after a snapshot."""
-        if not self.identity.is_arbiter or self.channel is None or self.channel.incidents is None:
+        """Arbiters: the incident book (who is out, with whom; every incident) of each
+        subscribed tournament, after a snapshot or a resume."""
+        channel = self.channel
+        if not self.identity.is_arbiter or channel is None:
             return []
-        body = {"op": "incidents", "seq": self.channel.seq, "book": self.channel.incidents}
-        return [Frame(body, self.channel.seq, audience="arbiter")]
+        return [
+            incidents_frame(channel.seq, book, tid)
+            for tid, book in channel.incidents.items()
+            if book is not None and (self.tournaments is None or tid in self.tournaments)
+        ]
 
     def open_alerts(self) -> list[Frame]:
         """Arbiters: every alert still open (after a snapshot or a resume)."""

@@ -6,21 +6,30 @@ Routes (``GET``; docs/protocol.md, "HTTP outputs"):
   ``/api/pairings``: JSON;
 - ``/pgn/round/{n}.pgn``, ``/pgn/games/{id}.pgn``, ``/pgn/all.pgn``: the games
   as PGN (``projections.pgn``), ``[%clk]`` after every move, ``*`` while in
-  progress: what a broadcast platform polls.
+  progress: what a broadcast platform polls;
+- ``/api/tournaments``: every tournament of the store, with the paths of its outputs.
+
+A store may hold several tournaments (docs/scale.md): each route answers for the one
+named by the ``tournament`` query parameter (``?tournament=ID``, the name the commands
+and the subscription use), and without it for the store's first tournament, so that a
+URL keeps what it answered when the store held one tournament (a broadcast given
+``/pgn/round/7.pgn`` is not broken when a second event is added to the store).
+``/api/games?tournament=*`` lists every tournament's games. An id the store does not
+hold is ``404`` ``unknown_tournament``, naming those it holds.
 
 Every answer is what the public sees (the state at ``now - delay``, from the
 public's delayed copy of the log) unless a commentator's or arbiter's token
 is given (``?token=...`` or ``Authorization: Bearer ...``): then the live
 state. A bad token is refused (``401``), never treated as public.
 
-Answers are cached by what they show: a body is rebuilt only when the channel
-moved on *and* what it shows changed (the versions of the games it holds and of
-the tournament), so thousands of pollers cost one build per change. Each
-answer has a strong ``ETag`` (a hash of the body), ``Last-Modified`` (when the
-body last changed) and ``Cache-Control`` (``public, max-age=N`` for the public
-answers, so a reverse proxy or CDN can serve them; ``private, no-cache`` for
-live ones). ``If-None-Match`` with the current ``ETag`` answers ``304`` with no
-body.
+Answers are cached by what they show, per channel, tournament and path: a body
+is rebuilt only when the channel moved on *and* what it shows changed (the versions
+of the games it holds and of the tournament), so thousands of pollers cost one build
+per change. Each answer has a strong ``ETag`` (a hash of the body and of the
+tournament it answers for), ``Last-Modified`` (when the body last changed) and
+``Cache-Control`` (``public, max-age=N`` for the public answers, so a reverse proxy
+or CDN can serve them; ``private, no-cache`` for live ones). ``If-None-Match`` with
+the current ``ETag`` answers ``304`` with no body.
 """
 
 from __future__ import annotations
@@ -34,16 +43,17 @@ from dataclasses import dataclass
 from email.utils import formatdate
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from adapters import queries
 from adapters.event_export import event_game_ids, pgn_of_games, round_game_ids, started_games
+from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
 from adapters.gateway.tokens import Identity, Tokens
-from adapters.store import Store, game_order
+from adapters.store import Store, TournamentView, game_order
 from engine.errors import CommandRefused, UnknownGame
 
 JSON_TYPE = "application/json"
@@ -55,9 +65,11 @@ ROUND_PGN = re.compile(r"^/pgn/round/(\d+)\.pgn$")
 GAME_PGN = re.compile(r"^/pgn/games/([^/]+)\.pgn$")
 GAME_JSON = re.compile(r"^/api/games/([^/]+)$")
 ROUTES = (
-    "see /api/tournament, /api/standings, /api/games, /api/games/{id}, /api/pairings, "
-    "/pgn/round/{n}.pgn, /pgn/games/{id}.pgn, /pgn/all.pgn"
+    "see /api/tournaments, /api/tournament, /api/standings, /api/games, /api/games/{id}, "
+    "/api/pairings, /pgn/round/{n}.pgn, /pgn/games/{id}.pgn, /pgn/all.pgn"
 )
+EVERY_TOURNAMENT = "*"
+"""``?tournament=*``: every tournament of the store (``/api/games`` only)."""
 
 
 @dataclass
@@ -75,12 +87,24 @@ class NotFound(Exception):
     """A route that names something this store does not hold."""
 
 
+class UnknownTournamentAsked(NotFound):
+    """A ``tournament`` the store does not hold."""
+
+
+class BadRequest(Exception):
+    """A query this route cannot answer (``tournament=*`` where one tournament is meant)."""
+
+
 class Unauthorized(Exception):
     """A token was given and is not one of the token file's."""
 
 
-def _etag(body: bytes) -> str:
-    return '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+def _etag(body: bytes, tournament: str | None) -> str:
+    """A hash of the body and the tournament it answers for: two tournaments' answers
+    never share an ETag, even when their bodies are alike (both empty)."""
+    digest = hashlib.blake2b(body, digest_size=12)
+    digest.update(b"\0" + (tournament or "").encode())
+    return '"' + digest.hexdigest() + '"'
 
 
 def _json(obj: Any) -> bytes:
@@ -105,6 +129,25 @@ def pairings_object(games: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {"rounds": [{"round": r, "games": g} for r, g in rounds.items()]}
 
 
+def output_paths(tournament: str) -> dict[str, str]:
+    """The paths of one tournament's outputs (``/api/tournaments``)."""
+    q = "?tournament=" + quote(tournament, safe="")
+    return {
+        "tournament": "/api/tournament" + q,
+        "standings": "/api/standings" + q,
+        "games": "/api/games" + q,
+        "game": "/api/games/{id}" + q,
+        "pairings": "/api/pairings" + q,
+        "pgn_round": "/pgn/round/{n}.pgn" + q,
+        "pgn_game": "/pgn/games/{id}.pgn" + q,
+        "pgn_all": "/pgn/all.pgn" + q,
+    }
+
+
+def _choices(channel: Channel) -> str:
+    return ", ".join(map(repr, channel.names)) or "none yet"
+
+
 class Outputs:
     """Answers the read-only HTTP routes of one gateway."""
 
@@ -123,7 +166,8 @@ class Outputs:
         """(live store, public store): read in the reader thread only."""
         self.run_in_reader = run_in_reader
         self.max_age_s = max_age_s
-        self.cache: dict[tuple[str, str], Cached] = {}
+        self.cache: dict[tuple[str, str | None, str], Cached] = {}
+        """(channel, tournament, path) -> the answer last built."""
         self.built = 0
         """Bodies built (a benchmark and a test read it)."""
 
@@ -142,20 +186,48 @@ class Outputs:
             raise Unauthorized("unknown token: check the token file, or ask without one")
         return identity
 
+    @staticmethod
+    def _tournament(channel: Channel, path: str, query: dict[str, list[str]]) -> str | None:
+        """The tournament a request is about: ``?tournament=ID``, else the store's first
+        (None while the store holds none); ``*`` (every one) for ``/api/games`` only."""
+        asked = query.get("tournament")
+        if not asked:
+            return channel.first
+        tid = asked[0]
+        if tid == EVERY_TOURNAMENT:
+            if path == "/api/games":
+                return EVERY_TOURNAMENT
+            raise BadRequest(
+                f"{path} answers for one tournament: give tournament=ID, one of "
+                f"{_choices(channel)} (tournament=* is for /api/games)"
+            )
+        if tid not in channel.names:
+            raise UnknownTournamentAsked(
+                f"no tournament {tid!r} in this store; it holds {_choices(channel)} "
+                "(see /api/tournaments)"
+            )
+        return tid
+
     async def answer(self, request: Request) -> Response:
         path, _, raw_query = request.path.partition("?")
+        query = parse_qs(raw_query)
         try:
-            identity = self._identity(request, parse_qs(raw_query))
+            identity = self._identity(request, query)
             live = identity is not None
             channel = self.live if live else self.public
-            cached = self.cache.get((channel.name, path))
+            tid = None if path == "/api/tournaments" else self._tournament(channel, path, query)
+            cached = self.cache.get((channel.name, tid, path))
             if cached is None or cached.seq != channel.seq:
                 if path.startswith("/api/") and path != "/api/tournament":
-                    cached = self._refresh_from_channel(channel, path)
+                    cached = self._refresh_from_channel(channel, tid, path)
                 else:
-                    cached = await self.run_in_reader(self._refresh, channel, path, live)
+                    cached = await self.run_in_reader(self._refresh, channel, tid, path, live)
+        except UnknownTournamentAsked as exc:
+            return _error(HTTPStatus.NOT_FOUND, "unknown_tournament", str(exc))
         except NotFound as exc:
             return _error(HTTPStatus.NOT_FOUND, "not_found", str(exc))
+        except BadRequest as exc:
+            return _error(HTTPStatus.BAD_REQUEST, "malformed_request", str(exc))
         except Unauthorized as exc:
             return _error(HTTPStatus.UNAUTHORIZED, "invalid_token", str(exc))
         headers = Headers()
@@ -175,13 +247,13 @@ class Outputs:
 
     # --- building (reader thread) --------------------------------------------------
 
-    def _refresh_from_channel(self, channel: Channel, path: str) -> Cached:
+    def _refresh_from_channel(self, channel: Channel, tid: str | None, path: str) -> Cached:
         """The JSON of the channel's objects (event loop: the channel is not shared)."""
-        return self._store_answer(channel, path, *self._channel_route(channel, path))
+        return self._store_answer(channel, tid, path, *self._channel_route(channel, tid, path))
 
-    def _refresh(self, channel: Channel, path: str, live: bool) -> Cached:
+    def _refresh(self, channel: Channel, tid: str | None, path: str, live: bool) -> Cached:
         """An answer read from the store (reader thread)."""
-        cached = self.cache.get((channel.name, path))
+        cached = self.cache.get((channel.name, tid, path))
         if cached is not None and cached.seq == channel.seq:  # built while this one waited
             return cached
         live_store, public_store = self.stores()
@@ -189,23 +261,23 @@ class Outputs:
         if store is None:
             raise NotFound("the gateway has not read the store yet")
         try:
-            key, build = self._store_route(store, path)
+            key, build = self._store_route(store.view(tid), path)
         except CommandRefused as exc:  # an unknown game or round, no tournament yet
             raise NotFound(str(exc)) from None
-        return self._store_answer(channel, path, key, build)
+        return self._store_answer(channel, tid, path, key, build)
 
     def _store_answer(
-        self, channel: Channel, path: str, key: Any, build: Callable[[], bytes]
+        self, channel: Channel, tid: str | None, path: str, key: Any, build: Callable[[], bytes]
     ) -> Cached:
         seq = channel.seq
-        slot = (channel.name, path)
+        slot = (channel.name, tid, path)
         cached = self.cache.get(slot)
         if cached is not None and cached.key == key:
             cached.seq = seq
             return cached
         body = build()
         self.built += 1
-        etag = _etag(body)
+        etag = _etag(body, tid)
         if cached is not None and cached.etag == etag:
             cached.seq, cached.key = seq, key
             return cached
@@ -213,46 +285,80 @@ class Outputs:
         self.cache[slot] = fresh
         return fresh
 
-    def _channel_route(self, channel: Channel, path: str) -> tuple[Any, Callable[[], bytes]]:
+    @staticmethod
+    def _games_of(channel: Channel, tid: str | None) -> list[dict[str, Any]]:
+        """A tournament's game objects (every tournament's for ``*``), in the store's order
+        of tournaments, then round and board."""
+        order = {t: i for i, t in enumerate(channel.names)}
+        first = channel.first
+        found = [
+            g
+            for g in channel.games.values()
+            if tid == EVERY_TOURNAMENT or g.get("tournament", first) == tid
+        ]
+        found.sort(
+            key=lambda g: (
+                order.get(g.get("tournament", first), len(order)),
+                game_order(str(g.get("game"))),
+            )
+        )
+        return found
+
+    def _channel_route(
+        self, channel: Channel, tid: str | None, path: str
+    ) -> tuple[Any, Callable[[], bytes]]:
         """(what the answer shows, how to build it) for a JSON path; NotFound if none."""
+        if path == "/api/tournaments":
+            listed = tuple(channel.names.items())
+            return (channel.first, listed), lambda: _json(
+                {
+                    "default": channel.first,
+                    "tournaments": [
+                        {"id": t, "name": name, "outputs": output_paths(t)} for t, name in listed
+                    ],
+                }
+            )
         if path == "/api/standings":
-            # the store's first tournament (the HTTP outputs serve one tournament)
-            return channel.seq, lambda: _json(channel.standings.get(channel.first))
+            standings = channel.standings.get(tid) if tid is not None else None
+            return channel.seq, lambda: _json(standings)
         if path == "/api/games":
-            games = [channel.games[g] for g in sorted(channel.games, key=game_order)]
+            games = self._games_of(channel, tid)
             return channel.seq, lambda: _json(games)
         if match := GAME_JSON.match(path):
-            game = channel.games.get(match[1])
+            game = channel.games.get(game_key(tid, match[1], channel.first))
             if game is None:
-                raise NotFound(f"no game {match[1]!r} in this tournament")
+                where = f"tournament {tid!r}" if tid is not None else "this store"
+                raise NotFound(f"no game {match[1]!r} in {where}")
             return channel.seq, lambda: _json(game)
         if path == "/api/pairings":
-            return channel.seq, lambda: _json(pairings_object(channel.games))
+            games = {str(g.get("game")): g for g in self._games_of(channel, tid)}
+            return channel.seq, lambda: _json(pairings_object(games))
         raise NotFound(f"no output at {path}: {ROUTES}")
 
-    def _store_route(self, store: Store, path: str) -> tuple[Any, Callable[[], bytes]]:
-        """(what the answer shows, how to build it) for a path read from the store."""
+    def _store_route(self, view: TournamentView, path: str) -> tuple[Any, Callable[[], bytes]]:
+        """(what the answer shows, how to build it) for a path read from one tournament
+        of the store (its view: its streams under the engine's names)."""
         if path == "/api/tournament":
-            version = _tournament_version(store)
-            return version, lambda: _json(queries.tournament_object(store))
+            version = _tournament_version(view)
+            return version, lambda: _json(queries.tournament_object(view))
         ids: list[str]
         if match := ROUND_PGN.match(path):
-            ids = round_game_ids(store, int(match[1]))
+            ids = round_game_ids(view, int(match[1]))
         elif match := GAME_PGN.match(path):
-            if store.game(match[1]) is None:
+            if view.game(match[1]) is None:
                 raise UnknownGame(f"no game {match[1]!r} has started in this tournament")
             ids = [match[1]]
         elif path == "/pgn/all.pgn":
-            ids = event_game_ids(store, store.tournament())
+            ids = event_game_ids(view, view.tournament())
         else:
             raise NotFound(f"no output at {path}: {ROUTES}")
-        games = started_games(store, ids)
-        key = (_tournament_version(store), tuple((g.game_id, g.version) for g in games))
-        return key, lambda: pgn_of_games(store, games).encode()
+        games = started_games(view, ids)
+        key = (_tournament_version(view), tuple((g.game_id, g.version) for g in games))
+        return key, lambda: pgn_of_games(view, games).encode()
 
 
-def _tournament_version(store: Store) -> int:
-    tournament = store.tournament()
+def _tournament_version(view: TournamentView) -> int:
+    tournament = view.tournament()
     return tournament.version if tournament else 0
 
 

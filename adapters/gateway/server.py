@@ -45,7 +45,6 @@ from websockets.typing import Subprotocol
 
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.deltas import (
-    alert_of,
     game_key,
     incidents_frame,
     quiet_clock_frames,
@@ -242,9 +241,11 @@ class Gateway:
         start, public, raised = await self._in(self._reader, self._start_reading)
         self.live.open(start.seq, start.games, start.standings, start.first, start.names)
         self.public.know(start.first, start.names)
-        self.live.incidents = start.incidents
+        self.live.incidents = dict(start.incidents)
         self.shown = dict(start.games)
-        self.alerts.start([alert_of(seq, e) for seq, e in raised], start.games, start.seq)
+        # the alerts ever raised, each naming its tournament (as the deltas' do)
+        stored = tournament_frames(raised, {}, {}, (), None, start.first)
+        self.alerts.start(stored, start.games, start.seq, start.first)
         if public is not None:
             self.public.open(public.seq, public.games, public.standings, start.first, start.names)
             self.public_shown = dict(public.games)
@@ -300,9 +301,10 @@ class Gateway:
             update.first,
         )
         frames = quiet_clock_frames(frames, shown, update.games)
-        if channel is self.live and update.incidents is not None:
-            self.live.incidents = update.incidents
-            frames.append(incidents_frame(update.seq, update.incidents))
+        if channel is self.live:
+            for tid, book in update.incidents.items():
+                self.live.incidents[tid] = book
+                frames.append(incidents_frame(update.seq, book, tid))
         for frame in frames:
             if frame.game is not None and "object" in frame.body:
                 shown[frame.game] = frame.body["object"]
@@ -509,7 +511,8 @@ class Gateway:
         resumed = tournament_frames(events, chosen, standings, relevant, None, first)
         frames = [f for f in resumed if client.wants(f)]
         alerts = [f for f in frames if f.body.get("op") == "alert"]
-        return [f for f in frames if f not in alerts] + client.open_alerts()
+        kept = [f for f in frames if f not in alerts]
+        return kept + client.open_alerts() + client.incident_book()
 
     async def _command(self, client: Client, frame: dict[str, Any]) -> None:
         fid = _frame_id(frame, required=True)

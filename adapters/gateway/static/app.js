@@ -10,17 +10,28 @@
   const state = {
     ws: null, seq: null, games: new Map(), standings: null, offset: 0, delay: 0,
     role: null, token: null, arbiter: null, clocks: new Map(), alerts: new Map(), notices: [],
-    results: [], book: null, round: null, reconnect: true, nextId: 1, players: new Map(),
+    results: [], round: null, reconnect: true, nextId: 1,
     // Several tournaments in one store: the one shown ("*": all boards), each one's
-    // standings, and the store's first (its games and frames carry no "tournament").
+    // standings, players and (arbiters) incident book, and the store's first (its games
+    // and frames carry no "tournament"; the HTTP outputs answer for it without one).
     tournament: new URLSearchParams(location.search).get("tournament") || "*",
-    tournaments: [], standingsBy: new Map(), first: null,
+    tournaments: [], standingsBy: new Map(), first: null, playersBy: new Map(), books: new Map(),
     // Commands sent and not yet answered, by frame id: sent again, with the same
     // command_id, after a reconnection (the store answers a repeat as the first time).
     unanswered: new Map(),
   };
   const tidOf = (g) => g.tournament || state.first;
   const keyOf = (g) => (g.tournament && g.tournament !== state.first ? `${g.tournament}/${g.game}` : g.game);
+  const several = () => state.tournaments.length > 1;
+  const nameOfTournament = (tid) => (state.tournaments.find((t) => t.id === tid) || {}).name || tid;
+  // Lines of the desk name their tournament when it shows several.
+  const named = (tid) => (several() && state.tournament === "*" ? `${nameOfTournament(tid)} ` : "");
+  // The tournament the page shows: the chosen one, else the store's first.
+  const shownTournament = () => (state.tournament === "*" ? state.first : state.tournament);
+  // A command of the desk names its tournament when the store holds several (else it is refused).
+  const where = (tid) => (several() && tid ? { tournament: tid } : {});
+  // The HTTP outputs answer for the store's first tournament without ?tournament=.
+  const outputQuery = (tid) => (tid && tid !== state.first ? `?tournament=${encodeURIComponent(tid)}` : "");
 
   // --- words, not codes ---------------------------------------------------------------
   // How a game ended, as a reader says it (the engine's termination names -> words).
@@ -127,7 +138,7 @@
     state.ws = ws;
     ws.onopen = () => {
       const frame = { op: "subscribe", games: wanted() };
-      if (view === "boards" && state.tournament !== "*") frame.tournament = state.tournament;
+      if (state.tournament !== "*") frame.tournament = state.tournament;
       if (state.seq != null) frame.since = state.seq;
       if (state.token) frame.token = state.token;
       ws.send(JSON.stringify(frame));
@@ -155,10 +166,13 @@
         state.delay = f.delay_ms || 0;
         const delay = state.delay ? `, ${delayText(state.delay)} behind (fair play)` : "";
         status(`${f.role === "public" ? "public view" : f.role + " " + f.name}: live${delay}`, "ok");
-        // every alert still open comes again after this frame: start from none
+        // every alert still open, and each subscribed tournament's incident book, comes
+        // again after this frame: start from none
         state.alerts = new Map();
+        state.books = new Map();
         state.tournaments = f.tournaments || [];
         state.first = state.tournaments.length ? state.tournaments[0].id : null;
+        state.tournaments.forEach((t) => loadPlayers(t.id));
         state.unanswered.forEach((frame) => send(frame));
         break;
       }
@@ -181,7 +195,7 @@
         }
         break;
       case "incidents":
-        state.book = f.book;
+        state.books.set(f.tournament || (f.book && f.book.tournament) || state.first, f.book);
         break;
       case "alert":
         if (f.key && f.closed) state.alerts.delete(f.key);
@@ -263,26 +277,29 @@
   }
 
   function names(tid) {
-    const s = (tid && state.standingsBy.get(tid)) || state.standings;
+    const t = tid || state.first;
+    const s = (t && state.standingsBy.get(t)) || state.standings;
     const rows = (s && s.rows) || [];
     const found = new Map(rows.filter((r) => r.name).map((r) => [r.player, r.name]));
-    if (!tid || tid === state.first) for (const [id, p] of state.players) found.set(id, p.name || id);
+    for (const [id, p] of state.playersBy.get(t) || []) found.set(id, p.name || id);
     return found;
   }
 
   const nameOf = (id, tid) => names(tid).get(id) || id;
 
-  async function loadPlayers() {
-    // Names, titles and ratings of the players (the tournament object of the HTTP outputs).
+  async function loadPlayers(tid) {
+    // Names, titles and ratings of a tournament's players (the tournament object of the
+    // HTTP outputs), once per tournament.
+    if (state.playersBy.has(tid)) return;
+    state.playersBy.set(tid, new Map());
     try {
-      const answer = await fetch("/api/tournament");
-      if (!answer.ok) return;
+      const answer = await fetch(`/api/tournament?tournament=${encodeURIComponent(tid)}`);
+      if (!answer.ok) { state.playersBy.delete(tid); return; }
       const t = await answer.json();
-      state.players = new Map((t.players || []).map((p) => [p.id, p]));
-      if (view === "boards" && t.name) $("title").textContent = t.name;
+      state.playersBy.set(tid, new Map((t.players || []).map((p) => [p.id, p])));
       render();
     } catch (error) {
-      // names fall back to the standings' and then to the ids
+      state.playersBy.delete(tid); // names fall back to the standings' and then to the ids
     }
   }
 
@@ -296,8 +313,9 @@
   }
 
   function pgnLink(game) {
-    return el("a", { class: "pgn", href: `/pgn/games/${encodeURIComponent(game.game)}.pgn`,
-      download: `${game.game}.pgn`, title: "download the game as PGN" }, "PGN");
+    const query = outputQuery(tidOf(game));
+    return el("a", { class: "pgn", href: `/pgn/games/${encodeURIComponent(game.game)}.pgn${query}`,
+      download: `${query ? `${game.tournament}-` : ""}${game.game}.pgn`, title: "download the game as PGN" }, "PGN");
   }
 
   function player(game, side) {
@@ -321,7 +339,7 @@
   function card(game, link = true) {
     const title = `Round ${game.round ?? "?"} · board ${game.board ?? "?"}`;
     const head = link
-      ? el("a", { class: "head", href: `/game/${encodeURIComponent(game.game)}` }, title)
+      ? el("a", { class: "head", href: `/game/${encodeURIComponent(game.game)}${outputQuery(tidOf(game))}` }, title)
       : el("div", { class: "head" }, title);
     const body = [
       head,
@@ -355,7 +373,8 @@
     const select = $("tournament");
     if (!select) return;
     select.hidden = state.tournaments.length < 2;
-    const options = [["*", "All boards"], ...state.tournaments.map((t) => [t.id, t.name || t.id])];
+    const all = view === "arbiter" ? "All tournaments" : "All boards";
+    const options = [["*", all], ...state.tournaments.map((t) => [t.id, t.name || t.id])];
     if (select.options.length !== options.length) {
       select.replaceChildren(...options.map(([v, label]) => el("option", { value: v }, label)));
       select.onchange = () => {
@@ -370,6 +389,8 @@
       };
     }
     select.value = state.tournament;
+    const name = shownTournament() && nameOfTournament(shownTournament());
+    if (view === "boards" && name) $("title").textContent = name;
   }
 
   // "All boards" over several tournaments: each tournament's games in play (else its
@@ -412,10 +433,13 @@
     }
     container.replaceChildren(...games.map((g) => card(g)));
     const link = $("round-pgn"), shown = state.round ?? currentRound();
+    const query = outputQuery(shownTournament());
     if (link && shown != null) {
-      link.href = `/pgn/round/${shown}.pgn`;
+      link.href = `/pgn/round/${shown}.pgn${query}`;
       link.setAttribute("download", `round-${shown}.pgn`);
     }
+    const every = $("all-pgn");
+    if (every) every.href = `/pgn/all.pgn${query}`;
   }
 
   function renderStandings() {
@@ -470,10 +494,12 @@
   }
 
   function renderGame() {
-    const game = state.games.get(gameId());
+    // /game/<id>?tournament=ID: a game of that tournament (else of the store's first)
+    const tid = state.tournament === "*" ? state.first : state.tournament;
+    const game = state.games.get(tid && tid !== state.first ? `${tid}/${gameId()}` : gameId());
     const box = $("game");
     if (!game) { box.replaceChildren(el("p", { class: "muted" }, `No game ${gameId()} yet.`)); return; }
-    $("title").textContent = `${nameOf(game.white)} – ${nameOf(game.black)}, round ${game.round ?? "?"}`;
+    $("title").textContent = `${nameOf(game.white, tidOf(game))} – ${nameOf(game.black, tidOf(game))}, round ${game.round ?? "?"}`;
     box.replaceChildren(card(game, false));
     const moves = $("moves");
     const items = [];
@@ -493,8 +519,7 @@
       for (const claim of game.claims || []) {
         if (!PENDING.has(claim.status)) continue;
         const rule = (decision) => () => command({
-          cmd: "rule_claim", game: game.game, claim: claim.id, decision,
-          ...(game.tournament ? { tournament: game.tournament } : {}),
+          cmd: "rule_claim", game: game.game, claim: claim.id, decision, ...where(tidOf(game)),
           arbiter: state.arbiter, at: new Date().toISOString(),
         });
         rows.push(el("tr", { "data-claim": `${keyOf(game)}/${claim.id}` },
@@ -508,32 +533,41 @@
     }
     $("claims").tBodies[0].replaceChildren(...(rows.length ? rows
       : [el("tr", {}, el("td", { class: "muted" }, "No claim waits for a ruling."))]));
-    const book = state.book || { out: [], entries: [] };
-    const back = (player) => () => command({ cmd: "returned", player, at: new Date().toISOString() });
-    $("out").tBodies[0].replaceChildren(...(book.out.length ? book.out.map((o) =>
-      el("tr", { "data-out": o.player }, el("td", {}, o.player), el("td", {}, o.game || ""),
-        el("td", {}, o.since), el("td", {}, o.accompanied_by),
-        el("td", {}, el("button", { onclick: back(o.player) }, "Returned"))))
+    // The incident book of the tournament chosen in the switcher, or of every subscribed one
+    // (each line then names its tournament).
+    const shown = [...state.books.entries()].filter(([tid]) => state.tournament === "*" || tid === state.tournament);
+    const whose = (tid) => (named(tid) ? `${named(tid).trim()}: ` : "");
+    const out = shown.flatMap(([tid, book]) => (book.out || []).map((o) => ({ ...o, tid })));
+    const entries = shown.flatMap(([tid, book]) => (book.entries || []).map((e) => ({ ...e, tid })))
+      .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    const back = (o) => () => command({ cmd: "returned", player: o.player, ...where(o.tid), at: new Date().toISOString() });
+    $("out").tBodies[0].replaceChildren(...(out.length ? out.map((o) =>
+      el("tr", { "data-out": o.player, "data-tournament": o.tid }, el("td", {}, whose(o.tid) + o.player),
+        el("td", {}, o.game || ""), el("td", {}, o.since), el("td", {}, o.accompanied_by),
+        el("td", {}, el("button", { onclick: back(o) }, "Returned"))))
       : [el("tr", {}, el("td", { class: "muted" }, "Every player is in the playing area."))]));
     // A player seen out without a permit: the desk proposes the incident (3.9.2 c); the arbiter
     // reviews it in the command box and sends it.
     const propose = (game, player) => () => {
       $("command-text").value = JSON.stringify({
-        cmd: "record_incident", game, player, kind: "left_playing_area", arbiter: state.arbiter,
-        details: "left the playing area without the Chief Arbiter's permission", penalty: "warning", at: "now",
+        cmd: "record_incident", ...where(tidOf(game)), game: game.game, player, kind: "left_playing_area",
+        arbiter: state.arbiter, details: "left the playing area without the Chief Arbiter's permission",
+        penalty: "warning", at: "now",
       });
     };
-    const outNow = new Set(book.out.map((o) => o.player));
+    const outNow = new Set(out.map((o) => `${o.tid}/${o.player}`));
     const playing = [...state.games.values()].filter((g) => g.status === "in_progress");
     $("propose").replaceChildren("Left without permission? ", ...playing.flatMap((g) =>
-      [g.white, g.black].filter((p) => !outNow.has(p)).map((p) =>
-        el("button", { onclick: propose(g.game, p), "data-propose": p }, `${p} (${g.game})`))));
-    $("incidents").replaceChildren(...book.entries.slice().reverse().map((e) =>
-      el("li", { class: `incident ${e.category}` }, `${e.at} ${e.game ? `[${e.game}] ` : ""}${e.article}: ${e.summary}`)));
+      [g.white, g.black].filter((p) => !outNow.has(`${tidOf(g)}/${p}`)).map((p) =>
+        el("button", { onclick: propose(g, p), "data-propose": p, "data-tournament": tidOf(g) },
+          `${p} (${named(tidOf(g))}${g.game})`))));
+    $("incidents").replaceChildren(...entries.reverse().map((e) =>
+      el("li", { class: `incident ${e.category}`, "data-tournament": e.tid },
+        `${e.at} ${whose(e.tid)}${e.game ? `[${e.game}] ` : ""}${e.article}: ${e.summary}`)));
     const open = [...state.alerts.values()].reverse();
     $("alerts").replaceChildren(...(open.length ? open.map((a) =>
       el("li", { class: `alert ${a.kind}`, "data-key": a.key },
-        `${a.at || ""} ${a.game ? `[${a.game}] ` : ""}${a.kind}: ${a.message || ""}`))
+        `${a.at || ""} ${a.game ? `[${named(a.tournament || state.first)}${a.game}] ` : ""}${a.kind}: ${a.message || ""}`))
       : [el("li", { class: "muted" }, "No alert is open.")]));
     $("notices").replaceChildren(...state.notices.map((a) =>
       el("li", { class: `alert ${a.kind}` }, `${a.at || ""} ${a.kind}: ${a.message || ""}`)));
@@ -546,7 +580,9 @@
   // --- the desk's rulings: each button builds its command into the box, to review and send --
   const now = () => new Date().toISOString();
   const form = () => ({
-    game: $("ruling-game").value,
+    // the chosen game (by its key: two tournaments may both have a game 1.1)
+    game: (state.games.get($("ruling-game").value) || { game: $("ruling-game").value }).game,
+    where: where(tidOf(state.games.get($("ruling-game").value) || {})),
     side: $("ruling-side").value,
     seconds: Number($("ruling-seconds").value || 0),
     result: $("ruling-result").value,
@@ -578,16 +614,17 @@
     const select = $("ruling-game");
     if (!select) return;
     const live = [...state.games.values()].filter((g) => g.status !== "not_started");
-    const ids = live.map((g) => g.game);
+    const ids = live.map(keyOf);
     if ([...select.options].map((o) => o.value).join() === ids.join()) return;
     const chosen = select.value;
-    select.replaceChildren(...live.map((g) =>
-      el("option", { value: g.game }, `${g.game} ${nameOf(g.white)} – ${nameOf(g.black)}`)));
+    select.replaceChildren(...live.map((g) => el("option", { value: keyOf(g) },
+      `${named(tidOf(g))}${g.game} ${nameOf(g.white, tidOf(g))} – ${nameOf(g.black, tidOf(g))}`)));
     if (ids.includes(chosen)) select.value = chosen;
   }
 
   function buildRuling(name) {
-    const cmd = RULINGS[name](form());
+    const f = form();
+    const cmd = { ...RULINGS[name](f), ...f.where };
     $("command-text").value = JSON.stringify(cmd, null, 1);
     $("command-note").textContent = `${cmd.cmd} for game ${cmd.game}: check it, then Send.`;
     $("command-text").focus();
@@ -605,14 +642,13 @@
   function render() {
     if (view === "boards") { renderSwitcher(); renderBoards($("boards"), false); renderStandings(); }
     else if (view === "game") renderGame();
-    else if (view === "arbiter") renderArbiter();
+    else if (view === "arbiter") { renderSwitcher(); renderArbiter(); }
     tickClocks();
   }
 
   // --- start -----------------------------------------------------------------------
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (fragment.get("token")) state.token = fragment.get("token");
-  loadPlayers();
   if (view === "arbiter") {
     for (const button of document.querySelectorAll("[data-ruling]")) {
       button.addEventListener("click", () => buildRuling(button.dataset.ruling));
