@@ -67,6 +67,7 @@ from engine.events import (
     INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     TOURNAMENTS_STREAM,
+    AlertRaised,
     ClockReadingRecorded,
     CommandApplied,
     Event,
@@ -807,10 +808,19 @@ def _renamed(event: Event, stream: str) -> Event:
 
 
 def stored_event(event: Event, namespace: str | None) -> Event:
-    """A decided event under the name its stream is stored as."""
+    """A decided event under the name its stream is stored as.
+
+    An alert a further tournament's board raises goes to the store's shared stream
+    ``board/<serial>``: its details name the tournament (``"tournament"``), so the
+    gateway hands it to that tournament's arbiters. The first tournament's alerts are
+    as in a store of one."""
     if namespace is None:
         return event
-    return _renamed(event, physical_stream(event.originator_id, namespace))
+    stream = physical_stream(event.originator_id, namespace)
+    stored = _renamed(event, stream)
+    if stream == event.originator_id and isinstance(event, AlertRaised):
+        object.__setattr__(stored, "details", {**event.details, "tournament": namespace})
+    return stored
 
 
 def logical_event(event: Event, namespace: str | None) -> Event:

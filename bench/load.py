@@ -448,8 +448,7 @@ async def viewers(url: str, m: int, k: int, moves: int) -> Viewers:
                     "at": format_instant(time.time_ns() // 1_000_000),
                 }
                 clients.expect()
-                answer = await asyncio.to_thread(store.handle, move)
-                committed = time.perf_counter()
+                answer, committed = await asyncio.to_thread(handled_at, store, move)
                 assert answer["ok"], answer
                 arrived = await clients.wait_for(m, 15)
                 delivered += len(arrived)
@@ -466,6 +465,12 @@ async def viewers(url: str, m: int, k: int, moves: int) -> Viewers:
         m, k, pct(lat, 0.5), pct(lat, 0.99), bare[0], bare[1],
         (after - before) / m, bare[2], delivered,
     )  # fmt: skip
+
+
+def handled_at(store: Store, command: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    """The store's answer and the instant it returned (the commit), in the writer's thread."""
+    answer = store.handle(command)
+    return answer, time.perf_counter()
 
 
 async def one_message(url: str, ply: int, cycle: list[str], store: Store) -> bytes:

@@ -430,6 +430,54 @@ class TestOpenAlertsPerTournament:
             assert [a["key"] for a in open_alerts(open_desk)] == ["1.1/claim:1"]
 
 
+def board_alert(tid: str, serial: str) -> dict[str, Any]:
+    return {
+        "cmd": "raise_alert",
+        "tournament": tid,
+        "board": serial,
+        "game": "1.1",
+        "kind": "impossible_position",
+        "message": f"board {serial} sent a position no legal move reaches",
+        "at": at(30),
+    }
+
+
+class TestBoardAlertsPerTournament:
+    """A board's alerts are stored on the store's shared ``board/<serial>`` stream: a
+    further tournament's board names its tournament, so the alert reaches that
+    tournament's desks (and is about its game 1.1, not the Open's)."""
+
+    def test_a_further_tournaments_board_alert_names_it_and_reaches_its_desks(
+        self, store: Store
+    ) -> None:
+        two_events(store)
+        for tid in ("open", "womens"):
+            ok(store, {"cmd": "start_game", "tournament": tid, "game": "1.1", "at": at(0)})
+        ok(store, board_alert("open", "1001"))
+        ok(store, board_alert("womens", "2001"))
+        stored = {
+            e.originator_id: e.details
+            for _, e in store.events_since(0)
+            if type(e).__name__ == "AlertRaised"
+        }
+        assert stored["board/1001"] == {}  # the first tournament's: as in a store of one
+        assert stored["board/2001"] == {"tournament": "womens"}
+        with RunningGateway(store.url) as gw, Peer(gw) as womens_desk, Peer(gw) as open_desk:
+            womens_desk.subscribe(token=ARBITER_TOKEN, tournament="womens")
+            open_desk.subscribe(token=ARBITER_TOKEN, tournament="open")
+            assert [
+                (a["key"], a["game"], a.get("tournament")) for a in open_alerts(womens_desk)
+            ] == [("womens/1.1/impossible_position", "1.1", "womens")]
+            assert [a["key"] for a in open_alerts(open_desk)] == ["1.1/impossible_position"]
+            ok(store, {**board_alert("womens", "2002"), "kind": "board_disconnected"})
+            raised = womens_desk.next("alert")
+            assert (raised["key"], raised["tournament"]) == (
+                "womens/1.1/board_disconnected",
+                "womens",
+            )
+            assert not any(f.get("op") == "alert" for f in open_desk.quiet(0.5))
+
+
 class TestOpenAlertsKeys:
     """``OpenAlerts`` (pure): the same game id in two tournaments, a clock alert each."""
 

@@ -53,7 +53,10 @@ def alert_of(seq: int, event: AlertRaised) -> Frame:
     (``<tournament>/<id>`` for a further tournament's game, from its stream): an alert
     is never taken for the same game id of another tournament."""
     fields = event.payload()
-    game = stream_game_id(event.originator_id) or fields.get("game")
+    game = stream_game_id(event.originator_id)
+    if game is None and fields.get("game"):
+        tournament = board_alert_tournament(event)
+        game = f"{tournament}/{fields['game']}" if tournament else fields["game"]
     body = {
         "op": "alert",
         "seq": seq,
@@ -121,7 +124,18 @@ def event_tournament(event: Event, first: str | None) -> str | None:
     if isinstance(event, TournamentListed):
         return event.tournament
     namespace, _ = split_stream(event.originator_id)
+    if namespace is None and isinstance(event, AlertRaised):
+        namespace = board_alert_tournament(event)
     return namespace if namespace is not None else first
+
+
+def board_alert_tournament(event: AlertRaised) -> str | None:
+    """The further tournament a board's alert (on the shared ``board/<serial>``) was
+    raised for (the store names it in the details); None for the first's."""
+    if stream_game_id(event.originator_id) is not None:
+        return None
+    tournament = (event.details or {}).get("tournament")
+    return tournament if isinstance(tournament, str) else None
 
 
 def object_key(obj: Mapping[str, Any], first: str | None) -> str:
