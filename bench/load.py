@@ -116,6 +116,7 @@ def bare_app(url: str) -> Application[Any]:
     env = store_env(url)
     env.pop("TRANSCODER_TOPIC", None)
     env.pop("ORIGINATOR_ID_TYPE", None)
+    env["CREATE_TABLE"] = "y"  # its own fresh database or schema: the library sets it up
     return Application(env=env)
 
 
