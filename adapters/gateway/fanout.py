@@ -32,23 +32,42 @@ def framed(message: str | bytes) -> bytes:
     return Frame(Opcode.BINARY, message).serialize(mask=False)
 
 
-def fan_out(connections: Iterable[ServerConnection], message: str | bytes) -> int:
-    """Send ``message`` to every open connection; the number written directly."""
-    frame = framed(message)
-    compressed: list[ServerConnection] = []
-    written = 0
-    for ws in connections:
+class FanOut:
+    """One message on its way to many connections: ``send`` each, then ``finish``."""
+
+    def __init__(self, message: str | bytes) -> None:
+        self.message = message
+        self.frame = framed(message)
+        self.compressed: list[ServerConnection] = []
+        self.written = 0
+        """Connections the frame was written to directly."""
+
+    def send(self, ws: ServerConnection) -> None:
+        """Write the frame to an open connection at once (or keep a compressed one for
+        ``finish``); a connection closing, closed or sending fragments is skipped."""
         protocol = ws.protocol
         if protocol.state is not State.OPEN or ws.send_in_progress is not None:
-            continue
+            return
         if protocol.extensions:
-            compressed.append(ws)
-            continue
+            self.compressed.append(ws)
+            return
         transport = ws.transport
         if transport is None or transport.is_closing():
-            continue
-        transport.write(frame)
-        written += 1
-    if compressed:
-        broadcast(compressed, message)
-    return written
+            return
+        transport.write(self.frame)
+        self.written += 1
+
+    def finish(self) -> None:
+        """The connections with compression, through the library (framed per connection)."""
+        if self.compressed:
+            broadcast(self.compressed, self.message)
+            self.compressed = []
+
+
+def fan_out(connections: Iterable[ServerConnection], message: str | bytes) -> int:
+    """Send ``message`` to every open connection; the number written directly."""
+    out = FanOut(message)
+    for ws in connections:
+        out.send(ws)
+    out.finish()
+    return out.written

@@ -33,7 +33,7 @@ from websockets.exceptions import ConnectionClosed
 
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.deltas import incidents_frame
-from adapters.gateway.fanout import fan_out
+from adapters.gateway.fanout import FanOut
 from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
 from adapters.gateway.tokens import Identity
@@ -132,11 +132,11 @@ class Channel:
             self.standings[tid] = standings.get(tid)
         self.seq = max(self.seq, seq)
         self._snapshots.clear()
-        # Clients that are caught up get the same bytes at once (``fan_out``: framed
-        # once, no task switch); the others through their own queue and writer. The
-        # frames a client wants depend only on its subscription, chosen once for each.
+        # Clients that are caught up get the same bytes at once, in this pass (framed
+        # once per encoding and subscription, no task switch); the others through their
+        # own queue and writer. The frames a client wants follow from its subscription.
         chosen_for: dict[Subscription, list[Frame]] = {}
-        groups: dict[tuple[str, Subscription], list[Client]] = {}
+        outs: dict[tuple[str, Subscription], FanOut] = {}
         for client in list(self.clients):
             subscription = client.subscription
             chosen = chosen_for.get(subscription)
@@ -144,18 +144,20 @@ class Channel:
                 chosen = chosen_for[subscription] = [f for f in frames if client.wants(f)]
             if not chosen:
                 continue
-            if client.idle():
-                groups.setdefault((client.encoding, subscription), []).append(client)
-            else:
+            if not client.idle():
                 client.offer(chosen)
-        for (encoding, subscription), members in groups.items():
-            chosen = chosen_for[subscription]
-            fan_out([c.ws for c in members], batch(chosen, encoding))
-            for client in members:
-                client.delivered += len(chosen)
-                if client.stats is not None:
-                    client.stats.delivered_frames += len(chosen)
-                    client.stats.delivered_messages += 1
+                continue
+            key = (client.encoding, subscription)
+            out = outs.get(key)
+            if out is None:
+                out = outs[key] = FanOut(batch(chosen, client.encoding))
+            out.send(client.ws)
+            client.delivered += len(chosen)
+            if client.stats is not None:
+                client.stats.delivered_frames += len(chosen)
+                client.stats.delivered_messages += 1
+        for out in outs.values():
+            out.finish()
 
     # --- snapshots --------------------------------------------------------------
 
@@ -221,6 +223,9 @@ class Client:
         self.games: frozenset[str] | None = None
         self.tournaments: frozenset[str] | None = None
         """The tournaments subscribed to (None: every one)."""
+        self.subscription: Subscription = (identity.is_arbiter, None, None)
+        """What decides the frames this client wants (``wants``): clients with the same
+        subscription want the same frames (set by ``subscribe_to``)."""
         self.queue: deque[Frame] = deque()
         self.direct: deque[Frame] = deque()
         """Answers to this client (results, errors): never dropped for a snapshot."""
@@ -238,11 +243,21 @@ class Client:
 
     # --- what this client receives ---------------------------------------------
 
-    @property
-    def subscription(self) -> Subscription:
-        """What decides the frames this client wants (``wants``): clients with the same
-        subscription want the same frames."""
-        return (self.identity.is_arbiter, self.games, self.tournaments)
+    def subscribe_to(
+        self,
+        channel: Channel,
+        identity: Identity,
+        games: frozenset[str] | None,
+        tournaments: frozenset[str] | None,
+    ) -> None:
+        """Who this client is and what it follows (``subscription`` follows from them)."""
+        self.channel, self.identity, self.games, self.tournaments = (
+            channel,
+            identity,
+            games,
+            tournaments,
+        )
+        self.subscription = (identity.is_arbiter, games, tournaments)
 
     def wants(self, frame: Frame) -> bool:
         if (

@@ -541,8 +541,7 @@ class Gateway:
         client.ready = False
         client.queue.clear()
         client.queued_bytes = 0
-        client.identity, client.games, client.channel = identity, games, channel
-        client.tournaments = tournaments
+        client.subscribe_to(channel, identity, games, tournaments)
         await channel.opened.wait()
         if since is not None and since > channel.seq:
             await self._catch_up(channel, since)

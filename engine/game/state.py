@@ -164,7 +164,7 @@ def _cached_board(game: Game) -> chess.Board:
     if board is None:
         before = _positions.get((game.initial_fen, game.moves[:-1])) if game.moves else None
         if before is not None:  # one move on from a cached position (a follower's next move)
-            board = before.copy()
+            board = _copied(before)
             board.push(chess.Move.from_uci(game.moves[-1]))
         else:
             board = chess.Board(game.initial_fen) if game.initial_fen else chess.Board()
@@ -181,14 +181,37 @@ def remember(initial_fen: str | None, moves: tuple[str, ...], board: chess.Board
     _positions[(initial_fen, moves)] = board
 
 
+def _copied(board: chess.Board) -> chess.Board:
+    """A copy of a board with its move stack that the caller may change.
+
+    ``Board.copy`` copies each move of the stack (``copy.copy``, a few microseconds
+    a move: most of a decision's time late in a game); the moves are never changed,
+    so the copy shares them and copies only the lists."""
+    copy = board.copy(stack=False)
+    copy.move_stack = list(board.move_stack)
+    copy._stack = list(board._stack)
+    return copy
+
+
 def position(game: Game) -> chess.Board:
     """The current position, with its move stack (a copy the caller may change)."""
-    return _cached_board(game).copy()
+    return _copied(_cached_board(game))
+
+
+_fens: dict[tuple[str | None, tuple[str, ...]], str] = {}
+"""The FEN of the positions in ``_positions`` (python-chess builds it square by square)."""
 
 
 def position_fen(game: Game) -> str:
     """FEN of the current position (no copy of the board)."""
-    return _cached_board(game).fen()
+    key = (game.initial_fen, game.moves)
+    fen = _fens.get(key)
+    if fen is None:
+        fen = _cached_board(game).fen()
+        if len(_fens) > 256:
+            _fens.clear()
+        _fens[key] = fen
+    return fen
 
 
 def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:
