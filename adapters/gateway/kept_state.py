@@ -14,9 +14,10 @@ update's last event, in one transaction. After a crash the next run reads the
 events after the last saved position, so ``events`` equals the number of events
 in the log up to the position, which the tests check.
 
-The state is saved by the reader thread, at most every ``KEEP_EVERY_S`` and when
-the gateway stops, after the frames of the update have been handed to the
-clients: keeping it never delays a move on its way to the viewers.
+The state is saved by a thread of its own (not the reader's: a save never holds up
+the next read of the store), at most every ``KEEP_EVERY_S`` and when the gateway
+stops, after the frames of the update have been handed to the clients: keeping it
+never delays a move on its way to the viewers.
 """
 
 from __future__ import annotations

@@ -147,6 +147,8 @@ class Gateway:
         self.public = Channel("public", self.delay_ms) if self.delay_ms else self.live
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="gateway-reader")
         self._deciding = ThreadPoolExecutor(1, thread_name_prefix="gateway-commands")
+        self._keeper = ThreadPoolExecutor(1, thread_name_prefix="gateway-keeper")
+        """Saves the kept state: a save never holds up the next read of the store."""
         self._follower: Follower | None = None
         self._delayed: DelayedLog | None = None
         self._public_follower: Follower | None = None
@@ -243,7 +245,7 @@ class Gateway:
         )
 
     def _save_kept(self, state: GatewayState) -> None:
-        """Save the kept state (reader thread); a failure is logged, the next save covers it."""
+        """Save the kept state (keeper thread); a failure is logged, the next save covers it."""
         if self._kept is None:
             return
         try:
@@ -258,7 +260,7 @@ class Gateway:
             self.stats.kept_refused += 1
 
     def _keep(self, now_s: float) -> None:
-        """Hand the kept state to the reader thread, at most every ``KEEP_EVERY_S``."""
+        """Hand the kept state to the keeper thread, at most every ``KEEP_EVERY_S``."""
         if self._kept is None or self._folded.position <= self._kept_submitted:
             return
         if now_s - self._kept_at < KEEP_EVERY_S:
@@ -268,7 +270,7 @@ class Gateway:
             return
         self._kept_at = now_s
         self._kept_submitted = state.position
-        self._reader.submit(self._save_kept, state)
+        self._keeper.submit(self._save_kept, state)
 
     def _poll(self) -> tuple[Update | None, Update | None]:
         """What the live log gained, and what the public copy gained (events released)."""
@@ -772,11 +774,13 @@ class Gateway:
                     await follower
             final = self._kept_state() if self._kept is not None else None
             if final is not None and final.position > self._kept_submitted:
-                await self._in(self._reader, self._save_kept, final)
+                await self._in(self._keeper, self._save_kept, final)
+            await self._in(self._keeper, lambda: None)  # a save in progress ends first
             await self._in(self._reader, self._close_stores)
             await self._in(self._deciding, self._close_command_store)
             self._reader.shutdown(wait=False)
             self._deciding.shutdown(wait=False)
+            self._keeper.shutdown(wait=False)
 
 
 def _select_subprotocol(connection: ServerConnection, offered: Any) -> Subprotocol | None:
