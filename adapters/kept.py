@@ -88,7 +88,27 @@ class KeptRecorder(Protocol):
     def records(self) -> list[KeptRecord]: ...
 
 
-class SQLiteKeptRecorder(SQLiteTrackingRecorder):
+class SavesWithPosition:
+    """``save``, the same on both backends: the tracking record (the library's
+    ``_insert_tracking``, which only moves a position forward) and the state (the
+    recorder's ``upsert_state``) in one transaction of its ``datastore``, after its
+    ``set_up``."""
+
+    def save(self, name: str, position: int, state: bytes) -> bool:
+        """Write the state at ``position``; False (nothing written) if the position of
+        ``name`` is already there or beyond."""
+        recorder: Any = self
+        recorder.set_up()
+        try:
+            with recorder.datastore.transaction(commit=True) as cursor:
+                recorder._insert_tracking(cursor, Tracking(name, position))
+                cursor.execute(recorder.upsert_state, (name, state))
+        except IntegrityError:
+            return False
+        return True
+
+
+class SQLiteKeptRecorder(SavesWithPosition, SQLiteTrackingRecorder):
     """Kept projections in the store's SQLite file: the library's tracking table and
     ``kept_projections``, written in one transaction."""
 
@@ -142,16 +162,6 @@ class SQLiteKeptRecorder(SQLiteTrackingRecorder):
             row = c.fetchone()
         return None if row is None else KeptRecord(name, int(row[0]), bytes(row[1]))
 
-    def save(self, name: str, position: int, state: bytes) -> bool:
-        self.set_up()
-        try:
-            with self.datastore.transaction(commit=True) as c:
-                self._insert_tracking(c, Tracking(name, position))
-                c.execute(self.upsert_state, (name, state))
-        except IntegrityError:
-            return False
-        return True
-
     def drop(self, name: str) -> bool:
         if not self.exists():
             return False
@@ -169,7 +179,7 @@ class SQLiteKeptRecorder(SQLiteTrackingRecorder):
         return [KeptRecord(str(r[0]), int(r[1]), bytes(r[2])) for r in rows]
 
 
-class PostgresKeptRecorder(PostgresTrackingRecorder):
+class PostgresKeptRecorder(SavesWithPosition, PostgresTrackingRecorder):
     """Kept projections in the store's PostgreSQL schema: the library's tracking table
     (``kept_tracking``) and ``kept_projections``, written in one transaction."""
 
@@ -239,16 +249,6 @@ class PostgresKeptRecorder(PostgresTrackingRecorder):
         if row is None:
             return None
         return KeptRecord(name, int(row["notification_id"]), bytes(row["state"]))
-
-    def save(self, name: str, position: int, state: bytes) -> bool:
-        self.set_up()
-        try:
-            with self.datastore.transaction(commit=True) as curs:
-                self._insert_tracking(curs, Tracking(name, position))
-                curs.execute(self.upsert_state, (name, state))
-        except IntegrityError:
-            return False
-        return True
 
     def drop(self, name: str) -> bool:
         if not self.exists():

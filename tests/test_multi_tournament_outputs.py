@@ -30,20 +30,10 @@ from tests.gateway_support import (
     RunningGateway,
 )
 from tests.helpers import ARBITERS, PLAYERS_2013, at, ok
+from tests.test_gateway_http import get
 from tests.test_multi_tournament import WOMENS, create, two_events
 
 DELAY_S = 250
-
-
-def get(
-    gw: RunningGateway, path: str, headers: dict[str, str] | None = None
-) -> tuple[int, dict[str, str], bytes]:
-    request = urllib.request.Request(gw.http + path, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
 
 
 def get_json(gw: RunningGateway, path: str) -> Any:
