@@ -23,34 +23,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.flag_watch import FlagWatch  # noqa: E402
-from adapters.sample import ARBITERS, PLAYERS_BY_ID  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from bench.common import T0_MS, handle, lots_drawn  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 
-T0_MS = 1_363_356_000_000  # 2013-03-15T14:00:00Z
 CYCLE = ["Nf3", "Nf6", "Ng1", "Ng8"]
 
 
-def handle(store: Store, cmd: dict[str, object]) -> None:
-    answer = store.handle(cmd)
-    if not answer["ok"]:
-        raise SystemExit(f"bench: {cmd['cmd']} refused: {answer['error']}")
-
-
 def setup(store: Store, plies: int) -> int:
-    handle(
-        store,
-        {
-            "cmd": "create_tournament",
-            "tournament": "bench",
-            "name": "bench",
-            "start_date": "2013-03-13",
-            "players": PLAYERS_BY_ID,
-            "arbiters": ARBITERS,
-        },
-    )
-    numbers = {p["id"]: n for n, p in enumerate(PLAYERS_BY_ID, start=1)}
-    handle(store, {"cmd": "draw_lots", "tournament": "bench", "numbers": numbers})
+    lots_drawn(store)
     at = T0_MS
     for board in range(1, 5):
         handle(store, {"cmd": "start_game", "game": f"1.{board}", "at": format_instant(T0_MS)})

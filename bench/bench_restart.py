@@ -34,36 +34,16 @@ from adapters.flag_watch import FlagWatch  # noqa: E402
 from adapters.gateway.follower import Follower, Resumed  # noqa: E402
 from adapters.gateway.server import Gateway  # noqa: E402
 from adapters.kept import kept_recorder  # noqa: E402
-from adapters.sample import ARBITERS, PLAYERS_BY_ID  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from bench.common import T0_MS, handle, lots_drawn  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 
-T0_MS = 1_363_356_000_000  # 2013-03-15T14:00:00Z
 BATCH = 1000
-
-
-def handle(store: Store, cmd: dict[str, object]) -> None:
-    answer = store.handle(cmd)
-    if not answer["ok"]:
-        raise SystemExit(f"bench: {cmd['cmd']} refused: {answer['error']}")
 
 
 def setup(store: Store, boards: int) -> list[str]:
     """A tournament with its lots drawn and ``boards`` games between named players."""
-    players = PLAYERS_BY_ID
-    handle(
-        store,
-        {
-            "cmd": "create_tournament",
-            "tournament": "bench",
-            "name": "bench",
-            "start_date": "2013-03-13",
-            "players": players,
-            "arbiters": ARBITERS,
-        },
-    )
-    numbers = {p["id"]: n for n, p in enumerate(players, start=1)}
-    handle(store, {"cmd": "draw_lots", "tournament": "bench", "numbers": numbers})
+    players = lots_drawn(store)
     games = [f"b.{n}" for n in range(1, boards + 1)]
     white, black = players[0]["id"], players[1]["id"]
     for game in games:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import chess.pgn
 
@@ -25,6 +26,27 @@ def read_games(limit: int) -> list[chess.pgn.Game]:
 def game_moves(limit: int) -> list[list[str]]:
     """The UCI moves of the first ``limit`` games of the 2013 Candidates."""
     return [[m.uci() for m in game.mainline_moves()] for game in read_games(limit)]
+
+
+def handle(store: Any, cmd: dict[str, object]) -> None:
+    """Send a command to the store; a refusal ends the bench, naming it."""
+    answer = store.handle(cmd)
+    if not answer["ok"]:
+        raise SystemExit(f"bench: {cmd['cmd']} refused: {answer['error']}")
+
+
+def lots_drawn(store: Any) -> list[dict[str, Any]]:
+    """The 2013 field as the tournament ``bench``, its lots drawn; its players."""
+    from adapters.sample import ARBITERS, PLAYERS_BY_ID
+
+    tournament = {"cmd": "create_tournament", "tournament": "bench", "name": "bench"}
+    handle(
+        store,
+        {**tournament, "start_date": "2013-03-13", "players": PLAYERS_BY_ID, "arbiters": ARBITERS},
+    )
+    numbers = {p["id"]: n for n, p in enumerate(PLAYERS_BY_ID, start=1)}
+    handle(store, {"cmd": "draw_lots", "tournament": "bench", "numbers": numbers})
+    return list(PLAYERS_BY_ID)
 
 
 def pct(values: list[float], q: float) -> float:
