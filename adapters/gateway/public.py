@@ -22,6 +22,12 @@ channel follows the copy as the live channel follows the store. So
 
 The copy's sequence numbers are its own (the order of release, not of the
 store), so a public client that resumes gets a fresh snapshot instead.
+
+The copy keeps what the public view is made of, not the whole log: of each
+clock's readings it keeps the last ``KEEP_READINGS`` (a game object shows the
+last one), so the memory it holds grows with the moves played, not with the
+readings boards send every second. Readings are dropped only once the public
+channel has read past them (``prune``).
 """
 
 from __future__ import annotations
@@ -31,9 +37,15 @@ from collections import deque
 from collections.abc import Iterable
 
 from adapters.store import Store
-from engine.events import Event
+from engine.events import ClockReadingRecorded, Event
 
 _copies = itertools.count(1)
+
+KEEP_READINGS = 8
+"""Readings of each clock the public copy keeps (the last one is what is shown)."""
+PRUNE_EVERY = 10_000
+"""Readings released into the copy between two prunings."""
+READING_TOPIC = f"%:{ClockReadingRecorded.__name__}"
 
 
 def memory_url() -> str:
@@ -53,6 +65,10 @@ class DelayedLog:
         self.latest_at_ms = 0
         """The latest instant read so far (dates an event without one at start)."""
         self.released = 0
+        self.readings_unpruned = 0
+        """Readings released into the copy since it was last pruned."""
+        self.pruned = 0
+        """Readings dropped from the copy (``prune``), ever."""
 
     def release_ms(self, event: Event, seen_ms: int | None) -> int:
         """When the public may see ``event``: its instant plus the delay; without an
@@ -87,7 +103,30 @@ class DelayedLog:
         due.sort(key=lambda item: item[0])
         self.copy.append([event for _, event in due])
         self.released += len(due)
+        self.readings_unpruned += sum(isinstance(e, ClockReadingRecorded) for _, e in due)
         return len(due)
+
+    def prune(self, read_upto: int) -> int:
+        """Drop from the copy the readings of each clock but its last ``KEEP_READINGS``,
+        among those the public channel has read (copy sequence numbers up to
+        ``read_upto``), once ``PRUNE_EVERY`` readings came in since the last time; how
+        many were dropped."""
+        if self.readings_unpruned < PRUNE_EVERY:
+            return 0
+        self.readings_unpruned = 0
+        recorder = self.copy.app.recorder
+        table = recorder.events_table_name  # type: ignore[attr-defined]
+        with recorder.datastore.transaction(commit=True) as cursor:  # type: ignore[attr-defined]
+            cursor.execute(
+                f"DELETE FROM {table} WHERE rowid <= ? AND topic LIKE ? AND originator_version"
+                f" < (SELECT MAX(s.originator_version) FROM {table} s"
+                f" WHERE s.originator_id = {table}.originator_id) - ?",
+                (read_upto, READING_TOPIC, KEEP_READINGS - 1),
+            )
+            cursor.execute("SELECT changes()")
+            dropped = int(cursor.fetchone()[0])
+        self.pruned += dropped
+        return dropped
 
     def waiting(self) -> int:
         return sum(len(queue) for queue in self.held.values())

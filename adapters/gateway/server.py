@@ -210,7 +210,9 @@ class Gateway:
         self._delayed.take(self._follower.events_between(0, start.seq), None)
         self._delayed.release(now_ms())
         self._public_follower = Follower(self._delayed.copy)
-        return start, self._public_follower.start(), kept
+        public = self._public_follower.start()
+        self._delayed.prune(public.seq)
+        return start, public, kept
 
     def _load_kept(self, store: Store) -> GatewayState | None:
         """The kept state of this store, None without a usable one (said in a warning)."""
@@ -281,6 +283,7 @@ class Gateway:
         if update is not None:
             self._delayed.take(update.events, update.seen_ms)
         public = self._public_follower.poll() if self._delayed.release(now_ms()) else None
+        self._delayed.prune(self._public_follower.seq)
         return update, public
 
     def _events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:

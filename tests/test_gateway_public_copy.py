@@ -1,0 +1,80 @@
+"""The public's delayed copy keeps what the public view is made of: of each clock's
+readings only the last few, once the public channel has read past them, so a long
+event's copy grows with its moves, not with the readings boards send every second."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.gateway import public
+from adapters.gateway.follower import Follower
+from adapters.gateway.public import KEEP_READINGS, DelayedLog
+from adapters.store import Store
+from engine.events import ClockReadingRecorded
+from tests.helpers import T0_MS, at, ok, paired_tournament, play
+
+DAY_MS = 86_400_000
+
+
+def read(store: Store, upto_s: int, first_s: int = 1) -> None:
+    """A reading a second of game 1.1's clock, White's running down."""
+    for seconds in range(first_s, upto_s + 1):
+        white_ms = 7_200_000 - seconds * 1000
+        reading = {"cmd": "clock_reading", "game": "1.1", "at": at(seconds + 30)}
+        ok(store, {**reading, "white_ms": white_ms, "black_ms": 7_200_000, "running": "white"})
+
+
+def readings_in(store: Store) -> int:
+    return sum(isinstance(e, ClockReadingRecorded) for _, e in store.events_since(0))
+
+
+def test_the_copy_keeps_each_clocks_last_readings_and_shows_the_same_game(
+    sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(public, "PRUNE_EVERY", 20)
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    play(sqlite_store, "1.1", "e4 e5")
+    read(sqlite_store, 60)
+    delayed = DelayedLog(1000)
+    try:
+        delayed.take(sqlite_store.events_since(0), None)
+        assert delayed.release(T0_MS + DAY_MS) > 60
+        follower = Follower(delayed.copy)
+        before = follower.start().games["1.1"]
+        assert readings_in(delayed.copy) == 60
+        assert delayed.prune(follower.seq) == 60 - KEEP_READINGS
+        assert readings_in(delayed.copy) == KEEP_READINGS
+        assert Follower(delayed.copy).start().games["1.1"] == before
+        # more readings and a move come in after the pruning: the copy takes them on
+        read(sqlite_store, 70, first_s=61)
+        ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": "Nf3", "at": at(101)})
+        seq = sqlite_store.last_seq()
+        delayed.take(sqlite_store.events_since(seq - 11), T0_MS)
+        delayed.release(T0_MS + DAY_MS)
+        update = follower.poll()
+        assert update is not None
+        game = update.games["1.1"]
+        assert game["moves"] == ["e4", "e5", "Nf3"]
+        assert game["clock"]["device"]["white_ms"] == 7_200_000 - 70 * 1000
+        assert game == Follower(delayed.copy).start().games["1.1"]
+    finally:
+        delayed.close()
+
+
+def test_nothing_the_public_channel_has_not_read_is_dropped(
+    sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(public, "PRUNE_EVERY", 1)
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    read(sqlite_store, 30)
+    delayed = DelayedLog(1000)
+    try:
+        delayed.take(sqlite_store.events_since(0), None)
+        delayed.release(T0_MS + DAY_MS)
+        assert delayed.prune(read_upto=0) == 0  # the channel has read nothing yet
+        assert readings_in(delayed.copy) == 30
+        assert delayed.prune(read_upto=0) == 0  # and not again before PRUNE_EVERY more
+    finally:
+        delayed.close()
