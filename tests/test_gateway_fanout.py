@@ -1,4 +1,4 @@
-"""One message to many connections, framed once (``adapters.gateway.fanout``), over a
+"""One message to many connections, framed once (``adapters.gateway.fanout.FanOut``), over a
 real ``websockets`` server: compressed and uncompressed clients, text and binary, and
 connections that are closing."""
 
@@ -12,7 +12,7 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
-from adapters.gateway.fanout import fan_out, framed
+from adapters.gateway.fanout import FanOut, framed
 
 
 def test_a_framed_message_is_what_the_library_would_send_unmasked() -> None:
@@ -42,7 +42,13 @@ async def _fan_out_to(
         await asyncio.wait_for(ready.wait(), 10)
         if close_first:
             await connected[0].close()
-        written = [fan_out(connected, m) for m in messages]
+        written = []
+        for message in messages:
+            out = FanOut(message)
+            for ws in connected:
+                out.send(ws)
+            out.finish()
+            written.append(out.written)
         received: list[list[str | bytes]] = []
         for i, ws in enumerate(sockets):
             got: list[str | bytes] = []

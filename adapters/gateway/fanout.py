@@ -18,8 +18,6 @@ small enough) is for the caller (``Client.idle``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
@@ -62,12 +60,3 @@ class FanOut:
         if self.compressed:
             broadcast(self.compressed, self.message)
             self.compressed = []
-
-
-def fan_out(connections: Iterable[ServerConnection], message: str | bytes) -> int:
-    """Send ``message`` to every open connection; the number written directly."""
-    out = FanOut(message)
-    for ws in connections:
-        out.send(ws)
-    out.finish()
-    return out.written

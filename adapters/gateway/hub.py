@@ -63,7 +63,7 @@ class Limits:
     """How long one message may take to be accepted by a client's socket."""
     broadcast_buffer: int = 64 * 1024
     """A client whose socket holds less than this (bytes) not yet sent gets frames at
-    once (``fan_out``); above it, through its queue (and the limits above)."""
+    once (``FanOut``); above it, through its queue (and the limits above)."""
     socket_send_buffer: int | None = 256 * 1024
     """Kernel send buffer of each connection (bytes): fixed, so the kernel does not
     grow it to megabytes for a client that does not read. None keeps the default."""
