@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from engine.arbiter.penalties import PENALTIES
 from engine.events import (
     ClaimAdvised,
     ClaimRuled,
@@ -106,7 +107,7 @@ def incident(event: Event) -> Entry | None:
         if event.result is not None:
             penalty += f"; result {event.result}"
         text += f". Penalty: {penalty}"
-        article += f"; {PENALTY_ARTICLES.get(event.penalty, 'Laws 2009 13.4')}"
+        article += f"; {PENALTIES.get(event.penalty, 'Laws 2009 13.4')}"
     return entry(
         event,
         "incident",
@@ -116,17 +117,6 @@ def incident(event: Event) -> Entry | None:
         arbiter=event.arbiter,
         game=event.game,
     )
-
-
-PENALTY_ARTICLES = {
-    "warning": "Laws 2009 13.4 a",
-    "time_added": "Laws 2009 13.4 b",
-    "time_deducted": "Laws 2009 13.4 c",
-    "game_lost": "Laws 2009 13.4 d",
-    "points_reduced": "Laws 2009 13.4 e",
-    "opponent_points_raised": "Laws 2009 13.4 f",
-    "expelled": "Laws 2009 13.4 g",
-}
 
 
 def leave(event: Event) -> Entry | None:
