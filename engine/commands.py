@@ -150,6 +150,18 @@ TIME_ORDER_REFUSAL = Refusal(
 )
 """The refusal of a time-ordered command (``in_time_order``)."""
 
+ROLE_NAMES = {
+    "chief": "the Chief Arbiter",
+    "deputy": "a Deputy",
+    "advisor": "the Technical Advisor",
+}
+
+
+def role_refusal(roles: tuple[str, ...]) -> Refusal:
+    """The refusal of a command sent by an arbiter not in its ``roles`` (3.9.2 b)."""
+    names = " or ".join(ROLE_NAMES.get(role, role) for role in roles)
+    return Refusal("not_an_arbiter", "3.9.2 b", f"the arbiter is not {names}")
+
 
 @dataclass(frozen=True)
 class CommandSpec:
@@ -169,8 +181,11 @@ class CommandSpec:
     """How its decision refuses it (code, article, when), as declared with it."""
 
     def all_refusals(self) -> tuple[Refusal, ...]:
-        """Every refusal of the command: the common ones, then its own."""
+        """Every refusal of the command: the common ones, the refusal of an arbiter not in
+        its roles (unless it declares its own), then its own."""
         common = (*COMMON_REFUSALS, *((TIME_ORDER_REFUSAL,) if self.in_time_order else ()))
+        if self.roles and not any(r.code == "not_an_arbiter" for r in self.refusals):
+            common += (role_refusal(self.roles),)
         return common + self.refusals
 
     def field(self, wire: str) -> FieldSpec | None:

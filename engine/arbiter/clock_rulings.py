@@ -50,7 +50,6 @@ from engine.world import World
     refusals=(
         ("unknown_game", "", "the game has not been started"),
         ("game_not_in_progress", "", "the game is finished"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("malformed_command", "", "no reason, or delta_ms of 0"),
         ("rule_violation", "6.9", "a flag fell before the adjustment's instant"),
     ),

@@ -70,7 +70,6 @@ POSITION_ENDINGS = frozenset(
             "",
             "the game is finished: withdraw the result first (correct_result with result null)",
         ),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("rule_violation", "9.5", "a draw claim is pending"),
         ("illegal_move", "", "a replacement move is not legal where it stands"),
         (
@@ -104,7 +103,6 @@ class CorrectMoves(Command):
     events=(ResultCorrected,),
     refusals=(
         ("unknown_game", "", "the game has not been started"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("game_not_in_progress", "", "the game has no result to correct"),
         ("rule_violation", "3.9.2 b", "a draw by agreement"),
         (

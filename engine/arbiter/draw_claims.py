@@ -175,7 +175,6 @@ class AdviseClaim(Command):
     in_time_order=True,
     refusals=(
         ("unknown_game", "", "the game has not been started"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("unknown_claim", "", "the game has no claim of that id"),
         (
             "rule_violation",

@@ -52,7 +52,6 @@ DECISIONS = ("fallen", "not_fallen")
     refusals=(
         ("unknown_game", "", "the game has not been started"),
         ("game_not_in_progress", "", "the game is finished"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         (
             "malformed_command",
             "6.10 a",

@@ -45,7 +45,6 @@ from engine.world import World
     refusals=(
         ("unknown_game", "", "the game has not been started"),
         ("rule_violation", "7.4", "the game has ended (3.7.1.b.4 in a playoff game)"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("malformed_command", "", "'by' is not white, black or a player of the game"),
     ),
 )

@@ -73,7 +73,7 @@ from engine.fields import Instant
 from engine.game import state as games
 from engine.game.state import IN_PROGRESS, Game
 from engine.timefmt import format_instant
-from engine.tournament.tournament import Tournament
+from engine.tournament.tournament import RULING_ROLES, Tournament
 from engine.world import World
 
 KINDS: dict[str, str] = {
@@ -112,7 +112,6 @@ DRAW_TEST = frozenset({"device_sounded"})
 CHIEF_ONLY = frozenset({"extraneous_equipment"})
 """Kinds whose article names the Chief Arbiter alone (3.9.2 a)."""
 
-RULING_ROLES = ("chief", "deputy")
 ACCOMPANYING_ROLES = ("chief", "deputy")
 """3.9.2 c: "accompanied by one of the arbiters" (the Technical Advisor is not one)."""
 

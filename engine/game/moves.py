@@ -168,7 +168,6 @@ class Resign(Command):
     refusals=(
         ("unknown_game", "", "the game has not been started"),
         ("game_not_in_progress", "", "the game is finished"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("malformed_command", "", "the result is '*'"),
         ("rule_violation", "3.9.2 b", "a draw whose reason or termination is an agreement"),
     ),

@@ -89,7 +89,6 @@ STAGE_ARTICLE = {RAPID: "3.7.1.a", BLITZ: "3.7.2", SUDDEN_DEATH: "3.7.3.a"}
     events=(PlayoffStageStarted,),
     refusals=(
         ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         (
             "rule_violation",
             "3.7",
@@ -131,7 +130,6 @@ class StartPlayoff(Command):
     events=(PlayoffStageStarted, SuddenDeathPaired),
     refusals=(
         ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("rule_violation", "3.7.1.a", "no playoff for the place yet"),
         ("rule_violation", "3.7.3", "the playoff is decided"),
         (
@@ -169,7 +167,6 @@ class AdvancePlayoff(Command):
     events=(SuddenDeathColourChosen,),
     refusals=(
         ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("rule_violation", "3.7.3.a", "the colour has already been chosen"),
         (
             "malformed_command",

@@ -86,7 +86,6 @@ DAY_MS = 86_400_000
     events=(PlayerWithdrew, GameStarted, ResultRecorded),
     refusals=(
         ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("malformed_command", "", "not a player of the tournament"),
         ("rule_violation", "3.1", "the player has already withdrawn"),
         ("rule_violation", "3.4.1", "the lots have not been drawn"),
