@@ -59,7 +59,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
@@ -75,7 +75,7 @@ from engine.dispatch import decide
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ClockReadingRecorded, ResultRecorded
 from engine.game.clock_log import ClockLog
-from engine.game.importing import RecordScoreSheet, ScoreSheet, require_tournament_game
+from engine.game.importing import RecordScoreSheet, require_tournament_game
 from engine.game.state import Game
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
@@ -348,7 +348,7 @@ def import_pgn(
                 message = "" if same else f"game {sheet.game} exists with other moves/result"
                 reports.append(ImportReport(sheet.game, status, message))
                 continue
-            _, events = store.execute(RecordScoreSheet.of(sheet, rules, by))
+            _, events = store.execute(replace(sheet, rules=rules, by=by))
             readings = [e for e in events if isinstance(e, ClockReadingRecorded)]
             summary = clock_summary(clock_report(events, readings)) if readings else None
             ended = next((e for e in events if isinstance(e, ResultRecorded)), None)
@@ -371,7 +371,7 @@ def _score_sheet(
     options: ImportOptions,
     rules: str,
     warnings: list[str],
-) -> ScoreSheet:
+) -> RecordScoreSheet:
     """One PGN game as a score sheet (moves as UCI from the mainline)."""
     assert game.round is not None
     round_no = game.round
@@ -413,7 +413,7 @@ def _score_sheet(
                     "not used for the move instants"
                 )
                 clocks[ply] = None
-    return ScoreSheet(
+    return RecordScoreSheet(
         game=game_id,
         round=round_no,
         board=board_no,

@@ -8,7 +8,7 @@ from typing import Any
 from adapters.store import Store
 from engine.errors import CommandRefused
 from engine.events import ClockReadingRecorded, GameStarted, MovePlayed, ResultRecorded
-from engine.game.importing import ScoreSheet, import_score_sheet
+from engine.game.importing import RecordScoreSheet, import_score_sheet
 from tests.helpers import PLAYERS_2013, T0, T0_MS, ok, paired_tournament, refused
 from tests.world import World
 
@@ -40,7 +40,7 @@ def test_a_score_sheet_appends_the_events_of_the_import(world: World) -> None:
     )
     events = ok(world, cmd)  # type: ignore[arg-type]
     expected = import_score_sheet(
-        ScoreSheet(
+        RecordScoreSheet(
             game="1.1",
             round=1,
             board=1,

@@ -47,30 +47,6 @@ from engine.tournament.tournament import Tournament
 from engine.world import World
 
 
-@dataclass(frozen=True)
-class ScoreSheet:
-    """One finished game as a score sheet records it."""
-
-    game: str
-    round: int
-    board: int
-    white: str
-    black: str
-    result: str
-    moves: Sequence[str]
-    """SAN or UCI, in order."""
-    at_ms: int
-    """When the game started."""
-    move_at_ms: Sequence[int] | None = None
-    """When each move was completed, if known (from clock comments)."""
-    time_control: str | None = None
-    initial_fen: str | None = None
-    clocks_ms: Sequence[int | None] | None = None
-    """The mover's recorded clock after each ply (``[%clk]``), if the sheet has them.
-    When given (and ``move_at_ms`` is not), the move instants are derived from them
-    (``engine.clock.move_instants``) and each is stored as a clock reading."""
-
-
 @command(
     "record_score_sheet",
     summary="A finished (or adjourned) game recorded after the fact from its score sheet: "
@@ -117,19 +93,19 @@ class RecordScoreSheet(Command):
     by: str = "import"
 
     def decide(self, world: World) -> list[Event]:
-        sheet = self.score_sheet()
+        self.check()
         tournament = world.tournament()
         if tournament is not None:
-            require_tournament_game(tournament, sheet)
-        if world.game(sheet.game) is not None:
+            require_tournament_game(tournament, self)
+        if world.game(self.game) is not None:
             raise MalformedCommand(
-                f"game {sheet.game} is already recorded: a score sheet records a new game"
+                f"game {self.game} is already recorded: a score sheet records a new game"
             )
         rules = tournament.rules if tournament else self.rules or DEFAULT_PROFILE
-        return import_score_sheet(sheet, rules, self.by)
+        return import_score_sheet(self, rules, self.by)
 
-    def score_sheet(self) -> ScoreSheet:
-        """The command as a score sheet, its lists checked."""
+    def check(self) -> None:
+        """Its lists hold what they must, one entry a move; its FEN is a position."""
         where = f"record_score_sheet: game {self.game}"
         if not all(isinstance(m, str) for m in self.moves):
             raise MalformedCommand(f"{where}: 'moves' must be a list of moves (SAN or UCI)")
@@ -150,49 +126,13 @@ class RecordScoreSheet(Command):
                 raise MalformedCommand(
                     f"{where}: FEN {self.initial_fen!r} is not a position"
                 ) from None
-        return ScoreSheet(
-            game=self.game,
-            round=self.round,
-            board=self.board,
-            white=self.white,
-            black=self.black,
-            result=self.result,
-            moves=self.moves,
-            at_ms=self.at_ms,
-            move_at_ms=self.move_at_ms,
-            time_control=self.time_control,
-            initial_fen=self.initial_fen,
-            clocks_ms=self.clocks_ms,
-        )
-
-    @classmethod
-    def of(
-        cls, sheet: ScoreSheet, rules: str | None = None, by: str = "import"
-    ) -> RecordScoreSheet:
-        """The command that records ``sheet``."""
-        return cls(
-            game=sheet.game,
-            round=sheet.round,
-            board=sheet.board,
-            white=sheet.white,
-            black=sheet.black,
-            result=sheet.result,
-            moves=list(sheet.moves),
-            at_ms=sheet.at_ms,
-            move_at_ms=None if sheet.move_at_ms is None else list(sheet.move_at_ms),
-            clocks_ms=None if sheet.clocks_ms is None else list(sheet.clocks_ms),
-            time_control=sheet.time_control,
-            initial_fen=sheet.initial_fen,
-            rules=rules,
-            by=by,
-        )
 
 
 def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def require_tournament_game(tournament: Tournament, sheet: ScoreSheet) -> None:
+def require_tournament_game(tournament: Tournament, sheet: RecordScoreSheet) -> None:
     """A game recorded in a tournament's store must be one of its games: its players,
     one of its rounds, and a pairing of that round when the lots are drawn,
     or the pairing of its playoff game."""
@@ -234,7 +174,7 @@ def require_tournament_game(tournament: Tournament, sheet: ScoreSheet) -> None:
         )
 
 
-def import_score_sheet(sheet: ScoreSheet, rules: str, by: str = "import") -> list[Event]:
+def import_score_sheet(sheet: RecordScoreSheet, rules: str, by: str = "import") -> list[Event]:
     """Every event of the game, or IllegalMove naming the game and the move."""
     if sheet.result not in ("1-0", "0-1", "1/2-1/2", "*"):
         raise MalformedCommand(f"game {sheet.game}: unknown result {sheet.result!r}")
@@ -378,7 +318,7 @@ def _control_or_none(tag: str) -> TimeControl | None:
 
 
 def _readings(
-    sheet: ScoreSheet, events: list[Event], clocks: Sequence[int | None], by: str
+    sheet: RecordScoreSheet, events: list[Event], clocks: Sequence[int | None], by: str
 ) -> list[Event]:
     """Each recorded clock as a reading on the clock stream, beside the regulation clock."""
     readings: list[Event] = []
