@@ -37,7 +37,6 @@ from eventsourcing.utils import resolve_topic
 from adapters.chain import (
     GENESIS,
     PREFIX_BYTES,
-    event_fields,
     extend_digest,
     split_prefixes,
 )
@@ -49,6 +48,7 @@ from adapters.replay_log import (
     event_classes,
     final_state,
     plain,
+    record_of,
     verify_links,
 )
 from adapters.store import Store, logical_event
@@ -207,19 +207,7 @@ def store_records(store: Store, report: AuditReport) -> Iterator[tuple[Record, i
             else:
                 try:
                     event, link = mapper.event_and_link(notification)
-                    yield (
-                        Record(
-                            position,
-                            event.originator_id,
-                            event.originator_version,
-                            type(event).__name__,
-                            event.at_ms,
-                            event_fields(event),
-                            link,
-                        ),
-                        notification.id,
-                        True,
-                    )
+                    yield record_of(position, event, link), notification.id, True
                     continue
                 except Exception as exc:
                     problem = f"{type(exc).__name__}: {exc}"
