@@ -35,6 +35,7 @@ written too. Sandclock fields (``*180``) are refused with a clear error.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engine.errors import MalformedCommand
@@ -96,34 +97,31 @@ class TimeControl:
             first += moves
             index += 1
 
+    def _controls(self) -> Iterator[int]:
+        """The move numbers at which each period ends (40, 60 under 3.5.1), in order,
+        until a period for the rest of the game."""
+        index, last = 0, 0
+        while (moves := self.period(index).moves) is not None:
+            last += moves
+            yield last
+            index += 1
+
     def control_after(self, move_number: int) -> int | None:
         """The 0-based index of the period that begins once ``move_number`` is completed.
 
         None unless ``move_number`` is the last move of a period (40 and 60 under 3.5.1).
         """
-        index, last = 0, 0
-        while True:
-            moves = self.period(index).moves
-            if moves is None:
-                return None
-            last += moves
-            if move_number == last:
-                return index + 1
-            if move_number < last:
-                return None
-            index += 1
+        for index, last in enumerate(self._controls()):
+            if move_number <= last:
+                return index + 1 if move_number == last else None
+        return None
 
     def moves_to_control(self, moves_completed: int) -> int | None:
         """Moves still to complete before the next control; None in a period for the rest."""
-        index, last = 0, 0
-        while True:
-            moves = self.period(index).moves
-            if moves is None:
-                return None
-            last += moves
+        for last in self._controls():
             if moves_completed < last:
                 return last - moves_completed
-            index += 1
+        return None
 
     def describe(self) -> str:
         """Plain words for people: ``40 moves in 120 min, 20 moves in 60 min, 15 min + 30 s``."""
