@@ -318,7 +318,7 @@ class TestLaws2009_13_4Penalties:
         )
         refused(event, incident(arbiter="aronian"), "not_an_arbiter")
 
-    def test_an_incident_on_a_finished_game_is_refused(self, event: Store) -> None:
+    def test_12_5_an_incident_on_a_finished_game_is_refused(self, event: Store) -> None:
         ok(event, {"cmd": "resign", "game": "1.1", "by": "white", "at": at(10)})
         message = refused(event, incident(penalty="warning"), "game_not_in_progress")
         assert message.startswith("game 1.1 has ended (0-1, resignation)")
