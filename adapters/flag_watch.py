@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-from adapters.kept import KeptProjection
+from adapters.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store import Store, wall_clock_ms
 from engine.events import split_stream
 from engine.game.state import IN_PROGRESS
@@ -44,10 +43,6 @@ STALE_MS = 12 * 3600 * 1000
 NAME = "flag-watch"
 FORMAT = 1
 """The layout of the kept state (``games``: [namespace, game id] pairs; ``events``)."""
-KEEP_EVERY_S = 1.0
-"""How often, at most, the kept state is saved while the check runs."""
-
-log = logging.getLogger(__name__)
 
 
 class FlagWatch:
@@ -79,22 +74,11 @@ class FlagWatch:
         self._loaded = True
         if not self.keep:
             return
-        try:
-            self._kept = KeptProjection(self.store, NAME, FORMAT)
-        except Exception:
-            log.warning("no kept state in this store (it cannot be set up)", exc_info=True)
-            return
-        loaded = self._kept.load()
+        self._kept = open_kept(self.store, NAME, FORMAT)
+        loaded = self._kept.load_as(_games_and_events) if self._kept is not None else None
         if loaded is None:
             return
-        position, state = loaded
-        try:
-            games = {(None if ns is None else str(ns), str(g)) for ns, g in state["games"]}
-            events = int(state["events"])
-        except (KeyError, TypeError, ValueError) as exc:
-            log.warning("the kept flag check is not of its layout (%r): reading the log", exc)
-            self._kept.drop()
-            return
+        position, games, events = loaded
         self.seq = self.resumed_from = self._kept_seq = position
         self.game_ids, self.events = games, events
 
@@ -121,10 +105,8 @@ class FlagWatch:
             return False
         self._kept_at = now_s
         state = {"games": sorted(self.game_ids, key=_game_sort), "events": self.events}
-        try:
-            saved = self._kept.save(self.seq, state)
-        except Exception:
-            log.warning("saving the kept flag check failed; the next save covers it", exc_info=True)
+        saved = self._kept.save_or_warn(self.seq, state)
+        if saved is None:
             return False
         self._kept_seq = self.seq
         return saved
@@ -192,3 +174,11 @@ async def watch_flags(
         with contextlib.suppress(Exception):
             await loop.run_in_executor(None, lambda: watch.save(force=True))
         store.close()
+
+
+def _games_and_events(
+    position: int, state: dict[str, Any]
+) -> tuple[int, set[tuple[str | None, str]], int]:
+    """The kept state's position, games (namespace, game id) and events folded."""
+    games = {(None if ns is None else str(ns), str(g)) for ns, g in state["games"]}
+    return position, games, int(state["events"])

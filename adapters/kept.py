@@ -41,9 +41,10 @@ import contextlib
 import functools
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import msgpack
 from eventsourcing.persistence import IntegrityError, Tracking
@@ -304,6 +305,22 @@ def program_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+KEEP_EVERY_S = 1.0
+"""How often, at most, a running process saves a kept projection (and when it stops)."""
+
+T = TypeVar("T")
+
+
+def open_kept(store: Store, name: str, format_version: int) -> KeptProjection | None:
+    """The kept projection ``name`` of ``store``; None (said in a warning) when the store
+    cannot hold one: the process then folds the whole log, as before."""
+    try:
+        return KeptProjection(store, name, format_version)
+    except Exception:
+        log.warning("no kept state in this store (it cannot be set up)", exc_info=True)
+        return None
+
+
 class KeptProjection:
     """One kept projection of a store: its name and format, its state a msgpack map.
 
@@ -357,6 +374,31 @@ class KeptProjection:
         if record.position > self.store.last_seq():
             return None, f"ahead of the log, which ends at {self.store.last_seq()}"
         return decoded["state"], ""
+
+    def load_as(self, parse: Callable[[int, dict[str, Any]], T]) -> T | None:
+        """The kept state as ``parse(position, state)`` reads it; None when there is none,
+        or when it is not of the layout ``parse`` expects (then dropped, with a warning)."""
+        loaded = self.load()
+        if loaded is None:
+            return None
+        try:
+            return parse(*loaded)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            log.warning(
+                "kept state %r is not of its layout (%r): folding the whole log", self.name, exc
+            )
+            self.drop()
+            return None
+
+    def save_or_warn(self, position: int, state: dict[str, Any]) -> bool | None:
+        """``save``; None when the store failed (said in a warning: the next save covers it)."""
+        try:
+            return self.save(position, state)
+        except Exception:
+            log.warning(
+                "saving kept state %r failed; the next save covers it", self.name, exc_info=True
+            )
+            return None
 
     def save(self, position: int, state: dict[str, Any]) -> bool:
         data = msgpack.packb({"format": self.format, "state": state}, use_bin_type=True)

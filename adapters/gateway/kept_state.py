@@ -32,8 +32,6 @@ from adapters.gateway.frames import Frame
 NAME = "gateway"
 FORMAT = 1
 """The layout of the state below; a change of it is a new number."""
-KEEP_EVERY_S = 1.0
-"""How often, at most, the gateway saves its kept state while it runs."""
 
 _FRAME_FIELDS = tuple(f.name for f in dataclasses.fields(Frame) if not f.name.startswith("_"))
 

@@ -53,11 +53,11 @@ from adapters.gateway.deltas import (
 from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
-from adapters.gateway.kept_state import FORMAT, KEEP_EVERY_S, NAME, GatewayState
+from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
 from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
-from adapters.kept import KeptProjection
+from adapters.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store import Store
 from adapters.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
 from engine.commands import REGISTRY
@@ -216,20 +216,8 @@ class Gateway:
 
     def _load_kept(self, store: Store) -> GatewayState | None:
         """The kept state of this store, None without a usable one (said in a warning)."""
-        try:
-            self._kept = KeptProjection(store, NAME, FORMAT)
-        except Exception:
-            log.warning("no kept state in this store (it cannot be set up)", exc_info=True)
-            return None
-        loaded = self._kept.load()
-        if loaded is None:
-            return None
-        try:
-            return GatewayState.from_state(*loaded)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            log.warning("the kept state is not of its layout (%r): folding the whole log", exc)
-            self._kept.drop()
-            return None
+        self._kept = open_kept(store, NAME, FORMAT)
+        return self._kept.load_as(GatewayState.from_state) if self._kept is not None else None
 
     def _kept_state(self) -> GatewayState | None:
         """The state to keep, in the event loop between two readings of the log (None if
@@ -250,10 +238,8 @@ class Gateway:
         """Save the kept state (keeper thread); a failure is logged, the next save covers it."""
         if self._kept is None:
             return
-        try:
-            saved = self._kept.save(state.position, state.to_state())
-        except Exception:
-            log.warning("saving the kept state failed; the next save covers it", exc_info=True)
+        saved = self._kept.save_or_warn(state.position, state.to_state())
+        if saved is None:
             return
         if saved:
             self.stats.kept_saves += 1
