@@ -28,7 +28,7 @@ lint: $(VENV)/.installed
 # Strict (pyproject.toml): the rulebook, the projections, and the DGT board's
 # protocol and reconstruction (bytes in, moves out).
 types: $(VENV)/.installed
-	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/reconstruct.py \
+	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
 		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py
 
 pytest: $(VENV)/.installed

@@ -38,8 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.dgt.feed import StoreSink  # noqa: E402
+from adapters.dgt.observations import MoveConfirmed  # noqa: E402
 from adapters.dgt.protocol import DgtParser  # noqa: E402
-from adapters.dgt.reconstruct import MoveConfirmed, MoveReconstructor  # noqa: E402
+from adapters.dgt.reconstruct import MoveReconstructor  # noqa: E402
 from adapters.dgt.session import BoardSession  # noqa: E402
 from adapters.dgt.simulator import BoardSimulator, Noise  # noqa: E402
 from adapters.store import Store  # noqa: E402

@@ -38,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.dgt.reconstruct import BoardAlert, MoveReconstructor  # noqa: E402
+from adapters.dgt.observations import BoardAlert  # noqa: E402
+from adapters.dgt.reconstruct import MoveReconstructor  # noqa: E402
 from adapters.dgt.session import BoardSession  # noqa: E402
 from adapters.dgt.simulator import BoardSimulator, Noise  # noqa: E402
 from bench.common import read_games  # noqa: E402

@@ -8,7 +8,8 @@ import chess
 
 from adapters.dgt import protocol as p
 from adapters.dgt.clocksides import ClockSides
-from adapters.dgt.reconstruct import MoveReconstructor, Observation
+from adapters.dgt.observations import Observation
+from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.session import BoardSession
 
 SCAN_MS = 120  # between two field updates of one hand movement (about one scan)

@@ -19,7 +19,8 @@ import pytest
 from adapters.cli.cmd_dgt import reconstruct_lines
 from adapters.dgt import protocol as p
 from adapters.dgt.feed import StoreSink
-from adapters.dgt.reconstruct import LineRecovered, MoveReconstructor, Observation
+from adapters.dgt.observations import LineRecovered, Observation
+from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise
 from adapters.store import Store

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.dgt.clocksides import ColouredReading
-from adapters.dgt.reconstruct import (
+from adapters.dgt.observations import (
     BoardAlert,
     LineRecovered,
     MoveConfirmed,

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adapters.dgt import protocol as p
-from adapters.dgt.reconstruct import BoardAlert, Observation
+from adapters.dgt.observations import BoardAlert, Observation
 from adapters.dgt.recording import Recorder, read_input
 from adapters.dgt.session import BoardSession
 

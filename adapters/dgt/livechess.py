@@ -34,7 +34,7 @@ from typing import Any
 
 from adapters.dgt.clocksides import ColouredReading
 from adapters.dgt.link import wall_ms
-from adapters.dgt.reconstruct import BoardAlert, Observation
+from adapters.dgt.observations import BoardAlert, Observation
 from adapters.dgt.session import BoardSession
 
 log = logging.getLogger(__name__)

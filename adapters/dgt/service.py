@@ -33,7 +33,8 @@ from adapters.dgt.link import (
     wall_ms,
 )
 from adapters.dgt.livechess import run_livechess
-from adapters.dgt.reconstruct import MoveReconstructor, Observation
+from adapters.dgt.observations import Observation
+from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import Recorder
 from adapters.dgt.session import BoardIdentified, BoardSession
 from adapters.store import Store

@@ -42,7 +42,8 @@ import chess
 
 from adapters.dgt import protocol as p
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
-from adapters.dgt.reconstruct import MoveReconstructor, Observation
+from adapters.dgt.observations import Observation
+from adapters.dgt.reconstruct import MoveReconstructor
 
 CLOCK_GAP_LIMIT_MS = 30_000
 """Longer silences of the clock (stopped, unplugged) say nothing of the timing's resolution."""
