@@ -19,7 +19,7 @@ demo: $(VENV)/.installed
 
 # docs/commands.md and docs/schema/ from the engine's command declarations
 docs: $(VENV)/.installed
-	$(BIN)/python -m adapters.reference
+	$(BIN)/python -m tools.reference
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

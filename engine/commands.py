@@ -46,7 +46,7 @@ for the rest). A field ``at_ms: Instant`` is written ``at`` on the wire.
 
 Then import the module in ``engine.dispatch`` (``COMMAND_MODULES``) so the
 registry holds it, and run ``make docs``: ``docs/commands.md`` and
-``docs/schema/`` are generated from the registry (``adapters/reference.py``).
+``docs/schema/`` are generated from the registry (``tools/reference.py``).
 A time-ordered command needs the fields ``game: str`` and ``at_ms: Instant``.
 The refusals every command shares (a malformed command; a time-ordered one
 dated too early) are listed for it without being declared.

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,6 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from adapters import reference
 from adapters.queries import crosstable_object, game_object, pairings_object, standings_object
 from adapters.replay_log import import_log, read_log
 from adapters.sample import SAMPLE_LOG
@@ -28,6 +28,7 @@ from adapters.store import open_store
 from engine.commands import REGISTRY, parse_command, refusal_codes
 from engine.errors import MalformedCommand
 from tests.gateway_support import CLIENT_FRAME, check_server_frame
+from tools import reference
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "tests" / "scenarios"
@@ -179,3 +180,19 @@ def test_the_gateway_tests_check_every_frame_against_the_schema() -> None:
         check_server_frame({"op": "result", "id": "c1", "ok": False})
     assert CLIENT_FRAME.is_valid({"op": "subscribe", "games": ["1.1"], "since": 4})
     assert not CLIENT_FRAME.is_valid({"op": "subscribe", "games": "all"})
+
+
+def test_the_runtime_never_imports_the_tools() -> None:
+    """``tools/`` (the generator of the reference) sits outside the runtime package: no
+    module of ``engine``, ``projections`` or ``adapters`` imports it, and the package
+    does not ship it."""
+    for layer in ("engine", "projections", "adapters"):
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = [node.module]
+                assert not [n for n in names if n.split(".")[0] == "tools"], path
+    assert '"tools' not in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
