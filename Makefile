@@ -1,5 +1,5 @@
 # Two commands on a fresh machine with Python 3.11 and make:
-#   make demo   the main job, on the embedded SQLite default
+#   make demo   the main job, on the embedded SQLite default (PORT=8766: its web page's port)
 #   make test   lint, types and the whole suite (4 pytest-xdist workers: most tests wait
 #               on fsync, PostgreSQL, subprocesses and sockets, so 4 keep 2 cores busy)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 demo: $(VENV)/.installed
-	$(BIN)/candidates demo
+	$(BIN)/candidates demo $(if $(PORT),--port $(PORT))
 
 # docs/commands.md and docs/schema/ from the engine's command declarations
 docs: $(VENV)/.installed

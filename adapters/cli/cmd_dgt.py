@@ -27,7 +27,7 @@ from typing import Any
 
 import chess
 
-from adapters.cli.common import add_store_option, print_json
+from adapters.cli.common import add_store_option, print_json, readable_file
 from adapters.dgt import protocol as p
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import is_recording, parse_recording
@@ -127,7 +127,7 @@ def register(sub: Any) -> None:
 def _read(path: str) -> bytes:
     """The bytes of a DGT input; MalformedCommand for a recording whose header is wrong
     or input that holds no DGT message at all (garbage, a text file)."""
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    data = sys.stdin.buffer.read() if path == "-" else readable_file(path).read_bytes()
     if is_recording(data):
         try:
             parse_recording(data)
@@ -245,6 +245,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     from adapters.dgt.link import wall_ms
     from adapters.dgt.recording import write_recording
 
+    readable_file(args.pgn, "--pgn")
     try:
         game = s.load_game(args.pgn, index=args.index, round_=args.round)
     except LookupError as exc:

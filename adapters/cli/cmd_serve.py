@@ -19,7 +19,7 @@ import signal
 import sys
 from typing import Any
 
-from adapters.cli.common import add_store_option
+from adapters.cli.common import add_store_option, readable_file
 from adapters.flag_watch import DEFAULT_INTERVAL_S, watch_flags
 from adapters.gateway.server import DEFAULT_PUBLIC_DELAY_S, serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
@@ -80,6 +80,7 @@ def dgt_specs(args: argparse.Namespace) -> list[str]:
     for item in args.dgt_file:
         if "=" not in item:
             raise ValueError(f"--dgt-file needs FILE=GAME, got {item!r}")
+        readable_file(item.removeprefix("file:").rsplit("=", 1)[0], "--dgt-file")
         specs.append(item if item.startswith("file:") else f"file:{item}")
     return specs
 
@@ -91,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     if args.public_delay < 0:
         print("candidates serve: --public-delay must be 0 or more seconds", file=sys.stderr)
         return 2
+    if args.tokens is not None:
+        readable_file(args.tokens, "--tokens")
     try:
         tokens = load_tokens(args.tokens)
     except TokenFileError as error:
