@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import dispatch, fields
-from engine.commands import REGISTRY, CommandSpec, FieldSpec
+from engine.commands import REGISTRY, TIME_ORDER_REFUSAL, CommandSpec, FieldSpec
 from engine.fields import INT_LIMIT, RESULTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,9 +31,9 @@ SCHEMA_ID = "https://candidates.example/schema/"
 
 INSTANT_PATTERN = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,6})?)?)?)?"
-    r"([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+    r"([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)$"
 )
-"""ISO-8601 instants as the engine reads them (no zone: UTC)."""
+"""ISO-8601 instants as the engine reads them: with a time and a zone (none: refused)."""
 
 ROLE_WORDS = {
     "chief": "the Chief Arbiter",
@@ -41,72 +41,6 @@ ROLE_WORDS = {
     "advisor": "the Technical Advisor",
 }
 
-FIELD_NOTES: dict[str, str] = {
-    "tournament": "the tournament's id (as given to `create_tournament`)",
-    "game": "the game's id: `<round>.<board>` for a paired game (`1.1`), a playoff game's id, "
-    "or any id with `white` and `black`",
-    "games": "game ids",
-    "at": "the instant it happened, ISO-8601 UTC (`2013-03-15T14:00:00.000Z`)",
-    "by": "who sent it (a player, an arbiter, `dgt:<serial>` ...); for the record",
-    "arbiter": "the id of the arbiter who rules (an arbiter of `create_tournament`)",
-    "advisor": "the id of the Technical Advisor",
-    "name": "the tournament's name",
-    "rules": "the rules profile: `candidates-2012` (default) or `fide-2023`",
-    "start_date": "day 1 of the schedule (3.2), an ISO date",
-    "cycles": "1 (single) or 2 (double round robin, 3.1)",
-    "players": "`[{id, name, federation, rating}]`: the entrants",
-    "arbiters": "`[{id, name, role}]`, role `chief`, `deputy` or `advisor`",
-    "seed": "the seed of a reproducible drawing of lots",
-    "numbers": "`{player: n}`: numbers drawn elsewhere, each of 1..N once",
-    "check_federations": "refuse given numbers that break the federation rule (3.1)",
-    "white": "the White player's id",
-    "black": "the Black player's id",
-    "white_ms": "White's clock display, milliseconds",
-    "black_ms": "Black's clock display, milliseconds",
-    "time_control": "the time control (`40/7200:20/3600:900+30`); default the profile's",
-    "fen": "a starting position other than the initial one",
-    "stage": "`tournament`, `rapid`, `blitz` or `sudden_death`; default the pairing's",
-    "move": "the move, SAN (`Nf3`) or UCI (`g1f3`)",
-    "result": "`1-0`, `0-1`, `1/2-1/2` (or `*`, refused where a result is due)",
-    "reason": "why, in words, for the record",
-    "termination": "how the game ended, in words (`time forfeit`, `default` ...)",
-    "running": "the side whose clock runs, or null for none",
-    "ply": "the ply the reading belongs to",
-    "tolerance_ms": "the difference from the regulation clock that raises an alert",
-    "side": "`white` or `black`",
-    "delta_ms": "milliseconds added (positive) or taken (negative)",
-    "kind": "`threefold_repetition`, `fifty_moves`, `perpetual_check`, `stalemate`, "
-    "`insufficient_material` or `theoretical_draw`",
-    "intended_move": "the move written but not played (9.2 a, 9.3 a)",
-    "claim": "the claim's id (numbered 1, 2 ... in the game)",
-    "opinion": "`draw` or `not_draw`",
-    "decision": "`accepted` or `rejected`",
-    "player": "a player's id",
-    "place": "the place in dispute (1 = first)",
-    "lot_winner": "the player who won the lot of a sudden-death game",
-    "colour": "`white` or `black`",
-    "flag": "the side whose flag the device shows fallen",
-    "from_ply": "the moves after this ply are replaced (0: from the first move)",
-    "moves": "the moves that replace them, SAN or UCI, in order",
-    "order": "the table's rounds in the order they are played (`[1, 2, 3, 4, 5, 7, 6, ...]`)",
-    "board": "the board's serial number",
-    "message": "the alert in words, for the arbiters",
-    "details": "what the board saw (free-form)",
-    "raise_alert.kind": "the alert's kind (`board_disconnected`, `clock_mismatch` ...)",
-    "record_score_sheet.round": "the round the game belongs to (a playoff game: its stage's)",
-    "record_score_sheet.board": "the board it was played on, in its round",
-    "record_score_sheet.moves": "every move of the sheet, SAN or UCI, in order",
-    "record_score_sheet.result": "`1-0`, `0-1`, `1/2-1/2`, or `*` for a game not finished",
-    "record_score_sheet.at": "when the game started, ISO-8601 UTC",
-    "record_score_sheet.move_at_ms": "when each move was completed (epoch ms), if known",
-    "record_score_sheet.clocks_ms": "the mover's clock after each ply (ms, null where the sheet "
-    "has none), e.g. PGN `[%clk]`: each is recorded as a clock reading and, without "
-    "`move_at_ms`, gives the move instants",
-    "record_score_sheet.initial_fen": "a starting position other than the initial one",
-    "record_score_sheet.rules": "the rules profile of a game outside a tournament: "
-    "`candidates-2012` (default) or `fide-2023`; a tournament's game follows its rules",
-}
-"""A sentence per wire field; ``command.field`` where a field means something else there."""
 
 EXAMPLES: dict[str, dict[str, Any]] = {
     "create_tournament": {
@@ -297,8 +231,9 @@ TYPE_NAMES = {
 
 
 def field_note(command: str, f: FieldSpec) -> str:
-    """What the field means: the command's own note, else the field name's."""
-    return FIELD_NOTES.get(f"{command}.{f.wire}", FIELD_NOTES.get(f.wire, ""))
+    """What the field means in ``command``: declared with the command (``@command``'s
+    ``notes``, else ``engine.commands.COMMON_NOTES``)."""
+    return f.note
 
 
 def field_schema(command: str, f: FieldSpec) -> dict[str, Any]:
@@ -816,7 +751,10 @@ def command_section(spec: CommandSpec) -> str:
     events = ", ".join(f"`{e.__name__}`" for e in spec.events) or "none (always refused)"
     lines.append(f"- **Appends**: {events}.")
     if spec.in_time_order:
-        lines.append("- **Time order**: refused when dated before the game's last event.")
+        lines.append(
+            f"- **Time order**: refused (`{TIME_ORDER_REFUSAL.code}`) when dated before the "
+            "game's last event."
+        )
     lines += ["", "| field | type | required | meaning |", "| --- | --- | --- | --- |"]
     lines.append(f"| `cmd` | string | yes | `{spec.name}` |")
     for f in spec.fields:
@@ -852,8 +790,9 @@ def commands_markdown() -> str:
         'appended) or `{"ok": false, "error": {"code": ..., "message": ...}}` (nothing',
         "appended). Codes are stable; messages are for people and name the article.",
         "",
-        "Types: *instant* is an ISO-8601 UTC string (`2013-03-15T14:00:00.000Z`; without a",
-        "zone it is read as UTC); *result* is `1-0`, `0-1`, `1/2-1/2` or `*`; a *string*",
+        "Types: *instant* is an ISO-8601 string with its zone (`2013-03-15T14:00:00.000Z`,",
+        "or an offset such as `+01:00`; an instant without a zone is refused as",
+        "`malformed_command`); *result* is `1-0`, `0-1`, `1/2-1/2` or `*`; a *string*",
         "field is not empty; an *integer* is at most 2^53 - 1 in size. An optional field",
         "given as `null` counts as absent; a field the command does not have is refused.",
         "The JSON Schema of every command is `docs/schema/commands.schema.json`; the query",

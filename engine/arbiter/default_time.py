@@ -48,6 +48,9 @@ ARTICLE = "6.6 a"
     roles=RULING_ROLES,
     events=(DefaultRuled, ResultRecorded),
     in_time_order=True,
+    notes={
+        "player": "the absent player: a player's id, or `white` / `black`",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleDefault(Command):

@@ -31,6 +31,12 @@ from engine.world import World
     summary="The Chief Arbiter rules whether a withdrawn player's reason is satisfactory (3.3.4).",
     roles=("chief",),
     events=(WithdrawalReasonRuled,),
+    notes={
+        "player": "the withdrawn player: a player's id",
+        "satisfactory": "`true` if the reason for the withdrawal is satisfactory, `false` if "
+        "not (3.3.4)",
+        "reason": "why, in words, for the record",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleWithdrawalReason(Command):
