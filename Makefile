@@ -25,10 +25,10 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Strict (pyproject.toml): the rulebook, the projections, and the DGT board's
-# protocol and reconstruction (bytes in, moves out).
+# Strict (pyproject.toml): the rulebook, the projections, the tools (the reference's
+# generator), and the DGT board's protocol and reconstruction (bytes in, moves out).
 types: $(VENV)/.installed
-	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
+	$(BIN)/mypy engine projections tools adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
 		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py
 
 pytest: $(VENV)/.installed

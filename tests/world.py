@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from adapters.store import game_order
+from adapters.store import answer_of, duplicate_answer, game_order
 from engine.arbiter import board_log as board_logs
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
 from engine.arbiter.incident_book import IncidentBook
 from engine.dispatch import decide
-from engine.errors import CommandRefused, Conflict
+from engine.errors import AlreadyRecorded, CommandRefused, Conflict
 from engine.events import (
     INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
@@ -114,11 +114,14 @@ class World:
         return cmd, events
 
     def handle(self, raw: object) -> dict[str, Any]:
+        """The store's answer (``Store.handle``), built by the store's own functions."""
         try:
             _, events = self.execute(raw)
+        except AlreadyRecorded as repeat:
+            return duplicate_answer(repeat)
         except CommandRefused as refused:
             return {"ok": False, "error": refused.as_error()}
-        return {"ok": True, "events": [e.to_wire() for e in events]}
+        return answer_of(events)
 
     def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
         return [self.handle(raw) for raw in raws]

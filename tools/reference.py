@@ -7,11 +7,14 @@ it appends and the ways it is refused (its ``@command`` declaration). A test
 (``tests/test_reference.py``) fails when the files differ from what this
 module generates now, so the reference cannot fall behind the engine.
 
-What the registry cannot say is written here: a sentence per field name, one
-example per command (checked against ``parse_command`` by the tests; a command
-without one gets an example made from its field types), and the schemas of the
-query objects and gateway frames (``QUERY_SCHEMAS``, ``FRAME_SCHEMAS``), which
-the tests check against real objects and every frame of the gateway tests.
+Each field's meaning is declared with its command (``engine.commands``), each
+refusal with the error class it raises. What the registry cannot say is written
+here: one example per command with the store it is sent to and its answer
+(``tools/examples.py``; ``tests/test_reference_examples.py`` applies every example
+of ``docs/commands.md`` to a store so prepared and checks the answer printed), and
+the schemas of the query objects and gateway frames (``QUERY_SCHEMAS``,
+``FRAME_SCHEMAS``), which the tests check against real objects and every frame of
+the gateway tests.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from engine import dispatch, fields
+from engine.arbiter.penalties import PENALTIES, penalty_form
 from engine.commands import REGISTRY, TIME_ORDER_REFUSAL, CommandSpec, FieldSpec
-from engine.fields import INT_LIMIT, RESULTS
+from engine.fields import INT_LIMIT, RESULTS, Checker
+from tools.examples import EXAMPLES, SETTINGS, Example
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_ID = "https://candidates.example/schema/"
@@ -42,178 +47,9 @@ ROLE_WORDS = {
 }
 
 
-EXAMPLES: dict[str, dict[str, Any]] = {
-    "create_tournament": {
-        "cmd": "create_tournament",
-        "tournament": "london-2013",
-        "name": "FIDE Candidates Tournament 2013",
-        "start_date": "2013-03-15",
-        "players": [
-            {"id": "carlsen", "name": "Carlsen, Magnus", "federation": "NOR", "rating": 2872},
-            {"id": "kramnik", "name": "Kramnik, Vladimir", "federation": "RUS", "rating": 2810},
-        ],
-        "arbiters": [
-            {"id": "chief", "name": "Chief Arbiter", "role": "chief"},
-            {"id": "advisor", "name": "Technical Advisor", "role": "advisor"},
-        ],
-    },
-    "draw_lots": {"cmd": "draw_lots", "tournament": "london-2013", "seed": "london-2013"},
-    "start_game": {"cmd": "start_game", "game": "1.1", "at": "2013-03-15T14:00:00Z"},
-    "play_move": {
-        "cmd": "play_move",
-        "game": "1.1",
-        "move": "e4",
-        "at": "2013-03-15T14:00:31Z",
-        "white_ms": 7169000,
-        "black_ms": 7200000,
-    },
-    "resign": {"cmd": "resign", "game": "1.1", "by": "black", "at": "2013-03-15T18:02:00Z"},
-    "declare_result": {
-        "cmd": "declare_result",
-        "game": "1.1",
-        "result": "1-0",
-        "reason": "black did not appear within the default time",
-        "arbiter": "chief",
-        "at": "2013-03-15T15:00:00Z",
-        "termination": "default",
-    },
-    "clock_reading": {
-        "cmd": "clock_reading",
-        "game": "1.1",
-        "at": "2013-03-15T14:10:00Z",
-        "white_ms": 6800000,
-        "black_ms": 6950000,
-        "running": "white",
-    },
-    "claim_draw": {
-        "cmd": "claim_draw",
-        "game": "1.1",
-        "by": "white",
-        "kind": "threefold_repetition",
-        "at": "2013-03-15T17:30:00Z",
-    },
-    "advise_claim": {
-        "cmd": "advise_claim",
-        "game": "1.1",
-        "claim": 1,
-        "opinion": "draw",
-        "advisor": "advisor",
-        "at": "2013-03-15T17:40:00Z",
-    },
-    "rule_claim": {
-        "cmd": "rule_claim",
-        "game": "1.1",
-        "claim": 1,
-        "decision": "accepted",
-        "arbiter": "chief",
-        "at": "2013-03-15T17:35:00Z",
-    },
-    "offer_draw": {"cmd": "offer_draw", "game": "1.1", "by": "white"},
-    "agree_draw": {"cmd": "agree_draw", "game": "1.1", "by": "black"},
-    "record_illegal_move": {
-        "cmd": "record_illegal_move",
-        "game": "1.1",
-        "by": "black",
-        "arbiter": "chief",
-        "at": "2013-03-15T15:12:00Z",
-    },
-    "adjust_clock": {
-        "cmd": "adjust_clock",
-        "game": "1.1",
-        "side": "white",
-        "delta_ms": 120000,
-        "reason": "Laws 7.4 b: two minutes for black's illegal move",
-        "arbiter": "chief",
-        "at": "2013-03-15T15:12:05Z",
-    },
-    "check_flags": {"cmd": "check_flags", "at": "2013-03-15T20:00:00Z"},
-    "withdraw": {
-        "cmd": "withdraw",
-        "tournament": "london-2013",
-        "player": "kramnik",
-        "reason": "illness",
-        "arbiter": "chief",
-        "at": "2013-03-20T12:00:00Z",
-    },
-    "start_playoff": {
-        "cmd": "start_playoff",
-        "tournament": "london-2013",
-        "arbiter": "chief",
-        "at": "2013-04-02T10:00:00Z",
-        "seed": "playoff-1",
-    },
-    "advance_playoff": {
-        "cmd": "advance_playoff",
-        "tournament": "london-2013",
-        "arbiter": "chief",
-        "at": "2013-04-02T13:00:00Z",
-        "seed": "blitz-1",
-    },
-    "choose_colour": {
-        "cmd": "choose_colour",
-        "tournament": "london-2013",
-        "game": "P1-SD1",
-        "colour": "white",
-        "arbiter": "chief",
-        "at": "2013-04-02T15:00:00Z",
-    },
-    "correct_moves": {
-        "cmd": "correct_moves",
-        "game": "1.1",
-        "arbiter": "chief",
-        "reason": "the board read Nf3 for Nd2; the score sheets agree on Nd2",
-        "at": "2013-03-15T15:20:00Z",
-        "from_ply": 23,
-        "moves": ["Nd2", "Nf6"],
-    },
-    "correct_result": {
-        "cmd": "correct_result",
-        "game": "1.1",
-        "arbiter": "chief",
-        "reason": "entered as 1-0; both score sheets say 0-1",
-        "at": "2013-03-15T19:05:00Z",
-        "result": "0-1",
-    },
-    "reorder_rounds": {
-        "cmd": "reorder_rounds",
-        "tournament": "london-2013",
-        "order": [1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14],
-        "reason": "the organisers played the table's round 7 as round 6 (3.2)",
-    },
-    "record_score_sheet": {
-        "cmd": "record_score_sheet",
-        "game": "1.1",
-        "round": 1,
-        "board": 1,
-        "white": "carlsen",
-        "black": "aronian",
-        "result": "1/2-1/2",
-        "moves": ["e4", "e5", "Nf3", "Nc6"],
-        "at": "2013-03-15T14:00:00Z",
-        "time_control": "40/7200:20/3600:900+30",
-    },
-    "raise_alert": {
-        "cmd": "raise_alert",
-        "board": "13001",
-        "kind": "board_disconnected",
-        "message": "board 13001 stopped answering",
-        "at": "2013-03-15T14:20:00Z",
-        "by": "dgt:13001",
-    },
-    "rule_flag": {
-        "cmd": "rule_flag",
-        "game": "1.1",
-        "side": "white",
-        "arbiter": "chief",
-        "at": "2013-03-15T18:00:00Z",
-        "decision": "fallen",
-    },
-}
-
-
 # -- field types -------------------------------------------------------------------------------
 
-TYPE_NAMES = {
+TYPE_NAMES: dict[Checker, str] = {
     fields.text: "string",
     fields.words: "string",
     fields.string: "string",
@@ -227,6 +63,7 @@ TYPE_NAMES = {
     fields.result: "result",
     fields.instant: "instant",
     fields.identifier: "string or integer",
+    penalty_form: "penalty (a name, or an object with `kind`)",
 }
 
 
@@ -262,13 +99,26 @@ def field_schema(command: str, f: FieldSpec) -> dict[str, Any]:
         schema = {"type": "string", "pattern": INSTANT_PATTERN}
     elif check is fields.identifier:
         schema = {"type": ["string", "integer"]}
+    elif check is penalty_form:
+        kinds = {"enum": list(PENALTIES)}
+        schema = {
+            "anyOf": [
+                kinds,
+                {"type": "object", "required": ["kind"], "properties": {"kind": kinds}},
+            ]
+        }
     else:
         schema = {}
     note = field_note(command, f)
     if note:
         schema["description"] = note.replace("`", "")
     if f.nullable or not f.required:  # null: absent for an optional field, "none" for a nullable
-        schema = {"anyOf": [schema, {"type": "null"}]} if "enum" in schema else _or_null(schema)
+        if "anyOf" in schema:
+            schema = {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+        elif "enum" in schema:
+            schema = {"anyOf": [schema, {"type": "null"}]}
+        else:
+            schema = _or_null(schema)
     return schema
 
 
@@ -708,26 +558,28 @@ def schemas() -> dict[str, dict[str, Any]]:
 
 
 def example(spec: CommandSpec) -> dict[str, Any]:
-    """The declared example, else one made from the required fields' types."""
-    if spec.name in EXAMPLES:
-        return EXAMPLES[spec.name]
-    made: dict[str, Any] = {"cmd": spec.name}
-    sample = {
-        fields.integer: 0,
-        fields.whole: 0,
-        fields.number: 0,
-        fields.boolean: False,
-        fields.mapping: {},
-        fields.array: [],
-        fields.side: "white",
-        fields.result: "1-0",
-        fields.instant: "2013-03-15T14:00:00Z",
-        fields.identifier: 1,
-    }
-    for f in spec.fields:
-        if f.required:
-            made[f.wire] = sample.get(f.check, "1.1" if f.wire == "game" else "chief")
-    return made
+    """The command's example (``tools/examples.py``)."""
+    return EXAMPLES[spec.name].command
+
+
+def answer_text(shown: Example) -> str:
+    """The answer an example gets, as the reference prints it (and the tests read it)."""
+    if shown.refused:
+        return f"refused, `{shown.refused}` (nothing appended)."
+    return "`ok`, appending " + ", ".join(f"`{e}`" for e in shown.events) + "."
+
+
+def example_text(spec: CommandSpec) -> list[str]:
+    shown = EXAMPLES[spec.name]
+    given = SETTINGS[shown.setting].words
+    return [
+        f"Example, given {given}:",
+        "",
+        "    " + json.dumps(shown.command, ensure_ascii=False),
+        "",
+        f"Answer: {answer_text(shown)}",
+        "",
+    ]
 
 
 def _type_text(f: FieldSpec) -> str:
@@ -771,7 +623,7 @@ def command_section(spec: CommandSpec) -> str:
     for r in spec.all_refusals():
         article = r.article or "-"
         lines.append(f"| `{r.code}` | {article} | {_cell(r.when)} |")
-    lines += ["", "Example:", "", "    " + json.dumps(example(spec), ensure_ascii=False), ""]
+    lines += ["", *example_text(spec)]
     return "\n".join(lines)
 
 

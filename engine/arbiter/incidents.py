@@ -55,7 +55,9 @@ from engine.errors import (
     GameNotInProgress,
     MalformedCommand,
     NotAnArbiter,
+    OutOfOrder,
     RuleViolation,
+    UnknownGame,
     UnknownTournament,
 )
 from engine.events import (
@@ -126,6 +128,8 @@ Lookup = Callable[[str], Game | None]
     events=(IncidentRecorded, ClockAdjusted, ResultRecorded, PlayerWithdrew, GameStarted),
     refusals=(
         (UnknownTournament, "", "no tournament in this store"),
+        (UnknownGame, "", "the incident's game has not been started"),
+        (OutOfOrder, "6.7 a of the Laws", "dated before its game's last recorded event"),
         (NotAnArbiter, "3.9.2 b", "the arbiter may not record it"),
         (GameNotInProgress, "12.5", "the game has ended: record the incident without it"),
         (RuleViolation, "13.4", "a penalty the incident's kind does not carry, or lacks"),
@@ -171,6 +175,15 @@ class RecordIncident(Command):
     "accompanied by an arbiter (3.9.2 c).",
     roles=("chief",),
     events=(LeavePermitted,),
+    refusals=(
+        (MalformedCommand, "", "not a player of the tournament"),
+        (
+            RuleViolation,
+            "3.9.2 c",
+            "the escort is not the Chief Arbiter or a Deputy, the player "
+            "is already out, or has no game in progress",
+        ),
+    ),
     notes={
         "player": "the player who leaves the playing area: a player's id",
         "accompanied_by": "the arbiter who goes with the player (the Chief Arbiter or a Deputy)",
@@ -191,6 +204,10 @@ class PermitLeave(Command):
     "returned",
     summary="A player out of the playing area with permission is back (3.9.2 c).",
     events=(PlayerReturned,),
+    refusals=(
+        (RuleViolation, "3.9.2 c", "the player is not out with the Chief Arbiter's permission"),
+        (MalformedCommand, "", "dated before the player left"),
+    ),
     notes={
         "player": "the player who is back: a player's id",
         "by": "who saw the player back; default the arbiter who went with the player",

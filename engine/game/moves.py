@@ -124,6 +124,12 @@ class StartGame(Command):
             "the move cannot be read (UCI or SAN), is ambiguous or is not legal in the position",
         ),
         (MalformedCommand, "", "only one of white_ms and black_ms, or a negative time"),
+        (
+            Conflict,
+            "",
+            "its `ply` is beyond the next one, or already holds another move: the sender's "
+            "game is not the record's",
+        ),
     ),
     notes={
         "move": "the move, SAN (`Nf3`) or UCI (`g1f3`)",

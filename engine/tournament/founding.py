@@ -410,6 +410,11 @@ def reorder_rounds(
     "renumber_boards",
     summary="The boards of rounds are numbered as the organisers published them (3.2).",
     events=(BoardsRenumbered,),
+    refusals=(
+        (RuleViolation, "3.4.1", "the lots have not been drawn"),
+        (MalformedCommand, "", "not a round of the tournament, or not its boards 1..N once each"),
+        (RuleViolation, "3.2", "a round with a game started already"),
+    ),
     notes={
         "boards": 'round as played (`"2"`) -> the published board of each table board, in '
         "table order: `[3, 1, 4, 2]` plays the table's board 1 as board 3",
