@@ -6,9 +6,13 @@ same calls the store does (``handle``, ``execute``, ``execute_many``, ``execute_
 ``board_log``, ``incident_book``,
 ``readings``, ``reading_at``, ``game_ids``, ``events_since``) with the state
 folded by the engine's own ``evolve`` functions, and refuses a stale version
-the way the store's optimistic concurrency does. The backends themselves
-(SQLite, PostgreSQL: transactions, links, seals, concurrent writers) are
-tested on real stores (the ``store`` fixture).
+the way the store's optimistic concurrency does. It answers with the store's own
+answer functions (``answer_of``, ``duplicate_answer``). ``tests/test_world_contract.py``
+runs the same command sequences on this world and on real stores and requires the same
+answers, events and objects: the world cannot drift from the store unnoticed. It holds
+one tournament and knows no ``command_id``: stores of several tournaments and command
+ids are tested on real stores, as are the backends themselves (SQLite, PostgreSQL:
+transactions, links, seals, concurrent writers; the ``store`` fixture).
 """
 
 from __future__ import annotations
