@@ -191,7 +191,7 @@ COMMON_REFUSALS = (
 for; the store's command ids)."""
 
 TIME_ORDER_REFUSAL = Refusal(
-    OutOfOrder, "6.7 a of the Laws", "it is dated before the game's last recorded event"
+    OutOfOrder, "Laws 2009 6.7 a", "it is dated before the game's last recorded event"
 )
 """The refusal of a time-ordered command (``in_time_order``): what
 ``engine.game.state.require_in_time_order`` raises."""

@@ -26,7 +26,13 @@ from typing import Any
 
 from engine import dispatch, fields
 from engine.arbiter.penalties import PENALTIES, penalty_form
-from engine.commands import REGISTRY, TIME_ORDER_REFUSAL, CommandSpec, FieldSpec
+from engine.commands import (
+    COMMON_NOTES,
+    REGISTRY,
+    TIME_ORDER_REFUSAL,
+    CommandSpec,
+    FieldSpec,
+)
 from engine.fields import INT_LIMIT, RESULTS, Checker
 from tools.examples import EXAMPLES, SETTINGS, Example
 
@@ -130,6 +136,16 @@ def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "type": [*kinds, "null"]}
 
 
+COMMAND_ID_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 200,
+    "pattern": "^[^\\x00-\\x1f\\x7f]+$",
+    "description": COMMON_NOTES["command_id"].replace("`", ""),
+}
+"""``command_id``: any command may carry it (the store keeps it, ``Store.handle``)."""
+
+
 def command_schema(spec: CommandSpec) -> dict[str, Any]:
     return {
         "title": spec.name,
@@ -138,6 +154,7 @@ def command_schema(spec: CommandSpec) -> dict[str, Any]:
         "properties": {
             "cmd": {"const": spec.name},
             **{f.wire: field_schema(spec.name, f) for f in spec.fields},
+            "command_id": COMMAND_ID_SCHEMA,
         },
         "required": ["cmd", *(f.wire for f in spec.fields if f.required)],
         "additionalProperties": False,
@@ -618,6 +635,7 @@ def command_section(spec: CommandSpec) -> str:
             required = f"no (default `{json.dumps(f.default)}`)"
         note = field_note(spec.name, f)
         lines.append(f"| `{f.wire}` | {_cell(_type_text(f))} | {required} | {_cell(note)} |")
+    lines.append(f"| `command_id` | string | no | {_cell(COMMON_NOTES['command_id'])} |")
     lines += ["", "Refused (nothing is appended):", ""]
     lines += ["| code | article | when |", "| --- | --- | --- |"]
     for r in spec.all_refusals():

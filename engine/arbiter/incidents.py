@@ -129,7 +129,7 @@ Lookup = Callable[[str], Game | None]
     refusals=(
         (UnknownTournament, "", "no tournament in this store"),
         (UnknownGame, "", "the incident's game has not been started"),
-        (OutOfOrder, "6.7 a of the Laws", "dated before its game's last recorded event"),
+        (OutOfOrder, "Laws 2009 6.7 a", "dated before its game's last recorded event"),
         (NotAnArbiter, "3.9.2 b", "the arbiter may not record it"),
         (GameNotInProgress, "12.5", "the game has ended: record the incident without it"),
         (RuleViolation, "13.4", "a penalty the incident's kind does not carry, or lacks"),
