@@ -1,5 +1,5 @@
 # Two commands on a fresh machine with Python 3.11 and make:
-#   make demo   the main job, on the embedded SQLite default (PORT=8766: its web page's port)
+#   make demo   the main job, on the embedded SQLite default (PORT=9000: another web port)
 #   make test   lint, types and the whole suite (4 pytest-xdist workers: most tests wait
 #               on fsync, PostgreSQL, subprocesses and sockets, so 4 keep 2 cores busy)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -25,10 +25,10 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Strict (pyproject.toml): the rulebook, the projections, the tools (the reference's
-# generator), and the DGT board's protocol and reconstruction (bytes in, moves out).
+# Strict (pyproject.toml): the rulebook, the projections, and the DGT board's
+# protocol and reconstruction (bytes in, moves out).
 types: $(VENV)/.installed
-	$(BIN)/mypy engine projections tools adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
+	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
 		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py
 
 pytest: $(VENV)/.installed

@@ -13,18 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from adapters.sample import PLAYERS_BY_ID
+
 Raw = dict[str, Any]
 
-PLAYERS: list[Raw] = [
-    {"id": "carlsen", "name": "Carlsen, Magnus", "federation": "NOR", "rating": 2872},
-    {"id": "kramnik", "name": "Kramnik, Vladimir", "federation": "RUS", "rating": 2810},
-    {"id": "aronian", "name": "Aronian, Levon", "federation": "ARM", "rating": 2809},
-    {"id": "radjabov", "name": "Radjabov, Teimour", "federation": "AZE", "rating": 2793},
-    {"id": "grischuk", "name": "Grischuk, Alexander", "federation": "RUS", "rating": 2764},
-    {"id": "svidler", "name": "Svidler, Peter", "federation": "RUS", "rating": 2747},
-    {"id": "ivanchuk", "name": "Ivanchuk, Vassily", "federation": "UKR", "rating": 2757},
-    {"id": "gelfand", "name": "Gelfand, Boris", "federation": "ISR", "rating": 2740},
-]
+PLAYERS: list[Raw] = PLAYERS_BY_ID
+"""The 2013 field (the sample's)."""
 ARBITERS: list[Raw] = [
     {"id": "chief", "name": "Chief Arbiter", "role": "chief"},
     {"id": "deputy", "name": "Deputy Arbiter", "role": "deputy"},
@@ -93,7 +87,7 @@ TWO: Raw = {
     "name": "A two-player round robin",
     "start_date": "2013-03-15",
     "cycles": 1,
-    "players": PLAYERS[:2],
+    "players": [p for p in PLAYERS if p["id"] in ("carlsen", "kramnik")],
     "arbiters": ARBITERS,
 }
 
