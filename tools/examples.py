@@ -67,20 +67,6 @@ class Setting:
     commands: tuple[Raw, ...]
 
 
-SETTINGS: dict[str, Setting] = {
-    "empty": Setting("an empty store", ()),
-    "created": Setting("the 2013 field and its arbiters entered, no lots drawn", (CREATE,)),
-    "drawn": Setting("the 2013 field, lots drawn: game 1.1 is Carlsen-Aronian", (CREATE, DRAW)),
-    "started": Setting(
-        "the lots drawn; game 1.1 started at 14:00 with both players present",
-        (CREATE, DRAW, START),
-    ),
-    "opening": Setting(
-        "game 1.1 started at 14:00, 1. e4 e5 2. Nf3 Nc6 played by 14:02:15",
-        (CREATE, DRAW, START, *OPENING),
-    ),
-}
-
 TWO: Raw = {
     "cmd": "create_tournament",
     "tournament": "match-2013",
@@ -141,87 +127,97 @@ BLITZ = tuple(
 )
 SUDDEN = (*RAPID, *BLITZ, _playoff("advance_playoff", "2013-04-02T16:00:00Z", "lots"))
 
-SETTINGS.update(
-    {
-        "claimed": Setting(
-            "game 1.1 after 2. Nf3 Nc6; White claims a threefold repetition at 14:03 (claim 1)",
-            (
-                *SETTINGS["opening"].commands,
-                {
-                    "cmd": "claim_draw",
-                    "game": "1.1",
-                    "by": "white",
-                    "kind": "threefold_repetition",
-                    "at": "2013-03-15T14:03:00Z",
-                },
-            ),
+OPENING_SET = (CREATE, DRAW, START, *OPENING)
+
+SETTINGS: dict[str, Setting] = {
+    "empty": Setting("an empty store", ()),
+    "created": Setting("the 2013 field and its arbiters entered, no lots drawn", (CREATE,)),
+    "drawn": Setting("the 2013 field, lots drawn: game 1.1 is Carlsen-Aronian", (CREATE, DRAW)),
+    "started": Setting(
+        "the lots drawn; game 1.1 started at 14:00 with both players present",
+        (CREATE, DRAW, START),
+    ),
+    "opening": Setting(
+        "game 1.1 started at 14:00, 1. e4 e5 2. Nf3 Nc6 played by 14:02:15",
+        (CREATE, DRAW, START, *OPENING),
+    ),
+    "claimed": Setting(
+        "game 1.1 after 2. Nf3 Nc6; White claims a threefold repetition at 14:03 (claim 1)",
+        (
+            *OPENING_SET,
+            {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "white",
+                "kind": "threefold_repetition",
+                "at": "2013-03-15T14:03:00Z",
+            },
         ),
-        "theoretical": Setting(
-            "game 1.1 after 2. Nf3 Nc6; White claims a theoretical draw at 14:03 (claim 1)",
-            (
-                *SETTINGS["opening"].commands,
-                {
-                    "cmd": "claim_draw",
-                    "game": "1.1",
-                    "by": "white",
-                    "kind": "theoretical_draw",
-                    "at": "2013-03-15T14:03:00Z",
-                },
-            ),
+    ),
+    "theoretical": Setting(
+        "game 1.1 after 2. Nf3 Nc6; White claims a theoretical draw at 14:03 (claim 1)",
+        (
+            *OPENING_SET,
+            {
+                "cmd": "claim_draw",
+                "game": "1.1",
+                "by": "white",
+                "kind": "theoretical_draw",
+                "at": "2013-03-15T14:03:00Z",
+            },
         ),
-        "resigned": Setting(
-            "game 1.1 after 2. Nf3 Nc6; Black resigned at 14:03 (1-0)",
-            (
-                *SETTINGS["opening"].commands,
-                {"cmd": "resign", "game": "1.1", "by": "black", "at": "2013-03-15T14:03:00Z"},
-            ),
+    ),
+    "resigned": Setting(
+        "game 1.1 after 2. Nf3 Nc6; Black resigned at 14:03 (1-0)",
+        (
+            *OPENING_SET,
+            {"cmd": "resign", "game": "1.1", "by": "black", "at": "2013-03-15T14:03:00Z"},
         ),
-        "absent": Setting(
-            "the lots drawn; game 1.1 started at 14:00 with Aronian (Black) not at the board",
-            (CREATE, DRAW, {**START, "present": ["carlsen"]}),
+    ),
+    "absent": Setting(
+        "the lots drawn; game 1.1 started at 14:00 with Aronian (Black) not at the board",
+        (CREATE, DRAW, {**START, "present": ["carlsen"]}),
+    ),
+    "out": Setting(
+        "game 1.1 started at 14:00; the Chief Arbiter let Carlsen leave at 14:20 with the Deputy",
+        (
+            CREATE,
+            DRAW,
+            START,
+            {
+                "cmd": "permit_leave",
+                "player": "carlsen",
+                "arbiter": "chief",
+                "accompanied_by": "deputy",
+                "at": "2013-03-15T14:20:00Z",
+            },
         ),
-        "out": Setting(
-            "game 1.1 started at 14:00; the Chief Arbiter let Carlsen leave at 14:20 with the "
-            "Deputy",
-            (
-                CREATE,
-                DRAW,
-                START,
-                {
-                    "cmd": "permit_leave",
-                    "player": "carlsen",
-                    "arbiter": "chief",
-                    "accompanied_by": "deputy",
-                    "at": "2013-03-15T14:20:00Z",
-                },
-            ),
+    ),
+    "withdrawn": Setting(
+        "the lots drawn; Kramnik withdrew on 20 March",
+        (
+            CREATE,
+            DRAW,
+            {
+                "cmd": "withdraw",
+                "tournament": "london-2013",
+                "player": "kramnik",
+                "reason": "illness",
+                "arbiter": "chief",
+                "at": "2013-03-20T12:00:00Z",
+            },
         ),
-        "withdrawn": Setting(
-            "the lots drawn; Kramnik withdrew on 20 March",
-            (
-                CREATE,
-                DRAW,
-                {
-                    "cmd": "withdraw",
-                    "tournament": "london-2013",
-                    "player": "kramnik",
-                    "reason": "illness",
-                    "arbiter": "chief",
-                    "at": "2013-03-20T12:00:00Z",
-                },
-            ),
-        ),
-        "tied": Setting(
-            "a two-player round robin (`match-2013`), its one game drawn: first place tied", TIED
-        ),
-        "rapid": Setting("`match-2013` tied; the playoff's two rapid games drawn (3.7.1 a)", RAPID),
-        "sudden": Setting(
-            "`match-2013` tied; rapid and three blitz matches drawn; the sudden-death game "
-            "`P1-sudden_death-1` paired, its lot drawn (3.7.3 a)",
-            SUDDEN,
-        ),
-    }
-)
+    ),
+    "tied": Setting(
+        "a two-player round robin (`match-2013`), its one game drawn: first place tied", TIED
+    ),
+    "rapid": Setting("`match-2013` tied; the playoff's two rapid games drawn (3.7.1 a)", RAPID),
+    "sudden": Setting(
+        "`match-2013` tied; rapid and three blitz matches drawn; the sudden-death game "
+        "`P1-sudden_death-1` paired, its lot drawn (3.7.3 a)",
+        SUDDEN,
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -300,10 +296,7 @@ EXAMPLES: dict[str, Example] = {
             "kind": "threefold_repetition",
             "at": "2013-03-15T14:03:00Z",
         },
-        events=(
-            "DrawClaimed",
-            "AlertRaised",
-        ),
+        events=("DrawClaimed", "AlertRaised"),
     ),
     "clock_reading": Example(
         "opening",
@@ -404,10 +397,7 @@ EXAMPLES: dict[str, Example] = {
             "black_ms": 7200000,
             "ply": 1,
         },
-        events=(
-            "MovePlayed",
-            "ClockReadingRecorded",
-        ),
+        events=("MovePlayed", "ClockReadingRecorded"),
     ),
     "raise_alert": Example(
         "started",
@@ -432,10 +422,7 @@ EXAMPLES: dict[str, Example] = {
             "arbiter": "chief",
             "at": "2013-03-15T14:02:40Z",
         },
-        events=(
-            "IllegalMoveRecorded",
-            "ClockAdjusted",
-        ),
+        events=("IllegalMoveRecorded", "ClockAdjusted"),
     ),
     "record_incident": Example(
         "started",
@@ -449,10 +436,7 @@ EXAMPLES: dict[str, Example] = {
             "details": "Aronian's telephone rang in the playing hall",
             "penalty": "game_lost",
         },
-        events=(
-            "IncidentRecorded",
-            "ResultRecorded",
-        ),
+        events=("IncidentRecorded", "ResultRecorded"),
     ),
     "record_score_sheet": Example(
         "drawn",
@@ -517,10 +501,7 @@ EXAMPLES: dict[str, Example] = {
             "arbiter": "chief",
             "at": "2013-03-15T14:05:00Z",
         },
-        events=(
-            "ClaimRuled",
-            "ClockAdjusted",
-        ),
+        events=("ClaimRuled", "ClockAdjusted"),
     ),
     "rule_default": Example(
         "absent",
@@ -531,10 +512,7 @@ EXAMPLES: dict[str, Example] = {
             "arbiter": "chief",
             "at": "2013-03-15T15:00:01Z",
         },
-        events=(
-            "DefaultRuled",
-            "ResultRecorded",
-        ),
+        events=("DefaultRuled", "ResultRecorded"),
     ),
     "rule_flag": Example(
         "started",
@@ -546,10 +524,7 @@ EXAMPLES: dict[str, Example] = {
             "at": "2013-03-15T16:00:05Z",
             "decision": "fallen",
         },
-        events=(
-            "FlagRuled",
-            "ResultRecorded",
-        ),
+        events=("FlagRuled", "ResultRecorded"),
     ),
     "rule_withdrawal_reason": Example(
         "withdrawn",
