@@ -118,20 +118,20 @@ class TestLivePgnForBroadcasts:
 
     def test_a_public_pgn_request_never_shows_a_move_before_its_delay(self, live: Store) -> None:
         """Bounds from the move's own instant (taken before it is appended), not from a timer
-        started after the append: an answer that shows the move came after ``at + delay``;
-        an answer asked for after ``at + delay`` shows it."""
+        started after the append: an answer that shows the move came after ``at + delay``,
+        and one does, however late the gateway follows the log."""
         delay = 1.0
         with RunningGateway(live.url, public_delay_s=delay) as gw:
             at_s = time.time()
             ok(live, {"cmd": "play_move", "game": "1.1", "move": "g6", "at": _instant(at_s)})
+            patience = time.monotonic() + 60  # the gateway follows the log: it may lag
             while True:
-                asked = time.time()
                 _, _, body = get(gw, "/pgn/games/1.1.pgn")
                 answered = time.time()
                 if "g6" in [n.san() for n in parse_all(body.decode())[0].mainline()]:
                     assert answered >= at_s + delay, "shown before its delay"
                     break
-                assert asked < at_s + delay + 0.001, "asked after its delay and not shown"
+                assert time.monotonic() < patience, "never shown"
                 time.sleep(0.05)
             # a commentator's token reads the live state at once; the public, after the delay
             at_s = time.time()

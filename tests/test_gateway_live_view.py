@@ -90,7 +90,7 @@ class TestFairPlayDelayedPublicView:
 
     def test_a_move_within_the_delay_is_never_in_a_public_snapshot(self, live: Store) -> None:
         """Bounds from the move's own instant (taken before it is appended): a snapshot
-        answered before ``at + delay`` never holds it, one asked after it always does."""
+        answered before ``at + delay`` never holds it, and a later one does."""
         delay_s = 1.0
         with RunningGateway(live.url, public_delay_s=delay_s) as gw:
             at_s = time.time()
@@ -102,11 +102,15 @@ class TestFairPlayDelayedPublicView:
                     game = public_game(public)
                     if time.time() < released_s:  # answered before the move's release
                         assert game["moves"] == []
-            while time.time() < released_s + 0.01:
-                time.sleep(0.01)
-            with Peer(gw) as public:
-                public.subscribe()
-                assert public_game(public)["moves"] == ["c4"]
+            patience = time.monotonic() + 60  # the gateway follows the log: it may lag
+            while True:
+                with Peer(gw) as public:
+                    public.subscribe()
+                    shown = public_game(public)["moves"]
+                if shown == ["c4"]:
+                    break
+                assert shown == [] and time.monotonic() < patience, shown
+                time.sleep(0.05)
 
 
 class TestCommandsFollowTheirSubscription:
