@@ -30,11 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.flag_watch import FlagWatch  # noqa: E402
 from adapters.gateway.follower import Follower, Resumed  # noqa: E402
 from adapters.gateway.server import Gateway  # noqa: E402
-from adapters.kept import kept_recorder  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from adapters.store.kept import kept_recorder  # noqa: E402
+from adapters.watch.flags import FlagWatch  # noqa: E402
 from bench.common import T0_MS, handle, lots_drawn  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 

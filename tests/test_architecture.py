@@ -35,9 +35,18 @@ ENGINE_RANK = {
 }
 """engine/: the core (events, commands, errors, rules, time formats), then the chapters
 of the rulebook in the order they build on one another, then the dispatch."""
-ADAPTER_RANK = {"store": 0, "dgt": 1, "gateway": 1, "sample": 2, "cli": 3}
-"""adapters/: the store, its logs, queries, imports and audit; the devices and the live
-outputs; the sample (built through the DGT simulator); the command line."""
+ADAPTER_RANK = {
+    "store": 0,
+    "formats": 1,
+    "audit": 2,
+    "dgt": 2,
+    "gateway": 2,
+    "watch": 2,
+    "cli": 3,
+    "reference": 3,
+}
+"""adapters/: the store (its door, chain, kept projections, queries); the formats of files
+in and out; the audit, the devices, the live outputs and the timers; the command line."""
 LAYER_RANK = {"engine": 0, "projections": 1, "adapters": 2}
 
 
@@ -54,10 +63,7 @@ def room(module: str) -> tuple[int, int, str]:
             name = "top" if parts[1] in ENGINE_TOP else "core"
         return LAYER_RANK[layer], ENGINE_RANK[name], f"engine.{name}"
     if layer == "adapters":
-        if len(parts) > 1 and (ROOT / "adapters" / parts[1]).is_dir():
-            name = parts[1]
-        else:
-            name = "sample" if parts[1:2] == ["sample"] else "store"
+        name = parts[1] if len(parts) > 1 else "store"
         return LAYER_RANK[layer], ADAPTER_RANK[name], f"adapters.{name}"
     return LAYER_RANK[layer], 0, layer
 
@@ -136,14 +142,14 @@ def test_the_engine_and_the_projections_do_no_io_through_the_adapters() -> None:
                 assert not [n for n in names if n.startswith("projections")], module
 
 
-STORE_APPENDERS = {"adapters/replay_log.py", "adapters/chain.py"}
+STORE_APPENDERS = {"adapters/formats/replay_log.py", "adapters/store/chain.py"}
 """The only modules that append events they did not decide: a log import (the events are
 recorded facts) and the seals (the audit chain's own events)."""
 
 
 def store_appends(path: Path) -> list[int]:
     """Lines of ``path`` that call ``append`` on a store (``store``, ``self.store``,
-    ``target_store`` ...); ``self.append`` inside ``adapters/store.py`` is the store's own."""
+    ``target_store`` ...); ``self.append`` inside ``adapters/store/door.py`` is the store's own."""
     lines = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not (
@@ -153,7 +159,7 @@ def store_appends(path: Path) -> list[int]:
         ):
             continue
         receiver = ast.unparse(node.func.value).lower()
-        if path.name == "store.py" and receiver == "self.store":
+        if path.name == "door.py" and receiver == "self.store":
             continue  # a tournament's view forwarding to its store: callers are checked
         if receiver.rsplit(".", 1)[-1].endswith("store"):
             lines.append(node.lineno)

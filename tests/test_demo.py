@@ -12,8 +12,8 @@ from pathlib import Path
 from adapters.audit import INTEGRITY, audit_log
 from adapters.cli import main
 from adapters.cli.cmd_demo import CLEAR_LINE, RoundProgress
-from adapters.replay_log import read_log
-from adapters.sample import GENERATED, SAMPLE_LOG, write_sample
+from adapters.formats.replay_log import read_log
+from tools.sample import GENERATED, SAMPLE_LOG, write_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from adapters.cli.cmd_replay import gateway_entry, serve_replay
-from adapters.replay import Pace, parse_speed, replay, round_of, standings
-from adapters.replay_log import Log, Record, read_log
-from adapters.sample import SAMPLE_LOG, write_sample
+from adapters.formats.replay import Pace, parse_speed, replay, round_of, standings
+from adapters.formats.replay_log import Log, Record, read_log
 from adapters.store import Store, open_store
 from engine.errors import CommandRefused
 from engine.events import ResultRecorded
 from engine.game.state import FINISHED
+from tools.sample import SAMPLE_LOG, write_sample
 
 ROUND_SECONDS = 60.0
 

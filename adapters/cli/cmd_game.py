@@ -8,15 +8,15 @@ import time
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.event_export import game_pgn_text
-from adapters.pgn_import import (
+from adapters.formats.event_export import game_pgn_text
+from adapters.formats.pgn_import import (
     ImportOptions,
     ImportReport,
     check_start_date,
     import_pgn,
     players_file,
 )
-from adapters.queries import game_clock_report, game_object, standings_object
+from adapters.store.queries import game_clock_report, game_object, standings_object
 from engine.clock.time_control import read_time_control_text
 from engine.errors import MalformedCommand, UnknownGame
 from engine.rules import PROFILES

@@ -5,7 +5,7 @@ loop (``adapters.dgt.service.run_sources``) and write their moves and clock
 readings into the same store, which the gateway then follows like any other
 writer.
 
-The flag check runs in the same loop (``adapters.flag_watch``): every second a
+The flag check runs in the same loop (``adapters.watch.flags``): every second a
 ``check_flags`` for every game in progress, so a regulation clock at zero
 reaches the arbiters' desk as a ``flag_fall`` alert within a second (6.8).
 """
@@ -20,10 +20,10 @@ import sys
 from typing import Any
 
 from adapters.cli.common import add_store_option
-from adapters.flag_watch import DEFAULT_INTERVAL_S, watch_flags
 from adapters.gateway.server import DEFAULT_PUBLIC_DELAY_S, serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
 from adapters.store import store_url
+from adapters.watch.flags import DEFAULT_INTERVAL_S, watch_flags
 
 
 def register(sub: Any) -> None:

@@ -30,9 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters import queries
 from adapters.gateway.deltas import event_tournament, game_key
-from adapters.store import Store, TournamentView, game_order
+from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused
 from engine.events import (
     INCIDENTS_STREAM,

@@ -48,12 +48,16 @@ from urllib.parse import parse_qs, quote
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from adapters import queries
-from adapters.event_export import event_game_ids, pgn_of_games, round_game_ids, started_games
+from adapters.formats.event_export import (
+    event_game_ids,
+    pgn_of_games,
+    round_game_ids,
+    started_games,
+)
 from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
 from adapters.gateway.tokens import Identity, Tokens
-from adapters.store import Store, TournamentView, game_order
+from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused, UnknownGame
 
 JSON_TYPE = "application/json"

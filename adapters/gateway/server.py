@@ -57,9 +57,9 @@ from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
 from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
-from adapters.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store import Store
-from adapters.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
+from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
+from adapters.store.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
 from engine.commands import REGISTRY
 from engine.events import AlertRaised, Event
 
@@ -78,7 +78,7 @@ RESUME_LIMIT = 10_000
 POLL_INTERVAL_S = 0.05
 """How often the store's ``last_seq`` is checked on SQLite: also the tick of batched deltas
 and of the public channel's releases. On PostgreSQL the gateway is woken by the store's
-``NOTIFY`` (``adapters.wakeup``) and reads the store only then (or every ``FALLBACK_S``)."""
+``NOTIFY`` (``adapters.store.wakeup``) and reads the store only then (or every ``FALLBACK_S``)."""
 MAX_FRAME_ID = 128
 """Longest frame ``id`` (characters): it is echoed in every answer."""
 MAX_TOKEN = 512

@@ -22,7 +22,7 @@ import hmac
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.jsontext import TextError, loads
+from adapters.formats.jsontext import TextError, loads
 
 ARBITER, COMMENTATOR, PUBLIC = "arbiter", "commentator", "public"
 ROLES = (ARBITER, COMMENTATOR)

@@ -47,8 +47,8 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg.errors import DuplicateObject
 from psycopg.sql import SQL, Identifier
 
-from adapters.chain import Chain, ChainMapper
-from adapters.codec import TOPIC as MSGPACK_TOPIC
+from adapters.store.chain import Chain, ChainMapper
+from adapters.store.codec import TOPIC as MSGPACK_TOPIC
 from engine.arbiter import board_log as board_logs
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
@@ -193,7 +193,7 @@ class CandidatesApplication(Application[str]):
     log_section_size = 1000
 
     def construct_mapper(self) -> ChainMapper:
-        """Stored records carry their hash link (adapters/chain.py, docs/audit.md)."""
+        """Stored records carry their hash link (adapters/store/chain.py, docs/audit.md)."""
         return ChainMapper(self.construct_transcoder())
 
 

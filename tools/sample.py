@@ -53,8 +53,8 @@ from adapters.dgt.clocksides import ClockSides
 from adapters.dgt.feed import StoreSink
 from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, _think_times_s
-from adapters.pgn_import import player_id, read_games
-from adapters.replay_log import export_log
+from adapters.formats.pgn_import import player_id, read_games
+from adapters.formats.replay_log import export_log
 from adapters.store import Store
 from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control

@@ -34,14 +34,7 @@ from typing import Any
 
 from eventsourcing.utils import resolve_topic
 
-from adapters.chain import (
-    GENESIS,
-    PREFIX_BYTES,
-    extend_digest,
-    split_prefixes,
-)
-from adapters.queries import standings_object
-from adapters.replay_log import (
+from adapters.formats.replay_log import (
     Log,
     LogError,
     Record,
@@ -51,7 +44,14 @@ from adapters.replay_log import (
     record_of,
     verify_links,
 )
-from adapters.store import Store, logical_event
+from adapters.store.chain import (
+    GENESIS,
+    PREFIX_BYTES,
+    extend_digest,
+    split_prefixes,
+)
+from adapters.store.door import Store, logical_event
+from adapters.store.queries import standings_object
 from engine.audit import findings as engine_findings
 from engine.audit.clocks import judge_clocks
 from engine.audit.event_fields import field_problems
