@@ -48,6 +48,7 @@ from typing import Any
 import chess
 import chess.pgn
 
+from adapters.cli.cmd_demo import SAMPLE_LOG
 from adapters.dgt import protocol as dgt
 from adapters.dgt.clocksides import ClockSides
 from adapters.dgt.feed import StoreSink
@@ -65,7 +66,6 @@ from engine.tournament.berger_inference import Inferred, infer_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_PGN = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
-SAMPLE_LOG = ROOT / "replay_logs" / "candidates-2013.msgpack"
 
 TOURNAMENT = "london-2013"
 PLAYERS_BY_ID = [
