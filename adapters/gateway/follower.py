@@ -233,7 +233,7 @@ class Follower:
     def poll(self) -> Update | None:
         """The events appended since the last read, with the objects they changed; None if none.
 
-        The events read are folded into the store's cached states (``Store.absorb``),
+        The events read are folded into the store's cached states (``Store.take_in``),
         so the objects are those at the last event read, with no further query; only
         when an object had to be read from the database (a stream not cached) is the
         read checked against the log and extended if writers appended meanwhile."""
@@ -241,7 +241,7 @@ class Follower:
         fresh = list(store.events_since(self.seq))
         if not fresh:
             return None
-        store.absorb(self.seq, fresh)
+        store.take_in(self.seq, fresh)
         events = fresh
         upto = fresh[-1][0]
         games: dict[str, dict[str, Any]] = {}
@@ -255,7 +255,7 @@ class Follower:
             if store.stream_reads == reads or store.last_seq() == upto:
                 break
             fresh = list(store.events_since(upto))
-            store.absorb(upto, fresh)
+            store.take_in(upto, fresh)
             events += fresh
             upto = fresh[-1][0] if fresh else upto
         self.seq = upto
