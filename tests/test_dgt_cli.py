@@ -187,11 +187,11 @@ class TestRecordingFormat:
 
 
 def test_dgt_run_feeds_the_store_from_a_recording(tmp_path: Path) -> None:
-    from adapters.dgt.link import wall_ms
+    from adapters.host.clock import wall_clock_ms
     from engine.timefmt import format_instant
 
     rec = tmp_path / "g.dgt"
-    started = format_instant(wall_ms() - 1000)  # the recording starts now
+    started = format_instant(wall_clock_ms() - 1000)  # the recording starts now
     assert main(["dgt", "simulate", "--pgn", str(PGN), "--round", "11.2", "--out", str(rec)]) == 0
     store_path = str(tmp_path / "s.sqlite")
     with Store(store_path) as store:

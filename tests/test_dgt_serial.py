@@ -18,12 +18,13 @@ import pytest
 
 from adapters.dgt.clocksides import ClockSides
 from adapters.dgt.feed import StoreSink
-from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport, wall_ms
+from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import parse_recording, write_recording
 from adapters.dgt.service import run_sources
 from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise, PtyLink, TcpLink, load_game
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from engine.commands import REGISTRY
 from engine.events import board_stream
@@ -43,7 +44,7 @@ def start_game(store: Store, game_id: str = "6.3") -> None:
         {
             "cmd": "start_game",
             "game": game_id,
-            "at": format_instant(wall_ms() - 1000),
+            "at": format_instant(wall_clock_ms() - 1000),
             "white": "kramnik",
             "black": "ivanchuk",
         }
@@ -217,7 +218,7 @@ def test_a_whole_game_over_a_tcp_bridge_with_a_dropped_connection(tmp_path: Path
 def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
     game = kramnik_ivanchuk()
     sim = BoardSimulator.from_pgn(game, noise=Noise(knocks=0.1), seed=3)
-    start = wall_ms()
+    start = wall_clock_ms()
     recording = tmp_path / "board.dgt"
     write_recording(recording, [(start + at, d) for at, d in sim.raw_stream()], start)
     assert parse_recording(recording.read_bytes()).records

@@ -25,12 +25,12 @@ events did not touch.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.gateway.deltas import event_tournament, game_key
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused
 from engine.events import (
@@ -222,7 +222,7 @@ class Follower:
             games,
             standings,
             set(standings),
-            now_ms(),
+            wall_clock_ms(),
             first=self.first,
             names=dict(self.names),
             incidents=incidents,
@@ -266,7 +266,7 @@ class Follower:
             games,
             standings,
             changed,
-            now_ms(),
+            wall_clock_ms(),
             first=self.first,
             names=dict(self.names),
             incidents=incidents,
@@ -355,7 +355,3 @@ def books_touched(events: list[tuple[int, Event]], first: str | None) -> list[st
             if tid is not None:
                 found[tid] = None
     return list(found)
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000

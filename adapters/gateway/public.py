@@ -1,6 +1,6 @@
 """The public's view: the tournament exactly as it was ``delay`` ago (blocking; reader thread).
 
-FIDE fair play delays what the public sees (``--public-delay``, 15 minutes by
+FIDE fair play delays what the public sees (``--public-delay-s``, 15 minutes by
 default). The public view is the state at ``now - delay`` by the events' own
 instants, as ``candidates replay --until`` derives it: each stream's events up
 to that instant, a stream stopping at its first event after it (so its versions

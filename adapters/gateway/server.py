@@ -50,13 +50,15 @@ from adapters.gateway.deltas import (
     quiet_clock_frames,
     tournament_frames,
 )
-from adapters.gateway.follower import Follower, Update, now_ms, touched_by
+from adapters.gateway.follower import Follower, Update, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
 from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
 from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
+from adapters.host import public_delay
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
@@ -66,8 +68,6 @@ from engine.events import AlertRaised, Event
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
-DEFAULT_PUBLIC_DELAY_S = 15 * 60
-"""Fair play: the public sees the games 15 minutes late unless told otherwise."""
 COMMAND_WAIT_S = 0.2
 """How long the reading of the log waits for this gateway's commands in flight."""
 CATCH_UP_S = 2.0
@@ -125,7 +125,7 @@ class Gateway:
         self,
         store_url: str,
         tokens: Tokens | None = None,
-        public_delay_s: float = DEFAULT_PUBLIC_DELAY_S,
+        public_delay_s: float = public_delay.DEFAULT_S,
         *,
         poll_interval_s: float = POLL_INTERVAL_S,
         limits: Limits | None = None,
@@ -136,7 +136,7 @@ class Gateway:
     ) -> None:
         self.store_url = store_url
         self.tokens = tokens or Tokens()
-        self.delay_ms = max(0, round(public_delay_s * 1000))
+        self.delay_ms = public_delay.delay_ms(max(0.0, public_delay_s))
         self.poll_interval_s = poll_interval_s
         self.fallback_s = fallback_s
         """PostgreSQL: how often the store is read without a notification."""
@@ -208,7 +208,7 @@ class Gateway:
             return start, None, kept
         self._delayed = DelayedLog(self.delay_ms)
         self._delayed.take(self._follower.events_between(0, start.seq), None)
-        self._delayed.release(now_ms())
+        self._delayed.release(wall_clock_ms())
         self._public_follower = Follower(self._delayed.copy)
         public = self._public_follower.start()
         self._delayed.prune(public.seq)
@@ -268,7 +268,7 @@ class Gateway:
             return update, None
         if update is not None:
             self._delayed.take(update.events, update.seen_ms)
-        public = self._public_follower.poll() if self._delayed.release(now_ms()) else None
+        public = self._public_follower.poll() if self._delayed.release(wall_clock_ms()) else None
         self._delayed.prune(self._public_follower.seq)
         return update, public
 
@@ -823,7 +823,7 @@ async def serve_forever(
     host: str = "127.0.0.1",
     port: int = 8765,
     tokens: Tokens | str | Path | None = None,
-    public_delay_s: float = DEFAULT_PUBLIC_DELAY_S,
+    public_delay_s: float = public_delay.DEFAULT_S,
     stop: asyncio.Event | None = None,
     *,
     ready: Callable[[Server], Awaitable[None] | None] | None = None,
