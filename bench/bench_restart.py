@@ -83,16 +83,9 @@ def gateway_start(url: str, keep: bool) -> tuple[float, int]:
             began = time.perf_counter()
             await gateway.open()
             elapsed = (time.perf_counter() - began) * 1000
-            final = gateway._kept_state()
-            if keep and final is not None:
-                await asyncio.get_running_loop().run_in_executor(
-                    gateway._reader, gateway._save_kept, final
-                )
             return elapsed, gateway.stats.folded_at_start
         finally:
-            await asyncio.get_running_loop().run_in_executor(gateway._reader, gateway._close_stores)
-            gateway._reader.shutdown()
-            gateway._deciding.shutdown()
+            await gateway.close()  # keeps the state it read (with keep), as a stopping gateway
 
     return asyncio.run(start())
 

@@ -97,14 +97,12 @@ def from_scratch(url: str) -> tuple[int, dict[str, dict[str, Any]], dict[str, An
         gateway = Gateway(url, public_delay_s=0, keep=False)
         try:
             await gateway.open()
-            assert gateway._follower is not None
-            follower = gateway._follower
+            follower = gateway.reading.follower
+            assert follower is not None
             alerts = {key: frame.body for key, frame in gateway.alerts.frames.items()}
             return follower.seq, alerts, dict(follower.standings)
         finally:
-            gateway._close_stores()
-            gateway._reader.shutdown()
-            gateway._deciding.shutdown()
+            await gateway.close()
 
     return asyncio.run(read())
 
