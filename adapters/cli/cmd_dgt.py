@@ -239,6 +239,7 @@ def run_moves(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from adapters.dgt import simulated_links as links
     from adapters.dgt import simulator as s
     from adapters.dgt.recording import write_recording
     from adapters.host.clock import wall_clock_ms
@@ -293,21 +294,21 @@ def run_simulate(args: argparse.Namespace) -> int:
         if args.livechess is not None:
             ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
             task = asyncio.create_task(
-                s.serve_livechess({args.serial: sim}, port=args.livechess, ready=ready)
+                links.serve_livechess({args.serial: sim}, port=args.livechess, ready=ready)
             )
             port = await ready
             print(f"LiveChess-like feed on ws://127.0.0.1:{port}/api/v1.0", file=sys.stderr)
             await task
             return
-        link: s.SimulatedLink
+        link: links.SimulatedLink
         if args.pty:
-            link = s.PtyLink(args.pty)
+            link = links.PtyLink(args.pty)
             print(f"board on {args.pty} (a pseudo-terminal)", file=sys.stderr)
         else:
-            link = s.TcpLink(port=args.tcp)
+            link = links.TcpLink(port=args.tcp)
             print(f"board on tcp://127.0.0.1:{args.tcp}", file=sys.stderr)
         try:
-            await sim.run(link)
+            await link.play(sim)
         finally:
             await link.close()
 
