@@ -12,8 +12,8 @@ import time
 import pytest
 
 from adapters.gateway.hub import Limits
-from adapters.queries import game_object, standings_object
 from adapters.store import Store
+from adapters.store.queries import game_object, standings_object
 from engine.events import AlertRaised
 from engine.timefmt import format_instant, parse_instant
 from tests.gateway_support import (

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from adapters.store import answer_of, duplicate_answer, game_order
+from adapters.store import game_order
+from adapters.store.door import answer_of, duplicate_answer
 from engine.arbiter import board_log as board_logs
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
@@ -141,7 +142,7 @@ class World:
             raise
 
     def seal(self) -> None:
-        """Seals belong to the store's hash chains (adapters/chain.py): none here."""
+        """Seals belong to the store's hash chains (adapters/store/chain.py): none here."""
         return None
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.sample import PLAYERS_BY_ID
+from tools.sample import PLAYERS_BY_ID
 
 Raw = dict[str, Any]
 
