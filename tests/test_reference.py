@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -184,19 +183,3 @@ def test_the_gateway_tests_check_every_frame_against_the_schema() -> None:
         check_server_frame({"op": "result", "id": "c1", "ok": False})
     assert CLIENT_FRAME.is_valid({"op": "subscribe", "games": ["1.1"], "since": 4})
     assert not CLIENT_FRAME.is_valid({"op": "subscribe", "games": "all"})
-
-
-def test_the_runtime_never_imports_the_tools() -> None:
-    """``tools/`` (the generator of the reference) sits outside the runtime package: no
-    module of ``engine``, ``projections`` or ``adapters`` imports it, and the package
-    does not ship it."""
-    for layer in ("engine", "projections", "adapters"):
-        for path in sorted((ROOT / layer).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                names = []
-                if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    names = [node.module]
-                assert not [n for n in names if n.split(".")[0] == "tools"], path
-    assert '"tools' not in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
