@@ -13,11 +13,14 @@ fix as the baseline:
   with an empty store, or hold the very same records (a flip in the header's
   notes or the trailer's state), never a traceback;
 - 8 processes opening one new PostgreSQL store at once, N rounds: no failure;
+- 8 ``candidates apply`` processes applying the same three founding lines (each
+  with a ``command_id``) to a new store at once, N rounds: every process must get
+  the first answers (a wrong answer: any other exit or output);
 - a client that sends ``ping`` frames with 128-character ids and never reads:
   the gateway (its own process) must close it, and its memory must stay flat.
 
     .venv/bin/python bench/bench_reliability.py [--pg URL] [--kills 40] [--mutants 640]
-        [--opens 50] [--flood-s 20]
+        [--opens 50] [--races 50] [--flood-s 20] [--only races,resume,...]
 
 With ``--pg`` (or ``$CANDIDATES_TEST_PG``) the kill and open rows also run on
 PostgreSQL, each in a schema of its own.
@@ -236,6 +239,37 @@ def pg_opens(pg: str, rounds: int) -> None:
     )
 
 
+FOUNDING = [{**line, "command_id": f"race-{i}"} for i, line in enumerate(event_commands()[:3])]
+
+
+def races(pg: str | None, tmp: Path, rounds: int, writers: int = 8) -> None:
+    path = write_commands(tmp / "founding.jsonl", FOUNDING)
+    for backend in backends(pg):
+        wrong = 0
+        for n in range(rounds):
+            url = new_url(backend, pg, tmp, f"race{n}")
+            runs = [
+                subprocess.Popen(
+                    [sys.executable, "-m", "adapters.cli", "--store", url, "apply", str(path)],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    cwd=ROOT,
+                )
+                for _ in range(writers)
+            ]
+            outputs = [run.communicate() for run in runs]
+            got = [(r.returncode, answers(o)) for r, (o, _) in zip(runs, outputs, strict=True)]
+            first = next((g for g in got if g[0] == 0), got[0])
+            wrong += sum(1 for g in got if g[0] != 0 or g != first)
+        row(
+            f"{writers} processes apply the same 3 lines with ids ({backend})",
+            f"{rounds} rounds",
+            f"{wrong} wrong answers of {rounds * writers}",
+            "PostgreSQL: 8 of 42 rounds had a refusal for an applied command",
+        )
+
+
 def _rss_kb(pid: int) -> tuple[int, int]:
     fields = dict(
         line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
@@ -338,17 +372,32 @@ def main() -> None:
     parser.add_argument("--import-kills", type=int, default=20)
     parser.add_argument("--mutants", type=int, default=640)
     parser.add_argument("--opens", type=int, default=50)
+    parser.add_argument("--races", type=int, default=50)
     parser.add_argument("--flood-s", type=float, default=20)
+    parser.add_argument(
+        "--only", default="", help="comma-separated rows: kills,imports,mutants,opens,races,flood"
+    )
     args = parser.parse_args()
+    only = set(filter(None, args.only.split(",")))
+
+    def wanted(name: str) -> bool:
+        return not only or name in only
+
     with tempfile.TemporaryDirectory(prefix="candidates-bench-") as name:
         tmp = Path(name)
         try:
-            apply_kills(args.pg, tmp, args.kills)
-            import_kills(args.pg, tmp, args.import_kills)
-            mutants(tmp, args.mutants)
-            if args.pg:
+            if wanted("kills"):
+                apply_kills(args.pg, tmp, args.kills)
+            if wanted("imports"):
+                import_kills(args.pg, tmp, args.import_kills)
+            if wanted("mutants"):
+                mutants(tmp, args.mutants)
+            if args.pg and wanted("opens"):
                 pg_opens(args.pg, args.opens)
-            flood(tmp, args.flood_s)
+            if wanted("races"):
+                races(args.pg, tmp, args.races)
+            if wanted("flood"):
+                flood(tmp, args.flood_s)
         finally:
             _drop_schemas(args.pg)
     print()

@@ -8,13 +8,17 @@ with ``ply`` is answered as a duplicate, never played as the opponent's move.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from adapters.dgt.feed import StoreSink
 from adapters.store import Store
 from engine.events import CommandApplied
 from tests.dgt_hands import Hands
-from tests.helpers import at, ok, paired_tournament, play, refused
+from tests.helpers import ARBITERS, PLAYERS_2013, at, ok, paired_tournament, play, refused
 from tests.test_dgt_feed import START
 
 
@@ -223,3 +227,77 @@ def test_command_id_works_for_every_command_of_the_registry(store: Store) -> Non
     assert store.count() == count
     other = {**correction, "result": "1/2-1/2"}
     assert store.handle(other)["error"]["code"] == "command_id_reused"
+
+
+FOUNDING = [
+    {**line, "command_id": f"race-{i}"}
+    for i, line in enumerate(
+        [
+            {
+                "cmd": "create_tournament",
+                "tournament": "london-2013",
+                "name": "FIDE Candidates Tournament 2013",
+                "rules": "candidates-2012",
+                "start_date": "2013-03-13",
+                "cycles": 2,
+                "players": PLAYERS_2013,
+                "arbiters": ARBITERS,
+            },
+            {
+                "cmd": "draw_lots",
+                "tournament": "london-2013",
+                "numbers": {p["id"]: n for n, p in enumerate(PLAYERS_2013, start=1)},
+            },
+            {"cmd": "start_game", "game": "1.1", "at": at(0)},
+        ]
+    )
+]
+
+
+def test_a_copy_applied_in_the_window_before_the_decision_answers_the_first_answer(
+    store_url: str,
+) -> None:
+    """The window of a race: the command id is not yet recorded when this writer looks,
+    another writer applies the same command before this one decides (which then refuses
+    what the other copy did). The answer is the first one, not that refusal."""
+    with Store(store_url) as one, Store(store_url) as two:
+        for line in FOUNDING[:2]:
+            assert one.handle(line)["ok"]
+        first: list[dict[str, Any]] = []
+        looked_up = two.applied
+
+        def other_writer_commits_in_the_window(command_id: str, digest: str) -> Any:
+            found = looked_up(command_id, digest)
+            if not first:
+                first.append(one.handle(FOUNDING[2]))
+            return found
+
+        two.applied = other_writer_commits_in_the_window  # type: ignore[method-assign]
+        second = two.handle(FOUNDING[2])
+        assert first[0]["ok"] and second == first[0]
+        assert sum(isinstance(e, CommandApplied) for _, e in two.events_since(0)) == 3
+
+
+def test_eight_processes_applying_the_same_lines_to_a_new_store_all_get_the_first_answers(
+    store_url: str, tmp_path: Path
+) -> None:
+    """README: a repeat answers exactly what the first time answered, also when the
+    copies race (8 real ``candidates apply`` processes started together)."""
+    path = tmp_path / "founding.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in FOUNDING))
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "adapters.cli", "--store", store_url, "apply", str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    codes = [run.returncode for run in runs]
+    assert codes == [0] * 8, outputs
+    answers = [[json.loads(line) for line in out.splitlines()] for out, _ in outputs]
+    assert all(a == answers[0] for a in answers), answers
+    with Store(store_url) as store:
+        assert sum(isinstance(e, CommandApplied) for _, e in store.events_since(0)) == 3

@@ -338,7 +338,15 @@ class Store(StateCache):
             found = self.applied(command_id, digest)
             if found is not None:
                 return Decided(parse_command(body), found, repeat=True)
-        cmd, events = self._decide(body, batch.received)
+        try:
+            cmd, events = self._decide(body, batch.received)
+        except (CommandRefused, AlreadyRecorded):
+            # Another writer may have applied this very command between the look-up above
+            # and the decision (which then refuses what that copy did): its first answer.
+            found = self.applied(command_id, digest) if command_id and digest else None
+            if found is None:
+                raise
+            return Decided(parse_command(body), found, repeat=True)
         recorded = list(events)
         if command_id is not None and digest is not None:
             recorded.append(command_applied(command_id, digest, cmd, events))
