@@ -139,7 +139,7 @@ def test_deep_msgpack_gets_malformed_frame(started: Store) -> None:
         assert peer.next("error")["code"] == "malformed_frame"
 
 
-def test_status_shows_public_clients_only_the_public_position(started: Store) -> None:
+def test_status_shows_public_clients_only_the_public_position_and_no_delivery_counts(started: Store) -> None:
     with RunningGateway(started.url, public_delay_s=600) as gw:
         time.sleep(0.2)
         before = started.last_seq()
@@ -168,6 +168,8 @@ def test_status_shows_public_clients_only_the_public_position(started: Store) ->
             time.sleep(0.05)
         public = status()
         assert public["seq"] == before and "public_seq" not in public
+        # what moves with live delivery is not for the public either (it would date moves)
+        assert "delivered_frames" not in public and "delivered_messages" not in public
         assert status("?token=not-a-token")["seq"] == before
         inside = status(f"?token={COMMENTATOR_TOKEN}")
         assert inside["seq"] == live and inside["public_seq"] == before

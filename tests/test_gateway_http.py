@@ -230,3 +230,50 @@ def _until(condition: Any, then: Any, patience_s: float = 30.0) -> Any:
         assert time.monotonic() < deadline, "the state never came"
         time.sleep(0.02)
     return then()
+
+
+def raw_request(gw: RunningGateway, lines: list[str]) -> tuple[int, dict[str, str]]:
+    """Send a raw HTTP/1.1 request; the status code and the headers of the answer."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", gw.port), timeout=5) as sock:
+        sock.sendall(("\r\n".join([*lines, "Connection: close", "", ""])).encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in head[1:] if ": " in line)
+    return int(head[0].split()[1]), headers
+
+
+class TestMethodsAndAuthorization:
+    def test_rfc_9110_15_5_6_other_methods_get_405_with_allow(self, live: Store) -> None:
+        with RunningGateway(live.url) as gw:
+            for method in ("DELETE", "TRACE", "FOO", "OPTIONS"):
+                status, headers = raw_request(gw, [f"{method} /status HTTP/1.1", "Host: x"])
+                assert status == 405, method
+                assert headers["Allow"] == "GET, HEAD"
+            assert raw_request(gw, ["GET /status HTTP/1.1", "Host: x"])[0] == 200
+
+    def test_rfc_9110_11_6_2_an_authorization_not_accepted_is_401_not_public(
+        self, live: Store
+    ) -> None:
+        with RunningGateway(live.url) as gw:
+            for value in ("Basic dXNlcjpwYXNz", "Bearer not-a-token", "Digest x"):
+                for path in ("/status", "/api/standings", "/"):
+                    status, headers, _ = get(gw, path, {"Authorization": value})
+                    assert status == 401, (value, path)
+                    assert headers["WWW-Authenticate"].startswith("Bearer")
+            status, _, body = get(gw, "/status", {"Authorization": f"Bearer {COMMENTATOR_TOKEN}"})
+            assert status == 200 and "delivered_frames" in json.loads(body)
+
+    def test_rfc_9110_13_1_2_if_none_match_star_is_304_for_a_resource_that_exists(
+        self, live: Store
+    ) -> None:
+        with RunningGateway(live.url) as gw:
+            status, headers, _ = get(gw, "/pgn/games/1.1.pgn", {"If-None-Match": "*"})
+            assert status == 304 and headers["ETag"]
+            assert get(gw, "/pgn/games/9.9.pgn", {"If-None-Match": "*"})[0] == 404

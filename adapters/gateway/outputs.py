@@ -247,7 +247,8 @@ class Outputs:
         )
         headers["Access-Control-Allow-Origin"] = "*"
         headers["Vary"] = "Authorization"
-        if cached.etag in _etags(request.headers.get("If-None-Match", "")):
+        asked = _etags(request.headers.get("If-None-Match", ""))
+        if cached.etag in asked or "*" in asked:  # RFC 9110 13.1.2: "*" matches any current
             headers["Content-Length"] = "0"
             return Response(304, "Not Modified", headers, b"")
         headers["Content-Type"] = PGN_TYPE if path.startswith("/pgn/") else JSON_TYPE

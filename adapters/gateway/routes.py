@@ -40,6 +40,8 @@ TYPES = {
 }
 PIECE = re.compile(r"^/pieces/([wb])([KQRBNP])\.svg$")
 GAME_PAGE = re.compile(r"^/game/([^/]+)$")
+ALLOWED_METHODS = ("GET", "HEAD")
+"""The methods of every resource the gateway serves (all are read-only)."""
 
 
 class Routes:
@@ -66,6 +68,11 @@ class Routes:
     ) -> Response | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
+        if request.method not in ALLOWED_METHODS:
+            return _not_allowed(request.method)
+        refused = self._authorization_refused(request)
+        if refused is not None:
+            return refused
         path = request.path.split("?", 1)[0]
         if self.outputs.handles(path):
             return await self.outputs.answer(request)
@@ -87,11 +94,35 @@ class Routes:
             return _response(HTTPStatus.OK, json.dumps(body).encode(), TYPES[".json"])
         return _response(HTTPStatus.NOT_FOUND, f"no page at {path}\n".encode(), "text/plain")
 
+    def _authorization_refused(self, request: Request) -> Response | None:
+        """RFC 9110 11.6.2: an ``Authorization`` the gateway does not accept (another
+        scheme than ``Bearer``, or a token it does not know) is answered 401, never
+        served as if the request were public."""
+        header = request.headers.get("Authorization")
+        if header is None:
+            return None
+        scheme, _, token = header.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() == "bearer" and token and len(token) <= MAX_TOKEN:
+            if self.tokens.identify(token) is not None:
+                return None
+            why = "the bearer token is not one of this gateway's"
+        else:
+            why = f"only Authorization: Bearer <token> is accepted, not {scheme[:20]!r}"
+        headers = Headers()
+        headers["WWW-Authenticate"] = 'Bearer realm="candidates"'
+        body = json.dumps({"error": {"code": "invalid_token", "message": why}}).encode()
+        headers["Content-Type"] = TYPES[".json"]
+        headers["Content-Length"] = str(len(body))
+        status = HTTPStatus.UNAUTHORIZED
+        return Response(status.value, status.phrase, headers, body)
+
     def status(self, request: Request) -> dict[str, Any]:
-        """``/status``: what anyone may see (the public position, counters); the live
-        position only with a commentator's or arbiter's token (``?token=`` or
-        ``Authorization: Bearer``), since during the public delay it tells how far
-        the games have gone."""
+        """``/status``: what anyone may see (the public position, the connections); the
+        live position and the delivery counters only with a commentator's or arbiter's
+        token (``?token=`` or ``Authorization: Bearer``), since during the public delay
+        they tell how far the games have gone (the counters rise as soon as a live
+        event reaches a token holder)."""
         token = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
         bearer = request.headers.get("Authorization", "")
         if not token and bearer.lower().startswith("bearer "):
@@ -101,11 +132,11 @@ class Routes:
             "seq": self.public.seq,
             "public_delay_ms": self.public.delay_ms,
             "clients": self.clients(),
-            "delivered_frames": self.stats.delivered_frames,
-            "delivered_messages": self.stats.delivered_messages,
         }
         if identity is not None and not identity.is_public:
             body.update(seq=self.live.seq, public_seq=self.public.seq)
+            body["delivered_frames"] = self.stats.delivered_frames
+            body["delivered_messages"] = self.stats.delivered_messages
             body["kept"] = {
                 "seq": self.stats.kept_seq,
                 "resumed_from": self.stats.resumed_from,
@@ -114,6 +145,17 @@ class Routes:
                 "refused": self.stats.kept_refused,
             }
         return body
+
+
+def _not_allowed(method: str) -> Response:
+    """RFC 9110 15.5.6: 405 with the methods the gateway's resources answer."""
+    response = _response(
+        HTTPStatus.METHOD_NOT_ALLOWED,
+        f"method {method[:20]!r} not allowed: only {', '.join(ALLOWED_METHODS)}\n".encode(),
+        "text/plain",
+    )
+    response.headers["Allow"] = ", ".join(ALLOWED_METHODS)
+    return response
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str, max_age: int = 0) -> Response:
