@@ -15,6 +15,7 @@ from adapters.formats.replay_log import (
     import_log,
     read_log,
     store_records,
+    write_log,
 )
 from adapters.store import Store
 from engine.timefmt import parse_instant
@@ -32,6 +33,11 @@ def small_event(store: Store) -> None:
     store.seal()
     play(store, "1.1", "Bb5 a6", start_s=50)
     ok(store, {"cmd": "resign", "game": "1.2", "by": "black", "at": at(90)})
+
+
+def export_log_to(store: Store, path: Path) -> Path:
+    export_log(store, path)
+    return path
 
 
 class TestRoundTrip:
@@ -103,6 +109,29 @@ class TestRefusals:
         with Store(str(tmp_path / "copy.sqlite")) as copy:
             with pytest.raises(LogError, match=r"game/1\.1 v3 \(MovePlayed"):
                 import_log(copy, read_log(tampered))
+            assert copy.count() == 0
+
+    def test_a_log_its_own_seal_contradicts_is_refused_whole(
+        self, sqlite_store: Store, tmp_path: Path
+    ) -> None:
+        """Two adjacent records of different streams swapped before a seal, the trailer's
+        digest written anew: every link and the trailer hold, the seal does not."""
+        small_event(sqlite_store)
+        log = read_log(export_log_to(sqlite_store, tmp_path / "log.msgpack"))
+        records = list(log.records)
+        i = next(
+            n
+            for n in range(len(records) - 1)
+            if records[n].stream.startswith("game/1.1")
+            and records[n + 1].stream.startswith("game/1.2")
+        )
+        records[i], records[i + 1] = records[i + 1], records[i]
+        swapped = tmp_path / "swapped.msgpack"
+        with open(swapped, "wb") as handle:
+            write_log(handle, log.header, records)
+        with Store(str(tmp_path / "copy.sqlite")) as copy:
+            with pytest.raises(LogError, match=r"ChainSealed.*seal's digest is not that of"):
+                import_log(copy, read_log(swapped))
             assert copy.count() == 0
 
     def test_not_a_log(self, tmp_path: Path) -> None:

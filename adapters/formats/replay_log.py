@@ -46,7 +46,7 @@ from engine.arbiter import incident_book as incident_books
 from engine.arbiter.incident_book import IncidentBook
 from engine.audit.event_fields import field_problems
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, Event
+from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, ChainSealed, Event
 from engine.game.state import Game
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
@@ -388,6 +388,40 @@ def verify_links(records: Iterable[Record], classes: dict[str, type[Event]]) -> 
     return problems
 
 
+def seal_problems(records: list[Record]) -> list[str]:
+    """Every seal the records carry, checked against them (docs/audit.md): the digest of
+    the links of the events it covers (from the seal before it) must be the one it
+    holds, and it must follow the events it covers. One message per seal that does not
+    hold (``candidates audit`` names the first event out of place)."""
+    problems: list[str] = []
+    digest, covered = GENESIS, 0
+    for index, record in enumerate(records):
+        if record.stream != TOURNAMENT_STREAM or record.type != ChainSealed.__name__:
+            continue
+        wanted = record.fields.get("events_before")
+        sealed = record.fields.get("order_digest")
+        if not isinstance(wanted, int) or not isinstance(sealed, str) or wanted < covered:
+            problems.append(f"{record.where()}: the seal is unreadable")
+            continue
+        if wanted > index:
+            problems.append(
+                f"{record.where()}: the seal covers {wanted} events but only {index} precede it"
+            )
+        else:
+            links = [r.link or GENESIS for r in records[covered:wanted]]
+            if extend_digest(digest, links).hex() != sealed:
+                problems.append(
+                    f"{record.where()}: the seal's digest is not that of the {wanted} events "
+                    "before it (records moved, added, removed or changed since it was sealed)"
+                )
+        try:
+            digest = bytes.fromhex(sealed)
+        except ValueError:
+            problems.append(f"{record.where()}: the seal's digest is not hexadecimal")
+        covered = wanted
+    return problems
+
+
 VERIFY_SHOWN = 5
 """How many problems a refused import names (the audit lists them all)."""
 
@@ -399,6 +433,7 @@ def verify_log(log: Log, classes: dict[str, type[Event]] | None = None) -> list[
     is of a known type with its fields of the declared types, every stream's
     versions run 1, 2, ... and every link (the first of each stream from 32 zero
     bytes; a nil link is refused) is the hash of its content and predecessor,
+    every seal the log carries holds over the records it covers (``seal_problems``),
     and the trailer's count and order digest are those of the records."""
     classes = classes or event_classes()
     problems: list[str] = []
@@ -430,6 +465,7 @@ def verify_log(log: Log, classes: dict[str, type[Event]] | None = None) -> list[
             )
         heads[record.stream] = (record.version, record.link)
         links.append(record.link)
+    problems.extend(seal_problems(log.records))
     trailer = log.trailer
     if trailer is None:
         problems.append(
