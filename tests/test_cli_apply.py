@@ -65,3 +65,26 @@ def test_a_missing_game_is_a_clear_error_not_a_crash(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert "no game '9.9'" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_rfc_8259_4_a_line_with_a_duplicate_key_and_a_line_that_is_not_an_object_are_refused(
+    tmp_path: Path,
+) -> None:
+    """``"cmd": "play_move", "cmd": "resign"`` is not run as its last key; ``null``, a list
+    or a number is not skipped: each is refused by line, appends nothing, exit 1."""
+    store = str(tmp_path / "s.sqlite")
+    setup = "\n".join(json.dumps(c) for c in SETUP) + "\n"
+    assert candidates("apply", "-", store=store, stdin=setup).returncode == 0
+    with Store(store) as s:
+        before = s.last_seq()
+    twice = '{"cmd": "play_move", "cmd": "resign", "game": "1.1", "by": "white", "at": "%s"}'
+    lines = [twice % at(20), "null", "[1, 2]", "7"]
+    run = candidates("apply", "-", store=store, stdin="\n".join(lines) + "\n")
+    assert run.returncode == 1
+    results = json_lines(run.stdout)
+    assert [r["ok"] for r in results] == [False] * 4
+    assert all(r["error"]["code"] == "malformed_command" for r in results)
+    assert "'cmd' appears twice" in results[0]["error"]["message"]
+    assert "not null" in results[1]["error"]["message"]
+    with Store(store) as s:
+        assert s.last_seq() == before

@@ -16,6 +16,7 @@ import socket
 import struct
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -110,6 +111,8 @@ def test_a_client_that_sends_and_never_reads_is_closed_before_its_answers_pass_t
         (json.dumps({"op": "subscribe", "games": [str(i) for i in range(600)]}), "'games'"),
         (json.dumps({"op": "subscribe", "token": "t" * 600}), "'token'"),
         (json.dumps({"op": "ping", "id": [1] * 1000}), "'id'"),
+        ('{"op": "command", "op": "ping", "id": "x"}', "'op' appears twice"),  # RFC 8259 4
+        ("null", "NoneType"),
     ],
 )
 def test_odd_text_and_long_strings_get_malformed_frame_and_the_connection_stays(
@@ -123,6 +126,14 @@ def test_odd_text_and_long_strings_get_malformed_frame_and_the_connection_stays(
         assert len(json.dumps(error)) < 600  # never echoes what it refused
         peer.send({"op": "ping", "id": "still"})
         assert peer.next("pong")["id"] == "still"
+
+
+def test_a_msgpack_map_with_a_key_twice_gets_malformed_frame(started: Store) -> None:
+    with RunningGateway(started.url) as gw:
+        peer = Peer(gw)
+        peer.send_raw(b"\x82\xa2op\xa4ping\xa2op\xa9subscribe")  # {"op": .., "op": ..}
+        error = peer.next("error")
+        assert error["code"] == "malformed_frame" and "'op' appears twice" in error["message"]
 
 
 def test_deep_msgpack_gets_malformed_frame(started: Store) -> None:
@@ -173,3 +184,18 @@ def test_status_shows_public_clients_only_the_public_position_and_no_delivery_co
         assert status("?token=not-a-token")["seq"] == before
         inside = status(f"?token={COMMENTATOR_TOKEN}")
         assert inside["seq"] == live and inside["public_seq"] == before
+
+
+def test_rfc_6455_7_4_1_a_message_over_1_mib_closes_with_1009_as_protocol_md_says(
+    started: Store,
+) -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    with RunningGateway(started.url) as gw:
+        peer = Peer(gw, json_text=True, max_size=None)
+        peer.send_raw(json.dumps({"op": "ping", "id": "x", "pad": "y" * (2**20)}))
+        with pytest.raises(ConnectionClosed) as closed:
+            peer.ws.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    text = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+    assert "closed with code 1009" in text

@@ -67,6 +67,10 @@ def parse_line(data: bytes, number: int) -> tuple[object, str | None]:
     if not text or text.startswith("#"):
         return None, None
     try:
-        return loads(text), None
+        value = loads(text)
     except TextError as exc:
         return None, f"line {number}: {exc}"
+    if not isinstance(value, dict):
+        kind = "null" if value is None else type(value).__name__
+        return None, f"line {number}: a command is a JSON object, not {kind}"
+    return value, None

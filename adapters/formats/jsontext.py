@@ -54,6 +54,30 @@ def check_unicode(value: Any, where: str = "") -> None:
             todo.extend(item)
 
 
+QUOTED = 40
+"""Characters of a bad value a refusal quotes (a 1 MB field is not echoed back)."""
+
+
+def quoted(value: object, limit: int = QUOTED) -> str:
+    """``repr`` of a value cut to a short prefix, saying how long it was."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def unique_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """An object's members as a dict; TextError if a key appears twice (RFC 8259 4: the
+    names "SHOULD be unique"; which value a reader keeps is unpredictable, so a command
+    saying ``"cmd"`` twice is refused, not run as its last one)."""
+    found: dict[Any, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise TextError(f"the key {quoted(key)} appears twice in one object")
+        found[key] = value
+    return found
+
+
 def loads(text: str | bytes, max_depth: int = MAX_DEPTH, **options: Any) -> Any:
     """Parse JSON text (bytes: UTF-8, with or without a byte order mark); TextError
     for undecodable bytes, nesting beyond ``max_depth``, text that is not JSON, or
@@ -73,11 +97,14 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH, **options: Any) -> Any:
     found = depth(text)
     if found > max_depth:
         raise TextError(f"JSON nested {found} levels deep; at most {max_depth}")
+    options.setdefault("object_pairs_hook", unique_keys)
     try:
         value = json.loads(text, **options)
     except json.JSONDecodeError as exc:
         raise TextError(f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
         raise TextError("JSON nested too deeply") from None
+    except TextError as exc:  # a duplicate key (``unique_keys``)
+        raise TextError(f"not a JSON object of unique keys: {exc}") from None
     check_unicode(value)
     return value

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgpack
 
-from adapters.formats.jsontext import MAX_DEPTH, TextError, check_unicode
+from adapters.formats.jsontext import MAX_DEPTH, TextError, check_unicode, unique_keys
 from adapters.formats.jsontext import loads as loads_json
 
 JSON = "json"
@@ -86,7 +86,11 @@ def decode(message: str | bytes, encoding: str) -> Any:
             )
             raise FrameError("malformed_frame", f"{exc}{hint}") from None
     try:
-        value = msgpack.unpackb(message, raw=False, strict_map_key=False)
+        value = msgpack.unpackb(
+            message, raw=False, strict_map_key=False, object_pairs_hook=unique_keys
+        )
+    except TextError as exc:
+        raise FrameError("malformed_frame", str(exc)) from None
     except Exception as exc:  # msgpack raises several unrelated types on garbage
         raise FrameError("malformed_frame", f"not msgpack: {exc}") from None
     if _depth(value) > MAX_FRAME_DEPTH:
