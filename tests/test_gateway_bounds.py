@@ -150,7 +150,9 @@ def test_deep_msgpack_gets_malformed_frame(started: Store) -> None:
         assert peer.next("error")["code"] == "malformed_frame"
 
 
-def test_status_shows_public_clients_only_the_public_position_and_no_delivery_counts(started: Store) -> None:
+def test_status_shows_public_clients_only_the_public_position_and_no_delivery_counts(
+    started: Store,
+) -> None:
     with RunningGateway(started.url, public_delay_s=600) as gw:
         time.sleep(0.2)
         before = started.last_seq()
