@@ -274,6 +274,8 @@ def _field_specs(name: str, cls: type[Command], notes: dict[str, str]) -> tuple[
         note = notes.get(wire) or COMMON_NOTES.get(wire)
         if not note:
             raise TypeError(f"{name}: field {wire!r} has no note (declare it in notes=)")
+        if check is fields.integer and wire.endswith("_ms"):  # a duration, by its unit
+            check = fields.duration
         specs.append(
             FieldSpec(
                 attribute=f.name,

@@ -23,7 +23,7 @@ from typing import Annotated, Any, TypeVar
 
 from engine.errors import MalformedCommand
 from engine.side import SIDES, Side
-from engine.timefmt import read_instant
+from engine.timefmt import quoted, read_instant
 
 T = TypeVar("T")
 Checker = Callable[[str, object], Any]
@@ -43,28 +43,28 @@ def optional(check: Callable[[str, object], T], where: str, value: object) -> T 
 def text(where: str, value: object) -> str:
     """A non-empty string, as given (identifiers: ``1.1``, ``carlsen``)."""
     if not isinstance(value, str) or not value:
-        raise MalformedCommand(f"{where} must be a non-empty string, got {value!r}")
+        raise MalformedCommand(f"{where} must be a non-empty string, got {quoted(value)}")
     return value
 
 
 def words(where: str, value: object) -> str:
     """A string with something in it, stripped of surrounding blanks (names, reasons)."""
     if not isinstance(value, str) or not value.strip():
-        raise MalformedCommand(f"{where} must be a non-empty string, got {value!r}")
+        raise MalformedCommand(f"{where} must be a non-empty string, got {quoted(value)}")
     return value.strip()
 
 
 def string(where: str, value: object) -> str:
     """Any string, empty included."""
     if not isinstance(value, str):
-        raise MalformedCommand(f"{where} must be a string, got {value!r}")
+        raise MalformedCommand(f"{where} must be a string, got {quoted(value)}")
     return value
 
 
 def integer(where: str, value: object) -> int:
     """An integer (not a boolean) within ``INT_LIMIT``."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise MalformedCommand(f"{where} must be an integer, got {value!r}")
+        raise MalformedCommand(f"{where} must be an integer, got {quoted(value)}")
     if abs(value) > INT_LIMIT:
         raise MalformedCommand(f"{where} is out of range (|n| <= 2**53 - 1), got {value}")
     return value
@@ -83,21 +83,21 @@ def whole(where: str, value: object) -> int:
 def number(where: str, value: object) -> float | int:
     """An integer or a float (not a boolean)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise MalformedCommand(f"{where} must be a number, got {value!r}")
+        raise MalformedCommand(f"{where} must be a number, got {quoted(value)}")
     return value
 
 
 def boolean(where: str, value: object) -> bool:
     """``true`` or ``false``."""
     if not isinstance(value, bool):
-        raise MalformedCommand(f"{where} must be true or false, got {value!r}")
+        raise MalformedCommand(f"{where} must be true or false, got {quoted(value)}")
     return value
 
 
 def mapping(where: str, value: object) -> dict[str, Any]:
     """A JSON object (integers inside it within ``INT_LIMIT``)."""
     if not isinstance(value, dict):
-        raise MalformedCommand(f"{where} must be an object, got {value!r}")
+        raise MalformedCommand(f"{where} must be an object, got {quoted(value)}")
     _integers_in_range(where, value)
     return value
 
@@ -105,7 +105,7 @@ def mapping(where: str, value: object) -> dict[str, Any]:
 def array(where: str, value: object) -> list[Any]:
     """A JSON array (integers inside it within ``INT_LIMIT``)."""
     if not isinstance(value, list):
-        raise MalformedCommand(f"{where} must be a list, got {value!r}")
+        raise MalformedCommand(f"{where} must be a list, got {quoted(value)}")
     _integers_in_range(where, value)
     return value
 
@@ -127,26 +127,49 @@ def _integers_in_range(where: str, value: object) -> None:
 def side(where: str, value: object) -> Side:
     """``"white"`` or ``"black"``."""
     if not isinstance(value, str) or value not in SIDES:
-        raise MalformedCommand(f"{where} must be 'white' or 'black', got {value!r}")
+        raise MalformedCommand(f"{where} must be 'white' or 'black', got {quoted(value)}")
     return Side(value)
 
 
 def result(where: str, value: object) -> str:
     """A game result as the PGN writes it."""
     if value not in RESULTS:
-        raise MalformedCommand(f"{where} must be one of {', '.join(RESULTS)}; got {value!r}")
+        raise MalformedCommand(f"{where} must be one of {', '.join(RESULTS)}; got {quoted(value)}")
     return str(value)
 
 
+EARLIEST_MS = 631_152_000_000
+"""1990-01-01T00:00:00Z: no game this engine records (electronic boards and clocks, the
+2012 regulations) is older; year 1, 1900 or 1970 (epoch 0) is a mistake, not a game."""
+LATEST_MS = 4_102_444_800_000
+"""2100-01-01T00:00:00Z (excluded)."""
+INSTANT_WINDOW = "from 1990-01-01T00:00:00Z to before 2100-01-01T00:00:00Z"
+DURATION_LIMIT_MS = 24 * 3600 * 1000
+"""The most a duration in milliseconds may be either way: a real clock holds hours (the
+2012 time control gives each player at most about 4 hours), not 10**15 ms."""
+DURATION_RANGE = f"|n| <= {DURATION_LIMIT_MS} (24 hours)"
+
+
 def instant(where: str, value: object) -> int:
-    """An ISO-8601 UTC instant, epoch milliseconds once checked."""
-    return read_instant(where, value)
+    """An ISO-8601 UTC instant, epoch milliseconds once checked, within ``INSTANT_WINDOW``."""
+    at_ms = read_instant(where, value)
+    if not EARLIEST_MS <= at_ms < LATEST_MS:
+        raise MalformedCommand(f"{where} is out of range ({INSTANT_WINDOW}), got {quoted(value)}")
+    return at_ms
+
+
+def duration(where: str, value: object) -> int:
+    """An integer number of milliseconds within ``DURATION_RANGE``."""
+    ms = integer(where, value)
+    if abs(ms) > DURATION_LIMIT_MS:
+        raise MalformedCommand(f"{where} is out of range ({DURATION_RANGE}), got {ms}")
+    return ms
 
 
 def identifier(where: str, value: object) -> str:
     """A string or an integer, kept as a string (``"claim": 1`` and ``"1"`` are the same)."""
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise MalformedCommand(f"{where} must be a string or integer, got {value!r}")
+        raise MalformedCommand(f"{where} must be a string or integer, got {quoted(value)}")
     return str(value)
 
 

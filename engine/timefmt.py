@@ -12,6 +12,17 @@ from datetime import UTC, date, datetime
 
 from engine.errors import MalformedCommand
 
+QUOTED_CHARS = 40
+"""How much of a bad value a refusal quotes (a 1 MB field is not echoed back)."""
+
+
+def quoted(value: object, limit: int = QUOTED_CHARS) -> str:
+    """``repr`` of a bad value for a refusal, cut to a short prefix that says its length."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
 
 def parse_instant(text: object, field: str = "at") -> int:
     """Return epoch milliseconds for an ISO-8601 instant with a zone (``Z`` or an offset)."""
@@ -21,17 +32,17 @@ def parse_instant(text: object, field: str = "at") -> int:
 def read_instant(where: str, text: object) -> int:
     """``parse_instant`` with the fault's place in words (``field 'at'``, ``payments[0].on``)."""
     if not isinstance(text, str):
-        raise MalformedCommand(f"{where} must be an ISO-8601 UTC string, got {text!r}")
+        raise MalformedCommand(f"{where} must be an ISO-8601 UTC string, got {quoted(text)}")
     try:
         parsed = datetime.fromisoformat(text.replace("z", "Z"))
     except ValueError:
         raise MalformedCommand(
-            f"{where} is not an ISO-8601 instant: {text!r} "
+            f"{where} is not an ISO-8601 instant: {quoted(text)} "
             '(expected e.g. "2013-03-15T14:00:00.000Z")'
         ) from None
     if parsed.tzinfo is None:
         raise MalformedCommand(
-            f"{where} has no time zone: {text!r}; write the instant in UTC with a "
+            f"{where} has no time zone: {quoted(text)}; write the instant in UTC with a "
             '"Z" (e.g. "2013-03-15T14:00:00.000Z") or with an offset ("+01:00")'
         )
     return round(parsed.timestamp() * 1000)
@@ -62,4 +73,4 @@ def parse_day(where: str, value: object) -> date:
             pass
         at_ms = parse_instant(value, where)
         return datetime.fromtimestamp(at_ms / 1000, tz=UTC).date()
-    raise MalformedCommand(f'{where} must be an ISO date such as "2012-10-20", got {value!r}')
+    raise MalformedCommand(f'{where} must be an ISO date such as "2012-10-20", got {quoted(value)}')

@@ -24,6 +24,7 @@ from tests.helpers import T0, T0_MS
 SAMPLE: dict[object, object] = {
     fields.text: "x",
     fields.integer: 7,
+    fields.duration: 7,
     fields.number: 2.5,
     fields.boolean: True,
     fields.side: "black",
@@ -136,6 +137,7 @@ def test_a_required_field_may_be_null_only_when_its_type_says_so() -> None:
         ({**full("draw_lots"), "check_federations": 1}, "must be true or false, got 1"),
         ({**full("rule_claim"), "claim": True}, "must be a string or integer, got True"),
         ({**full("adjust_clock"), "delta_ms": 2**53}, r"out of range \(\|n\| <= 2\*\*53 - 1\)"),
+        ({**full("adjust_clock"), "delta_ms": 10**15}, r"out of range \(\|n\| <= 86400000"),
     ],
 )
 def test_malformed_commands_keep_their_messages(raw: object, message: str) -> None:

@@ -54,6 +54,7 @@ TYPE_NAMES: dict[Checker, str] = {
     fields.string: "string",
     fields.integer: "integer",
     fields.whole: "integer",
+    fields.duration: "integer (ms)",
     fields.number: "number",
     fields.boolean: "boolean",
     fields.mapping: "object",
@@ -68,7 +69,12 @@ TYPE_NAMES: dict[Checker, str] = {
 
 def field_note(command: str, f: FieldSpec) -> str:
     """What the field means in ``command``: declared with the command (``@command``'s
-    ``notes``, else ``engine.commands.COMMON_NOTES``)."""
+    ``notes``, else ``engine.commands.COMMON_NOTES``), with the range its checker holds
+    it to (instants, durations in milliseconds)."""
+    if f.check is fields.instant:
+        return f"{f.note} ({fields.INSTANT_WINDOW})"
+    if f.check is fields.duration:
+        return f"{f.note} ({fields.DURATION_RANGE})"
     return f.note
 
 
@@ -82,6 +88,9 @@ def field_schema(command: str, f: FieldSpec) -> dict[str, Any]:
         schema = {"type": "string"}
     elif check in (fields.integer, fields.whole):
         schema = {"type": "integer", "minimum": -INT_LIMIT, "maximum": INT_LIMIT}
+    elif check is fields.duration:
+        limit = fields.DURATION_LIMIT_MS
+        schema = {"type": "integer", "minimum": -limit, "maximum": limit}
     elif check is fields.number:
         schema = {"type": "number"}
     elif check is fields.boolean:

@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from engine.timefmt import quoted
+
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted (a command needs 3)."""
 
@@ -52,18 +54,6 @@ def check_unicode(value: Any, where: str = "") -> None:
             todo.extend(item.values())
         elif isinstance(item, list | tuple):
             todo.extend(item)
-
-
-QUOTED = 40
-"""Characters of a bad value a refusal quotes (a 1 MB field is not echoed back)."""
-
-
-def quoted(value: object, limit: int = QUOTED) -> str:
-    """``repr`` of a value cut to a short prefix, saying how long it was."""
-    text = repr(value)
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text)} characters)"
 
 
 def unique_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
