@@ -79,3 +79,18 @@ def test_a_refusal_quotes_a_short_prefix_of_a_megabyte_value(started: Store) -> 
     answer = started.handle({"cmd": "start_game", "game": "1.2", "at": "x" * 2**20})
     assert not answer["ok"] and len(answer["error"]["message"]) < 300
     assert "characters)" in answer["error"]["message"]
+
+
+def test_art_3_2_reorder_rounds_and_renumber_boards_may_leave_out_the_one_tournament(
+    sqlite_store: Store,
+) -> None:
+    """COMMON_NOTES: ``tournament`` may be left out when the store holds one tournament."""
+    paired_tournament(sqlite_store)
+    order = [1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14]
+    ok(sqlite_store, {"cmd": "reorder_rounds", "order": order, "reason": "schedule changed"})
+    boards = {"2": [2, 1, 3, 4]}
+    ok(sqlite_store, {"cmd": "renumber_boards", "boards": boards, "reason": "published order"})
+    answer = sqlite_store.handle(
+        {"cmd": "reorder_rounds", "tournament": "other", "order": order, "reason": "x"}
+    )
+    assert not answer["ok"] and answer["error"]["code"] == "unknown_tournament"

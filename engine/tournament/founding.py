@@ -348,7 +348,8 @@ def draw_lots(tournament: Tournament | None, cmd: DrawLots) -> list[Event]:
 )
 @dataclass(frozen=True, kw_only=True)
 class ReorderRounds(Command):
-    tournament: str
+    tournament: str | None = None
+    """None: the store's only tournament (as for any command)."""
     order: list[Any]
     """``order[r-1]``: the table's round played as round r; each round once."""
     reason: str
@@ -425,7 +426,8 @@ def reorder_rounds(
 )
 @dataclass(frozen=True, kw_only=True)
 class RenumberBoards(Command):
-    tournament: str
+    tournament: str | None = None
+    """None: the store's only tournament (as for any command)."""
     boards: dict[str, Any]
     """Round (as played, ``"2"``) -> the published board of each table board, in table
     order: ``[3, 1, 4, 2]`` plays the table's board 1 as board 3."""

@@ -213,10 +213,11 @@ def require_ruling_arbiter(tournament: Tournament | None, arbiter_id: str, actio
         )
 
 
-def require_tournament(tournament: Tournament | None, tournament_id: str) -> Tournament:
+def require_tournament(tournament: Tournament | None, tournament_id: str | None) -> Tournament:
+    """The tournament a command names (None: the one it is decided on)."""
     if tournament is None:
         raise UnknownTournament(f"no tournament has been created in this store ({tournament_id!r})")
-    if tournament.id != tournament_id:
+    if tournament_id is not None and tournament.id != tournament_id:
         raise UnknownTournament(
             f"this store holds tournament {tournament.id!r}, not {tournament_id!r}"
         )
