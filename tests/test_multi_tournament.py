@@ -367,3 +367,70 @@ class TestImport:
         assert "game/london-2013/14.4" in streams and "game/14.4" not in streams
         rows = standings_object(sqlite_store.view("london-2013"))["rows"]
         assert rows[0]["player"] == "carlsen" and rows[0]["points"] == 8.5
+
+
+def founding_lines(tid: str, players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "cmd": "create_tournament",
+            "tournament": tid,
+            "name": f"Candidates {tid}",
+            "start_date": "2013-03-13",
+            "players": players,
+            "arbiters": ARBITERS,
+        },
+        {
+            "cmd": "draw_lots",
+            "tournament": tid,
+            "numbers": {p["id"]: i for i, p in enumerate(players, start=1)},
+        },
+    ]
+
+
+def resigned(tid: str, game: str, by: str) -> list[dict[str, Any]]:
+    return [
+        {"cmd": "start_game", "tournament": tid, "game": game, "at": at(0)},
+        {"cmd": "play_move", "tournament": tid, "game": game, "move": "e4", "at": at(5)},
+        {"cmd": "resign", "tournament": tid, "game": game, "by": by, "at": at(9)},
+    ]
+
+
+THIRD = [{**p, "id": f"x{p['id']}", "name": f"X {p['name']}"} for p in WOMENS[:4]]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # the issue's store: two tournaments (the same players), a game of the second
+        # resigned
+        founding_lines("open", PLAYERS_2013)
+        + founding_lines("rapid", PLAYERS_2013)
+        + resigned("rapid", "1.1", "black"),
+        # a result in each, the same game id in both
+        founding_lines("open", PLAYERS_2013)
+        + founding_lines("womens", WOMENS)
+        + resigned("open", "1.1", "white")
+        + resigned("womens", "1.1", "black")
+        + resigned("womens", "1.2", "white"),
+        # three tournaments, results in the first and the third only
+        founding_lines("open", PLAYERS_2013)
+        + founding_lines("womens", WOMENS)
+        + founding_lines("third", THIRD)
+        + resigned("open", "1.2", "black")
+        + resigned("third", "1.1", "white"),
+    ],
+    ids=["same-players-second-resigned", "both-resigned", "three-tournaments"],
+)
+def test_art_3_6_1_the_audit_of_a_store_of_several_tournaments_made_by_the_cli_is_clean(
+    tmp_path: Path, lines: list[dict[str, Any]]
+) -> None:
+    """Each tournament's standings are re-derived from its own games only (a further
+    tournament's games never count in the first's table) and agree with the live ones."""
+    store = str(tmp_path / "s.sqlite")
+    path = tmp_path / "commands.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    applied = candidates("apply", str(path), store=store)
+    assert applied.returncode == 0, applied.stdout
+    audited = candidates("audit", store=store)
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert "projection_differs" not in audited.stdout

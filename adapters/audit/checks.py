@@ -43,6 +43,7 @@ from adapters.formats.replay_log import (
     final_state,
     plain,
     record_of,
+    standings_by_tournament,
     verify_links,
 )
 from adapters.store.chain import (
@@ -385,6 +386,26 @@ def check_projections(
                     "projection_differs",
                     "the live standings differ from the standings re-derived from the stored "
                     "events",
+                )
+        for namespace, derived in standings_by_tournament(sound).items():
+            if namespace is None:
+                continue  # the first tournament's: compared above
+            try:
+                live = plain(standings_object(store.view(namespace)))
+            except Exception as exc:
+                report.add(
+                    INTEGRITY,
+                    "projection_unreadable",
+                    f"the live standings of tournament {namespace!r} cannot be built "
+                    f"({type(exc).__name__}: {exc})",
+                )
+                continue
+            if live != derived:
+                report.add(
+                    INTEGRITY,
+                    "projection_differs",
+                    f"the live standings of tournament {namespace!r} differ from the standings "
+                    "re-derived from its stored events",
                 )
     if log is not None and log.trailer is not None:
         recorded_state = log.trailer.get("state", {})

@@ -34,6 +34,7 @@ from typing import IO, Any
 import msgpack
 
 from adapters.store import Store
+from adapters.store.cache import logical_event
 from adapters.store.chain import (
     GENESIS,
     canonical,
@@ -46,8 +47,7 @@ from engine.arbiter import incident_book as incident_books
 from engine.arbiter.incident_book import IncidentBook
 from engine.audit.event_fields import field_problems
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, ChainSealed, Event
-from engine.game.state import Game
+from engine.events import INCIDENTS_STREAM, TOURNAMENT_STREAM, ChainSealed, Event, split_stream
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
 from projections.game_view import fold_game, position_fen
@@ -255,25 +255,48 @@ def store_records(store: Store) -> Iterator[Record]:
             yield record_of(seq, event, link)
 
 
+def standings_by_tournament(events: Iterable[Event]) -> dict[str | None, Any]:
+    """Each tournament's standings (3.6.1, 3.7) folded from the events alone, by namespace
+    (None: the store's first tournament): its own games, its own incident book, never
+    another tournament's (their streams are ``game/<ns>/<id>``)."""
+    t_of: dict[str | None, Tournament | None] = {}
+    book_of: dict[str | None, IncidentBook | None] = {}
+    games_of: dict[str | None, dict[str, list[Event]]] = {}
+    for event in events:
+        namespace, name = split_stream(event.originator_id)
+        logical = logical_event(event, namespace)
+        if name.startswith("game/"):
+            games_of.setdefault(namespace, {}).setdefault(name, []).append(logical)
+        elif name == TOURNAMENT_STREAM:
+            t_of[namespace] = tournaments.evolve(t_of.get(namespace), logical)
+        elif name == INCIDENTS_STREAM:
+            book_of[namespace] = incident_books.evolve(book_of.get(namespace), logical)
+    found: dict[str | None, Any] = {}
+    for namespace, tournament in t_of.items():
+        if tournament is None:
+            continue
+        folded = [
+            game
+            for stream_events in games_of.get(namespace, {}).values()
+            if (game := fold_game(stream_events)) is not None
+        ]
+        found[namespace] = plain(standings(tournament, folded, book=book_of.get(namespace)))
+    return found
+
+
 def final_state(events: Iterable[Event]) -> dict[str, Any]:
     """What the trailer records, folded from the events alone: each game's fen, ply,
-    result and termination, and the standings (3.6.1, 3.7) when there is a tournament."""
+    result and termination (a further tournament's as ``<ns>/<id>``), and the standings
+    of the store's first tournament (3.6.1, 3.7) when there is one."""
+    events = list(events)
+    games: dict[str, Any] = {}
     by_stream: dict[str, list[Event]] = {}
-    tournament: Tournament | None = None
-    book: IncidentBook | None = None
     for event in events:
         if event.originator_id.startswith("game/"):
             by_stream.setdefault(event.originator_id, []).append(event)
-        elif event.originator_id == TOURNAMENT_STREAM:
-            tournament = tournaments.evolve(tournament, event)
-        elif event.originator_id == INCIDENTS_STREAM:
-            book = incident_books.evolve(book, event)
-    games: dict[str, Any] = {}
-    folded: list[Game] = []
     for stream, stream_events in by_stream.items():
         game = fold_game(stream_events)
         if game is not None:
-            folded.append(game)
             games[stream.removeprefix("game/")] = {
                 "fen": position_fen(game),
                 "ply": game.ply,
@@ -281,8 +304,9 @@ def final_state(events: Iterable[Event]) -> dict[str, Any]:
                 "termination": game.termination,
             }
     state: dict[str, Any] = {"games": dict(sorted(games.items()))}
-    if tournament is not None:
-        state["standings"] = plain(standings(tournament, folded, book=book))
+    first = standings_by_tournament(events)
+    if None in first:
+        state["standings"] = first[None]
     return state
 
 
