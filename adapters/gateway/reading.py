@@ -190,12 +190,21 @@ class LogReading:
         self._keeper.submit(self.save_kept, state)
 
     def _poll(self) -> tuple[Update | None, Update | None]:
-        """What the live log gained, and what the public copy gained (events released)."""
+        """What the live log gained, and what the public copy gained (events released).
+
+        Once the follower has read events its position has moved past them: they must
+        reach the live channel whatever happens next, so a failure of the public copy
+        is logged and the live update still returned (dropping it would leave a gap
+        that no later read and no resume up to the channel's position fills)."""
         assert self.follower is not None
         update = self.follower.poll()
         if self.public_view is None:
             return update, None
-        return update, self.public_view.poll(update, wall_clock_ms())
+        try:
+            return update, self.public_view.poll(update, wall_clock_ms())
+        except Exception:
+            log.exception("the public copy failed to take what the live log gained")
+            return update, None
 
     def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
         assert self.follower is not None
@@ -264,9 +273,9 @@ class LogReading:
                     await asyncio.wait_for(stop.wait(), 1.0)
             if update is not None:
                 await self.desk.settled()  # it may hold a command's events: its result first
-                self._dispatch(self.live, self.shown, update)
+                self._dispatch_or_log(self.live, self.shown, update)
             if public is not None:
-                self._dispatch(self.public, self.public_shown, public)
+                self._dispatch_or_log(self.public, self.public_shown, public)
             self._keep(loop.time())  # after the frames were handed out, off their path
             wait_s = self.poll_interval_s
             if self._listener is not None and self.public is self.live:
@@ -274,6 +283,24 @@ class LogReading:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._poked.wait(), wait_s)
             self._poked.clear()
+
+    def _dispatch_or_log(
+        self, channel: Channel, shown: dict[str, dict[str, Any]], update: Update
+    ) -> None:
+        """``_dispatch``; a failure is logged, the channel still moves to the update's
+        position (a resume reads those events from the store) and every client of it
+        gets a fresh snapshot (never a gap it cannot see), and the loop goes on."""
+        try:
+            self._dispatch(channel, shown, update)
+        except Exception:
+            log.exception(
+                "handing the events up to %s to the %s channel failed", update.seq, channel.name
+            )
+            channel.seq = max(channel.seq, update.seq)
+            channel.games.update(update.games)
+            for client in list(channel.clients):
+                client.needs_snapshot = True
+                client.wake.set()
 
     def _dispatch(self, channel: Channel, shown: dict[str, dict[str, Any]], update: Update) -> None:
         before = {gid: channel.games.get(gid) or {} for gid in update.games}
