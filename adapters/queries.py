@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -18,7 +18,10 @@ from engine.tournament.tournament import Tournament
 from projections.arbiter_report import report_entries
 from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
+from projections.needs import needs_object as needs_of
+from projections.needs import needs_table
 from projections.pairings import pairings
+from projections.scenarios import ScenarioTable
 from projections.standings import crosstable, standings
 from projections.trf import trf_players, trf_text
 
@@ -132,6 +135,32 @@ def standings_object(store: Store, after_round: int | None = None) -> dict[str, 
             )
         book = store.incident_book()
         return standings(tournament, _all_games(store), after_round, book=book)
+
+
+def needs_object(
+    store: Store,
+    after_round: int | None = None,
+    wdl: Mapping[str, Sequence[float]] | None = None,
+    previous: ScenarioTable | None = None,
+) -> tuple[dict[str, Any], ScenarioTable]:
+    """The ``needs`` object (``projections.needs``) and its scored scenarios (to narrow
+    at the next result: ``previous``); ``wdl``: game -> win/draw/loss from analysis."""
+    with one_look(store):
+        tournament = _require_tournament(store)
+        if after_round is not None and not 0 <= after_round <= tournament.rounds:
+            raise MalformedCommand(
+                f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
+            )
+        unknown = sorted(set(wdl or {}) - set(tournament.pairings()))
+        if unknown:
+            raise MalformedCommand(
+                f"win/draw/loss given for {', '.join(unknown)}: not games of {tournament.id}"
+            )
+        book = store.incident_book()
+        games = _all_games(store)
+    reductions = book.points_reduced(after_round) if book is not None else None
+    table = needs_table(tournament, games, after_round, reductions, previous=previous)
+    return needs_of(tournament, games, table, wdl), table
 
 
 def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:

@@ -1,0 +1,394 @@
+"""What a player needs, in words: the shortest condition exactly true over the scenarios.
+
+Never written by hand: for each contender the scenarios where he finishes first
+(outright; then those where he at least reaches a playoff) are a set, and a
+small search finds the shortest condition on the varied games' results that
+holds in exactly that set of scenarios (``projections.scenarios``).
+
+The conditions are built from *atoms* about the points each player scores in
+the varied games (a single game: a win, a draw, a loss):
+
+- his own result: at least / at most / exactly a value ("he wins", "he does
+  not lose", "he draws");
+- his result against a rival's: "his result is at least Kramnik's", "better
+  than Kramnik's";
+- a rival's result: "Kramnik loses", "Kramnik does not win".
+
+Conditions are conjunctions of atoms, or a disjunction of two conjunctions;
+the search goes by length (the number of atoms: 1, 2, 3, 4), conjunctions
+before disjunctions of the same length, the player's own result first, so the
+first condition found is among the shortest. "in every scenario" and "in no
+scenario" are said as such. Over a sample (more than two rounds left) the
+condition is exact over the sample, and is said to be.
+
+Where he finishes first level on points, the criteria that decided it are
+named after the condition: "(3.7 b, more wins)".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from projections.scenarios import (
+    HALF_POINTS,
+    PLAYOFF,
+    POINTS,
+    RESULTS,
+    WITHDRAWAL,
+    ScenarioTable,
+)
+
+MAX_ATOMS = 4
+"""The longest condition searched (atoms)."""
+CRITERION_WORDS = {
+    "h2h": "the games between the tied players",
+    "wins": "more wins",
+    "sb": "Sonneborn-Berger",
+}
+LETTERS = "abcdefgh"
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One statement about the varied games' results, true in the scenarios of ``bits``."""
+
+    kind: str
+    """``ge``, ``le``, ``eq`` (a player's points against a value), ``cmp_ge``, ``cmp_gt``
+    (the player's points against a rival's)."""
+    player: str
+    value: int
+    """Half points (``ge``, ``le``, ``eq``)."""
+    rival: str | None
+    bits: int
+    rank: int
+    """Preference among atoms of the same length (lower first)."""
+
+
+def _scores(table: ScenarioTable) -> dict[str, list[int]]:
+    """Each player's half points in the varied games, scenario by scenario."""
+    remaining = table.space.remaining
+    out: dict[str, list[int]] = {}
+    for p in {x for pairing in remaining for x in (pairing.white, pairing.black)}:
+        out[p] = [0] * len(table.choices)
+    for i, choice in enumerate(table.choices):
+        for pairing, c in zip(remaining, choice, strict=True):
+            w, b = HALF_POINTS[RESULTS[c]]
+            out[pairing.white][i] += w
+            out[pairing.black][i] += b
+    return out
+
+
+def _value_bits(scores: Sequence[int]) -> dict[int, int]:
+    bits: dict[int, int] = {}
+    for i, v in enumerate(scores):
+        bits[v] = bits.get(v, 0) | (1 << i)
+    return bits
+
+
+class Conditions:
+    """The atoms of one scenario table, and the search for one player's condition."""
+
+    def __init__(self, table: ScenarioTable) -> None:
+        self.table = table
+        self.universe = (1 << len(table.choices)) - 1
+        self.scores = _scores(table)
+        self.values = {p: _value_bits(s) for p, s in self.scores.items()}
+        self.games = {p: 0 for p in self.scores}
+        for pairing in table.space.remaining:
+            self.games[pairing.white] += 1
+            self.games[pairing.black] += 1
+
+    def atoms(self, player: str) -> list[Atom]:
+        """The atoms a condition about ``player`` may use, his own first."""
+        out: list[Atom] = []
+        people = [player] + sorted(p for p in self.scores if p != player)
+        for order, p in enumerate(people):
+            if p not in self.values:
+                continue
+            values = sorted(self.values[p])
+            own = 0 if p == player else 2
+            for v in values:
+                at_least = at_most = 0
+                for w, b in self.values[p].items():
+                    if w >= v:
+                        at_least |= b
+                    if w <= v:
+                        at_most |= b
+                if v != values[0]:
+                    out.append(Atom("ge", p, v, None, at_least, own * 100 + order))
+                if v != values[-1]:
+                    out.append(Atom("le", p, v, None, at_most, own * 100 + order))
+                if v not in (values[0], values[-1]):
+                    out.append(Atom("eq", p, v, None, self.values[p][v], own * 100 + order + 50))
+        if player in self.values:
+            mine = self.values[player]
+            for order, rival in enumerate(people[1:]):
+                theirs = self.values.get(rival)
+                if theirs is None:
+                    continue
+                ge = gt = 0
+                for v, vb in mine.items():
+                    for w, wb in theirs.items():
+                        if v >= w:
+                            ge |= vb & wb
+                        if v > w:
+                            gt |= vb & wb
+                out.append(Atom("cmp_ge", player, 0, rival, ge, 100 + order))
+                out.append(Atom("cmp_gt", player, 0, rival, gt, 100 + order))
+        universe = self.universe
+        return [a for a in out if 0 < a.bits < universe]
+
+    def search(self, player: str, target: int) -> tuple[str, list[list[Atom]]] | None:
+        """``("all"|"none"|"dnf", terms)``: the shortest condition true in exactly ``target``."""
+        if target == 0:
+            return "none", []
+        if target == self.universe:
+            return "all", []
+        atoms = sorted(self.atoms(player), key=lambda a: a.rank)
+        supersets = [a for a in atoms if a.bits & target == target]
+        subsets = [a for a in atoms if a.bits & ~target == 0]
+        pairs: list[tuple[int, list[Atom]]] | None = None
+        for length in range(1, MAX_ATOMS + 1):
+            found = _conjunction(supersets, target, length)
+            if found is not None:
+                return "dnf", [found]
+            if length >= 2:
+                if pairs is None:
+                    pairs = _terms(atoms, target, 2)
+                found_or = _disjunction(atoms, subsets, target, length, pairs)
+                if found_or is not None:
+                    return "dnf", found_or
+        return None
+
+
+def _conjunction(atoms: Sequence[Atom], target: int, length: int) -> list[Atom] | None:
+    for combo in combinations(atoms, length):
+        bits = -1
+        for a in combo:
+            bits &= a.bits
+        if bits == target:
+            return list(combo)
+    return None
+
+
+def _terms(atoms: Sequence[Atom], target: int, size: int) -> list[tuple[int, list[Atom]]]:
+    """Conjunctions of ``size`` atoms true only inside ``target`` (and somewhere)."""
+    out: list[tuple[int, list[Atom]]] = []
+    for combo in combinations(atoms, size):
+        bits = -1
+        for a in combo:
+            bits &= a.bits
+        if bits and bits & ~target == 0:
+            out.append((bits, list(combo)))
+    return out
+
+
+def _disjunction(
+    atoms: Sequence[Atom],
+    subsets: Sequence[Atom],
+    target: int,
+    length: int,
+    pairs: list[tuple[int, list[Atom]]],
+) -> list[list[Atom]] | None:
+    """Two conjunctions of one or two atoms whose union is ``target``, ``length`` atoms in
+    all (``pairs``: the two-atom conjunctions true only inside ``target``)."""
+    terms = {1: [(a.bits, [a]) for a in subsets], 2: pairs}
+    for first in range(1, length // 2 + 1):
+        second = length - first
+        if second > 2:
+            continue
+        for bits_a, term_a in terms[first]:
+            for bits_b, term_b in terms[second]:
+                if bits_a | bits_b == target:
+                    return [term_a, term_b]
+    return None
+
+
+# --- words -----------------------------------------------------------------------
+
+
+def _points(half: int) -> str:
+    whole, half_left = divmod(half, 2)
+    text = (str(whole) if whole else "") + ("½" if half_left else "")
+    return text or "0"
+
+
+def _clause(atom: Atom, player: str, names: Mapping[str, str], games: int) -> str:
+    """One atom in words ("he wins", "Kramnik does not lose", "his result is at least
+    Kramnik's")."""
+    who = "he" if atom.player == player else names.get(atom.player, atom.player)
+    if atom.kind == "cmp_ge":
+        rival = names.get(atom.rival or "", atom.rival or "")
+        return f"his result is at least {rival}'s" if games == 1 else (
+            f"he scores at least as much as {rival}"
+        )
+    if atom.kind == "cmp_gt":
+        rival = names.get(atom.rival or "", atom.rival or "")
+        return f"his result is better than {rival}'s" if games == 1 else (
+            f"he scores more than {rival}"
+        )
+    if games == 1:
+        if atom.kind == "ge":
+            return f"{who} wins" if atom.value == 2 else f"{who} does not lose"
+        if atom.kind == "le":
+            return f"{who} loses" if atom.value == 0 else f"{who} does not win"
+        return f"{who} draws"
+    top = 2 * games
+    every = "both his games" if games == 2 else f"all his {games} games"
+    if atom.kind == "ge":
+        if atom.value == top:
+            return f"{who} wins {every}"
+        return f"{who} scores at least {_points(atom.value)} of {games}"
+    if atom.kind == "le":
+        if atom.value == 0:
+            return f"{who} loses {every}"
+        return f"{who} scores at most {_points(atom.value)} of {games}"
+    return f"{who} scores exactly {_points(atom.value)} of {games}"
+
+
+def _join(parts: Sequence[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _term_words(
+    term: Sequence[Atom], player: str, names: Mapping[str, str], games: Mapping[str, int]
+) -> str:
+    """A conjunction in words; rivals with the same result are named together
+    ("Carlsen and Kramnik lose")."""
+    grouped: dict[tuple[str, int, int], list[Atom]] = {}
+    ordered: list[tuple[str, int, int]] = []
+    for atom in term:
+        key = (atom.kind, atom.value, games.get(atom.player, 1))
+        if atom.player == player or atom.kind.startswith("cmp"):
+            key = (atom.kind + ":" + (atom.rival or atom.player), atom.value, key[2])
+        if key not in grouped:
+            ordered.append(key)
+        grouped.setdefault(key, []).append(atom)
+    words: list[str] = []
+    for key in ordered:
+        atoms = grouped[key]
+        first = _clause(atoms[0], player, names, games.get(atoms[0].player, 1))
+        if len(atoms) == 1:
+            words.append(first)
+            continue
+        who = _join([names.get(a.player, a.player) for a in atoms])
+        name0 = names.get(atoms[0].player, atoms[0].player)
+        rest = first.removeprefix(name0)
+        # "Carlsen and Kramnik lose", "Carlsen and Kramnik do not win"
+        rest = (
+            rest.replace(" does not ", " do not ")
+            .replace(" wins", " win")
+            .replace(" loses", " lose")
+            .replace(" draws", " draw")
+            .replace(" scores", " each score")
+        )
+        words.append(f"both {who}{rest}" if len(atoms) == 2 else f"{who}{rest}")
+    return _join(words)
+
+
+def condition_words(
+    found: tuple[str, list[list[Atom]]] | None,
+    player: str,
+    names: Mapping[str, str],
+    games: Mapping[str, int],
+) -> str:
+    """The condition as a phrase to follow "finishes first if" (or a sentence ending)."""
+    if found is None:
+        return ""
+    kind, terms = found
+    if kind == "all":
+        return "in every scenario"
+    if kind == "none":
+        return "in no scenario"
+    return ", or ".join(_term_words(t, player, names, games) for t in terms)
+
+
+def criteria_note(table: ScenarioTable, target: int, chain: Sequence[str]) -> str:
+    """The criteria that put the player first in the ``target`` scenarios where he was
+    level on points: "(3.7 b, more wins)"; empty when points alone did."""
+    seen: list[str] = []
+    for i, outcome in enumerate(table.outcomes):
+        if target >> i & 1 and outcome.decided_by not in (POINTS, PLAYOFF):
+            if outcome.decided_by not in seen:
+                seen.append(outcome.decided_by)
+    notes = []
+    for criterion in sorted(seen, key=lambda c: chain.index(c) if c in chain else 99):
+        if criterion == WITHDRAWAL:
+            notes.append("3.1, a withdrawn player cannot play tie-break games")
+        elif criterion in chain:
+            letter = LETTERS[chain.index(criterion)]
+            notes.append(f"3.7 {letter}, {CRITERION_WORDS.get(criterion, criterion)}")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def bits_where(table: ScenarioTable, player: str, playoff_too: bool) -> int:
+    """The scenarios where ``player`` finishes first (and, with ``playoff_too``, those
+    where he plays the playoff for first place)."""
+    bits = 0
+    for i, outcome in enumerate(table.outcomes):
+        if outcome.winner == player or (playoff_too and player in outcome.playoff):
+            bits |= 1 << i
+    return bits
+
+
+def needs_in_words(
+    table: ScenarioTable, conditions: Conditions, player: str, names: Mapping[str, str]
+) -> dict[str, str | None]:
+    """``first_if``, ``playoff_if`` (the condition for at least a playoff, when it differs)
+    and ``needs`` (a sentence) for one player."""
+    name = names.get(player, player)
+    chain = table.space.chain
+    outright = bits_where(table, player, False)
+    share = bits_where(table, player, True)
+    searched = conditions.search(player, outright)
+    first = condition_words(searched, player, names, conditions.games)
+    total = len(table.outcomes)
+    if searched is None:
+        first = (
+            f"{_count(outright)} of {total} scenarios (no condition of up to "
+            f"{MAX_ATOMS} results describes them)"
+        )
+    note = criteria_note(table, outright, chain)
+    over = "" if table.exhaustive else " (over the sampled scenarios)"
+    playoff_if: str | None = None
+    playoff_phrase = ""
+    if share != outright:
+        found = conditions.search(player, share)
+        playoff_if = condition_words(found, player, names, conditions.games)
+        playoff_phrase = f"if {playoff_if}"
+        if found is None:
+            playoff_if = f"{_count(share)} of {total} scenarios"
+            playoff_phrase = f"in {playoff_if}"
+    if outright == 0 and share == 0:
+        sentence = f"{name} cannot finish first{over}"
+    elif outright == conditions.universe:
+        sentence = f"{name} finishes first in every scenario{over}{note}"
+    elif outright == 0:
+        sentence = f"{name} cannot finish first outright; he reaches a playoff {playoff_phrase}{over}"
+    else:
+        finishes = "finishes first in" if searched is None else "finishes first if"
+        sentence = f"{name} {finishes} {first}{note}{over}"
+        if playoff_if is not None:
+            sentence += f"; at least a playoff {playoff_phrase}"
+    return {
+        "first_if": first if outright else None,
+        "playoff_if": playoff_if,
+        "needs": sentence,
+    }
+
+
+def _count(bits: int) -> int:
+    return bin(bits).count("1")
+
+
+def short_name(name: str) -> str:
+    """The name a commentator says: the surname ("Carlsen" of "Carlsen,M" or "Magnus
+    Carlsen")."""
+    if "," in name:
+        return name.split(",")[0].strip() or name
+    parts = name.split()
+    return parts[-1] if parts else name
