@@ -716,9 +716,75 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["op"],
         "properties": {"op": {"const": "pong"}, "id": {}},
     },
+    "needs": {
+        "description": "what each player needs to finish first and his chances (docs/needs.md): "
+        "a tournament's needs object, at start and whenever its standings change; the "
+        "scenarios listed when at most 729 (else `scenarios_omitted`; /api/needs lists all)",
+        "type": "object",
+        "required": ["op", "tournament", "needs"],
+        "properties": {
+            "op": {"const": "needs"},
+            "seq": {"type": ["integer", "null"]},
+            "tournament": {"type": "string"},
+            "needs": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "required": ["scenarios", "players"],
+                        "properties": {
+                            "scenarios": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "required": ["results", "winner", "playoff"],
+                                    "properties": {
+                                        "results": {
+                                            "type": "object",
+                                            "additionalProperties": {
+                                                "enum": ["1-0", "1/2-1/2", "0-1"]
+                                            },
+                                        },
+                                        "winner": {"type": ["string", "null"]},
+                                        "playoff": {"type": "array", "items": {"type": "string"}},
+                                        "decided_by": {"type": "string"},
+                                    },
+                                },
+                            },
+                            "scenarios_omitted": {"type": "integer", "minimum": 0},
+                            "players": {
+                                "type": "object",
+                                "additionalProperties": {
+                                    "type": "object",
+                                    "required": ["outright", "playoff", "not_first", "needs"],
+                                    "properties": {
+                                        "outright": {"type": "integer", "minimum": 0},
+                                        "playoff": {"type": "integer", "minimum": 0},
+                                        "not_first": {"type": "integer", "minimum": 0},
+                                        "needs": {"type": "string"},
+                                        "chance": {"type": "number", "minimum": 0, "maximum": 1},
+                                    },
+                                },
+                            },
+                        },
+                    },
+                    {"type": "null"},
+                ]
+            },
+        },
+    },
 }
 CLIENT_OPS = ("subscribe", "command", "ping")
-SERVER_OPS = ("subscribed", "snapshot", "delta", "alert", "incidents", "result", "error", "pong")
+SERVER_OPS = (
+    "subscribed",
+    "snapshot",
+    "delta",
+    "alert",
+    "incidents",
+    "needs",
+    "result",
+    "error",
+    "pong",
+)
 
 
 def _by_op(ops: tuple[str, ...]) -> dict[str, Any]:

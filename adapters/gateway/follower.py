@@ -32,6 +32,7 @@ from typing import Any
 
 from adapters import queries
 from adapters.gateway.deltas import event_tournament, game_key
+from adapters.gateway.needs_feed import NeedsFeed
 from adapters.store import Store, TournamentView, game_order
 from engine.errors import CommandRefused
 from engine.events import (
@@ -80,6 +81,8 @@ class Update:
     kept position); which are still open is for the caller."""
     folded: int = 0
     """At start: how many events were read from the log (after the kept position)."""
+    needs: dict[str, Any] = field(default_factory=dict)
+    """The ``needs`` objects that changed (every tournament's at start), by tournament."""
 
 
 @dataclass
@@ -140,6 +143,8 @@ class Follower:
         self.standings: dict[str, Any] = {}
         self.names: dict[str, str] = {}
         self.first: str | None = None
+        self.needs = NeedsFeed()
+        """What each player needs, read again with the standings (``needs_feed``)."""
 
     # --- objects --------------------------------------------------------------
 
@@ -214,6 +219,7 @@ class Follower:
                 else:
                     standings[tid] = self._read_standings(tid)
             incidents = self._read_incidents(tournaments)
+            needs = {tid: self.needs.read(self._view(tid), tid) for tid in tournaments}
             if self.store.last_seq() == seq:
                 break
         self.seq, self.game_ids, self.standings = seq, ids, standings
@@ -229,6 +235,7 @@ class Follower:
             incidents=incidents,
             raised=scan.raised,
             folded=scan.events,
+            needs=needs,
         )
 
     def poll(self) -> Update | None:
@@ -249,10 +256,12 @@ class Follower:
         standings = dict(self.standings)
         changed: set[str] = set()
         incidents: dict[str, Any] = {}
+        needs: dict[str, Any] = {}
         for _ in range(STABLE_READ_ATTEMPTS):
             reads = store.stream_reads
             with store.session(look=False):
                 incidents.update(self._objects(events, games, standings, changed))
+                needs.update({t: self.needs.read(self._view(t), t) for t in changed})
             if store.stream_reads == reads or store.last_seq() == upto:
                 break
             fresh = list(store.events_since(upto))
@@ -271,6 +280,7 @@ class Follower:
             first=self.first,
             names=dict(self.names),
             incidents=incidents,
+            needs=needs,
         )
 
     def _objects(

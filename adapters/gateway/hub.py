@@ -37,6 +37,7 @@ from adapters.gateway.fanout import FanOut
 from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
 from adapters.gateway.tokens import Identity
+from projections.needs import for_frame
 from engine.timefmt import format_instant
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,8 @@ class Channel:
         self.incidents: dict[str, Any] = {}
         """Each tournament's incident book object, by tournament id, for arbiters (sent
         after their snapshot or resume)."""
+        self.needs: dict[str, Any] = {}
+        """Each tournament's ``needs`` object (``adapters.gateway.needs_feed``)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
         self.alerts: OpenAlerts | None = None
@@ -193,7 +196,13 @@ class Channel:
             ],
             "standings": self.standings.get(main) if main is not None else None,
             "tournaments": [
-                {"id": t, "name": self.names[t], "standings": self.standings.get(t)} for t in chosen
+                {
+                    "id": t,
+                    "name": self.names[t],
+                    "standings": self.standings.get(t),
+                    "needs": for_frame(self.needs[t]) if self.needs.get(t) else None,
+                }
+                for t in chosen
             ],
             "now": format_instant(now - self.delay_ms),
             "delay_ms": self.delay_ms,

@@ -54,6 +54,7 @@ from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
 from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
+from adapters.gateway.needs_feed import needs_frame
 from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
@@ -317,6 +318,7 @@ class Gateway:
         self.live.open(start.seq, start.games, start.standings, start.first, start.names)
         self.public.know(start.first, start.names)
         self.live.incidents = dict(start.incidents)
+        self.live.needs = dict(start.needs)
         self.shown = dict(start.games)
         base = kept or GatewayState()
         if kept is not None:
@@ -334,6 +336,7 @@ class Gateway:
         self.stats.folded_at_start = start.folded
         if public is not None:
             self.public.open(public.seq, public.games, public.standings, start.first, start.names)
+            self.public.needs = dict(public.needs)
             self.public_shown = dict(public.games)
 
     async def follow(self, stop: asyncio.Event) -> None:
@@ -388,6 +391,9 @@ class Gateway:
             update.first,
         )
         frames = quiet_clock_frames(frames, shown, update.games)
+        for tid, needs in update.needs.items():  # what each player needs, with the standings
+            channel.needs[tid] = needs
+            frames.append(needs_frame(update.seq, tid, needs))
         if channel is self.live:
             for tid, book in update.incidents.items():
                 self.live.incidents[tid] = book

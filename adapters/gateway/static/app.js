@@ -16,6 +16,7 @@
     // and frames carry no "tournament"; the HTTP outputs answer for it without one).
     tournament: new URLSearchParams(location.search).get("tournament") || "*",
     tournaments: [], standingsBy: new Map(), first: null, playersBy: new Map(), books: new Map(),
+    needsBy: new Map(),
     // Commands sent and not yet answered, by frame id: sent again, with the same
     // command_id, after a reconnection (the store answers a repeat as the first time).
     unanswered: new Map(),
@@ -182,6 +183,7 @@
         state.games.forEach(setClock);
         state.standings = f.standings;
         state.standingsBy = new Map((f.tournaments || []).map((t) => [t.id, t.standings]));
+        state.needsBy = new Map((f.tournaments || []).map((t) => [t.id, t.needs]));
         state.seq = f.seq;
         break;
       case "delta":
@@ -193,6 +195,9 @@
           state.standingsBy.set(tid, f.standings);
           if (state.tournament === "*" ? tid === state.first : tid === state.tournament) state.standings = f.standings;
         }
+        break;
+      case "needs":
+        state.needsBy.set(f.tournament || state.first, f.needs);
         break;
       case "incidents":
         state.books.set(f.tournament || (f.book && f.book.tournament) || state.first, f.book);
@@ -640,7 +645,10 @@
   }
 
   function render() {
-    if (view === "boards") { renderSwitcher(); renderBoards($("boards"), false); renderStandings(); }
+    if (view === "boards") {
+      renderSwitcher(); renderBoards($("boards"), false); renderStandings();
+      if (window.candidatesNeeds) window.candidatesNeeds($("needs"), state.needsBy.get(shownTournament()));
+    }
     else if (view === "game") renderGame();
     else if (view === "arbiter") { renderSwitcher(); renderArbiter(); }
     tickClocks();

@@ -1,0 +1,92 @@
+"""What each player needs, live (3.7, 3.7.1): the ``needs`` frame, ``/api/needs``, the page.
+
+A four-player double round robin after round 5 (a, b and c beat d and draw among
+themselves): round 6 decides first place among three. The gateway sends the needs
+object, answers it over HTTP, narrows it when a round-6 result comes, and the page
+shows a bar per player and the words; a screenshot is kept under ``test-output/``.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+
+from adapters.store import Store
+from tests.gateway_support import COMMENTATOR_TOKEN, Peer, RunningGateway
+from tests.test_gateway_browser import CHROMIUM, OUTPUT, Browser
+from tests.tournament_helpers import by_pair, event, finish, play_rounds
+
+BEAT_D = by_pair({("a", "d"): ["1", "1"], ("b", "d"): ["1", "1"], ("c", "d"): ["1", "1"]})
+
+
+@pytest.fixture
+def before_round_6(sqlite_store: Store) -> Store:
+    event(sqlite_store, ["a", "b", "c", "d"])
+    play_rounds(sqlite_store, BEAT_D, range(1, 6))
+    return sqlite_store
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return json.load(answer)
+
+
+def test_3_7_1_the_needs_frame_and_api_follow_a_result(before_round_6: Store) -> None:
+    with RunningGateway(before_round_6.url, public_delay_s=0) as gw:
+        with Peer(gw, json_text=True) as peer:
+            peer.subscribe(token=COMMENTATOR_TOKEN)
+            snapshot = peer.next("snapshot")
+            needs = snapshot["tournaments"][0]["needs"]
+            assert needs["method"]["scenarios"] == 9
+            assert needs["players"]["b"]["needs"] == (
+                "B cannot finish first outright; he reaches a playoff if he wins and A draws"
+            )
+            api = get(gw.http + "/api/needs")
+            assert api["players"] == needs["players"] and len(api["scenarios"]) == 9
+            assert get(gw.http + "/api/needs?tournament=t") == api
+
+            finish(before_round_6, "6.1", "0-1")  # b beats d: 4 points
+            frame = peer.next("needs")
+            assert frame["tournament"] == "t"
+            narrowed = frame["needs"]
+            assert len(narrowed["scenarios"]) == 3 and [g["game"] for g in narrowed["games"]] == [
+                "6.2"
+            ]
+            assert narrowed["players"]["b"]["needs"] == (
+                "B cannot finish first outright; he reaches a playoff if A draws"
+            )
+            assert narrowed["players"]["a"]["needs"] == (
+                "A finishes first if he wins; at least a playoff if he does not lose"
+            )
+    with RunningGateway(before_round_6.url, public_delay_s=0) as gw:
+        assert len(get(gw.http + "/api/needs")["scenarios"]) == 3
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make browser)")
+def test_3_7_the_page_shows_a_bar_per_player_and_the_words(before_round_6: Store) -> None:
+    with RunningGateway(before_round_6.url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/")
+        try:
+            bars = browser.wait_for("document.querySelectorAll('#needs .need').length")
+            assert bars == 4
+            words = browser.wait_for("document.querySelector('#needs .needs-words').textContent")
+            assert "B cannot finish first outright; he reaches a playoff if he wins and A draws" in (
+                words
+            )
+            width = browser.js(
+                "document.querySelector('#needs .need[data-player=d] .fill').style.width"
+            )
+            assert width == "0%"
+            finish(before_round_6, "6.1", "0-1")
+            browser.wait_for(
+                "document.querySelector('#needs .needs-words').textContent"
+                ".includes('A finishes first if he wins')"
+            )
+            browser.js("document.getElementById('needs').scrollIntoView()")
+            browser.screenshot(OUTPUT / "needs-panel.png")
+            assert (OUTPUT / "needs-panel.png").stat().st_size > 10_000
+        finally:
+            browser.close()
