@@ -33,6 +33,7 @@ import random
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engine.tournament.playoff import MAX_BLITZ_SERIES, bracket
 from projections.scenarios import RESULTS, Outcome, ScenarioTable, Scorer
@@ -101,9 +102,7 @@ class Model:
     """Each varied game's source: ``analysis`` or ``ratings``."""
 
 
-def fit_draw_rate(
-    draws: int, games: int, ratings: Mapping[str, int | None]
-) -> tuple[float, str]:
+def fit_draw_rate(draws: int, games: int, ratings: Mapping[str, int | None]) -> tuple[float, str]:
     """The draw rate for the games not yet played, and a sentence saying how."""
     rated = [r for r in ratings.values() if r]
     average = sum(rated) / len(rated) if rated else 2300.0
@@ -140,58 +139,86 @@ def model_for(
 # --- the playoff -------------------------------------------------------------------
 
 
-def _game(rng: random.Random, a: str, b: str, ratings: Mapping[str, int | None], d: float) -> float:
-    """a's score in one game against b."""
-    w, draw, _ = wdl_from(expected_score(ratings.get(a), ratings.get(b)), d)
-    x = rng.random()
-    return 1.0 if x < w else 0.5 if x < w + draw else 0.0
+Pair = tuple[float, float]
+"""(a wins, a wins or draws) of one game between two players: cumulative thresholds."""
+
+
+def _thresholds(
+    players: Sequence[str], ratings: Mapping[str, int | None], draw_rate: float
+) -> dict[tuple[str, str], Pair]:
+    out: dict[tuple[str, str], Pair] = {}
+    for a in players:
+        for b in players:
+            if a != b:
+                w, d, _ = wdl_from(expected_score(ratings.get(a), ratings.get(b)), draw_rate)
+                out[(a, b)] = (w, w + d)
+    return out
 
 
 def _stage(
-    rng: random.Random, players: Sequence[str], ratings: Mapping[str, int | None], d: float
+    rng: random.Random, players: Sequence[str], odds: Mapping[tuple[str, str], Pair]
 ) -> list[str]:
     """3.7.1.a / 3.7.2: two games against each other tied player; those tied for first."""
     score = dict.fromkeys(players, 0.0)
     for i, a in enumerate(players):
         for b in players[i + 1 :]:
+            win, not_loss = odds[(a, b)]
             for _ in range(2):
-                s = _game(rng, a, b, ratings, d)
+                x = rng.random()
+                s = 1.0 if x < win else 0.5 if x < not_loss else 0.0
                 score[a] += s
                 score[b] += 1 - s
     top = max(score.values())
     return [p for p in players if score[p] == top]
 
 
-def _sudden_death(rng: random.Random, seeds: Sequence[str], ratings: Mapping[str, int | None]) -> str:
+def _sudden_death(
+    rng: random.Random, seeds: Sequence[str], odds: Mapping[tuple[str, str], Pair]
+) -> str:
     """3.7.3: the bracket of the seeds; a draw is a win for Black (3.7.3.a)."""
     winners: dict[int, str] = {}
     for match in bracket(seeds):
         a, b = (winners[s] if isinstance(s, int) else s for s in match.sides)
         black = a if rng.random() < 0.5 else b  # the winner of the lot takes Black
         white = b if black == a else a
-        w, _, _ = wdl_from(expected_score(ratings.get(white), ratings.get(black)), ARMAGEDDON_DRAW_RATE)
-        winners[match.match] = white if rng.random() < w else black
+        winners[match.match] = white if rng.random() < odds[(white, black)][0] else black
     return winners[max(winners)] if winners else seeds[0]
 
 
 def playoff_odds(
-    players: Sequence[str], ratings: Mapping[str, int | None], seed: int, runs: int = PLAYOFF_SIMULATIONS
+    players: Sequence[str],
+    ratings: Mapping[str, int | None],
+    seed: int,
+    runs: int = PLAYOFF_SIMULATIONS,
 ) -> dict[str, float]:
     """Each tied player's chance of winning the tie-break games (3.7.1-3.7.3), simulated."""
-    rng = random.Random(f"{seed}:{','.join(sorted(players))}")
-    won = dict.fromkeys(players, 0)
+    group = tuple(sorted(players))
+    known = tuple((p, ratings.get(p)) for p in group)
+    return dict(_simulated(group, known, seed, runs))
+
+
+@lru_cache(maxsize=4096)
+def _simulated(
+    group: tuple[str, ...], ratings: tuple[tuple[str, int | None], ...], seed: int, runs: int
+) -> tuple[tuple[str, float], ...]:
+    rated = dict(ratings)
+    rng = random.Random(f"{seed}:{','.join(group)}")
+    rapid = _thresholds(group, rated, RAPID_DRAW_RATE)
+    blitz = _thresholds(group, rated, BLITZ_DRAW_RATE)
+    armageddon = _thresholds(group, rated, ARMAGEDDON_DRAW_RATE)
+    seeds_all = sorted(group, key=lambda p: (-(rated.get(p) or 0), p))
+    won = dict.fromkeys(group, 0)
     for _ in range(runs):
-        alive = list(players)
-        alive = _stage(rng, alive, ratings, RAPID_DRAW_RATE)
+        alive = _stage(rng, group, rapid)
         series = 0
         while len(alive) > 1 and series < MAX_BLITZ_SERIES:
-            alive = _stage(rng, alive, ratings, BLITZ_DRAW_RATE)
+            alive = _stage(rng, alive, blitz)
             series += 1
         if len(alive) > 1:
-            seeds = sorted(alive, key=lambda p: (-(ratings.get(p) or 0), p))
-            alive = [_sudden_death(rng, seeds, ratings)]
+            seeds = [p for p in seeds_all if p in alive]
+            alive = [_sudden_death(rng, seeds, armageddon)]
         won[alive[0]] += 1
-    return {p: n / runs for p, n in won.items()}
+    return tuple((p, n / runs) for p, n in won.items())
 
 
 # --- the chances -------------------------------------------------------------------
@@ -224,7 +251,9 @@ class PlayoffOdds:
         return found
 
 
-def chances(table: ScenarioTable, model: Model, seed: int, simulations: int = SIMULATIONS) -> Chances:
+def chances(
+    table: ScenarioTable, model: Model, seed: int, simulations: int = SIMULATIONS
+) -> Chances:
     """Exact over every combination when the table has them all; else ``simulations``
     seeded completions scored through the same chain."""
     players = table.space.players
@@ -268,4 +297,3 @@ def results_count(results: Sequence[str]) -> tuple[int, int]:
     """(draws, decided games) among finished results."""
     draws = sum(r == "1/2-1/2" for r in results)
     return draws, sum(r in RESULTS for r in results)
-

@@ -108,12 +108,12 @@ def needs_object(
         }
     scenario_list = [
         {
-            "results": results_of(table, i),
+            "results": results,
             "winner": outcome.winner,
             "playoff": list(outcome.playoff),
             "decided_by": outcome.decided_by,
         }
-        for i, outcome in enumerate(table.outcomes)
+        for results, outcome in zip(results_of(table), table.outcomes, strict=True)
     ]
     decided_winner = table.outcomes[0].winner if not space.remaining and table.outcomes else None
     return {

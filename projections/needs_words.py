@@ -14,8 +14,9 @@ the varied games (a single game: a win, a draw, a loss):
   than Kramnik's";
 - a rival's result: "Kramnik loses", "Kramnik does not win".
 
-Conditions are conjunctions of atoms, or a disjunction of two conjunctions;
-the search goes by length (the number of atoms: 1, 2, 3, 4), conjunctions
+Conditions are conjunctions of atoms, or a disjunction of two conjunctions of
+one or two atoms (two-atom ones among the ``MAX_TERMS`` that cover the most
+scenarios, so the search stays bounded); the search goes by length (the number of atoms: 1, 2, 3, 4), conjunctions
 before disjunctions of the same length, the player's own result first, so the
 first condition found is among the shortest. "in every scenario" and "in no
 scenario" are said as such. Over a sample (more than two rounds left) the
@@ -30,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from operator import itemgetter
 
 from projections.scenarios import (
     HALF_POINTS,
@@ -42,6 +44,8 @@ from projections.scenarios import (
 
 MAX_ATOMS = 4
 """The longest condition searched (atoms)."""
+MAX_TERMS = 120
+"""The two-atom terms a disjunction of two of them is searched among (the widest)."""
 CRITERION_WORDS = {
     "h2h": "the games between the tied players",
     "wins": "more wins",
@@ -66,25 +70,40 @@ class Atom:
     """Preference among atoms of the same length (lower first)."""
 
 
-def _scores(table: ScenarioTable) -> dict[str, list[int]]:
-    """Each player's half points in the varied games, scenario by scenario."""
-    remaining = table.space.remaining
-    out: dict[str, list[int]] = {}
-    for p in {x for pairing in remaining for x in (pairing.white, pairing.black)}:
-        out[p] = [0] * len(table.choices)
-    for i, choice in enumerate(table.choices):
-        for pairing, c in zip(remaining, choice, strict=True):
-            w, b = HALF_POINTS[RESULTS[c]]
-            out[pairing.white][i] += w
-            out[pairing.black][i] += b
+def result_bits(table: ScenarioTable) -> list[tuple[int, int, int]]:
+    """For each varied game, the scenarios (as bits) where it ends 1-0, 1/2-1/2, 0-1."""
+    out: list[tuple[int, int, int]] = []
+    for g in range(len(table.space.remaining)):
+        column = bytes(map(itemgetter(g), table.choices))[::-1]  # scenario 0 last: bit 0
+        bits = [int(column.translate(MARK[c]), 2) if column else 0 for c in range(3)]
+        out.append((bits[0], bits[1], bits[2]))
     return out
 
 
-def _value_bits(scores: Sequence[int]) -> dict[int, int]:
-    bits: dict[int, int] = {}
-    for i, v in enumerate(scores):
-        bits[v] = bits.get(v, 0) | (1 << i)
-    return bits
+MARK = [bytes.maketrans(b"\x00\x01\x02", b"100"), bytes.maketrans(b"\x00\x01\x02", b"010"),
+        bytes.maketrans(b"\x00\x01\x02", b"001")]  # fmt: skip
+"""Per result index: bytes 0/1/2 -> ASCII 1 where the byte is that result, else 0."""
+
+
+def _value_bits(
+    table: ScenarioTable, columns: list[tuple[int, int, int]]
+) -> dict[str, dict[int, int]]:
+    """Each player's half points in the varied games -> the scenarios (bits) where he
+    scores exactly that."""
+    universe = (1 << len(table.choices)) - 1
+    out: dict[str, dict[int, int]] = {}
+    for pairing, bits in zip(table.space.remaining, columns, strict=True):
+        for player, side in ((pairing.white, 0), (pairing.black, 1)):
+            before = out.get(player, {0: universe})
+            after: dict[int, int] = {}
+            for value, held in before.items():
+                for c, result in enumerate(RESULTS):
+                    both = held & bits[c]
+                    if both:
+                        v = value + HALF_POINTS[result][side]
+                        after[v] = after.get(v, 0) | both
+            out[player] = after
+    return out
 
 
 class Conditions:
@@ -93,9 +112,8 @@ class Conditions:
     def __init__(self, table: ScenarioTable) -> None:
         self.table = table
         self.universe = (1 << len(table.choices)) - 1
-        self.scores = _scores(table)
-        self.values = {p: _value_bits(s) for p, s in self.scores.items()}
-        self.games = {p: 0 for p in self.scores}
+        self.values = _value_bits(table, result_bits(table))
+        self.games = {p: 0 for p in self.values}
         for pairing in table.space.remaining:
             self.games[pairing.white] += 1
             self.games[pairing.black] += 1
@@ -103,7 +121,7 @@ class Conditions:
     def atoms(self, player: str) -> list[Atom]:
         """The atoms a condition about ``player`` may use, his own first."""
         out: list[Atom] = []
-        people = [player] + sorted(p for p in self.scores if p != player)
+        people = [player] + sorted(p for p in self.values if p != player)
         for order, p in enumerate(people):
             if p not in self.values:
                 continue
@@ -156,7 +174,7 @@ class Conditions:
                 return "dnf", [found]
             if length >= 2:
                 if pairs is None:
-                    pairs = _terms(atoms, target, 2)
+                    pairs = widest(_terms(atoms, target, 2))
                 found_or = _disjunction(atoms, subsets, target, length, pairs)
                 if found_or is not None:
                     return "dnf", found_or
@@ -183,6 +201,16 @@ def _terms(atoms: Sequence[Atom], target: int, size: int) -> list[tuple[int, lis
         if bits and bits & ~target == 0:
             out.append((bits, list(combo)))
     return out
+
+
+def widest(terms: list[tuple[int, list[Atom]]]) -> list[tuple[int, list[Atom]]]:
+    """The ``MAX_TERMS`` two-atom terms covering the most scenarios, one per set of
+    scenarios (the search for two of them stays bounded)."""
+    seen: dict[int, tuple[int, list[Atom]]] = {}
+    for bits, term in terms:
+        seen.setdefault(bits, (bits, term))
+    ranked = sorted(seen.values(), key=lambda t: -t[0].bit_count())
+    return ranked[:MAX_TERMS]
 
 
 def _disjunction(
@@ -221,13 +249,17 @@ def _clause(atom: Atom, player: str, names: Mapping[str, str], games: int) -> st
     who = "he" if atom.player == player else names.get(atom.player, atom.player)
     if atom.kind == "cmp_ge":
         rival = names.get(atom.rival or "", atom.rival or "")
-        return f"his result is at least {rival}'s" if games == 1 else (
-            f"he scores at least as much as {rival}"
+        return (
+            f"his result is at least {rival}'s"
+            if games == 1
+            else (f"he scores at least as much as {rival}")
         )
     if atom.kind == "cmp_gt":
         rival = names.get(atom.rival or "", atom.rival or "")
-        return f"his result is better than {rival}'s" if games == 1 else (
-            f"he scores more than {rival}"
+        return (
+            f"his result is better than {rival}'s"
+            if games == 1
+            else (f"he scores more than {rival}")
         )
     if games == 1:
         if atom.kind == "ge":
@@ -368,7 +400,9 @@ def needs_in_words(
     elif outright == conditions.universe:
         sentence = f"{name} finishes first in every scenario{over}{note}"
     elif outright == 0:
-        sentence = f"{name} cannot finish first outright; he reaches a playoff {playoff_phrase}{over}"
+        sentence = (
+            f"{name} cannot finish first outright; he reaches a playoff {playoff_phrase}{over}"
+        )
     else:
         finishes = "finishes first in" if searched is None else "finishes first if"
         sentence = f"{name} {finishes} {first}{note}{over}"

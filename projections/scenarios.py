@@ -34,10 +34,11 @@ agree with it (``ScenarioTable.follow``): nothing is scored again.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
+from operator import itemgetter
 
 from engine.game.state import Game
 from engine.rules import profile
@@ -103,6 +104,10 @@ class ScenarioSpace:
     after_round: int | None
     """The last round whose results count (None: every result so far)."""
 
+    @property
+    def game_ids(self) -> tuple[str, ...]:
+        return tuple(p.game for p in self.remaining)
+
     def outcome(self, choice: Sequence[int]) -> Outcome:
         """Score one scenario: ``choice[i]`` indexes ``RESULTS`` for ``remaining[i]``."""
         return Scorer(self).outcome(tuple(choice))
@@ -123,9 +128,7 @@ class Scorer:
         for pairing in space.remaining:
             w = self.index.get(pairing.white, -1)
             b = self.index.get(pairing.black, -1)
-            self.deltas.append(
-                tuple((w, HALF_POINTS[r][0], b, HALF_POINTS[r][1]) for r in RESULTS)
-            )
+            self.deltas.append(tuple((w, HALF_POINTS[r][0], b, HALF_POINTS[r][1]) for r in RESULTS))
         self.cache: dict[tuple[int, ...], Outcome] = {}
 
     def points_only(self, choice: tuple[int, ...]) -> tuple[int, ...]:
@@ -218,11 +221,14 @@ class ScenarioTable:
         if results is None:
             return None
         keep = [i for i, p in enumerate(old.remaining) if p.game in left]
+        agrees = _picker(decided)
+        wanted = tuple(results)
+        narrow = _picker(keep)
         choices: list[tuple[int, ...]] = []
         outcomes: list[Outcome] = []
         for choice, outcome in zip(self.choices, self.outcomes, strict=True):
-            if all(choice[i] == r for i, r in zip(decided, results, strict=True)):
-                choices.append(tuple(choice[i] for i in keep))
+            if agrees(choice) == wanted:
+                choices.append(narrow(choice))
                 outcomes.append(outcome)
         if not self.exhaustive and not choices:
             return None  # the sample held none of the results that came: draw a new one
@@ -234,6 +240,16 @@ class ScenarioTable:
             self.seed,
             3 ** len(keep),
         )
+
+
+def _picker(indexes: Sequence[int]) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """A function taking these positions of a choice, as a tuple (even one or none)."""
+    if not indexes:
+        return lambda _choice: ()
+    if len(indexes) == 1:
+        only = indexes[0]
+        return lambda choice: (choice[only],)
+    return itemgetter(*indexes)
 
 
 def _with_space(table: ScenarioTable, space: ScenarioSpace) -> ScenarioTable:
@@ -267,9 +283,7 @@ def scenario_space(
     """The games counted so far (all results, or those of rounds up to ``after_round``;
     a loss by default after a withdrawal always counts, 3.1) and the games that remain."""
     scored = round_robin_games(tournament, games)
-    counted = [
-        g for g in scored if after_round is None or g.round <= after_round or g.by_default
-    ]
+    counted = [g for g in scored if after_round is None or g.round <= after_round or g.by_default]
     done = {(g.round, frozenset((g.white, g.black))) for g in counted}
     players = tuple(ranked_players(tournament))
     annulled = annulled_players(tournament)
@@ -327,12 +341,11 @@ def after_round_shown(space: ScenarioSpace, rounds: int) -> int:
     return first_open - 1
 
 
-def results_of(table: ScenarioTable, index: int) -> dict[str, str]:
-    """Scenario ``index`` as ``{game id: result}``."""
-    return {
-        p.game: RESULTS[c]
-        for p, c in zip(table.space.remaining, table.choices[index], strict=True)
-    }
+def results_of(table: ScenarioTable) -> list[dict[str, str]]:
+    """Every scenario as ``{game id: result}``."""
+    ids = table.space.game_ids
+    name = RESULTS.__getitem__
+    return [dict(zip(ids, map(name, choice), strict=True)) for choice in table.choices]
 
 
 def counts(table: ScenarioTable) -> dict[str, tuple[int, int, int]]:
