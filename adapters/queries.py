@@ -18,8 +18,7 @@ from engine.tournament.tournament import Tournament
 from projections.arbiter_report import report_entries
 from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
-from projections.needs import needs_object as needs_of
-from projections.needs import needs_table
+from projections.needs import NeedsInputs, compute
 from projections.pairings import pairings
 from projections.scenarios import ScenarioTable
 from projections.standings import crosstable, standings
@@ -137,14 +136,14 @@ def standings_object(store: Store, after_round: int | None = None) -> dict[str, 
         return standings(tournament, _all_games(store), after_round, book=book)
 
 
-def needs_object(
+def needs_inputs(
     store: Store,
     after_round: int | None = None,
     wdl: Mapping[str, Sequence[float]] | None = None,
-    previous: ScenarioTable | None = None,
-) -> tuple[dict[str, Any], ScenarioTable]:
-    """The ``needs`` object (``projections.needs``) and its scored scenarios (to narrow
-    at the next result: ``previous``); ``wdl``: game -> win/draw/loss from analysis."""
+) -> NeedsInputs:
+    """What the ``needs`` object is computed from (``projections.needs``): the tournament,
+    its games, the points the arbiters took (13.4 e); ``wdl``: game -> win/draw/loss of a
+    game in progress, from an analysis (refused for a game the tournament does not pair)."""
     with one_look(store):
         tournament = _require_tournament(store)
         if after_round is not None and not 0 <= after_round <= tournament.rounds:
@@ -157,10 +156,20 @@ def needs_object(
                 f"win/draw/loss given for {', '.join(unknown)}: not games of {tournament.id}"
             )
         book = store.incident_book()
-        games = _all_games(store)
-    reductions = book.points_reduced(after_round) if book is not None else None
-    table = needs_table(tournament, games, after_round, reductions, previous=previous)
-    return needs_of(tournament, games, table, wdl), table
+        games = tuple(_all_games(store))
+    reductions = book.points_reduced(after_round) if book is not None else {}
+    return NeedsInputs(tournament, games, after_round, reductions, dict(wdl or {}))
+
+
+def needs_object(
+    store: Store,
+    after_round: int | None = None,
+    wdl: Mapping[str, Sequence[float]] | None = None,
+    previous: ScenarioTable | None = None,
+) -> tuple[dict[str, Any], ScenarioTable]:
+    """The ``needs`` object (``projections.needs``) and its scored scenarios (to narrow
+    at the next result: ``previous``)."""
+    return compute(needs_inputs(store, after_round, wdl), previous)
 
 
 def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:

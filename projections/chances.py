@@ -55,13 +55,13 @@ PRIOR_GAMES = 20
 RAPID_DRAW_RATE = 0.40
 BLITZ_DRAW_RATE = 0.30
 ARMAGEDDON_DRAW_RATE = 0.20
-SIMULATIONS = 4000
+SIMULATIONS = 2000
 PLAYOFF_SIMULATIONS = 2000
 
 WDL = tuple[float, float, float]
 
 
-def expected_score(rating: int | None, opponent: int | None) -> float:
+def expected_score(rating: float | None, opponent: float | None) -> float:
     """The player's expected score from FIDE's table 8.1 b (an unrated pair: 0.5)."""
     if not rating or not opponent:
         return 0.5
@@ -93,7 +93,7 @@ def normalised(value: Sequence[float]) -> WDL:
 class Model:
     """The probabilities the chances are computed from, and how they were obtained."""
 
-    ratings: Mapping[str, int | None]
+    ratings: Mapping[str, float | None]
     draw_rate: float
     draw_rate_source: str
     games: dict[str, WDL] = field(default_factory=dict)
@@ -102,7 +102,7 @@ class Model:
     """Each varied game's source: ``analysis`` or ``ratings``."""
 
 
-def fit_draw_rate(draws: int, games: int, ratings: Mapping[str, int | None]) -> tuple[float, str]:
+def fit_draw_rate(draws: int, games: int, ratings: Mapping[str, float | None]) -> tuple[float, str]:
     """The draw rate for the games not yet played, and a sentence saying how."""
     rated = [r for r in ratings.values() if r]
     average = sum(rated) / len(rated) if rated else 2300.0
@@ -116,7 +116,7 @@ def fit_draw_rate(draws: int, games: int, ratings: Mapping[str, int | None]) -> 
 
 def model_for(
     table: ScenarioTable,
-    ratings: Mapping[str, int | None],
+    ratings: Mapping[str, float | None],
     draws: int,
     games: int,
     wdl: Mapping[str, Sequence[float]] | None = None,
@@ -144,7 +144,7 @@ Pair = tuple[float, float]
 
 
 def _thresholds(
-    players: Sequence[str], ratings: Mapping[str, int | None], draw_rate: float
+    players: Sequence[str], ratings: Mapping[str, float | None], draw_rate: float
 ) -> dict[tuple[str, str], Pair]:
     out: dict[tuple[str, str], Pair] = {}
     for a in players:
@@ -187,7 +187,7 @@ def _sudden_death(
 
 def playoff_odds(
     players: Sequence[str],
-    ratings: Mapping[str, int | None],
+    ratings: Mapping[str, float | None],
     seed: int,
     runs: int = PLAYOFF_SIMULATIONS,
 ) -> dict[str, float]:
@@ -199,7 +199,7 @@ def playoff_odds(
 
 @lru_cache(maxsize=4096)
 def _simulated(
-    group: tuple[str, ...], ratings: tuple[tuple[str, int | None], ...], seed: int, runs: int
+    group: tuple[str, ...], ratings: tuple[tuple[str, float | None], ...], seed: int, runs: int
 ) -> tuple[tuple[str, float], ...]:
     rated = dict(ratings)
     rng = random.Random(f"{seed}:{','.join(group)}")
@@ -239,7 +239,7 @@ class Chances:
 class PlayoffOdds:
     """Playoff odds per tied group, simulated once each."""
 
-    def __init__(self, ratings: Mapping[str, int | None], seed: int) -> None:
+    def __init__(self, ratings: Mapping[str, float | None], seed: int) -> None:
         self.ratings, self.seed = ratings, seed
         self.known: dict[tuple[str, ...], dict[str, float]] = {}
 
@@ -284,11 +284,11 @@ def chances(
         rng = random.Random(seed)
         scorer = Scorer(table.space)
         for _ in range(simulations):
-            choice = []
+            drawn: list[int] = []
             for w, d, _ in probs:
                 x = rng.random()
-                choice.append(0 if x < w else 1 if x < w + d else 2)
-            add(scorer.outcome(tuple(choice)), 1 / simulations)
+                drawn.append(0 if x < w else 1 if x < w + d else 2)
+            add(scorer.outcome(tuple(drawn)), 1 / simulations)
         done = simulations
     return Chances(first, outright, playoff, table.exhaustive, done, odds.known)
 

@@ -23,6 +23,7 @@ the gateway's ``needs`` frame and ``/api/needs`` (docs/needs.md):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -49,6 +50,36 @@ from projections.scenarios import (
 
 SCENARIOS_IN_FRAME = 729
 """The most scenarios a ``needs`` frame lists (3^6); beyond, only /api/needs lists them."""
+
+
+@dataclass(frozen=True)
+class NeedsInputs:
+    """What the ``needs`` object is computed from, read from a store at one position
+    (immutable: it may be computed in another thread)."""
+
+    tournament: Tournament
+    games: tuple[Game, ...]
+    after_round: int | None = None
+    reductions: Mapping[str, Fraction] = field(default_factory=dict)
+    """13.4 e: points taken by the arbiters (they count in the tie)."""
+    wdl: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    """Games in progress: win/draw/loss from an analysis."""
+
+
+def compute(
+    inputs: NeedsInputs, previous: ScenarioTable | None = None, seed: int = DEFAULT_SEED
+) -> tuple[dict[str, Any], ScenarioTable]:
+    """The ``needs`` object and the scored scenarios (``previous``: the last ones, which a
+    new result only narrows)."""
+    table = needs_table(
+        inputs.tournament,
+        inputs.games,
+        inputs.after_round,
+        inputs.reductions,
+        seed,
+        previous,
+    )
+    return needs_object(inputs.tournament, inputs.games, table, inputs.wdl, seed), table
 
 
 def needs_table(

@@ -16,11 +16,12 @@ the varied games (a single game: a win, a draw, a loss):
 
 Conditions are conjunctions of atoms, or a disjunction of two conjunctions of
 one or two atoms (two-atom ones among the ``MAX_TERMS`` that cover the most
-scenarios, so the search stays bounded); the search goes by length (the number of atoms: 1, 2, 3, 4), conjunctions
-before disjunctions of the same length, the player's own result first, so the
-first condition found is among the shortest. "in every scenario" and "in no
-scenario" are said as such. Over a sample (more than two rounds left) the
-condition is exact over the sample, and is said to be.
+scenarios, so the search stays bounded); the search goes by length (the
+number of atoms: 1, 2, 3, 4), conjunctions before disjunctions of the same
+length, the player's own result first, so the first condition found is among
+the shortest. "in every scenario" and "in no scenario" are said as such. Over a
+sample (more than two rounds left) the condition is exact over the sample, and
+is said to be.
 
 Where he finishes first level on points, the criteria that decided it are
 named after the condition: "(3.7 b, more wins)".
@@ -33,8 +34,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from operator import itemgetter
 
+from engine.standings.tiebreaks import HALF_POINTS
 from projections.scenarios import (
-    HALF_POINTS,
     PLAYOFF,
     POINTS,
     RESULTS,
@@ -121,7 +122,7 @@ class Conditions:
     def atoms(self, player: str) -> list[Atom]:
         """The atoms a condition about ``player`` may use, his own first."""
         out: list[Atom] = []
-        people = [player] + sorted(p for p in self.values if p != player)
+        people = [player, *sorted(p for p in self.values if p != player)]
         for order, p in enumerate(people):
             if p not in self.values:
                 continue
@@ -344,9 +345,9 @@ def criteria_note(table: ScenarioTable, target: int, chain: Sequence[str]) -> st
     level on points: "(3.7 b, more wins)"; empty when points alone did."""
     seen: list[str] = []
     for i, outcome in enumerate(table.outcomes):
-        if target >> i & 1 and outcome.decided_by not in (POINTS, PLAYOFF):
-            if outcome.decided_by not in seen:
-                seen.append(outcome.decided_by)
+        decided = outcome.decided_by
+        if target >> i & 1 and decided not in (POINTS, PLAYOFF) and decided not in seen:
+            seen.append(decided)
     notes = []
     for criterion in sorted(seen, key=lambda c: chain.index(c) if c in chain else 99):
         if criterion == WITHDRAWAL:

@@ -28,7 +28,8 @@ What is fixed is counted once: the tally of the games so far
 A scenario whose first place is alone on points is decided there (the first
 step of the same chain) without ranking the rest; only ties go through
 ``rank``. A result that arrives for a varied game keeps the scenarios that
-agree with it (``ScenarioTable.follow``): nothing is scored again.
+agree with it (``ScenarioTable.follow``): nothing is scored again (a sample is
+drawn again instead, with the same seed: narrowed, it would thin out).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ from engine.tournament.tournament import Tournament
 
 RESULTS = ("1-0", "1/2-1/2", "0-1")
 """The three results a remaining game can have, in the order scenarios number them."""
-SAMPLE_SIZE = 3**8
+SAMPLE_SIZE = 3**7
 """Scenarios drawn when more than two rounds' worth of games remain."""
 DEFAULT_SEED = 2013
 POINTS = "points"
@@ -200,6 +201,8 @@ class ScenarioTable:
         remaining games (and nothing else changed): the scenarios that agree with those
         results, with those games no longer varied. None when it is not."""
         old = self.space
+        if not self.exhaustive:
+            return None  # a sample is drawn again (seeded): narrowing would thin it out
         if (
             newer.players != old.players
             or newer.chain != old.chain
@@ -230,8 +233,6 @@ class ScenarioTable:
             if agrees(choice) == wanted:
                 choices.append(narrow(choice))
                 outcomes.append(outcome)
-        if not self.exhaustive and not choices:
-            return None  # the sample held none of the results that came: draw a new one
         return ScenarioTable(
             newer,
             tuple(choices),

@@ -122,7 +122,9 @@ class TestArt3_7NeedsOfThe2013Candidates:
         for combo in itertools.product(("1-0", "1/2-1/2", "0-1"), repeat=4):
             games = before + [(w, b, r) for (w, b), r in zip(last, combo, strict=True)]
             expected = independent_first(games)
-            results = {by_pair_of[frozenset((w, b))]: r for (w, b), r in zip(last, combo, strict=True)}
+            results = {
+                by_pair_of[frozenset((w, b))]: r for (w, b), r in zip(last, combo, strict=True)
+            }
             assert found[tuple(sorted(results.items()))] == expected, results
             counted["playoff" if expected[0] is None else "after a-c"] += 1
         assert counted == {"points": 0, "after a-c": 81, "playoff": 0}
@@ -165,15 +167,15 @@ class TestArt3_7NeedsOfThe2013Candidates:
         assert all(v == 0 for pid, v in chances.items() if pid not in ("carlsen", "kramnik"))
         assert after_13["chances"]["exact"] is True
 
-    def test_3_7_after_round_12_every_two_round_combination_is_scored(
-        self, london: Store
-    ) -> None:
+    def test_3_7_after_round_12_every_two_round_combination_is_scored(self, london: Store) -> None:
         needs, table = needs_object(london, 12)
         assert needs["method"]["scenarios"] == 3**8 == len(needs["scenarios"])
         players = needs["players"]
-        assert sum(p["outright"] for p in players.values()) + sum(
-            1 for s in needs["scenarios"] if s["winner"] is None
-        ) == 3**8
+        assert (
+            sum(p["outright"] for p in players.values())
+            + sum(1 for s in needs["scenarios"] if s["winner"] is None)
+            == 3**8
+        )
         # the round-13 results narrow the same table: nothing is scored again
         space = scenario_space(london.tournament(), _games(london), 13)
         narrowed = table.follow(space)
@@ -263,9 +265,7 @@ class TestArt3_1WithdrawnPlayerInTheScenarios:
             },
         )
 
-    def test_3_1_games_lost_by_default_are_not_varied_and_count_as_wins(
-        self, world: World
-    ) -> None:
+    def test_3_1_games_lost_by_default_are_not_varied_and_count_as_wins(self, world: World) -> None:
         event(world, ["a", "b", "c", "d"])
         play_rounds(world, BEAT_D, range(1, 4))  # d has played 3 of 6: 50%
         self._withdraw(world, 4 * 86400)
@@ -279,9 +279,7 @@ class TestArt3_1WithdrawnPlayerInTheScenarios:
         drawn = [s for s in needs["scenarios"] if set(s["results"].values()) == {"1/2-1/2"}]
         assert [sorted(s["playoff"]) for s in drawn] == [["a", "b", "c"]]
 
-    def test_3_1_under_half_annulled_the_player_leaves_the_scenarios(
-        self, world: World
-    ) -> None:
+    def test_3_1_under_half_annulled_the_player_leaves_the_scenarios(self, world: World) -> None:
         event(world, ["a", "b", "c", "d"])
         play_rounds(world, BEAT_D, range(1, 3))  # 2 of 6: annulled
         self._withdraw(world, 3 * 86400)

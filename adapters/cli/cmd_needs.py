@@ -64,7 +64,10 @@ def read_wdl(path: str) -> dict[str, list[float]]:
 def render_needs(needs: dict[str, Any]) -> str:
     method = needs["method"]
     if method["kind"] == "every combination":
-        how = f"every combination of the {len(needs['games'])} remaining games ({method['scenarios']})"
+        how = (
+            f"every combination of the {len(needs['games'])} remaining games "
+            f"({method['scenarios']})"
+        )
     else:
         how = (
             f"a sample of {method['scenarios']} of the {method['combinations']} combinations "
@@ -85,9 +88,11 @@ def render_needs(needs: dict[str, Any]) -> str:
         lines.append(p["needs"])
     chances = needs["chances"]
     lines.append("")
+    how_chances = (
+        "exact over the scenarios" if chances["exact"] else f"{chances['simulations']} simulations"
+    )
     lines.append(
-        f"Chances: {'exact over the scenarios' if chances['exact'] else str(chances['simulations']) + ' simulations'}"
-        f" (seed {chances['seed']}); {chances['expectancy']}; draw rate "
+        f"Chances: {how_chances} (seed {chances['seed']}); {chances['expectancy']}; draw rate "
         f"{chances['draw_rate']:.2f} ({chances['draw_rate_source']}); playoff: {chances['playoff']}"
     )
     return "\n".join(lines)

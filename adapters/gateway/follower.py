@@ -32,7 +32,6 @@ from typing import Any
 
 from adapters import queries
 from adapters.gateway.deltas import event_tournament, game_key
-from adapters.gateway.needs_feed import NeedsFeed
 from adapters.store import Store, TournamentView, game_order
 from engine.errors import CommandRefused
 from engine.events import (
@@ -82,7 +81,9 @@ class Update:
     folded: int = 0
     """At start: how many events were read from the log (after the kept position)."""
     needs: dict[str, Any] = field(default_factory=dict)
-    """The ``needs`` objects that changed (every tournament's at start), by tournament."""
+    """What the ``needs`` objects are computed from (``queries.needs_inputs``, None for a
+    tournament without pairings) where the standings changed (every tournament at
+    start), by tournament: computed off the reader thread (``needs_feed``)."""
 
 
 @dataclass
@@ -143,8 +144,6 @@ class Follower:
         self.standings: dict[str, Any] = {}
         self.names: dict[str, str] = {}
         self.first: str | None = None
-        self.needs = NeedsFeed()
-        """What each player needs, read again with the standings (``needs_feed``)."""
 
     # --- objects --------------------------------------------------------------
 
@@ -170,6 +169,13 @@ class Follower:
         """A tournament's standings object; None while it has none."""
         try:
             return queries.standings_object(self._view(tid))
+        except CommandRefused:
+            return None
+
+    def _needs_inputs(self, tid: str) -> Any:
+        """What a tournament's ``needs`` object is computed from; None while it has none."""
+        try:
+            return queries.needs_inputs(self._view(tid))
         except CommandRefused:
             return None
 
@@ -219,7 +225,7 @@ class Follower:
                 else:
                     standings[tid] = self._read_standings(tid)
             incidents = self._read_incidents(tournaments)
-            needs = {tid: self.needs.read(self._view(tid), tid) for tid in tournaments}
+            needs = {tid: self._needs_inputs(tid) for tid in tournaments}
             if self.store.last_seq() == seq:
                 break
         self.seq, self.game_ids, self.standings = seq, ids, standings
@@ -261,7 +267,7 @@ class Follower:
             reads = store.stream_reads
             with store.session(look=False):
                 incidents.update(self._objects(events, games, standings, changed))
-                needs.update({t: self.needs.read(self._view(t), t) for t in changed})
+                needs.update({t: self._needs_inputs(t) for t in changed})
             if store.stream_reads == reads or store.last_seq() == upto:
                 break
             fresh = list(store.events_since(upto))

@@ -37,8 +37,8 @@ from adapters.gateway.fanout import FanOut
 from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
 from adapters.gateway.tokens import Identity
-from projections.needs import for_frame
 from engine.timefmt import format_instant
+from projections.needs import for_frame
 
 log = logging.getLogger(__name__)
 

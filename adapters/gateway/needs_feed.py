@@ -1,10 +1,13 @@
 """The ``needs`` frame: what each player needs to finish first, live (docs/needs.md).
 
-A follower keeps one ``NeedsFeed`` per channel: each time a tournament's standings
-change (a result, a correction, a withdrawal), its ``needs`` object is read again
-(``adapters.queries.needs_object``) from the scenarios it scored before: a result of
-one of the varied games only narrows them (``ScenarioTable.follow``), so the update
-costs the words and the chances, not the tie-breaks of every scenario again.
+Each time a tournament's standings change (a result, a correction, a withdrawal),
+the follower reads what its ``needs`` object is computed from
+(``adapters.queries.needs_inputs``: immutable, at the position it read); the
+gateway computes it in a thread of its own (``NeedsFeed.compute``), so the moves'
+frames never wait for it, and sends the frame when it is ready. A result of one
+of the varied games only narrows the scenarios scored before
+(``ScenarioTable.follow``): the update costs the words and the chances, not the
+tie-breaks of every scenario again.
 
 ``{"op": "needs", "seq", "tournament", "needs": {...}}`` goes to every subscriber of
 the tournament (commentators live, the public after the delay, like the standings it
@@ -15,38 +18,34 @@ derives from). The frame lists the scenarios when they are at most
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from adapters import queries
 from adapters.gateway.frames import Frame
-from adapters.store import TournamentView
-from engine.errors import CommandRefused
-from projections.needs import for_frame
+from projections.needs import NeedsInputs, compute, for_frame
 from projections.scenarios import ScenarioTable
 
 
 class NeedsFeed:
-    """The last ``needs`` object of each tournament and the scenarios it was built from."""
+    """One channel's last scored scenarios of each tournament (used by one thread)."""
 
     def __init__(self) -> None:
         self.tables: dict[str, ScenarioTable] = {}
-        self.objects: dict[str, Any] = {}
         self.wdl: dict[str, Mapping[str, Sequence[float]]] = {}
         """Per tournament: game -> win/draw/loss of a game in progress, from an analysis
         (``set_wdl``); games not named are weighed by the ratings."""
 
-    def read(self, view: TournamentView, tid: str) -> Any:
-        """The tournament's ``needs`` object now (None while it has no pairings)."""
-        try:
-            needs, table = queries.needs_object(
-                view, None, self.wdl.get(tid), previous=self.tables.get(tid)
-            )
-        except CommandRefused:
+    def compute(self, tid: str, inputs: NeedsInputs | None) -> Any:
+        """The tournament's ``needs`` object (None while it has none: no pairings)."""
+        if inputs is None:
             self.tables.pop(tid, None)
-            self.objects[tid] = None
             return None
+        wdl = self.wdl.get(tid)
+        if wdl:
+            paired = set(inputs.tournament.pairings())
+            inputs = replace(inputs, wdl={g: v for g, v in wdl.items() if g in paired})
+        needs, table = compute(inputs, self.tables.get(tid))
         self.tables[tid] = table
-        self.objects[tid] = needs
         return needs
 
     def set_wdl(self, tid: str, wdl: Mapping[str, Sequence[float]]) -> None:

@@ -54,7 +54,7 @@ from adapters.gateway.follower import Follower, Update, now_ms, touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
 from adapters.gateway.hub import Channel, Client, Limits
 from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
-from adapters.gateway.needs_feed import needs_frame
+from adapters.gateway.needs_feed import NeedsFeed, needs_frame
 from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
 from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
@@ -149,6 +149,10 @@ class Gateway:
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="gateway-reader")
         self._deciding = ThreadPoolExecutor(1, thread_name_prefix="gateway-commands")
         self._keeper = ThreadPoolExecutor(1, thread_name_prefix="gateway-keeper")
+        self._needs = ThreadPoolExecutor(1, thread_name_prefix="gateway-needs")
+        """Computes the ``needs`` objects (``needs_feed``): never on the path of a move."""
+        self._needs_feeds = {"live": NeedsFeed(), "public": NeedsFeed()}
+        self._needs_tasks: set[asyncio.Task[None]] = set()
         """Saves the kept state: a save never holds up the next read of the store."""
         self._follower: Follower | None = None
         self._delayed: DelayedLog | None = None
@@ -318,7 +322,7 @@ class Gateway:
         self.live.open(start.seq, start.games, start.standings, start.first, start.names)
         self.public.know(start.first, start.names)
         self.live.incidents = dict(start.incidents)
-        self.live.needs = dict(start.needs)
+        self._needs_later(self.live, start.needs)
         self.shown = dict(start.games)
         base = kept or GatewayState()
         if kept is not None:
@@ -336,7 +340,7 @@ class Gateway:
         self.stats.folded_at_start = start.folded
         if public is not None:
             self.public.open(public.seq, public.games, public.standings, start.first, start.names)
-            self.public.needs = dict(public.needs)
+            self._needs_later(self.public, public.needs)
             self.public_shown = dict(public.games)
 
     async def follow(self, stop: asyncio.Event) -> None:
@@ -391,9 +395,7 @@ class Gateway:
             update.first,
         )
         frames = quiet_clock_frames(frames, shown, update.games)
-        for tid, needs in update.needs.items():  # what each player needs, with the standings
-            channel.needs[tid] = needs
-            frames.append(needs_frame(update.seq, tid, needs))
+        self._needs_later(channel, update.needs)  # what each player needs, off this path
         if channel is self.live:
             for tid, book in update.incidents.items():
                 self.live.incidents[tid] = book
@@ -411,6 +413,24 @@ class Gateway:
             folded.position = update.seq
             folded.events += len(update.events)
             folded.alerts_raised += sum(isinstance(e, AlertRaised) for _, e in update.events)
+
+    def _needs_later(self, channel: Channel, inputs: dict[str, Any]) -> None:
+        """Compute the ``needs`` objects in their own thread, then send their frames."""
+        feed = self._needs_feeds[channel.name]
+        for tid, given in inputs.items():
+
+            async def run(tid: str = tid, given: Any = given) -> None:
+                try:
+                    needs = await self._in(self._needs, feed.compute, tid, given)
+                except Exception:
+                    log.exception("computing what each player needs failed")
+                    return
+                channel.needs[tid] = needs
+                channel.apply(channel.seq, [needs_frame(channel.seq, tid, needs)], {}, set(), {})
+
+            task = asyncio.get_running_loop().create_task(run())
+            self._needs_tasks.add(task)
+            task.add_done_callback(self._needs_tasks.discard)
 
     # --- websocket connections -----------------------------------------------
 
@@ -776,6 +796,9 @@ class Gateway:
             self._reader.shutdown(wait=False)
             self._deciding.shutdown(wait=False)
             self._keeper.shutdown(wait=False)
+            for task in list(self._needs_tasks):
+                task.cancel()
+            self._needs.shutdown(wait=False, cancel_futures=True)
 
 
 def _select_subprotocol(connection: ServerConnection, offered: Any) -> Subprotocol | None:
