@@ -26,11 +26,8 @@ Prints the figures and their ratios to the baseline.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from itertools import product
 from pathlib import Path
 
@@ -40,21 +37,12 @@ sys.path.insert(0, str(ROOT))
 from adapters.pgn_import import import_pgn  # noqa: E402
 from adapters.queries import _all_games  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from bench.common import timed  # noqa: E402
 from engine.standings.tiebreaks import ScoredGame, rank  # noqa: E402
 from projections.needs import needs_object, needs_table  # noqa: E402
 from projections.scenarios import RESULTS, Scorer, scenario_space, scenarios  # noqa: E402
 
 SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
-
-
-def timed(fn: Callable[[], object], repeat: int) -> float:
-    """Median seconds of one call over ``repeat`` calls."""
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs)
 
 
 def main() -> int:

@@ -20,8 +20,9 @@ scenarios, so the search stays bounded); the search goes by length (the
 number of atoms: 1, 2, 3, 4), conjunctions before disjunctions of the same
 length, the player's own result first, so the first condition found is among
 the shortest. "in every scenario" and "in no scenario" are said as such. Over a
-sample (more than two rounds left) the condition is exact over the sample, and
-is said to be.
+sample (more than two rounds left) the scenarios are only counted ("finishes
+first in 296 of 2187 sampled scenarios"): no short condition is exact over so
+many games.
 
 Where he finishes first level on points, the criteria that decided it are
 named after the condition: "(3.7 b, more wins)".
@@ -45,6 +46,11 @@ from projections.scenarios import (
 
 MAX_ATOMS = 4
 """The longest condition searched (atoms)."""
+COMPARISONS = {
+    "cmp_ge": ("his result is at least {rival}'s", "he scores at least as much as {rival}"),
+    "cmp_gt": ("his result is better than {rival}'s", "he scores more than {rival}"),
+}
+"""A comparison with a rival's result in words: over one game, over several."""
 MAX_TERMS = 120
 """The two-atom terms a disjunction of two of them is searched among (the widest)."""
 CRITERION_WORDS = {
@@ -113,11 +119,11 @@ class Conditions:
     def __init__(self, table: ScenarioTable) -> None:
         self.table = table
         self.universe = (1 << len(table.choices)) - 1
-        self.values = _value_bits(table, result_bits(table))
-        self.games = {p: 0 for p in self.values}
+        self.values = _value_bits(table, result_bits(table)) if table.exhaustive else {}
+        self.games: dict[str, int] = {}
         for pairing in table.space.remaining:
-            self.games[pairing.white] += 1
-            self.games[pairing.black] += 1
+            for p in (pairing.white, pairing.black):
+                self.games[p] = self.games.get(p, 0) + 1
 
     def atoms(self, player: str) -> list[Atom]:
         """The atoms a condition about ``player`` may use, his own first."""
@@ -165,6 +171,8 @@ class Conditions:
             return "none", []
         if target == self.universe:
             return "all", []
+        if not self.table.exhaustive:
+            return None  # over a sample of many games no short condition is exact: counted
         atoms = sorted(self.atoms(player), key=lambda a: a.rank)
         supersets = [a for a in atoms if a.bits & target == target]
         subsets = [a for a in atoms if a.bits & ~target == 0]
@@ -248,20 +256,10 @@ def _clause(atom: Atom, player: str, names: Mapping[str, str], games: int) -> st
     """One atom in words ("he wins", "Kramnik does not lose", "his result is at least
     Kramnik's")."""
     who = "he" if atom.player == player else names.get(atom.player, atom.player)
-    if atom.kind == "cmp_ge":
-        rival = names.get(atom.rival or "", atom.rival or "")
-        return (
-            f"his result is at least {rival}'s"
-            if games == 1
-            else (f"he scores at least as much as {rival}")
-        )
-    if atom.kind == "cmp_gt":
-        rival = names.get(atom.rival or "", atom.rival or "")
-        return (
-            f"his result is better than {rival}'s"
-            if games == 1
-            else (f"he scores more than {rival}")
-        )
+    if atom.kind in COMPARISONS:
+        one, several = COMPARISONS[atom.kind]
+        template = one if games == 1 else several
+        return template.format(rival=names.get(atom.rival or "", atom.rival or ""))
     if games == 1:
         if atom.kind == "ge":
             return f"{who} wins" if atom.value == 2 else f"{who} does not lose"
@@ -371,49 +369,39 @@ def bits_where(table: ScenarioTable, player: str, playoff_too: bool) -> int:
 def needs_in_words(
     table: ScenarioTable, conditions: Conditions, player: str, names: Mapping[str, str]
 ) -> dict[str, str | None]:
-    """``first_if``, ``playoff_if`` (the condition for at least a playoff, when it differs)
-    and ``needs`` (a sentence) for one player."""
+    """``first_if`` and ``playoff_if`` (the conditions to finish first, and to reach at
+    least the playoff when that differs; None where there is none, or no short one) and
+    ``needs``, a sentence: the condition, or the count of scenarios where none is short
+    enough (and always over a sample)."""
     name = names.get(player, player)
-    chain = table.space.chain
     outright = bits_where(table, player, False)
     share = bits_where(table, player, True)
-    searched = conditions.search(player, outright)
-    first = condition_words(searched, player, names, conditions.games)
-    total = len(table.outcomes)
-    if searched is None:
-        first = (
-            f"{_count(outright)} of {total} scenarios (no condition of up to "
-            f"{MAX_ATOMS} results describes them)"
-        )
-    note = criteria_note(table, outright, chain)
-    over = "" if table.exhaustive else " (over the sampled scenarios)"
-    playoff_if: str | None = None
-    playoff_phrase = ""
-    if share != outright:
-        found = conditions.search(player, share)
-        playoff_if = condition_words(found, player, names, conditions.games)
-        playoff_phrase = f"if {playoff_if}"
+    sampled = "" if table.exhaustive else " sampled"
+
+    def phrase(bits: int) -> tuple[str | None, str]:
+        found = conditions.search(player, bits)
         if found is None:
-            playoff_if = f"{_count(share)} of {total} scenarios"
-            playoff_phrase = f"in {playoff_if}"
-    if outright == 0 and share == 0:
-        sentence = f"{name} cannot finish first{over}"
+            return None, f"in {_count(bits)} of {len(table.outcomes)}{sampled} scenarios"
+        words = condition_words(found, player, names, conditions.games)
+        return words, f"if {words}"
+
+    first_if, first = phrase(outright) if outright else (None, "")
+    playoff_if: str | None = None
+    playoff = ""
+    if share != outright:
+        playoff_if, playoff = phrase(share)
+    note = criteria_note(table, outright, table.space.chain)
+    if share == 0:
+        sentence = f"{name} cannot finish first" + (" in any sampled scenario" if sampled else "")
     elif outright == conditions.universe:
-        sentence = f"{name} finishes first in every scenario{over}{note}"
+        sentence = f"{name} finishes first in every{sampled} scenario{note}"
     elif outright == 0:
-        sentence = (
-            f"{name} cannot finish first outright; he reaches a playoff {playoff_phrase}{over}"
-        )
+        sentence = f"{name} cannot finish first outright; he reaches a playoff {playoff}"
     else:
-        finishes = "finishes first in" if searched is None else "finishes first if"
-        sentence = f"{name} {finishes} {first}{note}{over}"
-        if playoff_if is not None:
-            sentence += f"; at least a playoff {playoff_phrase}"
-    return {
-        "first_if": first if outright else None,
-        "playoff_if": playoff_if,
-        "needs": sentence,
-    }
+        sentence = f"{name} finishes first {first}{note}"
+        if playoff:
+            sentence += f"; at least a playoff {playoff}"
+    return {"first_if": first_if, "playoff_if": playoff_if, "needs": sentence}
 
 
 def _count(bits: int) -> int:
