@@ -11,7 +11,8 @@ the varied games (a single game: a win, a draw, a loss):
 - his own result: at least / at most / exactly a value ("he wins", "he does
   not lose", "he draws");
 - his result against a rival's: "his result is at least Kramnik's", "better
-  than Kramnik's";
+  than Kramnik's"; his final points against a rival's: "he finishes ahead of
+  Kramnik on points";
 - a rival's result: "Kramnik loses", "Kramnik does not win".
 
 Conditions are conjunctions of atoms, or a disjunction of two conjunctions of
@@ -30,7 +31,7 @@ named after the condition: "(3.7 b, more wins)".
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from operator import itemgetter
@@ -49,8 +50,12 @@ MAX_ATOMS = 4
 COMPARISONS = {
     "cmp_ge": ("his result is at least {rival}'s", "he scores at least as much as {rival}"),
     "cmp_gt": ("his result is better than {rival}'s", "he scores more than {rival}"),
+    "fin_ge": ("he finishes level with or ahead of {rival} on points",) * 2,
+    "fin_gt": ("he finishes ahead of {rival} on points",) * 2,
 }
 """A comparison with a rival's result in words: over one game, over several."""
+MAX_PAIR_ATOMS = 48
+"""Two-atom terms of a disjunction are made of the first (simplest) atoms only."""
 MAX_TERMS = 120
 """The two-atom terms a disjunction of two of them is searched among (the widest)."""
 CRITERION_WORDS = {
@@ -120,6 +125,23 @@ class Conditions:
         self.table = table
         self.universe = (1 << len(table.choices)) - 1
         self.values = _value_bits(table, result_bits(table)) if table.exhaustive else {}
+        won: dict[str, list[int]] = {}
+        played_off: dict[str, list[int]] = {}
+        self.decided: dict[str, set[str]] = {}
+        """Per player: how the scenarios he wins were decided (``Outcome.decided_by``)."""
+        for i, outcome in enumerate(table.outcomes):
+            if outcome.winner is not None:
+                won.setdefault(outcome.winner, []).append(i)
+                self.decided.setdefault(outcome.winner, set()).add(outcome.decided_by)
+            for p in outcome.playoff:
+                played_off.setdefault(p, []).append(i)
+        size = len(table.outcomes)
+        self.first = {p: as_bits(found, size) for p, found in won.items()}
+        """Per player: the scenarios he wins outright (bits)."""
+        self.playoff = {p: as_bits(found, size) for p, found in played_off.items()}
+        """Per player: the scenarios where he plays the playoff for first place (bits)."""
+        self.points = table.space.counted.half_points()
+        """Half points before the varied games (13.4 e reductions aside: wording only)."""
         self.games: dict[str, int] = {}
         for pairing in table.space.remaining:
             for p in (pairing.white, pairing.black):
@@ -153,17 +175,24 @@ class Conditions:
                 theirs = self.values.get(rival)
                 if theirs is None:
                     continue
-                ge = gt = 0
-                for v, vb in mine.items():
-                    for w, wb in theirs.items():
-                        if v >= w:
-                            ge |= vb & wb
-                        if v > w:
-                            gt |= vb & wb
-                out.append(Atom("cmp_ge", player, 0, rival, ge, 100 + order))
-                out.append(Atom("cmp_gt", player, 0, rival, gt, 100 + order))
+                lead = self.points.get(player, 0) - self.points.get(rival, 0)
+                # his result against the rival's; then his final points against the rival's
+                for kind, offset, rank in (("cmp", 0, 100), ("fin", lead, 150)):
+                    ge = gt = 0
+                    for v, vb in mine.items():
+                        for w, wb in theirs.items():
+                            if v + offset >= w:
+                                ge |= vb & wb
+                            if v + offset > w:
+                                gt |= vb & wb
+                    out.append(Atom(kind + "_ge", player, 0, rival, ge, rank + order))
+                    out.append(Atom(kind + "_gt", player, 0, rival, gt, rank + order))
         universe = self.universe
-        return [a for a in out if 0 < a.bits < universe]
+        unique: dict[int, Atom] = {}
+        for atom in out:  # one atom per set of scenarios: the first (the simplest)
+            if 0 < atom.bits < universe:
+                unique.setdefault(atom.bits, atom)
+        return list(unique.values())
 
     def search(self, player: str, target: int) -> tuple[str, list[list[Atom]]] | None:
         """``("all"|"none"|"dnf", terms)``: the shortest condition true in exactly ``target``."""
@@ -183,7 +212,7 @@ class Conditions:
                 return "dnf", [found]
             if length >= 2:
                 if pairs is None:
-                    pairs = widest(_terms(atoms, target, 2))
+                    pairs = widest(_terms(atoms[:MAX_PAIR_ATOMS], target, 2))
                 found_or = _disjunction(atoms, subsets, target, length, pairs)
                 if found_or is not None:
                     return "dnf", found_or
@@ -338,14 +367,11 @@ def condition_words(
     return ", or ".join(_term_words(t, player, names, games) for t in terms)
 
 
-def criteria_note(table: ScenarioTable, target: int, chain: Sequence[str]) -> str:
-    """The criteria that put the player first in the ``target`` scenarios where he was
-    level on points: "(3.7 b, more wins)"; empty when points alone did."""
-    seen: list[str] = []
-    for i, outcome in enumerate(table.outcomes):
-        decided = outcome.decided_by
-        if target >> i & 1 and decided not in (POINTS, PLAYOFF) and decided not in seen:
-            seen.append(decided)
+def criteria_note(decided: Iterable[str], chain: Sequence[str]) -> str:
+    """The criteria that put the player first where he was level on points (``decided``:
+    the ``decided_by`` of the scenarios he wins): "(3.7 b, more wins)"; empty when points
+    alone did."""
+    seen = {c for c in decided if c not in (POINTS, PLAYOFF)}
     notes = []
     for criterion in sorted(seen, key=lambda c: chain.index(c) if c in chain else 99):
         if criterion == WITHDRAWAL:
@@ -356,14 +382,14 @@ def criteria_note(table: ScenarioTable, target: int, chain: Sequence[str]) -> st
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def bits_where(table: ScenarioTable, player: str, playoff_too: bool) -> int:
-    """The scenarios where ``player`` finishes first (and, with ``playoff_too``, those
-    where he plays the playoff for first place)."""
-    bits = 0
-    for i, outcome in enumerate(table.outcomes):
-        if outcome.winner == player or (playoff_too and player in outcome.playoff):
-            bits |= 1 << i
-    return bits
+def as_bits(indexes: Sequence[int], size: int) -> int:
+    """The scenarios of these indexes as bits (bit i: scenario i)."""
+    if not indexes:
+        return 0
+    text = bytearray(b"0" * size)
+    for i in indexes:
+        text[size - 1 - i] = 49  # "1"
+    return int(text, 2)
 
 
 def needs_in_words(
@@ -374,8 +400,8 @@ def needs_in_words(
     ``needs``, a sentence: the condition, or the count of scenarios where none is short
     enough (and always over a sample)."""
     name = names.get(player, player)
-    outright = bits_where(table, player, False)
-    share = bits_where(table, player, True)
+    outright = conditions.first.get(player, 0)
+    share = outright | conditions.playoff.get(player, 0)
     sampled = "" if table.exhaustive else " sampled"
 
     def phrase(bits: int) -> tuple[str | None, str]:
@@ -390,7 +416,7 @@ def needs_in_words(
     playoff = ""
     if share != outright:
         playoff_if, playoff = phrase(share)
-    note = criteria_note(table, outright, table.space.chain)
+    note = criteria_note(conditions.decided.get(player, ()), table.space.chain)
     if share == 0:
         sentence = f"{name} cannot finish first" + (" in any sampled scenario" if sampled else "")
     elif outright == conditions.universe:
