@@ -20,7 +20,8 @@ each the median of ``--repeat`` runs:
   computes when a result arrives. The goal: under 100 ms. Beside it, the same
   object computed from nothing (no previous table).
 
-Prints the figures and their ratios to the baseline.
+Prints each figure in wall time and in this process's CPU time (steadier on a shared
+machine), and the CPU ratio to the baseline.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from itertools import product
 from pathlib import Path
 
@@ -70,14 +73,8 @@ def main() -> int:
             ]
             rank(space.players, (), space.chain, counted=space.counted.with_games(played))
 
-    baseline = timed(points_only, args.repeat)
-    full = timed(lambda: scenarios(space), args.repeat)
-    ranked = timed(every_rank, max(1, args.repeat // 2))
     table12 = scenarios(space)
     ties = sum(o.winner is None or o.decided_by != "points" for o in table12.outcomes)
-    whole12 = timed(lambda: needs_object(tournament, games, needs_table(tournament, games, 12)), 3)
-    whole11 = timed(lambda: needs_object(tournament, games, needs_table(tournament, games, 11)), 3)
-
     round13 = sorted((g for g in games if g.round == 13), key=lambda g: g.game_id)
     after_one = [g for g in games if g.round <= 12 or g.game_id == round13[0].game_id]
 
@@ -89,30 +86,28 @@ def main() -> int:
     def from_nothing() -> None:
         needs_object(tournament, after_one, needs_table(tournament, after_one, None))
 
+    def whole(after: int) -> Callable[[], object]:
+        return lambda: needs_object(tournament, games, needs_table(tournament, games, after))
+
     update()  # the playoff odds of each tied group are simulated once, then kept
-    narrowed_s = timed(update, args.repeat)
-    fresh_s = timed(from_nothing, 3)
-    ms = 1000
+    rows = [
+        ("baseline: points only (3.6.1), 6,561 scenarios", points_only, args.repeat, None),
+        ("full chain (3.7 a-c, 3.1, playoff), 6,561", lambda: scenarios(space), args.repeat, 1),
+        ("rank() of every scenario, no shortcut", every_rank, max(1, args.repeat // 2), None),
+        ("needs object after round 12 (6,561)", whole(12), 3, None),
+        ("needs object after round 11 (sampled)", whole(11), 3, None),
+        ("update after a round-13 result (2,187)", update, args.repeat, 0.1),
+        ("  the same object from nothing", from_nothing, 3, None),
+    ]
     print(f"scenarios after round 12: {len(combos)} ({ties} level on points for first)")
-    print(f"  baseline, points only (3.6.1):        {baseline * ms:8.1f} ms")
-    print(
-        f"  full chain (3.7 a-c, 3.1, playoff):    {full * ms:8.1f} ms  "
-        f"x{full / baseline:.1f} the baseline  (goal: under 1000 ms)"
-    )
-    print(
-        f"  rank() of every scenario, no shortcut: {ranked * ms:8.1f} ms  "
-        f"x{ranked / baseline:.1f} the baseline"
-    )
-    print(f"needs object after round 12 (6,561):    {whole12 * ms:8.1f} ms")
-    print(f"needs object after round 11 (sampled):  {whole11 * ms:8.1f} ms")
-    print(
-        f"update after a round-13 result (2,187): {narrowed_s * ms:8.1f} ms  "
-        f"x{narrowed_s / baseline:.1f} the baseline  (goal: under 100 ms)"
-    )
-    print(
-        f"  the same object from nothing:         {fresh_s * ms:8.1f} ms  "
-        f"x{fresh_s / narrowed_s:.1f} the update"
-    )
+    print(f"{'':46} {'wall ms':>9} {'cpu ms':>9} {'x baseline':>10}  goal")
+    base_cpu = 0.0
+    for label, fn, repeat, goal_s in rows:
+        wall = timed(fn, repeat)
+        cpu = timed(fn, repeat, time.process_time)
+        base_cpu = base_cpu or cpu
+        goal = f"under {goal_s * 1000:.0f} ms" if goal_s else ""
+        print(f"{label:46} {wall * 1000:9.1f} {cpu * 1000:9.1f} {cpu / base_cpu:10.1f}  {goal}")
     return 0
 
 
