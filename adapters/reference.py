@@ -519,6 +519,131 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
             },
         },
     },
+    "needs": {
+        "title": "needs",
+        "description": "What each player needs to finish first, and his chances "
+        "(`candidates needs --format json`, `/api/needs`, the `needs` frame; docs/needs.md).",
+        "type": "object",
+        "required": [
+            "tournament",
+            "after_round",
+            "rounds",
+            "criteria",
+            "games",
+            "method",
+            "scenarios",
+            "players",
+            "chances",
+        ],
+        "properties": {
+            "tournament": {"type": "string"},
+            "after_round": {"type": "integer", "minimum": 0},
+            "rounds": {"type": "integer", "minimum": 1},
+            "rules": {"type": "string"},
+            "criteria": {"type": "array", "items": {"enum": ["h2h", "wins", "sb"]}},
+            "games": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": [
+                        "game",
+                        "round",
+                        "white",
+                        "black",
+                        "probabilities",
+                        "source",
+                    ],
+                    "properties": {
+                        "game": {"type": "string"},
+                        "round": {"type": "integer", "minimum": 1},
+                        "white": {"type": "string"},
+                        "black": {"type": "string"},
+                        "probabilities": {
+                            "type": "array",
+                            "items": {"type": "number", "minimum": 0, "maximum": 1},
+                            "minItems": 3,
+                            "maxItems": 3,
+                        },
+                        "source": {"enum": ["analysis", "ratings"]},
+                    },
+                },
+            },
+            "method": {
+                "type": "object",
+                "required": ["kind", "scenarios", "combinations", "seed"],
+                "properties": {
+                    "kind": {"enum": ["every combination", "sample"]},
+                    "scenarios": {"type": "integer", "minimum": 0},
+                    "combinations": {"type": "integer", "minimum": 1},
+                    "seed": {"type": ["integer", "null"]},
+                },
+            },
+            "scenarios": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["results", "winner", "playoff"],
+                    "properties": {
+                        "results": {
+                            "type": "object",
+                            "additionalProperties": {"enum": ["1-0", "1/2-1/2", "0-1"]},
+                        },
+                        "winner": {"type": ["string", "null"]},
+                        "playoff": {"type": "array", "items": {"type": "string"}},
+                        "decided_by": {
+                            "enum": ["points", "h2h", "wins", "sb", "withdrawal", "playoff"]
+                        },
+                    },
+                },
+            },
+            "scenarios_omitted": {
+                "description": "the `needs` frame only: how many scenarios /api/needs lists",
+                "type": "integer",
+                "minimum": 0,
+            },
+            "players": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "required": [
+                        "name",
+                        "outright",
+                        "playoff",
+                        "not_first",
+                        "first_if",
+                        "playoff_if",
+                        "needs",
+                        "chance",
+                        "chance_outright",
+                        "chance_playoff",
+                    ],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "outright": {"type": "integer", "minimum": 0},
+                        "playoff": {"type": "integer", "minimum": 0},
+                        "not_first": {"type": "integer", "minimum": 0},
+                        "first_if": {"type": ["string", "null"]},
+                        "playoff_if": {"type": ["string", "null"]},
+                        "needs": {"type": "string"},
+                        "chance": {"type": "number", "minimum": 0, "maximum": 1},
+                        "chance_outright": {"type": "number", "minimum": 0, "maximum": 1},
+                        "chance_playoff": {"type": "number", "minimum": 0, "maximum": 1},
+                    },
+                },
+            },
+            "chances": {
+                "type": "object",
+                "required": ["exact", "simulations", "seed", "draw_rate"],
+                "properties": {
+                    "exact": {"type": "boolean"},
+                    "simulations": {"type": "integer", "minimum": 0},
+                    "seed": {"type": "integer"},
+                    "draw_rate": {"type": "number", "minimum": 0, "maximum": 1},
+                },
+            },
+            "decided": {"type": ["string", "null"]},
+        },
+    },
     "board": {
         "title": "board",
         "description": "One board of a round's pairings.",
@@ -728,45 +853,7 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "tournament": {"type": "string"},
             "needs": {
                 "anyOf": [
-                    {
-                        "type": "object",
-                        "required": ["scenarios", "players"],
-                        "properties": {
-                            "scenarios": {
-                                "type": "array",
-                                "items": {
-                                    "type": "object",
-                                    "required": ["results", "winner", "playoff"],
-                                    "properties": {
-                                        "results": {
-                                            "type": "object",
-                                            "additionalProperties": {
-                                                "enum": ["1-0", "1/2-1/2", "0-1"]
-                                            },
-                                        },
-                                        "winner": {"type": ["string", "null"]},
-                                        "playoff": {"type": "array", "items": {"type": "string"}},
-                                        "decided_by": {"type": "string"},
-                                    },
-                                },
-                            },
-                            "scenarios_omitted": {"type": "integer", "minimum": 0},
-                            "players": {
-                                "type": "object",
-                                "additionalProperties": {
-                                    "type": "object",
-                                    "required": ["outright", "playoff", "not_first", "needs"],
-                                    "properties": {
-                                        "outright": {"type": "integer", "minimum": 0},
-                                        "playoff": {"type": "integer", "minimum": 0},
-                                        "not_first": {"type": "integer", "minimum": 0},
-                                        "needs": {"type": "string"},
-                                        "chance": {"type": "number", "minimum": 0, "maximum": 1},
-                                    },
-                                },
-                            },
-                        },
-                    },
+                    {"$ref": "queries.schema.json#/$defs/needs"},
                     {"type": "null"},
                 ]
             },
@@ -806,7 +893,7 @@ def queries_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID + "queries.schema.json",
-        "title": "The query objects: game, standings, crosstable, pairings",
+        "title": "The query objects: game, standings, crosstable, pairings, needs",
         "$defs": QUERY_SCHEMAS,
     }
 

@@ -21,7 +21,13 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from adapters import reference
-from adapters.queries import crosstable_object, game_object, pairings_object, standings_object
+from adapters.queries import (
+    crosstable_object,
+    game_object,
+    needs_object,
+    pairings_object,
+    standings_object,
+)
 from adapters.replay_log import import_log, read_log
 from adapters.sample import SAMPLE_LOG
 from adapters.store import open_store
@@ -160,6 +166,9 @@ def test_query_objects_of_the_2013_event_match_the_schema(event_2013) -> None:
         standings.validate(standings_object(store, after))
     validator("queries.schema.json", "crosstable").validate(crosstable_object(store))
     validator("queries.schema.json", "pairings").validate(pairings_object(store))
+    needs = validator("queries.schema.json", "needs")
+    for after in (12, 13, 14):  # every combination of two rounds, one round, none left
+        needs.validate(needs_object(store, after)[0])
 
 
 def test_a_wrong_game_object_is_refused_by_the_schema(event_2013) -> None:
