@@ -7,10 +7,11 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from adapters.store import Store, logical_event
-from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
+from engine.errors import MalformedCommand, RuleViolation, UnknownGame, UnknownTournament
 from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream, split_stream
 from engine.game.state import Game
 from engine.rules import profile
+from engine.standings.tiebreaks import is_complete, round_robin_games
 from engine.timefmt import format_instant
 from engine.tournament.pairing import table_size
 from engine.tournament.schedule import schedule_view, tournament_schedule
@@ -157,6 +158,14 @@ def needs_inputs(
             )
         book = store.incident_book()
         games = tuple(_all_games(store))
+    if tournament.numbers is None and not is_complete(
+        tournament, round_robin_games(tournament, games)
+    ):
+        raise RuleViolation(
+            "3.4.1",
+            "the lots have not been drawn: the games still to play, and so what each player "
+            "needs, are not known yet (draw_lots)",
+        )
     reductions = book.points_reduced(after_round) if book is not None else {}
     return NeedsInputs(tournament, games, after_round, reductions, dict(wdl or {}))
 

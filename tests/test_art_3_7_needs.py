@@ -21,7 +21,7 @@ from adapters.cli import main
 from adapters.pgn_import import import_pgn
 from adapters.queries import _all_games, needs_object
 from adapters.store import Store
-from engine.errors import MalformedCommand
+from engine.errors import MalformedCommand, RuleViolation
 from projections.chances import expected_score, playoff_odds, wdl_from
 from projections.needs import needs_table
 from projections.scenarios import scenario_space, scenarios
@@ -195,9 +195,7 @@ class TestArt3_7NeedsOfThe2013Candidates:
     def test_the_command_line_prints_the_table_and_the_json(
         self, london: Store, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        url = london.url if hasattr(london, "url") else None
-        if url is None:
-            pytest.skip("the store does not name its file")
+        url = london.url
         assert main(["--store", url, "needs", "--after-round", "13"]) == 0
         text = capsys.readouterr().out
         assert "Carlsen finishes first if his result is at least Kramnik's" in text
@@ -326,3 +324,35 @@ def test_the_needs_table_is_seeded_beyond_two_rounds(london: Store) -> None:
     two = needs_table(tournament, games, 10, seed=7)
     assert one.exhaustive is False and one.seed == 7
     assert one.choices == two.choices and one.outcomes == two.outcomes
+
+
+def test_3_4_1_before_the_lots_are_drawn_needs_is_refused_naming_the_article(
+    world: World,
+) -> None:
+    ok(
+        world,
+        {
+            "cmd": "create_tournament",
+            "tournament": "t",
+            "name": "Not drawn yet",
+            "start_date": "2013-03-13",
+            "cycles": 2,
+            "players": [
+                {"id": p, "name": p, "federation": "F", "rating": 2700} for p in ("a", "b")
+            ],
+            "arbiters": [{"id": "chief", "name": "Chief", "role": "chief"}],
+        },
+    )
+    with pytest.raises(RuleViolation, match="lots have not been drawn"):
+        needs_object(world)
+
+
+def test_the_command_line_refuses_a_bad_wdl_file_with_one_line(
+    london: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "wdl.json"
+    bad.write_text('{"14.1": [0.5, -1, 0.5]}')
+    assert main(["--store", london.url, "needs", "--wdl", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("candidates: ") and "three non-negative numbers" in err
+    assert err.count("\n") == 1
