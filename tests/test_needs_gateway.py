@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from adapters.gateway.needs_feed import NeedsFeed
+from adapters.queries import needs_inputs
 from adapters.store import Store
 from tests.gateway_support import COMMENTATOR_TOKEN, Peer, RunningGateway
 from tests.test_gateway_browser import CHROMIUM, OUTPUT, Browser
@@ -96,3 +98,19 @@ def test_3_7_the_page_shows_a_bar_per_player_and_the_words(before_round_6: Store
             assert (OUTPUT / "needs-panel.png").stat().st_size > 10_000
         finally:
             browser.close()
+
+
+def test_3_7_an_analysis_of_a_game_in_progress_reweighs_the_chances(
+    before_round_6: Store,
+) -> None:
+    """The plain input an analysis service feeds: game -> win/draw/loss."""
+    feed = NeedsFeed()
+    by_ratings = feed.compute("t", needs_inputs(before_round_6))
+    table = feed.tables["t"]
+    feed.set_wdl("t", {"6.1": [0, 0, 1], "9.9": [1, 0, 0]})  # d-b: b wins; 9.9 is no game
+    analysed = feed.compute("t", feed.inputs["t"])
+    assert feed.tables["t"].outcomes == table.outcomes  # the scenarios are not scored again
+    sources = {g["game"]: g["source"] for g in analysed["games"]}
+    assert sources == {"6.1": "analysis", "6.2": "ratings"}
+    assert analysed["players"]["b"]["chance"] > by_ratings["players"]["b"]["chance"]
+    assert analysed["players"]["d"]["chance"] == 0

@@ -31,6 +31,8 @@ class NeedsFeed:
 
     def __init__(self) -> None:
         self.tables: dict[str, ScenarioTable] = {}
+        self.inputs: dict[str, NeedsInputs] = {}
+        """Per tournament: the inputs last computed from (an analysis recomputes them)."""
         self.wdl: dict[str, Mapping[str, Sequence[float]]] = {}
         """Per tournament: game -> win/draw/loss of a game in progress, from an analysis
         (``set_wdl``); games not named are weighed by the ratings."""
@@ -39,7 +41,9 @@ class NeedsFeed:
         """The tournament's ``needs`` object (None while it has none: no pairings)."""
         if inputs is None:
             self.tables.pop(tid, None)
+            self.inputs.pop(tid, None)
             return None
+        self.inputs[tid] = inputs
         wdl = self.wdl.get(tid)
         if wdl:
             paired = set(inputs.tournament.pairings())
@@ -49,7 +53,8 @@ class NeedsFeed:
         return needs
 
     def set_wdl(self, tid: str, wdl: Mapping[str, Sequence[float]]) -> None:
-        """Win/draw/loss estimates of games in progress (read at the next update)."""
+        """Win/draw/loss estimates of games in progress (read at the next computation;
+        ``Gateway.set_analysis`` computes again at once)."""
         self.wdl[tid] = dict(wdl)
 
 

@@ -414,6 +414,15 @@ class Gateway:
             folded.events += len(update.events)
             folded.alerts_raised += sum(isinstance(e, AlertRaised) for _, e in update.events)
 
+    def set_analysis(self, tid: str, wdl: dict[str, Any]) -> None:
+        """Win/draw/loss of games in progress from an analysis (game -> [w, d, l]): the
+        live ``needs`` object is computed again with them (event loop). The public's is
+        not: a live evaluation is not shown before the fair-play delay."""
+        feed = self._needs_feeds["live"]
+        feed.set_wdl(tid, wdl)
+        if tid in feed.inputs:
+            self._needs_later(self.live, {tid: feed.inputs[tid]})
+
     def _needs_later(self, channel: Channel, inputs: dict[str, Any]) -> None:
         """Compute the ``needs`` objects in their own thread, then send their frames."""
         feed = self._needs_feeds[channel.name]
