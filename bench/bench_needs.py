@@ -20,6 +20,12 @@ each the median of ``--repeat`` runs:
   computes when a result arrives. The goal: under 100 ms. Beside it, the same
   object computed from nothing (no previous table).
 
+- live, through the gateway: a store holding rounds 1-12 and the gateway serving
+  it (its needs computed at start); each of round 13's four results is stored by
+  this process, and a websocket client times the result's own delta and the
+  ``needs`` frame that follows it (the delta is the baseline: it needs no
+  computation). The goal: the needs frame within 100 ms of the result's delta.
+
 Prints each figure in wall time and in this process's CPU time (steadier on a shared
 machine), and the CPU ratio to the baseline.
 """
@@ -27,21 +33,31 @@ machine), and the CPU ratio to the baseline.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.typing import Subprotocol  # noqa: E402
+
+from adapters.gateway.server import serve_forever  # noqa: E402
 from adapters.pgn_import import import_pgn  # noqa: E402
 from adapters.queries import _all_games  # noqa: E402
 from adapters.store import Store  # noqa: E402
-from bench.common import timed  # noqa: E402
+from bench.common import T0_MS, handle, lots_drawn, timed  # noqa: E402
 from engine.standings.tiebreaks import ScoredGame, rank  # noqa: E402
+from engine.timefmt import format_instant  # noqa: E402
 from projections.needs import needs_object, needs_table  # noqa: E402
 from projections.scenarios import RESULTS, Scorer, scenario_space, scenarios  # noqa: E402
 
@@ -108,7 +124,134 @@ def main() -> int:
         base_cpu = base_cpu or cpu
         goal = f"under {goal_s * 1000:.0f} ms" if goal_s else ""
         print(f"{label:46} {wall * 1000:9.1f} {cpu * 1000:9.1f} {cpu / base_cpu:10.1f}  {goal}")
+    live_figures(tournament_results(games))
     return 0
+
+
+JSON = Subprotocol("json")
+
+
+def tournament_results(games: list[Any]) -> dict[tuple[frozenset[str], int], tuple[str, str]]:
+    """(pair, meeting 1 or 2) -> (white, result) of the 2013 games, in round order."""
+    out: dict[tuple[frozenset[str], int], tuple[str, str]] = {}
+    for g in sorted(games, key=lambda g: (g.round, g.game_id)):
+        pair = frozenset((g.white, g.black))
+        meeting = 2 if (pair, 1) in out else 1
+        out[(pair, meeting)] = (g.white, g.result)
+    return out
+
+
+def live_figures(results: dict[tuple[frozenset[str], int], tuple[str, str]]) -> None:
+    """Round 13's results through a running gateway: the delta, then the needs frame."""
+    with tempfile.TemporaryDirectory() as tmp:
+        url = str(Path(tmp) / "live.sqlite")
+        with Store(url) as store:
+            lots_drawn(store)
+            pairings = store.tournament().round_robin_pairings()  # type: ignore[union-attr]
+            seen: dict[frozenset[str], int] = {}
+            round13 = []
+            for gid in sorted(pairings, key=lambda g: tuple(map(int, g.split(".")))):
+                white, black = pairings[gid]
+                pair = frozenset((white, black))
+                seen[pair] = seen.get(pair, 0) + 1
+                first_white, result = results[(pair, seen[pair])]
+                if first_white != white:  # the same meeting with colours as the table's
+                    result = {"1-0": "0-1", "0-1": "1-0"}.get(result, result)
+                round_no = int(gid.split(".")[0])
+                if round_no <= 12:
+                    finish(store, gid, result, round_no)
+                elif round_no == 13:
+                    round13.append((gid, result))
+        delta_ms, needs_ms = asyncio.run(_through_gateway(url, round13))
+    print(
+        f"live, round 13's results through the gateway (median of {len(delta_ms)}): the "
+        f"result's delta {statistics.median(delta_ms):.1f} ms after it was stored, the needs "
+        f"frame {statistics.median(needs_ms):.1f} ms (max {max(needs_ms):.1f}); the needs "
+        f"frame {statistics.median(n - d for n, d in zip(needs_ms, delta_ms, strict=True)):.1f}"
+        " ms after the delta (goal: under 100 ms)"
+    )
+
+
+def finish(store: Store, game: str, result: str, round_no: int) -> None:
+    at = T0_MS + round_no * 86_400_000
+    handle(store, {"cmd": "start_game", "game": game, "at": format_instant(at)})
+    handle(
+        store,
+        {
+            "cmd": "declare_result",
+            "game": game,
+            "result": result,
+            "reason": "from the 2013 score sheets",
+            "arbiter": "chief",
+            "at": format_instant(at + 3_600_000),
+        },
+    )
+
+
+async def _through_gateway(
+    url: str, games: list[tuple[str, str]]
+) -> tuple[list[float], list[float]]:
+    ready = threading.Event()
+    port: list[int] = []
+    stop_box: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+
+    def serve() -> None:
+        async def main() -> None:
+            stop = asyncio.Event()
+            stop_box.append((asyncio.get_running_loop(), stop))
+
+            def up(server: Any) -> None:
+                port.append(server.sockets[0].getsockname()[1])
+                ready.set()
+
+            await serve_forever(url, "127.0.0.1", 0, None, 0, stop, ready=up)
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    ready.wait(30)
+    delta_ms: list[float] = []
+    needs_ms: list[float] = []
+    async with connect(f"ws://127.0.0.1:{port[0]}/ws", subprotocols=[JSON]) as ws:
+        await ws.send(json.dumps({"op": "subscribe", "games": "*"}))
+        await _frame(ws, lambda f: f.get("op") == "needs" and f["needs"] is not None)
+        with Store(url) as writer:
+            for gid, result in games:
+                at = T0_MS + 13 * 86_400_000
+                handle(writer, {"cmd": "start_game", "game": gid, "at": format_instant(at)})
+                await _frame(ws, lambda f, g=gid: f.get("kind") == "GameStarted" and f["game"] == g)
+                stored = time.perf_counter()
+                handle(
+                    writer,
+                    {
+                        "cmd": "declare_result",
+                        "game": gid,
+                        "result": result,
+                        "reason": "from the 2013 score sheets",
+                        "arbiter": "chief",
+                        "at": format_instant(at + 3_600_000),
+                    },
+                )
+                await _frame(
+                    ws, lambda f, g=gid: f.get("kind") == "ResultRecorded" and f["game"] == g
+                )
+                delta_ms.append((time.perf_counter() - stored) * 1000)
+                await _frame(ws, lambda f: f.get("op") == "needs")
+                needs_ms.append((time.perf_counter() - stored) * 1000)
+    loop, stop = stop_box[0]
+    loop.call_soon_threadsafe(stop.set)
+    thread.join(10)
+    return delta_ms, needs_ms
+
+
+async def _frame(ws: Any, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The next frame that matches (frames come one at a time or in an array)."""
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+        for frame in message if isinstance(message, list) else [message]:
+            if wanted(frame):
+                return frame
 
 
 if __name__ == "__main__":
