@@ -22,9 +22,18 @@ from adapters.pgn_import import import_pgn
 from adapters.queries import _all_games, needs_object
 from adapters.store import Store
 from engine.errors import MalformedCommand, RuleViolation
+from engine.standings.tiebreaks import ScoredGame, tally
 from projections.chances import expected_score, playoff_odds, wdl_from
 from projections.needs import needs_table
-from projections.scenarios import scenario_space, scenarios
+from projections.needs_words import Conditions, needs_in_words
+from projections.scenarios import (
+    RESULTS,
+    Outcome,
+    Pairing,
+    ScenarioSpace,
+    scenario_space,
+    scenarios,
+)
 from tests.helpers import at, ok
 from tests.tournament_helpers import by_pair, event, play_rounds
 from tests.world import World
@@ -288,24 +297,60 @@ class TestArt3_1WithdrawnPlayerInTheScenarios:
         assert len(needs["scenarios"]) == 81
 
 
-def test_3_7_a_withdrawn_player_level_after_a_c_is_placed_behind() -> None:
-    """3.1: he cannot play tie-break games; the scenario's first is the other player."""
-    world = World()
-    event(world, ["a", "b", "c", "d"])
-    play_rounds(world, by_pair({}), range(1, 4))  # all drawn: everyone 1.5
-    ok(
-        world,
-        {
-            "cmd": "withdraw",
-            "tournament": "t",
-            "player": "d",
-            "at": at(4 * 86400),
-            "reason": "ill",
-            "arbiter": "chief",
-        },
+def space_of(
+    games: list[ScoredGame],
+    remaining: tuple[Pairing, ...] = (),
+    withdrawn: frozenset[str] = frozenset(),
+    first_place_by_games: bool = False,
+) -> ScenarioSpace:
+    players = ("a", "b", "c")
+    return ScenarioSpace(
+        "t",
+        players,
+        tally(players, games),
+        remaining,
+        ("h2h", "wins", "sb"),
+        first_place_by_games,
+        withdrawn,
+        {},
+        None,
     )
-    needs, _ = needs_object(world)
-    assert all(s["winner"] != "d" and "d" not in s["playoff"] for s in needs["scenarios"])
+
+
+# a and b beat c and draw each other: level on points, (a), (b) and (c)
+LEVEL = [
+    ScoredGame("1.1", 1, "a", "c", "1-0"),
+    ScoredGame("2.1", 2, "b", "c", "1-0"),
+    ScoredGame("3.1", 3, "a", "b", "1/2-1/2"),
+]
+
+
+def test_3_1_a_withdrawn_player_level_after_3_7_a_c_is_placed_behind() -> None:
+    """He cannot play tie-break games: the other is first, by the withdrawal."""
+    assert scenarios(space_of(LEVEL)).outcomes == (Outcome(None, ("a", "b"), "playoff"),)
+    gone = scenarios(space_of(LEVEL, withdrawn=frozenset({"a"}))).outcomes
+    assert gone == (Outcome("b", (), "withdrawal"),)
+    words = needs_in_words(
+        scenarios(space_of(LEVEL, withdrawn=frozenset({"a"}))),
+        Conditions(scenarios(space_of(LEVEL, withdrawn=frozenset({"a"})))),
+        "b",
+        {"b": "B"},
+    )
+    assert words["needs"] == (
+        "B finishes first in every scenario (3.1, a withdrawn player cannot play tie-break games)"
+    )
+
+
+def test_3_7_a_the_profile_decides_first_place_by_games_on_any_tie_on_points() -> None:
+    """2012 3.7 a puts a first (he beat b); the 2022 profile sends the tie to games."""
+    won = [*LEVEL[:2], ScoredGame("3.1", 3, "a", "b", "1-0"), ScoredGame("4.1", 4, "c", "a", "1-0")]
+    # a: 2, b: 1 ... level only after c-b below
+    remaining = (Pairing("5.1", 5, "c", "b"),)
+    criteria = {o.decided_by for o in scenarios(space_of(won, remaining)).outcomes}
+    by_games = scenarios(space_of(won, remaining, first_place_by_games=True))
+    draw = by_games.outcomes[RESULTS.index("0-1")]  # b beats c: a and b on 2
+    assert draw == Outcome(None, ("a", "b"), "playoff")
+    assert "h2h" in criteria
 
 
 def test_fide_table_8_1_b_expectancy_and_draw_rate() -> None:
