@@ -347,7 +347,23 @@ def _term_words(
             .replace(" scores", " each score")
         )
         words.append(f"both {who}{rest}" if len(atoms) == 2 else f"{who}{rest}")
-    return _join(words)
+    return _join(_on_points_together(words))
+
+
+FINISHES, ON_POINTS = "he finishes ", " on points"
+
+
+def _on_points_together(words: list[str]) -> list[str]:
+    """Comparisons of final points said once: "he finishes level with or ahead of
+    Carlsen and ahead of Kramnik on points"."""
+    final = [w for w in words if w.startswith(FINISHES) and w.endswith(ON_POINTS)]
+    if len(final) < 2:
+        return words
+    inner = [w.removeprefix(FINISHES).removesuffix(ON_POINTS) for w in final]
+    merged = FINISHES + _join(inner) + ON_POINTS
+    first = words.index(final[0])
+    rest = [w for w in words if w not in final]
+    return [*rest[:first], merged, *rest[first:]]
 
 
 def condition_words(

@@ -90,8 +90,8 @@ def test_3_7_the_page_shows_a_bar_per_player_and_the_words(before_round_6: Store
                 "document.querySelector('#needs .needs-words').textContent"
                 ".includes('B cannot finish first outright; he reaches a playoff if A draws')"
             )
-            assert browser.js("document.querySelector('#needs p').textContent").startswith(
-                "After round 5: all 3 combinations of the 1 remaining games"
+            assert browser.js("document.querySelector('#needs p').textContent") == (
+                "1 game to play (round 6): every combination of their results (3)."
             )
             browser.js("document.getElementById('needs').scrollIntoView()")
             browser.screenshot(OUTPUT / "needs-panel.png")

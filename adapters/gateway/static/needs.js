@@ -23,14 +23,19 @@ window.candidatesNeeds = (box, needs) => {
       el("span", { class: "fill", style: `width: ${(100 * p.chance).toFixed(1)}%` })),
     el("span", { class: "pct" }, pct(p.chance))));
   const m = needs.method || {};
+  const left = needs.games || [];
+  const rounds = [...new Set(left.map((g) => g.round))];
+  const toPlay = left.length
+    ? `${left.length} game${left.length === 1 ? "" : "s"} to play (round${rounds.length === 1 ? "" : "s"} ${rounds.join(", ")})`
+    : "every game played";
   const how = m.kind === "sample"
-    ? `a sample of ${m.scenarios} of ${m.combinations} combinations (seed ${m.seed})`
-    : `all ${m.scenarios} combinations of the ${(needs.games || []).length} remaining games`;
+    ? `a sample of ${m.scenarios} of the ${m.combinations} combinations (seed ${m.seed})`
+    : `every combination of their results (${m.scenarios})`;
   const wordsList = el("ul", { class: "needs-words" },
     ...rows.filter(([, p]) => p.outright || p.playoff).map(([id, p]) => el("li", { "data-player": id }, p.needs)));
   const c = needs.chances || {};
   box.replaceChildren(
-    el("p", { class: "muted" }, `After round ${needs.after_round}: ${how}.`),
+    el("p", { class: "muted" }, left.length ? `${toPlay}: ${how}.` : `${toPlay}.`),
     el("div", { class: "needs-bars" }, ...bars),
     wordsList,
     el("p", { class: "muted small" },
