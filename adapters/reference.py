@@ -688,6 +688,11 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "one tournament of the store, or `*` for all (the default)",
                 "type": "string",
             },
+            "needs": {
+                "description": "true: the `needs` frames too (what each player needs to "
+                "finish first; docs/needs.md)",
+                "type": "boolean",
+            },
         },
         "additionalProperties": False,
     },

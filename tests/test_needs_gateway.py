@@ -42,9 +42,9 @@ def test_3_7_1_the_needs_frame_and_api_follow_a_result(before_round_6: Store) ->
         RunningGateway(before_round_6.url, public_delay_s=0) as gw,
         Peer(gw, json_text=True) as peer,
     ):
-        peer.subscribe(token=COMMENTATOR_TOKEN)
-        snapshot = peer.next("snapshot")
-        needs = snapshot["tournaments"][0]["needs"] or peer.next("needs")["needs"]
+        peer.subscribe(token=COMMENTATOR_TOKEN, needs=True)
+        peer.next("snapshot")
+        needs = peer.next(lambda f: f.get("op") == "needs" and f["needs"] is not None)["needs"]
         assert needs["method"]["scenarios"] == 9
         assert needs["players"]["b"]["needs"] == (
             "B cannot finish first outright; he reaches a playoff if he wins and A draws"
@@ -114,3 +114,30 @@ def test_3_7_an_analysis_of_a_game_in_progress_reweighs_the_chances(
     assert sources == {"6.1": "analysis", "6.2": "ratings"}
     assert analysed["players"]["b"]["chance"] > by_ratings["players"]["b"]["chance"]
     assert analysed["players"]["d"]["chance"] == 0
+
+
+def test_3_7_needs_frames_go_to_the_subscribers_that_ask_and_follow_a_resume(
+    before_round_6: Store,
+) -> None:
+    with (
+        RunningGateway(before_round_6.url, public_delay_s=0) as gw,
+        Peer(gw) as plain,
+        Peer(gw) as asking,
+    ):
+        plain.subscribe()
+        asking.subscribe(needs=True)
+        since = plain.next("snapshot")["seq"]
+        asking.next(lambda f: f.get("op") == "needs" and f["needs"] is not None)
+        finish(before_round_6, "6.1", "0-1")
+        assert len(asking.next("needs")["needs"]["scenarios"]) == 3
+        plain.next(lambda f: f.get("kind") == "ResultRecorded")
+        assert not any(f.get("op") == "needs" for f in [*plain.frames, *plain.quiet(0.3)])
+        with Peer(gw) as back:  # a resume: the deltas missed, then the needs as they stand
+            back.subscribe(since=since, needs=True)
+            assert back.next("subscribed")["resumed"] is True
+            back.next(lambda f: f.get("kind") == "ResultRecorded")
+            assert len(back.next("needs")["needs"]["scenarios"]) == 3
+        with Peer(gw) as wrong:
+            wrong.send({"op": "subscribe", "games": "*", "needs": "yes"}, valid=False)
+            error = wrong.next("error")
+            assert error["code"] == "malformed_frame" and "'needs'" in error["message"]

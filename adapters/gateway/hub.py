@@ -36,9 +36,9 @@ from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import FanOut
 from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
+from adapters.gateway.needs_feed import NEEDS, needs_frame
 from adapters.gateway.tokens import Identity
 from engine.timefmt import format_instant
-from projections.needs import for_frame
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,8 @@ class Limits:
     grow it to megabytes for a client that does not read. None keeps the default."""
 
 
-Subscription = tuple[bool, frozenset[str] | None, frozenset[str] | None]
-"""(arbiter, games, tournaments) of a client: the frames it wants follow from them."""
+Subscription = tuple[bool, frozenset[str] | None, frozenset[str] | None, bool]
+"""(arbiter, games, tournaments, needs) of a client: the frames it wants follow from them."""
 
 
 class Channel:
@@ -196,13 +196,7 @@ class Channel:
             ],
             "standings": self.standings.get(main) if main is not None else None,
             "tournaments": [
-                {
-                    "id": t,
-                    "name": self.names[t],
-                    "standings": self.standings.get(t),
-                    "needs": for_frame(self.needs[t]) if self.needs.get(t) else None,
-                }
-                for t in chosen
+                {"id": t, "name": self.names[t], "standings": self.standings.get(t)} for t in chosen
             ],
             "now": format_instant(now - self.delay_ms),
             "delay_ms": self.delay_ms,
@@ -232,7 +226,9 @@ class Client:
         self.games: frozenset[str] | None = None
         self.tournaments: frozenset[str] | None = None
         """The tournaments subscribed to (None: every one)."""
-        self.subscription: Subscription = (identity.is_arbiter, None, None)
+        self.needs = False
+        """It asked for the ``needs`` frames (``"needs": true`` in its subscription)."""
+        self.subscription: Subscription = (identity.is_arbiter, None, None, False)
         """What decides the frames this client wants (``wants``): clients with the same
         subscription want the same frames (set by ``subscribe_to``)."""
         self.queue: deque[Frame] = deque()
@@ -266,7 +262,7 @@ class Client:
             games,
             tournaments,
         )
-        self.subscription = (identity.is_arbiter, games, tournaments)
+        self.subscription = (identity.is_arbiter, games, tournaments, self.needs)
 
     def wants(self, frame: Frame) -> bool:
         if (
@@ -277,6 +273,8 @@ class Client:
             return False
         if frame.audience == "arbiter":
             return self.identity.is_arbiter
+        if frame.audience == NEEDS:
+            return self.needs
         if frame.broad or frame.game is None or self.games is None:
             return True
         return frame.game in self.games
@@ -375,6 +373,7 @@ class Client:
             frames.append(self.channel.snapshot(self.games, self.tournaments))
             frames.extend(self.open_alerts())
             frames.extend(self.incident_book())
+            frames.extend(self.needs_now())
             return frames
         frames.extend(self.queue)
         self.queue.clear()
@@ -391,6 +390,18 @@ class Client:
             incidents_frame(channel.seq, book, tid)
             for tid, book in channel.incidents.items()
             if book is not None and (self.tournaments is None or tid in self.tournaments)
+        ]
+
+    def needs_now(self) -> list[Frame]:
+        """A client that asked for them: the ``needs`` object of each subscribed tournament,
+        after a snapshot or a resume (what changed meanwhile is not in the log)."""
+        channel = self.channel
+        if not self.needs or channel is None:
+            return []
+        return [
+            needs_frame(channel.seq, tid, needs)
+            for tid, needs in channel.needs.items()
+            if needs is not None and (self.tournaments is None or tid in self.tournaments)
         ]
 
     def open_alerts(self) -> list[Frame]:

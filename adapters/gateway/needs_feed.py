@@ -9,9 +9,10 @@ of the varied games only narrows the scenarios scored before
 (``ScenarioTable.follow``): the update costs the words and the chances, not the
 tie-breaks of every scenario again.
 
-``{"op": "needs", "seq", "tournament", "needs": {...}}`` goes to every subscriber of
-the tournament (commentators live, the public after the delay, like the standings it
-derives from). The frame lists the scenarios when they are at most
+``{"op": "needs", "seq", "tournament", "needs": {...}}`` goes to the subscribers of
+the tournament that asked for it (``"needs": true``; commentators live, the public
+after the delay, like the standings it derives from), after their snapshot or resume
+and whenever it changes. The frame lists the scenarios when they are at most
 ``projections.needs.SCENARIOS_IN_FRAME``; ``/api/needs`` always lists them all.
 """
 
@@ -24,6 +25,9 @@ from typing import Any
 from adapters.gateway.frames import Frame
 from projections.needs import NeedsInputs, compute, for_frame
 from projections.scenarios import ScenarioTable
+
+NEEDS = "needs"
+"""The frame's audience: the clients that subscribed with ``"needs": true``."""
 
 
 class NeedsFeed:
@@ -59,11 +63,11 @@ class NeedsFeed:
 
 
 def needs_frame(seq: int, tid: str, needs: Mapping[str, Any] | None) -> Frame:
-    """The ``needs`` frame of one tournament, for every subscriber of it."""
+    """The ``needs`` frame of one tournament, for its subscribers that asked for it."""
     body = {
         "op": "needs",
         "seq": seq,
         "tournament": tid,
         "needs": for_frame(needs) if needs is not None else None,
     }
-    return Frame(body, seq, None, broad=True, tournament=tid)
+    return Frame(body, seq, None, audience=NEEDS, broad=True, tournament=tid)

@@ -467,6 +467,7 @@ class Gateway:
                     op = frame.get("op")
                     if op == "subscribe":
                         identity, games, since, tournaments = self._parse_subscribe(frame)
+                        client.needs = _wants_needs(frame)
                         # Handled before the next frame of this connection is read, so a
                         # command sent right after its subscription acts with its token.
                         await self._subscribe(client, identity, games, since, tournaments)
@@ -605,6 +606,7 @@ class Gateway:
                 client.needs_snapshot = True
             else:
                 missed = self._resume_frames(events, objects, standings, client)
+                missed += client.needs_now()  # not in the log: as it stands now
                 client.queue.extendleft(reversed(missed))
                 client.queued_bytes += sum(len(f.encoded(client.encoding)) for f in missed)
         client.ready = True
@@ -817,6 +819,14 @@ def _select_subprotocol(connection: ServerConnection, offered: Any) -> Subprotoc
     if MSGPACK in offered:
         return Subprotocol(MSGPACK)
     return None
+
+
+def _wants_needs(frame: dict[str, Any]) -> bool:
+    """A subscription's ``needs``: true for the ``needs`` frames (docs/needs.md)."""
+    wanted = frame.get("needs", False)
+    if not isinstance(wanted, bool):
+        raise FrameError("malformed_frame", f"'needs' must be true or false, got {_shown(wanted)}")
+    return wanted
 
 
 def _frame_id(frame: dict[str, Any], *, required: bool) -> str | None:

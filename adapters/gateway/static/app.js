@@ -138,7 +138,7 @@
     const ws = new WebSocket(url, ["json"]);
     state.ws = ws;
     ws.onopen = () => {
-      const frame = { op: "subscribe", games: wanted() };
+      const frame = { op: "subscribe", games: wanted(), needs: view === "boards" };
       if (state.tournament !== "*") frame.tournament = state.tournament;
       if (state.seq != null) frame.since = state.seq;
       if (state.token) frame.token = state.token;
@@ -183,7 +183,6 @@
         state.games.forEach(setClock);
         state.standings = f.standings;
         state.standingsBy = new Map((f.tournaments || []).map((t) => [t.id, t.standings]));
-        state.needsBy = new Map((f.tournaments || []).map((t) => [t.id, t.needs]));
         state.seq = f.seq;
         break;
       case "delta":
