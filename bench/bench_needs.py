@@ -51,10 +51,10 @@ sys.path.insert(0, str(ROOT))
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.typing import Subprotocol  # noqa: E402
 
+from adapters.formats.pgn_import import import_pgn  # noqa: E402
 from adapters.gateway.server import serve_forever  # noqa: E402
-from adapters.pgn_import import import_pgn  # noqa: E402
-from adapters.queries import _all_games  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from adapters.store.queries import _all_games  # noqa: E402
 from bench.common import T0_MS, handle, lots_drawn, timed  # noqa: E402
 from engine.standings.tiebreaks import ScoredGame, rank  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402

@@ -18,9 +18,9 @@ import chess.pgn
 import pytest
 
 from adapters.cli import main
-from adapters.pgn_import import import_pgn
-from adapters.queries import _all_games, needs_object
+from adapters.formats.pgn_import import import_pgn
 from adapters.store import Store
+from adapters.store.queries import _all_games, needs_object
 from engine.errors import MalformedCommand, RuleViolation
 from engine.standings.tiebreaks import ScoredGame, tally
 from projections.chances import expected_score, playoff_odds, wdl_from

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from adapters.gateway.needs_feed import NeedsFeed
-from adapters.queries import needs_inputs
 from adapters.store import Store
+from adapters.store.queries import needs_inputs
 from tests.gateway_support import COMMENTATOR_TOKEN, Peer, RunningGateway
 from tests.test_gateway_browser import CHROMIUM, OUTPUT, Browser
 from tests.tournament_helpers import by_pair, event, finish, play_rounds

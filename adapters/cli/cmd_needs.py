@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.queries import needs_object
+from adapters.store.queries import needs_object
 from engine.errors import MalformedCommand
 
 

@@ -2,7 +2,7 @@
 
 A ``Channel`` is one view of the tournament at one sequence number: ``live``
 (arbiters, commentators) follows the store as it is read; ``public`` is the
-same view ``--public-delay`` later (FIDE fair play: a public client never
+same view ``--public-delay-s`` later (FIDE fair play: a public client never
 receives a move before the delay has passed since the gateway read it from
 the store). Both hold the game objects and the standings at their ``seq``, so
 a snapshot is always exactly the state at the sequence number it names.
@@ -34,10 +34,10 @@ from websockets.exceptions import ConnectionClosed
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import FanOut
-from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
 from adapters.gateway.needs_feed import NEEDS, needs_frame
 from adapters.gateway.tokens import Identity
+from adapters.host.clock import wall_clock_ms
 from engine.timefmt import format_instant
 
 log = logging.getLogger(__name__)
@@ -179,7 +179,7 @@ class Channel:
             tuple(sorted(games)) if games is not None else None,
             tuple(sorted(tournaments)) if tournaments is not None else None,
         )
-        now = now_ms()
+        now = wall_clock_ms()
         cached = self._snapshots.get(key)
         if cached is not None and now - cached[0] < 1000:
             return cached[1]
@@ -226,7 +226,7 @@ class Client:
         self.games: frozenset[str] | None = None
         self.tournaments: frozenset[str] | None = None
         """The tournaments subscribed to (None: every one)."""
-        self.needs = False
+        self.wants_needs = False
         """It asked for the ``needs`` frames (``"needs": true`` in its subscription)."""
         self.subscription: Subscription = (identity.is_arbiter, None, None, False)
         """What decides the frames this client wants (``wants``): clients with the same
@@ -262,7 +262,7 @@ class Client:
             games,
             tournaments,
         )
-        self.subscription = (identity.is_arbiter, games, tournaments, self.needs)
+        self.subscription = (identity.is_arbiter, games, tournaments, self.wants_needs)
 
     def wants(self, frame: Frame) -> bool:
         if (
@@ -274,7 +274,7 @@ class Client:
         if frame.audience == "arbiter":
             return self.identity.is_arbiter
         if frame.audience == NEEDS:
-            return self.needs
+            return self.wants_needs
         if frame.broad or frame.game is None or self.games is None:
             return True
         return frame.game in self.games
@@ -396,7 +396,7 @@ class Client:
         """A client that asked for them: the ``needs`` object of each subscribed tournament,
         after a snapshot or a resume (what changed meanwhile is not in the log)."""
         channel = self.channel
-        if not self.needs or channel is None:
+        if not self.wants_needs or channel is None:
             return []
         return [
             needs_frame(channel.seq, tid, needs)
