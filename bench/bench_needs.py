@@ -214,7 +214,7 @@ async def _through_gateway(
     delta_ms: list[float] = []
     needs_ms: list[float] = []
     async with connect(f"ws://127.0.0.1:{port[0]}/ws", subprotocols=[JSON]) as ws:
-        await ws.send(json.dumps({"op": "subscribe", "games": "*"}))
+        await ws.send(json.dumps({"op": "subscribe", "games": "*", "needs": True}))
         await _frame(ws, lambda f: f.get("op") == "needs" and f["needs"] is not None)
         with Store(url) as writer:
             for gid, result in games:
