@@ -393,6 +393,22 @@ PER_SIDE = {
     "properties": {"white": {"type": "integer"}, "black": {"type": "integer"}},
 }
 
+PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
+COUNT = {"type": "integer", "minimum": 0}
+PLAYER_NEEDS: dict[str, Any] = {
+    "name": {"type": "string"},
+    "outright": COUNT,
+    "playoff": COUNT,
+    "not_first": COUNT,
+    "first_if": {"type": ["string", "null"]},
+    "playoff_if": {"type": ["string", "null"]},
+    "needs": {"type": "string"},
+    "chance": PROBABILITY,
+    "chance_outright": PROBABILITY,
+    "chance_playoff": PROBABILITY,
+}
+"""One player's entry of the ``needs`` object (docs/needs.md)."""
+
 QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
     "game": {
         "title": "game",
@@ -525,15 +541,8 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
         "(`candidates needs --format json`, `/api/needs`, the `needs` frame; docs/needs.md).",
         "type": "object",
         "required": [
-            "tournament",
-            "after_round",
-            "rounds",
-            "criteria",
-            "games",
-            "method",
-            "scenarios",
-            "players",
-            "chances",
+            *("tournament", "after_round", "rounds", "criteria", "games", "method"),
+            *("scenarios", "players", "chances"),
         ],
         "properties": {
             "tournament": {"type": "string"},
@@ -560,7 +569,7 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
                         "black": {"type": "string"},
                         "probabilities": {
                             "type": "array",
-                            "items": {"type": "number", "minimum": 0, "maximum": 1},
+                            "items": PROBABILITY,
                             "minItems": 3,
                             "maxItems": 3,
                         },
@@ -605,30 +614,8 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "object",
                 "additionalProperties": {
                     "type": "object",
-                    "required": [
-                        "name",
-                        "outright",
-                        "playoff",
-                        "not_first",
-                        "first_if",
-                        "playoff_if",
-                        "needs",
-                        "chance",
-                        "chance_outright",
-                        "chance_playoff",
-                    ],
-                    "properties": {
-                        "name": {"type": "string"},
-                        "outright": {"type": "integer", "minimum": 0},
-                        "playoff": {"type": "integer", "minimum": 0},
-                        "not_first": {"type": "integer", "minimum": 0},
-                        "first_if": {"type": ["string", "null"]},
-                        "playoff_if": {"type": ["string", "null"]},
-                        "needs": {"type": "string"},
-                        "chance": {"type": "number", "minimum": 0, "maximum": 1},
-                        "chance_outright": {"type": "number", "minimum": 0, "maximum": 1},
-                        "chance_playoff": {"type": "number", "minimum": 0, "maximum": 1},
-                    },
+                    "required": list(PLAYER_NEEDS),
+                    "properties": PLAYER_NEEDS,
                 },
             },
             "chances": {
@@ -638,7 +625,7 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
                     "exact": {"type": "boolean"},
                     "simulations": {"type": "integer", "minimum": 0},
                     "seed": {"type": "integer"},
-                    "draw_rate": {"type": "number", "minimum": 0, "maximum": 1},
+                    "draw_rate": PROBABILITY,
                 },
             },
             "decided": {"type": ["string", "null"]},
