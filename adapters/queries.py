@@ -13,7 +13,7 @@ from engine.game.state import Game
 from engine.rules import profile
 from engine.timefmt import format_instant
 from engine.tournament.pairing import table_size
-from engine.tournament.schedule import schedule_view, tournament_schedule
+from engine.tournament.schedule import known_schedule, schedule_view, tournament_schedule
 from engine.tournament.tournament import Tournament
 from projections.arbiter_report import report_entries
 from projections.clock import clock_report, device_view, game_at
@@ -145,7 +145,7 @@ def pairings_object(store: Store, only_round: int | None = None) -> dict[str, An
     tournament = _require_tournament(store)
     if only_round is not None and not 1 <= only_round <= tournament.rounds:
         raise MalformedCommand(f"round must be between 1 and {tournament.rounds}, got {only_round}")
-    _, days = tournament_schedule(tournament)
+    days = known_schedule(tournament)
     dates = {d.round: d.date.isoformat() for d in days if d.round is not None}
     return pairings(tournament, store.game, dates, only_round)
 
@@ -159,11 +159,12 @@ def trf_report(store: Store) -> str:
             "a tournament report lists the players by their drawn numbers: draw the lots first "
             "(draw_lots, article 3.4.1)"
         )
-    _, days = tournament_schedule(tournament)
+    days = known_schedule(tournament)
     dates: dict[int, str] = {d.round: d.date.isoformat() for d in days if d.round is not None}
-    for game in games:  # the day a round was played, where it was
-        if game.stage == "tournament" and game.round in dates:
-            dates[game.round] = min(dates[game.round], format_instant(game.started_at_ms)[:10])
+    for game in games:  # the day a round was played, where it was (never an unknown day)
+        if game.stage == "tournament" and game.started_at_ms > 0:
+            played = format_instant(game.started_at_ms)[:10]
+            dates[game.round] = min(dates.get(game.round, played), played)
     rounds = tournament.rounds
     round_dates = [dates.get(r) for r in range(1, rounds + 1)]
     chief = [a.name for a in tournament.arbiters if a.role == "chief"]
@@ -174,8 +175,8 @@ def trf_report(store: Store) -> str:
         ("012", tournament.name),
         ("022", getattr(tournament, "city", "") or getattr(tournament, "site", "")),
         ("032", getattr(tournament, "country", "")),
-        ("042", (round_dates[0] or tournament.start_date).replace("-", "/")),
-        ("052", (round_dates[-1] or tournament.start_date).replace("-", "/")),
+        ("042", (round_dates[0] or tournament.start_date or "").replace("-", "/")),
+        ("052", (round_dates[-1] or "").replace("-", "/")),
         ("062", str(len(tournament.players))),
         ("072", str(sum(1 for p in tournament.players if p.rating))),
         ("092", f"Individual: round robin ({cycles}), Berger tables"),

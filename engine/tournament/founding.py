@@ -64,7 +64,9 @@ class CreateTournament(Command):
     tournament: str
     name: str
     rules: str = DEFAULT_PROFILE
-    start_date: str
+    start_date: str | None = None
+    """Day 1 of the schedule (3.2), an ISO date; left out (null) when it is not known (an
+    event imported from games whose dates are ``????``): no schedule is then given."""
     cycles: int = 2
     players: list[Any]
     arbiters: list[Any] | None = None
@@ -221,7 +223,8 @@ def create_tournament(existing: Tournament | None, cmd: CreateTournament) -> lis
         raise MalformedCommand(
             f"cycles must be 1 (single) or 2 (double round robin, article 3.1), got {cycles}"
         )
-    _check_start_date(cmd.start_date)
+    if cmd.start_date is not None:
+        _check_start_date(cmd.start_date)
     return [
         TournamentCreated(
             originator_id=TOURNAMENT_STREAM,
@@ -231,7 +234,7 @@ def create_tournament(existing: Tournament | None, cmd: CreateTournament) -> lis
             tournament=cmd.tournament,
             name=cmd.name,
             rules=rules,
-            start_date=cmd.start_date,
+            start_date=cmd.start_date or "",
             cycles=cycles,
             players=players,
             arbiters=arbiters,
