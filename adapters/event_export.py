@@ -17,8 +17,8 @@ from engine.game.state import Game
 from engine.tournament.pairing import table_size
 from engine.tournament.tournament import Tournament
 from projections.clock import move_clocks
-from projections.pgn import ClockAfterPly, game_pgn, games_pgn
 from projections.names import Names
+from projections.pgn import ClockAfterPly, game_pgn, games_pgn
 from projections.pgn_comments import ply_comments
 
 

@@ -81,7 +81,8 @@ class Names:
             return f"Arbiter {arbiter_id}"
         name, role = known
         office = OFFICES.get(role, "Arbiter")
-        return name if name.lower().startswith(office.lower()) else f"{office} {name}"
+        titled = any(word in name for word in ("Arbiter", "Advisor"))
+        return name if titled else f"{office} {name}"
 
     def side_player(self, side: str) -> str | None:
         """The player id of ``white`` / ``black`` in this game, if known."""
