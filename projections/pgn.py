@@ -47,6 +47,10 @@ and an imported score sheet's result is ``normal``; a default and an arbiter's
 declaration are read by ``pgn_termination``."""
 
 _DECLARED_WORDS = (
+    ("resign", "normal"),
+    ("mate", "normal"),
+    ("repetition", "normal"),
+    ("normal", "normal"),
     ("adjudicat", "adjudication"),
     ("death", "death"),
     ("died", "death"),
@@ -83,15 +87,14 @@ def pgn_termination(game: Game) -> str:
         return "abandoned" if game.ply > 0 else "rules infraction"
     if termination in PGN_TERMINATION:
         return PGN_TERMINATION[termination]
-    known = {t.value for t in Termination}
-    if termination in known:
-        return "normal"
-    if termination in ("resign", "resigned", "resignation", "checkmate", "mate", "normal"):
+    if termination == Termination.ARBITER_DECISION:
+        return "adjudication"
+    if termination in {t.value for t in Termination}:
         return "normal"
     for word, value in _DECLARED_WORDS:
         if word in termination:
             return value
-    return "adjudication" if termination == "arbiter_decision" or termination else "normal"
+    return "adjudication"  # the arbiter's own words, naming no other ending
 
 
 ClockAfterPly = Mapping[int, int]

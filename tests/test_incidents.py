@@ -315,7 +315,7 @@ class TestLaws2009_13_4Penalties:
         message = refused(event, incident(arbiter="advisor"), "not_an_arbiter")
         assert message == (
             "'advisor' is not the Chief Arbiter or a Deputy of 'london-2013' and cannot record "
-            "an incident (article Laws 2009 13.4)"
+            "an incident (article Laws 2009 13.1)"
         )
         refused(event, incident(arbiter="aronian"), "not_an_arbiter")
 

@@ -86,7 +86,7 @@ class TestLaws7_4_aCorrectMoves:
     @pytest.mark.parametrize(
         ("fields", "code", "words"),
         [
-            ({"arbiter": "advisor"}, "not_an_arbiter", "3.9.2 b"),
+            ({"arbiter": "advisor"}, "not_an_arbiter", "Laws 2009 13.1"),
             ({"reason": "  "}, "malformed_command", "needs a reason"),
             ({"from_ply": 7}, "malformed_command", "between 0 and 6"),
             ({"from_ply": -1}, "malformed_command", "between 0 and 6"),
@@ -175,7 +175,7 @@ class TestCorrectResult:
             ("1-0", {}, "malformed_command", "nothing to correct"),
             ("1/2-1/2", {"reason": "they agreed a draw"}, "rule_violation", "3.9.2 b"),
             ("0-1", {"termination": "checkmate"}, "rule_violation", "does not show"),
-            ("0-1", {"arbiter": "advisor"}, "not_an_arbiter", "3.9.2 b"),
+            ("0-1", {"arbiter": "advisor"}, "not_an_arbiter", "Laws 2009 13.1"),
             ("0-1", {"at": at(50)}, "malformed_command", "earlier than the last recorded event"),
             (None, {"termination": "resignation"}, "malformed_command", "no termination"),
         ],

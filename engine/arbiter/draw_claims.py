@@ -174,6 +174,7 @@ class AdviseClaim(Command):
     events=(ClaimRuled, ClockAdjusted, MovePlayed, ResultRecorded),
     in_time_order=True,
     refusals=(
+        ("not_an_arbiter", "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         ("unknown_game", "", "the game has not been started"),
         ("unknown_claim", "", "the game has no claim of that id"),
         (
@@ -421,7 +422,7 @@ def rule_claim(tournament: Tournament | None, game: Game | None, cmd: RuleClaim)
     """The Chief Arbiter or Deputy rules on a claim (3.9.2 b; Laws 9.5; 3.7.1.b.3)."""
     g = games.require_game(game, cmd.game)
     arbiter = cmd.arbiter
-    require_ruling_arbiter(tournament, arbiter, "rule on a draw claim")
+    require_ruling_arbiter(tournament, arbiter, "rule on a draw claim", "3.9.2 b")
     claim = require_claim(g, cmd.claim)
     require_pending(g, claim)
     decision = cmd.decision

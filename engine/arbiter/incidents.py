@@ -126,7 +126,12 @@ Lookup = Callable[[str], Game | None]
     events=(IncidentRecorded, ClockAdjusted, ResultRecorded, PlayerWithdrew, GameStarted),
     refusals=(
         ("unknown_tournament", "", "no tournament in this store"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter may not record it"),
+        (
+            "not_an_arbiter",
+            "Laws 2009 13.1",
+            "the arbiter may not record it (the Chief Arbiter alone for extraneous "
+            "equipment, 3.9.2 a)",
+        ),
         ("game_not_in_progress", "12.5", "the game has ended: record the incident without it"),
         ("rule_violation", "13.4", "a penalty the incident's kind does not carry, or lacks"),
         ("rule_violation", "3.9.2 c", "the player left the playing area with permission"),
@@ -291,7 +296,7 @@ def record_incident(
     if kind in CHIEF_ONLY:
         require_arbiter(t, arbiter, ("chief",), f"rule on a {kind} incident", KINDS[kind])
     else:
-        require_arbiter(t, arbiter, RULING_ROLES, "record an incident", "Laws 2009 13.4")
+        require_arbiter(t, arbiter, RULING_ROLES, "record an incident", "Laws 2009 13.1")
     details = cmd.details.strip()
     if not details:
         raise MalformedCommand("record_incident needs 'details': what the arbiter saw")

@@ -27,7 +27,13 @@ from engine.tournament.playoff import Playoff, PlayoffGame, Stage, SuddenDeathGa
 
 ARBITER_ROLES = ("chief", "deputy", "advisor")
 RULING_ROLES = ("chief", "deputy")
-"""3.9.2 b: claims go through the Chief Arbiter or his Deputy."""
+"""The arbiters who rule: the Chief Arbiter and his Deputy (3.9.2 b names them for draw
+claims; Laws 2009 13.1-13.4 give the arbiter every other ruling)."""
+
+ARBITER_ARTICLE = "Laws 2009 13.1"
+"""The article an arbiter-only command cites when anyone else sends it: "The arbiter shall
+see that the Laws of Chess are strictly observed" (13.1; his penalties 13.4). Draw claims
+cite 3.9.2 b, which routes them through the Chief Arbiter or his Deputy."""
 
 
 @dataclass(frozen=True)
@@ -201,15 +207,18 @@ class Tournament:
         return max((p.round for p in self.schedule()), default=0)
 
 
-def require_ruling_arbiter(tournament: Tournament | None, arbiter_id: str, action: str) -> None:
-    """3.9.2 b: only the Chief Arbiter or the Deputy may do this."""
+def require_ruling_arbiter(
+    tournament: Tournament | None, arbiter_id: str, action: str, article: str = ARBITER_ARTICLE
+) -> None:
+    """Only the Chief Arbiter or the Deputy may do this (Laws 2009 13.1; 3.9.2 b for a
+    ruling on a draw claim, which passes ``article``)."""
     if tournament is None:
         return
     arbiter = tournament.arbiter(arbiter_id)
     if arbiter is None or arbiter.role not in RULING_ROLES:
         raise NotAnArbiter(
             f"{arbiter_id!r} is not the Chief Arbiter or a Deputy of {tournament.id!r} "
-            f"and cannot {action} (article 3.9.2 b)"
+            f"and cannot {action} (article {article})"
         )
 
 
