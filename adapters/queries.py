@@ -18,6 +18,7 @@ from engine.tournament.tournament import Tournament
 from projections.arbiter_report import report_entries
 from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
+from projections.names import Names
 from projections.pairings import pairings
 from projections.standings import crosstable, standings
 from projections.trf import trf_players, trf_text
@@ -248,7 +249,7 @@ def incidents_object(store: Store) -> dict[str, Any]:
     book = store.incident_book()
     return {
         "tournament": tournament.id,
-        "entries": report_entries(recorded),
+        "entries": report_entries(recorded, Names.of(tournament)),
         "incidents": [e.to_wire() for e in recorded if isinstance(e, IncidentRecorded)],
         "out": [
             {
@@ -267,7 +268,7 @@ def report_object(store: Store) -> dict[str, Any]:
     """The Chief Arbiter's report (``projections.arbiter_report``): every incident, ruling,
     penalty, claim and flag of the event in time order, with the article of each."""
     tournament = _require_tournament(store)
-    entries = report_entries(decision_events(store))
+    entries = report_entries(decision_events(store), Names.of(tournament))
     counts: dict[str, int] = {}
     for item in entries:
         counts[item["category"]] = counts.get(item["category"], 0) + 1

@@ -45,20 +45,35 @@ class Names:
     """Arbiter id -> (name, role)."""
     white: str | None = None
     black: str | None = None
+    games: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """Game id -> (White, Black) of every game paired, for the sides of an event that
+    names its game only (a claim, an illegal move)."""
 
     @classmethod
-    def of(cls, tournament: Tournament | None, game: Game | None = None) -> Names:
+    def of(
+        cls,
+        tournament: Tournament | None,
+        game: Game | None = None,
+        games: Mapping[str, tuple[str, str]] | None = None,
+    ) -> Names:
         players = {p.id: p.name for p in tournament.players} if tournament else {}
         arbiters = {a.id: (a.name, a.role) for a in tournament.arbiters} if tournament else {}
+        paired = dict(tournament.pairings()) if tournament else {}
+        paired.update(games or {})
         return cls(
             players,
             arbiters,
             game.white if game is not None else None,
             game.black if game is not None else None,
+            paired,
         )
 
-    def for_game(self, game: Game) -> Names:
-        return Names(self.players, self.arbiters, game.white, game.black)
+    def in_game(self, game_id: str | None) -> Names:
+        """The same names, with the sides of that game (when it is known)."""
+        pair = self.games.get(game_id or "")
+        if pair is None:
+            return self
+        return Names(self.players, self.arbiters, pair[0], pair[1], self.games)
 
     def player(self, player_id: str | None) -> str:
         """The player's surname (``Svidler``), or the id when unknown."""
