@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.game.state import Game
-from engine.tournament.tournament import Tournament
+from engine.tournament.tournament import Tournament, short_name
 
 OFFICES = {
     "chief": "Chief Arbiter",
@@ -22,12 +22,6 @@ OFFICES = {
     "advisor": "Technical Advisor",
 }
 """The offices of 3.9.2 b (the Chief Arbiter, his Deputy, the Technical Advisor)."""
-
-
-def short_name(name: str) -> str:
-    """``Svidler`` for ``"Svidler, Peter"``; a name without a comma whole."""
-    surname, comma, _ = name.partition(",")
-    return surname.strip() if comma and surname.strip() else name.strip()
 
 
 def possessive(name: str) -> str:

@@ -287,6 +287,15 @@ def _claim_side(game: Game, by: str, kind: str) -> str:
     return side
 
 
+def _claimants(tournament: Tournament | None, game: Game, side: str) -> str:
+    """``Svidler (White) claims``, ``both players claim``: the claimant by his name."""
+    if side == BOTH:
+        return "both players claim"
+    player = game.white if side == "white" else game.black
+    name = tournament.known_as(player) if tournament is not None else player
+    return f"{name} ({side.capitalize()}) claims"
+
+
 def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw) -> list[Event]:
     """A draw claim through the arbiter (3.9.2 b), verified as it is made."""
     g = games.require_game(game, cmd.game)
@@ -355,8 +364,8 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw)
         game=g.game_id,
         kind="claim_pending",
         message=(
-            f"game {g.game_id}: {'both players claim' if side == BOTH else side + ' claims'} "
-            f"a draw ({kind}), "
+            f"game {g.game_id}: {_claimants(tournament, g, side)} "
+            f"a draw ({kind.replace('_', ' ')}), "
             f"{verdict[verification.verified]}; the game is paused until a ruling"
         ),
         details={"claim": claim_id, "kind": kind, "side": side, "verified": verification.verified},

@@ -271,13 +271,18 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
                 by=cmd.by,
                 game=game_id,
                 kind=ABSENT_AT_START,
-                message=f"game {game_id} started without {' and '.join(absent)} at the board: "
+                message=f"game {game_id} started without "
+                f"{' and '.join(_known_as(tournament, a) for a in absent)} at the board: "
                 f"the default time is {default_ms // 60_000} min (Laws 2009 6.6 a); the "
                 "arbiter may rule the game lost (rule_default)",
                 details={"absent": list(absent), "default_time_ms": default_ms},
             )
         )
     return started
+
+
+def _known_as(tournament: Tournament | None, player: str) -> str:
+    return tournament.known_as(player) if tournament is not None else player
 
 
 ABSENT_AT_START = "absent_at_start"

@@ -48,6 +48,12 @@ class Player:
     """The FIDE title (``GM``, ``IM`` ...), empty when none was given."""
 
 
+def short_name(name: str) -> str:
+    """``Svidler`` for ``"Svidler, Peter"``; a name without a comma whole (``Ding Liren``)."""
+    surname, comma, _ = name.partition(",")
+    return surname.strip() if comma and surname.strip() else name.strip()
+
+
 FIDE_TITLES = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
 """The titles a player may be given (FIDE Handbook B.01), as PGN's WhiteTitle writes them."""
 
@@ -116,6 +122,12 @@ class Tournament:
 
     def player(self, player_id: str) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
+
+    def known_as(self, player_id: str) -> str:
+        """How a reader knows the player: his surname as registered (``Svidler`` for
+        ``"Svidler, Peter"``; a name without a comma whole); the id when unknown."""
+        found = self.player(player_id)
+        return short_name(found.name) if found is not None else player_id
 
     def arbiter(self, arbiter_id: str) -> Arbiter | None:
         return next((a for a in self.arbiters if a.id == arbiter_id), None)
