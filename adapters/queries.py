@@ -247,9 +247,10 @@ def incidents_object(store: Store) -> dict[str, Any]:
     tournament = _require_tournament(store)
     recorded = _view(store).stream(INCIDENTS_STREAM)
     book = store.incident_book()
+    names = Names.of(tournament)
     return {
         "tournament": tournament.id,
-        "entries": report_entries(recorded, Names.of(tournament)),
+        "entries": report_entries(recorded, names),
         "incidents": [e.to_wire() for e in recorded if isinstance(e, IncidentRecorded)],
         "out": [
             {
@@ -258,6 +259,8 @@ def incidents_object(store: Store) -> dict[str, Any]:
                 "accompanied_by": leave.accompanied_by,
                 "arbiter": leave.arbiter,
                 "game": leave.game,
+                "name": names.full(leave.player),
+                "accompanied_by_name": names.arbiter(leave.accompanied_by),
             }
             for leave in (book.out if book is not None else ())
         ],

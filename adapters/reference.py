@@ -51,10 +51,21 @@ FIELD_NOTES: dict[str, str] = {
     "arbiter": "the id of the arbiter who rules (an arbiter of `create_tournament`)",
     "advisor": "the id of the Technical Advisor",
     "name": "the tournament's name",
-    "rules": "the rules profile: `candidates-2012` (default) or `fide-2023`",
-    "start_date": "day 1 of the schedule (3.2), an ISO date",
+    "rules": "the rules profile (`docs/import.md`): `candidates-2012` (default), "
+    "`candidates-2012-unsupervised`, `candidates-2016`, `candidates-2018`, `candidates-2022`, "
+    "`candidates-2024`, `fide-2023`, or `round-robin` (a round robin that is not a Candidates: "
+    "FIDE's round-robin tie-breaks, no prize table, a playoff left to the organiser)",
+    "start_date": "day 1 of the schedule (3.2), an ISO date; left out when unknown (no "
+    "schedule is then given)",
     "cycles": "1 (single) or 2 (double round robin, 3.1)",
-    "players": "`[{id, name, federation, rating}]`: the entrants",
+    "players": "`[{id, name, federation, rating, fide_id?, title?}]`: the entrants. `id`: "
+    "the player's id in every command (`carlsen`); `name`: as registered, `Surname, Given` "
+    "(`Carlsen, Magnus`: reports and comments call him `Carlsen`); `federation`: the FIDE "
+    "three-letter code (`NOR`); `rating`: the rating the regulations use (2.3 and 3.7.3: the "
+    "average of two lists, so it may be fractional); `fide_id` (optional): the FIDE "
+    "identification number, written as `WhiteFideId`/`BlackFideId` and in the rating report; "
+    "`title` (optional): the FIDE title (`GM`, `IM`, `FM`, `CM`, `WGM`, `WIM`, `WFM`, `WCM`), "
+    "written as `WhiteTitle`/`BlackTitle`",
     "arbiters": "`[{id, name, role}]`, role `chief`, `deputy` or `advisor`",
     "seed": "the seed of a reproducible drawing of lots",
     "numbers": "`{player: n}`: numbers drawn elsewhere, each of 1..N once",
@@ -104,7 +115,14 @@ FIELD_NOTES: dict[str, str] = {
     "`move_at_ms`, gives the move instants",
     "record_score_sheet.initial_fen": "a starting position other than the initial one",
     "record_score_sheet.rules": "the rules profile of a game outside a tournament: "
-    "`candidates-2012` (default) or `fide-2023`; a tournament's game follows its rules",
+    "`candidates-2012` (default) or another profile; a tournament's game follows its rules",
+    "record_score_sheet.tags": "the score sheet's PGN tags as read (`Site`, `ECO`, `Date` ...): "
+    "kept with the game and written back on export",
+    "record_score_sheet.date_known": "false when the sheet gives no day (`????.??.??`): `at` is "
+    "then a placeholder and nothing is dated from it",
+    "scores": "each player's own score, White's first, where the Laws give them apart from the "
+    "result: `0-1/2` (Laws 2009 12.3 b, 13.4 e), `0-0` (a double default, 6.6 a; with result "
+    "`*`), `1/2-1` (13.4 f); `result` must be the nearest PGN result",
 }
 """A sentence per wire field; ``command.field`` where a field means something else there."""
 
@@ -115,8 +133,22 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "name": "FIDE Candidates Tournament 2013",
         "start_date": "2013-03-15",
         "players": [
-            {"id": "carlsen", "name": "Carlsen, Magnus", "federation": "NOR", "rating": 2872},
-            {"id": "kramnik", "name": "Kramnik, Vladimir", "federation": "RUS", "rating": 2810},
+            {
+                "id": "carlsen",
+                "name": "Carlsen, Magnus",
+                "federation": "NOR",
+                "rating": 2872,
+                "fide_id": "1503014",
+                "title": "GM",
+            },
+            {
+                "id": "kramnik",
+                "name": "Kramnik, Vladimir",
+                "federation": "RUS",
+                "rating": 2810,
+                "fide_id": "4101588",
+                "title": "GM",
+            },
         ],
         "arbiters": [
             {"id": "chief", "name": "Chief Arbiter", "role": "chief"},

@@ -24,6 +24,12 @@ OFFICES = {
 """The offices of 3.9.2 b (the Chief Arbiter, his Deputy, the Technical Advisor)."""
 
 
+def given_first(name: str) -> str:
+    """``Geurt Gijssen`` for ``"Gijssen, Geurt"``: a person named in a sentence."""
+    surname, comma, given = name.partition(",")
+    return f"{given.strip()} {surname.strip()}" if comma and given.strip() else name.strip()
+
+
 def possessive(name: str) -> str:
     """``Svidler's``; ``Aronian's``; a name ending in s takes an apostrophe only."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"
@@ -89,6 +95,7 @@ class Names:
         if known is None:
             return f"Arbiter {arbiter_id}"
         name, role = known
+        name = given_first(name)
         office = OFFICES.get(role, "Arbiter")
         titled = any(word in name for word in ("Arbiter", "Advisor"))
         return name if titled else f"{office} {name}"

@@ -54,7 +54,8 @@ def run_incidents(args: argparse.Namespace) -> int:
     if book["out"]:
         lines.append("Out of the playing area now (3.9.2 c):")
         lines += [
-            f"  {o['player']} since {o['since']}, with {o['accompanied_by']} (game {o['game']})"
+            f"  {o.get('name') or o['player']} since {o['since']}, with "
+            f"{o.get('accompanied_by_name') or o['accompanied_by']} (game {o['game']})"
             for o in book["out"]
         ]
     print("\n".join(lines))

@@ -293,7 +293,9 @@
   const arbiterName = (id, tid) => {
     const a = (state.arbitersBy.get(tid || state.first) || new Map()).get(id);
     if (!a) return id;
-    return /Arbiter|Advisor/.test(a.name) ? a.name : `${OFFICES[a.role] || "Arbiter"} ${a.name}`;
+    const [surname, given] = a.name.split(",").map((x) => x.trim());
+    const name = given ? `${given} ${surname}` : a.name;
+    return /Arbiter|Advisor/.test(name) ? name : `${OFFICES[a.role] || "Arbiter"} ${name}`;
   };
   const sideName = (game, who) =>
     (who === "white" || who === "black" ? nameOf(game[who], tidOf(game)) : who === "both" ? "both players" : nameOf(who, tidOf(game)));
