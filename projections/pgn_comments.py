@@ -202,7 +202,14 @@ def ply_comments(events: Iterable[Event], names: Names | None = None) -> dict[in
     place count from there."""
     base = names or Names()
     claims: dict[str, str] = {}
-    context = GameNames(base.players, base.arbiters, base.white, base.black, claims)
+    context = GameNames(
+        players=base.players,
+        arbiters=base.arbiters,
+        white=base.white,
+        black=base.black,
+        games=base.games,
+        claims=claims,
+    )
     comments: dict[int, list[str]] = {}
     ply = 0
     for event in events:
