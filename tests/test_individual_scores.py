@@ -63,7 +63,7 @@ def test_laws_12_3_b_and_6_6_a_individual_scores_in_the_standings(ruled: Store) 
     assert (table["aronian"]["points"], table["carlsen"]["points"]) == (0, 0)
     assert (table["aronian"]["games"], table["carlsen"]["games"]) == (1, 1)
     game = game_object(ruled, "1.2")
-    assert (game["status"], game["result"]) == ("finished", "0-1")
+    assert (game["status"], game["result"], game["scores"]) == ("finished", "0-1", "0-1/2")
 
 
 def test_laws_12_3_b_and_6_6_a_each_players_own_score_in_the_crosstable(ruled: Store) -> None:

@@ -490,7 +490,9 @@
     const notes = [];
     if (s.after_round != null) notes.push(el("p", { class: "muted" }, `After round ${s.after_round}`));
     const who = (id) => nameOf(id, tid);
-    if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${who(s.winner.player)} (decided by ${s.winner.decided_by})`));
+    if ((s.first_place_level || []).length) notes.push(el("p", { class: "level" },
+      `First place level on points: ${s.first_place_level.map(who).join(", ")}; a playoff, if the event's regulations hold one, is the organiser's`));
+    else if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${who(s.winner.player)} (decided by ${s.winner.decided_by})`));
     else if (s.leader) notes.push(el("p", {}, `Leader: ${who(s.leader.player)} (by ${s.leader.decided_by})`));
     const p = s.playoff;
     if (p && p.needed) {
