@@ -607,6 +607,8 @@ class IncidentRecorded(Event):
     """Points taken from the offender (e), as a fraction (``1/2``, ``1``)."""
     result: str | None = None
     """The game's result when the penalty ended it (d, f)."""
+    scores: str | None = None
+    """Each player's own score when the ruling gave them (12.3 b: ``0-1/2``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -113,6 +113,8 @@ def incident(event: Event, names: Names) -> Entry | None:
             penalty += f" ({event.points} point)"
         if event.result is not None:
             penalty += f"; result {event.result}"
+            if event.scores:
+                penalty += f", each player's own score {event.scores}"
         text += f". Penalty: {penalty}"
         article += f"; {PENALTIES.get(event.penalty, 'Laws 2009 13.4')}"
     return entry(

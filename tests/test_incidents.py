@@ -187,6 +187,8 @@ class TestArt3_9_2cLeavingThePlayingArea:
                 "accompanied_by": "deputy",
                 "arbiter": "chief",
                 "game": "1.3",
+                "name": "Ivanchuk, Vassily",
+                "accompanied_by_name": "Deputy Arbiter",
             }
         ]
         back = ok(event, {"cmd": "returned", "player": "ivanchuk", "at": at(400)})

@@ -356,6 +356,7 @@ def record_incident(
         penalty_ms=penalty.ms if penalty is not None else None,
         points=str(penalty.points) if penalty is not None and penalty.points else None,
         result=result,
+        scores=next((e.scores for e in follow if isinstance(e, ResultRecorded) and e.scores), None),
     )
     return [recorded, *follow]
 
