@@ -317,7 +317,8 @@ def import_pgn(
         number_rounds(games, len({i.id for i in who.values()}), options)
         chosen = None
         if store.tournament() is None:
-            chosen = choose_profile(options, _event_name(games))
+            entrants = len({i.id for i in who.values()})
+            chosen = choose_profile(options, _event_name(games), entrants)
             check_format(profile(chosen[0]), options)
     except CommandRefused as refused:
         return [ImportReport("file", "refused", f"{path}: {refused.message}")]
@@ -475,7 +476,7 @@ def _create_tournament(
     last_round = max((r for r, _, _ in pairings), default=0)
     ring = rounds_per_cycle(len(players))
     event_name = _event_name(games)
-    rules, why = chosen or choose_profile(options, event_name)
+    rules, why = chosen or choose_profile(options, event_name, len(players))
     rp = profile(rules)
     if rp.cycles is not None:
         # The format is part of the rules (3.1): a Candidates is a double round robin of
@@ -640,15 +641,24 @@ ROUND_ROBIN_PROFILE = "round-robin"
 """The profile of a round robin whose Event tag names no Candidates."""
 
 
-def choose_profile(options: ImportOptions, event_name: str) -> tuple[str, str]:
+def choose_profile(
+    options: ImportOptions, event_name: str, entrants: int | None = None
+) -> tuple[str, str]:
     """(the rules profile of a file's event, why): ``--rules`` when given; the Candidates
     profile of the year when the Event tag names a Candidates (``candidates-2012`` before
-    any later edition); else ``round-robin``: a round robin that is not a Candidates is
-    never judged by the Candidates' regulations."""
+    any later edition) and the file's players fit its format (eight); else
+    ``round-robin``: a round robin that is not a Candidates is never judged by the
+    Candidates' regulations."""
     if options.rules is not None:
         return options.rules, "given with --rules"
     if re.search(r"candidates", event_name.lower()):
         hint = _profile_hint(event_name) or DEFAULT_PROFILE
+        wanted = profile(hint).players
+        if entrants is not None and wanted is not None and entrants != wanted:
+            return ROUND_ROBIN_PROFILE, (
+                f"the Event tag names a Candidates ({event_name!r}) but the file has "
+                f"{entrants} players, not the {wanted} of its format ({hint})"
+            )
         return hint, f"the Event tag names a Candidates ({event_name!r})"
     named = f"the Event tag {event_name!r}" if event_name else "no Event tag"
     return ROUND_ROBIN_PROFILE, f"default: {named} names no Candidates"
