@@ -18,13 +18,13 @@ import argparse
 import asyncio
 import contextlib
 import sys
-import time
 from typing import Any, TextIO
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from adapters.gateway.frames import MSGPACK, encode, messages
+from adapters.host.clock import wall_clock_ms
 from engine.errors import CommandRefused
 from engine.timefmt import parse_instant
 from engine.tournament.tournament import short_name
@@ -142,7 +142,7 @@ class Printer:
         self._status = False
 
     def feed_now_ms(self) -> int:
-        return time.time_ns() // 1_000_000 + self.offset_ms
+        return wall_clock_ms() + self.offset_ms
 
     def keep(self, game: dict[str, Any] | None) -> None:
         if isinstance(game, dict) and game.get("game"):
@@ -178,7 +178,7 @@ class Printer:
             if isinstance(f.get("now"), str):
                 with contextlib.suppress(CommandRefused):
                     feed_now = parse_instant(f["now"], "now")
-                    self.offset_ms = feed_now - time.time_ns() // 1_000_000
+                    self.offset_ms = feed_now - wall_clock_ms()
             self.names.update(names_of(f))
             for game in f.get("games") or []:
                 self.keep(game)
