@@ -17,9 +17,9 @@ import io
 import chess.pgn
 import pytest
 
-from adapters.event_export import game_pgn_text
-from adapters.queries import crosstable_object, game_object, standings_object, trf_report
+from adapters.formats.event_export import game_pgn_text
 from adapters.store import Store
+from adapters.store.queries import crosstable_object, game_object, standings_object, trf_report
 from projections.trf import parse_trf
 from tests.helpers import at, ok, paired_tournament, refused
 

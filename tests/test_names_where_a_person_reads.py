@@ -14,7 +14,7 @@ import chess.pgn
 import pytest
 
 from adapters.cli import main
-from adapters.event_export import game_pgn_text
+from adapters.formats.event_export import game_pgn_text
 from adapters.store import Store
 from tests.helpers import at, ok
 

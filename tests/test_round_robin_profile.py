@@ -19,8 +19,8 @@ import chess.pgn
 import pytest
 
 from adapters.cli import main
-from adapters.queries import standings_object, tournament_object, trf_report
 from adapters.store import Store
+from adapters.store.queries import standings_object, tournament_object, trf_report
 from tests.pgn_files import Entrant, Game, circle_rounds, pgn
 
 FIELD = [
