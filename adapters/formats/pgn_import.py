@@ -67,6 +67,7 @@ from typing import Any, TextIO
 import chess
 import chess.pgn
 
+from adapters.formats.import_profile import check_format, choose_profile
 from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
@@ -77,7 +78,7 @@ from engine.events import ClockReadingRecorded, ResultRecorded
 from engine.game.clock_log import ClockLog
 from engine.game.importing import RecordScoreSheet, require_tournament_game
 from engine.game.state import Game
-from engine.rules import DEFAULT_PROFILE, PROFILES, RulesProfile, profile
+from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
 from engine.timefmt import clock_text
 from engine.tournament import tournament as tournaments
@@ -318,8 +319,8 @@ def import_pgn(
         chosen = None
         if store.tournament() is None:
             entrants = len({i.id for i in who.values()})
-            chosen = choose_profile(options, _event_name(games), entrants)
-            check_format(profile(chosen[0]), options)
+            chosen = choose_profile(options.rules, _event_name(games), entrants)
+            check_format(profile(chosen[0]), options.cycles, options.rounds)
     except CommandRefused as refused:
         return [ImportReport("file", "refused", f"{path}: {refused.message}")]
     made = _create_tournament(store, path, games, who, options, by, chosen)
@@ -476,7 +477,7 @@ def _create_tournament(
     last_round = max((r for r, _, _ in pairings), default=0)
     ring = rounds_per_cycle(len(players))
     event_name = _event_name(games)
-    rules, why = chosen or choose_profile(options, event_name, len(players))
+    rules, why = chosen or choose_profile(options.rules, event_name, len(players))
     rp = profile(rules)
     if rp.cycles is not None:
         # The format is part of the rules (3.1): a Candidates is a double round robin of
@@ -635,64 +636,6 @@ def _date(text: str) -> datetime | None:
 
 def _event_name(games: Sequence[Parsed]) -> str:
     return next((g.header("Event") for g in games if g.header("Event")), "")
-
-
-ROUND_ROBIN_PROFILE = "round-robin"
-"""The profile of a round robin whose Event tag names no Candidates."""
-
-
-def choose_profile(
-    options: ImportOptions, event_name: str, entrants: int | None = None
-) -> tuple[str, str]:
-    """(the rules profile of a file's event, why): ``--rules`` when given; the Candidates
-    profile of the year when the Event tag names a Candidates (``candidates-2012`` before
-    any later edition) and the file's players fit its format (eight); else
-    ``round-robin``: a round robin that is not a Candidates is never judged by the
-    Candidates' regulations."""
-    if options.rules is not None:
-        return options.rules, "given with --rules"
-    if re.search(r"candidates", event_name.lower()):
-        hint = _profile_hint(event_name) or DEFAULT_PROFILE
-        wanted = profile(hint).players
-        if entrants is not None and wanted is not None and entrants != wanted:
-            return ROUND_ROBIN_PROFILE, (
-                f"the Event tag names a Candidates ({event_name!r}) but the file has "
-                f"{entrants} players, not the {wanted} of its format ({hint})"
-            )
-        return hint, f"the Event tag names a Candidates ({event_name!r})"
-    named = f"the Event tag {event_name!r}" if event_name else "no Event tag"
-    return ROUND_ROBIN_PROFILE, f"default: {named} names no Candidates"
-
-
-def check_format(rp: RulesProfile, options: ImportOptions) -> None:
-    """A Candidates profile fixes the format (3.1: a double round robin, 14 rounds):
-    ``--cycles`` or ``--rounds`` that say otherwise are refused before anything is read
-    into the store."""
-    if rp.cycles is None:
-        return
-    if options.cycles is not None and options.cycles != rp.cycles:
-        raise MalformedCommand(
-            f"--cycles {options.cycles}: {rp.name} is a {rp.format_text()} (3.1); pass "
-            "--rules round-robin for another round robin"
-        )
-    if options.rounds is not None and options.rounds != rp.rounds:
-        raise MalformedCommand(
-            f"--rounds {options.rounds}: {rp.name} is a {rp.format_text()} (3.1); pass "
-            "--rules round-robin for another round robin"
-        )
-
-
-def _profile_hint(event_name: str) -> str | None:
-    """The Candidates profile of the year an Event tag names (``FIDE Candidates 2018``)."""
-    found = re.search(r"candidates\D*(20\d\d)", event_name.lower())
-    if not found:
-        return None
-    year = int(found[1])
-    editions = sorted(
-        int(n.rsplit("-", 1)[1]) for n in PROFILES if re.fullmatch(r"candidates-\d{4}", n)
-    )
-    usable = [y for y in editions if y <= year]
-    return f"candidates-{usable[-1]}" if usable else None
 
 
 def check_start_date(text: str) -> str:
