@@ -31,13 +31,15 @@ Per clock interval:
 - ``latency``: from a move's completion (its last field change, at the instant
   the capture gives it) to its confirmation, p50 / p99, ms.
 
-Before (``main`` at 7f25d3b, the reconstructor without the rule of a standing
-placement, this script and simulator; 56 games, ``--held 0.5 --knocks 0.05``):
+Before: ``main`` at 7f25d3b (the reconstructor whose moves were final by their kind
+and whose alerts fired on pieces in a hand) with this script and simulator (commit
+9524533), 56 games, ``--held 0.5 --knocks 0.05``; ``genuine`` = on a knocked piece
+lying, ``held`` = on pieces in a hand::
 
-    interval  wrong recov   exact       alerts/game (genuine+held) knocked>=2s max latency p50/p99 ms
-    1 s      ...
-
-After (this branch): see ``docs/dgt.md`` section 12 and the figures printed.
+    interval wrong recov  exact      alerts/game (genuine+held) knocked>=2s max p50/p99 ms
+    1 s        122   104  4807/4827  6.27 (1.25+5.02)           80          1   300 / 5300
+    2 s         72    71  4827/4827  4.57 (0.70+3.88)           80          1   300 / 6000
+    5 s        193   125  4757/4827  0.27 (0.00+0.27)           80          0     0 / 5300
 
 ``--misread``: the older table, the games clean and with an injected misread
 (from ply 20, the first pawn double push or slide whose intermediate square is a

@@ -136,7 +136,7 @@ class TestKnocksTakebacksImpossiblePositions:
 
     def test_takeback_to_an_earlier_position_is_reported_not_rewritten_silently(self) -> None:
         hands = Hands().move("e2", "e4").settle().move("e7", "e5").settle()
-        hands.move("g1", "f3").settle()
+        hands.move("g1", "f3").settle().wait(1500)  # Nf3 stood: complete (quiet)
         hands.move("f3", "g1").settle()
         assert hands.seen("takeback") == [
             {"type": "takeback", "from_ply": 3, "to_ply": 2, "undone": ["g1f3"]}

@@ -224,6 +224,11 @@ class MoveReconstructor:
     _unknown_since_ms: int = field(init=False, default=0)
     _unknown_alerted: bool = field(init=False, default=False)
     _unknown_settled: bool = field(init=False, default=False)
+    _unknown_puts_down: bool = field(init=False, default=False)
+    """The unexplained placement shows a piece where the game has none (or another one):
+    it can stand by itself. Otherwise it only lacks pieces: a hand holds them."""
+    _unknown_ended: bool = field(init=False, default=False)
+    """The input ended on the unexplained placement: it stands, whatever it lacks."""
     _alert_open: bool = field(init=False, default=False)
     """An impossible-position alert went out and the board has not matched since."""
     _signalled: str | None = field(init=False, default=None)
@@ -296,24 +301,34 @@ class MoveReconstructor:
 
     @property
     def quiet_ms(self) -> int:
-        """Quiet time that confirms a provisional move: ``confirm_ms``, and longer than the
-        input's time resolution (a capture timed by a slow clock)."""
-        if self.timing_resolution_ms <= 0:
-            return self.confirm_ms
-        return max(self.confirm_ms, self.timing_resolution_ms + 500)
+        """Quiet time, as the input's instants show it, that confirms a provisional move.
+
+        Instants known only to ``timing_resolution_ms`` (a capture timed by its clock:
+        everything between two messages carries the first one's instant) can make
+        quiet look up to one resolution longer than it was. Quiet proves a move
+        complete only when ``confirm_ms`` of it is certain: ``confirm_ms`` plus the
+        resolution, whatever the clock's rate."""
+        return self.confirm_ms + max(0, self.timing_resolution_ms)
 
     @property
     def alert_ms(self) -> int:
-        """How long an impossible placement must stand: ``alert_after_ms``, and longer
-        than the input's time resolution (a hand in the air between two clock messages)."""
-        if self.timing_resolution_ms <= 0:
-            return self.alert_after_ms
-        return max(self.alert_after_ms, self.timing_resolution_ms + 500)
+        """How long, as the instants show it, an impossible placement must stand before
+        it is reported: ``alert_after_ms`` certain, i.e. plus the time resolution (as
+        for ``quiet_ms``)."""
+        return self.alert_after_ms + max(0, self.timing_resolution_ms)
+
+    @property
+    def _unknown_stands(self) -> bool:
+        """Is the unexplained placement one that can stand by itself, i.e. not a hand
+        holding pieces? A placement that only lacks pieces of the game's position has
+        them in a hand (a piece hovering, a captured man held, a promotion's piece being
+        fetched): the game goes on from it, it never stands as a position by time."""
+        return self._unknown is not None and (self._unknown_puts_down or self._unknown_ended)
 
     def next_deadline_ms(self) -> int | None:
         """When ``tick`` next has work: an impossible-position alert, a quiet confirmation."""
         deadlines = []
-        if self._unknown is not None and self._unknown_settled and not self._unknown_alerted:
+        if self._unknown_stands and self._unknown_settled and not self._unknown_alerted:
             deadlines.append(self._unknown_since_ms + (0 if self.untimed else self.alert_ms))
         if self.provisional_from is not None and self._unknown is None and not self.untimed:
             deadlines.append(self._last_change_ms + self.quiet_ms)
@@ -469,6 +484,8 @@ class MoveReconstructor:
             self._unknown = placement
             self._unknown_settled = True
             self._unknown_alerted = False
+            self._unknown_ended = False
+            self._unknown_puts_down = _puts_down(self._placements[-1], placement_key(placement))
         out.extend(self.tick(at_ms))
         return out
 
@@ -483,37 +500,8 @@ class MoveReconstructor:
             and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
         ):
             out.extend(self._take_pending(now_ms))
-        if (
-            self._unknown is not None
-            and self._unknown_settled
-            and not self._unknown_alerted
-            and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
-        ):
-            self._unknown_alerted = True
-            self._alert_open = True
-            diff = square_diff(self.placement, self._unknown)
-            names = ", ".join(
-                f"{d['square']} {d['expected'] or '-'}->{d['found'] or '-'}" for d in diff
-            )
-            if self._candidates:
-                orders = " / ".join(" ".join(line) for line in self._candidates)
-                names += (
-                    f"; more than one order of moves leads there ({orders}): the arbiter decides"
-                )
-            out.append(
-                BoardAlert(
-                    now_ms,
-                    "impossible_position",
-                    f"the board follows from no legal move at ply {self.ply}: {names}",
-                    {
-                        "ply": self.ply,
-                        "expected_fen": self.placement,
-                        "board_fen": self._unknown,
-                        "diff": diff,
-                        **({"candidate_lines": self._candidates} if self._candidates else {}),
-                    },
-                )
-            )
+        if self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms:
+            out.extend(self._impossible(now_ms))
         if (
             self.provisional_from is not None
             and self._unknown is None
@@ -522,6 +510,39 @@ class MoveReconstructor:
         ):
             out.extend(self._confirm(now_ms, "quiet"))
         return out
+
+    def _impossible(self, at_ms: int) -> list[Observation]:
+        """The alert for an unexplained placement that stands (once per placement)."""
+        if (
+            self._unknown is None
+            or not self._unknown_stands
+            or not self._unknown_settled
+            or self._unknown_alerted
+        ):
+            return []
+        self._unknown_alerted = True
+        self._alert_open = True
+        diff = square_diff(self.placement, self._unknown)
+        names = ", ".join(
+            f"{d['square']} {d['expected'] or '-'}->{d['found'] or '-'}" for d in diff
+        )
+        if self._candidates:
+            orders = " / ".join(" ".join(line) for line in self._candidates)
+            names += f"; more than one order of moves leads there ({orders}): the arbiter decides"
+        return [
+            BoardAlert(
+                at_ms,
+                "impossible_position",
+                f"the board follows from no legal move at ply {self.ply}: {names}",
+                {
+                    "ply": self.ply,
+                    "expected_fen": self.placement,
+                    "board_fen": self._unknown,
+                    "diff": diff,
+                    **({"candidate_lines": self._candidates} if self._candidates else {}),
+                },
+            )
+        ]
 
     def confirm(self, at_ms: int, reason: str = "clock") -> list[Observation]:
         """The caller knows the move is complete (the mover pressed the clock)."""
@@ -554,8 +575,12 @@ class MoveReconstructor:
         self._redo = known
 
     def finish(self, at_ms: int) -> list[Observation]:
-        """End of input: whatever is provisional is as final as it will get."""
-        return self._take_pending(at_ms) + self._confirm(at_ms, "end_of_input")
+        """End of input: whatever is provisional is as final as it will get, and what
+        the board shows stands (pieces still off the board stay off)."""
+        self._unknown_ended = True
+        out = self._take_pending(at_ms)
+        out += self._impossible(at_ms)
+        return out + self._confirm(at_ms, "end_of_input")
 
     # --- internals ----------------------------------------------------------
 
@@ -604,15 +629,17 @@ class MoveReconstructor:
         return self._successors
 
     def _push(self, move: chess.Move, at_ms: int) -> MoveSeen:
+        """Play ``move`` on the game, provisional until the evidence that it is complete
+        (``_confirm``): no move is complete by its kind (a knight put down one square
+        off, a bishop a square short, are legal moves the hand is still making)."""
         san = self.board.san(move)
-        provisional = is_extendable(self.board, move)
         self.board.push(move)
         self._placements.append(key_of(self.board))
         self._successors = None
         self._last_change_ms = at_ms
-        if provisional and self.provisional_from is None:
+        if self.provisional_from is None:
             self.provisional_from = self.ply - 1
-        return MoveSeen(at_ms, move.uci(), san, self.ply, provisional)
+        return MoveSeen(at_ms, move.uci(), san, self.ply, True)
 
     def _pop(self) -> chess.Move:
         move = self.board.pop()
@@ -638,10 +665,7 @@ class MoveReconstructor:
         for move in moves:
             # A new move confirms everything before it.
             out.extend(self._confirm(at_ms, "next_move"))
-            seen = self._push(move, at_ms)
-            out.append(seen)
-            if not seen.provisional:
-                out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
+            out.append(self._push(move, at_ms))
         self._redo.clear()
         return out
 
@@ -664,7 +688,9 @@ class MoveReconstructor:
         extended = self._extend_pending(placement, at_ms)
         if extended is not None:
             return extended
-        if not settled and not _puts_down(self._placements[-1], placement):
+        if not _puts_down(self._placements[-1], placement) and not (settled and self._reconciling):
+            # Pieces in a hand (an exchange on one square, read as two plies, looks the
+            # same): only the dump after a reconnection shows moves made meanwhile.
             return None
         if self._pending is not None and not _puts_down(self._pending[2], placement):
             return None  # a hand in the air over the board a recovery waits on
@@ -742,13 +768,10 @@ class MoveReconstructor:
             if hit:
                 self._pop()
                 seen = self._push(move, at_ms)
-                out: list[Observation] = [
+                self._redo.clear()
+                return [
                     MoveCorrected(at_ms, seen.ply, last.uci(), seen.uci, seen.san, seen.provisional)
                 ]
-                if not seen.provisional:
-                    out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
-                self._redo.clear()
-                return out
         return None
 
     def _find_recovery(self, placement: Key) -> tuple[int, list[chess.Move]] | None:
@@ -888,11 +911,8 @@ class MoveReconstructor:
         # Whatever is still provisional before the corrected ply: the board went on.
         out.extend(self._confirm(at_ms, "next_move"))
         for i, move in enumerate(line):
-            seen = self._push(move, at_ms)
-            out.append(seen)
-            if not seen.provisional:
-                out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
-            elif i < len(line) - 1:
+            out.append(self._push(move, at_ms))
+            if i < len(line) - 1:
                 out.extend(self._confirm(at_ms, "next_move"))
         self._redo.clear()
         return out

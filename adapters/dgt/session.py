@@ -227,7 +227,6 @@ class BoardSession:
         if self._dirty or self._passing or not self.reconstructor.matches_game:
             self._dirty = False
             self._settle_shadow(now_ms)
-        self._out.extend(self.reconstructor.tick(now_ms + self.reconstructor.alert_after_ms))
         self._out.extend(self.reconstructor.finish(now_ms))
 
     def data_to_send(self) -> bytes:
