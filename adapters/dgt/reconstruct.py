@@ -41,26 +41,34 @@ passed before it, in order (see ``settle``); a passing placement that rules
    arbiter; the moves taken back are remembered so that putting them back on
    the board redoes them.
 9. Anything else: an impossible position. Nothing is played; once it has
-   stood ``alert_after_ms`` an ``impossible_position`` alert gives the squares
-   that differ from the game's position.
+   stood (``alert_ms``: ``alert_after_ms`` beyond the input's time resolution)
+   an ``impossible_position`` alert gives the squares that differ from the
+   game's position, once per placement. A placement that only lacks pieces of
+   the game's position is a hand holding them (a piece hovering, a captured man
+   held, a promotion's piece being fetched): it never stands by time, is never
+   alerted and never read as several plies at once (except in the dump after a
+   reconnection); the game goes on from it. Only the end of the input makes it
+   stand.
 
 Orientation: ``normal`` (White on the connector's side), ``rotated`` (the
 board turned 180 degrees), or ``auto``: a placement that matches nothing read
 normally is read rotated, and the reading that matches is latched for the
 game (a start array latches it at once).
 
-Provisional and confirmed moves: a move that could be a transient of a longer
-action (a pawn push that could become a double push, a sliding piece that
-could go further, a rook or king step that could become castling) stays
-provisional, open to rule 4, until it is confirmed: by the next move, by the
-clock (the caller reports a lever press), or with timing after ``quiet_ms`` of
-quiet on the board. Any other move is confirmed at once. Only confirmed moves go to the store.
+Provisional and confirmed moves: every move is provisional, open to rule 4,
+until there is evidence that it is complete, whatever its kind (a knight put
+down a square off, a bishop a square short, a pawn paused on the middle square
+are legal moves a hand is still making): the mover's press (Laws 2009 6.7 a: a
+move is completed when the player has stopped his clock; the caller reports the
+lever), the next move, or with timing ``quiet_ms`` of quiet (``confirm_ms``
+beyond the resolution of the input's instants, so that the quiet is certain at
+any clock rate). Only confirmed moves go to the store.
 All instants are integer epoch milliseconds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import chess
@@ -147,6 +155,65 @@ def _before_signal(
     return passing[:end]
 
 
+def _changed(before: Key, after: Key) -> int:
+    """The squares (a bitboard) whose piece differs between two placements."""
+    changed = 0
+    for mine, theirs in zip(before, after, strict=True):
+        changed |= mine ^ theirs
+    return changed
+
+
+def lines_to(
+    board: chess.Board,
+    target: Key,
+    lengths: Iterable[int],
+    *,
+    changed: int,
+    max_nodes: int,
+    not_first: chess.Move | None = None,
+) -> list[list[chess.Move]]:
+    """Lines of legal moves from ``board`` to the placement ``target``: the shortest
+    length of ``lengths`` (tried in order) that has any, two lines at most (more than
+    one: the order of the moves is unknowable).
+
+    Bounded: every move of a line touches a square of ``changed`` (a move that
+    touches none would have to be undone later: no detours), the first move is not
+    ``not_first`` (the game's own, when looking for another line), and at most
+    ``max_nodes`` moves are tried in all. ``board`` is searched in place and left
+    as it was."""
+    found: list[list[chess.Move]] = []
+    path: list[chess.Move] = []
+    nodes = 0
+
+    def search(depth: int) -> None:
+        nonlocal nodes
+        for move in list(board.legal_moves):
+            if len(found) > 1 or nodes >= max_nodes:
+                return
+            if not path and move == not_first:
+                continue
+            if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
+                changed
+            ):
+                continue
+            nodes += 1
+            board.push(move)
+            path.append(move)
+            if depth == 1:
+                if key_of(board) == target:
+                    found.append(list(path))
+            else:
+                search(depth - 1)
+            board.pop()
+            path.pop()
+
+    for length in lengths:
+        search(length)
+        if found:
+            break
+    return found
+
+
 def result_signal(placement: str) -> str | None:
     """The result the kings on the centre squares signal, or None."""
     base = chess.BaseBoard(placement)
@@ -154,38 +221,6 @@ def result_signal(placement: str) -> str | None:
     if len(base.pieces(chess.KING, chess.WHITE)) != 1 or len(kings) != 2:
         return None
     return RESULT_SIGNALS.get(frozenset(kings))
-
-
-def is_extendable(board: chess.Board, move: chess.Move) -> bool:
-    """Could the placement after ``move`` be a moment of a longer action?
-
-    True for a pawn push that could go on to a double push, a piece that could
-    slide further along the same line, a rook or king step that is the first
-    half of a legal castling. Captures, promotions, castling and knight moves
-    are final.
-    """
-    if board.is_capture(move) or move.promotion or board.is_castling(move):
-        return False
-    piece = board.piece_type_at(move.from_square)
-    if piece == chess.KNIGHT:
-        return False
-    for other in board.legal_moves:
-        if other == move:
-            continue
-        if board.is_castling(other):
-            # Rook first (h1-f1 / a1-d1) or king first (e1-f1 / e1-d1).
-            king_to = other.to_square
-            rook_to = chess.square(
-                5 if chess.square_file(king_to) == 6 else 3, chess.square_rank(king_to)
-            )
-            if move.to_square == rook_to and piece in (chess.ROOK, chess.KING):
-                return True
-            continue
-        if other.from_square == move.from_square and move.to_square in chess.SquareSet.between(
-            other.from_square, other.to_square
-        ):
-            return True
-    return False
 
 
 @dataclass
@@ -699,55 +734,20 @@ class MoveReconstructor:
             if pair is not None:
                 return self._play(pair, at_ms)
         if self._reconciling and self.reconcile_depth > 2:
-            lines = self._deep(placement)
+            # Shortest lines first, as for rules 3 and 5: two plies explained by four (a
+            # piece's detour) are still two plies.
+            lines = lines_to(
+                self.board.copy(),
+                placement,
+                range(3, self.reconcile_depth + 1),
+                changed=_changed(self._placements[-1], placement),
+                max_nodes=self.reconcile_nodes,
+            )
             if len(lines) == 1:
                 return self._play(lines[0], at_ms)
             if lines:
                 self._candidates = [[m.uci() for m in line] for line in lines]
         return None
-
-    def _deep(self, target: Key) -> list[list[chess.Move]]:
-        """The shortest lines (3 to ``reconcile_depth`` plies) to the target; two at most
-        are looked for: more than one means the order of the moves is unknowable."""
-        changed = 0
-        for mine, theirs in zip(self._placements[-1], target, strict=True):
-            changed |= mine ^ theirs
-        board = self.board.copy()
-        found: list[list[chess.Move]] = []
-        path: list[chess.Move] = []
-        nodes = 0
-
-        def search(depth: int) -> None:
-            nonlocal nodes
-            for move in list(board.legal_moves):
-                if len(found) > 1:
-                    return
-                # A move that touches no changed square would have to be undone later:
-                # such lines are not followed.
-                if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
-                    changed
-                ):
-                    continue
-                nodes += 1
-                if nodes > self.reconcile_nodes or len(found) > 1:
-                    return
-                board.push(move)
-                path.append(move)
-                if depth == 1:
-                    if key_of(board) == target:
-                        found.append(list(path))
-                else:
-                    search(depth - 1)
-                board.pop()
-                path.pop()
-
-        # Shortest lines first, as for rules 3 and 5: two plies explained by four
-        # (a piece's detour) are still two plies.
-        for depth in range(3, self.reconcile_depth + 1):
-            search(depth)
-            if found:
-                break
-        return found
 
     def _correction(self, placement: Key, at_ms: int) -> list[Observation] | None:
         if self.provisional_from is None or self.provisional_from != self.ply - 1:
@@ -777,7 +777,7 @@ class MoveReconstructor:
     def _find_recovery(self, placement: Key) -> tuple[int, list[chess.Move]] | None:
         """Rule 7: a move already taken was not the one played.
 
-        Only moves the board inferred (from quiet time, or final by their kind)
+        Only moves the board inferred (from quiet time or the next move)
         and no lever press completed can be misread. The placement is reached
         from the position ``back`` plies ago (1 to ``recover_plies``) by a line
         of ``back`` or ``back + 1`` moves (the board moves one ply at a time: it
@@ -791,13 +791,22 @@ class MoveReconstructor:
             # Only pieces missing: a hand in the air (a capture, a lifted piece), no move.
             return None
         for back in range(1, min(self.recover_plies, self.ply - self._pressed_ply) + 1):
-            for length in (back, back + 1):
-                lines = self._lines_from(back, placement, length)
-                if len(lines) == 1:
-                    return back, lines[0]
-                if lines:
-                    self._candidates = [[m.uci() for m in line] for line in lines]
-                    return None
+            board = self.board.copy()
+            for _ in range(back):
+                board.pop()
+            lines = lines_to(
+                board,
+                placement,
+                (back, back + 1),
+                changed=_changed(self._placements[self.ply - back], placement),
+                not_first=self.board.move_stack[self.ply - back],
+                max_nodes=self.reconcile_nodes,
+            )
+            if len(lines) == 1:
+                return back, lines[0]
+            if lines:
+                self._candidates = [[m.uci() for m in line] for line in lines]
+                return None
         return None
 
     def _recover(self, placement: Key, at_ms: int, *, settled: bool) -> list[Observation] | None:
@@ -842,46 +851,6 @@ class MoveReconstructor:
         out = self._rewrite(back, line, at_ms)
         self._restored(out, at_ms)
         return out
-
-    def _lines_from(self, back: int, target: Key, length: int) -> list[list[chess.Move]]:
-        """Lines of ``length`` moves from the position ``back`` plies ago to ``target``
-        that leave the game's line at their first move (two at most)."""
-        board = self.board.copy()
-        for _ in range(back):
-            board.pop()
-        played = self.board.move_stack[self.ply - back]
-        changed = 0
-        for mine, theirs in zip(self._placements[self.ply - back], target, strict=True):
-            changed |= mine ^ theirs
-        found: list[list[chess.Move]] = []
-        path: list[chess.Move] = []
-        nodes = 0
-
-        def search(depth: int) -> None:
-            nonlocal nodes
-            for move in list(board.legal_moves):
-                if len(found) > 1 or nodes > self.reconcile_nodes:
-                    return
-                if not path and move == played:
-                    continue
-                # Every move of the line touches a square that differs (no detours).
-                if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
-                    changed
-                ):
-                    continue
-                nodes += 1
-                board.push(move)
-                path.append(move)
-                if depth == 1:
-                    if key_of(board) == target:
-                        found.append(list(path))
-                else:
-                    search(depth - 1)
-                board.pop()
-                path.pop()
-
-        search(length)
-        return found
 
     def _rewrite(self, back: int, line: list[chess.Move], at_ms: int) -> list[Observation]:
         """Take back ``back`` plies and play ``line`` instead (rule 7)."""
