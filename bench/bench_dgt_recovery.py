@@ -80,9 +80,7 @@ def replay(session: BoardSession, chunks: list[tuple[int, bytes]]) -> list[Obser
     own instants, then the chunk."""
     seen: list[Observation] = []
     for at_ms, data in chunks:
-        while (deadline := session.next_deadline_ms()) is not None and deadline <= at_ms:
-            session.poll(deadline)
-            seen += session.observations()
+        session.run_timers_until(at_ms)
         session.receive_data(data, at_ms)
         session.poll(at_ms)
         seen += session.observations()
@@ -239,7 +237,7 @@ def misread_run(sim: BoardSimulator, rate_ms: int | None) -> MisreadOutcome:
     for at_ms, data in chunks:
         while (deadline := session.next_deadline_ms()) is not None and deadline <= at_ms:
             session.poll(deadline)
-            check()
+            check()  # each timer's outcome: a misread confirmed by quiet is seen
         session.receive_data(data, at_ms)
         session.poll(at_ms)
         check()

@@ -20,10 +20,9 @@ import pytest
 
 from adapters.dgt import protocol as p
 from adapters.dgt.feed import StoreSink
-from adapters.dgt.link import SerialTransport, wall_ms
+from adapters.dgt.link import SerialTransport
 from adapters.dgt.observations import LineRecovered, MoveConfirmed
 from adapters.dgt.reconstruct import MoveReconstructor
-from adapters.dgt.recording import write_recording
 from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise, PtyLink
 from adapters.store import Store
@@ -35,6 +34,7 @@ from tests.test_dgt_serial import (
     kramnik_ivanchuk,
     play_through,
     plies_stored,
+    replay_recording,
     scaled_session,
     start_game,
 )
@@ -248,21 +248,9 @@ def test_a_capture_timed_by_a_slow_clock_with_held_pieces_into_the_store(
 ) -> None:
     """Another driver's capture (only its clock gives instants) replayed through
     ``run_sources``: every move stored, nothing to correct, no alert."""
-    from adapters.dgt.service import run_sources
-
     game = kramnik_ivanchuk()
     sim = BoardSimulator.from_pgn(game, noise=Noise(held=0.6), seed=5, clock_every_ms=every_ms)
-    start = wall_ms()
-    recording = tmp_path / "capture.dgt"
-    write_recording(recording, [(start + at, d) for at, d in sim.clock_timed_stream()], start)
-    url = str(tmp_path / "store.sqlite")
-    with Store(url) as store:
-        start_game(store)
-
-    async def main() -> None:
-        await run_sources([f"file:{recording}=6.3"], url, asyncio.Event(), file_speed=0)
-
-    asyncio.run(main())
+    url, _ = replay_recording(tmp_path, sim.clock_timed_stream())
     with Store(url) as store:
         stored = store.game("6.3")
         assert stored is not None

@@ -214,12 +214,13 @@ def test_a_whole_game_over_a_tcp_bridge_with_a_dropped_connection(tmp_path: Path
     assert session.reconstructor.rotated is True
 
 
-def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
-    game = kramnik_ivanchuk()
-    sim = BoardSimulator.from_pgn(game, noise=Noise(knocks=0.1), seed=3)
+def replay_recording(tmp_path: Path, chunks: list[tuple[int, bytes]]) -> tuple[str, int]:
+    """``chunks`` (instants from 0) kept as a ``.dgt`` recording starting now, replayed
+    through ``run_sources`` as fast as it goes into a store where game 6.3 started:
+    the store's URL and the recording's start."""
     start = wall_ms()
     recording = tmp_path / "board.dgt"
-    write_recording(recording, [(start + at, d) for at, d in sim.raw_stream()], start)
+    write_recording(recording, [(start + at, d) for at, d in chunks], start)
     assert parse_recording(recording.read_bytes()).records
     url = str(tmp_path / "store.sqlite")
     with Store(url) as store:
@@ -229,6 +230,13 @@ def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
         await run_sources([f"file:{recording}=6.3"], url, asyncio.Event(), file_speed=0)
 
     asyncio.run(main())
+    return url, start
+
+
+def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
+    game = kramnik_ivanchuk()
+    sim = BoardSimulator.from_pgn(game, noise=Noise(knocks=0.1), seed=3)
+    url, start = replay_recording(tmp_path, sim.raw_stream())
     with Store(url) as store:
         stored = store.game("6.3")
         assert stored is not None

@@ -147,6 +147,20 @@ def _intermediate(board: chess.Board, move: chess.Move) -> chess.Square | None:
     return None
 
 
+def _captured_square(board: chess.Board, move: chess.Move) -> chess.Square | None:
+    """Where the man ``move`` captures stands (en passant: beside the capturing pawn)."""
+    if board.is_en_passant(move):
+        return chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))
+    return move.to_square if board.piece_at(move.to_square) is not None else None
+
+
+def _castling_rook(move: chess.Move) -> tuple[chess.Square, chess.Square]:
+    """The rook's squares (from, to) of a castling king's ``move``."""
+    rank = chess.square_rank(move.to_square)
+    kingside = chess.square_file(move.to_square) == 6
+    return chess.square(7 if kingside else 0, rank), chess.square(5 if kingside else 3, rank)
+
+
 def _clock_at_rate(steps: list[Step], every_ms: int) -> list[Step]:
     """The same script with a clock that speaks only every ``every_ms``: each message
     shows the clock as it last was (presses are seen at the next message)."""
@@ -350,10 +364,7 @@ class BoardSimulator:
             return self._held(board, move, rng, t, change)
         if board.is_castling(move):
             king_to = move.to_square
-            rank = chess.square_rank(king_to)
-            kingside = chess.square_file(king_to) == 6
-            rook_from = chess.square(7 if kingside else 0, rank)
-            rook_to = chess.square(5 if kingside else 3, rank)
+            rook_from, rook_to = _castling_rook(move)
             rook = board.piece_at(rook_from)
             if rng.random() < 0.5:
                 # Rook first; with transients, it stands on f1/d1 a while (a legal rook move).
@@ -382,13 +393,7 @@ class BoardSimulator:
                 t += gap()
                 change(t, rook_to, rook)
             return t
-        captured_square: chess.Square | None = None
-        if board.is_en_passant(move):
-            captured_square = chess.square(
-                chess.square_file(move.to_square), chess.square_rank(move.from_square)
-            )
-        elif board.piece_at(move.to_square) is not None:
-            captured_square = move.to_square
+        captured_square = _captured_square(board, move)
         captured_first = captured_square is not None and self._lift_order_capture(rng)
         if captured_first and captured_square is not None:
             change(t, captured_square, None)
@@ -450,26 +455,16 @@ class BoardSimulator:
         assert piece is not None
         if board.is_castling(move):
             # The king lifted and held, then put down, then the rook carried over it.
-            king_to = move.to_square
-            rank = chess.square_rank(king_to)
-            kingside = chess.square_file(king_to) == 6
-            rook_from = chess.square(7 if kingside else 0, rank)
-            rook_to = chess.square(5 if kingside else 3, rank)
+            rook_from, rook_to = _castling_rook(move)
             change(t, move.from_square, None)
             t += hover()
-            change(t, king_to, piece)
+            change(t, move.to_square, piece)
             t += gap()
             change(t, rook_from, None)
             t += gap()
             change(t, rook_to, board.piece_at(rook_from))
             return t
-        captured: chess.Square | None = None
-        if board.is_en_passant(move):
-            captured = chess.square(
-                chess.square_file(move.to_square), chess.square_rank(move.from_square)
-            )
-        elif board.piece_at(move.to_square) is not None:
-            captured = move.to_square
+        captured = _captured_square(board, move)
         kinds = ["hover", "misplaced"] + (["captured_held"] if captured is not None else [])
         kind = "fetch" if move.promotion else rng.choice(kinds)
         landed = chess.Piece(move.promotion, piece.color) if move.promotion else piece
