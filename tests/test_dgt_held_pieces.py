@@ -12,32 +12,21 @@ confirms a move or reports an impossible position, at any clock rate.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import chess
 import pytest
 
 from adapters.dgt import protocol as p
-from adapters.dgt.feed import StoreSink
-from adapters.dgt.link import SerialTransport
 from adapters.dgt.observations import LineRecovered, MoveConfirmed
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.session import BoardSession
-from adapters.dgt.simulator import BoardSimulator, Noise, PtyLink
+from adapters.dgt.simulator import BoardSimulator, Noise
 from adapters.store import Store
 from engine.events import board_stream
 from tests.dgt_hands import Hands
 from tests.test_dgt_order_and_recovery import games, replay, truth
-from tests.test_dgt_serial import (
-    SCALE,
-    kramnik_ivanchuk,
-    play_through,
-    plies_stored,
-    replay_recording,
-    scaled_session,
-    start_game,
-)
+from tests.test_dgt_serial import SCALE, kramnik_ivanchuk, over_a_pty, replay_recording
 
 
 class TestHeldPiecesAreNotAlerts:
@@ -219,21 +208,8 @@ def test_held_pieces_over_a_pseudo_terminal_through_pyserial(tmp_path: Path) -> 
         game, noise=Noise(held=0.6), time_scale=SCALE, think_ms=300, seed=21
     )
     sim.moves = sim.moves[:30]
-    path = tmp_path / "ttyDGT"
     with Store(str(tmp_path / "store.sqlite")) as store:
-        start_game(store)
-        session = scaled_session()
-        sink = StoreSink(store, "6.3", session, label="ttyDGT")
-        asyncio.run(
-            play_through(
-                sim,
-                PtyLink(path),
-                SerialTransport(str(path)),
-                lambda s: sink.deliver,
-                session,
-                plies_stored(store, len(sim.moves)),
-            )
-        )
+        sink, _, _ = over_a_pty(tmp_path, sim, store)
         stored = store.game("6.3")
         assert stored is not None and list(stored.moves) == truth(sim)
         kinds = [a.kind for a in store.stream(board_stream("31337"))]

@@ -115,6 +115,28 @@ async def play_through(sim: BoardSimulator, link, transport, sink_of, session, d
     return adapter
 
 
+def over_a_pty(
+    tmp_path: Path, sim: BoardSimulator, store: Store
+) -> tuple[StoreSink, BoardSession, BoardLink]:
+    """``sim`` on a pseudo-terminal, the adapter on the other end through pyserial, its
+    moves into ``store`` (game 6.3, started now): the sink, the session, the link."""
+    path = tmp_path / "ttyDGT"
+    start_game(store)
+    session = scaled_session()
+    sink = StoreSink(store, "6.3", session, label="ttyDGT")
+    adapter = asyncio.run(
+        play_through(
+            sim,
+            PtyLink(path),
+            SerialTransport(str(path)),
+            lambda s: sink.deliver,
+            session,
+            plies_stored(store, len(sim.moves)),
+        )
+    )
+    return sink, session, adapter
+
+
 def check_game(store: Store, sink: StoreSink, sim: BoardSimulator, game: chess.pgn.Game) -> None:
     expected = [m.uci() for m in game.mainline_moves()][: len(sim.moves)]
     stored = store.game("6.3")
@@ -152,21 +174,8 @@ def test_a_whole_game_over_a_pseudo_terminal_through_pyserial(
     )
     if plies is not None:
         sim.moves = sim.moves[:plies]
-    path = tmp_path / "ttyDGT"
     with Store(str(tmp_path / "store.sqlite")) as store:
-        start_game(store)
-        session = scaled_session()
-        sink = StoreSink(store, "6.3", session, label="ttyDGT")
-        adapter = asyncio.run(
-            play_through(
-                sim,
-                PtyLink(path),
-                SerialTransport(str(path)),
-                lambda s: sink.deliver,
-                session,
-                plies_stored(store, len(sim.moves)),
-            )
-        )
+        sink, session, adapter = over_a_pty(tmp_path, sim, store)
         check_game(store, sink, sim, game)
         assert session.clock_sides.white_side == white_side
         assert adapter.disconnects >= 1 and adapter.connects >= 2
