@@ -208,8 +208,16 @@ def test_held_pieces_over_a_pseudo_terminal_through_pyserial(tmp_path: Path) -> 
         game, noise=Noise(held=0.6), time_scale=SCALE, think_ms=300, seed=21
     )
     sim.moves = sim.moves[:30]
+    # Thresholds well above the scaled holds (a piece put down a moment: at most
+    # 1.2 s, 180 ms here), so that a loaded machine's late reads cannot stretch one.
+    session = BoardSession(
+        reconstructor=MoveReconstructor(
+            alert_after_ms=int(4000 * SCALE), confirm_ms=int(4000 * SCALE)
+        ),
+        debounce_ms=int(300 * SCALE),
+    )
     with Store(str(tmp_path / "store.sqlite")) as store:
-        sink, _, _ = over_a_pty(tmp_path, sim, store)
+        sink, _, _ = over_a_pty(tmp_path, sim, store, session)
         stored = store.game("6.3")
         assert stored is not None and list(stored.moves) == truth(sim)
         kinds = [a.kind for a in store.stream(board_stream("31337"))]

@@ -116,13 +116,14 @@ async def play_through(sim: BoardSimulator, link, transport, sink_of, session, d
 
 
 def over_a_pty(
-    tmp_path: Path, sim: BoardSimulator, store: Store
+    tmp_path: Path, sim: BoardSimulator, store: Store, session: BoardSession | None = None
 ) -> tuple[StoreSink, BoardSession, BoardLink]:
-    """``sim`` on a pseudo-terminal, the adapter on the other end through pyserial, its
-    moves into ``store`` (game 6.3, started now): the sink, the session, the link."""
+    """``sim`` on a pseudo-terminal, the adapter (``session``, by default
+    ``scaled_session()``) on the other end through pyserial, its moves into ``store``
+    (game 6.3, started now): the sink, the session, the link."""
     path = tmp_path / "ttyDGT"
     start_game(store)
-    session = scaled_session()
+    session = session or scaled_session()
     sink = StoreSink(store, "6.3", session, label="ttyDGT")
     adapter = asyncio.run(
         play_through(
