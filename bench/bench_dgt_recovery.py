@@ -41,6 +41,13 @@ lying, ``held`` = on pieces in a hand::
     2 s         72    71  4827/4827  4.57 (0.70+3.88)           80          1   300 / 6000
     5 s        193   125  4757/4827  0.27 (0.00+0.27)           80          0     0 / 5300
 
+After (this branch: a move complete only on evidence, a placement reported only
+once it surely stood, pieces in a hand never), same script and simulator::
+
+    1 s          0     0  4827/4827  1.25 (1.25+0.00)           80          1  2300 / 7300
+    2 s          0     0  4827/4827  0.70 (0.70+0.00)           80          1  2300 / 6300
+    5 s          0     0  4827/4827  0.00 (0.00+0.00)           80          0   300 / 10000
+
 ``--misread``: the older table, the games clean and with an injected misread
 (from ply 20, the first pawn double push or slide whose intermediate square is a
 legal move is held there ``--hold-ms``), untimed and at clock rates 0.3-5 s:

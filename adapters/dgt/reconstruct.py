@@ -397,7 +397,10 @@ class MoveReconstructor:
             for placement, when_ms in passing:
                 if placement != raw:
                     out.extend(self._observe(placement, when_ms, settled=False))
-        out.extend(self._observe(raw, at_ms, settled=True))
+        # The settled placement stands since the change that made it, not since the
+        # debounce ended (a dump without changes: since it was read).
+        since_ms = passing[-1][1] if passing and passing[-1][0] == raw else at_ms
+        out.extend(self._observe(raw, at_ms, settled=True, since_ms=since_ms))
         return out
 
     def _explained_at_once(self, raw: str, passing: Sequence[tuple[str, int]]) -> bool:
@@ -440,7 +443,9 @@ class MoveReconstructor:
                 parent.pop()
         return out
 
-    def _observe(self, raw: str, at_ms: int, *, settled: bool) -> list[Observation]:
+    def _observe(
+        self, raw: str, at_ms: int, *, settled: bool, since_ms: int | None = None
+    ) -> list[Observation]:
         out: list[Observation] = []
         if raw == self._last_settled and (self._unknown is None or not settled):
             return out
@@ -515,7 +520,7 @@ class MoveReconstructor:
                     self._restored(out, at_ms)
                     return out
         if self._unknown != placement or not self._unknown_settled:
-            self._unknown_since_ms = at_ms
+            self._unknown_since_ms = at_ms if since_ms is None else min(since_ms, at_ms)
             self._unknown = placement
             self._unknown_settled = True
             self._unknown_alerted = False
