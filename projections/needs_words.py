@@ -62,6 +62,7 @@ CRITERION_WORDS = {
     "h2h": "the games between the tied players",
     "wins": "more wins",
     "sb": "Sonneborn-Berger",
+    "koya": "Koya",
 }
 LETTERS = "abcdefgh"
 

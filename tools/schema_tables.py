@@ -106,9 +106,12 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
                         "wins": {"type": "integer"},
                         "h2h": SCORE,
                         "sb": SCORE,
+                        "koya": SCORE,
                     },
                 },
             },
+            "format": {"type": "string"},
+            "first_place_level": {"type": "array", "items": {"type": "string"}},
             "winner": {"type": ["object", "null"]},
             "leader": {"type": ["object", "null"]},
             "playoff": {"type": "object", "required": ["needed"]},
@@ -186,7 +189,7 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
             "after_round": {"type": "integer", "minimum": 0},
             "rounds": {"type": "integer", "minimum": 1},
             "rules": {"type": "string"},
-            "criteria": {"type": "array", "items": {"enum": ["h2h", "wins", "sb"]}},
+            "criteria": {"type": "array", "items": {"enum": ["h2h", "wins", "sb", "koya"]}},
             "games": {
                 "type": "array",
                 "items": {
@@ -237,7 +240,7 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
                         "winner": {"type": ["string", "null"]},
                         "playoff": {"type": "array", "items": {"type": "string"}},
                         "decided_by": {
-                            "enum": ["points", "h2h", "wins", "sb", "withdrawal", "playoff"]
+                            "enum": ["points", "h2h", "wins", "sb", "koya", "withdrawal", "playoff"]
                         },
                     },
                 },

@@ -35,9 +35,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from engine.game.state import FINISHED, Game
+from engine.scores import POINTS, game_points
 from engine.termination import Termination
 from engine.tournament.pairing import table_size
-from engine.tournament.playoff import POINTS
 from engine.tournament.tournament import Tournament
 
 ANNULLED = "annulled"
@@ -60,6 +60,9 @@ class ScoredGame:
     black: str
     result: str
     by_default: bool = False
+    scores: str | None = None
+    """The players' own scores where a ruling gave each his own (``engine.scores``:
+    0 - 1/2 under Laws 2009 12.3 b, 0 - 0 for a double default)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,9 @@ class Line:
     games: int
     wins: int
     sb: Fraction
+    koya: Fraction = Fraction(0)
+    """Koya: points scored against the opponents who scored 50% or more of their games
+    (FIDE's round-robin tie-break; the ``round-robin`` profile)."""
 
 
 def annulled_players(tournament: Tournament, after_round: int | None = None) -> set[str]:
@@ -90,7 +96,9 @@ def round_robin_games(
     annulled = annulled_players(tournament, after_round)
     out: list[ScoredGame] = []
     for g in games:
-        if g.stage != "tournament" or g.status != FINISHED or g.result not in POINTS:
+        if g.stage != "tournament" or g.status != FINISHED:
+            continue
+        if game_points(g.result, g.scores) is None:
             continue
         if g.white not in players or g.black not in players:
             continue
@@ -106,13 +114,18 @@ def round_robin_games(
                 g.black,
                 g.result,
                 g.termination == DEFAULT_TERMINATION,
+                g.scores,
             )
         )
     return sorted(out, key=lambda s: (s.round, s.game))
 
 
 def score_of(game: ScoredGame, player: str) -> Fraction:
-    white, black = POINTS[game.result]
+    """The player's own score in the game: the ruling's where it gave each player his own
+    (Laws 2009 12.3 b: 0 - 1/2), else the result's (3.6.1)."""
+    points = game_points(game.result, game.scores)
+    assert points is not None, f"game {game.game} has no result"
+    white, black = points
     return white if player == game.white else black
 
 
@@ -122,6 +135,16 @@ def opponent_of(game: ScoredGame, player: str) -> str:
 
 HALF_POINTS = {result: (int(2 * w), int(2 * b)) for result, (w, b) in POINTS.items()}
 """Each result's score in half points, White's then Black's (3.6.1: 1, 1/2, 0)."""
+
+
+def half_points_of(game: ScoredGame) -> tuple[int, int]:
+    """White's and Black's own scores in the game, in half points (the ruling's where it
+    gave each player his own, Laws 2009 12.3 b; else the result's)."""
+    if game.scores is None and game.result in HALF_POINTS:
+        return HALF_POINTS[game.result]
+    points = game_points(game.result, game.scores)
+    assert points is not None, f"game {game.game} has no result"
+    return int(2 * points[0]), int(2 * points[1])
 
 
 @dataclass(frozen=True)
@@ -160,7 +183,7 @@ def _add(
     games: Iterable[ScoredGame],
 ) -> None:
     for g in games:
-        white, black = HALF_POINTS[g.result]
+        white, black = half_points_of(g)
         for me, other, score in ((g.white, g.black, white), (g.black, g.white, black)):
             row = against.get(me)
             if row is None:
@@ -182,11 +205,22 @@ def tally(players: Sequence[str], games: Iterable[ScoredGame]) -> Tally:
 def lines_of(counted: Tally) -> dict[str, Line]:
     """Points (3.6.1), games, wins (3.7 b) and Sonneborn-Berger (3.7 c) of every player."""
     points = counted.half_points()
+    # Koya: the opponents who scored 50% or more of their games
+    strong = {p for p in counted.players if counted.games[p] and points[p] >= counted.games[p]}
     out: dict[str, Line] = {}
     for p in counted.players:
+        row = counted.against[p]
         # (c): the score against each opponent times his points (halves times halves)
-        sb = sum(score * points.get(q, 0) for q, score in counted.against[p].items())
-        out[p] = Line(p, Fraction(points[p], 2), counted.games[p], counted.wins[p], Fraction(sb, 4))
+        sb = sum(score * points.get(q, 0) for q, score in row.items())
+        koya = sum(score for q, score in row.items() if q in strong)
+        out[p] = Line(
+            p,
+            Fraction(points[p], 2),
+            counted.games[p],
+            counted.wins[p],
+            Fraction(sb, 4),
+            Fraction(koya, 2),
+        )
     return out
 
 
@@ -231,6 +265,8 @@ class Ranking:
             return Fraction(line.wins)
         if criterion == "sb":
             return line.sb
+        if criterion == "koya":
+            return line.koya
         raise ValueError(f"unknown tie-break criterion {criterion!r}")
 
     def key(self, player: str) -> tuple[Fraction, ...]:
