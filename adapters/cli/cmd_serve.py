@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from adapters.cli.common import add_store_option
+from adapters.cli.hall_config import setting
 from adapters.flag_watch import DEFAULT_INTERVAL_S, watch_flags
 from adapters.gateway.server import DEFAULT_PUBLIC_DELAY_S, serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
@@ -33,20 +34,28 @@ def register(sub: Any) -> None:
         description="Follow the store and serve every board, clock and the standings over "
         "websockets (docs/protocol.md) and as a web page at http://HOST:PORT/.",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
+    parser.add_argument(
+        "--host", default=None, help="address to listen on (default: gateway.host, else 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="port (0: any free port; default: gateway.port, else 8765)",
+    )
     parser.add_argument(
         "--tokens",
         metavar="FILE",
         help='JSON object {"<token>": {"role": "arbiter"|"commentator", "name": ...}}; '
-        "without it every client is public",
+        "default: the configuration's [tokens]; without either every client is public",
     )
     parser.add_argument(
         "--public-delay",
         type=float,
-        default=DEFAULT_PUBLIC_DELAY_S,
+        default=None,
         metavar="SECONDS",
-        help="delay of the public feed (fair play; default 900, 0 for a replay)",
+        help="delay of the public feed (fair play; default: the configuration's "
+        "public_delay_s, else 900; 0 for a replay)",
     )
     parser.add_argument(
         "--dgt",
@@ -65,9 +74,10 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--flag-check",
         type=float,
-        default=DEFAULT_INTERVAL_S,
+        default=None,
         metavar="SECONDS",
-        help="send check_flags for every game in progress this often (default 1; 0: never), "
+        help="send check_flags for every game in progress this often (default: "
+        "gateway.flag_check_s, else 1; 0: never), "
         "so a regulation clock at zero reaches the arbiters' desk (Laws 2009 6.8)",
     )
     add_store_option(parser)
@@ -84,15 +94,28 @@ def dgt_specs(args: argparse.Namespace) -> list[str]:
     return specs
 
 
+def resolve(args: argparse.Namespace) -> None:
+    """Fill what the command line left out from the hall's configuration, else the defaults."""
+    args.host = setting(args, "host", "host", "127.0.0.1")
+    args.port = setting(args, "port", "port", 8765)
+    args.public_delay = setting(args, "public_delay", "public_delay_s", DEFAULT_PUBLIC_DELAY_S)
+    args.flag_check = setting(args, "flag_check", "flag_check_s", DEFAULT_INTERVAL_S)
+
+
 def run(args: argparse.Namespace) -> int:
+    resolve(args)
     if args.flag_check < 0:
         print("candidates serve: --flag-check must be 0 or more seconds", file=sys.stderr)
         return 2
     if args.public_delay < 0:
         print("candidates serve: --public-delay must be 0 or more seconds", file=sys.stderr)
         return 2
+    hall = getattr(args, "hall", None)
     try:
-        tokens = load_tokens(args.tokens)
+        if args.tokens is None and hall is not None and hall.tokens is not None:
+            tokens = hall.tokens
+        else:
+            tokens = load_tokens(args.tokens)
     except TokenFileError as error:
         print(f"candidates serve: {error}", file=sys.stderr)
         return 2
@@ -104,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     run_sources = None
     if specs:
         try:
-            from adapters.dgt.service import run_sources
+            from adapters.dgt.service import CorrectionPolicy, run_sources
         except ImportError as error:
             print(
                 f"candidates serve: DGT boards are not available in this installation "
@@ -138,7 +161,13 @@ def run(args: argparse.Namespace) -> int:
         if run_sources is not None:
             tasks.append(
                 asyncio.create_task(
-                    run_sources(specs, url, stop, tournament=getattr(args, "tournament", None))
+                    run_sources(
+                        specs,
+                        url,
+                        stop,
+                        tournament=getattr(args, "tournament", None),
+                        policy=CorrectionPolicy(public_delay_ms=round(args.public_delay * 1000)),
+                    )
                 )
             )
         if args.flag_check > 0:
