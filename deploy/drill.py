@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import itertools
 import json
 import os
 import re
@@ -46,7 +47,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,13 @@ DRILL_TOKENS = {
     "commentator": "drill-studio-token-0002",
 }
 PUBLIC_DELAY_S = 4
+TIME_SCALE = 2.5
+"""The boards' pace: a ply about every 4 s on each board (the simulator's hands and
+thinking, 2.5 times its default; no transient pauses: the drill is about the hall's
+processes, tests/test_dgt_*.py about the boards' noise). Real players take minutes
+a move; a board reader restarted in a few seconds must find its boards at most a
+few plies on, as in a hall (the reconstructor reconciles up to four plies from the
+board's dump, docs/dgt.md; more is the arbiters' to enter from the score sheets)."""
 STEPS = (
     "install",
     "database",
@@ -264,6 +272,7 @@ class Hall:
             "db.hall.lan": "127.0.0.1",
         }
         self.units_dir = base / "etc" / "systemd" / "system"
+        self.units_dir.mkdir(parents=True)  # there on every machine already
         self.units: dict[str, Unit] = {}
         self.running: dict[str, subprocess.Popen[bytes]] = {}
         self.timers: set[str] = set()
@@ -320,9 +329,8 @@ class Hall:
             check=False,
         )
         if done.returncode:
-            raise DrillError(
-                f"`{line}` failed ({done.returncode}): {(done.stderr or done.stdout).strip()[-800:]}"
-            )
+            said = (done.stderr or done.stdout).strip()[-800:]
+            raise DrillError(f"`{line}` failed ({done.returncode}): {said}")
         return done.stdout
 
     # systemctl
@@ -427,10 +435,9 @@ def write_toml(path: Path, data: dict[str, Any]) -> None:
         subtables = []
         for key, value in table.items():
             if isinstance(value, dict) and (
-                not value or all(isinstance(v, dict) for v in value.values())
+                all(isinstance(v, dict) for v in value.values())
+                or (prefix == "" and key in ("gateway", "dgt", "tokens"))
             ):
-                subtables.append((key, value))
-            elif isinstance(value, dict) and prefix == "" and key in ("gateway", "dgt", "tokens"):
                 subtables.append((key, value))
             else:
                 name = json.dumps(key) if not re.fullmatch(r"[\w-]+", key) else key
@@ -480,9 +487,7 @@ def founding_commands() -> list[dict[str, Any]]:
     games = sample.source_games()
     lots = sample.drawing_of_lots(games)
     commands: list[dict[str, Any]] = [sample._create()]
-    commands.append(
-        {"cmd": "draw_lots", "tournament": sample.TOURNAMENT, "numbers": lots.numbers}
-    )
+    commands.append({"cmd": "draw_lots", "tournament": sample.TOURNAMENT, "numbers": lots.numbers})
     if lots.round_order != tuple(range(1, len(lots.round_order) + 1)):
         commands.append(
             {
@@ -561,7 +566,7 @@ class Seen:
     def delta(self, game: str, ply: int, uci: str, seq: int) -> None:
         with self.lock:
             line = self.moves.setdefault(game, [])
-            if seq in self.seqs[-4000:] or ply <= len(line) and line[ply - 1] == uci:
+            if seq in self.seqs[-4000:] or (ply <= len(line) and line[ply - 1] == uci):
                 self.doubled += 1
                 return
             if ply != len(line) + 1:
@@ -783,7 +788,7 @@ def judge(seen: Seen, games: dict[str, list[str]], play: tuple[float, float]) ->
         lost += sum(1 for i, m in enumerate(moves) if i >= len(line) or line[i] != m)
         doubled += max(0, len(line) - len(moves))
     arrivals = sorted(t for t in seen.arrivals if play[0] <= t <= play[1])
-    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     return {
         "client": seen.name,
         "moves": sum(len(v) for v in seen.moves.values()),
@@ -810,6 +815,7 @@ class Drill:
         self.clients: list[FeedClient] = []
         self.events: dict[str, Any] = {}
         self.started = time.monotonic()
+        self.summary: dict[str, Any] = {}
 
     def say(self, text: str) -> None:
         self.out(f"[{time.monotonic() - self.started:6.1f}s] {text}")
@@ -835,7 +841,11 @@ class Drill:
             except Exception:
                 pass
             if time.monotonic() > deadline:
-                raise DrillError(f"timed out waiting for {what}")
+                try:
+                    state = {g: len(m) for g, m in store_moves(self.url)[0].items()}
+                except Exception as exc:
+                    state = {"store": repr(exc)}
+                raise DrillError(f"timed out waiting for {what} (plies stored: {state})")
             time.sleep(0.3)
 
     def gateway_up(self, port: str) -> bool:
@@ -921,8 +931,9 @@ class Drill:
             self.sims[board] = subprocess.Popen(
                 [
                     str(BIN / "candidates"), "dgt", "simulate", "--pgn", str(path),
-                    "--serial", f"2013{ROUND}{board}", "--seed", str(2013 + int(board)),
+                    "--serial", f"{20130 + int(board)}", "--seed", str(2013 + int(board)),
                     "--pty", str(hall.dev / f"ttyDGT{board}"),
+                    "--time-scale", str(TIME_SCALE), "--no-transients",
                 ],
                 stdout=log, stderr=subprocess.STDOUT, env=hall.env(),
             )  # fmt: skip
@@ -938,9 +949,16 @@ class Drill:
         def at_share(share: float) -> Callable[[], bool]:
             return lambda: self.ply_count() >= share * total_plies
 
-        # a board reader dies
+        # a board reader dies, right after one of its boards' moves was stored
         self.wait_for("the first moves", at_share(0.15))
         self.step("during-play")
+        group_a = [f"{ROUND}.{b}" for b in GROUPS["a"]]
+
+        def plies_a() -> int:
+            return sum(len(m) for g, m in store_moves(self.url)[0].items() if g in group_a)
+
+        seen_a = plies_a()
+        self.wait_for("a move of group a", lambda: plies_a() > seen_a, 60)
         pid = hall.kill("candidates-boards@a")
         self.say(f"SIGKILL board reader a (pid {pid}) at {self.ply_count()} plies")
         self.events["board reader killed"] = pid
@@ -980,7 +998,7 @@ class Drill:
         self.wait_for("moves after the restart", lambda: self.ply_count() > before + 4, 120)
         backup_out = self.step("backup-now")
         _, _, backup_seq = store_moves(self.url)
-        self.say(f"backup: {backup_out[0].strip()} (store at seq {backup_seq})")
+        self.say(f"backup: {backup_out[-1].strip()} (store at seq {backup_seq})")
         backup_at = time.time_ns() // 1_000_000
         restore = self.step("restore")
         audit_restored, audit_backup = restore[-2], restore[-1]
@@ -990,7 +1008,7 @@ class Drill:
         self.wait_for(
             "every move of the round in the store",
             lambda: store_moves(self.url)[0] == expected,
-            900,
+            600,
         )
         play_to = time.monotonic()
         for game_id, game in games.items():
@@ -1060,7 +1078,9 @@ class Drill:
         white = sample.player_id(game.headers["White"])
         black = sample.player_id(game.headers["Black"])
         if result in ("1-0", "0-1"):
-            desk.command({"cmd": "resign", "game": game_id, "by": "black" if result == "1-0" else "white"})
+            desk.command(
+                {"cmd": "resign", "game": game_id, "by": "black" if result == "1-0" else "white"}
+            )
             return
         kind, intended = sample.draw_claim(board)
         claim: dict[str, Any] = {
@@ -1072,14 +1092,20 @@ class Drill:
         if intended:
             claim["intended_move"] = intended
         answer = desk.command(claim)
-        number = next(
-            (e.get("claim") for e in answer.get("events", []) if e.get("claim")), "1"
-        )
+        number = next((e.get("claim") for e in answer.get("events", []) if e.get("claim")), "1")
         if kind == "theoretical_draw":
             desk.command(
-                {"cmd": "advise_claim", "game": game_id, "claim": str(number), "opinion": "draw", "advisor": "advisor"}
+                {
+                    "cmd": "advise_claim",
+                    "game": game_id,
+                    "claim": str(number),
+                    "opinion": "draw",
+                    "advisor": "advisor",
+                }
             )
-        desk.command({"cmd": "rule_claim", "game": game_id, "claim": str(number), "decision": "accepted"})
+        desk.command(
+            {"cmd": "rule_claim", "game": game_id, "claim": str(number), "decision": "accepted"}
+        )
 
     def write_score_sheets(self, backup_seq: int, backup_at: int, desk: ArbiterDesk) -> None:
         """What the arbiters enter after losing the machine: from the score sheets, every
@@ -1148,7 +1174,16 @@ class Drill:
             or not all(ok for ok, _ in figures.audits.values())
             or not all(record.values())
         )  # fmt: skip
-        out(f"{lost} lost, {doubled} doubled, {disorder} out of order; longest gaps: {gaps}")
+        last = f"{lost} lost, {doubled} doubled, {disorder} out of order; longest gaps: {gaps}"
+        self.summary = {
+            "clients": figures.rows,
+            "audits": {k: {"passed": ok, "summary": v} for k, (ok, v) in figures.audits.items()},
+            "record": record,
+            "events": {k: str(v) for k, v in figures.events.items()},
+            "ran": [list(item) for item in self.hall.ran],
+            "last_line": last,
+        }
+        out(last)
         return 1 if failed else 0
 
 
@@ -1156,13 +1191,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true", help="fewer moves, every step and kill")
     parser.add_argument("--keep", action="store_true", help="keep the drill's directory")
+    parser.add_argument(
+        "--summary", metavar="FILE", help="also write the figures and the commands run as JSON"
+    )
     args = parser.parse_args(argv)
     drill = Drill(args.short, args.keep)
     try:
-        return drill.run()
+        status = drill.run()
     except DrillError as error:
         print(f"drill: {error}", file=sys.stderr)
         return 2
+    if args.summary:
+        Path(args.summary).write_text(json.dumps(drill.summary, indent=2), encoding="utf-8")
+    return status
 
 
 if __name__ == "__main__":

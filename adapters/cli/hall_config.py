@@ -41,11 +41,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adapters.gateway.tokens import Tokens, TokenFileError, parse_tokens
+from adapters.gateway.tokens import TokenFileError, Tokens, parse_tokens
 
 CONFIG_ENV = "CANDIDATES_CONFIG"
 
-TOP_KEYS = {"store", "tournament", "public_delay_s", "future_tolerance_s", "gateway", "tokens", "dgt"}
+TOP_KEYS = {
+    "store",
+    "tournament",
+    "public_delay_s",
+    "future_tolerance_s",
+    "gateway",
+    "tokens",
+    "dgt",
+}
 GATEWAY_KEYS = {"host", "port", "flag_check_s"}
 DGT_KEYS = {"debounce_ms", "auto_correct_arbiter", "record_dir", "serial_games", "groups"}
 GROUP_KEYS = {"boards", "livechess"}

@@ -37,6 +37,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import chess
 import chess.svg
+from eventsourcing.persistence import InterfaceError, OperationalError
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
@@ -59,7 +60,7 @@ from adapters.gateway.public import DelayedLog
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Identity, Tokens, load_tokens
 from adapters.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store import Store
-from adapters.wakeup import FALLBACK_S, ChangeListener, listen_for_changes
+from adapters.wakeup import FALLBACK_S, ChangeListener, first_line, listen_for_changes
 from engine.commands import REGISTRY
 from engine.events import AlertRaised, Event
 
@@ -355,8 +356,11 @@ class Gateway:
                     self._changed = False
                     last_read = loop.time()
                     update, public = await self._in(self._reader, self._poll)
-            except Exception:
-                log.exception("reading the store failed; retrying in 1 s")
+            except Exception as exc:
+                if isinstance(exc, OperationalError | InterfaceError):  # the server went away
+                    log.warning("reading the store failed (%s); retrying in 1 s", first_line(exc))
+                else:
+                    log.exception("reading the store failed; retrying in 1 s")
                 update = public = None
                 self._changed = True
                 with contextlib.suppress(TimeoutError):
