@@ -933,7 +933,7 @@ class Drill:
                     str(BIN / "candidates"), "dgt", "simulate", "--pgn", str(path),
                     "--serial", f"{20130 + int(board)}", "--seed", str(2013 + int(board)),
                     "--pty", str(hall.dev / f"ttyDGT{board}"),
-                    "--time-scale", str(TIME_SCALE), "--no-transients",
+                    "--time-scale", str(TIME_SCALE), "--no-transients", "--stay-on",
                 ],
                 stdout=log, stderr=subprocess.STDOUT, env=hall.env(),
             )  # fmt: skip

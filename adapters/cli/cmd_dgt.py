@@ -87,6 +87,12 @@ def register(sub: Any) -> None:
     sim.add_argument(
         "--real-time", action="store_true", help="think as long as the clock says (hours a game)"
     )
+    sim.add_argument(
+        "--stay-on",
+        action="store_true",
+        help="--pty/--tcp: after the last move keep answering until interrupted, as a board "
+        "left on does (a host that reconnects reads the final position)",
+    )
     out = sim.add_mutually_exclusive_group(required=True)
     out.add_argument("--out", help="write a .dgt recording")
     out.add_argument("--raw", help="write raw bytes (- for standard output)")
@@ -330,7 +336,7 @@ def run_simulate(args: argparse.Namespace) -> int:
             link = s.TcpLink(port=args.tcp)
             print(f"board on tcp://127.0.0.1:{args.tcp}", file=sys.stderr)
         try:
-            await sim.run(link)
+            await sim.run(link, float("inf") if args.stay_on else 0.3)
         finally:
             await link.close()
 

@@ -521,9 +521,12 @@ class BoardSimulator:
 
     # --- serving ----------------------------------------------------------------
 
-    async def run(self, link: SimulatedLink) -> None:
-        """Play the script on a link, answering host commands as a board does."""
-        board = _LiveBoard(self, link)
+    async def run(self, link: SimulatedLink, stay_on_s: float = 0.3) -> None:
+        """Play the script on a link, answering host commands as a board does; after the
+        last move the board stays on, answering, for ``stay_on_s`` (a board in a hall
+        stays on until it is unplugged: a host that reconnects then reads the final
+        position)."""
+        board = _LiveBoard(self, link, stay_on_s)
         await board.run()
 
 
@@ -547,9 +550,10 @@ class SimulatedLink(ABC):
 class _LiveBoard:
     """The board's firmware: IDLE until told a mode, answers queries, reports changes."""
 
-    def __init__(self, sim: BoardSimulator, link: SimulatedLink) -> None:
+    def __init__(self, sim: BoardSimulator, link: SimulatedLink, stay_on_s: float = 0.3) -> None:
         self.sim = sim
         self.link = link
+        self.stay_on_s = stay_on_s
         self.codes = sim.initial_codes()
         self.mode = "idle"
         self.clock: bytes = p.encode_clock(7200_000, 7200_000, None)
@@ -622,8 +626,8 @@ class _LiveBoard:
                     self.mode = "idle"  # a power-cycled / replugged board starts idle
                     await self.link.open()
                     self.up = True
-            # Keep answering until the host goes away (a real board stays on).
-            await asyncio.sleep(0.3)
+            # Keep answering a while (a real board stays on).
+            await asyncio.sleep(self.stay_on_s)
         finally:
             commands.cancel()
             with contextlib.suppress(asyncio.CancelledError):
