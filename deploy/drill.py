@@ -1179,15 +1179,16 @@ class Drill:
                             },
                         )
                     )
+        from engine.commands import REGISTRY
         from engine.timefmt import parse_instant
 
         for command in desk.sent:
             at_ms = parse_instant(command["at"])
             if at_ms >= backup_at and command["cmd"] != "start_game":
                 entry = {k: v for k, v in command.items() if k != "command_id"}
-                entry.setdefault("arbiter", "chief")
-                if command["cmd"] in ("claim_draw", "resign"):
-                    entry.pop("arbiter")
+                spec = REGISTRY.get(command["cmd"])
+                if spec is not None and spec.field("arbiter") is not None:
+                    entry.setdefault("arbiter", "chief")  # the desk's token filled it in
                 lines.append((at_ms, entry))
         lines.sort(key=lambda item: item[0])
         path = Path(self.hall.here("/var/lib/candidates/score-sheets.jsonl"))
