@@ -57,12 +57,18 @@ def test_every_sh_block_of_the_runbook_is_a_step_of_the_drill() -> None:
 
 
 def test_no_other_code_block_of_the_runbook_holds_a_command() -> None:
-    text = RUNBOOK.read_text(encoding="utf-8")
-    fences = re.findall(r"```(\w*)\n", text)
-    assert set(fences) <= {"sh", ""}
-    untagged = re.findall(r"```\n(.*?)```", text, re.S)
-    for body in untagged:
-        assert not re.search(r"^\s*(candidates|systemctl|curl|createdb)\b", body, re.M), body
+    """Commands live in the drill's ``sh`` blocks only: no other fenced or indented block
+    of the runbook starts a line with a command."""
+    inside: str | None = None
+    for line in RUNBOOK.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            inside = None if inside is not None else line[3:].strip()
+            assert inside in (None, "sh"), f"a {inside!r} block in the runbook"
+            continue
+        if inside == "sh":
+            continue
+        if inside is not None or line.startswith("    "):
+            assert not re.match(r"\s*(candidates|systemctl|curl|createdb|sed)\b", line), line
 
 
 def test_the_units_the_runbook_names_exist_and_run_the_cli() -> None:
@@ -136,3 +142,24 @@ def test_the_short_drill_loses_nothing_through_every_kill(tmp_path: Path) -> Non
     ran = {tuple(item) for item in result["ran"]}
     wanted = {(name, line) for name, lines in drill.runbook_blocks().items() for line in lines}
     assert wanted <= ran, sorted(wanted - ran)
+
+
+def test_the_drill_counts_moves_lost_doubled_and_out_of_order() -> None:
+    store = {"2.1": ["e2e4", "e7e5", "g1f3"]}
+    live = drill.Seen("live", "deltas")
+    live.delta("2.1", 1, "e2e4", 10)
+    live.delta("2.1", 1, "e2e4", 10)  # the same delta twice
+    live.delta("2.1", 3, "g1f3", 12)  # ply 2 never came
+    row = drill.judge(live, store, (0.0, float("inf")))
+    assert (row["lost"], row["doubled"], row["out_of_order"]) == (2, 1, 1)
+    views = drill.Seen("public", "views")
+    views.view("2.1", ["e2e4", "e7e5"])
+    views.view("2.1", ["d2d4"])  # a game that went back and changed
+    views.view("2.1", ["d2d4", "e7e5", "g1f3", "b8c6"])  # a move more than the record
+    row = drill.judge(views, store, (0.0, float("inf")))
+    assert (row["lost"], row["doubled"], row["out_of_order"]) == (1, 1, 1)
+    clean = drill.Seen("clean", "deltas")
+    for ply, (seq, uci) in enumerate(zip((1, 2, 3), store["2.1"], strict=True), start=1):
+        clean.delta("2.1", ply, uci, seq)
+    row = drill.judge(clean, store, (0.0, float("inf")))
+    assert (row["lost"], row["doubled"], row["out_of_order"], row["moves"]) == (0, 0, 0, 3)
