@@ -857,7 +857,7 @@ class Drill:
         self.short = short
         self.keep = keep
         self.out = out
-        self.plies = 16 if short else None
+        self.plies = 24 if short else None
         self.tmp = Path(tempfile.mkdtemp(prefix="candidates-drill-"))
         os.chmod(self.tmp, 0o755)
         self.hall = Hall(self.tmp, out)
@@ -1002,7 +1002,7 @@ class Drill:
             return lambda: self.ply_count() >= share * total_plies
 
         # a board reader dies, right after one of its boards' moves was stored
-        self.wait_for("the first moves", at_share(0.15))
+        self.wait_for("the first moves", at_share(0.1))
         self.step("during-play")
         group_a = [f"{ROUND}.{b}" for b in GROUPS["a"]]
 
@@ -1029,7 +1029,7 @@ class Drill:
         self.say("desk: adjust_clock on 2.1 (+2 min to White)")
 
         # a gateway dies
-        self.wait_for("a third of the moves", at_share(0.35))
+        self.wait_for("a fifth of the moves", at_share(0.2))
         pid = hall.kill(f"candidates-gateway@{hall.ports['8765']}")
         self.say(f"SIGKILL gateway A (pid {pid}) at {self.ply_count()} plies")
         self.events["gateway killed"] = pid
@@ -1038,8 +1038,9 @@ class Drill:
         self.wait_for("gateway A back", lambda: self.gateway_up("8765"), 60)
 
         # the database dies
-        self.wait_for("half of the moves", at_share(0.5))
+        self.wait_for("a third of the moves", at_share(0.3))
         before = self.ply_count()
+        self.events["plies stored when the database was killed"] = f"{before} of {total_plies}"
         pid = hall.cluster.kill()
         self.say(f"SIGKILL PostgreSQL's postmaster (pid {pid}) at {before} plies")
         self.events["database killed"] = pid
@@ -1047,7 +1048,11 @@ class Drill:
         self.step("database-restarted")
 
         # a backup while play goes on, restored and audited
-        self.wait_for("moves after the restart", lambda: self.ply_count() > before + 4, 120)
+        self.wait_for(
+            "moves after the restart",
+            lambda: self.ply_count() > min(before + 4, total_plies - 1),
+            120,
+        )
         backup_at = time.time_ns() // 1_000_000
         backup_out = self.step("backup-now")
         self.say(f"backup: {backup_out[-1].strip()}")
