@@ -58,6 +58,8 @@ import chess.pgn
 from websockets.sync.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # tools/ (the sample's sources) is not installed
 RUNBOOK = ROOT / "docs" / "operations.md"
 UNITS = ROOT / "deploy" / "systemd"
 TEMPLATE = ROOT / "deploy" / "hall.toml"
@@ -482,8 +484,8 @@ def edit_config(hall: Hall, cluster_url: str) -> None:
 
 def founding_commands() -> list[dict[str, Any]]:
     """The organiser's founding commands for London 2013 (the real drawing of lots, the
-    rounds' order and the boards as published: adapters.sample derives them)."""
-    from adapters import sample
+    rounds' order and the boards as published: tools/sample.py derives them)."""
+    from tools import sample
 
     games = sample.source_games()
     lots = sample.drawing_of_lots(games)
@@ -1120,7 +1122,7 @@ class Drill:
     def end_game(self, desk: ArbiterDesk, game_id: str, game: chess.pgn.Game) -> None:
         """The arbiters end the game at the desk: a resignation for a decisive result, else
         the draw claim the player on move makes (3.9.2 b), advised and ruled."""
-        from adapters import sample
+        from tools import sample
 
         board = game.end().board()
         result = game.headers.get("Result", "*")

@@ -29,12 +29,13 @@ from typing import Any
 
 import chess
 
-from adapters.cli.common import add_store_option, print_json
+from adapters.cli.common import add_public_delay_option, add_store_option, print_json, readable_file
 from adapters.cli.hall_config import setting
 from adapters.dgt import protocol as p
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import is_recording, parse_recording
 from adapters.dgt.session import BoardSession
+from adapters.host import public_delay
 from engine.errors import MalformedCommand
 from engine.timefmt import format_instant
 
@@ -137,16 +138,12 @@ def register(sub: Any) -> None:
         "name while the public has not seen the plies (default: dgt.auto_correct_arbiter, "
         "else propose them only)",
     )
-    run.add_argument(
-        "--public-delay-s",
-        "--public-delay",
-        dest="public_delay_s",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="how late the public sees the moves (the gateway's delay), for the policy "
-        "(default: the configuration's public_delay_s, else 900)",
+    add_public_delay_option(
+        run,
+        "how late the public sees the moves (the gateway's delay), for the policy "
+        "(default: the configuration's public_delay_s)",
     )
+    run.set_defaults(public_delay_s=None)  # unless given: the configuration's, else 900
     add_store_option(run)
     run.set_defaults(func=run_run)
 
@@ -154,7 +151,7 @@ def register(sub: Any) -> None:
 def _read(path: str) -> bytes:
     """The bytes of a DGT input; MalformedCommand for a recording whose header is wrong
     or input that holds no DGT message at all (garbage, a text file)."""
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    data = sys.stdin.buffer.read() if path == "-" else readable_file(path).read_bytes()
     if is_recording(data):
         try:
             parse_recording(data)
@@ -268,10 +265,12 @@ def run_moves(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from adapters.dgt import simulated_links as links
     from adapters.dgt import simulator as s
-    from adapters.dgt.link import wall_ms
     from adapters.dgt.recording import write_recording
+    from adapters.host.clock import wall_clock_ms
 
+    readable_file(args.pgn, "--pgn")
     try:
         game = s.load_game(args.pgn, index=args.index, round_=args.round)
     except LookupError as exc:
@@ -297,7 +296,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         clock_every_ms=args.clock_every_ms,
     )
     if args.out:
-        start = wall_ms()
+        start = wall_clock_ms()
         chunks = [(start + at, data) for at, data in sim.raw_stream(drops=True)]
         write_recording(
             args.out,
@@ -322,21 +321,21 @@ def run_simulate(args: argparse.Namespace) -> int:
         if args.livechess is not None:
             ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
             task = asyncio.create_task(
-                s.serve_livechess({args.serial: sim}, port=args.livechess, ready=ready)
+                links.serve_livechess({args.serial: sim}, port=args.livechess, ready=ready)
             )
             port = await ready
             print(f"LiveChess-like feed on ws://127.0.0.1:{port}/api/v1.0", file=sys.stderr)
             await task
             return
-        link: s.SimulatedLink
+        link: links.SimulatedLink
         if args.pty:
-            link = s.PtyLink(args.pty)
+            link = links.PtyLink(args.pty)
             print(f"board on {args.pty} (a pseudo-terminal)", file=sys.stderr)
         else:
-            link = s.TcpLink(port=args.tcp)
+            link = links.TcpLink(port=args.tcp)
             print(f"board on tcp://127.0.0.1:{args.tcp}", file=sys.stderr)
         try:
-            await sim.run(link, float("inf") if args.stay_on else 0.3)
+            await link.play(sim, float("inf") if args.stay_on else 0.3)
         finally:
             await link.close()
 
@@ -355,8 +354,9 @@ def _stop_on_signals(stop: asyncio.Event) -> None:
 def run_record(args: argparse.Namespace) -> int:
     from urllib.parse import urlparse
 
-    from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport, Transport, wall_ms
+    from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport, Transport
     from adapters.dgt.recording import Recorder
+    from adapters.host.clock import wall_clock_ms
 
     transport: Transport
     if args.dgt.startswith("tcp://"):
@@ -371,7 +371,7 @@ def run_record(args: argparse.Namespace) -> int:
         if args.seconds is not None:
             asyncio.get_running_loop().call_later(args.seconds, stop.set)
         session = BoardSession()
-        with Recorder(args.out, wall_ms(), source=args.dgt) as recorder:
+        with Recorder(args.out, wall_clock_ms(), source=args.dgt) as recorder:
 
             def deliver(observations: list[Any]) -> None:
                 for obs in observations:
@@ -435,7 +435,9 @@ def run_run(args: argparse.Namespace) -> int:
             file_speed=args.speed,
             policy=CorrectionPolicy(
                 setting(args, "auto_correct_arbiter", "auto_correct_arbiter", None),
-                max(0, round(setting(args, "public_delay_s", "public_delay_s", 900.0) * 1000)),
+                public_delay.delay_ms(
+                    setting(args, "public_delay_s", "public_delay_s", public_delay.DEFAULT_S)
+                ),
             ),
             tournament=getattr(args, "tournament", None),
         )

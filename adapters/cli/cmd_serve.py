@@ -5,7 +5,7 @@ loop (``adapters.dgt.service.run_sources``) and write their moves and clock
 readings into the same store, which the gateway then follows like any other
 writer.
 
-The flag check runs in the same loop (``adapters.flag_watch``): every second a
+The flag check runs in the same loop (``adapters.watch.flags``): every second a
 ``check_flags`` for every game in progress, so a regulation clock at zero
 reaches the arbiters' desk as a ``flag_fall`` alert within a second (6.8).
 """
@@ -19,12 +19,13 @@ import signal
 import sys
 from typing import Any
 
-from adapters.cli.common import add_store_option
+from adapters.cli.common import add_public_delay_option, add_store_option, readable_file
 from adapters.cli.hall_config import setting
-from adapters.flag_watch import DEFAULT_INTERVAL_S, watch_flags
-from adapters.gateway.server import DEFAULT_PUBLIC_DELAY_S, serve_forever
+from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
+from adapters.host import public_delay
 from adapters.store import store_url
+from adapters.watch.flags import DEFAULT_INTERVAL_S, watch_flags
 
 
 def register(sub: Any) -> None:
@@ -49,14 +50,12 @@ def register(sub: Any) -> None:
         help='JSON object {"<token>": {"role": "arbiter"|"commentator", "name": ...}}; '
         "default: the configuration's [tokens]; without either every client is public",
     )
-    parser.add_argument(
-        "--public-delay",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="delay of the public feed (fair play; default: the configuration's "
-        "public_delay_s, else 900; 0 for a replay)",
+    add_public_delay_option(
+        parser,
+        "delay of the public feed and of the boards' automatic corrections (fair play; "
+        "default: the configuration's public_delay_s)",
     )
+    parser.set_defaults(public_delay_s=None)  # unless given: the configuration's, else 900
     parser.add_argument(
         "--dgt",
         action="append",
@@ -90,6 +89,7 @@ def dgt_specs(args: argparse.Namespace) -> list[str]:
     for item in args.dgt_file:
         if "=" not in item:
             raise ValueError(f"--dgt-file needs FILE=GAME, got {item!r}")
+        readable_file(item.removeprefix("file:").rsplit("=", 1)[0], "--dgt-file")
         specs.append(item if item.startswith("file:") else f"file:{item}")
     return specs
 
@@ -98,7 +98,7 @@ def resolve(args: argparse.Namespace) -> None:
     """Fill what the command line left out from the hall's configuration, else the defaults."""
     args.host = setting(args, "host", "host", "127.0.0.1")
     args.port = setting(args, "port", "port", 8765)
-    args.public_delay = setting(args, "public_delay", "public_delay_s", DEFAULT_PUBLIC_DELAY_S)
+    args.public_delay_s = setting(args, "public_delay_s", "public_delay_s", public_delay.DEFAULT_S)
     args.flag_check = setting(args, "flag_check", "flag_check_s", DEFAULT_INTERVAL_S)
 
 
@@ -107,9 +107,8 @@ def run(args: argparse.Namespace) -> int:
     if args.flag_check < 0:
         print("candidates serve: --flag-check must be 0 or more seconds", file=sys.stderr)
         return 2
-    if args.public_delay < 0:
-        print("candidates serve: --public-delay must be 0 or more seconds", file=sys.stderr)
-        return 2
+    if args.tokens is not None:
+        readable_file(args.tokens, "--tokens")
     hall = getattr(args, "hall", None)
     try:
         if args.tokens is None and hall is not None and hall.tokens is not None:
@@ -148,13 +147,13 @@ def run(args: argparse.Namespace) -> int:
             for sock in server.sockets:
                 host, port = sock.getsockname()[:2]
                 print(f"candidates: serving {url} at http://{host}:{port}/ (websocket /ws)")
-            delay = f"{args.public_delay:g} s" if args.public_delay else "none"
+            delay = f"{args.public_delay_s:g} s" if args.public_delay_s else "none"
             print(f"candidates: {len(tokens)} token(s); public delay {delay}", flush=True)
 
         tasks = [
             asyncio.create_task(
                 serve_forever(
-                    url, args.host, args.port, tokens, args.public_delay, stop, ready=ready
+                    url, args.host, args.port, tokens, args.public_delay_s, stop, ready=ready
                 )
             )
         ]
@@ -165,8 +164,10 @@ def run(args: argparse.Namespace) -> int:
                         specs,
                         url,
                         stop,
+                        policy=CorrectionPolicy(
+                            public_delay_ms=public_delay.delay_ms(args.public_delay_s)
+                        ),
                         tournament=getattr(args, "tournament", None),
-                        policy=CorrectionPolicy(public_delay_ms=round(args.public_delay * 1000)),
                     )
                 )
             )
