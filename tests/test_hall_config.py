@@ -74,7 +74,7 @@ def test_serve_takes_store_tokens_and_delays_from_the_file(tmp_path: Path) -> No
     assert args.store == "var/hall.sqlite"
     assert args.tournament == "london-2013"
     assert args.future_tolerance == 30
-    assert (args.host, args.port, args.public_delay, args.flag_check) == ("0.0.0.0", 9100, 120, 2)
+    assert (args.host, args.port, args.public_delay_s, args.flag_check) == ("0.0.0.0", 9100, 120, 2)
     assert args.hall.tokens.identify("chief-token-0001").arbiter_id == "chief"
 
 
@@ -86,7 +86,7 @@ def test_an_option_given_wins_over_the_file_and_the_file_over_the_environment(
     monkeypatch.setenv("CANDIDATES_CONFIG", str(path))
     args = parsed("serve", "--port", "9200", "--public-delay", "0")
     resolve(args)
-    assert (args.port, args.public_delay, args.store) == (9200, 0, "var/hall.sqlite")
+    assert (args.port, args.public_delay_s, args.store) == (9200, 0, "var/hall.sqlite")
     args = parsed("--store", "mine.sqlite", "serve")
     assert args.store == "mine.sqlite"
 
@@ -95,7 +95,7 @@ def test_without_a_file_the_defaults_hold(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("CANDIDATES_CONFIG", raising=False)
     args = parsed("serve")
     resolve(args)
-    assert (args.host, args.port, args.public_delay, args.flag_check) == ("127.0.0.1", 8765, 900, 1)
+    assert (args.host, args.port, args.public_delay_s, args.flag_check) == ("127.0.0.1", 8765, 900, 1)
     assert args.hall is None
 
 
