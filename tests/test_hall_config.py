@@ -95,7 +95,8 @@ def test_without_a_file_the_defaults_hold(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("CANDIDATES_CONFIG", raising=False)
     args = parsed("serve")
     resolve(args)
-    assert (args.host, args.port, args.public_delay_s, args.flag_check) == ("127.0.0.1", 8765, 900, 1)
+    given = (args.host, args.port, args.public_delay_s, args.flag_check)
+    assert given == ("127.0.0.1", 8765, 900, 1)
     assert args.hall is None
 
 
