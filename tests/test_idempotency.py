@@ -18,7 +18,8 @@ from adapters.dgt.feed import StoreSink
 from adapters.store import Store
 from engine.events import CommandApplied
 from tests.dgt_hands import Hands
-from tests.helpers import ARBITERS, PLAYERS_2013, at, ok, paired_tournament, play, refused
+from tests.helpers import at, ok, paired_tournament, play, refused
+from tests.reliability_support import event_commands
 from tests.test_dgt_feed import START
 
 
@@ -229,29 +230,8 @@ def test_command_id_works_for_every_command_of_the_registry(store: Store) -> Non
     assert store.handle(other)["error"]["code"] == "command_id_reused"
 
 
-FOUNDING = [
-    {**line, "command_id": f"race-{i}"}
-    for i, line in enumerate(
-        [
-            {
-                "cmd": "create_tournament",
-                "tournament": "london-2013",
-                "name": "FIDE Candidates Tournament 2013",
-                "rules": "candidates-2012",
-                "start_date": "2013-03-13",
-                "cycles": 2,
-                "players": PLAYERS_2013,
-                "arbiters": ARBITERS,
-            },
-            {
-                "cmd": "draw_lots",
-                "tournament": "london-2013",
-                "numbers": {p["id"]: n for n, p in enumerate(PLAYERS_2013, start=1)},
-            },
-            {"cmd": "start_game", "game": "1.1", "at": at(0)},
-        ]
-    )
-]
+FOUNDING = [{**line, "command_id": f"race-{i}"} for i, line in enumerate(event_commands()[:3])]
+"""create_tournament, draw_lots and start_game of game 1.1, each with a command id."""
 
 
 def test_a_copy_applied_in_the_window_before_the_decision_answers_the_first_answer(
