@@ -187,15 +187,18 @@ def read_games(handle: TextIO) -> Iterator[chess.pgn.Game]:
 
 
 def read_text(path: str | Path) -> tuple[str, list[str]]:
-    """The file's text: UTF-8 (a BOM allowed), else Latin-1 with a warning."""
+    """The file's text: UTF-8 (a BOM allowed), else Latin-1 with a warning; line ends
+    as newlines (a Windows file's ``[%clk\\r\\n01:02:55]``, a comment broken across
+    lines, is then read like any other)."""
     try:
         data = Path(path).read_bytes()
     except OSError as error:
         raise MalformedCommand(f"{path}: cannot read the file ({error.strerror})") from None
     try:
-        return data.decode("utf-8-sig"), []
+        text, warnings = data.decode("utf-8-sig"), []
     except UnicodeDecodeError:
-        return data.decode("latin-1"), [f"{path} is not UTF-8: read as Latin-1"]
+        text, warnings = data.decode("latin-1"), [f"{path} is not UTF-8: read as Latin-1"]
+    return text.replace("\r\n", "\n").replace("\r", "\n"), warnings
 
 
 @dataclass

@@ -33,7 +33,7 @@ from engine.game import state as games
 from engine.game.reconciliation import judge
 from engine.game.state import Game, mover, position
 from engine.side import SIDES, Side
-from engine.termination import ON_TIME
+from engine.termination import ON_TIME, Termination
 from engine.timefmt import clock_text as clock_text  # the engine's; kept importable here
 from engine.timefmt import format_instant
 
@@ -54,7 +54,10 @@ def game_at(events: Sequence[Event], at_ms: int) -> Game | None:
 def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
     """The contract's ``clock`` object at ``at_ms`` (default: the game's last event)."""
     clock = game.clock
-    when = game.last_at_ms if at_ms is None else max(at_ms, game.last_at_ms)
+    # The values hold at ``at``: the last change of the clock (a move, an adjustment, a
+    # penalty, incident time, a correction), so ``remaining - (now - at)`` is right.
+    changed = max(game.last_at_ms, clock.at_ms if clock is not None else 0)
+    when = changed if at_ms is None else max(at_ms, changed)
     if clock is None:
         return {
             "white_ms": None,
@@ -74,11 +77,12 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
         "period": {str(side): now.period_index(side) + 1 for side in SIDES},
         "moves_to_control": {str(side): now.moves_to_control(side) for side in SIDES},
         "flag": None,
+        "falls": [{"side": side, "fell_at": format_instant(t)} for side, t in now.falls(when)],
     }
     if game.status == games.IN_PROGRESS:
-        fallen = clock.flag_fallen(when)
-        falls = clock.flag_falls_at_ms()
-        if fallen is not None and falls is not None:
+        first = clock.first_fall(when)  # 6.9 decides on the first flag that fell
+        if first is not None:
+            fallen, falls = first
             result, termination = flag_fall_result(position(game), fallen)
             view["flag"] = {
                 "side": fallen,
@@ -89,9 +93,13 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
             }
     elif game.termination in ON_TIME:
         loser = "white" if game.result == "0-1" else "black" if game.result == "1-0" else None
+        if game.termination == Termination.BOTH_FLAGS_FALLEN:
+            loser = "both"  # 6.11: the order cannot be established
+        flagged = loser or _flagged_in_draw(clock)
+        fell = clock.fell_at_ms(Side(flagged)) if flagged in SIDES else None
         view["flag"] = {
-            "side": loser or _flagged_in_draw(clock),
-            "fell_at": format_instant(game.last_at_ms),
+            "side": flagged,
+            "fell_at": format_instant(fell if fell is not None else game.last_at_ms),
             "result": game.result,
             "termination": game.termination,
             "recorded": True,

@@ -34,6 +34,7 @@ from engine.tournament.tournament import Player, Tournament
 PGN_TERMINATION = {
     "time_forfeit": "time forfeit",
     "flag_fall_draw": "time forfeit",
+    "both_flags_fallen": "time forfeit",
     "arbiter_decision": "adjudication",
     "default": "abandoned",
     "illegal_moves": "rules infraction",
