@@ -1,8 +1,12 @@
 """Games out of a store as PGN (``projections.pgn``): one game, one round, the whole event.
 
-Clock times are the regulation clock after each move (the time control
-applied to the recorded instants, ``projections.clock.move_clocks``); a game
-whose clock is unknown is written without ``[%clk]``. Comments are the
+``[%clk]`` after a move is what the players saw: the device's reading of the
+mover's clock after it (a score sheet's ``[%clk]``, a DGT clock, a move's two
+displays; Laws 2009 6.10 a), and the regulation clock (the time control applied to
+the recorded instants) where no reading belongs to the move
+(``projections.clock.shown_clocks``). Where a reading and the regulation clock
+differ by a second or more, a comment gives the regulation clock beside it. A
+game whose clock is unknown and that has no reading is written without ``[%clk]``. Comments are the
 arbiters' record at its ply (``projections.pgn_comments``). The same functions
 serve ``candidates pgn``, ``candidates event-pgn`` and the gateway's
 ``/pgn/...`` routes (on the store, or on the public's delayed copy of it).
@@ -10,25 +14,42 @@ serve ``candidates pgn``, ``candidates event-pgn`` and the gateway's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from adapters.store import Store, game_order
 from engine.errors import UnknownGame
-from engine.events import Event, game_stream
+from engine.events import ClockReadingRecorded, Event, game_stream
+from engine.timefmt import clock_text
 from engine.game.state import Game
 from engine.tournament.pairing import table_size
 from engine.tournament.tournament import Tournament
-from projections.clock import move_clocks
+from projections.clock import shown_clocks
 from projections.pgn import ClockAfterPly, game_pgn, games_pgn
 from projections.pgn_comments import ply_comments
 
 
-def clock_after_ply(events: list[Event]) -> dict[int, int]:
-    """Ply -> the mover's clock just after that move (the regulation clock)."""
-    return {ply: ms for ply, ms in enumerate(move_clocks(events), start=1) if ms is not None}
+def clock_after_ply(
+    events: list[Event], readings: Sequence[ClockReadingRecorded] = ()
+) -> tuple[dict[int, int], dict[int, list[str]]]:
+    """Ply -> the mover's clock just after that move as ``[%clk]`` writes it (the device's
+    reading, else the regulation clock), and ply -> the regulation clock's comment where
+    it differs from the reading."""
+    shown = shown_clocks(events, readings)
+    notes = {
+        ply: [f"regulation clock {clock_text(regulation)}"]
+        for ply, (_, regulation) in shown.items()
+        if regulation is not None
+    }
+    return {ply: ms for ply, (ms, _) in shown.items()}, notes
 
 
 def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
     events = store.stream(game_stream(game.game_id))
-    return clock_after_ply(events), ply_comments(events)
+    clocks, notes = clock_after_ply(events, store.readings(game.game_id))
+    comments = ply_comments(events)
+    for ply, texts in notes.items():
+        comments.setdefault(ply, []).extend(texts)
+    return clocks, comments
 
 
 def game_pgn_text(store: Store, game_id: str, site: str | None = None) -> str:

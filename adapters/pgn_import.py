@@ -69,7 +69,7 @@ import chess.pgn
 
 from adapters.pgn_players import Identity, Known, Seen, player_id, resolve
 from adapters.store import Store
-from engine.clock.move_instants import glitched_readings
+from engine.clock.move_instants import glitched_readings, unexplained_rises
 from engine.clock.time_control import read_time_control_text
 from engine.dispatch import decide
 from engine.errors import CommandRefused, MalformedCommand
@@ -391,31 +391,20 @@ def _score_sheet(
                 f"game {game_id} {game.label()}: FEN {fen!r} is not a position"
             ) from None
     clocks = recorded_clocks(game.pgn)
-    control_tag = options.time_control or game.header("TimeControl")
-    time_control: str | None = control_tag if control_tag in ("?", "-") else None
-    if control_tag and control_tag not in ("?", "-"):
-        control = read_time_control_text(control_tag)
-        if control is None:
-            dropped = (
-                " its [%clk] readings are not used;" if any(c is not None for c in clocks) else ""
-            )
+    time_control, assumed = _control_for(game, game_id, clocks, options, rules, warnings)
+    if clocks and time_control not in ("?", "-"):
+        control = read_time_control_text(time_control)
+        assert control is not None
+        first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
+        for ply in glitched_readings(control, first, clocks):
+            value = clocks[ply]
+            assert value is not None
             warnings.append(
-                f"game {game_id} {game.label()}: TimeControl {control_tag!r} cannot be read;"
-                f"{dropped} the {profile(rules).name} control is assumed (pass --time-control)"
+                f"game {game_id}: [%clk {clock_text(value)}] after ply {ply + 1} contradicts "
+                "the same player's readings before and after it (a broadcast glitch): "
+                "not used for the move instants, not stored, not exported"
             )
-            clocks = []
-        else:
-            time_control = control.tag
-            first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
-            for ply in glitched_readings(control, first, clocks):
-                value = clocks[ply]
-                assert value is not None
-                warnings.append(
-                    f"game {game_id}: [%clk {clock_text(value)}] after ply {ply + 1} contradicts "
-                    "the same player's readings before and after it (a broadcast glitch): "
-                    "not used for the move instants"
-                )
-                clocks[ply] = None
+            clocks[ply] = None
     return RecordScoreSheet(
         game=game_id,
         round=round_no,
@@ -427,8 +416,71 @@ def _score_sheet(
         clocks_ms=clocks or None,
         at_ms=tag_instant(game.header("Date"), game.header("UTCTime") or None),
         time_control=time_control,
+        time_control_assumed=assumed,
         initial_fen=fen,
     )
+
+
+def _control_for(
+    game: Parsed,
+    game_id: str,
+    clocks: list[int | None],
+    options: ImportOptions,
+    rules: str,
+    warnings: list[str],
+) -> tuple[str, bool]:
+    """The game's time control (its written form) and whether it is assumed.
+
+    ``--time-control`` says it for every game. Else the ``TimeControl`` tag, unless the
+    game's own ``[%clk]`` readings contradict it (they rise where it credits nothing: a
+    tag saying 60 moves where the clocks show the next period at move 40) and the rules
+    profile's control fits them: the readings are observations of the clock, so the
+    control they fit is used, with a warning. An unreadable tag is a warning and the
+    game's readings are not used. Without a tag (or ``?``) the profile's control is
+    assumed, with a warning: the readings are stored as read and never judged against a
+    control nobody stated (3.5.1 is not every event's control).
+    """
+    label = f"game {game_id} {game.label()}"
+    recorded = any(c is not None for c in clocks)
+    default = profile(rules).time_control
+    stated = bool(options.time_control)
+    tag = options.time_control or game.header("TimeControl")
+    if tag == "-":
+        return tag, False
+    if not tag or tag == "?":
+        if recorded and not stated:
+            warnings.append(
+                f"{label}: no TimeControl tag; the {profile(rules).name} control {default} is "
+                "assumed, and its [%clk] readings are kept as read, not judged against it "
+                "(pass --time-control to judge them)"
+            )
+            return default, True
+        return tag or default, False
+    control = read_time_control_text(tag)
+    if control is None:
+        dropped = " its [%clk] readings are not used;" if recorded else ""
+        warnings.append(
+            f"{label}: TimeControl {tag!r} cannot be read;{dropped} the "
+            f"{profile(rules).name} control is assumed (pass --time-control)"
+        )
+        clocks.clear()
+        return default, False
+    if recorded and not stated and control.tag != default:
+        fen = game.pgn.headers.get("FEN") if game.pgn.headers.get("SetUp") == "1" else None
+        first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
+        against = unexplained_rises(control, first, clocks)
+        rules_control = read_time_control_text(default)
+        if against and rules_control is not None:
+            under_rules = unexplained_rises(rules_control, first, clocks)
+            if under_rules < against:
+                warnings.append(
+                    f"{label}: TimeControl {tag!r} (read as {control.tag}) does not fit the "
+                    f"game's [%clk] readings ({against} rise(s) it credits nothing for); the "
+                    f"{profile(rules).name} control {default} fits them and is used (pass "
+                    "--time-control to say otherwise)"
+                )
+                return default, False
+    return control.tag, False
 
 
 FINAL_RESULTS = ("1-0", "0-1", "1/2-1/2")

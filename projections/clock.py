@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine.clock.regulation import Clock, flag_fall_result
-from engine.events import ClockReadingRecorded, Event, MovePlayed
+from engine.events import ClockReadingRecorded, Event, GameStarted, MovePlayed
 from engine.game import state as games
 from engine.game.reconciliation import judge
 from engine.game.state import Game, mover, position
@@ -155,21 +155,7 @@ def clock_report(
     ``kind`` and ``explanation`` (empty when it agrees).
     """
     events = list(events)
-    by_ply: dict[int, ClockReadingRecorded] = {}
-    untagged: list[ClockReadingRecorded] = []
-    for reading in readings:
-        if reading.ply is not None:
-            by_ply[reading.ply] = reading
-        else:
-            untagged.append(reading)
-    # A reading without a ply (a live clock_reading, a DGT board's clock) belongs to the
-    # last move made before it: the first such reading shows the mover's stopped clock.
-    moves = [(e.at_ms, e.ply) for e in events if isinstance(e, MovePlayed)]
-    instants = [at for at, _ in moves]
-    for reading in sorted(untagged, key=lambda r: r.at_ms):
-        index = bisect_right(instants, reading.at_ms) - 1
-        if index >= 0 and moves[index][1] not in by_ply:
-            by_ply[moves[index][1]] = reading
+    by_ply = ply_readings(events, readings)
     rows: list[dict[str, Any]] = []
     state: Game | None = None
     for event in events:
@@ -181,6 +167,24 @@ def clock_report(
             continue
         side = mover(state.initial_fen, event.ply)
         recorded = observed.white_ms if side == "white" else observed.black_ms
+        if state.time_control_assumed:  # nobody stated the control: nothing to judge by
+            model = state.clock.remaining_ms(side, event.at_ms)
+            rows.append(
+                {
+                    "ply": event.ply,
+                    "move": state.clock.side(side).moves,
+                    "side": side,
+                    "san": event.san,
+                    "recorded_ms": recorded,
+                    "regulation_ms": model,
+                    "difference_ms": recorded - model,
+                    "status": "not_judged",
+                    "kind": "",
+                    "explanation": "the score sheet named no time control: the control was "
+                    "assumed, and a reading is not judged against an assumption",
+                }
+            )
+            continue
         found = judge(state.clock, side, recorded, event.at_ms, tolerance_ms)
         status = (
             "agrees"
@@ -206,11 +210,33 @@ def clock_report(
     return rows
 
 
-def move_clocks(events: Iterable[Event]) -> list[int | None]:
-    """The mover's regulation clock after each ply (None where the clock is unknown).
+def ply_readings(
+    events: Iterable[Event], readings: Iterable[ClockReadingRecorded]
+) -> dict[int, ClockReadingRecorded]:
+    """Ply -> the device reading that belongs to it.
 
-    What PGN export writes as ``[%clk]`` after every move.
+    A reading stored with its ``ply`` (an import's ``[%clk]``, a move's two displays)
+    belongs to that ply; one without (a live ``clock_reading``, a DGT board's clock) to
+    the last move made before it: the first such reading shows the mover's stopped clock.
     """
+    by_ply: dict[int, ClockReadingRecorded] = {}
+    untagged: list[ClockReadingRecorded] = []
+    for reading in readings:
+        if reading.ply is not None:
+            by_ply[reading.ply] = reading
+        else:
+            untagged.append(reading)
+    moves = [(e.at_ms, e.ply) for e in events if isinstance(e, MovePlayed)]
+    instants = [at for at, _ in moves]
+    for reading in sorted(untagged, key=lambda r: r.at_ms):
+        index = bisect_right(instants, reading.at_ms) - 1
+        if index >= 0 and moves[index][1] not in by_ply:
+            by_ply[moves[index][1]] = reading
+    return by_ply
+
+
+def move_clocks(events: Iterable[Event]) -> list[int | None]:
+    """The mover's regulation clock after each ply (None where the clock is unknown)."""
     clocks: list[int | None] = []
     state: Game | None = None
     for event in events:
@@ -221,3 +247,33 @@ def move_clocks(events: Iterable[Event]) -> list[int | None]:
             else:
                 clocks.append(state.clock.remaining_ms(mover(state.initial_fen, event.ply)))
     return clocks
+
+
+def shown_clocks(
+    events: Sequence[Event], readings: Iterable[ClockReadingRecorded] = ()
+) -> dict[int, tuple[int, int | None]]:
+    """Ply -> (the clock to write as ``[%clk]``, the regulation clock when it differs).
+
+    The ``[%clk]`` of a ply is what the players saw: the mover's clock as the device
+    read it after that move (Laws 2009 6.10 a: conclusive unless the arbiter rules the
+    clock defective), and the regulation clock where no reading belongs to the ply. The
+    regulation clock is given beside a reading when the two differ by a second or more
+    (as the PGN shows whole seconds), so it stays available.
+    """
+    model = move_clocks(events)
+    observed = ply_readings(events, readings)
+    sides: dict[int, Side] = {}
+    initial_fen = next((e.initial_fen for e in events if isinstance(e, GameStarted)), None)
+    for ply in observed:
+        sides[ply] = mover(initial_fen, ply)
+    out: dict[int, tuple[int, int | None]] = {}
+    for ply, regulation in enumerate(model, start=1):
+        reading = observed.get(ply)
+        if reading is None:
+            if regulation is not None:
+                out[ply] = (regulation, None)
+            continue
+        shown = reading.white_ms if sides[ply] == Side.WHITE else reading.black_ms
+        differs = regulation is not None and abs(shown // 1000 - regulation // 1000) >= 1
+        out[ply] = (shown, regulation if differs else None)
+    return out

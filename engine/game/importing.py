@@ -87,6 +87,9 @@ class RecordScoreSheet(Command):
     """The mover's clock after each ply (ms; null where the sheet has none), if recorded."""
     time_control: str | None = None
     """The game's control (PGN ``TimeControl`` form); the rules' control if absent."""
+    time_control_assumed: bool = False
+    """The sheet named no control and ``time_control`` (or the rules') is assumed: the
+    recorded clocks are stored as read, never judged against it."""
     initial_fen: str | None = None
     rules: str | None = None
     """The rules profile of a game outside a tournament (a tournament's own rules otherwise)."""
@@ -207,6 +210,7 @@ def import_score_sheet(sheet: RecordScoreSheet, rules: str, by: str = "import") 
             rules=rules,
             initial_fen=sheet.initial_fen,
             move_times_known=move_at_ms is not None,
+            time_control_assumed=sheet.time_control_assumed and move_at_ms is not None,
         )
     ]
     ended: tuple[str, str] | None = None
@@ -320,10 +324,12 @@ def _control_or_none(tag: str) -> TimeControl | None:
 def _readings(
     sheet: RecordScoreSheet, events: list[Event], clocks: Sequence[int | None], by: str
 ) -> list[Event]:
-    """Each recorded clock as a reading on the clock stream, beside the regulation clock."""
+    """Each recorded clock as a reading on the clock stream, beside the regulation clock
+    (none beside it when the control was assumed: nothing to judge the reading by)."""
     readings: list[Event] = []
     state: Game | None = None
     shown: dict[Side, int] = {}
+    assumed = sheet.time_control_assumed
     for event in events:
         state = evolve(state, event)
         if not isinstance(event, MovePlayed) or state is None or state.clock is None:
@@ -344,8 +350,8 @@ def _readings(
                 white_ms=shown.get(Side.WHITE, clock.control.initial_ms(Side.WHITE)),
                 black_ms=shown.get(Side.BLACK, clock.control.initial_ms(Side.BLACK)),
                 running=clock.running,
-                model_white_ms=clock.remaining_ms(Side.WHITE),
-                model_black_ms=clock.remaining_ms(Side.BLACK),
+                model_white_ms=None if assumed else clock.remaining_ms(Side.WHITE),
+                model_black_ms=None if assumed else clock.remaining_ms(Side.BLACK),
                 ply=event.ply,
             )
         )
