@@ -313,14 +313,22 @@ def result_corrected(event: Event) -> Entry | None:
 
 def flag_ruling(event: Event) -> Entry | None:
     assert isinstance(event, FlagRuled)
-    text = f"{event.side}'s flag ruled {event.decision.replace('_', ' ')}"
+    if event.decision == "both_fallen":  # Laws 2009 6.11: the order cannot be established
+        text = "both flags ruled fallen, which fell first unknown"
+        text += " (a draw in the last period)" if event.evidence.get("last_period") else ""
+        text += "" if event.evidence.get("last_period") else " (play goes on: not the last period)"
+        article = "Laws 2009 6.8, 6.11"
+    else:
+        text = f"{event.side}'s flag ruled {event.decision.replace('_', ' ')}"
+        article = (
+            "Laws 2009 6.8, 6.9, 6.10 a" if event.decision == "fallen" else "Laws 2009 6.8, 6.10 a"
+        )
     if event.override:
-        text += " against the regulation clock"
+        text += " against the regulation clock" if event.decision == "not_fallen" else ""
+        text += "" if event.decision == "not_fallen" else " against the evidence"
     if event.reason:
         text += f" ({event.reason})"
-    return entry(
-        event, "flag", "Laws 2009 6.8, 6.10 a", text, arbiter=event.arbiter, game=event.game
-    )
+    return entry(event, "flag", article, text, arbiter=event.arbiter, game=event.game)
 
 
 SOURCES: dict[str, ReportSource] = {

@@ -77,7 +77,7 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
         "period": {str(side): now.period_index(side) + 1 for side in SIDES},
         "moves_to_control": {str(side): now.moves_to_control(side) for side in SIDES},
         "flag": None,
-        "falls": [{"side": side, "fell_at": format_instant(t)} for side, t in now.falls(when)],
+        "falls": [{"side": side, "fell_at": format_instant(t)} for side, t in clock.falls(when)],
     }
     if game.status == games.IN_PROGRESS:
         first = clock.first_fall(when)  # 6.9 decides on the first flag that fell

@@ -98,7 +98,10 @@ def device_shows_fall(
 ) -> bool:
     """Whether a device showed ``side``'s flag (6.10 a): a ``flag_fall`` alert from a
     device reading (open or answered), or the last reading run on to ``at_ms`` at 0:00."""
-    keys = [*game.open_flag_alerts, *(k for r in game.flag_rulings for k in r.evidence.get("alerts") or ())]
+    keys = [
+        *game.open_flag_alerts,
+        *(k for r in game.flag_rulings for k in r.evidence.get("alerts") or ()),
+    ]
     if any(str(k).startswith(f"device:{side}:") for k in keys):
         return True
     if device is None:
@@ -131,8 +134,7 @@ def rule_flag(
     decision = cmd.decision
     if decision not in DECISIONS:
         raise MalformedCommand(
-            "rule_flag: decision must be 'fallen', 'not_fallen' or 'both_fallen', "
-            f"got {decision!r}"
+            f"rule_flag: decision must be 'fallen', 'not_fallen' or 'both_fallen', got {decision!r}"
         )
     if decision == "both_fallen":
         if cmd.side is not None:
@@ -154,23 +156,32 @@ def rule_flag(
         ruled_on.append(flag_key(g, "regulation", side))
     evidence["alerts"] = list(dict.fromkeys(ruled_on))  # answered: not raised again
     if decision == "not_fallen":
-        override, why_needed = regulation_shows, (
-            f"the regulation clock shows {side}'s time at zero in game {g.game_id}; "
-            "dismissing that flag needs a reason (what the clock on the table showed, "
-            "Laws 2009 6.10 a)"
+        override, why_needed = (
+            regulation_shows,
+            (
+                f"the regulation clock shows {side}'s time at zero in game {g.game_id}; "
+                "dismissing that flag needs a reason (what the clock on the table showed, "
+                "Laws 2009 6.10 a)"
+            ),
         )
     elif not shown:
-        override, why_needed = True, (
-            f"nothing shows {side}'s flag fallen in game {g.game_id} (the regulation clock "
-            f"has {clock_text(g.clock.remaining_ms(side, at_ms)) if g.clock else 'no time'} "
-            "and no device showed its flag or 0:00); ruling it fallen needs a reason (what "
-            "the arbiter observed, Laws 2009 6.8, 6.10 a)"
+        override, why_needed = (
+            True,
+            (
+                f"nothing shows {side}'s flag fallen in game {g.game_id} (the regulation clock "
+                f"has {clock_text(g.clock.remaining_ms(side, at_ms)) if g.clock else 'no time'} "
+                "and no device showed its flag or 0:00); ruling it fallen needs a reason (what "
+                "the arbiter observed, Laws 2009 6.8, 6.10 a)"
+            ),
         )
     elif first is not None and first[0] != side:
-        override, why_needed = True, (
-            f"the regulation clock shows {first[0]}'s time ran out first in game "
-            f"{g.game_id} ({format_instant(first[1])}), before {side}'s; 6.9 decides on the "
-            "first fall: ruling the later one fallen needs a reason"
+        override, why_needed = (
+            True,
+            (
+                f"the regulation clock shows {first[0]}'s time ran out first in game "
+                f"{g.game_id} ({format_instant(first[1])}), before {side}'s; 6.9 decides on the "
+                "first fall: ruling the later one fallen needs a reason"
+            ),
         )
     else:
         override, why_needed = False, ""

@@ -92,7 +92,9 @@ def _own_readings(
     return readings
 
 
-def _fits(control: TimeControl) -> Callable[[Side, tuple[int, int, int], tuple[int, int, int]], bool]:
+def _fits(
+    control: TimeControl,
+) -> Callable[[Side, tuple[int, int, int], tuple[int, int, int]], bool]:
     """Whether a player's clock may read ``later`` after ``earlier``: it can rise by no
     more than what the control credits for the moves in between (a period's time on
     completing move 40 or 60, the increments), a device crediting the increment on the
