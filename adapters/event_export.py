@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from adapters.store import Store, game_order
 from engine.errors import UnknownGame
 from engine.events import ClockReadingRecorded, Event, game_stream
-from engine.timefmt import clock_text
 from engine.game.state import Game
+from engine.timefmt import clock_text
 from engine.tournament.pairing import table_size
 from engine.tournament.tournament import Tournament
 from projections.clock import shown_clocks

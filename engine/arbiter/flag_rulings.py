@@ -261,10 +261,7 @@ def _both_fallen(g: Game, cmd: RuleFlag, device: ClockReadingRecorded | None) ->
         moves_to_control=None,
         period=None,
         control_reached=None,
-        regulation_fell={
-            str(side): format_instant(shown[side][1]) if shown[side][1] is not None else None
-            for side in SIDES
-        },
+        regulation_fell={str(side): _instant(shown[side][1]) for side in SIDES},
         last_period=in_last_period(g),
     )
     ruled_on = [k for k in g.open_flag_alerts if k.split(":")[1] in SIDES]
@@ -302,3 +299,7 @@ def _both_fallen(g: Game, cmd: RuleFlag, device: ClockReadingRecorded | None) ->
             arbiter=arbiter,
         ),
     ]
+
+
+def _instant(at_ms: int | None) -> str | None:
+    return format_instant(at_ms) if at_ms is not None else None

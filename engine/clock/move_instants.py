@@ -23,6 +23,7 @@ report shows as that artefact. A ply without a recorded clock takes no time
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 from engine.clock.regulation import Clock
 from engine.clock.time_control import TimeControl
@@ -149,6 +150,6 @@ def unexplained_rises(
     return sum(
         1
         for side, own in _own_readings(first_side, clocks_ms).items()
-        for earlier, later in zip(own, own[1:], strict=False)
+        for earlier, later in pairwise(own)
         if not fits(side, earlier, later)
     )
