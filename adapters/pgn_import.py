@@ -169,7 +169,9 @@ def clock_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Counts of a clock report (``projections.clock.clock_report``)."""
     summary: dict[str, Any] = {"plies": len(rows), "agree": 0, "artefacts": {}, "mismatches": 0}
     for row in rows:
-        if row["status"] == "agrees":
+        if row["status"] == "not_judged":  # the control was assumed: nothing to judge by
+            summary["not_judged"] = summary.get("not_judged", 0) + 1
+        elif row["status"] == "agrees":
             summary["agree"] += 1
         elif row["status"] == "artefact":
             summary["artefacts"][row["kind"]] = summary["artefacts"].get(row["kind"], 0) + 1
