@@ -214,7 +214,11 @@ def test_the_pattern_files_are_what_the_device_model_writes(name: str) -> None:
 
 def imported(store: Store, name: str, **options: Any) -> tuple[dict[str, Any], str]:
     path = PATTERNS / name
-    [report] = [r for r in import_pgn(store, path, options=ImportOptions(**options)) if r.game != "tournament"]
+    [report] = [
+        r
+        for r in import_pgn(store, path, options=ImportOptions(**options))
+        if r.game != "tournament"
+    ]
     assert report.status == "imported", report
     return report.as_dict(), path.read_text()
 

@@ -353,7 +353,13 @@ class Outputs:
         else:
             raise NotFound(f"no output at {path}: {ROUTES}")
         games = started_games(view, ids)
-        key = (_tournament_version(view), tuple((g.game_id, g.version) for g in games))
+        # a reading changes the [%clk] written after the last move (the device's reading)
+        readings = tuple(getattr(view.clock_log(g.game_id), "version", 0) for g in games)
+        key = (
+            _tournament_version(view),
+            tuple((g.game_id, g.version) for g in games),
+            readings,
+        )
         return key, lambda: pgn_of_games(view, games).encode()
 
 
