@@ -103,6 +103,11 @@ FIELD_NOTES: dict[str, str] = {
     "has none), e.g. PGN `[%clk]`: each is recorded as a clock reading and, without "
     "`move_at_ms`, gives the move instants",
     "record_score_sheet.initial_fen": "a starting position other than the initial one",
+    "record_score_sheet.time_control_assumed": "true when the sheet named no control and "
+    "`time_control` is assumed: the clocks are stored as read, never judged against it",
+    "rule_flag.side": "`white` or `black`: the flag ruled on; absent for `both_fallen` (6.11)",
+    "rule_flag.decision": "`fallen` (6.9), `not_fallen` (6.10 a) or `both_fallen` (6.11: "
+    "both flags down, which fell first unknown: play on, a draw in the last period)",
     "record_score_sheet.rules": "the rules profile of a game outside a tournament: "
     "`candidates-2012` (default) or `fide-2023`; a tournament's game follows its rules",
 }
