@@ -30,13 +30,17 @@ from typing import Any
 from engine.clock.regulation import Clock, flag_fall_result
 from engine.events import ClockReadingRecorded, Event, GameStarted, MovePlayed
 from engine.game import state as games
-from engine.game.reconciliation import judge
+from engine.game.reconciliation import Finding, judge
 from engine.game.state import Game, mover, position
 from engine.side import SIDES, Side
 from engine.termination import ON_TIME, Termination
 from engine.timefmt import clock_text as clock_text  # the engine's; kept importable here
 from engine.timefmt import format_instant
 
+NOT_JUDGED = (
+    "the score sheet named no time control: the control was assumed, and a reading is not "
+    "judged against an assumption"
+)
 REPORT_TOLERANCE_MS = 999
 """Recorded clocks (``[%clk]``) show whole seconds."""
 
@@ -167,24 +171,6 @@ def clock_report(
             continue
         side = mover(state.initial_fen, event.ply)
         recorded = observed.white_ms if side == "white" else observed.black_ms
-        if state.time_control_assumed:  # nobody stated the control: nothing to judge by
-            model = state.clock.remaining_ms(side, event.at_ms)
-            rows.append(
-                {
-                    "ply": event.ply,
-                    "move": state.clock.side(side).moves,
-                    "side": side,
-                    "san": event.san,
-                    "recorded_ms": recorded,
-                    "regulation_ms": model,
-                    "difference_ms": recorded - model,
-                    "status": "not_judged",
-                    "kind": "",
-                    "explanation": "the score sheet named no time control: the control was "
-                    "assumed, and a reading is not judged against an assumption",
-                }
-            )
-            continue
         found = judge(state.clock, side, recorded, event.at_ms, tolerance_ms)
         status = (
             "agrees"
@@ -193,6 +179,9 @@ def clock_report(
             if found.kind == "clock_mismatch"
             else "artefact"
         )
+        if state.time_control_assumed:  # nobody stated the control: nothing to judge by
+            found = Finding(found.side, "agrees", recorded, found.model_ms, NOT_JUDGED)
+            status = "not_judged"
         rows.append(
             {
                 "ply": event.ply,

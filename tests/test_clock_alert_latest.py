@@ -14,24 +14,10 @@ from adapters.queries import game_object
 from adapters.store import Store
 from engine.events import AlertRaised
 from tests.helpers import T0_MS, at, ok, paired_tournament
+from tests.test_clock_commands import reading
 
 S = 1000
 MIN = 60 * S
-
-
-def reading(store: Store, seconds: float, white_ms: int, black_ms: int) -> list[dict[str, Any]]:
-    return ok(
-        store,
-        {
-            "cmd": "clock_reading",
-            "game": "1.1",
-            "at": at(seconds),
-            "white_ms": white_ms,
-            "black_ms": black_ms,
-            "running": "black",
-            "by": "dgt:7",
-        },
-    )
 
 
 def mismatches(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -46,12 +32,12 @@ def test_6_10_a_the_mismatch_alert_carries_the_latest_difference_then_closes(
     ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
     ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(60)})
     white = 120 * MIN - 60 * S  # what the regulation clock gives White after his move
-    [first] = mismatches(reading(store, 70, white + 7 * S, 120 * MIN - 10 * S))
+    [first] = mismatches(reading(store, 70, white + 7 * S, 120 * MIN - 10 * S, "black"))
     assert first["details"]["difference_ms"] == 7 * S and first["details"]["updated"] is False
     # the same difference again: nothing new to show
-    assert mismatches(reading(store, 71, white + 7 * S, 120 * MIN - 11 * S)) == []
+    assert mismatches(reading(store, 71, white + 7 * S, 120 * MIN - 11 * S, "black")) == []
     # 274 s off now: raised again with the new figures, marked as an update
-    [second] = mismatches(reading(store, 72, white + 274 * S, 120 * MIN - 12 * S))
+    [second] = mismatches(reading(store, 72, white + 274 * S, 120 * MIN - 12 * S, "black"))
     assert second["details"]["difference_ms"] == 274 * S and second["details"]["updated"] is True
     assert "+274.0 s" in second["message"]
     # the desk keeps one alert per key, the latest
@@ -63,7 +49,7 @@ def test_6_10_a_the_mismatch_alert_carries_the_latest_difference_then_closes(
     assert shown.body["key"] == "1.1/clock_mismatch:white"
     assert shown.body["details"]["difference_ms"] == 274 * S
     # back within the tolerance: the condition closes, and the desk closes the alert
-    assert mismatches(reading(store, 73, white, 120 * MIN - 13 * S)) == []
+    assert mismatches(reading(store, 73, white, 120 * MIN - 13 * S, "black")) == []
     objects = {"1.1": game_object(store, "1.1")}
     assert objects["1.1"]["clock"]["device"]["open_alerts"] == []
     [closing] = desk.update([], objects, 3)

@@ -206,19 +206,22 @@ def rule_flag(
     why = f"{side}'s flag fell, observed by the arbiter (Laws 2009 6.8, 6.9)"
     if termination == "flag_fall_draw":
         why += "; drawn: the opponent cannot checkmate by any series of legal moves"
-    return [
-        ruled,
-        ResultRecorded(
-            originator_id=g.stream,
-            originator_version=g.version + 2,
-            at_ms=at_ms,
-            by=arbiter,
-            result=result,
-            termination=termination,
-            reason=f"{why}: {reason}" if reason else why,
-            arbiter=arbiter,
-        ),
-    ]
+    return [ruled, _result(g, cmd, result, termination, why)]
+
+
+def _result(g: Game, cmd: RuleFlag, result: str, termination: str, why: str) -> ResultRecorded:
+    """The result a ruling records, dated at the ruling, with its reason and the arbiter's."""
+    reason = (cmd.reason or "").strip()
+    return ResultRecorded(
+        originator_id=g.stream,
+        originator_version=g.version + 2,
+        at_ms=cmd.at_ms,
+        by=cmd.arbiter,
+        result=result,
+        termination=termination,
+        reason=f"{why}: {reason}" if reason else why,
+        arbiter=cmd.arbiter,
+    )
 
 
 def in_last_period(game: Game) -> bool:
@@ -286,19 +289,7 @@ def _both_fallen(g: Game, cmd: RuleFlag, device: ClockReadingRecorded | None) ->
         "both flags fell in the last period and which fell first cannot be established "
         "(Laws 2009 6.11): drawn"
     )
-    return [
-        ruled,
-        ResultRecorded(
-            originator_id=g.stream,
-            originator_version=g.version + 2,
-            at_ms=at_ms,
-            by=arbiter,
-            result="1/2-1/2",
-            termination=Termination.BOTH_FLAGS_FALLEN,
-            reason=f"{why}: {reason}" if reason else why,
-            arbiter=arbiter,
-        ),
-    ]
+    return [ruled, _result(g, cmd, "1/2-1/2", Termination.BOTH_FLAGS_FALLEN, why)]
 
 
 def _instant(at_ms: int | None) -> str | None:
