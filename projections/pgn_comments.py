@@ -24,6 +24,7 @@ from engine.events import (
     ClockAdjusted,
     DrawClaimed,
     Event,
+    FlagRuled,
     IllegalMoveRecorded,
     MovePlayed,
     MovesCorrected,
@@ -97,6 +98,22 @@ def describe_clock_adjustment(event: ClockAdjusted) -> str:
     return text + (f" ({event.reason})" if event.reason else "")
 
 
+def describe_flag_ruling(event: FlagRuled) -> str:
+    """The arbiter's ruling on a flag (Laws 2009 6.8, 6.9, 6.10 a, 6.11), in words."""
+    if event.decision == "both_fallen":
+        last = bool(event.evidence.get("last_period"))
+        text = (
+            f"Arbiter {event.arbiter}: both flags down, which fell first cannot be established "
+            f"(Laws 2009 6.11): {'drawn in the last period' if last else 'play goes on'}"
+        )
+    else:
+        ruled = "fallen" if event.decision == "fallen" else "not fallen"
+        text = f"Arbiter {event.arbiter} rules {_side(event.side)}'s flag {ruled}"
+    if event.override:
+        text += " (against the evidence)"
+    return text + (f": {event.reason}" if event.reason else "")
+
+
 def describe_result(event: ResultRecorded) -> str | None:
     """A result the arbiter declared says why; others are the Result and Termination tags
     (an accepted claim has its ruling's comment)."""
@@ -137,6 +154,7 @@ DESCRIBERS: dict[str, Describer] = {
     "ClaimRuled": describe_ruling,
     "IllegalMoveRecorded": describe_illegal_move,
     "ClockAdjusted": describe_clock_adjustment,
+    "FlagRuled": describe_flag_ruling,
     "ResultRecorded": describe_result,
     "MovesCorrected": correction_comment,
     "ResultCorrected": correction_comment,

@@ -144,6 +144,9 @@ class TestLaws6_9AFallIsAFact:
         assert view["result"] == "1-0" and view["flag_rulings"][0]["override"] is True
         assert points(store)[game["white"]] == 1
         assert pgn_tags(store)["Result"] == "1-0"
+        assert "Arbiter chief rules Black's flag fallen (against the evidence)" in game_pgn_text(
+            store, "1.1"
+        )
         [entry] = [e for e in flag_entries(store) if "ruled" in e["summary"]]
         assert "against the evidence" in entry["summary"] and reason in entry["summary"]
         [override] = overrides(store)
@@ -253,6 +256,8 @@ class TestLaws6_11BothFlagsOrderUnknown:
         )
         assert all(p == 0 for p in points(store).values())
         assert pgn_tags(store)["Result"] == "*"
+        assert "both flags down" in game_pgn_text(store, "1.1")
+        assert "(Laws 2009 6.11): play goes on" in game_pgn_text(store, "1.1")
         [entry] = flag_entries(store)
         assert "6.11" in entry["article"] and "play goes on" in entry["summary"]
         assert audit_store(store).of(INTEGRITY) == [] and overrides(store) == []
@@ -275,6 +280,7 @@ class TestLaws6_11BothFlagsOrderUnknown:
         assert points(store)[game["white"]] == 0.5 and points(store)[game["black"]] == 0.5
         tags = pgn_tags(store)
         assert (tags["Result"], tags["Termination"]) == ("1/2-1/2", "time forfeit")
+        assert "drawn in the last period" in game_pgn_text(store, "1.1")
         entries = flag_entries(store)
         assert any(
             "6.11" in e["article"] and "a draw in the last period" in e["summary"] for e in entries
