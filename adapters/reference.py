@@ -425,7 +425,27 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
                     "white_ms": {"type": ["integer", "null"]},
                     "black_ms": {"type": ["integer", "null"]},
                     "running": SIDE_OR_NULL,
-                    "at": {"type": ["string", "null"]},
+                    "at": {
+                        "type": ["string", "null"],
+                        "description": "the instant the values hold: the last change of the "
+                        "clock (a move, an adjustment, a penalty, a correction) or the instant "
+                        "queried; clients show remaining - (now - at) for the running side",
+                    },
+                    "flag": {
+                        "type": ["object", "null"],
+                        "description": "the first flag that fell (Laws 2009 6.9): side, "
+                        "fell_at, the result and termination it means, recorded",
+                    },
+                    "falls": {
+                        "type": "array",
+                        "items": {"type": "object"},
+                        "description": "every fallen flag in order: [{side, fell_at}]",
+                    },
+                    "device": {
+                        "type": ["object", "null"],
+                        "description": "the clock on the table as last read (6.10 a): "
+                        "white_ms, black_ms, running, read_at, by, open_alerts",
+                    },
                 },
             },
             "claims": {"type": "array", "items": {"type": "object"}},
