@@ -135,15 +135,16 @@ class Clock:
         return self.running
 
     def fell_at_ms(self, side: Side, at_ms: int | None = None) -> int | None:
-        """The instant ``side``'s time ran out (6.9): kept from an earlier move, or the
-        running side's time reaching zero by ``at_ms``; None when it has not fallen."""
+        """The instant ``side``'s time ran out (6.9): kept since it ran out, or the running
+        side's time reaching zero by ``at_ms``; None when it has not fallen (or the
+        arbiter ruled it not fallen, 6.10 a, or play on, 6.11)."""
         own = self.side(side)
         if own.fell_at_ms is not None:
             return own.fell_at_ms
-        falls = self.flag_falls_at_ms() if self.running == side else None
-        if falls is not None and at_ms is not None and falls <= at_ms:
-            return falls
-        return None
+        if self.running != side or own.remaining_ms == 0 or at_ms is None:
+            return None  # a clock left at zero by a ruling runs out no more
+        falls = self.at_ms + own.remaining_ms
+        return falls if falls <= at_ms else None
 
     def falls(self, at_ms: int | None = None) -> list[tuple[Side, int]]:
         """Every fallen flag by ``at_ms`` as (side, instant its time ran out), first
@@ -169,7 +170,15 @@ class Clock:
         side = self.running
         own = self.side(side)
         spent = min(at_ms - self.at_ms, own.remaining_ms)
-        updated = replace(own, remaining_ms=own.remaining_ms - spent, used_ms=own.used_ms + spent)
+        fell = own.fell_at_ms
+        if fell is None and spent > 0 and spent == own.remaining_ms:
+            fell = self.at_ms + spent  # 6.9: the instant the time ran out is kept
+        updated = replace(
+            own,
+            remaining_ms=own.remaining_ms - spent,
+            used_ms=own.used_ms + spent,
+            fell_at_ms=fell,
+        )
         return self._with(side, updated, at_ms=at_ms)
 
     def period_index(self, side: Side) -> int:
@@ -201,11 +210,11 @@ class Clock:
         game goes on until the arbiter rules, 6.8) is on the board but earns nothing
         (6.9): no period time, no increment; the fall is kept (``fell_at_ms``).
         """
-        fell = self.fell_at_ms(side, at_ms)
         now = (
             self.at(at_ms) if self.running == side else replace(self, at_ms=max(at_ms, self.at_ms))
         )
         own = now.side(side)
+        fell = own.fell_at_ms
         number = own.moves + 1
         control = self.control
         bonus = 0
@@ -234,10 +243,12 @@ class Clock:
         now = self.at(at_ms)
         own = now.side(side)
         applied = max(delta_ms, -own.remaining_ms)
+        emptied = own.remaining_ms > 0 and own.remaining_ms + applied == 0
         updated = replace(
             own,
             remaining_ms=own.remaining_ms + applied,
             adjusted_ms=own.adjusted_ms + applied,
+            fell_at_ms=at_ms if emptied and own.fell_at_ms is None else own.fell_at_ms,
         )
         return now._with(side, updated)
 
@@ -296,13 +307,7 @@ class Clock:
     def stop(self, at_ms: int) -> Clock:
         """The game ended at ``at_ms``: both clocks stop (a running side whose time ran
         out by then keeps its fall)."""
-        stopped = self.at(at_ms)
-        if self.running is not None:
-            fell = self.fell_at_ms(self.running, at_ms)
-            if fell is not None:
-                own = replace(stopped.side(self.running), fell_at_ms=fell)
-                stopped = stopped._with(self.running, own)
-        return replace(stopped, running=None, paused=None)
+        return replace(self.at(at_ms), running=None, paused=None)
 
     def pause(self, at_ms: int) -> Clock:
         """The clocks are stopped at ``at_ms`` for a claim (6.12 b, 9.5): no time runs."""

@@ -442,7 +442,7 @@ def reading_events(
                     "regulation_black_ms": clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
                     "moves_completed": clock.side(found.side).moves if clock else None,
                     "tolerance_ms": tolerance_ms,
-                    "updated": found.key in already,
+                    **({"updated": True} if found.key in already else {}),
                 },
             )
         )

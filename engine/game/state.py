@@ -364,6 +364,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
             ruled = SIDES if event.side not in SIDES else (Side(event.side),)
             clock = state.clock
             if clock is not None and event.decision != "fallen":
+                clock = clock.at(event.at_ms)  # the fall the ruling answers is behind it
                 for side in ruled:  # 6.10 a not fallen, 6.11 play on: the moves count again
                     clock = clock.without_fall(side)
             return replace(
