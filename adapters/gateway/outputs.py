@@ -55,6 +55,7 @@ from adapters.gateway.hub import Channel
 from adapters.gateway.tokens import Identity, Tokens
 from adapters.store import Store, TournamentView, game_order
 from engine.errors import CommandRefused, UnknownGame
+from engine.game.state import Game
 
 JSON_TYPE = "application/json"
 PGN_TYPE = "application/x-chess-pgn; charset=utf-8"
@@ -353,14 +354,20 @@ class Outputs:
         else:
             raise NotFound(f"no output at {path}: {ROUTES}")
         games = started_games(view, ids)
-        # a reading changes the [%clk] written after the last move (the device's reading)
-        readings = tuple(getattr(view.clock_log(g.game_id), "version", 0) for g in games)
+        # the first reading after a move is that move's [%clk] (the device's reading); the
+        # readings after it change nothing the PGN shows: one rebuild per move, not per read
+        readings = tuple(_read_since_last_move(view, g) for g in games)
         key = (
             _tournament_version(view),
             tuple((g.game_id, g.version) for g in games),
             readings,
         )
         return key, lambda: pgn_of_games(view, games).encode()
+
+
+def _read_since_last_move(view: TournamentView, game: Game) -> bool:
+    log = view.clock_log(game.game_id)
+    return log is not None and log.last is not None and log.last.at_ms >= game.last_at_ms
 
 
 def _tournament_version(view: TournamentView) -> int:
