@@ -205,9 +205,6 @@ class GameStarted(Event):
     """False when the moves' ``at_ms`` are not the instants they were completed (a
     score sheet imported without clock comments): the clock is then unknown and
     the engine never flags the game."""
-    time_control_assumed: bool = False
-    """True when a score sheet named no time control and the import assumed the rules
-    profile's: its recorded clocks are kept as read and never judged against it."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -38,8 +38,8 @@ from engine.timefmt import clock_text as clock_text  # the engine's; kept import
 from engine.timefmt import format_instant
 
 NOT_JUDGED = (
-    "the score sheet named no time control: the control was assumed, and a reading is not "
-    "judged against an assumption"
+    "stored as read, not judged: the score sheet named no time control (a reading is not "
+    "judged against an assumed control), or the reading reached the engine after later moves"
 )
 REPORT_TOLERANCE_MS = 999
 """Recorded clocks (``[%clk]``) show whole seconds."""
@@ -179,7 +179,7 @@ def clock_report(
             if found.kind == "clock_mismatch"
             else "artefact"
         )
-        if state.time_control_assumed:  # nobody stated the control: nothing to judge by
+        if observed.model_white_ms is None:  # stored unjudged: an assumed control, a late read
             found = Finding(found.side, "agrees", recorded, found.model_ms, NOT_JUDGED)
             status = "not_judged"
         rows.append(

@@ -210,7 +210,6 @@ def import_score_sheet(sheet: RecordScoreSheet, rules: str, by: str = "import") 
             rules=rules,
             initial_fen=sheet.initial_fen,
             move_times_known=move_at_ms is not None,
-            time_control_assumed=sheet.time_control_assumed and move_at_ms is not None,
         )
     ]
     ended: tuple[str, str] | None = None

@@ -112,9 +112,6 @@ class Game:
     so the flag check on a timer raises each once."""
     present: tuple[str, ...] | None = None
     """The players at the board at the start (Laws 2009 6.7 a); None when not recorded."""
-    time_control_assumed: bool = False
-    """An imported game whose score sheet named no time control: the rules profile's was
-    assumed, and its recorded clocks are not judged against it."""
 
     def absent_at_start(self) -> tuple[str, ...]:
         """The players recorded as not at the board when the game started (6.7 a)."""
@@ -312,7 +309,6 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 last_at_ms=event.at_ms,
                 stage=event.stage,
                 clock=_starting_clock(event),
-                time_control_assumed=event.time_control_assumed,
             )
     if state is None:
         return None
