@@ -10,8 +10,8 @@ from typing import Any
 from adapters.cli.cmd_watch import counted_down
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.deltas import alert_of
-from adapters.queries import game_object
 from adapters.store import Store
+from adapters.store.queries import game_object
 from engine.events import AlertRaised
 from tests.helpers import T0_MS, at, ok, paired_tournament
 from tests.test_clock_commands import reading

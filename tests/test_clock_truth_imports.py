@@ -29,10 +29,10 @@ import chess.pgn
 import pytest
 
 from adapters.audit import INTEGRITY, audit_store
-from adapters.event_export import store_event_pgn
-from adapters.pgn_import import ImportOptions, import_pgn
-from adapters.queries import game_clock_report, game_object
+from adapters.formats.event_export import store_event_pgn
+from adapters.formats.pgn_import import ImportOptions, import_pgn
 from adapters.store import Store
+from adapters.store.queries import game_clock_report, game_object
 from tests.cli import candidates, json_lines
 
 DATA = Path(__file__).parent / "data"

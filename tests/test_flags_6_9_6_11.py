@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.audit import INTEGRITY, RULE, audit_store
-from adapters.event_export import game_pgn_text
-from adapters.queries import game_object, report_object, standings_object
+from adapters.formats.event_export import game_pgn_text
 from adapters.store import Store
+from adapters.store.queries import game_object, report_object, standings_object
 from tests.helpers import at, ok, paired_tournament, refused
 
 S = 1000

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from adapters.queries import game_object
 from adapters.store import Store
+from adapters.store.queries import game_object
 from engine.timefmt import parse_instant
 from tests.gateway_support import Peer, RunningGateway, now_at
 from tests.helpers import ok, paired_tournament

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from adapters.host import public_delay
 from adapters.store import Store, open_store, store_url
 from engine.errors import MalformedCommand
 
@@ -39,12 +40,49 @@ def require_existing_store(url: str) -> None:
         raise MalformedCommand(f"no store at {url}; " + CREATE_HINT.format(path=url))
 
 
+def readable_file(path: str | Path, what: str = "") -> Path:
+    """``path`` when it is a file this process can read; else MalformedCommand in one line
+    that names it and why (``what``: the option that gave it, e.g. ``--players``), before
+    anything else is done (no store created, no server started)."""
+    file = Path(path)
+    label = f"{what} {path}" if what else str(path)
+    try:
+        with file.open("rb"):
+            pass
+    except OSError as error:
+        raise MalformedCommand(f"{label}: cannot read the file ({error.strerror})") from None
+    return file
+
+
 def add_store_option(parser: argparse.ArgumentParser) -> None:
     """``--store`` and ``--tournament`` after the subcommand too
     (``candidates game 1.1 --store X --tournament womens``)."""
     parser.add_argument("--store", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     if "--tournament" not in parser._option_string_actions:  # qualify has its own
         parser.add_argument("--tournament", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def add_public_delay_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--public-delay-s SECONDS`` (``adapters.host.public_delay``; the older spelling
+    ``--public-delay`` is accepted): ``args.public_delay_s``, 0 or more seconds."""
+    parser.add_argument(
+        public_delay.FLAG,
+        *public_delay.ALIASES,
+        dest="public_delay_s",
+        type=_public_delay_s,
+        default=float(public_delay.DEFAULT_S),
+        metavar="SECONDS",
+        help=f"{help_text} (default {public_delay.DEFAULT_S}; 0: none)",
+    )
+
+
+def _public_delay_s(text: str) -> float:
+    try:
+        seconds = float(text)
+        public_delay.delay_ms(seconds)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text!r}") from None
+    return seconds
 
 
 def print_json(obj: Any, *, pretty: bool = False) -> None:

@@ -42,7 +42,11 @@ from dataclasses import dataclass
 
 from engine.clock.regulation import flag_fall_result
 from engine.commands import Command, command
-from engine.errors import MalformedCommand
+from engine.errors import (
+    GameNotInProgress,
+    MalformedCommand,
+    UnknownGame,
+)
 from engine.events import ClockReadingRecorded, Event, FlagRuled, ResultRecorded
 from engine.fields import Instant
 from engine.game.flags import flag_evidence, flag_key
@@ -66,15 +70,25 @@ DECISIONS = ("fallen", "not_fallen", "both_fallen")
     events=(FlagRuled, ResultRecorded),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game is finished"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game is finished"),
         (
-            "malformed_command",
+            MalformedCommand,
             "6.10 a",
             "a decision other than fallen, not_fallen or both_fallen, a side missing (or given "
             "with both_fallen), or a ruling against the evidence without a reason",
         ),
     ),
+    notes={
+        "side": "the side whose flag is ruled on: `white` or `black`; absent for "
+        "`both_fallen` (6.11)",
+        "decision": "`fallen` (the flag fell: the game is decided, Laws 2009 6.9), "
+        "`not_fallen` (the flag is dismissed) or `both_fallen` (6.11: both flags down, which "
+        "fell first unknown: play on, a draw in the last period)",
+        "reason": "why, in words; required to dismiss a flag the regulation clock shows fallen "
+        "(6.10 a), and to rule against the evidence (a fall nothing shows, the later of two "
+        "falls, 6.11 where the order is known)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleFlag(Command):

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from adapters.store import Store, logical_event
+from adapters.store.door import Store, logical_event
 from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
 from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream, split_stream
 from engine.game.state import Game
