@@ -214,6 +214,7 @@ def test_the_pattern_files_are_what_the_device_model_writes(name: str) -> None:
 
 def imported(store: Store, name: str, **options: Any) -> tuple[dict[str, Any], str]:
     path = PATTERNS / name
+    options.setdefault("rules", "candidates-2012")  # the patterns are 3.5.1 games
     [report] = [
         r
         for r in import_pgn(store, path, options=ImportOptions(**options))

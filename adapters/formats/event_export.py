@@ -24,6 +24,7 @@ from engine.timefmt import clock_text
 from engine.tournament.pairing import table_size
 from engine.tournament.tournament import Tournament
 from projections.clock import shown_clocks
+from projections.names import Names
 from projections.pgn import ClockAfterPly, game_pgn, games_pgn
 from projections.pgn_comments import ply_comments
 
@@ -46,7 +47,7 @@ def clock_after_ply(
 def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
     events = store.stream(game_stream(game.game_id))
     clocks, notes = clock_after_ply(events, store.readings(game.game_id))
-    comments = ply_comments(events)
+    comments = ply_comments(events, Names.of(store.tournament(), game))
     for ply, texts in notes.items():
         comments.setdefault(ply, []).extend(texts)
     return clocks, comments
