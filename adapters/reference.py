@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -279,7 +280,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
 
 # -- field types -------------------------------------------------------------------------------
 
-TYPE_NAMES = {
+TYPE_NAMES: dict[Callable[[str, object], Any], str] = {
     fields.text: "string",
     fields.words: "string",
     fields.string: "string",
@@ -777,7 +778,7 @@ def example(spec: CommandSpec) -> dict[str, Any]:
     if spec.name in EXAMPLES:
         return EXAMPLES[spec.name]
     made: dict[str, Any] = {"cmd": spec.name}
-    sample = {
+    sample: dict[Callable[[str, object], Any], object] = {
         fields.integer: 0,
         fields.whole: 0,
         fields.number: 0,

@@ -69,6 +69,8 @@ import chess.pgn
 
 from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
 from adapters.store import Store
+from engine.arbiter.board_log import BoardLog
+from engine.arbiter.incident_book import IncidentBook
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
 from engine.dispatch import decide
@@ -593,6 +595,12 @@ class _Staged:
 
     def clock_log(self, game_id: str) -> ClockLog | None:
         return self.store.clock_log(game_id)
+
+    def board_log(self, serial: str) -> BoardLog | None:
+        return self.store.board_log(serial)
+
+    def incident_book(self) -> IncidentBook | None:
+        return self.store.incident_book()
 
     def decide(self, command: dict[str, Any]) -> None:
         _, events = decide(command, self)
