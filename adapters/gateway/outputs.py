@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import formatdate
@@ -57,6 +56,7 @@ from adapters.formats.event_export import (
 from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
 from adapters.gateway.tokens import Identity, Tokens, request_token
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused, UnknownGame
 
@@ -287,7 +287,7 @@ class Outputs:
         if cached is not None and cached.etag == etag:
             cached.seq, cached.key = seq, key
             return cached
-        fresh = Cached(seq, key, body, etag, formatdate(time.time(), usegmt=True))
+        fresh = Cached(seq, key, body, etag, formatdate(wall_clock_ms() / 1000, usegmt=True))
         self.cache[slot] = fresh
         return fresh
 
