@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from adapters.cli.common import add_public_delay_option, add_store_option
+from adapters.cli.common import add_public_delay_option, add_store_option, readable_file
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
 from adapters.host import public_delay
@@ -78,6 +78,7 @@ def dgt_specs(args: argparse.Namespace) -> list[str]:
     for item in args.dgt_file:
         if "=" not in item:
             raise ValueError(f"--dgt-file needs FILE=GAME, got {item!r}")
+        readable_file(item.removeprefix("file:").rsplit("=", 1)[0], "--dgt-file")
         specs.append(item if item.startswith("file:") else f"file:{item}")
     return specs
 
@@ -86,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     if args.flag_check < 0:
         print("candidates serve: --flag-check must be 0 or more seconds", file=sys.stderr)
         return 2
+    if args.tokens is not None:
+        readable_file(args.tokens, "--tokens")
     try:
         tokens = load_tokens(args.tokens)
     except TokenFileError as error:
