@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from eventsourcing.persistence import InterfaceError, OperationalError
+
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.commands import CommandDesk
 from adapters.gateway.deltas import incidents_frame, quiet_clock_frames, tournament_frames
@@ -30,7 +32,7 @@ from adapters.gateway.public import PublicView
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
-from adapters.store.wakeup import ChangeListener, listen_for_changes
+from adapters.store.wakeup import ChangeListener, first_line, listen_for_changes
 from engine.events import AlertRaised, Event
 
 log = logging.getLogger(__name__)
@@ -258,8 +260,11 @@ class LogReading:
                     self._changed = False
                     last_read = loop.time()
                     update, public = await self.read(self._poll)
-            except Exception:
-                log.exception("reading the store failed; retrying in 1 s")
+            except Exception as exc:
+                if isinstance(exc, OperationalError | InterfaceError):  # the server went away
+                    log.warning("reading the store failed (%s); retrying in 1 s", first_line(exc))
+                else:
+                    log.exception("reading the store failed; retrying in 1 s")
                 update = public = None
                 self._changed = True
                 with contextlib.suppress(TimeoutError):
