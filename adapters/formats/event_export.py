@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.store import Store, game_order
+from adapters.store import game_order
+from adapters.store.reads import Reads
 from engine.errors import UnknownGame
 from engine.events import ClockReadingRecorded, Event, game_stream
 from engine.game.state import Game
@@ -44,7 +45,7 @@ def clock_after_ply(
     return {ply: ms for ply, (ms, _) in shown.items()}, notes
 
 
-def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
+def _parts(store: Reads, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
     events = store.stream(game_stream(game.game_id))
     clocks, notes = clock_after_ply(events, store.readings(game.game_id))
     comments = ply_comments(events, Names.of(store.tournament(), game))
@@ -53,7 +54,7 @@ def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]
     return clocks, comments
 
 
-def game_pgn_text(store: Store, game_id: str, site: str | None = None) -> str:
+def game_pgn_text(store: Reads, game_id: str, site: str | None = None) -> str:
     game = store.game(game_id)
     if game is None:
         raise UnknownGame(f"no game {game_id!r} in this store")
@@ -61,7 +62,7 @@ def game_pgn_text(store: Store, game_id: str, site: str | None = None) -> str:
     return game_pgn(game, store.tournament(), clocks=clocks, comments=comments, site=site)
 
 
-def event_game_ids(store: Store, tournament: Tournament | None) -> list[str]:
+def event_game_ids(store: Reads, tournament: Tournament | None) -> list[str]:
     """Every game of the event in (round, board) order: the round robin's boards and the
     playoff games paired so far (by id, without scanning the log), else every stream's."""
     if tournament is None:
@@ -72,18 +73,18 @@ def event_game_ids(store: Store, tournament: Tournament | None) -> list[str]:
     return ids
 
 
-def started_games(store: Store, game_ids: list[str]) -> list[Game]:
+def started_games(store: Reads, game_ids: list[str]) -> list[Game]:
     return [g for g in (store.game(i) for i in sorted(game_ids, key=game_order)) if g is not None]
 
 
-def pgn_of_games(store: Store, games: list[Game], site: str | None = None) -> str:
+def pgn_of_games(store: Reads, games: list[Game], site: str | None = None) -> str:
     parts = {g.game_id: _parts(store, g) for g in games}
     clocks = {gid: clocks for gid, (clocks, _) in parts.items()}
     comments = {gid: comments for gid, (_, comments) in parts.items()}
     return games_pgn(games, store.tournament(), clocks, comments, site)
 
 
-def round_game_ids(store: Store, round_no: int) -> list[str]:
+def round_game_ids(store: Reads, round_no: int) -> list[str]:
     """The games of a round of the round robin (``<round>.<board>``)."""
     tournament = store.tournament()
     if tournament is None or not 1 <= round_no <= tournament.rounds:
@@ -93,11 +94,11 @@ def round_game_ids(store: Store, round_no: int) -> list[str]:
     return [f"{round_no}.{b}" for b in range(1, boards + 1)]
 
 
-def event_games(store: Store) -> list[Game]:
+def event_games(store: Reads) -> list[Game]:
     """Every game with a stream (imported, played or playoff), in round and board order."""
     return started_games(store, store.game_ids())
 
 
-def store_event_pgn(store: Store, site: str | None = None) -> str:
+def store_event_pgn(store: Reads, site: str | None = None) -> str:
     """Every game of the store as PGN, in round and board order."""
     return pgn_of_games(store, event_games(store), site)
