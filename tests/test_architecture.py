@@ -35,7 +35,7 @@ ENGINE_RANK = {
 }
 """engine/: the core (events, commands, errors, rules, time formats), then the chapters
 of the rulebook in the order they build on one another, then the dispatch."""
-ADAPTER_RANK = {"store": 0, "dgt": 1, "gateway": 1, "sample": 2, "cli": 3}
+ADAPTER_RANK = {"store": 0, "dgt": 1, "gateway": 1, "analysis": 1, "sample": 2, "cli": 3}
 """adapters/: the store, its logs, queries, imports and audit; the devices and the live
 outputs; the sample (built through the DGT simulator); the command line."""
 LAYER_RANK = {"engine": 0, "projections": 1, "adapters": 2}

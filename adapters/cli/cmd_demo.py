@@ -15,11 +15,14 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import threading
 import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from adapters.analysis.service import run_in_thread
+from adapters.analysis.uci import Budget, find_engine
 from adapters.cli.cmd_replay import gateway_entry, serve_replay
 from adapters.replay import Pace, parse_speed, replay, round_of, standings
 from adapters.replay_log import Log, Record, read_log
@@ -170,6 +173,9 @@ def _run(args: argparse.Namespace) -> int:
         except CommandRefused as refused:
             print(f"(no web page: {refused.message})")
             serve = False
+    analysis_stop = threading.Event()
+    if serve:
+        start_analysis(str(path), analysis_stop)
     with open_store(str(path)) as store:
         reported: list[bool] = []
 
@@ -202,7 +208,23 @@ def _run(args: argparse.Namespace) -> int:
                 print(final_report(store), flush=True)
         finally:
             progress.close()
+            analysis_stop.set()
     return 0
+
+
+DEMO_BUDGET = Budget(nodes=150_000, movetime_ms=300)
+"""The demo replays a round a minute: a light budget, so most positions get their turn."""
+
+
+def start_analysis(store: str, stop: threading.Event) -> None:
+    """The engine's analysis beside the replay (evaluation bars on the page), when Stockfish
+    is installed; else a line saying how to get it."""
+    path = find_engine()
+    if path is None:
+        print("(no engine analysis: Stockfish is not installed; `make stockfish` installs it)")
+        return
+    print(f"Engine analysis: {path} ({DEMO_BUDGET.describe()})")
+    run_in_thread(store, DEMO_BUDGET, stop, path)
 
 
 def final_report(store: Store) -> str:

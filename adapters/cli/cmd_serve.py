@@ -17,8 +17,11 @@ import asyncio
 import contextlib
 import signal
 import sys
+import threading
 from typing import Any
 
+from adapters.analysis.service import run_in_thread
+from adapters.cli.cmd_analyse import add_budget_options, budget_of
 from adapters.cli.common import add_store_option
 from adapters.flag_watch import DEFAULT_INTERVAL_S, watch_flags
 from adapters.gateway.server import DEFAULT_PUBLIC_DELAY_S, serve_forever
@@ -70,6 +73,19 @@ def register(sub: Any) -> None:
         help="send check_flags for every game in progress this often (default 1; 0: never), "
         "so a regulation clock at zero reaches the arbiters' desk (Laws 2009 6.8)",
     )
+    parser.add_argument(
+        "--analysis",
+        action="store_true",
+        help="run the engine's analysis in this process too (one laptop; in a hall, run "
+        "`candidates analyse` on a machine of its own); the budget flags below apply",
+    )
+    parser.add_argument(
+        "--analysis-to-arbiters",
+        action="store_true",
+        help="also send the analysis to arbiters' tokens (never by default: the desk is in "
+        "the playing hall)",
+    )
+    add_budget_options(parser)
     add_store_option(parser)
     parser.set_defaults(func=run)
 
@@ -98,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         specs = dgt_specs(args)
+    except ValueError as error:
+        print(f"candidates serve: {error}", file=sys.stderr)
+        return 2
+    try:
+        budget = budget_of(args)
     except ValueError as error:
         print(f"candidates serve: {error}", file=sys.stderr)
         return 2
@@ -131,7 +152,14 @@ def run(args: argparse.Namespace) -> int:
         tasks = [
             asyncio.create_task(
                 serve_forever(
-                    url, args.host, args.port, tokens, args.public_delay, stop, ready=ready
+                    url,
+                    args.host,
+                    args.port,
+                    tokens,
+                    args.public_delay,
+                    stop,
+                    ready=ready,
+                    analysis_to_arbiters=args.analysis_to_arbiters,
                 )
             )
         ]
@@ -143,12 +171,16 @@ def run(args: argparse.Namespace) -> int:
             )
         if args.flag_check > 0:
             tasks.append(asyncio.create_task(watch_flags(url, stop, args.flag_check)))
+        analysis_stop = threading.Event()
+        if args.analysis:
+            run_in_thread(url, budget, analysis_stop, args.engine)
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
                 task.result()
         finally:
             stop.set()
+            analysis_stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
 
     try:

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +94,9 @@ class Channel:
         self.clients: set[Client] = set()
         self.alerts: OpenAlerts | None = None
         """The open alerts (live channel): sent to an arbiter after a snapshot or a resume."""
+        self.catch_up: Callable[[Client], list[Frame]] | None = None
+        """What else a client gets after its snapshot (the newest engine evaluations,
+        ``adapters.gateway.analysis_feed``)."""
         self._snapshots: dict[
             tuple[int, tuple[str, ...] | None, tuple[str, ...] | None], tuple[int, Frame]
         ] = {}
@@ -366,6 +369,8 @@ class Client:
             frames.append(self.channel.snapshot(self.games, self.tournaments))
             frames.extend(self.open_alerts())
             frames.extend(self.incident_book())
+            if self.channel.catch_up is not None:
+                frames.extend(self.channel.catch_up(self))
             return frames
         frames.extend(self.queue)
         self.queue.clear()

@@ -44,6 +44,7 @@ from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
 from adapters.gateway.alerts import OpenAlerts
+from adapters.gateway.analysis_feed import AnalysisFeed
 from adapters.gateway.deltas import (
     game_key,
     incidents_frame,
@@ -133,6 +134,7 @@ class Gateway:
         fallback_s: float = FALLBACK_S,
         http_max_age_s: int = DEFAULT_MAX_AGE_S,
         keep: bool = True,
+        analysis_to_arbiters: bool = False,
     ) -> None:
         self.store_url = store_url
         self.tokens = tokens or Tokens()
@@ -169,6 +171,11 @@ class Gateway:
             http_max_age_s,
         )
         """The read-only HTTP routes (``/api/...``, ``/pgn/...``)."""
+        self.analysis = AnalysisFeed(
+            store_url, self.live, self.public, self.delay_ms, to_arbiters=analysis_to_arbiters
+        )
+        """The engine's evaluations: commentators at once, the public after the delay."""
+        self.outputs.analysis = self.analysis
         self._poked = asyncio.Event()
         """Set when this gateway appended events itself, when the store notified a change
         (PostgreSQL), or when it is stopping."""
@@ -603,7 +610,7 @@ class Gateway:
         frames = [f for f in resumed if client.wants(f)]
         alerts = [f for f in frames if f.body.get("op") == "alert"]
         kept = [f for f in frames if f not in alerts]
-        return kept + client.open_alerts() + client.incident_book()
+        return kept + client.open_alerts() + client.incident_book() + self.analysis.catch_up(client)
 
     async def _command(self, client: Client, frame: dict[str, Any]) -> None:
         fid = _frame_id(frame, required=True)
@@ -727,12 +734,14 @@ class Gateway:
     ) -> None:
         """Serve until ``stop`` is set (the store is read once before listening)."""
         follower: asyncio.Task[None] | None = None
+        evaluations: asyncio.Task[None] | None = None
         self._loop = asyncio.get_running_loop()
         stop_waiter = asyncio.create_task(stop.wait())
         stop_waiter.add_done_callback(lambda _: self._poked.set())
         try:
             await self.open()
             follower = asyncio.create_task(self.follow(stop))
+            evaluations = asyncio.create_task(self.analysis.follow(stop))
             async with serve(
                 self.handler,
                 host,
@@ -764,6 +773,10 @@ class Gateway:
             final = self._kept_state() if self._kept is not None else None
             if final is not None and final.position > self._kept_submitted:
                 await self._in(self._keeper, self._save_kept, final)
+            if evaluations is not None:
+                evaluations.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await evaluations
             await self._in(self._keeper, lambda: None)  # a save in progress ends first
             await self._in(self._reader, self._close_stores)
             await self._in(self._deciding, self._close_command_store)
