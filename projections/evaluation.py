@@ -74,6 +74,7 @@ def swing(before: Evaluation, after: Evaluation) -> dict[str, Any] | None:
         return None
     white_moved = before.fen.split(" ")[1] == "w"
     drop = expected_score(before.wdl, white_moved) - expected_score(after.wdl, white_moved)
+    drop = round(drop, 6)  # per mille chances: no float dust at a threshold
     if drop < MISTAKE_DROP:
         return None
     kind = "blunder" if drop >= BLUNDER_DROP else "mistake"

@@ -213,7 +213,7 @@ class Analyser:
             position, state = kept
             self.position = self._kept_position = position
             self.live = {(str(t), str(g)) for t, g in state.get("live", [])}
-            self._read(rescan=self.live)
+            self._read(rescan=self._all_games() if self.every_game else set(self.live))
         else:
             self._read(rescan=self._all_games())
 
