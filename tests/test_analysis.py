@@ -136,9 +136,7 @@ class TestKeptBesideTheStore:
         assert analyser.run(threading.Event())
         rows = _rows(store_url)
         assert sorted(r.evaluation.ply for r in rows) == [0, 1, 2, 3, 4]
-        assert {r.game for r in rows} == {"1.1"} and {r.tournament for r in rows} == {
-            "london-2013"
-        }
+        assert {r.game for r in rows} == {"1.1"} and {r.tournament for r in rows} == {"london-2013"}
         with Store(store_url) as store:
             assert store.count() == events_before  # derived data: never an event
         again = Analyser(store_url, SMALL, ENGINE, until_idle=True)

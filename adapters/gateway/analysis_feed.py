@@ -133,8 +133,9 @@ class AnalysisFeed:
         return self.versions[audience], found
 
     def catch_up(self, client: Client) -> list[Frame]:
-        """After a snapshot or a resume: the newest evaluation of each game the client
-        follows, if it may see them."""
+        """After a snapshot or a resume: of each game the client follows (if it may see
+        them), the evaluations that mark a mistake or a blunder (the move list's marks) and
+        the newest one (the evaluation bar), in ply order."""
         channel = client.channel
         if channel is None or not self.may_see(client.identity, channel):
             return []
@@ -143,10 +144,11 @@ class AnalysisFeed:
         for key, by_ply in self.shown[audience].items():
             if not by_ply:
                 continue
-            newest = by_ply[max(by_ply)]
-            frame = self._frame(channel, key, newest, by_ply)
-            if client.wants(frame):
-                frames.append(frame)
+            newest = max(by_ply)
+            for ply in sorted(by_ply):
+                frame = self._frame(channel, key, by_ply[ply], by_ply)
+                if (ply == newest or frame.body["swing"] is not None) and client.wants(frame):
+                    frames.append(frame)
         return frames
 
     # --- following the table (analysis thread) -------------------------------------
