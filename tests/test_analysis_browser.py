@@ -48,8 +48,8 @@ def round_one(limit_plies: int = 60) -> dict[str, list[str]]:
 
 @pytest.fixture
 def commentated(sqlite_store: Store) -> Store:
-    """Round 1 in progress: each game's moves, one every half a minute to four and a half minutes from four hours ago
-    (the time use differs move by move), every position evaluated."""
+    """Round 1 in progress since four hours ago: a move every 30 s to 4.5 min (the time
+    use differs move by move), every position evaluated."""
     games = round_one()
     if not games:
         pytest.skip(f"{GAMES_2013} is not here")
