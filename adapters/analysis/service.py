@@ -330,8 +330,9 @@ class Analyser:
 
 
 def _over(position: Position) -> bool:
-    """A position with nothing to search (mate, stalemate, no material)."""
-    return position.board().is_game_over()
+    """A position with nothing to search: no legal move (mate, stalemate). A repetition or
+    the fifty moves end nothing under the 2009 Laws until a player claims (9.2, 9.3)."""
+    return not any(position.board().legal_moves)
 
 
 def _now_ms() -> int:
