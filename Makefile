@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint types pytest bench bench-each clean browser docs
+.PHONY: demo test lint types pytest bench bench-each clean browser stockfish docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,17 +29,25 @@ lint: $(VENV)/.installed
 # protocol and reconstruction (bytes in, moves out).
 types: $(VENV)/.installed
 	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
-		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py
+		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py \
+		adapters/analysis/uci.py adapters/openings.py
 
 pytest: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 4 --dist loadscope
 
-test: lint types browser pytest
+test: lint types browser stockfish pytest
 
 # Debian's chromium for the browser test of the live page (skipped, with the reason, without it).
 browser:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium >/dev/null; } || echo "chromium could not be installed"
+
+# Debian's stockfish for the engine's analysis (docs/analysis.md) and its tests (skipped, with
+# the reason, without it); `make demo` shows the analysis when it is there.
+stockfish:
+	@test -x /usr/games/stockfish || command -v stockfish >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null; } \
+		|| echo "stockfish could not be installed"
 
 # The suite (bench/load.py): several tournaments, boards, viewers and gateways, SQLite and
 # PostgreSQL ($$CANDIDATES_BENCH_PG, else the local test server) side by side, each figure next
