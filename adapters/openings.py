@@ -69,7 +69,9 @@ def parse_table(texts: list[str]) -> OpeningsTable:
                     if not token[0].isdigit():  # move numbers ("1.", "12...")
                         board.push_san(token)
             except ValueError:
-                log.warning("openings table: %s %r has an illegal line; left out", *row.values())
+                log.warning(
+                    "openings table: %s %r has an illegal line; left out", row["eco"], row["name"]
+                )
                 continue
             depth = max(depth, board.ply())
             # the first line naming a position keeps it (the table lists the main name first)
