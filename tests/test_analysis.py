@@ -8,6 +8,7 @@ where it is not installed: ``make stockfish``), the store on SQLite and PostgreS
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 import chess
+import chess.pgn
 import pytest
 
 from adapters.analysis.service import Analyser, line_positions
@@ -27,6 +29,7 @@ from adapters.store import Store
 from engine.events import game_stream
 from engine.game.state import position_fen
 from projections.evaluation import Evaluation, eval_text, swing
+from projections.pgn import game_pgn
 from tests.helpers import ok, paired_tournament
 
 ENGINE = find_engine()
@@ -253,3 +256,86 @@ class TestWithoutAnEngine:
         assert done.stderr.count("no UCI engine found") == 1
         assert "Traceback" not in done.stderr
         assert json.loads(done.stdout)["engine"] is False
+
+
+class TestEvalInThePgnWriter:
+    def test_eval_after_each_move_in_the_form_broadcasts_read(self, sqlite_store: Store) -> None:
+        paired_tournament(sqlite_store)
+        play(sqlite_store, "1.1", ["f3", "e5", "g4"])
+        game = sqlite_store.game("1.1")
+        assert game is not None
+        text = game_pgn(game, sqlite_store.tournament(), evals={1: (-35, None), 3: (None, -1)})
+        assert "[%eval -0.35]" in text and "[%eval #-1]" in text
+        parsed = chess.pgn.read_game(io.StringIO(text))
+        assert parsed is not None
+        scores = [node.eval() for node in parsed.mainline()]
+        assert scores[0] is not None and scores[0].white().score() == -35
+        assert scores[1] is None
+        assert scores[2] is not None and scores[2].white().mate() == -1
+
+
+class TestTheCommandLine:
+    def test_a_budget_out_of_range_is_refused_clearly(self, sqlite_store: Store) -> None:
+        for flags, words in (
+            (["--threads", "0"], "--threads must be 1 or more"),
+            (["--nodes", "0", "--movetime", "0"], "give --nodes or --movetime"),
+            (["--nice", "25"], "--nice must be between 0 and 19"),
+        ):
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "adapters.cli",
+                    "--store",
+                    sqlite_store.url,
+                    "analyse",
+                    *flags,
+                ],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 2 and words in done.stderr, done.stderr
+            assert "Traceback" not in done.stderr
+
+    def test_a_store_that_is_not_there_is_refused_and_nothing_is_created(
+        self, tmp_path: Path
+    ) -> None:
+        missing = tmp_path / "nowhere.sqlite"
+        done = subprocess.run(
+            [sys.executable, "-m", "adapters.cli", "--store", str(missing), "analyse"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode != 0 and "no store at" in done.stderr
+        assert "Traceback" not in done.stderr and not missing.exists()
+
+    @needs_engine
+    def test_drop_removes_every_evaluation_to_be_rebuilt(self, sqlite_store: Store) -> None:
+        paired_tournament(sqlite_store)
+        play(sqlite_store, "1.1", ["e4"])
+        Analyser(sqlite_store.url, SMALL, ENGINE, until_idle=True).run(threading.Event())
+        assert len(_rows(sqlite_store.url)) == 2
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "adapters.cli",
+                "--store",
+                sqlite_store.url,
+                "analyse",
+                "--drop",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and json.loads(done.stdout) == {"dropped": 2}
+        assert _rows(sqlite_store.url) == []
+        again = Analyser(sqlite_store.url, SMALL, ENGINE, until_idle=True)
+        again.run(threading.Event())
+        assert again.counters.analysed == 2  # rebuilt

@@ -15,9 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import re
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import chess.pgn
 import pytest
@@ -31,6 +37,7 @@ from engine.timefmt import format_instant, parse_instant
 from tests.gateway_support import (
     ARBITER_TOKEN,
     COMMENTATOR_TOKEN,
+    TOKENS,
     Peer,
     RunningGateway,
     now_at,
@@ -44,6 +51,7 @@ pytestmark = pytest.mark.skipif(
 )
 SMALL = Budget(nodes=20_000, movetime_ms=None, nice=0)
 DELAY_S = 30.0
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def move(store: Store, san: str, offset_s: float, game: str = "1.1") -> None:
@@ -232,3 +240,33 @@ def live_move_at(store: Store, ply: int) -> str:
         if isinstance(event, MovePlayed) and event.ply == ply:
             return format_instant(event.at_ms)
     raise AssertionError(f"no move at ply {ply}")
+
+
+class TestServeWithAnalysis:
+    def test_serve_analysis_runs_the_engine_in_the_gateways_process(
+        self, live: Store, tmp_path: Path
+    ) -> None:
+        tokens = tmp_path / "tokens.json"
+        tokens.write_text(json.dumps(TOKENS))
+        command = [
+            sys.executable, "-m", "adapters.cli", "--store", live.url, "serve", "--port", "0",
+            "--tokens", str(tokens), "--flag-check", "0", "--analysis",
+            "--nodes", "20000", "--movetime", "0", "--nice", "0",
+        ]  # fmt: skip
+        proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout is not None
+            port = re.search(r"at http://[^:]+:(\d+)/", proc.stdout.readline())
+            assert port is not None
+            with Peer(Address(f"ws://127.0.0.1:{port.group(1)}/ws")) as studio:  # type: ignore[arg-type]
+                studio.subscribe(token=COMMENTATOR_TOKEN)
+                assert studio.next(lambda f: analysis(f, 3), timeout=30)["game"] == "1.1"
+        finally:
+            proc.terminate()
+            proc.wait(15)
+        assert proc.returncode == 0
+
+
+@dataclass
+class Address:
+    url: str
