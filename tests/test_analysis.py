@@ -121,6 +121,20 @@ class TestPositionsOfALine:
         assert positions[3].board().fen() == positions[3].fen
 
 
+def analyse_cli(
+    store: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``candidates --store STORE analyse ARGS``, to its end."""
+    return subprocess.run(
+        [sys.executable, "-m", "adapters.cli", "--store", store, "analyse", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
 def _rows(url: str) -> list:
     with Store(url) as store:
         return analysis_table(store).since(0)
@@ -244,14 +258,7 @@ class TestWithoutAnEngine:
     def test_it_says_so_once_and_exits_cleanly(self, sqlite_store: Store) -> None:
         paired_tournament(sqlite_store)
         env = {**os.environ, "CANDIDATES_ENGINE": "/nonexistent/stockfish"}
-        done = subprocess.run(
-            [sys.executable, "-m", "adapters.cli", "--store", sqlite_store.url, "analyse"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
+        done = analyse_cli(sqlite_store.url, env=env)
         assert done.returncode == 0
         assert done.stderr.count("no UCI engine found") == 1
         assert "Traceback" not in done.stderr
@@ -281,21 +288,7 @@ class TestTheCommandLine:
             (["--nodes", "0", "--movetime", "0"], "give --nodes or --movetime"),
             (["--nice", "25"], "--nice must be between 0 and 19"),
         ):
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "adapters.cli",
-                    "--store",
-                    sqlite_store.url,
-                    "analyse",
-                    *flags,
-                ],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
+            done = analyse_cli(sqlite_store.url, *flags)
             assert done.returncode == 2 and words in done.stderr, done.stderr
             assert "Traceback" not in done.stderr
 
@@ -303,13 +296,7 @@ class TestTheCommandLine:
         self, tmp_path: Path
     ) -> None:
         missing = tmp_path / "nowhere.sqlite"
-        done = subprocess.run(
-            [sys.executable, "-m", "adapters.cli", "--store", str(missing), "analyse"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = analyse_cli(str(missing))
         assert done.returncode != 0 and "no store at" in done.stderr
         assert "Traceback" not in done.stderr and not missing.exists()
 
@@ -319,21 +306,7 @@ class TestTheCommandLine:
         play(sqlite_store, "1.1", ["e4"])
         Analyser(sqlite_store.url, SMALL, ENGINE, until_idle=True).run(threading.Event())
         assert len(_rows(sqlite_store.url)) == 2
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "adapters.cli",
-                "--store",
-                sqlite_store.url,
-                "analyse",
-                "--drop",
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = analyse_cli(sqlite_store.url, "--drop")
         assert done.returncode == 0 and json.loads(done.stdout) == {"dropped": 2}
         assert _rows(sqlite_store.url) == []
         again = Analyser(sqlite_store.url, SMALL, ENGINE, until_idle=True)

@@ -23,6 +23,7 @@ from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastor
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from psycopg.sql import SQL, Composed, Identifier
 
+from adapters.kept import advisory_lock
 from adapters.store import Store
 from projections.evaluation import Evaluation
 
@@ -204,24 +205,19 @@ class PostgresAnalyses:
     def set_up(self) -> None:
         if self.exists():
             return
-        with self.datastore.get_connection() as conn:
-            key = SETUP_LOCK.format(schema=self.datastore.schema)
-            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
-            try:
-                conn.execute(
-                    self._sql(
-                        "CREATE TABLE IF NOT EXISTS {table} (id bigserial PRIMARY KEY, "
-                        "tournament text NOT NULL, game text NOT NULL, ply integer NOT NULL, "
-                        "fen text NOT NULL, at_ms bigint NOT NULL, cp integer, mate integer, "
-                        "wdl_win integer NOT NULL, wdl_draw integer NOT NULL, "
-                        "wdl_loss integer NOT NULL, pv text NOT NULL, pv_san text NOT NULL, "
-                        "depth integer NOT NULL, nodes bigint NOT NULL, "
-                        "analysed_at_ms bigint NOT NULL, UNIQUE (tournament, game, ply, fen))"
-                    )
+        with advisory_lock(self.datastore, SETUP_LOCK) as conn:
+            conn.execute(
+                self._sql(
+                    "CREATE TABLE IF NOT EXISTS {table} (id bigserial PRIMARY KEY, "
+                    "tournament text NOT NULL, game text NOT NULL, ply integer NOT NULL, "
+                    "fen text NOT NULL, at_ms bigint NOT NULL, cp integer, mate integer, "
+                    "wdl_win integer NOT NULL, wdl_draw integer NOT NULL, "
+                    "wdl_loss integer NOT NULL, pv text NOT NULL, pv_san text NOT NULL, "
+                    "depth integer NOT NULL, nodes bigint NOT NULL, "
+                    "analysed_at_ms bigint NOT NULL, UNIQUE (tournament, game, ply, fen))"
                 )
-                conn.commit()
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+            )
+            conn.commit()
         self.ready = True
 
     def insert(
