@@ -174,9 +174,9 @@ def _run(args: argparse.Namespace) -> int:
             print(f"(no web page: {refused.message})")
             serve = False
     analysis_stop = threading.Event()
-    if serve:
-        start_analysis(str(path), analysis_stop)
     with open_store(str(path)) as store:
+        if serve:  # the store is there: the analysis follows it as it fills
+            start_analysis(str(path), analysis_stop)
         reported: list[bool] = []
 
         def at_the_end() -> None:
