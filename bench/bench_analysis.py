@@ -55,6 +55,9 @@ PLAYERS = [{"id": f"p{i}", "name": f"Player {i}", "rating": 2700 - i} for i in r
 ARBITERS = [{"id": "chief", "name": "Chief Arbiter", "role": "chief"}]
 CYCLE = ["g1f3", "g8f6", "f3g1", "f6g8"]
 OPENING_PLIES = 6
+SPACING_S = 1.5
+"""Between two moves of ``v.1`` (a board's moves are half a minute apart in a real game;
+this keeps the run short and still lets the evaluation of one move come before the next)."""
 
 
 def now_ms() -> int:
@@ -232,7 +235,7 @@ async def phase(
         commits.append((ply, committed))
         arrived = await followers.wait_delta(ply, viewers)
         latencies.extend((t - committed) * 1000 for t in arrived)
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(SPACING_S)
     single = await asyncio.to_thread(single_moves, store, f"s.{name}", 30)
     return latencies, single, commits
 

@@ -14,10 +14,11 @@ from where it was without repeating a finished position.
 When analysis falls behind (more moves than the budget can evaluate), each
 game has at most one position waiting, its newest: a move replaces the
 position of its game still waiting, which is skipped for now, and the games
-are served in the order their waiting position arrived (each board gets its
-turn). When nothing waits, the positions skipped are evaluated, the newest
-first (``backfill``), so a finished broadcast PGN has an ``[%eval]`` after
-every move.
+are served in the order their first waiting position arrived (a game keeps its
+place in the queue when its position is replaced: each board gets its turn, and
+no board waits more than one round of the others). When nothing waits, the
+positions skipped are evaluated, the newest first (``backfill``), so a finished
+broadcast PGN has an ``[%eval]`` after every move.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 import chess
 
 from adapters.analysis.table import AnalysisTable, analysis_table
-from adapters.analysis.uci import Analyst, Budget, find_engine
+from adapters.analysis.uci import Analyst, Budget, find_engine, lower_priority_of_this_thread
 from adapters.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store import Store
 from engine.events import Event, game_stream, split_stream
@@ -87,45 +88,74 @@ class Counters:
     """Positions found in the table (evaluated before) and not evaluated again."""
 
 
-def line_positions(
-    tournament: str, game_id: str, events: list[Event]
-) -> tuple[Game | None, list[Position]]:
-    """The game's state and every position of its current line (plies 0..n), each dated by
-    the event that made it the game's (a move, a correction; the start for ply 0)."""
-    state: Game | None = None
-    dated: list[int] = []  # dated[i]: the instant of the position after i plies
-    for event in events:
-        before = state.moves if state is not None else ()
-        state = games.evolve(state, event)
-        if state is None:
-            continue
-        moves = state.moves
-        if not dated:
-            dated.append(event.at_ms)
-        if moves != before:
+class GameLine:
+    """One game's state and every position of its current line (plies 0..n), each dated by
+    the event that made it the game's (a move, a correction; the start for ply 0), folded
+    from its stream as it grows: each event once."""
+
+    def __init__(self, tournament: str, game_id: str) -> None:
+        self.tournament, self.game_id = tournament, game_id
+        self.state: Game | None = None
+        self.version = 0
+        """The stream version folded up to."""
+        self.positions: list[Position] = []
+        self.board = chess.Board()
+        """The position after the current line, with its moves (repetitions are seen)."""
+
+    def fold(self, events: list[Event]) -> None:
+        for event in events:
+            before = self.state.moves if self.state is not None else ()
+            self.state = games.evolve(self.state, event)
+            self.version = max(self.version, event.originator_version)
+            state = self.state
+            if state is None:
+                continue
+            if not self.positions:
+                self.board = chess.Board(state.initial_fen) if state.initial_fen else chess.Board()
+                self._add(0, event.at_ms)
+            moves = state.moves
+            if moves == before:
+                continue
             common = 0
             while common < min(len(moves), len(before)) and moves[common] == before[common]:
                 common += 1
-            del dated[common + 1 :]
-            dated.extend([event.at_ms] * (len(moves) - common))
-    if state is None:
-        return None, []
-    board = chess.Board(state.initial_fen) if state.initial_fen else chess.Board()
-    found = [Position(tournament, game_id, 0, board.fen(), dated[0], state.initial_fen, ())]
-    for ply, uci in enumerate(state.moves, start=1):
-        board.push_uci(uci)
-        found.append(
+            if common < len(before):  # a correction: the line from the start again
+                del self.positions[common + 1 :]
+                start = state.initial_fen
+                self.board = chess.Board(start) if start else chess.Board()
+                for uci in moves[:common]:
+                    self.board.push_uci(uci)
+            for ply in range(common + 1, len(moves) + 1):
+                self.board.push_uci(moves[ply - 1])
+                self._add(ply, event.at_ms)
+
+    def _add(self, ply: int, at_ms: int) -> None:
+        state = self.state
+        assert state is not None
+        self.positions.append(
             Position(
-                tournament,
-                game_id,
+                self.tournament,
+                self.game_id,
                 ply,
-                board.fen(),
-                dated[ply],
+                self.board.fen(),
+                at_ms,
                 state.initial_fen,
                 state.moves[:ply],
             )
         )
-    return state, found
+
+    def over(self) -> bool:
+        """The line's last position has no legal move (mate, stalemate)."""
+        return not any(self.board.legal_moves)
+
+
+def line_positions(
+    tournament: str, game_id: str, events: list[Event]
+) -> tuple[Game | None, list[Position]]:
+    """The game's state and every position of its current line (``GameLine``)."""
+    line = GameLine(tournament, game_id)
+    line.fold(events)
+    return line.state, line.positions
 
 
 class Analyser:
@@ -164,6 +194,8 @@ class Analyser:
         """Positions skipped (replaced while waiting, or older plies found at start)."""
         self.done: dict[tuple[str, str], set[tuple[int, str]]] = {}
         """Per game, the positions (ply, FEN) in the table."""
+        self.lines: dict[tuple[str, str], GameLine] = {}
+        """Per game, its line folded so far (each event of its stream read once)."""
         self._store: Store | None = None
         self._table: AnalysisTable | None = None
         self._kept: KeptProjection | None = None
@@ -178,6 +210,7 @@ class Analyser:
         if path is None:
             log.warning(NO_ENGINE)
             return False
+        lower_priority_of_this_thread(self.budget.nice)  # the write path and viewers first
         store = self._store = Store(self.store_url)
         try:
             self._table = analysis_table(store)
@@ -249,10 +282,13 @@ class Analyser:
         """Queue the game's newest position (and its older ones not evaluated, to the
         backlog) while it is in progress."""
         assert self._store is not None and self._table is not None
-        view = self._store.view(tid)
-        state, positions = line_positions(tid, gid, view.stream(game_stream(gid)))
         key = (tid, gid)
-        if state is None:
+        line = self.lines.get(key)
+        if line is None:
+            line = self.lines[key] = GameLine(tid, gid)
+        line.fold(self._store.view(tid).stream(game_stream(gid), line.version))
+        state, positions = line.state, line.positions
+        if state is None or not positions:
             return
         in_progress = state.status == games.IN_PROGRESS
         if in_progress:
@@ -269,14 +305,14 @@ class Analyser:
         for older in positions[:-1]:
             if (older.ply, older.fen) not in done:
                 self.backlog.setdefault((tid, gid, older.ply, older.fen), older)
-        if (newest.ply, newest.fen) in done or _over(newest):
+        if (newest.ply, newest.fen) in done or line.over():
             self.waiting.pop(key, None)
             return
-        replaced = self.waiting.pop(key, None)
+        replaced = self.waiting.get(key)
         if replaced is not None and replaced != newest:
             self.counters.skipped += 1
             self.backlog[(tid, gid, replaced.ply, replaced.fen)] = replaced
-        self.waiting[key] = newest
+        self.waiting[key] = newest  # a game keeps its place in the queue
 
     def _next(self) -> Position | None:
         """The next position: the game that has waited longest (its newest position), else

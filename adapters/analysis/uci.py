@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -60,6 +62,19 @@ class Budget:
         )
 
 
+def lower_priority_of_this_thread(nice: int) -> None:
+    """Run the calling thread (and what it starts: threads, processes) at ``nice`` (Linux
+    gives each thread its own; elsewhere the process's), never higher than it was."""
+    if nice <= 0:
+        return
+    try:
+        target = threading.get_native_id() if sys.platform == "linux" else 0
+        current = os.getpriority(os.PRIO_PROCESS, target)
+        os.setpriority(os.PRIO_PROCESS, target, max(current, min(19, nice)))
+    except (AttributeError, OSError):  # no priorities here: run as it is
+        return
+
+
 def find_engine(path: str | None = None) -> str | None:
     """The engine binary: ``path`` if given (None if it is not an executable), else
     ``$CANDIDATES_ENGINE``, ``stockfish`` on ``PATH``, ``/usr/games/stockfish``."""
@@ -87,8 +102,7 @@ class Analyst:
         nice = budget.nice
 
         def lower_priority() -> None:
-            if nice > 0:
-                os.nice(nice)
+            lower_priority_of_this_thread(nice)
 
         self.engine = chess.engine.SimpleEngine.popen_uci(path, preexec_fn=lower_priority)
         options: dict[str, Any] = {}
