@@ -312,3 +312,43 @@ class TestTheCommandLine:
         again = Analyser(sqlite_store.url, SMALL, ENGINE, until_idle=True)
         again.run(threading.Event())
         assert again.counters.analysed == 2  # rebuilt
+
+
+class TestTheQueue:
+    def test_a_game_keeps_its_place_when_its_waiting_position_is_replaced(
+        self, sqlite_store: Store
+    ) -> None:
+        paired_tournament(sqlite_store)
+        play(sqlite_store, "1.1", ["e4"])
+        play(sqlite_store, "1.2", ["d4"])
+        analyser = Analyser(sqlite_store.url, SMALL, ENGINE)
+        with Store(sqlite_store.url) as store:
+            analyser._store, analyser._table = store, analysis_table(store)
+            analyser._read(rescan=analyser._all_games())
+            first, second = ("london-2013", "1.1"), ("london-2013", "1.2")
+            assert list(analyser.waiting) == [first, second]
+            ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": "e5", "at": _at(120)})
+            analyser._read()
+            # 1.1's newest position replaced its waiting one, in the same place in the queue
+            assert list(analyser.waiting) == [first, second]
+            assert analyser.waiting[first].ply == 2 and analyser.counters.skipped == 1
+            assert ("london-2013", "1.1", 1) in {k[:3] for k in analyser.backlog}
+
+    def test_7_4_a_a_corrected_line_has_positions_of_its_own(self, sqlite_store: Store) -> None:
+        paired_tournament(sqlite_store)
+        play(sqlite_store, "1.1", ["e4", "e5", "Nf3"])
+        _, before = line_positions("london-2013", "1.1", sqlite_store.stream(game_stream("1.1")))
+        correction = {
+            "cmd": "correct_moves",
+            "game": "1.1",
+            "arbiter": "chief",
+            "reason": "the score sheets show 2. Nc3",
+            "at": _at(200),
+            "from_ply": 2,
+            "moves": ["Nc3"],
+        }
+        ok(sqlite_store, correction)
+        _, after = line_positions("london-2013", "1.1", sqlite_store.stream(game_stream("1.1")))
+        assert [p.fen for p in after[:3]] == [p.fen for p in before[:3]]
+        assert after[3].fen != before[3].fen and after[3].moves[-1] == "b1c3"
+        assert after[3].at_ms > before[3].at_ms  # dated by the correction
