@@ -36,7 +36,7 @@ from adapters.analysis.table import AnalysisRow, AnalysisTable, analysis_table
 from adapters.gateway.deltas import game_key
 from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame
-from adapters.gateway.hub import Channel, Client
+from adapters.gateway.hub import COMMENTARY, Channel, Client
 from adapters.gateway.tokens import ARBITER, COMMENTATOR, Identity
 from adapters.store import Store
 from projections.evaluation import Evaluation, analysis_frame
@@ -193,49 +193,58 @@ class AnalysisFeed:
     def take(self, rows: list[AnalysisRow]) -> None:
         """New evaluations: to the live channel's clients that may see them at once; held
         for the public until their release."""
+        frames: list[Frame] = []
         for row in rows:
             self.last_id = max(self.last_id, row.id)
             self.received += 1
             tid = row.tournament or None
             key = game_key(tid, row.game, self.live.first)
-            self._show(LIVE, self.live, key, row.evaluation)
+            frames += self._show(LIVE, self.live, key, row.evaluation)
             if self.public is not self.live:
                 release = (row.evaluation.at_ms or row.analysed_at_ms) + self.delay_ms
                 heapq.heappush(
                     self.held, Held(release, next(self._order), key, tid, row.evaluation)
                 )
+        self._hand_out(self.live, frames)
 
     def release(self, now: int) -> None:
         """Hand the public the held evaluations whose release instant has passed and whose
         position the public view shows (its ply reached)."""
         waiting: list[Held] = []
+        frames: list[Frame] = []
         while self.held and self.held[0].release_ms <= now:
             held = heapq.heappop(self.held)
             game = self.public.games.get(held.key)
             if game is not None and int(game.get("ply") or 0) >= held.evaluation.ply:
-                self._show(PUBLIC_EVALS, self.public, held.key, held.evaluation)
+                frames += self._show(PUBLIC_EVALS, self.public, held.key, held.evaluation)
             elif now - held.release_ms > STALE_MS:
                 self.dropped += 1
             else:
                 waiting.append(held)
         for held in waiting:
             heapq.heappush(self.held, held)
+        self._hand_out(self.public, frames)
 
-    def _show(self, audience: str, channel: Channel, key: str, evaluation: Evaluation) -> None:
+    def _hand_out(self, channel: Channel, frames: list[Frame]) -> None:
+        """One tick's evaluations to the channel's clients that follow their games, framed
+        once and sent together (``Channel.apply``: the fan-out of the deltas); the frames'
+        audience keeps them from arbiters unless told otherwise."""
+        if frames:
+            channel.apply(channel.seq, frames, {}, set(), {})
+
+    def _show(
+        self, audience: str, channel: Channel, key: str, evaluation: Evaluation
+    ) -> list[Frame]:
+        """Keep an evaluation for this audience; its frame (and the next ply's again, when
+        this one makes its swing known)."""
         by_ply = dict(self.shown[audience].get(key, {}))
         by_ply[evaluation.ply] = evaluation
         self.shown[audience][key] = by_ply
         self.versions[audience] += 1
-        frame = self._frame(channel, key, evaluation, by_ply)
-        for client in list(channel.clients):
-            if self.may_see(client.identity, channel) and client.wants(frame):
-                client.offer([frame])
-        after = by_ply.get(evaluation.ply + 1)
-        if after is not None:  # the next move's swing is known now
-            later = self._frame(channel, key, after, by_ply)
-            for client in list(channel.clients):
-                if self.may_see(client.identity, channel) and client.wants(later):
-                    client.offer([later])
+        frames = [self._frame(channel, key, evaluation, by_ply)]
+        if evaluation.ply + 1 in by_ply:  # the next move's swing is known now
+            frames.append(self._frame(channel, key, by_ply[evaluation.ply + 1], by_ply))
+        return frames
 
     def _frame(
         self, channel: Channel, key: str, evaluation: Evaluation, by_ply: dict[int, Evaluation]
@@ -245,7 +254,10 @@ class AnalysisFeed:
             previous = None
         tid, _, gid = key.rpartition("/")
         body = analysis_frame(evaluation, gid, tid or None, previous)
-        return Frame(body, channel.seq, game=key, tournament=tid or self.live.first)
+        audience = "all" if self.to_arbiters else COMMENTARY
+        return Frame(
+            body, channel.seq, game=key, audience=audience, tournament=tid or self.live.first
+        )
 
 
 def _follows(before: Evaluation, after: Evaluation) -> bool:

@@ -69,6 +69,10 @@ class Limits:
     grow it to megabytes for a client that does not read. None keeps the default."""
 
 
+COMMENTARY = "commentary"
+"""The audience of the engine's analysis: every client but the arbiters (the desk is in the
+playing hall; ``adapters.gateway.analysis_feed``)."""
+
 Subscription = tuple[bool, frozenset[str] | None, frozenset[str] | None]
 """(arbiter, games, tournaments) of a client: the frames it wants follow from them."""
 
@@ -271,6 +275,8 @@ class Client:
             return False
         if frame.audience == "arbiter":
             return self.identity.is_arbiter
+        if frame.audience == COMMENTARY and self.identity.is_arbiter:
+            return False
         if frame.broad or frame.game is None or self.games is None:
             return True
         return frame.game in self.games
