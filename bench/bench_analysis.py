@@ -7,17 +7,18 @@ commentators get an evaluation?
 For each number of boards, one SQLite store: N games in progress (the first plies of the
 2013 games), every board making a move about every 30 s (a writer thread of this
 process, as the DGT boards would), one gateway process (``candidates serve``) with M
-viewers and one commentator following board ``v.1``. The run alternates four phases,
-without analysis / with ``candidates analyse`` running (its own process, the stated
-budget) / without / with, and in each phase:
+viewers and one commentator (every board). ``candidates analyse`` (its own process, the
+stated budget) runs all along, stopped with its engine (SIGSTOP) in every other phase: the
+phases without analysis and with it alternate ``--rounds`` times, so that the load of a
+shared machine weighs alike on both. In each phase:
 
-- move to viewer: ``--moves`` moves on ``v.1`` stored by this process; the latency from
-  the store's commit to the delta's arrival at every viewer, p50/p99;
+- move to viewer: ``--moves`` moves on ``v.1`` stored by this process, 1.5 s apart; the
+  latency from the store's commit to the delta's arrival at every viewer, p50/p99;
 - single move: ``play_move`` decided, stored and its game object projected (as
-  ``bench/load.py`` measures it), median, over 30 moves of a game of its own;
+  ``bench/load.py`` measures it), median, over 15 moves of a game of its own;
 - move to evaluation (phases with analysis): from the commit of each move of every board
   in the phase to the commentator's ``analysis`` frame of that position, p50/p99, and how
-  many of those positions were evaluated by the end of the phase (plus 5 s): when the
+  many of those positions were evaluated by the end of the phase (plus 2 s): when the
   analysis falls behind, a board's older positions wait for the backfill.
 
 The default budget (1 thread, 64 MiB, 100,000 nodes or 200 ms a position, nice 10)
@@ -34,7 +35,9 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -61,6 +64,8 @@ PLAYERS = [{"id": f"p{i}", "name": f"Player {i}", "rating": 2700 - i} for i in r
 ARBITERS = [{"id": "chief", "name": "Chief Arbiter", "role": "chief"}]
 CYCLE = ["g1f3", "g8f6", "f3g1", "f6g8"]
 OPENING_PLIES = 6
+EVAL_GRACE_S = 2.0
+"""After a phase with analysis, how long the evaluations under way may still arrive."""
 SPACING_S = 1.5
 """Between two moves of ``v.1`` (a board's moves are half a minute apart in a real game;
 this keeps the run short and still lets the evaluation of one move come before the next)."""
@@ -166,7 +171,8 @@ def start_analyser(url: str, args: argparse.Namespace) -> subprocess.Popen[str]:
             "--threads", str(args.threads), "--hash", "64", "--nodes", str(args.nodes),
             "--movetime", str(args.movetime), "--nice", "10",
         ],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        start_new_session=True,  # its own process group: stopped and continued with its engine
     )  # fmt: skip
 
 
@@ -248,7 +254,7 @@ async def phase(
         arrived = await followers.wait_delta(ply, viewers)
         latencies.extend((t - committed) * 1000 for t in arrived)
         await asyncio.sleep(SPACING_S)
-    single = await asyncio.to_thread(single_moves, store, f"s.{name}", 30)
+    single = await asyncio.to_thread(single_moves, store, f"s.{name}", 15)
     return latencies, single, commits
 
 
@@ -274,40 +280,45 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
             await followers.open(ws_url, args.viewers)
             writer.start()
             with Store(url) as store:
-                for index, analysing in enumerate((False, True, False, True)):
-                    analyser = start_analyser(url, args) if analysing else None
-                    if analyser is not None:  # steady state: v.1's position evaluated
-                        game = store.game("v.1")
-                        current = ("v.1", game.ply if game else 0)
-                        deadline = time.perf_counter() + 60
-                        while current not in followers.eval_at and time.perf_counter() < deadline:
-                            await asyncio.sleep(0.1)
-                    began = time.perf_counter()
+                # the analysis runs all along, stopped (SIGSTOP, with its engine) in the
+                # phases without it: on and off alternate many times, so that the load of a
+                # shared machine weighs alike on both
+                analyser = start_analyser(url, args)
+                game = store.game("v.1")
+                current = ("v.1", game.ply if game else 0)
+                deadline = time.perf_counter() + 90
+                while current not in followers.eval_at and time.perf_counter() < deadline:
+                    await asyncio.sleep(0.1)  # steady state: the engine up, v.1 evaluated
+                for index in range(2 * args.rounds):
+                    analysing = index % 2 == 1
+                    os.killpg(analyser.pid, signal.SIGCONT if analysing else signal.SIGSTOP)
                     key = "on" if analysing else "off"
+                    began = time.perf_counter()
                     lat, single, commits = await phase(
                         store, followers, args.viewers, args.moves, f"{index}"
                     )
+                    ended = time.perf_counter()
                     figures[f"viewer_{key}"] += lat
                     figures[f"single_{key}"] += single
-                    if analyser is not None:
-                        ended = time.perf_counter()
+                    if analysing:
                         # every move of every board committed in the phase
                         moves = {("v.1", p): t for p, t in commits}
                         moves.update(
                             (k, t) for k, t in list(writer.committed.items()) if began <= t < ended
                         )
-                        await asyncio.sleep(5.0)  # the evaluations under way arrive
-                        evaluated = [
+                        await asyncio.sleep(EVAL_GRACE_S)  # evaluations under way arrive
+                        evals += [
                             (followers.eval_at[k] - t) * 1000
                             for k, t in moves.items()
-                            if k in followers.eval_at and followers.eval_at[k] <= ended + 5
+                            if k in followers.eval_at
+                            and followers.eval_at[k] <= ended + EVAL_GRACE_S
                         ]
-                        evals += evaluated
                         asked += len(moves)
-                        analyser.terminate()
-                        out, _ = analyser.communicate(timeout=30)
-                        with contextlib.suppress(ValueError, IndexError):
-                            counters.append(json.loads(out.strip().splitlines()[-1]))
+                os.killpg(analyser.pid, signal.SIGCONT)
+                analyser.terminate()
+                out, _ = analyser.communicate(timeout=30)
+                with contextlib.suppress(ValueError, IndexError):
+                    counters.append(json.loads(out.strip().splitlines()[-1]))
         finally:
             writer.stop.set()
             await followers.close()
@@ -331,7 +342,8 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", default="4,100")
-    parser.add_argument("--moves", type=int, default=10, help="v.1 moves per phase (4 phases)")
+    parser.add_argument("--moves", type=int, default=5, help="v.1 moves per phase")
+    parser.add_argument("--rounds", type=int, default=4, help="pairs of phases (off, on)")
     parser.add_argument("--viewers", type=int, default=20)
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--movetime", type=int, default=200, help="ms")
@@ -345,7 +357,7 @@ def main() -> int:
     print(
         f"engine {engine}; budget: {args.threads} thread, 64 MiB hash, {args.nodes} nodes or "
         f"{args.movetime} ms a position, nice 10; {args.viewers} viewers + 1 commentator; "
-        f"{args.moves} moves x 2 phases each way"
+        f"{args.moves} moves x {args.rounds} phases each way"
     )
     print(
         "| boards | move→viewer p50/p99 ms, off | on | p99 ratio | single move ms, off | on "
