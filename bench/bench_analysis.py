@@ -164,14 +164,14 @@ def start_gateway(url: str, tokens: Path) -> tuple[subprocess.Popen[str], str]:
     return proc, f"ws://127.0.0.1:{port}/ws"
 
 
-def start_analyser(url: str, args: argparse.Namespace) -> subprocess.Popen[str]:
+def start_analyser(url: str, args: argparse.Namespace, errors: Any) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
             sys.executable, "-m", "adapters.cli", "--store", url, "analyse",
             "--threads", str(args.threads), "--hash", "64", "--nodes", str(args.nodes),
             "--movetime", str(args.movetime), "--nice", "10",
         ],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=errors, text=True,
         start_new_session=True,  # its own process group: stopped and continued with its engine
     )  # fmt: skip
 
@@ -283,7 +283,8 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
                 # the analysis runs all along, stopped (SIGSTOP, with its engine) in the
                 # phases without it: on and off alternate many times, so that the load of a
                 # shared machine weighs alike on both
-                analyser = start_analyser(url, args)
+                errors = (Path(tmp) / "analyse.err").open("w")
+                analyser = start_analyser(url, args, errors)
                 game = store.game("v.1")
                 current = ("v.1", game.ply if game else 0)
                 deadline = time.perf_counter() + 90
@@ -317,8 +318,12 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
                 os.killpg(analyser.pid, signal.SIGCONT)
                 analyser.terminate()
                 out, _ = analyser.communicate(timeout=30)
-                with contextlib.suppress(ValueError, IndexError):
+                try:
                     counters.append(json.loads(out.strip().splitlines()[-1]))
+                except (ValueError, IndexError):
+                    errors.close()
+                    said = (Path(tmp) / "analyse.err").read_text()[-2000:]
+                    print(f"bench_analysis: the analysis ended without its summary:\n{said}")
         finally:
             writer.stop.set()
             await followers.close()

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import chess
+import chess.engine
 
 from adapters.analysis.table import AnalysisTable, analysis_table
 from adapters.analysis.uci import Analyst, Budget, find_engine, lower_priority_of_this_thread
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 
 KEPT_NAME = "analysis"
 KEPT_FORMAT = 1
+RETRY_S = 1.0
+"""How long the analysis waits after the store failed before it tries again."""
 POLL_S = 0.1
 """How often the store's last position is looked at for new moves."""
 NO_ENGINE = (
@@ -86,6 +89,8 @@ class Counters:
     backfilled: int = 0
     already: int = 0
     """Positions found in the table (evaluated before) and not evaluated again."""
+    failures: int = 0
+    """Times the store failed (read or write) and the analysis waited to try again."""
 
 
 class GameLine:
@@ -220,16 +225,25 @@ class Analyser:
                 log.info("analysing with %s (%s)", analyst.name, self.budget.describe())
                 self._start()
                 while not stop.is_set():
-                    self._read()
-                    position = self._next()
-                    if position is None:
+                    try:
+                        self._read()
+                        position = self._next()
+                        if position is None:
+                            self._keep(time.monotonic())
+                            if self.until_idle:
+                                break
+                            stop.wait(self.poll_s)
+                            continue
+                        self._evaluate(analyst, position)
                         self._keep(time.monotonic())
-                        if self.until_idle:
-                            break
-                        stop.wait(self.poll_s)
-                        continue
-                    self._evaluate(analyst, position)
-                    self._keep(time.monotonic())
+                    except chess.engine.EngineTerminatedError:
+                        raise
+                    except Exception as exc:  # a store that failed a moment: try again
+                        self.counters.failures += 1
+                        log.warning(
+                            "the analysis could not go on (%s); again in %g s", exc, RETRY_S
+                        )
+                        stop.wait(RETRY_S)
             self._keep(float("inf"))
         finally:
             store.close()
@@ -274,9 +288,9 @@ class Analyser:
                     tid = namespace or first
                     if tid is not None:
                         touched.add((tid, name.removeprefix("game/")))
-            self.position = last
         for key in sorted(touched):
             self._look_at(*key)
+        self.position = max(self.position, last)  # once every game touched was looked at
 
     def _look_at(self, tid: str, gid: str) -> None:
         """Queue the game's newest position (and its older ones not evaluated, to the
@@ -338,7 +352,11 @@ class Analyser:
             self.counters.already += 1
             return
         evaluation = analyst.evaluate(position.board(), position.ply, position.at_ms)
-        self._table.insert(position.tournament, position.game, evaluation, _now_ms())
+        try:
+            self._table.insert(position.tournament, position.game, evaluation, _now_ms())
+        except Exception:  # not stored: it waits its turn again
+            self.waiting.setdefault(position.key, position)
+            raise
         done.add((position.ply, position.fen))
         self.counters.analysed += 1
         log.info(

@@ -169,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
             "engine": ran,
             "analysed": counters.analysed,
             "skipped": counters.skipped,
+            "failures": counters.failures,
             "backfilled": counters.backfilled,
             "budget": budget.describe(),
         }
