@@ -98,6 +98,8 @@ class AnalysisFeed:
         self._store: Store | None = None
         self._table: AnalysisTable | None = None
         self._looked_at = float("-inf")
+        self._evals: dict[tuple[str, str | None], tuple[int, dict[str, Any]]] = {}
+        """The last ``evals`` answer per (audience, tournament), while its version holds."""
         live.catch_up = self.catch_up
         if public is not live:
             public.catch_up = self.catch_up
@@ -123,6 +125,10 @@ class AnalysisFeed:
         """(version, game id -> ply -> (cp, mate)) of one tournament's games, for ``[%eval]``."""
         if audience == NONE:
             return 0, {}
+        version = self.versions[audience]
+        cached = self._evals.get((audience, tournament))
+        if cached is not None and cached[0] == version:
+            return cached
         first = self.live.first
         found: dict[str, Mapping[int, tuple[int | None, int | None]]] = {}
         for key, by_ply in self.shown[audience].items():
@@ -130,7 +136,8 @@ class AnalysisFeed:
             if (tid or first) != tournament:
                 continue
             found[gid] = {ply: (e.cp, e.mate) for ply, e in by_ply.items()}
-        return self.versions[audience], found
+        self._evals[(audience, tournament)] = (version, found)
+        return version, found
 
     def catch_up(self, client: Client) -> list[Frame]:
         """After a snapshot or a resume: of each game the client follows (if it may see
