@@ -54,8 +54,8 @@ import msgpack  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from adapters.analysis.uci import find_engine  # noqa: E402
-from adapters.queries import game_object  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from adapters.store.queries import game_object  # noqa: E402
 from bench.common import game_moves, pct  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 

@@ -4,7 +4,7 @@
 
 A round of four games in progress, N plies each, on SQLite. ``candidates serve``
 sends one ``check_flags`` for every game in progress each second
-(``adapters.flag_watch``): one tick is measured (nothing fell, so nothing is
+(``adapters.watch.flags``): one tick is measured (nothing fell, so nothing is
 appended), against the baseline of one ``play_move`` decided and appended (the
 commonest command). Then ``correct_moves`` replacing the last ten plies of a game,
 against the same baseline. Prints milliseconds and ratios.
@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.flag_watch import FlagWatch  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from adapters.watch.flags import FlagWatch  # noqa: E402
 from bench.common import T0_MS, handle, lots_drawn  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 

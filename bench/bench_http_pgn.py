@@ -32,10 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from adapters.replay import Pace, replay  # noqa: E402
-from adapters.replay_log import read_log  # noqa: E402
-from adapters.sample import SAMPLE_LOG  # noqa: E402
+from adapters.formats.replay import Pace, replay  # noqa: E402
+from adapters.formats.replay_log import read_log  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from tools.sample import SAMPLE_LOG  # noqa: E402
 
 GATEWAY = textwrap.dedent(
     """

@@ -25,8 +25,8 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.queries import game_object  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from adapters.store.queries import game_object  # noqa: E402
 from bench.common import T0_MS, game_moves  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 

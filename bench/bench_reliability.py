@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 import psycopg  # noqa: E402
 
-from adapters.replay_log import export_log, read_log  # noqa: E402
+from adapters.formats.replay_log import export_log, read_log  # noqa: E402
 from adapters.store import Store  # noqa: E402
 from tests.reliability_support import (  # noqa: E402
     KILLED,

@@ -29,10 +29,10 @@ import msgpack
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.replay import Pace, replay, state_at  # noqa: E402
-from adapters.replay_log import event_classes, read_log, verify_links  # noqa: E402
-from adapters.sample import SAMPLE_LOG  # noqa: E402
+from adapters.formats.replay import Pace, replay, state_at  # noqa: E402
+from adapters.formats.replay_log import event_classes, read_log, verify_links  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from tools.sample import SAMPLE_LOG  # noqa: E402
 
 
 def best_of(runs: int, work) -> float:

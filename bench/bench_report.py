@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.queries import report_object  # noqa: E402
-from adapters.replay_log import import_log, read_log  # noqa: E402
+from adapters.formats.replay_log import import_log, read_log  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from adapters.store.queries import report_object  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 from projections.arbiter_report import report_entries  # noqa: E402
 

@@ -30,11 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.flag_watch import FlagWatch  # noqa: E402
 from adapters.gateway.follower import Follower, Resumed  # noqa: E402
 from adapters.gateway.server import Gateway  # noqa: E402
-from adapters.kept import kept_recorder  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from adapters.store.kept import kept_recorder  # noqa: E402
+from adapters.watch.flags import FlagWatch  # noqa: E402
 from bench.common import T0_MS, handle, lots_drawn  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
 
@@ -83,16 +83,9 @@ def gateway_start(url: str, keep: bool) -> tuple[float, int]:
             began = time.perf_counter()
             await gateway.open()
             elapsed = (time.perf_counter() - began) * 1000
-            final = gateway._kept_state()
-            if keep and final is not None:
-                await asyncio.get_running_loop().run_in_executor(
-                    gateway._reader, gateway._save_kept, final
-                )
             return elapsed, gateway.stats.folded_at_start
         finally:
-            await asyncio.get_running_loop().run_in_executor(gateway._reader, gateway._close_stores)
-            gateway._reader.shutdown()
-            gateway._deciding.shutdown()
+            await gateway.close()  # keeps the state it read (with keep), as a stopping gateway
 
     return asyncio.run(start())
 

@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.pgn_import import import_pgn  # noqa: E402
-from adapters.queries import _all_games, standings_object  # noqa: E402
+from adapters.formats.pgn_import import import_pgn  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from adapters.store.queries import _all_games, standings_object  # noqa: E402
 from projections.standings import standings  # noqa: E402
 
 SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"

@@ -37,7 +37,7 @@ def handle(store: Any, cmd: dict[str, object]) -> None:
 
 def lots_drawn(store: Any) -> list[dict[str, Any]]:
     """The 2013 field as the tournament ``bench``, its lots drawn; its players."""
-    from adapters.sample import ARBITERS, PLAYERS_BY_ID
+    from tools.sample import ARBITERS, PLAYERS_BY_ID
 
     tournament = {"cmd": "create_tournament", "tournament": "bench", "name": "bench"}
     handle(

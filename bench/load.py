@@ -66,12 +66,12 @@ from eventsourcing.application import Application  # noqa: E402
 from eventsourcing.domain import Aggregate, event  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
-from adapters.queries import game_object  # noqa: E402
-from adapters.replay_log import append_records, read_log  # noqa: E402
-from adapters.sample import SAMPLE_LOG  # noqa: E402
+from adapters.formats.replay_log import append_records, read_log  # noqa: E402
 from adapters.store import Store, store_env  # noqa: E402
+from adapters.store.queries import game_object  # noqa: E402
 from bench.common import BARE_BROADCAST_SERVER, game_moves, pct  # noqa: E402
 from engine.timefmt import format_instant  # noqa: E402
+from tools.sample import SAMPLE_LOG  # noqa: E402
 
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/test"
 PLAYERS = [{"id": f"p{i}", "name": f"Player {i}", "rating": 2700 - i} for i in range(1, 9)]

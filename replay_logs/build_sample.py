@@ -3,7 +3,7 @@
     python replay_logs/build_sample.py [OUT]
 
 Deterministic: the same sources and engine give the same bytes. What is real
-and what is generated is written in the log's header (see adapters/sample.py).
+and what is generated is written in the log's header (see tools/sample.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.sample import SAMPLE_LOG, write_sample
+from tools.sample import SAMPLE_LOG, write_sample
 
 
 def main() -> int:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.sample import PLAYERS_BY_ID
 from adapters.store import Store
 from engine.timefmt import format_instant, parse_instant
+from tools.sample import PLAYERS_BY_ID
 
 T0 = "2013-03-15T14:00:00.000Z"
 T0_MS = parse_instant(T0)

@@ -180,8 +180,8 @@ KILLED = -signal.SIGKILL
 
 def recorded(store_url: str) -> list[tuple[str, int, str, dict[str, Any]]]:
     """Every stored event but the seals: (stream, version, type, fields)."""
-    from adapters.chain import event_fields
     from adapters.store import Store
+    from adapters.store.chain import event_fields
 
     with Store(store_url) as store:
         return [

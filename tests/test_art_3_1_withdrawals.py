@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from adapters.queries import crosstable_object, game_object, standings_object
 from adapters.store import Store
+from adapters.store.queries import crosstable_object, game_object, standings_object
 from tests.helpers import at, ok, paired_tournament, refused
 from tests.tournament_helpers import all_draws, play_rounds
 from tests.world import World

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from adapters.cli import main
-from adapters.queries import schedule_object
 from adapters.store import Store
+from adapters.store.queries import schedule_object
 from engine.tournament.schedule import schedule, to_ical
 from tests.helpers import paired_tournament
 from tests.tournament_helpers import event

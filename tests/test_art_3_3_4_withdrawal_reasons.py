@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from adapters.cli.cmd_tournament import render_standings
-from adapters.queries import standings_object
 from adapters.store import Store
+from adapters.store.queries import standings_object
 from tests.helpers import at, ok, paired_tournament, refused
 
 

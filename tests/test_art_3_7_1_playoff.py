@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.queries import game_object, standings_object
 from adapters.store import Store
+from adapters.store.queries import game_object, standings_object
 from engine.tournament.playoff import (
     SuddenDeathGame,
     bracket,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from adapters.queries import standings_object
+from adapters.store.queries import standings_object
 from engine.standings.tiebreaks import ScoredGame, head_to_head, lines, rank
 from tests.tournament_helpers import all_draws, by_pair, event, play_rounds, rows
 from tests.world import World

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import pytest
 
-from adapters.queries import game_object, standings_object
 from adapters.store import Store
+from adapters.store.queries import game_object, standings_object
 from engine.rules import PROFILES
 from tests.helpers import at, ok, paired_tournament, refused
 

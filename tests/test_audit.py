@@ -16,7 +16,7 @@ import pytest
 
 from adapters.audit import INTEGRITY, RULE, audit_log, audit_store
 from adapters.cli import main
-from adapters.replay_log import export_log, read_log
+from adapters.formats.replay_log import export_log, read_log
 from adapters.store import Store
 from engine.events import AlertRaised
 from tests.helpers import T0_MS, at, ok, paired_tournament, play
@@ -187,7 +187,7 @@ class TestTampering:
         """Even re-hashed, a stored regulation clock the time control cannot give is named."""
         import hashlib
 
-        from adapters.chain import event_canonical
+        from adapters.store.chain import event_canonical
 
         with Store(str(db)) as store:
             previous = store.chain.stored_link("clock/1.1", 1)
@@ -210,8 +210,8 @@ class TestTampering:
         """A forger who recomputes the changed event's link breaks the next one instead."""
         import hashlib
 
-        from adapters.chain import event_canonical
-        from adapters.replay_log import event_classes
+        from adapters.formats.replay_log import event_classes
+        from adapters.store.chain import event_canonical
 
         with Store(str(db)) as store:
             previous = store.chain.stored_link("game/1.1", 2)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.queries import game_object
 from adapters.store import Store
+from adapters.store.queries import game_object
 from engine.timefmt import parse_instant
 from tests.helpers import T0_MS, at, ok, paired_tournament, refused
 from tests.world import World

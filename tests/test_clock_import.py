@@ -7,10 +7,10 @@ from pathlib import Path
 
 import chess.pgn
 
-from adapters.event_export import game_pgn_text
-from adapters.pgn_import import import_pgn
-from adapters.queries import game_clock_report, game_object
+from adapters.formats.event_export import game_pgn_text
+from adapters.formats.pgn_import import import_pgn
 from adapters.store import Store
+from adapters.store.queries import game_clock_report, game_object
 from tests.helpers import at, ok, paired_tournament
 from tests.world import World
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from adapters.audit import INTEGRITY, audit_log
 from adapters.cli import main
 from adapters.cli.cmd_demo import CLEAR_LINE, RoundProgress
-from adapters.replay_log import read_log
-from adapters.sample import GENERATED, SAMPLE_LOG, write_sample
+from adapters.formats.replay_log import read_log
+from tools.sample import GENERATED, SAMPLE_LOG, write_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,6 +51,21 @@ class TestDemo:
         final = out[out.index("Final") :].splitlines()
         assert "8½" in final[1] and "8½" in final[2]
         assert "First place: Carlsen, Magnus, decided by the number of wins (3.7 b)" in out
+
+    def test_demo_of_a_missing_log_says_so_in_one_line_and_builds_nothing(
+        self, tmp_path: Path, capsys
+    ) -> None:
+        """The demo shows a shipped log; the builder lives in tools/, outside the runtime."""
+        missing = tmp_path / "missing.msgpack"
+        store = tmp_path / "demo.sqlite"
+        code = main(["demo", "--once", "--log", str(missing), "--demo-store", str(store)])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert err.splitlines() == [f"candidates: no replay log at {str(missing)!r}"]
+        assert not missing.exists() and not store.exists()
+
+    def test_the_runtime_default_is_the_shipped_sample(self) -> None:
+        assert SAMPLE_LOG.is_file() and SAMPLE_LOG == ROOT / "replay_logs/candidates-2013.msgpack"
 
 
 def _demo(tmp_path: Path, *args: str) -> subprocess.Popen[str]:

@@ -187,11 +187,11 @@ class TestRecordingFormat:
 
 
 def test_dgt_run_feeds_the_store_from_a_recording(tmp_path: Path) -> None:
-    from adapters.dgt.link import wall_ms
+    from adapters.host.clock import wall_clock_ms
     from engine.timefmt import format_instant
 
     rec = tmp_path / "g.dgt"
-    started = format_instant(wall_ms() - 1000)  # the recording starts now
+    started = format_instant(wall_clock_ms() - 1000)  # the recording starts now
     assert main(["dgt", "simulate", "--pgn", str(PGN), "--round", "11.2", "--out", str(rec)]) == 0
     store_path = str(tmp_path / "s.sqlite")
     with Store(store_path) as store:
@@ -224,7 +224,8 @@ def test_dgt_record_keeps_every_byte_and_the_recording_replays(tmp_path: Path) -
     import asyncio
 
     from adapters.cli.cmd_dgt import reconstruct_lines
-    from adapters.dgt.simulator import BoardSimulator, TcpLink
+    from adapters.dgt.simulated_links import TcpLink
+    from adapters.dgt.simulator import BoardSimulator
 
     game = load_game(PGN, round_="6.3")
     sim = BoardSimulator.from_pgn(game, time_scale=0.3, think_ms=300, seed=9)
@@ -234,7 +235,7 @@ def test_dgt_record_keeps_every_byte_and_the_recording_replays(tmp_path: Path) -
 
     async def main() -> int:
         link = TcpLink(port=0)
-        board = asyncio.create_task(sim.run(link))
+        board = asyncio.create_task(link.play(sim))
         await link.bound.wait()
         recorder = await asyncio.create_subprocess_exec(
             str(Path(sys.executable).parent / "candidates"),

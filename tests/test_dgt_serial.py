@@ -18,12 +18,14 @@ import pytest
 
 from adapters.dgt.clocksides import ClockSides
 from adapters.dgt.feed import StoreSink
-from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport, wall_ms
+from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import parse_recording, write_recording
 from adapters.dgt.service import run_sources
 from adapters.dgt.session import BoardSession
-from adapters.dgt.simulator import BoardSimulator, Noise, PtyLink, TcpLink, load_game
+from adapters.dgt.simulated_links import PtyLink, TcpLink
+from adapters.dgt.simulator import BoardSimulator, Noise, load_game
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from engine.commands import REGISTRY
 from engine.events import board_stream
@@ -43,7 +45,7 @@ def start_game(store: Store, game_id: str = "6.3") -> None:
         {
             "cmd": "start_game",
             "game": game_id,
-            "at": format_instant(wall_ms() - 1000),
+            "at": format_instant(wall_clock_ms() - 1000),
             "white": "kramnik",
             "black": "ivanchuk",
         }
@@ -102,7 +104,7 @@ def plies_stored(url_or_store: str | Store, plies: int, game_id: str = "6.3") ->
 
 async def play_through(sim: BoardSimulator, link, transport, sink_of, session, done) -> BoardLink:  # type: ignore[no-untyped-def]
     stop = asyncio.Event()
-    board = asyncio.create_task(sim.run(link))
+    board = asyncio.create_task(link.play(sim))
     await asyncio.sleep(0.05)
     deliver = sink_of(session)
     adapter = BoardLink(transport, session, deliver, backoff_s=0.05, max_backoff_s=0.2)
@@ -189,7 +191,7 @@ def test_a_whole_game_over_a_tcp_bridge_with_a_dropped_connection(tmp_path: Path
 
     async def main() -> tuple[StoreSink, BoardSession]:
         link = TcpLink(port=0)
-        board = asyncio.create_task(sim.run(link))
+        board = asyncio.create_task(link.play(sim))
         await link.bound.wait()
         session = scaled_session()
         with Store(str(tmp_path / "store.sqlite")) as store:
@@ -217,7 +219,7 @@ def test_a_whole_game_over_a_tcp_bridge_with_a_dropped_connection(tmp_path: Path
 def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
     game = kramnik_ivanchuk()
     sim = BoardSimulator.from_pgn(game, noise=Noise(knocks=0.1), seed=3)
-    start = wall_ms()
+    start = wall_clock_ms()
     recording = tmp_path / "board.dgt"
     write_recording(recording, [(start + at, d) for at, d in sim.raw_stream()], start)
     assert parse_recording(recording.read_bytes()).records
@@ -238,7 +240,7 @@ def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
 
 
 def test_livechess_boards_followed_by_serial_number(tmp_path: Path) -> None:
-    from adapters.dgt.simulator import serve_livechess
+    from adapters.dgt.simulated_links import serve_livechess
 
     game = kramnik_ivanchuk()
     sim = BoardSimulator.from_pgn(game, serial="24680", time_scale=SCALE, think_ms=200, seed=5)
@@ -294,7 +296,7 @@ def test_run_sources_maps_a_board_by_its_serial_number_and_records_it(tmp_path: 
 
     async def main() -> None:
         link = TcpLink(port=0)
-        board = asyncio.create_task(sim.run(link))
+        board = asyncio.create_task(link.play(sim))
         await link.bound.wait()
         stop = asyncio.Event()
         runner = asyncio.create_task(

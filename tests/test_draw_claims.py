@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from adapters.queries import game_object
 from adapters.store import Store
+from adapters.store.queries import game_object
 from engine.arbiter.claim_verification import position_key, verify
 from engine.rules import PROFILES
 from tests.helpers import T0_MS, at, ok, paired_tournament, play, refused

@@ -9,14 +9,14 @@ import chess.pgn
 import pytest
 
 from adapters.cli import main
-from adapters.event_export import event_games
-from adapters.queries import standings_object
-from adapters.replay import Pace, replay
-from adapters.replay_log import read_log
-from adapters.sample import SAMPLE_LOG, source_games
+from adapters.formats.event_export import event_games
+from adapters.formats.replay import Pace, replay
+from adapters.formats.replay_log import read_log
 from adapters.store import Store, game_order
+from adapters.store.queries import standings_object
 from projections.pgn import game_pgn, games_pgn
 from tests.helpers import at, ok, paired_tournament, play
+from tools.sample import SAMPLE_LOG, source_games
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from adapters.audit import INTEGRITY, RULE, audit_store
-from adapters.flag_watch import FlagWatch
-from adapters.queries import game_object
 from adapters.store import Store, wall_clock_ms
+from adapters.store.queries import game_object
+from adapters.watch.flags import FlagWatch
 from engine.timefmt import format_instant, parse_instant
 from tests.helpers import T0_MS, at, ok, paired_tournament, refused
 

@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
-from adapters.queries import game_object
 from adapters.store import Store
+from adapters.store.queries import game_object
 from tests.gateway_support import ARBITER_TOKEN, CHIEF_TOKEN, RunningGateway, now_at
 from tests.helpers import ARBITERS, ok, paired_tournament
 

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from adapters.dgt.link import wall_ms
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from engine.timefmt import format_instant
 from tests.gateway_support import RunningGateway
@@ -58,7 +58,8 @@ def test_serve_listens_serves_the_page_and_stops_on_sigint(started: Store, tmp_p
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--public-delay", "-1"], "--public-delay must be 0 or more"),
+        (["--public-delay", "-1"], "--public-delay-s/--public-delay: must be 0 or more"),
+        (["--public-delay-s", "-1"], "--public-delay-s/--public-delay: must be 0 or more"),
         (["--tokens", "/nonexistent/tokens.json"], "cannot read the token file"),
         (["--dgt-file", "recording.dgt"], "--dgt-file needs FILE=GAME"),
     ],
@@ -97,7 +98,7 @@ def test_serve_feeds_a_dgt_board_into_the_store(sqlite_store: Store, tmp_path) -
     )
     assert made.returncode == 0, made.stderr
     paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": format_instant(wall_ms())})
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": format_instant(wall_clock_ms())})
     server = subprocess.Popen(
         [
             *CLI,

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from adapters import queries
-from adapters.queries import game_object
-from adapters.store import Store
+from adapters.store import Store, queries
+from adapters.store.queries import game_object
 from tests.gateway_support import ARBITER_TOKEN, Peer, RunningGateway, dump
 from tests.helpers import at, ok, paired_tournament, play
 

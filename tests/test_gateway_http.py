@@ -13,7 +13,7 @@ from typing import Any
 import chess.pgn
 import pytest
 
-from adapters.store import Store
+from adapters.store import Store, queries
 from engine.timefmt import format_instant
 from tests.gateway_support import COMMENTATOR_TOKEN, RunningGateway, now_at
 from tests.helpers import ok, paired_tournament
@@ -165,6 +165,43 @@ class TestJsonQueries:
         assert answers["games/1.1"]["moves"] == ["d4", "Nf6", "c4"]
         first = answers["pairings"]["rounds"][0]
         assert first["round"] == 1 and [g["board"] for g in first["games"]] == [1, 2, 3, 4]
+
+    def test_pairings_serves_the_contracts_pairings_object_with_the_rounds_games(
+        self, live: Store
+    ) -> None:
+        """One pairings object: ``/api/pairings`` is the contract's (as ``candidates
+        pairings``), each round also listing ``games`` with the players' ids."""
+        with RunningGateway(live.url, public_delay_s=0) as gw:
+            _, _, body = get(gw, "/api/pairings")
+        served = json.loads(body)
+        contract = queries.pairings_object(live)
+        assert {k: v for k, v in served.items() if k != "rounds"} == {
+            k: v for k, v in contract.items() if k != "rounds"
+        }
+        assert [{k: v for k, v in r.items() if k != "games"} for r in served["rounds"]] == (
+            contract["rounds"]
+        )
+        first = served["rounds"][0]
+        assert first["games"][0] == {
+            "game": "1.1",
+            "board": 1,
+            "white": first["boards"][0]["white"]["player"],
+            "black": first["boards"][0]["black"]["player"],
+            "status": "in_progress",
+            "result": None,
+        }
+
+    def test_the_public_pairings_are_as_late_as_the_public_feed(self, live: Store) -> None:
+        ok(live, {"cmd": "resign", "game": "1.2", "by": "black", "at": now_at(-1)})
+        with RunningGateway(live.url, public_delay_s=250) as gw:
+            _, _, public = get(gw, "/api/pairings")
+            _, _, studio = get(gw, f"/api/pairings?token={COMMENTATOR_TOKEN}")
+        board = {
+            p: json.loads(b)["rounds"][0]["boards"][1]
+            for p, b in (("public", public), ("studio", studio))
+        }
+        assert (board["public"]["status"], board["public"]["result"]) == ("in_progress", None)
+        assert (board["studio"]["status"], board["studio"]["result"]) == ("finished", "1-0")
 
     def test_json_is_delayed_like_the_public_feed_unless_a_token_says_otherwise(
         self, live: Store

@@ -1,7 +1,7 @@
 """The public view as the past exactly, commands in order after their subscription, and the
 arbiters' open alerts, on a real gateway over loopback websockets.
 
-Fair play (FIDE): the public sees the games ``--public-delay`` late. The
+Fair play (FIDE): the public sees the games ``--public-delay-s`` late. The
 public view is the state at ``now - delay`` by the events' own instants, so a
 gateway that (re)starts shows it at once.
 """

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from adapters.gateway.hub import Limits
-from adapters.queries import game_object
 from adapters.store import Store
+from adapters.store.queries import game_object
 from engine.events import AlertRaised
 from tests.gateway_support import (
     ARBITER_TOKEN,
@@ -365,10 +365,10 @@ class TestStandings:
     """Standings ride on the delta that changed them (3.7: the tie-break columns)."""
 
     def test_a_result_sends_the_new_standings_to_every_subscriber(self, started: Store) -> None:
-        from adapters import queries
+        from adapters.store import queries
 
         if not hasattr(queries, "standings_object"):
-            pytest.skip("adapters.queries.standings_object is not on this main yet")
+            pytest.skip("adapters.store.queries.standings_object is not on this main yet")
         with RunningGateway(started.url) as gw, Peer(gw) as peer:
             peer.send({"op": "subscribe", "games": ["1.2"]})  # another game
             snap = peer.next("snapshot")

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from adapters.queries import game_object
 from adapters.store import Store
+from adapters.store.queries import game_object
 from engine.rules import PROFILES
 from tests.helpers import at, ok, paired_tournament, play, refused
 from tests.world import World

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.cli import main
-from adapters.pgn_import import import_pgn
+from adapters.formats.pgn_import import import_pgn
 from adapters.store import Store
 from tests.pgn_files import WOMEN_2019, double_round_robin, pgn
 

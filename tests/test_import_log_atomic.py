@@ -17,10 +17,10 @@ from typing import Any
 import msgpack
 import pytest
 
-from adapters.chain import GENESIS, canonical, extend_digest, next_link
 from adapters.cli import main
-from adapters.replay_log import export_log, read_log
+from adapters.formats.replay_log import export_log, read_log
 from adapters.store import Store
+from adapters.store.chain import GENESIS, canonical, extend_digest, next_link
 from tests.reliability_support import event_commands
 
 SAMPLE = Path(__file__).resolve().parents[1] / "replay_logs" / "candidates-2013.msgpack"

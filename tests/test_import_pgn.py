@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adapters.pgn_import import import_pgn, player_id
+from adapters.formats.pgn_import import import_pgn, player_id
 from adapters.store import Store
 from tests.cli import candidates, json_lines
 

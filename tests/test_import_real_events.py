@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.pgn_import import ImportOptions, import_pgn
-from adapters.queries import standings_object
+from adapters.formats.pgn_import import ImportOptions, import_pgn
 from adapters.store import Store
+from adapters.store.queries import standings_object
 
 DATA = Path(__file__).resolve().parent / "data" / "real-events"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from adapters.cli import main
-from adapters.pgn_import import ImportOptions, import_pgn
-from adapters.queries import standings_object
+from adapters.formats.pgn_import import ImportOptions, import_pgn
 from adapters.store import Store
+from adapters.store.queries import standings_object
 from engine.events import ClockReadingRecorded, ResultRecorded, game_stream
 from engine.tournament.berger_inference import infer_numbers
 from projections.pgn import game_pgn

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from adapters.queries import game_object, incidents_object, standings_object
 from adapters.store import Store
+from adapters.store.queries import game_object, incidents_object, standings_object
 from tests.helpers import at, ok, paired_tournament, play, refused
 
 K_Q_V_K = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"

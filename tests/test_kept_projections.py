@@ -1,5 +1,5 @@
 """Kept projections: the gateway's open alerts and standings and the flag check's games,
-kept in the store's own database with the position they hold (``adapters.kept``).
+kept in the store's own database with the position they hold (``adapters.store.kept``).
 
 A state and its position are written in one transaction; a save whose position does not
 advance is refused and changes nothing (two gateways of one store may both try); a
@@ -29,18 +29,18 @@ import msgpack
 import pytest
 from psycopg.sql import SQL, Identifier
 
-from adapters.flag_watch import FlagWatch
 from adapters.gateway.follower import Follower, Resumed
 from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
 from adapters.gateway.server import Gateway
-from adapters.kept import (
+from adapters.store import Store, wall_clock_ms
+from adapters.store.kept import (
     KEPT_TABLE,
     KeptProjection,
     PostgresKeptRecorder,
     SQLiteKeptRecorder,
     kept_recorder,
 )
-from adapters.store import Store, wall_clock_ms
+from adapters.watch.flags import FlagWatch
 from engine.timefmt import format_instant
 from tests.cli import candidates
 from tests.conftest import PG_URL, _pg_schema_url
@@ -97,14 +97,12 @@ def from_scratch(url: str) -> tuple[int, dict[str, dict[str, Any]], dict[str, An
         gateway = Gateway(url, public_delay_s=0, keep=False)
         try:
             await gateway.open()
-            assert gateway._follower is not None
-            follower = gateway._follower
+            follower = gateway.reading.follower
+            assert follower is not None
             alerts = {key: frame.body for key, frame in gateway.alerts.frames.items()}
             return follower.seq, alerts, dict(follower.standings)
         finally:
-            gateway._close_stores()
-            gateway._reader.shutdown()
-            gateway._deciding.shutdown()
+            await gateway.close()
 
     return asyncio.run(read())
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from adapters.replay_log import read_log, write_log
+from adapters.formats.replay_log import read_log, write_log
 from adapters.store import Store
 from tests.reliability_support import KILLED, event_commands, recorded, run_cli, write_commands
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from adapters.audit import INTEGRITY, RULE, audit_store
-from adapters.event_export import game_pgn_text
-from adapters.queries import game_object, standings_object
+from adapters.formats.event_export import game_pgn_text
 from adapters.store import Store
+from adapters.store.queries import game_object, standings_object
 from tests.helpers import at, ok, paired_tournament, refused
 
 S = 1000

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from adapters.audit import audit_store
-from adapters.flag_watch import FlagWatch
-from adapters.pgn_import import import_pgn
-from adapters.queries import game_object, standings_object
-from adapters.replay_log import import_log, read_log
+from adapters.formats.pgn_import import import_pgn
+from adapters.formats.replay_log import import_log, read_log
 from adapters.store import Store
+from adapters.store.queries import game_object, standings_object
+from adapters.watch.flags import FlagWatch
 from engine.events import physical_stream, split_stream, stream_game_id
 from tests.cli import candidates
 from tests.gateway_support import CHIEF_TOKEN, Peer, RunningGateway

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from adapters.store import Store
-from adapters.wakeup import ChangeListener, listen_for_changes
+from adapters.store.wakeup import ChangeListener, listen_for_changes
 from tests.conftest import PG_URL, _pg_schema_url
 from tests.gateway_support import Peer, RunningGateway
 from tests.helpers import at, ok, paired_tournament

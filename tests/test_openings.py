@@ -9,9 +9,9 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from adapters.openings import TABLE, opening_of, parse_table, table
-from adapters.queries import game_object
 from adapters.store import Store
+from adapters.store.openings import TABLE, opening_of, parse_table, table
+from adapters.store.queries import game_object
 from tests.cli import candidates
 
 ROOT = Path(__file__).resolve().parents[1]

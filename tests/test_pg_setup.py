@@ -2,7 +2,7 @@
 
 Every open used to run ``CREATE OR REPLACE FUNCTION``; two at once failed with
 "tuple concurrently updated". The set-up now runs under an advisory lock and
-only when something is missing (adapters/store.py, ``set_up_postgres``).
+only when something is missing (adapters/store/postgres.py, ``set_up_postgres``).
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from adapters.event_export import game_pgn_text
-from adapters.pgn_import import import_pgn
+from adapters.formats.event_export import game_pgn_text
+from adapters.formats.pgn_import import import_pgn
 from adapters.store import Store
 from tests.helpers import ARBITERS, PLAYERS_2013, at, ok, play, refused
 

@@ -21,13 +21,13 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from adapters import reference
-from adapters.queries import crosstable_object, game_object, pairings_object, standings_object
-from adapters.replay_log import import_log, read_log
-from adapters.sample import SAMPLE_LOG
+from adapters.formats.replay_log import import_log, read_log
 from adapters.store import open_store
+from adapters.store.queries import crosstable_object, game_object, pairings_object, standings_object
 from engine.commands import REGISTRY, parse_command, refusal_codes
 from engine.errors import MalformedCommand
 from tests.gateway_support import CLIENT_FRAME, check_server_frame
+from tools.sample import SAMPLE_LOG
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "tests" / "scenarios"

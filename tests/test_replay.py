@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from adapters.cli import main
-from adapters.replay import Pace, replay, round_end_ms, schedule, state_at, until
-from adapters.replay_log import export_log, read_log
+from adapters.formats.replay import Pace, replay, round_end_ms, schedule, state_at, until
+from adapters.formats.replay_log import export_log, read_log
 from adapters.store import Store
 from engine.errors import MalformedCommand
 from engine.timefmt import parse_instant
@@ -102,8 +102,8 @@ class TestServe:
         import types
 
         from adapters.cli.cmd_replay import serve_replay
-        from adapters.sample import SAMPLE_LOG
         from tests.gateway_support import Peer
+        from tools.sample import SAMPLE_LOG
 
         log = read_log(SAMPLE_LOG)
         records = list(until(log.records, round_end_ms(log.records, 1)))

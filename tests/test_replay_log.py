@@ -7,8 +7,8 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from adapters.pgn_import import import_pgn
-from adapters.replay_log import (
+from adapters.formats.pgn_import import import_pgn
+from adapters.formats.replay_log import (
     FORMAT,
     LogError,
     export_log,
@@ -120,7 +120,7 @@ class TestSchemaEvolution:
     ) -> None:
         """GameStarted gained ``stage`` (and more) with defaults; older records lack them."""
         from adapters.audit import INTEGRITY, audit_store
-        from adapters.replay_log import Record
+        from adapters.formats.replay_log import Record
 
         paired_tournament(sqlite_store)
         old = Record(
@@ -157,7 +157,7 @@ class TestSchemaEvolution:
         assert first.read_bytes() == second.read_bytes()
 
     def test_a_record_with_an_unknown_field_is_refused_by_name(self) -> None:
-        from adapters.replay_log import Record
+        from adapters.formats.replay_log import Record
 
         record = Record(7, "game/1.1", 2, "MovePlayed", 0, {"by": "x", "colour": "red"}, None)
         with pytest.raises(LogError, match=r"game/1\.1 v2 .*no field\(s\) \['colour'\]"):

@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 
 from adapters.cli import main
-from adapters.replay import state_at
-from adapters.replay_log import read_log
+from adapters.formats.replay import state_at
+from adapters.formats.replay_log import read_log
 from adapters.store import Store
 from engine.timefmt import parse_instant
 from tests.cli import candidates, json_lines

@@ -72,7 +72,7 @@ def test_another_writers_events_are_folded_into_the_cached_states(store_url: str
 
 
 def test_a_followers_read_leaves_the_objects_at_its_last_event(store_url: str) -> None:
-    """``absorb``: the events a follower read are folded in, so the objects it reads next
+    """``take_in``: the events a follower read are folded in, so the objects it reads next
     stand at the last of them, with no query, even when writers appended meanwhile."""
     with Store(store_url) as writer, Store(store_url) as follower:
         paired_tournament(writer)
@@ -83,7 +83,7 @@ def test_a_followers_read_leaves_the_objects_at_its_last_event(store_url: str) -
         read = list(follower.events_since(seq))
         at_read = writer.game("1.1")
         play(writer, "1.1", "Nf3", start_s=100)  # appended after the follower's read
-        follower.absorb(seq, read)
+        follower.take_in(seq, read)
         reads = follower.stream_reads
         with follower.session(look=False):
             assert follower.game("1.1") == at_read
@@ -91,7 +91,7 @@ def test_a_followers_read_leaves_the_objects_at_its_last_event(store_url: str) -
         assert follower.game("1.1") == writer.game("1.1")  # a look at the store catches up
 
 
-def test_absorb_takes_nothing_across_a_gap(store_url: str) -> None:
+def test_take_in_takes_nothing_across_a_gap(store_url: str) -> None:
     """Events read after a position the cached states have not reached are not folded
     in (what lies between was never read): the next look reads the stream again."""
     with Store(store_url) as writer, Store(store_url) as follower:
@@ -101,7 +101,7 @@ def test_absorb_takes_nothing_across_a_gap(store_url: str) -> None:
         play(writer, "1.1", "e4")
         seq = writer.last_seq()
         play(writer, "1.1", "e5", start_s=100)
-        follower.absorb(seq, list(follower.events_since(seq)))
+        follower.take_in(seq, list(follower.events_since(seq)))
         with follower.session(look=False):
             assert follower.game("1.1").moves == ()  # type: ignore[union-attr]
         assert follower.game("1.1") == writer.game("1.1")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.pgn_import import import_pgn
+from adapters.formats.pgn_import import import_pgn
 from adapters.store import Store, wall_clock_ms
 from engine.timefmt import format_instant, parse_instant
 from tests.cli import candidates

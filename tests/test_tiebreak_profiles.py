@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from adapters.cli import main
-from adapters.pgn_import import ImportOptions, import_pgn
-from adapters.queries import standings_object
+from adapters.formats.pgn_import import ImportOptions, import_pgn
 from adapters.store import Store
+from adapters.store.queries import standings_object
 from engine.errors import MalformedCommand, RuleViolation
 from engine.rules import profile
 from engine.standings.playoffs import current_order

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.cli import main
-from adapters.pgn_import import import_pgn
-from adapters.queries import crosstable_object, standings_object
+from adapters.formats.pgn_import import import_pgn
 from adapters.store import Store, open_store
+from adapters.store.queries import crosstable_object, standings_object
 from engine.tournament.berger_inference import infer_numbers
 from engine.tournament.pairing import berger_schedule, is_bye
 

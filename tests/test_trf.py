@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from adapters.pgn_import import import_pgn
-from adapters.queries import crosstable_object, standings_object, trf_report
-from adapters.replay_log import import_log, read_log
-from adapters.sample import SAMPLE_LOG
+from adapters.formats.pgn_import import import_pgn
+from adapters.formats.replay_log import import_log, read_log
 from adapters.store import open_store
+from adapters.store.queries import crosstable_object, standings_object, trf_report
 from projections.trf import parse_trf
 from tests.helpers import at, ok, paired_tournament
+from tools.sample import SAMPLE_LOG
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -134,7 +134,7 @@ class World:
             raise
 
     def seal(self) -> None:
-        """Seals belong to the store's hash chains (adapters/chain.py): none here."""
+        """Seals belong to the store's hash chains (adapters/store/chain.py): none here."""
         return None
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:

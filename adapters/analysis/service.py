@@ -5,7 +5,7 @@ It reads the store as a gateway does (the notification log after its position)
 and writes nothing to the log: its evaluations go to the table ``analyses``
 beside the store (``adapters.analysis.table``), where every gateway of the
 store reads them. Its own position in the log is kept as the kept projections'
-are (``adapters.kept``: the position and the games in progress, in the store's
+are (``adapters.store.kept``: the position and the games in progress, in the store's
 database, saved at most once a second), so a restart reads only the events
 after it; and a position already in the table is never evaluated again, so an
 analyser killed at any moment (SIGKILL included) and started again goes on
@@ -36,8 +36,9 @@ import chess.engine
 
 from adapters.analysis.table import AnalysisTable, analysis_table
 from adapters.analysis.uci import Analyst, Budget, find_engine, lower_priority_of_this_thread
-from adapters.kept import KEEP_EVERY_S, KeptProjection, open_kept
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
+from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from engine.events import Event, game_stream, split_stream
 from engine.game import state as games
 from engine.game.state import Game
@@ -353,7 +354,7 @@ class Analyser:
             return
         evaluation = analyst.evaluate(position.board(), position.ply, position.at_ms)
         try:
-            self._table.insert(position.tournament, position.game, evaluation, _now_ms())
+            self._table.insert(position.tournament, position.game, evaluation, wall_clock_ms())
         except Exception:  # not stored: it waits its turn again
             self.waiting.setdefault(position.key, position)
             raise
@@ -387,10 +388,6 @@ def _over(position: Position) -> bool:
     """A position with nothing to search: no legal move (mate, stalemate). A repetition or
     the fifty moves end nothing under the 2009 Laws until a player claims (9.2, 9.3)."""
     return not any(position.board().legal_moves)
-
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 def run_in_thread(

@@ -23,8 +23,8 @@ from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastor
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from psycopg.sql import SQL, Composed, Identifier
 
-from adapters.kept import advisory_lock
 from adapters.store import Store
+from adapters.store.kept import advisory_lock
 from projections.evaluation import Evaluation
 
 TABLE = "analyses"

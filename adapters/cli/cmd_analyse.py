@@ -24,8 +24,8 @@ from adapters.analysis.service import KEPT_NAME, Analyser
 from adapters.analysis.table import analysis_table
 from adapters.analysis.uci import Budget
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.kept import kept_recorder
 from adapters.store import store_url
+from adapters.store.kept import kept_recorder
 
 DEFAULTS = Budget()
 

@@ -12,7 +12,7 @@ import sys
 from typing import IO, Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.jsontext import TextError, loads
+from adapters.formats.jsontext import TextError, loads
 from engine.errors import MalformedCommand
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from adapters.audit import audit_log, audit_store
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.replay_log import read_log
+from adapters.formats.replay_log import read_log
 
 
 def register(sub: Any) -> None:

@@ -1,7 +1,8 @@
 """``candidates demo``: the whole 2013 Candidates replayed live, on the web page and here.
 
-Loads the bundled sample (``replay_logs/candidates-2013.msgpack``, built from
-the real game scores if missing) into a fresh SQLite store and replays it
+Loads the bundled sample (``replay_logs/candidates-2013.msgpack``, shipped with
+the project; ``python replay_logs/build_sample.py`` rebuilds it from the real
+game scores with the builder in ``tools/sample.py``) into a fresh SQLite store and replays it
 through the gateway at a speed that shows a round in about a minute, with a
 progress bar over the rounds (one line, which messages print above); when the
 replay reaches the end of the log it prints the final standings and the
@@ -24,15 +25,16 @@ from typing import Any
 from adapters.analysis.service import run_in_thread
 from adapters.analysis.uci import Budget, find_engine
 from adapters.cli.cmd_replay import gateway_entry, serve_replay
-from adapters.replay import Pace, parse_speed, replay, round_of, standings
-from adapters.replay_log import Log, Record, read_log
-from adapters.sample import SAMPLE_LOG, write_sample
+from adapters.formats.replay import Pace, parse_speed, replay, round_of, standings
+from adapters.formats.replay_log import Log, LogError, Record, read_log
 from adapters.store import Store, open_store
 from engine.errors import CommandRefused
 from engine.events import ResultRecorded
 from engine.game.state import FINISHED
 
 ROUND_SECONDS = 60.0
+SAMPLE_LOG = Path(__file__).resolve().parents[2] / "replay_logs" / "candidates-2013.msgpack"
+"""The bundled sample: the 2013 Candidates as a replay log (built by ``tools/sample.py``)."""
 
 
 def register(sub: Any) -> None:
@@ -59,9 +61,11 @@ def register(sub: Any) -> None:
 
 
 def load_sample(path: Path) -> Log:
+    """The replay log to show; a missing one is refused in one line (the bundled sample
+    is rebuilt by ``python replay_logs/build_sample.py``, not by the demo)."""
     if not path.exists():
-        print(f"Building {path} from the 2013 game scores (once)...", flush=True)
-        write_sample(path)
+        hint = " (rebuild it: python replay_logs/build_sample.py)" if path == SAMPLE_LOG else ""
+        raise LogError(f"no replay log at {str(path)!r}{hint}")
     return read_log(path)
 
 

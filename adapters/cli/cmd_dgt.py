@@ -27,11 +27,12 @@ from typing import Any
 
 import chess
 
-from adapters.cli.common import add_store_option, print_json
+from adapters.cli.common import add_public_delay_option, add_store_option, print_json
 from adapters.dgt import protocol as p
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import is_recording, parse_recording
 from adapters.dgt.session import BoardSession
+from adapters.host import public_delay
 from engine.errors import MalformedCommand
 from engine.timefmt import format_instant
 
@@ -114,11 +115,8 @@ def register(sub: Any) -> None:
         help="apply the boards' corrections of their own misreads at once in this arbiter's "
         "name while the public has not seen the plies (default: propose them only)",
     )
-    run.add_argument(
-        "--public-delay-s",
-        type=float,
-        default=900.0,
-        help="how late the public sees the moves (the gateway's delay), for the policy",
+    add_public_delay_option(
+        run, "how late the public sees the moves (the gateway's delay), for the policy"
     )
     add_store_option(run)
     run.set_defaults(func=run_run)
@@ -241,9 +239,10 @@ def run_moves(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from adapters.dgt import simulated_links as links
     from adapters.dgt import simulator as s
-    from adapters.dgt.link import wall_ms
     from adapters.dgt.recording import write_recording
+    from adapters.host.clock import wall_clock_ms
 
     try:
         game = s.load_game(args.pgn, index=args.index, round_=args.round)
@@ -270,7 +269,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         clock_every_ms=args.clock_every_ms,
     )
     if args.out:
-        start = wall_ms()
+        start = wall_clock_ms()
         chunks = [(start + at, data) for at, data in sim.raw_stream(drops=True)]
         write_recording(
             args.out,
@@ -295,21 +294,21 @@ def run_simulate(args: argparse.Namespace) -> int:
         if args.livechess is not None:
             ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
             task = asyncio.create_task(
-                s.serve_livechess({args.serial: sim}, port=args.livechess, ready=ready)
+                links.serve_livechess({args.serial: sim}, port=args.livechess, ready=ready)
             )
             port = await ready
             print(f"LiveChess-like feed on ws://127.0.0.1:{port}/api/v1.0", file=sys.stderr)
             await task
             return
-        link: s.SimulatedLink
+        link: links.SimulatedLink
         if args.pty:
-            link = s.PtyLink(args.pty)
+            link = links.PtyLink(args.pty)
             print(f"board on {args.pty} (a pseudo-terminal)", file=sys.stderr)
         else:
-            link = s.TcpLink(port=args.tcp)
+            link = links.TcpLink(port=args.tcp)
             print(f"board on tcp://127.0.0.1:{args.tcp}", file=sys.stderr)
         try:
-            await sim.run(link)
+            await link.play(sim)
         finally:
             await link.close()
 
@@ -328,8 +327,9 @@ def _stop_on_signals(stop: asyncio.Event) -> None:
 def run_record(args: argparse.Namespace) -> int:
     from urllib.parse import urlparse
 
-    from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport, Transport, wall_ms
+    from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport, Transport
     from adapters.dgt.recording import Recorder
+    from adapters.host.clock import wall_clock_ms
 
     transport: Transport
     if args.dgt.startswith("tcp://"):
@@ -344,7 +344,7 @@ def run_record(args: argparse.Namespace) -> int:
         if args.seconds is not None:
             asyncio.get_running_loop().call_later(args.seconds, stop.set)
         session = BoardSession()
-        with Recorder(args.out, wall_ms(), source=args.dgt) as recorder:
+        with Recorder(args.out, wall_clock_ms(), source=args.dgt) as recorder:
 
             def deliver(observations: list[Any]) -> None:
                 for obs in observations:
@@ -395,7 +395,7 @@ def run_run(args: argparse.Namespace) -> int:
             debounce_ms=args.debounce_ms,
             file_speed=args.speed,
             policy=CorrectionPolicy(
-                args.auto_correct_arbiter, max(0, round(args.public_delay_s * 1000))
+                args.auto_correct_arbiter, public_delay.delay_ms(args.public_delay_s)
             ),
             tournament=getattr(args, "tournament", None),
         )

@@ -9,9 +9,9 @@ from typing import Any
 
 from adapters.cli.cmd_tournament import render_crosstable, render_standings
 from adapters.cli.common import add_store_option, store_of
-from adapters.event_export import store_event_pgn
-from adapters.queries import crosstable_object, standings_object
+from adapters.formats.event_export import store_event_pgn
 from adapters.store import Store
+from adapters.store.queries import crosstable_object, standings_object
 
 
 def store_crosstable(store: Store) -> str:

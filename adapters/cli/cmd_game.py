@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.event_export import game_pgn_text
-from adapters.pgn_import import (
+from adapters.formats.event_export import game_pgn_text
+from adapters.formats.pgn_import import (
     ImportOptions,
     ImportReport,
     check_start_date,
     import_pgn,
     players_file,
 )
-from adapters.queries import game_clock_report, game_object, standings_object
+from adapters.host.clock import wall_clock_ms
+from adapters.store.queries import game_clock_report, game_object, standings_object
 from engine.clock.time_control import read_time_control_text
 from engine.errors import MalformedCommand, UnknownGame
 from engine.rules import PROFILES
@@ -200,14 +200,14 @@ def run_clocks(args: argparse.Namespace) -> int:
 def run_game(args: argparse.Namespace) -> int:
     at_ms = None
     if args.at == "now":
-        at_ms = round(time.time() * 1000)
+        at_ms = wall_clock_ms()
     elif args.at and args.at != "last":
         at_ms = parse_instant(args.at, "--at")
     with store_of(args) as store:
         view = game_object(store, args.game_id, at_ms)
         if args.at is None and view["status"] == "in_progress":
             # a game in progress: its clocks now, as the players see them
-            view = game_object(store, args.game_id, round(time.time() * 1000))
+            view = game_object(store, args.game_id, wall_clock_ms())
         tournament = store.tournament()
     if args.format == "json":
         print_json(view)

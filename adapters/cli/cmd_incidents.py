@@ -14,7 +14,7 @@ import argparse
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.queries import incidents_object, report_object
+from adapters.store.queries import incidents_object, report_object
 
 
 def register(sub: Any) -> None:

@@ -1,7 +1,7 @@
 """``candidates kept [--drop]``: the kept projections of a store, and their reset.
 
 The gateway's open alerts and standings and the flag check's games are kept in
-the store with the position they were folded up to (``adapters.kept``). This
+the store with the position they were folded up to (``adapters.store.kept``). This
 lists them (name, position, how far behind the log) and, with ``--drop``, drops
 them: the next ``candidates serve`` then reads the whole log once and keeps
 them again. The events are never touched.
@@ -15,7 +15,7 @@ from typing import Any
 import msgpack
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.kept import KeptRecord, kept_recorder, program_fingerprint
+from adapters.store.kept import KeptRecord, kept_recorder, program_fingerprint
 
 
 def register(sub: Any) -> None:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.replay_log import export_log, import_log, read_log
+from adapters.formats.replay_log import export_log, import_log, read_log
 
 
 def register(sub: Any) -> None:

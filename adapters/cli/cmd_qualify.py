@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.jsontext import TextError, loads
+from adapters.formats.jsontext import TextError, loads
 from engine.errors import MalformedCommand
 from engine.qualification.bidding import BidReport, check_bid
 from engine.qualification.qualification import (

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.cli.common import print_json
-from adapters.replay import (
+from adapters.formats.replay import (
     Pace,
     Progress,
     parse_speed,
@@ -23,7 +23,7 @@ from adapters.replay import (
     state_at,
     until,
 )
-from adapters.replay_log import Log, LogError, event_classes, read_log, verify_links
+from adapters.formats.replay_log import Log, LogError, event_classes, read_log, verify_links
 from adapters.store import Store, open_store
 from engine.errors import MalformedCommand
 from engine.timefmt import parse_instant

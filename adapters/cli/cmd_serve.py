@@ -5,7 +5,7 @@ loop (``adapters.dgt.service.run_sources``) and write their moves and clock
 readings into the same store, which the gateway then follows like any other
 writer.
 
-The flag check runs in the same loop (``adapters.flag_watch``): every second a
+The flag check runs in the same loop (``adapters.watch.flags``): every second a
 ``check_flags`` for every game in progress, so a regulation clock at zero
 reaches the arbiters' desk as a ``flag_fall`` alert within a second (6.8).
 """
@@ -22,11 +22,12 @@ from typing import Any
 
 from adapters.analysis.service import run_in_thread
 from adapters.cli.cmd_analyse import add_budget_options, budget_of
-from adapters.cli.common import add_store_option
-from adapters.flag_watch import DEFAULT_INTERVAL_S, watch_flags
-from adapters.gateway.server import DEFAULT_PUBLIC_DELAY_S, serve_forever
+from adapters.cli.common import add_public_delay_option, add_store_option
+from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
+from adapters.host import public_delay
 from adapters.store import store_url
+from adapters.watch.flags import DEFAULT_INTERVAL_S, watch_flags
 
 
 def register(sub: Any) -> None:
@@ -44,12 +45,8 @@ def register(sub: Any) -> None:
         help='JSON object {"<token>": {"role": "arbiter"|"commentator", "name": ...}}; '
         "without it every client is public",
     )
-    parser.add_argument(
-        "--public-delay",
-        type=float,
-        default=DEFAULT_PUBLIC_DELAY_S,
-        metavar="SECONDS",
-        help="delay of the public feed (fair play; default 900, 0 for a replay)",
+    add_public_delay_option(
+        parser, "delay of the public feed and of the boards' automatic corrections (fair play)"
     )
     parser.add_argument(
         "--dgt",
@@ -104,9 +101,6 @@ def run(args: argparse.Namespace) -> int:
     if args.flag_check < 0:
         print("candidates serve: --flag-check must be 0 or more seconds", file=sys.stderr)
         return 2
-    if args.public_delay < 0:
-        print("candidates serve: --public-delay must be 0 or more seconds", file=sys.stderr)
-        return 2
     try:
         tokens = load_tokens(args.tokens)
     except TokenFileError as error:
@@ -125,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     run_sources = None
     if specs:
         try:
-            from adapters.dgt.service import run_sources
+            from adapters.dgt.service import CorrectionPolicy, run_sources
         except ImportError as error:
             print(
                 f"candidates serve: DGT boards are not available in this installation "
@@ -146,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
             for sock in server.sockets:
                 host, port = sock.getsockname()[:2]
                 print(f"candidates: serving {url} at http://{host}:{port}/ (websocket /ws)")
-            delay = f"{args.public_delay:g} s" if args.public_delay else "none"
+            delay = f"{args.public_delay_s:g} s" if args.public_delay_s else "none"
             print(f"candidates: {len(tokens)} token(s); public delay {delay}", flush=True)
 
         tasks = [
@@ -156,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
                     args.host,
                     args.port,
                     tokens,
-                    args.public_delay,
+                    args.public_delay_s,
                     stop,
                     ready=ready,
                     analysis_to_arbiters=args.analysis_to_arbiters,
@@ -166,7 +160,15 @@ def run(args: argparse.Namespace) -> int:
         if run_sources is not None:
             tasks.append(
                 asyncio.create_task(
-                    run_sources(specs, url, stop, tournament=getattr(args, "tournament", None))
+                    run_sources(
+                        specs,
+                        url,
+                        stop,
+                        policy=CorrectionPolicy(
+                            public_delay_ms=public_delay.delay_ms(args.public_delay_s)
+                        ),
+                        tournament=getattr(args, "tournament", None),
+                    )
                 )
             )
         if args.flag_check > 0:

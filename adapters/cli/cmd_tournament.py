@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
-from adapters.queries import (
+from adapters.store.queries import (
     crosstable_object,
     pairings_object,
     schedule_object,

@@ -18,13 +18,13 @@ import argparse
 import asyncio
 import contextlib
 import sys
-import time
 from typing import Any, TextIO
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from adapters.gateway.frames import MSGPACK, encode, messages
+from adapters.host.clock import wall_clock_ms
 from engine.errors import CommandRefused
 from engine.timefmt import parse_instant
 
@@ -120,7 +120,7 @@ class Printer:
         self._status = False
 
     def feed_now_ms(self) -> int:
-        return time.time_ns() // 1_000_000 + self.offset_ms
+        return wall_clock_ms() + self.offset_ms
 
     def keep(self, game: dict[str, Any] | None) -> None:
         if isinstance(game, dict) and game.get("game"):
@@ -156,7 +156,7 @@ class Printer:
             if isinstance(f.get("now"), str):
                 with contextlib.suppress(CommandRefused):
                     feed_now = parse_instant(f["now"], "now")
-                    self.offset_ms = feed_now - time.time_ns() // 1_000_000
+                    self.offset_ms = feed_now - wall_clock_ms()
             for game in f.get("games") or []:
                 self.keep(game)
                 if game.get("status") != "not_started":

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from adapters.host import public_delay
 from adapters.store import Store, open_store, store_url
 from engine.errors import MalformedCommand
 
@@ -45,6 +46,29 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     if "--tournament" not in parser._option_string_actions:  # qualify has its own
         parser.add_argument("--tournament", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def add_public_delay_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--public-delay-s SECONDS`` (``adapters.host.public_delay``; the older spelling
+    ``--public-delay`` is accepted): ``args.public_delay_s``, 0 or more seconds."""
+    parser.add_argument(
+        public_delay.FLAG,
+        *public_delay.ALIASES,
+        dest="public_delay_s",
+        type=_public_delay_s,
+        default=float(public_delay.DEFAULT_S),
+        metavar="SECONDS",
+        help=f"{help_text} (default {public_delay.DEFAULT_S}; 0: none)",
+    )
+
+
+def _public_delay_s(text: str) -> float:
+    try:
+        seconds = float(text)
+        public_delay.delay_ms(seconds)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text!r}") from None
+    return seconds
 
 
 def print_json(obj: Any, *, pretty: bool = False) -> None:

@@ -47,6 +47,7 @@ from adapters.dgt.observations import (
     TakebackSeen,
 )
 from adapters.dgt.session import BoardIdentified, BoardSession, ClockMapped
+from adapters.host import public_delay
 from adapters.store import Store
 from engine.game.state import FINISHED
 from engine.timefmt import format_instant
@@ -85,8 +86,8 @@ class StoreSink:
     """The automatic policy: the Chief Arbiter or Deputy in whose name the board's
     corrections are applied at once when the plies they replace are not yet public
     (None: every correction is proposed, none applied)."""
-    public_delay_ms: int = 15 * 60 * 1000
-    """How long after a move the public sees it (the gateway's ``--public-delay``)."""
+    public_delay_ms: int = public_delay.DEFAULT_MS
+    """How long after a move the public sees it (``adapters.host.public_delay``)."""
     _appended_at: dict[int, int] = field(default_factory=dict)
 
     @property

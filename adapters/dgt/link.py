@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,12 +39,9 @@ from adapters.dgt import protocol as p
 from adapters.dgt.observations import BoardAlert, Observation
 from adapters.dgt.recording import Recorder, read_input
 from adapters.dgt.session import BoardSession
+from adapters.host.clock import wall_clock_ms
 
 log = logging.getLogger(__name__)
-
-
-def wall_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class LinkLost(Exception):
@@ -199,7 +195,7 @@ class BoardLink:
     max_backoff_s: float = 10.0
     watchdog_s: float = 1.0
     silence_ms: int = 4000
-    now: Callable[[], int] = wall_ms
+    now: Callable[[], int] = wall_clock_ms
     connects: int = 0
     disconnects: int = 0
     _down_since: int | None = field(default=None)

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.dgt.clocksides import ColouredReading
-from adapters.dgt.link import wall_ms
 from adapters.dgt.observations import BoardAlert, Observation
 from adapters.dgt.session import BoardSession
+from adapters.host.clock import wall_clock_ms
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ async def run_livechess(
     follow_all: bool = False,
     backoff_s: float = 0.5,
     max_backoff_s: float = 10.0,
-    now: Callable[[], int] = wall_ms,
+    now: Callable[[], int] = wall_clock_ms,
 ) -> None:
     """Follow the boards of ``sessions`` (serial -> session) on a LiveChess server."""
     from websockets.asyncio.client import connect

@@ -23,7 +23,61 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from adapters.dgt.board_codes import (
+    MAGIC_PIECES,
+    PIECE_CODES,
+    PIECE_LETTERS,
+    codes_of,
+    field_square_name,
+    field_to_square,
+    placement_of,
+    rotate_placement,
+)
+from adapters.dgt.messages import (
+    BatteryStatus,
+    BoardDump,
+    BusAddress,
+    ClockAck,
+    ClockNull,
+    ClockTimes,
+    EEMoves,
+    FieldUpdate,
+    Message,
+    OtherMessage,
+    ProtocolError,
+    SerialNumber,
+    Trademark,
+    Version,
+)
+
+__all__ = [  # the board's codes and messages, named here too: ``protocol.BoardDump``...
+    "MAGIC_PIECES",
+    "PIECE_CODES",
+    "PIECE_LETTERS",
+    "BatteryStatus",
+    "BoardDump",
+    "BusAddress",
+    "ClockAck",
+    "ClockNull",
+    "ClockTimes",
+    "EEMoves",
+    "FieldUpdate",
+    "Message",
+    "OtherMessage",
+    "ProtocolError",
+    "SerialNumber",
+    "Trademark",
+    "Version",
+    "codes_of",
+    "field_square_name",
+    "field_to_square",
+    "placement_of",
+    "rotate_placement",
+]
+
+
 log = logging.getLogger(__name__)
+
 
 # --- host -> board commands (single bytes) ----------------------------------
 
@@ -130,85 +184,6 @@ MAX_GARBAGE = 4096
 MAX_FRAME_LENGTH = 0x1F03 + 3
 """Longest frame accepted (a full EE_MOVES dump); anything longer is a broken header."""
 
-# --- pieces and fields -------------------------------------------------------
-
-PIECE_LETTERS = {
-    0x01: "P",
-    0x02: "R",
-    0x03: "N",
-    0x04: "B",
-    0x05: "K",
-    0x06: "Q",
-    0x07: "p",
-    0x08: "r",
-    0x09: "n",
-    0x0A: "b",
-    0x0B: "k",
-    0x0C: "q",
-}
-"""Piece codes (note the order: rook, knight, bishop, king, queen). 0 = empty."""
-PIECE_CODES = {letter: code for code, letter in PIECE_LETTERS.items()}
-MAGIC_PIECES = {0x0D: "1/2-1/2", 0x0E: "1-0", 0x0F: "0-1"}
-"""The result ("magic") pieces of 2012+ boards: never part of a placement."""
-
-
-def field_square_name(field_index: int) -> str:
-    """Field 0 = a8 ... 63 = h1, as seen with White on the connector's side (normal)."""
-    return "abcdefgh"[field_index % 8] + str(8 - field_index // 8)
-
-
-def field_to_square(field_index: int, rotated: bool = False) -> int:
-    """python-chess square of a field; a board turned 180 degrees maps field i to 63 - i."""
-    return (field_index ^ 7) if rotated else (field_index ^ 56)
-
-
-def placement_of(codes: Iterable[int]) -> str:
-    """The FEN piece placement of 64 field codes in normal orientation (field 0 = a8).
-
-    Magic pieces and unknown codes count as empty squares (they are never pieces
-    of the game); the caller decides what to do about them.
-    """
-    rows = []
-    row = []
-    empty = 0
-    for i, code in enumerate(codes):
-        letter = PIECE_LETTERS.get(code)
-        if letter is None:
-            empty += 1
-        else:
-            if empty:
-                row.append(str(empty))
-                empty = 0
-            row.append(letter)
-        if i % 8 == 7:
-            if empty:
-                row.append(str(empty))
-                empty = 0
-            rows.append("".join(row))
-            row = []
-    return "/".join(rows)
-
-
-def codes_of(placement: str) -> list[int]:
-    """64 field codes (normal orientation) of a FEN piece placement."""
-    codes: list[int] = []
-    for char in placement:
-        if char == "/":
-            continue
-        if char.isdigit():
-            codes.extend([0] * int(char))
-        else:
-            codes.append(PIECE_CODES[char])
-    if len(codes) != 64:
-        raise ValueError(f"not a piece placement of 64 squares: {placement!r}")
-    return codes
-
-
-def rotate_placement(placement: str) -> str:
-    """The same physical board read with the connector on the other side (180 degrees)."""
-    return "/".join(row[::-1] for row in placement.split("/")[::-1])
-
-
 # --- BWTIME ------------------------------------------------------------------
 
 
@@ -221,186 +196,6 @@ def _bcd(value: int) -> int | None:
 
 def _to_bcd(value: int) -> int:
     return (value // 10) << 4 | (value % 10)
-
-
-# --- messages ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class BoardDump:
-    """0x86: the 64 fields, field 0 first (a8 in normal orientation)."""
-
-    codes: tuple[int, ...]
-
-    @property
-    def placement(self) -> str:
-        """The piece placement read in normal orientation (magic pieces left out)."""
-        return placement_of(self.codes)
-
-    @property
-    def magic(self) -> tuple[tuple[int, int], ...]:
-        """(field, code) of any result ("magic") piece on the board."""
-        return tuple((i, c) for i, c in enumerate(self.codes) if c in MAGIC_PIECES)
-
-
-@dataclass(frozen=True, slots=True)
-class FieldUpdate:
-    """0x8e: one field changed; ``code`` 0 means it became empty."""
-
-    field: int
-    code: int
-
-    @property
-    def letter(self) -> str | None:
-        return PIECE_LETTERS.get(self.code)
-
-
-@dataclass(frozen=True, slots=True)
-class ClockTimes:
-    """0x8d with times: the protocol knows the LEFT and RIGHT clocks, never colours.
-
-    p[0..2] right h/m/s, p[3..5] left h/m/s (since the 2011 header), p[6] status.
-    """
-
-    left_ms: int
-    right_ms: int
-    status: int
-    left_flags: int
-    right_flags: int
-
-    @property
-    def running(self) -> str | None:
-        """``left``/``right`` when the clock runs, from bit0 (running) and bit1 (lever:
-        1 = right side up). The raised side's clock runs: a player presses their own
-        side down, which stops their clock and raises the opponent's. None when stopped.
-        (Bits 3/4, "whose turn", swapped meaning between header revisions: not used.)"""
-        if not self.status & 0x01:
-            return None
-        return "right" if self.status & 0x02 else "left"
-
-    @property
-    def lever_right_up(self) -> bool:
-        return bool(self.status & 0x02)
-
-    @property
-    def battery_low(self) -> bool:
-        return bool(self.status & 0x04)
-
-    @property
-    def no_clock(self) -> bool:
-        """Status bit 5: no clock connected; the times mean nothing."""
-        return bool(self.status & 0x20)
-
-    @property
-    def left_flag(self) -> bool:
-        """Left flag fallen (bit 4) or shown (bit 6)."""
-        return bool(self.left_flags & 0x50)
-
-    @property
-    def right_flag(self) -> bool:
-        return bool(self.right_flags & 0x50)
-
-
-@dataclass(frozen=True, slots=True)
-class ClockAck:
-    """0x8d carrying a clock acknowledgement: four 8-bit ack bytes."""
-
-    ack0: int
-    ack1: int
-    ack2: int
-    ack3: int
-
-    @property
-    def ok(self) -> bool:
-        return self.ack0 == 0x10
-
-
-@dataclass(frozen=True, slots=True)
-class ClockNull:
-    """0x8d with an all-zero payload (sent by some Bluetooth firmware): ignored."""
-
-
-@dataclass(frozen=True, slots=True)
-class SerialNumber:
-    """0x91 (5 ASCII digits) or 0xa2 (10 characters, ``long=True``)."""
-
-    serial: str
-    long: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Version:
-    """0x93: firmware version ``major.minor``."""
-
-    major: int
-    minor: int
-
-
-@dataclass(frozen=True, slots=True)
-class Trademark:
-    """0x92: ASCII text."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class BusAddress:
-    """0x90: the board's 14-bit bus address."""
-
-    address: int
-
-
-@dataclass(frozen=True, slots=True)
-class BatteryStatus:
-    """0xa0 (Bluetooth boards): raw payload; byte 0 is the charge in percent."""
-
-    payload: bytes
-
-    @property
-    def percent(self) -> int | None:
-        return self.payload[0] if self.payload and self.payload[0] <= 100 else None
-
-
-@dataclass(frozen=True, slots=True)
-class EEMoves:
-    """0x8f: (part of) the board's internal log, raw."""
-
-    payload: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class OtherMessage:
-    """A well-framed message this adapter does not interpret (draughts dumps...)."""
-
-    message_id: int
-    payload: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class ProtocolError:
-    """Bytes that are not a valid message: counted and logged, never raised."""
-
-    reason: str
-    data: bytes
-    offset: int
-    """Position of the first offending byte in the whole stream."""
-
-
-Message = (
-    BoardDump
-    | FieldUpdate
-    | ClockTimes
-    | ClockAck
-    | ClockNull
-    | SerialNumber
-    | Version
-    | Trademark
-    | BusAddress
-    | BatteryStatus
-    | EEMoves
-    | OtherMessage
-    | ProtocolError
-)
 
 
 def decode_bwtime(p: bytes) -> ClockTimes | ClockAck | ClockNull | str:

@@ -30,13 +30,14 @@ from adapters.dgt.link import (
     SerialTransport,
     TcpTransport,
     Transport,
-    wall_ms,
 )
 from adapters.dgt.livechess import run_livechess
 from adapters.dgt.observations import Observation
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import Recorder
 from adapters.dgt.session import BoardIdentified, BoardSession
+from adapters.host import public_delay
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ class CorrectionPolicy:
     has not seen the plies yet (appended less than ``public_delay_ms`` ago)."""
 
     arbiter: str | None = None
-    public_delay_ms: int = 15 * 60 * 1000
+    public_delay_ms: int = public_delay.DEFAULT_MS
 
 
 @dataclass
@@ -228,8 +229,8 @@ async def run_sources(
             if record_dir is not None:
                 safe = label.replace("/", "_").replace(":", "_")
                 recorder = Recorder(
-                    Path(record_dir) / f"{safe}-{wall_ms()}.dgt",
-                    wall_ms(),
+                    Path(record_dir) / f"{safe}-{wall_clock_ms()}.dgt",
+                    wall_clock_ms(),
                     source=spec.target,
                     game=spec.game,
                 )

@@ -34,10 +34,10 @@ from typing import Any
 
 from adapters.analysis.table import AnalysisRow, AnalysisTable, analysis_table
 from adapters.gateway.deltas import game_key
-from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame
 from adapters.gateway.hub import COMMENTARY, Channel, Client
 from adapters.gateway.tokens import ARBITER, COMMENTATOR, Identity
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from projections.evaluation import Evaluation, analysis_frame
 
@@ -187,7 +187,7 @@ class AnalysisFeed:
                     except Exception:
                         log.warning("reading the analyses failed; retrying", exc_info=True)
                 self.take(rows)
-                self.release(now_ms())
+                self.release(wall_clock_ms())
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.read_every_s)
         finally:

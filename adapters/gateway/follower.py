@@ -25,14 +25,13 @@ events did not touch.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters import queries
 from adapters.gateway.deltas import event_tournament, game_key
-from adapters.store import Store, TournamentView, game_order
+from adapters.host.clock import wall_clock_ms
+from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused
 from engine.events import (
     INCIDENTS_STREAM,
@@ -223,7 +222,7 @@ class Follower:
             games,
             standings,
             set(standings),
-            now_ms(),
+            wall_clock_ms(),
             first=self.first,
             names=dict(self.names),
             incidents=incidents,
@@ -234,7 +233,7 @@ class Follower:
     def poll(self) -> Update | None:
         """The events appended since the last read, with the objects they changed; None if none.
 
-        The events read are folded into the store's cached states (``Store.absorb``),
+        The events read are folded into the store's cached states (``Store.take_in``),
         so the objects are those at the last event read, with no further query; only
         when an object had to be read from the database (a stream not cached) is the
         read checked against the log and extended if writers appended meanwhile."""
@@ -242,7 +241,7 @@ class Follower:
         fresh = list(store.events_since(self.seq))
         if not fresh:
             return None
-        store.absorb(self.seq, fresh)
+        store.take_in(self.seq, fresh)
         events = fresh
         upto = fresh[-1][0]
         games: dict[str, dict[str, Any]] = {}
@@ -256,7 +255,7 @@ class Follower:
             if store.stream_reads == reads or store.last_seq() == upto:
                 break
             fresh = list(store.events_since(upto))
-            store.absorb(upto, fresh)
+            store.take_in(upto, fresh)
             events += fresh
             upto = fresh[-1][0] if fresh else upto
         self.seq = upto
@@ -267,7 +266,7 @@ class Follower:
             games,
             standings,
             changed,
-            now_ms(),
+            wall_clock_ms(),
             first=self.first,
             names=dict(self.names),
             incidents=incidents,
@@ -356,7 +355,3 @@ def books_touched(events: list[tuple[int, Event]], first: str | None) -> list[st
             if tid is not None:
                 found[tid] = None
     return list(found)
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000

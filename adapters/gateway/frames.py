@@ -21,8 +21,8 @@ from typing import Any
 
 import msgpack
 
-from adapters.jsontext import MAX_DEPTH, TextError, check_unicode
-from adapters.jsontext import loads as loads_json
+from adapters.formats.jsontext import MAX_DEPTH, TextError, check_unicode
+from adapters.formats.jsontext import loads as loads_json
 
 JSON = "json"
 MSGPACK = "msgpack"

@@ -2,7 +2,7 @@
 
 A ``Channel`` is one view of the tournament at one sequence number: ``live``
 (arbiters, commentators) follows the store as it is read; ``public`` is the
-same view ``--public-delay`` later (FIDE fair play: a public client never
+same view ``--public-delay-s`` later (FIDE fair play: a public client never
 receives a move before the delay has passed since the gateway read it from
 the store). Both hold the game objects and the standings at their ``seq``, so
 a snapshot is always exactly the state at the sequence number it names.
@@ -34,9 +34,9 @@ from websockets.exceptions import ConnectionClosed
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import FanOut
-from adapters.gateway.follower import now_ms
 from adapters.gateway.frames import Frame, batch
 from adapters.gateway.tokens import Identity
+from adapters.host.clock import wall_clock_ms
 from engine.timefmt import format_instant
 
 log = logging.getLogger(__name__)
@@ -183,7 +183,7 @@ class Channel:
             tuple(sorted(games)) if games is not None else None,
             tuple(sorted(tournaments)) if tournaments is not None else None,
         )
-        now = now_ms()
+        now = wall_clock_ms()
         cached = self._snapshots.get(key)
         if cached is not None and now - cached[0] < 1000:
             return cached[1]

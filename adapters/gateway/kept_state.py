@@ -1,4 +1,4 @@
-"""What the gateway keeps in the store between runs (``adapters.kept``, name ``gateway``).
+"""What the gateway keeps in the store between runs (``adapters.store.kept``, name ``gateway``).
 
 At a position P (a notification id): the open alerts (the alert frames, in the
 order they were raised), each tournament's standings object and known game ids,

@@ -48,13 +48,17 @@ from urllib.parse import parse_qs, quote
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from adapters import queries
-from adapters.event_export import event_game_ids, pgn_of_games, round_game_ids, started_games
+from adapters.formats.event_export import (
+    event_game_ids,
+    pgn_of_games,
+    round_game_ids,
+    started_games,
+)
 from adapters.gateway.analysis_feed import NONE, AnalysisFeed
 from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
 from adapters.gateway.tokens import Identity, Tokens
-from adapters.store import Store, TournamentView, game_order
+from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused, UnknownGame
 from engine.events import game_stream
 from projections.time_use import time_use
@@ -75,6 +79,8 @@ Evals = tuple[str, int, dict[str, Any]]
 """(audience, version, game id -> ply -> (cp, mate)) of a PGN answer's ``[%eval]``."""
 NO_EVALS: Evals = (NONE, 0, {})
 EVERY_TOURNAMENT = "*"
+STORE_JSON = ("/api/tournament", "/api/pairings")
+"""JSON read from the store (the public's delayed copy for the public), not the channel."""
 """``?tournament=*``: every tournament of the store (``/api/games`` only)."""
 
 
@@ -119,22 +125,25 @@ def _json(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def pairings_object(games: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Each round's boards, colours and results, from the channel's game objects."""
-    rounds: dict[Any, list[dict[str, Any]]] = {}
-    for gid in sorted(games, key=game_order):
-        game = games[gid]
-        rounds.setdefault(game.get("round"), []).append(
+def pairings_answer(view: TournamentView) -> dict[str, Any]:
+    """``/api/pairings``: the contract's ``pairings`` object (``queries.pairings_object``),
+    each round also listing its ``games`` as ``{game, board, white, black, status,
+    result}`` with the players' ids (the shape pollers read before the object was served
+    whole)."""
+    obj = queries.pairings_object(view)
+    for entry in obj["rounds"]:
+        entry["games"] = [
             {
-                "game": gid,
-                "board": game.get("board"),
-                "white": game.get("white"),
-                "black": game.get("black"),
-                "status": game.get("status"),
-                "result": game.get("result"),
+                "game": board["game"],
+                "board": board["board"],
+                "white": board["white"]["player"],
+                "black": board["black"]["player"],
+                "status": board["status"],
+                "result": board["result"],
             }
-        )
-    return {"rounds": [{"round": r, "games": g} for r, g in rounds.items()]}
+            for board in entry["boards"]
+        ]
+    return obj
 
 
 def output_paths(tournament: str) -> dict[str, str]:
@@ -232,7 +241,7 @@ class Outputs:
             if cached is None or cached.seq != channel.seq or cached.evals != evals[1]:
                 if (
                     path.startswith("/api/")
-                    and path != "/api/tournament"
+                    and path not in STORE_JSON
                     and not GAME_JSON.match(path)
                 ):
                     cached = self._refresh_from_channel(channel, tid, path)
@@ -371,9 +380,6 @@ class Outputs:
         if path == "/api/games":
             games = self._games_of(channel, tid)
             return channel.seq, lambda: _json(games)
-        if path == "/api/pairings":
-            games = {str(g.get("game")): g for g in self._games_of(channel, tid)}
-            return channel.seq, lambda: _json(pairings_object(games))
         raise NotFound(f"no output at {path}: {ROUTES}")
 
     def _store_route(
@@ -384,6 +390,9 @@ class Outputs:
         if path == "/api/tournament":
             version = _tournament_version(view)
             return version, lambda: _json(queries.tournament_object(view))
+        if path == "/api/pairings":
+            seq = view.last_seq()  # what the store (the public's: its delayed copy) holds
+            return seq, lambda: _json(pairings_answer(view))
         ids: list[str]
         if match := ROUND_PGN.match(path):
             ids = round_game_ids(view, int(match[1]))

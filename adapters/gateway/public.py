@@ -1,6 +1,6 @@
 """The public's view: the tournament exactly as it was ``delay`` ago (blocking; reader thread).
 
-FIDE fair play delays what the public sees (``--public-delay``, 15 minutes by
+FIDE fair play delays what the public sees (``--public-delay-s``, 15 minutes by
 default). The public view is the state at ``now - delay`` by the events' own
 instants, as ``candidates replay --until`` derives it: each stream's events up
 to that instant, a stream stopping at its first event after it (so its versions
@@ -36,6 +36,7 @@ import itertools
 from collections import deque
 from collections.abc import Iterable
 
+from adapters.gateway.follower import Follower, Update
 from adapters.store import Store
 from engine.events import ClockReadingRecorded, Event
 
@@ -133,3 +134,38 @@ class DelayedLog:
 
     def close(self) -> None:
         self.copy.close()
+
+
+class PublicView:
+    """The public channel's source (blocking; reader thread): the delayed copy of the live
+    log and a follower of the copy, as the live channel has a follower of the store."""
+
+    def __init__(self, delay_ms: int) -> None:
+        self.delayed = DelayedLog(delay_ms)
+        self.follower: Follower | None = None
+
+    @property
+    def store(self) -> Store | None:
+        """The copy the public's reads come from, once started."""
+        return self.follower.store if self.follower is not None else None
+
+    def start(self, live: Follower, upto: int, now_ms: int) -> Update:
+        """The public's state at ``now_ms - delay``, from the live log up to ``upto``."""
+        self.delayed.take(live.events_between(0, upto), None)
+        self.delayed.release(now_ms)
+        self.follower = Follower(self.delayed.copy)
+        public = self.follower.start()
+        self.delayed.prune(public.seq)
+        return public
+
+    def poll(self, update: Update | None, now_ms: int) -> Update | None:
+        """Hold what the live log gained; what the public copy gained (events released)."""
+        assert self.follower is not None
+        if update is not None:
+            self.delayed.take(update.events, update.seen_ms)
+        public = self.follower.poll() if self.delayed.release(now_ms) else None
+        self.delayed.prune(self.follower.seq)
+        return public
+
+    def close(self) -> None:
+        self.delayed.close()

@@ -10,7 +10,7 @@ The token file (``candidates serve --tokens FILE``) is a JSON object::
   sent with that token act as that arbiter (a missing ``arbiter`` field is
   filled in, a different one is refused).
 - ``commentator``: the live feed, read-only.
-- no token: a public client, read-only, delayed by ``--public-delay``.
+- no token: a public client, read-only, delayed by ``--public-delay-s``.
 
 Tokens are compared in constant time (``hmac.compare_digest``) against every
 entry, so the time taken does not tell how much of a guess was right.
@@ -22,7 +22,7 @@ import hmac
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.jsontext import TextError, loads
+from adapters.formats.jsontext import TextError, loads
 
 ARBITER, COMMENTATOR, PUBLIC = "arbiter", "commentator", "public"
 ROLES = (ARBITER, COMMENTATOR)

@@ -4,5 +4,5 @@ Pure functions from events to findings (``findings.Finding``): whether each even
 is well formed (``event_fields``), each game legal under its own rules profile
 (``games``), each clock possible under its time control (``clocks``). Reading
 the store or a log, the hash chains and the seals, and the report are the
-adapter's (``adapters/audit.py``).
+adapter's (``adapters/audit/checks.py``).
 """

@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from adapters import queries
-from adapters.replay_log import Record, append_records, event_classes
-from adapters.store import Store
+from adapters.formats.replay_log import Record, append_records, event_classes
+from adapters.store import Store, queries
 from engine.errors import MalformedCommand
 from engine.events import stream_game_id
 from engine.timefmt import format_instant

@@ -12,7 +12,7 @@ same moves and result is reported as already imported.
 Before anything is appended the whole file is read and checked; these refuse
 the file (nothing appended) with a message naming what to fix:
 
-- players who may be one person written two ways (``adapters.pgn_players``:
+- players who may be one person written two ways (``adapters.formats.pgn_players``:
   identity by FIDE ID, else by the whole normalised name, never the surname
   alone); ``--players FILE`` says who is who;
 - games without a readable ``Round`` tag (named by their place in the file and
@@ -67,7 +67,7 @@ from typing import Any, TextIO
 import chess
 import chess.pgn
 
-from adapters.pgn_players import Identity, Known, Seen, player_id, resolve
+from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
@@ -262,7 +262,7 @@ def _side_key(game: Parsed, side: str) -> tuple[str, str]:
 def identities(
     games: Sequence[Parsed], options: ImportOptions, store: Store
 ) -> dict[tuple[str, str], Identity]:
-    """Every (name, FIDE ID) of the file -> its player (``adapters.pgn_players``)."""
+    """Every (name, FIDE ID) of the file -> its player (``adapters.formats.pgn_players``)."""
     seen: dict[tuple[str, str], Seen] = {}
     for game in games:
         for side in ("White", "Black"):

@@ -7,7 +7,7 @@ A log is a sequence of msgpack objects, written one after another:
 2. one **record** array per stored event, in the store's global order:
    ``[stream, version, type, at_ms, fields, link]`` (``fields`` is a map of the
    event's own fields but ``at_ms``; ``link`` the 32-byte hash link of
-   adapters/chain.py, or nil for an event stored without one);
+   adapters/store/chain.py, or nil for an event stored without one);
 3. a **trailer** map: ``{"end": true, "events": n, "order_digest": hex,
    "state": {...}}``: the count, the running digest of every link in order, and
    the final state as the exporting engine folded it (each game's fen, ply,
@@ -33,7 +33,8 @@ from typing import IO, Any
 
 import msgpack
 
-from adapters.chain import (
+from adapters.store import Store
+from adapters.store.chain import (
     GENESIS,
     canonical,
     event_canonical,
@@ -41,7 +42,6 @@ from adapters.chain import (
     extend_digest,
     next_link,
 )
-from adapters.store import Store
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.incident_book import IncidentBook
 from engine.audit.event_fields import field_problems

@@ -1,6 +1,6 @@
 """A game's opening: its name and ECO code, by the positions its moves reach.
 
-The table is the Lichess openings table (CC0; ``adapters/openings_table/``, its
+The table is the Lichess openings table (CC0; ``adapters/store/openings_table/``, its
 source and licence in the README there): about 3,800 named lines, each a
 sequence of moves from the initial position. A line is known here by the
 position it reaches (its EPD: FEN without the move counters), so a game that

@@ -29,19 +29,13 @@ compares the projections, and writes the report.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from eventsourcing.utils import resolve_topic
 
-from adapters.chain import (
-    GENESIS,
-    PREFIX_BYTES,
-    extend_digest,
-    split_prefixes,
-)
-from adapters.queries import standings_object
-from adapters.replay_log import (
+from adapters.audit.report import AuditReport, Finding
+from adapters.formats.replay_log import (
     Log,
     LogError,
     Record,
@@ -51,7 +45,14 @@ from adapters.replay_log import (
     record_of,
     verify_links,
 )
-from adapters.store import Store, logical_event
+from adapters.store.chain import (
+    GENESIS,
+    PREFIX_BYTES,
+    extend_digest,
+    split_prefixes,
+)
+from adapters.store.door import Store, logical_event
+from adapters.store.queries import standings_object
 from engine.audit import findings as engine_findings
 from engine.audit.clocks import judge_clocks
 from engine.audit.event_fields import field_problems
@@ -69,7 +70,6 @@ from engine.events import (
     stream_game_id,
 )
 from engine.game.state import Game
-from engine.timefmt import format_instant
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
 from projections.game_view import game_view
@@ -77,108 +77,8 @@ from projections.game_view import game_view
 __all__ = ["INFO", "INTEGRITY", "RULE", "AuditReport", "Finding", "audit_log", "audit_store"]
 
 
-@dataclass(frozen=True)
-class Finding:
-    severity: str
-    """``integrity``, ``rule`` or ``info``."""
-    kind: str
-    """Stable name: broken_link, missing_event, seal_mismatch, projection_differs, ..."""
-    message: str
-    record: Record | None = None
-    store_seq: int | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"severity": self.severity, "kind": self.kind}
-        if self.record is not None:
-            out.update(
-                stream=self.record.stream,
-                version=self.record.version,
-                type=self.record.type,
-                at=_instant(self.record.at_ms),
-                position=self.record.seq,
-            )
-        if self.store_seq is not None:
-            out["notification_id"] = self.store_seq
-        out["message"] = self.message
-        return out
-
-
 BOARD_STREAM_PREFIX = "board/"
 """An electronic board's own stream (``adapters.dgt.feed``): alerts before its game is known."""
-
-
-@dataclass
-class AuditReport:
-    source: str
-    events: int = 0
-    seals: int = 0
-    games: int = 0
-    board_alerts: int = 0
-    """Events of electronic boards' own streams (``board/<serial>``: a DGT board's alerts
-    before its game is known), audited as every event: hash links and seals."""
-    boards: int = 0
-    findings: list[Finding] = field(default_factory=list)
-
-    def add(self, severity: str, kind: str, message: str, record: Record | None = None) -> None:
-        self.findings.append(Finding(severity, kind, message, record))
-
-    def of(self, severity: str) -> list[Finding]:
-        return [f for f in self.findings if f.severity == severity]
-
-    def exit_status(self, strict: bool = False) -> int:
-        if self.of(INTEGRITY) or (strict and self.of(RULE)):
-            return 1
-        return 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "events": self.events,
-            "seals": self.seals,
-            "games": self.games,
-            "board_alerts": self.board_alerts,
-            "boards": self.boards,
-            "integrity_failures": len(self.of(INTEGRITY)),
-            "rule_findings": len(self.of(RULE)),
-            "findings": [f.as_dict() for f in self.findings],
-        }
-
-    def render(self) -> str:
-        lines = [
-            f"Audit of {self.source}: {self.events} events, {self.games} games, {self.seals} seals"
-            + (
-                f", {self.board_alerts} alert{'' if self.board_alerts == 1 else 's'} of "
-                f"{self.boards} electronic board{'' if self.boards == 1 else 's'}"
-                if self.boards
-                else ""
-            ),
-        ]
-        for severity, title in (
-            (INTEGRITY, "Integrity failures"),
-            (RULE, "Rule findings"),
-            (INFO, "Notes"),
-        ):
-            found = self.of(severity)
-            lines.append(f"{title}: {len(found) or 'none'}")
-            for finding in found:
-                where = ""
-                if finding.record is not None:
-                    r = finding.record
-                    where = f"[{r.stream} v{r.version} {r.type} @ {_instant(r.at_ms)}] "
-                lines.append(f"  - {finding.kind}: {where}{finding.message}")
-        return "\n".join(lines)
-
-
-def _instant(at_ms: object) -> str:
-    """An event's instant as text, whatever a damaged record holds there (-1: unread)."""
-    if at_ms == -1:
-        return "an unknown instant"
-    if isinstance(at_ms, int) and not isinstance(at_ms, bool):
-        try:
-            return format_instant(at_ms)
-        except (OverflowError, OSError, ValueError):
-            pass
-    return repr(at_ms)
 
 
 # --- reading the raw store -------------------------------------------------------

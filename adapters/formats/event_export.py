@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from adapters.openings import opening_of
 from adapters.store import Store, game_order
+from adapters.store.openings import opening_of
 from engine.errors import UnknownGame
 from engine.events import Event, game_stream
 from engine.game.state import Game
@@ -35,7 +35,7 @@ def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]
 
 
 def game_opening(game: Game) -> GameOpening | None:
-    """(ECO, name) of a game's opening (``adapters.openings``), or None."""
+    """(ECO, name) of a game's opening (``adapters.store.openings``), or None."""
     found = opening_of(game.initial_fen, game.moves)
     return (found.eco, found.name) if found is not None else None
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from psycopg.sql import SQL, Identifier
 
-from adapters.store import Store
+from adapters.store.door import Store
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from adapters.openings import opening_of
-from adapters.store import Store, logical_event
+from adapters.store.door import Store, logical_event
+from adapters.store.openings import opening_of
 from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
 from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream, split_stream
 from engine.game.state import Game
@@ -88,7 +88,7 @@ def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
 
 def opening_object(game: Game) -> dict[str, Any] | None:
     """The game object's ``opening``: ECO code, name and the ply it was reached at (the
-    openings table, ``adapters.openings``), or None."""
+    openings table, ``adapters.store.openings``), or None."""
     found = opening_of(game.initial_fen, game.moves)
     return found.as_object() if found is not None else None
 

@@ -48,13 +48,14 @@ from typing import Any
 import chess
 import chess.pgn
 
+from adapters.cli.cmd_demo import SAMPLE_LOG
 from adapters.dgt import protocol as dgt
 from adapters.dgt.clocksides import ClockSides
 from adapters.dgt.feed import StoreSink
 from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, _think_times_s
-from adapters.pgn_import import player_id, read_games
-from adapters.replay_log import export_log
+from adapters.formats.pgn_import import player_id, read_games
+from adapters.formats.replay_log import export_log
 from adapters.store import Store
 from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control
@@ -65,7 +66,6 @@ from engine.tournament.berger_inference import Inferred, infer_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_PGN = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
-SAMPLE_LOG = ROOT / "replay_logs" / "candidates-2013.msgpack"
 
 TOURNAMENT = "london-2013"
 PLAYERS_BY_ID = [

@@ -15,7 +15,7 @@ event is more than ``STALE_MS`` before the wall clock is not being played live
 timer leaves it alone rather than date alerts years after its moves.
 
 The games found and the position they were read up to are kept in the store
-(``adapters.kept``, name ``flag-watch``), saved at most every ``KEEP_EVERY_S``
+(``adapters.store.kept``, name ``flag-watch``), saved at most every ``KEEP_EVERY_S``
 and when the check stops: a restarted ``candidates serve`` reads only the events
 after that position instead of the whole log. ``events`` counts the events
 folded into the kept set (each once, across restarts and crashes).
@@ -30,8 +30,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from adapters.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store import Store, wall_clock_ms
+from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from engine.events import split_stream
 from engine.game.state import IN_PROGRESS
 from engine.timefmt import format_instant

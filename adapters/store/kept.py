@@ -56,7 +56,7 @@ from eventsourcing.postgres import (
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
 from psycopg.sql import SQL, Identifier
 
-from adapters.store import Store
+from adapters.store.door import Store
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +294,7 @@ def kept_recorder(store: Store) -> KeptRecorder:
     return kept
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("engine", "projections", "adapters")
 
 

@@ -1,0 +1,324 @@
+"""The gateway's reading of the store: the live log, the public view, the kept state.
+
+Everything blocking runs in a single-thread executor (``reader``), so the event loop
+never waits for the database. The live channel follows the store (``Follower``);
+the public channel follows its delayed copy (``PublicView``). The log is read when
+it changed: every tick on SQLite; on PostgreSQL when the store notifies a change
+(``adapters.store.wakeup``) or every ``FALLBACK_S``. What changed goes to the
+channels as frames (``adapters.gateway.deltas``); what the live channel derives
+from the whole log (open alerts, standings, games known) is kept in the store
+with its position, off the path of the frames (``adapters.gateway.kept_state``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from adapters.gateway.alerts import OpenAlerts
+from adapters.gateway.commands import CommandDesk
+from adapters.gateway.deltas import incidents_frame, quiet_clock_frames, tournament_frames
+from adapters.gateway.follower import Follower, Update
+from adapters.gateway.hub import Channel
+from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
+from adapters.gateway.public import PublicView
+from adapters.host.clock import wall_clock_ms
+from adapters.store import Store
+from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
+from adapters.store.wakeup import ChangeListener, listen_for_changes
+from engine.events import AlertRaised, Event
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+STOP_WAIT_S = 2.0
+"""How long a stopping gateway lets the reading in progress finish (its state is then kept)."""
+
+
+@dataclass
+class Stats:
+    """Counters for ``/status`` and the benchmark."""
+
+    delivered_frames: int = 0
+    delivered_messages: int = 0
+    connections: int = 0
+    kept_seq: int = 0
+    """The position of the kept state this gateway last loaded or saved."""
+    resumed_from: int = 0
+    """The kept position this gateway started from (0: it read the whole log)."""
+    folded_at_start: int = 0
+    """Events read from the log at start (those after ``resumed_from``)."""
+    kept_saves: int = 0
+    kept_refused: int = 0
+    """Saves refused: the store already held that position (another gateway saved it)."""
+
+
+class LogReading:
+    """Reads one store for the live and public channels of a gateway."""
+
+    def __init__(
+        self,
+        store_url: str,
+        live: Channel,
+        public: Channel,
+        alerts: OpenAlerts,
+        stats: Stats,
+        desk: CommandDesk,
+        *,
+        poll_interval_s: float,
+        fallback_s: float,
+        keep: bool,
+    ) -> None:
+        self.store_url = store_url
+        self.live, self.public, self.alerts = live, public, alerts
+        self.stats = stats
+        self.desk = desk
+        """This gateway's commands: the log is read after those in flight."""
+        self.poll_interval_s = poll_interval_s
+        self.fallback_s = fallback_s
+        """PostgreSQL: how often the store is read without a notification."""
+        self.keep = keep
+        """Keep the open alerts and standings in the store (``adapters.gateway.kept_state``)."""
+        self.reader = ThreadPoolExecutor(1, thread_name_prefix="gateway-reader")
+        self._keeper = ThreadPoolExecutor(1, thread_name_prefix="gateway-keeper")
+        """Saves the kept state: a save never holds up the next read of the store."""
+        self.follower: Follower | None = None
+        self.public_view: PublicView | None = None
+        self.shown: dict[str, dict[str, Any]] = {}
+        """The game objects last pushed live (clock readings are compared with them)."""
+        self.public_shown: dict[str, dict[str, Any]] = {}
+        self._poked = asyncio.Event()
+        """Set when this gateway appended events itself, when the store notified a change
+        (PostgreSQL), or when it is stopping."""
+        self._changed = True
+        """Something may have been appended since the last read (always so on SQLite)."""
+        self._listener: ChangeListener | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._kept: KeptProjection | None = None
+        self._folded = GatewayState()
+        """Position and counters of what the live channel folded (the rest is read from
+        the follower and the open alerts when the state is saved)."""
+        self._kept_submitted = 0
+        self._kept_at = float("-inf")
+        self.stopping = False
+
+    async def _in(self, executor: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the reader thread (the stores are read there only)."""
+        return await self._in(self.reader, fn, *args)
+
+    def stores(self) -> tuple[Store | None, Store | None]:
+        """(live store, the public's copy): read in the reader thread only."""
+        live = self.follower.store if self.follower is not None else None
+        public = self.public_view.store if self.public_view is not None else None
+        return live, public
+
+    def notified(self) -> None:
+        """Read the store now (a change was notified, or this gateway appended)."""
+        self._changed = True
+        self._poked.set()
+
+    # --- blocking parts (reader and keeper threads) ------------------------------
+
+    def _start_reading(self) -> tuple[Update, Update | None, GatewayState | None]:
+        """The live state (from the kept state, if any), the public state at
+        ``now - delay``, the kept state it started from."""
+        self.follower = Follower(Store(self.store_url))
+        loop = self._loop
+        if loop is not None:
+            self._listener = listen_for_changes(
+                self.follower.store, lambda: loop.call_soon_threadsafe(self.notified)
+            )
+        kept = self._load_kept(self.follower.store) if self.keep else None
+        start = self.follower.start(kept.resumed() if kept is not None else None)
+        if self.public is self.live:
+            return start, None, kept
+        self.public_view = PublicView(self.public.delay_ms)
+        return start, self.public_view.start(self.follower, start.seq, wall_clock_ms()), kept
+
+    def _load_kept(self, store: Store) -> GatewayState | None:
+        """The kept state of this store, None without a usable one (said in a warning)."""
+        self._kept = open_kept(store, NAME, FORMAT)
+        return self._kept.load_as(GatewayState.from_state) if self._kept is not None else None
+
+    def kept_state(self) -> GatewayState | None:
+        """The state to keep, in the event loop between two readings of the log (None if
+        the follower is not where the live channel is: a reading was cut short)."""
+        follower = self.follower
+        if follower is None or follower.seq != self._folded.position:
+            return None
+        return GatewayState(
+            self._folded.position,
+            dict(follower.game_ids),
+            dict(follower.standings),
+            self.alerts.now(),
+            self._folded.events,
+            self._folded.alerts_raised,
+        )
+
+    def save_kept(self, state: GatewayState) -> None:
+        """Save the kept state (keeper thread); a failure is logged, the next save covers it."""
+        if self._kept is None:
+            return
+        saved = self._kept.save_or_warn(state.position, state.to_state())
+        if saved is None:
+            return
+        if saved:
+            self.stats.kept_saves += 1
+            self.stats.kept_seq = state.position
+        else:
+            self.stats.kept_refused += 1
+
+    def _keep(self, now_s: float) -> None:
+        """Hand the kept state to the keeper thread, at most every ``KEEP_EVERY_S``."""
+        if self._kept is None or self._folded.position <= self._kept_submitted:
+            return
+        if now_s - self._kept_at < KEEP_EVERY_S:
+            return
+        state = self.kept_state()
+        if state is None:
+            return
+        self._kept_at = now_s
+        self._kept_submitted = state.position
+        self._keeper.submit(self.save_kept, state)
+
+    def _poll(self) -> tuple[Update | None, Update | None]:
+        """What the live log gained, and what the public copy gained (events released)."""
+        assert self.follower is not None
+        update = self.follower.poll()
+        if self.public_view is None:
+            return update, None
+        return update, self.public_view.poll(update, wall_clock_ms())
+
+    def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
+        assert self.follower is not None
+        return self.follower.events_between(after, upto)
+
+    def close_stores(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+        if self.follower is not None:
+            self.follower.store.close()
+        if self.public_view is not None:
+            self.public_view.close()
+
+    # --- following the store (event loop) -------------------------------------------
+
+    async def open(self) -> None:
+        """The first read: every game object and the standings at the store's position,
+        the public's at ``now - delay``, the alerts still open."""
+        self._loop = asyncio.get_running_loop()
+        start, public, kept = await self.read(self._start_reading)
+        self.live.open(start.seq, start.games, start.standings, start.first, start.names)
+        self.public.know(start.first, start.names)
+        self.live.incidents = dict(start.incidents)
+        self.shown = dict(start.games)
+        base = kept or GatewayState()
+        if kept is not None:
+            self.alerts.restore(kept.alerts)
+            self._kept_submitted = self.stats.kept_seq = self.stats.resumed_from = kept.position
+        # the alerts raised after the kept position, each naming its tournament (as the
+        # deltas' do)
+        stored = tournament_frames(start.raised, {}, {}, (), None, start.first)
+        self.alerts.start(stored, start.games, start.seq, start.first)
+        self._folded = GatewayState(
+            start.seq,
+            events=base.events + start.folded,
+            alerts_raised=base.alerts_raised + len(start.raised),
+        )
+        self.stats.folded_at_start = start.folded
+        if public is not None:
+            self.public.open(public.seq, public.games, public.standings, start.first, start.names)
+            self.public_shown = dict(public.games)
+
+    async def follow(self, stop: asyncio.Event) -> None:
+        """Read the log when it changed (every tick on SQLite; on PostgreSQL when notified,
+        or every ``FALLBACK_S``); hand what changed to the live and public channels."""
+        loop = asyncio.get_running_loop()
+        last_read = loop.time()
+        while not stop.is_set() and not self.stopping:
+            if self._listener is not None and loop.time() - last_read >= self.fallback_s:
+                self._changed = True
+            if self._listener is None:
+                self._changed = True
+            update: Update | None = None
+            public: Update | None = None
+            await self.desk.settled()  # at most a moment: commands are decided one at a time
+            try:
+                if self._changed:
+                    self._changed = False
+                    last_read = loop.time()
+                    update, public = await self.read(self._poll)
+            except Exception:
+                log.exception("reading the store failed; retrying in 1 s")
+                update = public = None
+                self._changed = True
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
+            if update is not None:
+                await self.desk.settled()  # it may hold a command's events: its result first
+                self._dispatch(self.live, self.shown, update)
+            if public is not None:
+                self._dispatch(self.public, self.public_shown, public)
+            self._keep(loop.time())  # after the frames were handed out, off their path
+            wait_s = self.poll_interval_s
+            if self._listener is not None and self.public is self.live:
+                wait_s = self.fallback_s  # nothing to release on a timer: sleep until notified
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poked.wait(), wait_s)
+            self._poked.clear()
+
+    def _dispatch(self, channel: Channel, shown: dict[str, dict[str, Any]], update: Update) -> None:
+        before = {gid: channel.games.get(gid) or {} for gid in update.games}
+        channel.know(update.first, update.names)
+        frames = tournament_frames(
+            update.events,
+            update.games,
+            update.standings,
+            update.standings_changed,
+            before,
+            update.first,
+        )
+        frames = quiet_clock_frames(frames, shown, update.games)
+        if channel is self.live:
+            for tid, book in update.incidents.items():
+                self.live.incidents[tid] = book
+                frames.append(incidents_frame(update.seq, book, tid))
+        for frame in frames:
+            if frame.game is not None and "object" in frame.body:
+                shown[frame.game] = frame.body["object"]
+        if channel is self.live:
+            frames += self.alerts.update(frames, update.games, update.seq)
+        else:
+            frames = [f for f in frames if f.audience == "all"]
+        channel.apply(update.seq, frames, update.games, update.standings_changed, update.standings)
+        if channel is self.live:
+            folded = self._folded
+            folded.position = update.seq
+            folded.events += len(update.events)
+            folded.alerts_raised += sum(isinstance(e, AlertRaised) for _, e in update.events)
+
+    async def stop(self, follower: asyncio.Task[None] | None) -> None:
+        """Let the reading in progress end (and be dispatched), keep the final state, close
+        the stores."""
+        self.stopping = True
+        self._poked.set()
+        if follower is not None:
+            await asyncio.wait({follower}, timeout=STOP_WAIT_S)
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await follower
+        final = self.kept_state() if self._kept is not None else None
+        if final is not None and final.position > self._kept_submitted:
+            await self._in(self._keeper, self.save_kept, final)
+        await self._in(self._keeper, lambda: None)  # a save in progress ends first
+        await self.read(self.close_stores)
+        self.reader.shutdown(wait=False)
+        self._keeper.shutdown(wait=False)

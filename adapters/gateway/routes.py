@@ -1,0 +1,132 @@
+"""The gateway's plain HTTP: pages, their files, piece images, ``/status`` and the outputs.
+
+Any request that is not a websocket upgrade comes here (``process_request``): the
+live page ``/``, one page per game ``/game/<id>``, the arbiters' view ``/arbiter``,
+their scripts and styles (``/static/...``), piece images drawn by python-chess,
+``/status``, and the read-only outputs ``/api/...`` (JSON) and ``/pgn/...`` (live
+PGN) of ``adapters.gateway.outputs``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import chess
+import chess.svg
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from adapters.gateway.hub import Channel
+from adapters.gateway.outputs import Outputs
+from adapters.gateway.reading import Stats
+from adapters.gateway.requests import MAX_TOKEN
+from adapters.gateway.tokens import Tokens
+
+STATIC = Path(__file__).with_name("static")
+PAGES = {"/": "index.html", "/arbiter": "arbiter.html"}
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+}
+PIECE = re.compile(r"^/pieces/([wb])([KQRBNP])\.svg$")
+GAME_PAGE = re.compile(r"^/game/([^/]+)$")
+
+
+class Routes:
+    """Answers the plain HTTP requests of one gateway."""
+
+    def __init__(
+        self,
+        tokens: Tokens,
+        live: Channel,
+        public: Channel,
+        stats: Stats,
+        outputs: Outputs,
+        clients: Callable[[], int],
+    ) -> None:
+        self.tokens = tokens
+        self.live, self.public = live, public
+        self.stats = stats
+        self.outputs = outputs
+        self.clients = clients
+        """How many websocket connections are open."""
+
+    async def process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        path = request.path.split("?", 1)[0]
+        if self.outputs.handles(path):
+            return await self.outputs.answer(request)
+        if path in PAGES:
+            return _file(STATIC / PAGES[path])
+        if GAME_PAGE.match(path):
+            return _file(STATIC / "game.html")
+        if path.startswith("/static/"):
+            name = path.removeprefix("/static/")
+            if "/" in name or name.startswith("."):
+                return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+            return _file(STATIC / name)
+        if match := PIECE.match(path):
+            color, symbol = match.groups()
+            piece = chess.Piece.from_symbol(symbol if color == "w" else symbol.lower())
+            return _response(HTTPStatus.OK, chess.svg.piece(piece).encode(), TYPES[".svg"], 86400)
+        if path == "/status":
+            body = self.status(request)
+            return _response(HTTPStatus.OK, json.dumps(body).encode(), TYPES[".json"])
+        return _response(HTTPStatus.NOT_FOUND, f"no page at {path}\n".encode(), "text/plain")
+
+    def status(self, request: Request) -> dict[str, Any]:
+        """``/status``: what anyone may see (the public position, counters); the live
+        position only with a commentator's or arbiter's token (``?token=`` or
+        ``Authorization: Bearer``), since during the public delay it tells how far
+        the games have gone."""
+        token = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
+        bearer = request.headers.get("Authorization", "")
+        if not token and bearer.lower().startswith("bearer "):
+            token = bearer[7:].strip()
+        identity = self.tokens.identify(token) if token and len(token) <= MAX_TOKEN else None
+        body: dict[str, Any] = {
+            "seq": self.public.seq,
+            "public_delay_ms": self.public.delay_ms,
+            "clients": self.clients(),
+            "delivered_frames": self.stats.delivered_frames,
+            "delivered_messages": self.stats.delivered_messages,
+        }
+        if identity is not None and not identity.is_public:
+            body.update(seq=self.live.seq, public_seq=self.public.seq)
+            body["kept"] = {
+                "seq": self.stats.kept_seq,
+                "resumed_from": self.stats.resumed_from,
+                "folded_at_start": self.stats.folded_at_start,
+                "saves": self.stats.kept_saves,
+                "refused": self.stats.kept_refused,
+            }
+        return body
+
+
+def _response(status: HTTPStatus, body: bytes, content_type: str, max_age: int = 0) -> Response:
+    headers = Headers()
+    headers["Content-Type"] = content_type
+    headers["Content-Length"] = str(len(body))
+    headers["Cache-Control"] = f"max-age={max_age}" if max_age else "no-cache"
+    return Response(status.value, status.phrase, headers, body)
+
+
+def _file(path: Path) -> Response:
+    try:
+        body = path.read_bytes()
+    except OSError:
+        return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+    return _response(HTTPStatus.OK, body, TYPES.get(path.suffix, "application/octet-stream"))

@@ -1,0 +1,197 @@
+"""A websocket connection to the gateway: its subscription, its commands, its frames out.
+
+Each connection is a ``Client`` of the hub (``adapters.gateway.hub``: its queue and
+writer); what it sends is read by ``adapters.gateway.requests`` (pure) and acted on
+here: a subscription joins the live channel (a token) or the public one (none) with
+a snapshot or, for a client that saw events up to ``since``, what it missed; a
+command goes to the gateway's ``CommandDesk``. Frames are handled in order, one at a
+time per connection, so a command sent right after a subscription acts with its token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from adapters.gateway.commands import CommandDesk
+from adapters.gateway.deltas import game_key, tournament_frames
+from adapters.gateway.follower import touched_by
+from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
+from adapters.gateway.hub import Channel, Client, Limits
+from adapters.gateway.reading import LogReading, Stats
+from adapters.gateway.requests import (
+    SubscribeRequest,
+    frame_id,
+    frame_op,
+    parse_command,
+    parse_subscribe,
+)
+from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Tokens
+from engine.events import Event
+
+log = logging.getLogger(__name__)
+
+CATCH_UP_S = 2.0
+"""How long a subscription with a ``since`` ahead of this gateway waits for it to catch up
+(a client failing over from another gateway of the same store)."""
+RESUME_LIMIT = 10_000
+"""A client further behind than this many events gets a fresh snapshot instead."""
+
+
+class Sessions:
+    """The websocket connections of one gateway."""
+
+    def __init__(
+        self,
+        tokens: Tokens,
+        reading: LogReading,
+        desk: CommandDesk,
+        stats: Stats,
+        limits: Limits,
+        resume_limit: int = RESUME_LIMIT,
+    ) -> None:
+        self.tokens = tokens
+        self.reading = reading
+        self.live, self.public = reading.live, reading.public
+        self.desk = desk
+        self.stats = stats
+        self.limits = limits
+        self.resume_limit = resume_limit
+        self.clients: set[Client] = set()
+
+    async def handler(self, ws: ServerConnection) -> None:
+        encoding = JSON if ws.subprotocol == JSON else MSGPACK
+        sock = ws.transport.get_extra_info("socket") if ws.transport else None
+        if sock is not None and self.limits.socket_send_buffer:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.socket_send_buffer)
+        client = Client(ws, encoding, self.limits, ANONYMOUS, self.stats)
+        self.clients.add(client)
+        self.stats.connections += 1
+        writer = asyncio.create_task(client.writer())
+        try:
+            async for message in ws:
+                if client.closing:
+                    break  # closed by the gateway (too slow, not reading): read no more
+                try:
+                    await self._frame(client, decode(message, encoding))
+                except FrameError as error:
+                    client.answer(error.as_frame())
+        except ConnectionClosed:
+            pass
+        finally:
+            self.clients.discard(client)
+            if client.channel is not None:
+                client.channel.clients.discard(client)
+            client.closing = client.closing or "closed"
+            client.wake.set()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+
+    async def _frame(self, client: Client, frame: Any) -> None:
+        op = frame_op(frame)
+        if op == "subscribe":
+            asked = parse_subscribe(frame, self.tokens, self.live.names, self.live.first)
+            # Handled before the next frame of this connection is read, so a command
+            # sent right after its subscription acts with its token.
+            await self.subscribe(client, asked)
+        elif op == "command":
+            await self._command(client, frame)
+        else:
+            client.answer({"op": "pong", "id": frame_id(frame, required=False)})
+
+    async def subscribe(self, client: Client, asked: SubscribeRequest) -> None:
+        identity, games, since = asked.identity, asked.games, asked.since
+        channel = self.public if identity.role == PUBLIC else self.live
+        if client.channel is not None:
+            client.channel.clients.discard(client)
+        client.ready = False
+        client.queue.clear()
+        client.queued_bytes = 0
+        client.subscribe_to(channel, identity, games, asked.tournaments)
+        await channel.opened.wait()
+        if since is not None and since > channel.seq:
+            await self._catch_up(channel, since)
+        # From here on the channel queues every frame after ``seq`` for this client.
+        channel.clients.add(client)
+        seq, objects, standings = channel.seq, dict(channel.games), channel.standings
+        resumable = (
+            since is not None
+            and channel is self.live
+            and 0 <= since <= seq
+            and seq - since <= self.resume_limit
+        )
+        client.answer(
+            {
+                "op": "subscribed",
+                "seq": seq,
+                "role": identity.role,
+                "name": identity.name,
+                "games": "*" if games is None else sorted(games),
+                "tournament": "*" if asked.tournaments is None else next(iter(asked.tournaments)),
+                "tournaments": [{"id": t, "name": n} for t, n in channel.names.items()],
+                "delay_ms": channel.delay_ms,
+                "since": since,
+                "resumed": resumable,
+            }
+        )
+        if not resumable:
+            client.needs_snapshot = True
+        else:
+            assert since is not None
+            try:
+                events = await self.reading.read(self.reading.events_between, since, seq)
+            except Exception:  # the store could not be read: a snapshot instead
+                log.exception("reading the events after %s failed", since)
+                client.needs_snapshot = True
+            else:
+                missed = self._resume_frames(events, objects, standings, client)
+                client.queue.extendleft(reversed(missed))
+                client.queued_bytes += sum(len(f.encoded(client.encoding)) for f in missed)
+        client.ready = True
+        client.wake.set()
+
+    async def _catch_up(self, channel: Channel, since: int) -> None:
+        """A client resuming from another gateway (failover) may have seen events this one
+        has not read yet: read the store now and wait (up to ``CATCH_UP_S``) until the
+        channel reaches ``since``, so the client resumes instead of starting over."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CATCH_UP_S
+        while channel.seq < since and loop.time() < deadline:
+            self.reading.notified()
+            await asyncio.sleep(0.02)
+
+    def _resume_frames(
+        self,
+        events: list[tuple[int, Event]],
+        objects: dict[str, dict[str, Any]],
+        standings: Any,
+        client: Client,
+    ) -> list[Frame]:
+        """What a client missed between ``since`` and the channel's ``seq``, from the store."""
+        first = self.live.first
+        touched, all_games, relevant = touched_by(events, first)
+        keys = {game_key(t, g, first) for t, g in touched}
+        chosen = {
+            k: o for k, o in objects.items() if k in keys or o.get("tournament", first) in all_games
+        }
+        resumed = tournament_frames(events, chosen, standings, relevant, None, first)
+        frames = [f for f in resumed if client.wants(f)]
+        alerts = [f for f in frames if f.body.get("op") == "alert"]
+        kept = [f for f in frames if f not in alerts]
+        evaluations = self.live.catch_up(client) if self.live.catch_up is not None else []
+        return kept + client.open_alerts() + client.incident_book() + evaluations
+
+    async def _command(self, client: Client, frame: dict[str, Any]) -> None:
+        asked = parse_command(frame, client.identity, client.channel is not None)
+        answer = await self.desk.decide(asked.command)
+        client.answer({"op": "result", "id": asked.frame_id, **answer})
+        if answer.get("ok"):
+            self.reading.notified()  # read what this command appended now, not at the next tick

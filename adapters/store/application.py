@@ -1,0 +1,86 @@
+"""The eventsourcing application under the store, and where a store is.
+
+``store_url`` names the store: a SQLite path (default ``./var/candidates.sqlite``,
+or ``$CANDIDATES_STORE``) or a ``postgresql://user@host:port/db[?schema=s]`` URL;
+``store_env`` is the library's environment for it (msgpack records, hash-linked by
+the chain's mapper). The future tolerance is the store's one other setting.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from eventsourcing.application import Application
+
+from adapters.store.chain import ChainMapper
+from adapters.store.codec import TOPIC as MSGPACK_TOPIC
+from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS
+from engine.errors import MalformedCommand
+
+DEFAULT_STORE = "./var/candidates.sqlite"
+
+
+def store_url(explicit: str | None = None) -> str:
+    """The store to use: the argument, else ``$CANDIDATES_STORE``, else the default path."""
+    return explicit or os.environ.get("CANDIDATES_STORE") or DEFAULT_STORE
+
+
+def future_tolerance_ms(explicit_s: float | None = None) -> int:
+    """The tolerance for instants ahead of the wall clock: the argument (seconds), else
+    ``$CANDIDATES_FUTURE_TOLERANCE_S``, else 5 minutes."""
+    if explicit_s is None:
+        text = os.environ.get("CANDIDATES_FUTURE_TOLERANCE_S")
+        if not text:
+            return DEFAULT_FUTURE_TOLERANCE_MS
+        try:
+            explicit_s = float(text)
+        except ValueError:
+            raise MalformedCommand(
+                f"CANDIDATES_FUTURE_TOLERANCE_S must be a number of seconds, got {text!r}"
+            ) from None
+    if explicit_s < 0:
+        raise MalformedCommand(f"the future tolerance must be 0 or more seconds, got {explicit_s}")
+    return round(explicit_s * 1000)
+
+
+def store_env(url: str) -> dict[str, str]:
+    """The eventsourcing environment for a SQLite path or a PostgreSQL URL."""
+    env = {"TRANSCODER_TOPIC": MSGPACK_TOPIC, "ORIGINATOR_ID_TYPE": "text"}
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urlparse(url)
+        query = parse_qs(parts.query)
+        env.update(
+            PERSISTENCE_MODULE="eventsourcing.postgres",
+            POSTGRES_DBNAME=(parts.path or "/").lstrip("/") or "postgres",
+            POSTGRES_HOST=parts.hostname or "127.0.0.1",
+            POSTGRES_PORT=str(parts.port or 5432),
+            POSTGRES_USER=unquote(parts.username or "postgres"),
+            POSTGRES_PASSWORD=unquote(parts.password or ""),
+            POSTGRES_ENABLE_DB_FUNCTIONS="y",
+            CREATE_TABLE="n",  # set up once, under a lock: set_up_postgres
+        )
+        if "schema" in query:
+            env["POSTGRES_SCHEMA"] = query["schema"][0]
+    else:
+        path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        env.update(
+            PERSISTENCE_MODULE="eventsourcing.sqlite",
+            SQLITE_DBNAME=path,
+            SQLITE_LOCK_TIMEOUT="10",
+        )
+    return env
+
+
+class CandidatesApplication(Application[str]):
+    """The eventsourcing application that holds every stream of the store's tournaments."""
+
+    name = "Candidates"
+    log_section_size = 1000
+
+    def construct_mapper(self) -> ChainMapper:
+        """Stored records carry their hash link (adapters/store/chain.py, docs/audit.md)."""
+        return ChainMapper(self.construct_transcoder())

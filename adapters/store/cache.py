@@ -1,0 +1,292 @@
+"""The store's reads and its cache of states.
+
+State is cached per stream together with its version, and brought up to date
+from the store (only the events after the cached version) before every
+decision, so several processes can share one store. The cache takes in events
+one way only (``take_in``): those a look at the log found after the last one
+(``sync``), those a follower read (the gateway), and, before they are saved,
+those its own door decided (``fold_pending``, undone by ``forget`` if the save
+fails).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Self, TypeVar
+
+from eventsourcing.persistence import Notification
+
+from adapters.store.application import CandidatesApplication
+from engine.arbiter import board_log as board_logs
+from engine.arbiter import incident_book as incident_books
+from engine.events import (
+    INCIDENTS_STREAM,
+    TOURNAMENT_STREAM,
+    TOURNAMENTS_STREAM,
+    AlertRaised,
+    Event,
+    physical_stream,
+    split_stream,
+)
+from engine.game import clock_log as clock_logs
+from engine.game import state as games
+from engine.tournament import listing
+from engine.tournament import tournament as tournaments
+
+SYNC_SCAN_LIMIT = 5000
+"""Beyond this many notifications since the last look, every cached stream is read again
+from its version rather than the notifications scanned for their stream names."""
+S = TypeVar("S")
+
+EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
+    TOURNAMENT_STREAM: tournaments.evolve,
+    TOURNAMENTS_STREAM: listing.evolve,
+    INCIDENTS_STREAM: incident_books.evolve,
+    "game": games.evolve,
+    "clock": clock_logs.evolve,
+    "board": board_logs.evolve,
+}
+"""Stream kind -> its fold: the states the cache keeps up to date event by event."""
+
+
+@dataclass
+class Cached:
+    state: Any
+    version: int
+
+
+def _renamed(event: Event, stream: str) -> Event:
+    """The same event on another stream name: a copy of its fields, not a new
+    construction (``dataclasses.replace`` runs ``__init__`` and costs 10x more)."""
+    copy = object.__new__(type(event))
+    copy.__dict__.update(event.__dict__)
+    object.__setattr__(copy, "originator_id", stream)
+    return copy
+
+
+def logical_event(event: Event, namespace: str | None) -> Event:
+    """A stored event under the name the engine knows its stream by."""
+    if namespace is None:
+        return event
+    return _renamed(event, split_stream(event.originator_id)[1])
+
+
+def stored_event(event: Event, namespace: str | None) -> Event:
+    """A decided event under the name its stream is stored as.
+
+    An alert a further tournament's board raises goes to the store's shared stream
+    ``board/<serial>``: its details name the tournament (``"tournament"``), so the
+    gateway hands it to that tournament's arbiters. The first tournament's alerts are
+    as in a store of one."""
+    if namespace is None:
+        return event
+    stream = physical_stream(event.originator_id, namespace)
+    stored = _renamed(event, stream)
+    if stream == event.originator_id and isinstance(event, AlertRaised):
+        object.__setattr__(stored, "details", {**event.details, "tournament": namespace})
+    return stored
+
+
+class StateCache:
+    """Reads of the store's log and streams, and the folded state of each stream read."""
+
+    app: CandidatesApplication
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Cached] = {}
+        self._stale: set[str] = set()
+        """Cached streams another writer appended to (read again from their version)."""
+        self._synced_seq = 0
+        """Every cached state not in ``_stale`` holds every event up to this notification id."""
+        self._session = False
+        self.stream_reads = 0
+        """Streams read from the database (not from the cached states), ever: a follower
+        knows from it whether what it read came from the cache alone."""
+
+    # --- reading the store --------------------------------------------------------
+
+    def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
+        """The events of one stored stream after a version, in order (names as stored)."""
+        self.stream_reads += 1
+        events = self.app.events.get(stream_id, gt=after_version or None)
+        return [e for e in events if isinstance(e, Event)]
+
+    def notifications(self, start: int = 1, limit: int | None = None) -> Iterator[Notification]:
+        """Stored records in global order from ``start`` (the notification id), lazily."""
+        section = self.app.log_section_size
+        remaining = limit
+        while remaining is None or remaining > 0:
+            size = section if remaining is None else min(section, remaining)
+            batch = self.app.recorder.select_notifications(start=start, limit=size)
+            if not batch:
+                return
+            yield from batch
+            start = batch[-1].id + 1
+            if remaining is not None:
+                remaining -= len(batch)
+            if len(batch) < size:
+                return
+
+    def events_since(
+        self, seq: int = 0, limit: int | None = None, skip_streams: tuple[str, ...] = ()
+    ) -> Iterator[tuple[int, Event]]:
+        """(sequence number, event) of every event after ``seq``, in global order; events
+        of streams whose id starts with one of ``skip_streams`` are not decoded."""
+        for notification in self.notifications(seq + 1, limit):
+            if skip_streams and notification.originator_id.startswith(skip_streams):
+                continue
+            event = self.app.mapper.to_domain_event(notification)
+            if isinstance(event, Event):
+                yield notification.id, event
+
+    def last_seq(self) -> int:
+        return self.app.recorder.max_notification_id() or 0
+
+    def count(self) -> int:
+        """Number of stored events (every stream)."""
+        return sum(1 for _ in self.notifications())
+
+    # --- the cached states ------------------------------------------------------------
+
+    def fold(
+        self,
+        stream_id: str,
+        evolve: Callable[[S | None, Event], S | None],
+        namespace: str | None = None,
+    ) -> S | None:
+        """The state of a stored stream, from the cache brought up to date."""
+        if not self._session:
+            self.sync()
+        cached = self._cache.get(stream_id)
+        if cached is not None and stream_id not in self._stale:
+            state_now: S | None = cached.state  # nothing appended to it since it was read
+            return state_now
+        state: S | None = cached.state if cached else None
+        version = cached.version if cached else 0
+        for event in self.stream(stream_id, version):
+            state = evolve(state, logical_event(event, namespace))
+            version = event.originator_version
+        self._cache[stream_id] = Cached(state, version)
+        self._stale.discard(stream_id)
+        return state
+
+    def sync(self) -> None:
+        """Bring the cached states up to the store's last notification.
+
+        One query (the store's last notification id) when nothing was appended by
+        anyone else, instead of one catch-up read per stream a decision reads; the
+        notifications after the last look otherwise, whose events the cached states
+        take in, or, after a long absence, every cached stream is read again from its
+        version."""
+        current = self.last_seq()
+        if current == self._synced_seq:
+            return
+        if current < self._synced_seq or current - self._synced_seq > SYNC_SCAN_LIMIT:
+            self._stale.update(self._cache)
+            self._synced_seq = current
+            return
+        if not self._cache:
+            self._synced_seq = current
+            return
+        wanted = (
+            n
+            for n in self.notifications(self._synced_seq + 1, current - self._synced_seq)
+            if n.id <= current and (n.originator_id in self._cache or n.originator_version == 1)
+        )
+        decoded = ((n.id, self.app.mapper.to_domain_event(n)) for n in wanted)
+        read = [(seq, e) for seq, e in decoded if isinstance(e, Event)]
+        self.take_in(self._synced_seq, read, upto=current)
+
+    def take_in(
+        self, after: int, events: Sequence[tuple[int, Event]], upto: int | None = None
+    ) -> None:
+        """Events read from the log after ``after`` (this store's look, or a follower's
+        read of what others appended), in log order: the cached states take them in, and
+        the store is known up to ``upto`` (default: the last one's sequence number), so
+        that the objects read next stand there without another look at the store.
+
+        Nothing is taken when the cached states are known only up to before ``after``
+        (some notifications were not read): the next look at the store reads them. A
+        stream not cached is read when needed, unless the event starts it; one whose
+        cached version does not lead to the event is read again when next needed."""
+        if after > self._synced_seq:
+            return
+        upto = upto if upto is not None else (events[-1][0] if events else after)
+        if upto <= self._synced_seq:
+            return
+        for seq, event in events:
+            if seq > self._synced_seq:
+                self._fold_one(event)
+        self._synced_seq = upto
+
+    def _fold_one(self, event: Event) -> None:
+        stream = event.originator_id
+        version = event.originator_version
+        namespace, name = split_stream(stream)
+        evolve = EVOLVERS.get(name.partition("/")[0])
+        cached = self._cache.get(stream)
+        if stream in self._stale:
+            return
+        if evolve is None:  # a stream the cache does not fold event by event
+            if cached is not None:
+                self._stale.add(stream)
+            return
+        if cached is None:
+            if version != 1:
+                return  # not cached: read when needed
+            cached = Cached(None, 0)  # the event starts its stream: nothing to read
+        if version <= cached.version:
+            return  # already folded (our own append)
+        if version == cached.version + 1:
+            state = evolve(cached.state, logical_event(event, namespace))
+            self._cache[stream] = Cached(state, version)
+        else:
+            self._stale.add(stream)
+
+    def fold_pending(self, event: Event, read: Callable[[str, str | None, str], None]) -> None:
+        """Fold an event this store decided and has not saved yet (stored name) into its
+        stream's cached state; ``read(stream, namespace, name)`` first brings up to date a
+        stream the cache does not hold (``name``: the stream as the engine names it)."""
+        stream = event.originator_id
+        namespace, name = split_stream(stream)
+        kind = name.partition("/")[0]
+        evolve = EVOLVERS.get(kind)
+        if evolve is None:
+            self._cache.pop(stream, None)
+            return
+        if event.originator_version == 1 and stream not in self._cache:
+            self._cache[stream] = Cached(None, 0)  # the event starts its stream
+        elif stream not in self._cache or stream in self._stale:
+            read(stream, namespace, name)
+        cached = self._cache[stream]
+        state = evolve(cached.state, logical_event(event, namespace))
+        self._cache[stream] = Cached(state, event.originator_version)
+
+    def forget(self, streams: set[str] | Sequence[str]) -> None:
+        """Drop the cached states of streams whose pending events were not saved."""
+        for stream in streams:
+            self._cache.pop(stream, None)
+
+    def saved(self, ids: Sequence[int]) -> None:
+        """After this store saved its pending events (already folded): if no one else
+        appended meanwhile, the store stays known up to the last notification."""
+        if ids and ids[0] == self._synced_seq + 1 and ids[-1] - ids[0] == len(ids) - 1:
+            self._synced_seq = ids[-1]
+
+    @contextmanager
+    def session(self, look: bool = True) -> Iterator[Self]:
+        """Reads and decisions made together: the store is looked at once, on entry
+        (``sync``), and the cached states are used as they are inside. ``look=False``:
+        not even on entry (a follower that has just taken in what it read)."""
+        if self._session:
+            yield self
+            return
+        if look:
+            self.sync()
+        self._session = True
+        try:
+            yield self
+        finally:
+            self._session = False

@@ -1,0 +1,496 @@
+"""The store's one door: every command, alone or in a batch, is decided and saved here.
+
+``open_store(url)`` opens a store (``adapters.store.application``: a SQLite path
+or a PostgreSQL URL). Every command is decided against the current state of the
+aggregates (``adapters.store.cache``) on its tournament's view
+(``adapters.store.views``) and its events are appended in one transaction; a
+refused command appends nothing. Concurrent writers are kept honest by the
+library's optimistic concurrency (a stream position can be written once): the
+loser gets a ``conflict`` error.
+
+The four ways in (``execute``, ``handle``, ``execute_many``, ``execute_all``)
+differ only in what a refusal does to the others of a batch; each command takes
+the same path (``_decide_in``): its ``command_id`` (``engine.command_ids``), its
+tournament (a further one is listed as it is created: ``engine.tournament.listing``),
+the engine's decision, the folding of the decided events into the cached states.
+
+The store is the door of every writer (CLI, gateway, DGT boards): it tells the
+engine when it received each command (its wall clock, ``adapters.host.clock``),
+and the engine refuses a command dated more than ``future_tolerance_ms`` later
+than that (default 5 minutes; ``$CANDIDATES_FUTURE_TOLERANCE_S`` or ``candidates
+--future-tolerance SECONDS``). Tests inject both.
+
+A command may carry ``command_id`` (a client-chosen string, unique per store):
+the store appends a ``CommandApplied`` event on ``command/<command_id>`` in the
+same transaction as the command's events, so an id applies once. A repeat
+answers exactly what the first time answered (read back from the events it
+names) and appends nothing; the same id with another body is refused
+(``command_id_reused``). A refused command records nothing: it may be sent
+again under the same id.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eventsourcing.persistence import IntegrityError
+from eventsourcing.postgres import PostgresApplicationRecorder
+
+from adapters.host.clock import wall_clock_ms
+from adapters.store.application import (
+    CandidatesApplication,
+    future_tolerance_ms,
+    store_env,
+    store_url,
+)
+from adapters.store.cache import EVOLVERS, StateCache, logical_event, stored_event
+from adapters.store.chain import Chain
+from adapters.store.postgres import set_up_postgres
+from adapters.store.views import TournamentView, game_order
+from engine.arbiter import board_log as board_logs
+from engine.arbiter.board_log import BoardLog
+from engine.arbiter.incident_book import IncidentBook
+from engine.command_ids import check_repeat, command_applied, command_identity
+from engine.commands import Command, parse_command
+from engine.dispatch import decide
+from engine.errors import (
+    AlreadyRecorded,
+    CommandIdReused,
+    CommandRefused,
+    Conflict,
+    MalformedCommand,
+    UnknownTournament,
+)
+from engine.events import (
+    TOURNAMENT_STREAM,
+    TOURNAMENTS_STREAM,
+    ClockReadingRecorded,
+    Event,
+    TournamentCreated,
+    board_stream,
+    command_stream,
+)
+from engine.game.clock_log import ClockLog
+from engine.game.state import Game
+from engine.tournament import listing
+from engine.tournament import tournament as tournaments
+from engine.tournament.founding import CreateTournament
+from engine.tournament.listing import TournamentList
+from engine.tournament.tournament import Tournament
+
+__all__ = ["Store", "TournamentView", "game_order", "logical_event", "open_store"]
+
+log = logging.getLogger(__name__)
+
+
+def answer_of(events: Sequence[Event]) -> dict[str, Any]:
+    return {"ok": True, "events": [e.to_wire() for e in events]}
+
+
+def duplicate_answer(repeat: AlreadyRecorded) -> dict[str, Any]:
+    """A ``play_move`` whose ``ply`` already holds the move: ok, nothing appended."""
+    return {"ok": True, "events": [], "duplicate": True, "message": repeat.message}
+
+
+@dataclass
+class Batch:
+    """Commands decided together and saved in one transaction: each is decided on the
+    state the ones before it left (their events folded into the cached states)."""
+
+    received: int
+    """When the store received them (its wall clock, UTC epoch ms)."""
+    pending: list[Event] = field(default_factory=list)
+    """What the batch will append: each command's events and its record, in order."""
+    touched: set[str] = field(default_factory=set)
+    ids: dict[str, tuple[str, list[Event]]] = field(default_factory=dict)
+    """command_id -> (digest, events) of the commands decided under an id in the batch."""
+
+
+@dataclass
+class Decided:
+    """One command through the door: its events (stored names, without its record)."""
+
+    command: Command
+    events: list[Event]
+    repeat: bool = False
+    """Applied before under its ``command_id``: ``events`` are read back, nothing added."""
+
+
+class Store(StateCache):
+    """Commands in, events stored, state and events out."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        wall_clock: Callable[[], int] = wall_clock_ms,
+        future_tolerance: int | None = None,
+        tournament: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.url = store_url(url)
+        self.default_tournament = tournament
+        """The tournament of reads and commands that name none (``--tournament``); None:
+        the store's only one."""
+        self.wall_clock = wall_clock
+        """When a command is received (UTC epoch ms); tests inject a fixed clock."""
+        self.future_tolerance_ms = (
+            future_tolerance if future_tolerance is not None else future_tolerance_ms()
+        )
+        """How far ahead of ``wall_clock`` a command's instant may be."""
+        env = store_env(self.url)
+        sqlite_path = env.get("SQLITE_DBNAME")
+        self.created = bool(sqlite_path) and (
+            sqlite_path == ":memory:" or not Path(str(sqlite_path)).exists()
+        )
+        """Whether opening this store set it up (a new SQLite file, a new PostgreSQL schema)."""
+        self.app = CandidatesApplication(env=env)
+        if isinstance(self.app.recorder, PostgresApplicationRecorder):
+            try:
+                self.created = set_up_postgres(self.app.recorder)
+            except Exception:
+                self.app.close()
+                raise
+        self._first_id: str | None = None
+        self._views: dict[str | None, TournamentView] = {None: TournamentView(self, None)}
+        self.chain = Chain(self)
+        """Hash links computed at append, seals every ``chain.seal_every`` positions."""
+        self._appended = False
+        """Whether this store appended anything since it opened (``seal_appended``)."""
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.url.startswith(("postgresql://", "postgres://"))
+
+    def close(self) -> None:
+        self.app.close()
+
+    def seal_appended(self) -> Event | None:
+        """Seal if this store appended anything since it opened: the end of a command
+        batch (``candidates apply``) and the shutdown of a writer (gateway, DGT feed)
+        call it. Never raises: a seal that fails waits for the next (docs/audit.md)."""
+        if not self._appended or not self.chain.seal_every:
+            return None
+        try:
+            return self.seal()
+        except Exception:
+            log.warning(
+                "the closing seal failed; the next one covers the same events", exc_info=True
+            )
+            return None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the store's tournaments ---------------------------------------------
+
+    def first_tournament_id(self) -> str | None:
+        """The id of the store's first tournament (the one on the plain stream names)."""
+        if self._first_id is None:
+            first = self.fold(TOURNAMENT_STREAM, tournaments.evolve)
+            self._first_id = first.id if first is not None else None
+        return self._first_id
+
+    def first_tournament(self) -> Tournament | None:
+        """The state of the store's first tournament (on the plain ``tournament`` stream,
+        which also carries the seals of the whole store)."""
+        return self._views[None].tournament()
+
+    def listed(self) -> TournamentList:
+        """The further tournaments (``TournamentListed``) and the version of their list."""
+        return self.fold(TOURNAMENTS_STREAM, listing.evolve) or TournamentList()
+
+    def tournament_ids(self) -> list[str]:
+        """Every tournament of the store, the first one first."""
+        first = self.first_tournament_id()
+        return ([first] if first is not None else []) + list(self.listed().ids)
+
+    def view(self, tournament: str | None = None, *, creating: bool = False) -> TournamentView:
+        """One tournament of the store: ``tournament`` (its id), else the only one.
+
+        Refused with the choices when the store holds several and none is named,
+        or when the named one is not in the store (unless ``creating`` it)."""
+        first = self.first_tournament_id()
+        tournament = tournament or self.default_tournament
+        if tournament is None:
+            listed = self.listed().ids
+            if listed:
+                raise MalformedCommand(
+                    f"this store holds {len(listed) + 1} tournaments "
+                    f"({', '.join([str(first), *listed])}): name one with 'tournament' "
+                    "(--tournament on the command line)"
+                )
+            return self._views[None]
+        if first is None or tournament == first:
+            return self._views[None]
+        if tournament not in self._views:
+            if not creating and tournament not in self.listed().ids:
+                raise UnknownTournament(
+                    f"no tournament {tournament!r} in this store; it holds "
+                    f"{', '.join(map(repr, self.tournament_ids()))}"
+                )
+            if "/" in tournament:
+                raise MalformedCommand(f"a tournament id cannot contain '/': {tournament!r}")
+            self._views[tournament] = TournamentView(self, tournament)
+        return self._views[tournament]
+
+    # --- the default tournament's reads (a store with one tournament) ----------
+
+    def tournament(self) -> Tournament | None:
+        return self.view().tournament()
+
+    def game(self, game_id: str) -> Game | None:
+        return self.view().game(game_id)
+
+    def board_log(self, serial: str) -> BoardLog | None:
+        """The state of a board's ``board/<serial>`` alert stream."""
+        return self.fold(board_stream(serial), board_logs.evolve)
+
+    def incident_book(self) -> IncidentBook | None:
+        """The Chief Arbiter's incident book (``engine.arbiter.incident_book``)."""
+        return self.view().incident_book()
+
+    def clock_log(self, game_id: str) -> ClockLog | None:
+        return self.view().clock_log(game_id)
+
+    def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:
+        return self.view().reading_at(game_id, at_ms)
+
+    def readings(self, game_id: str) -> list[ClockReadingRecorded]:
+        return self.view().readings(game_id)
+
+    def game_ids(self) -> list[str]:
+        return self.view().game_ids()
+
+    # --- writing ------------------------------------------------------------
+
+    def append(self, events: Sequence[Event]) -> list[int]:
+        """Append events in one transaction; Conflict if a stream moved on meanwhile."""
+        if not events:
+            return []
+        links = self.chain.link(events)
+        try:
+            recordings = self.app.save(*events)
+        except UnicodeEncodeError:
+            raise MalformedCommand(
+                "the command holds text that is not Unicode (a lone surrogate such as "
+                "\\ud800); nothing was appended"
+            ) from None
+        except IntegrityError:
+            streams = sorted({e.originator_id for e in events})
+            self.forget(streams)
+            self.chain.forget(streams)
+            raise Conflict(
+                f"another command changed {', '.join(streams)} first; "
+                "nothing was appended: read the new state and decide again"
+            ) from None
+        finally:
+            self.chain.done()
+        ids = [r.notification.id for r in recordings]
+        self._appended = True
+        self.chain.saved(events, links, ids[-1] if ids else None)
+        return ids
+
+    def seal(self) -> Event | None:
+        """Seal every event not yet sealed (docs/audit.md); None if nothing to seal."""
+        return self.chain.seal()
+
+    # --- the door -------------------------------------------------------------
+
+    def _decide(self, raw: object, received: int) -> tuple[Command, list[Event]]:
+        """Decide one command on its tournament; the events come back with their stored names
+        (and, for a further tournament's creation, its listing on ``tournaments``)."""
+        cmd = raw if isinstance(raw, Command) else parse_command(raw)
+        creating = isinstance(cmd, CreateTournament)
+        view = self.view(cmd.tournament, creating=creating)
+        _, events = decide(cmd, view, received, self.future_tolerance_ms)
+        namespace = view.namespace
+        if namespace is None:
+            return cmd, events
+        stored = [stored_event(e, namespace) for e in events]
+        if creating:
+            created = next(e for e in events if isinstance(e, TournamentCreated))
+            stored.append(listing.list_tournament(self.listed(), created))
+        return cmd, stored
+
+    def _decide_in(self, batch: Batch, raw: object) -> Decided:
+        """One command through the door: its id (a repeat answers as the first time), its
+        tournament, the engine's decision, and its events (with the record of its id)
+        added to the batch and folded into the cached states. Raises CommandRefused
+        (AlreadyRecorded for a retried move); the batch is then as it was."""
+        body, command_id, digest = command_identity(raw)
+        if command_id is not None and digest is not None:
+            earlier = batch.ids.get(command_id)
+            if earlier is not None:
+                if earlier[0] != digest:
+                    raise CommandIdReused(
+                        f"command_id {command_id!r} names another command earlier "
+                        "in the same batch; nothing was appended"
+                    )
+                return Decided(parse_command(body), earlier[1], repeat=True)
+            found = self.applied(command_id, digest)
+            if found is not None:
+                return Decided(parse_command(body), found, repeat=True)
+        cmd, events = self._decide(body, batch.received)
+        recorded = list(events)
+        if command_id is not None and digest is not None:
+            recorded.append(command_applied(command_id, digest, cmd, events))
+            batch.ids[command_id] = (digest, events)
+        for event in recorded:
+            self.fold_pending(event, self._read_for_pending)
+            batch.touched.add(event.originator_id)
+        batch.pending.extend(recorded)
+        return Decided(cmd, events)
+
+    def _read_for_pending(self, stream: str, namespace: str | None, name: str) -> None:
+        """Bring a stream's cached state up to date before a pending event is folded in
+        (a clock's from its last reading, as its view reads it)."""
+        kind, _, rest = name.partition("/")
+        if kind == "clock":
+            view = self._views[None] if namespace is None else self.view(namespace, creating=True)
+            view.clock_log(rest)
+        else:
+            self.fold(stream, EVOLVERS[kind], namespace)
+
+    def _save(self, batch: Batch) -> None:
+        """Append what the batch decided, in one transaction; on failure the cached
+        states it folded are dropped (read again when next needed)."""
+        try:
+            ids = self.append(batch.pending)
+        except BaseException:
+            self.forget(batch.touched)
+            raise
+        self.saved(ids)
+
+    def _batch(self) -> Batch:
+        return Batch(self.wall_clock())
+
+    def execute(self, raw: object) -> tuple[Command, list[Event]]:
+        """Decide and append one command; raises CommandRefused (nothing appended).
+
+        With a ``command_id`` already applied, the events it appended then (nothing
+        is appended now); AlreadyRecorded for a ``play_move`` whose ``ply`` holds it."""
+        with self.session():
+            batch = self._batch()
+            try:
+                decided = self._decide_in(batch, raw)
+            except BaseException:
+                self.forget(batch.touched)
+                raise
+            if decided.repeat:
+                return decided.command, decided.events
+            try:
+                self._save(batch)
+            except Conflict:
+                earlier = self._applied_meanwhile(raw)  # the same id, sent twice at once
+                if earlier is None:
+                    raise
+                return decided.command, earlier
+        return decided.command, decided.events
+
+    def _applied_meanwhile(self, raw: object) -> list[Event] | None:
+        _, command_id, digest = command_identity(raw)
+        if command_id is None or digest is None:
+            return None
+        return self.applied(command_id, digest)
+
+    def handle(self, raw: object) -> dict[str, Any]:
+        """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
+        try:
+            _, events = self.execute(raw)
+        except AlreadyRecorded as repeat:
+            return duplicate_answer(repeat)
+        except CommandRefused as refused:
+            return {"ok": False, "error": refused.as_error()}
+        return answer_of(events)
+
+    def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
+        """Decide many commands and append all their events in one save (one transaction).
+
+        For clock readings from many boards (``performance-facts.md``: one save
+        per event is fsync- or round-trip-bound). Each command is decided on the
+        state left by the ones before it in the batch; a refused command appends
+        nothing and the others go on. If the save conflicts with another writer,
+        the batch is decided again command by command. Returns one contract
+        answer per command, in order. A ``command_id`` already applied (in the
+        store or earlier in the batch) answers as it did then.
+        """
+        raws = list(raws)
+        answers: list[dict[str, Any]] = []
+        with self.session():
+            batch = self._batch()
+            for raw in raws:
+                try:
+                    decided = self._decide_in(batch, raw)
+                except AlreadyRecorded as repeat:
+                    answers.append(duplicate_answer(repeat))
+                except CommandRefused as refused:
+                    answers.append({"ok": False, "error": refused.as_error()})
+                else:
+                    answers.append(answer_of(decided.events))
+        try:
+            self._save(batch)
+        except Conflict:
+            return [self.handle(raw) for raw in raws]
+        return answers
+
+    def execute_all(self, raws: Iterable[object]) -> list[tuple[Command, list[Event]]]:
+        """Decide several commands and append all their events in one save, or none.
+
+        Each command is decided on the state left by the ones before it; the first
+        refusal (or a conflict with another writer) raises and appends nothing: a
+        tournament created from a file with its lots and round order is whole or
+        absent. Each command may carry a ``command_id`` and name its tournament (a new
+        one is created and listed) as through ``handle``. Returns (command, events)
+        for each command, in order."""
+        decided: list[tuple[Command, list[Event]]] = []
+        with self.session():
+            batch = self._batch()
+            try:
+                for raw in raws:
+                    one = self._decide_in(batch, raw)
+                    decided.append((one.command, one.events))
+            except BaseException:
+                self.forget(batch.touched)
+                raise
+            self._save(batch)
+        return decided
+
+    def applied(self, command_id: str, digest: str) -> list[Event] | None:
+        """The events a ``command_id`` appended when it was applied, None if it never was;
+        CommandIdReused if it was applied to a command with another body."""
+        stored = self.app.recorder.select_events(command_stream(command_id), limit=1)
+        if not stored:
+            return None
+        record = check_repeat(command_id, digest, self.app.mapper.to_domain_event(stored[0]))
+        events: list[Event] = []
+        for stream, version in record.events:
+            found = self.app.recorder.select_events(stream, gt=version - 1, lte=version, limit=1)
+            event = self.app.mapper.to_domain_event(found[0]) if found else None
+            if not isinstance(event, Event):
+                raise CommandRefused(
+                    f"command_id {command_id!r} was applied, but its event {stream} v{version} "
+                    "cannot be read back (run `candidates audit`)"
+                )
+            events.append(event)
+        return events
+
+
+def open_store(
+    url: str | None = None,
+    future_tolerance_s: float | None = None,
+    *,
+    tournament: str | None = None,
+) -> Store:
+    tolerance = future_tolerance_ms(future_tolerance_s)
+    try:
+        return Store(url, future_tolerance=tolerance, tournament=tournament)
+    except Exception as exc:
+        raise MalformedCommand(f"cannot open the store {store_url(url)!r}: {exc}") from exc

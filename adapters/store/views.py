@@ -1,0 +1,186 @@
+"""One tournament of a store, as its decisions and queries see it.
+
+A store holds its first tournament on the plain stream names and each further one
+under its id (``engine.events.physical_stream``); a ``TournamentView`` names the
+streams as if its tournament were alone in the store, so the engine's decisions
+(an ``engine.world.World``) and the contract's queries read it unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+from adapters.store.cache import Cached, logical_event, stored_event
+from engine.arbiter import incident_book as incident_books
+from engine.arbiter.board_log import BoardLog
+from engine.arbiter.incident_book import IncidentBook
+from engine.events import (
+    INCIDENTS_STREAM,
+    TOURNAMENT_STREAM,
+    ClockReadingRecorded,
+    Event,
+    clock_stream,
+    game_stream,
+    physical_stream,
+    split_stream,
+)
+from engine.game import clock_log as clock_logs
+from engine.game import state as games
+from engine.game.clock_log import ClockLog
+from engine.game.state import Game
+from engine.tournament import tournament as tournaments
+from engine.tournament.tournament import Tournament
+
+if TYPE_CHECKING:
+    from adapters.store.door import Store
+
+
+class TournamentView:
+    """One tournament of a store, as its decisions and queries see it (an
+    ``engine.world.World``): streams named as if it were alone in the store."""
+
+    def __init__(self, store: Store, namespace: str | None) -> None:
+        self.store = store
+        self.namespace = namespace
+        """None for the store's first tournament (plain stream names), else its id."""
+
+    @property
+    def id(self) -> str | None:
+        return self.namespace if self.namespace is not None else self.store.first_tournament_id()
+
+    def physical(self, stream: str) -> str:
+        return physical_stream(stream, self.namespace)
+
+    def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
+        """The events of one of this tournament's streams (named as the engine names it)."""
+        events = self.store.stream(self.physical(stream_id), after_version)
+        if self.namespace is None:
+            return events
+        return [logical_event(e, self.namespace) for e in events]
+
+    def tournament(self) -> Tournament | None:
+        return self.store.fold(self.physical(TOURNAMENT_STREAM), tournaments.evolve, self.namespace)
+
+    def game(self, game_id: str) -> Game | None:
+        return self.store.fold(self.physical(game_stream(game_id)), games.evolve, self.namespace)
+
+    def board_log(self, serial: str) -> BoardLog | None:
+        """A board's alert stream: the store's, shared by its tournaments."""
+        return self.store.board_log(serial)
+
+    def incident_book(self) -> IncidentBook | None:
+        """This tournament's incident book (``incidents``, namespaced like its other streams)."""
+        return self.store.fold(
+            self.physical(INCIDENTS_STREAM), incident_books.evolve, self.namespace
+        )
+
+    def clock_log(self, game_id: str) -> ClockLog | None:
+        """The state of a game's ``clock/<id>`` stream (its version, its last reading).
+
+        Read from the stream's last events only (the last reading carries what
+        the next decision needs), then kept up to date like every cached state:
+        a game with 10,000 readings costs one short query, not a fold.
+        """
+        stream = self.physical(clock_stream(game_id))
+        if stream not in self.store._cache:
+            self.store._cache[stream] = Cached(*self._clock_log_from_tail(stream, game_id))
+        return self.store.fold(stream, clock_logs.evolve, self.namespace)
+
+    def _decoded(self, stored: Any) -> Event | None:
+        event = self.store.app.mapper.to_domain_event(stored)
+        return logical_event(event, self.namespace) if isinstance(event, Event) else None
+
+    def _clock_log_from_tail(self, stream: str, game_id: str) -> tuple[ClockLog | None, int]:
+        recorder = self.store.app.recorder
+        self.store.stream_reads += 1
+        newest = recorder.select_events(stream, desc=True, limit=1)
+        if not newest:
+            return None, 0
+        version = newest[0].originator_version
+        limit = 8
+        while True:
+            tail = recorder.select_events(stream, desc=True, limit=limit)
+            for stored in tail:
+                event = self._decoded(stored)
+                if isinstance(event, ClockReadingRecorded):
+                    return ClockLog(game_id, version, event), version
+            if len(tail) < limit:
+                return ClockLog(game_id, version, None), version
+            limit *= 8
+
+    def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:
+        """The last reading taken at or before ``at_ms`` and its position among the readings.
+
+        Readings are stored in time order (``clock_reading`` refuses an earlier
+        one), so this is a binary search over the stream's versions: about
+        log2(N) one-row queries instead of reading N events.
+        """
+        stream = self.physical(clock_stream(game_id))
+        recorder = self.store.app.recorder
+        self.store.stream_reads += 1
+        log = self.clock_log(game_id)
+        if log is None or log.version == 0:
+            return None
+
+        def event_at(version: int) -> Event | None:
+            stored = recorder.select_events(stream, lte=version, desc=True, limit=1)
+            return self._decoded(stored[0]) if stored else None
+
+        low, high, found = 1, log.version, 0
+        while low <= high:
+            middle = (low + high) // 2
+            event = event_at(middle)
+            if event is not None and event.at_ms <= at_ms:
+                found, low = middle, middle + 1
+            else:
+                high = middle - 1
+        if not found:
+            return None
+        for stored in recorder.select_events(stream, lte=found, desc=True, limit=8):
+            event = self._decoded(stored)
+            if isinstance(event, ClockReadingRecorded):
+                return event, event.originator_version
+        return None
+
+    def readings(self, game_id: str) -> list[ClockReadingRecorded]:
+        """Every stored reading of a game's clock, in order (for the clock projection)."""
+        return [
+            e for e in self.stream(clock_stream(game_id)) if isinstance(e, ClockReadingRecorded)
+        ]
+
+    def game_ids(self) -> list[str]:
+        """Every game of this tournament with a stream, in (round, board) order."""
+        ids = set()
+        for n in self.store.notifications():
+            namespace, name = split_stream(n.originator_id)
+            if namespace == self.namespace and name.startswith("game/"):
+                ids.add(name.removeprefix("game/"))
+        return sorted(ids, key=game_order)
+
+    # --- the store's other reads and writes, for code given a view for a store ---
+
+    def session(self) -> AbstractContextManager[Store]:
+        return self.store.session()
+
+    def last_seq(self) -> int:
+        return self.store.last_seq()
+
+    def append(self, events: Sequence[Event]) -> list[int]:
+        """Append events built with the engine's names to this tournament's streams."""
+        return self.store.append([stored_event(e, self.namespace) for e in events])
+
+    def handle(self, raw: object) -> dict[str, Any]:
+        """The store's ``handle`` for a command of this tournament (named unless it names one)."""
+        if isinstance(raw, dict) and raw.get("tournament") is None and self.namespace:
+            raw = {**raw, "tournament": self.namespace}
+        return self.store.handle(raw)
+
+
+def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key: numeric parts of ``<round>.<board>`` in number order, text after."""
+    return tuple(
+        (0, int(piece)) if piece.isdigit() else (1, piece)
+        for piece in game_id.replace("-", ".").split(".")
+    )

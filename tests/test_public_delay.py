@@ -1,0 +1,37 @@
+"""The public delay has one owner (``adapters.host.public_delay``): one default, one flag
+(``--public-delay-s``, the older ``--public-delay`` accepted), read by the gateway, the DGT
+feed and the boards' correction policy alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.cli import build_parser
+from adapters.dgt.feed import StoreSink
+from adapters.dgt.service import CorrectionPolicy
+from adapters.gateway.server import Gateway
+from adapters.host import public_delay
+
+
+@pytest.mark.parametrize("command", [["serve"], ["dgt", "run", "--dgt", "/dev/null=1.1"]])
+def test_both_spellings_set_the_one_setting_in_seconds(command: list[str]) -> None:
+    parser = build_parser()
+    assert parser.parse_args([*command]).public_delay_s == public_delay.DEFAULT_S
+    assert parser.parse_args([*command, "--public-delay-s", "2.5"]).public_delay_s == 2.5
+    assert parser.parse_args([*command, "--public-delay", "0"]).public_delay_s == 0
+
+
+def test_a_negative_delay_is_refused_by_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(["serve", "--public-delay-s", "-1"])
+    assert stopped.value.code == 2
+    assert "must be 0 or more seconds, got '-1'" in capsys.readouterr().err
+
+
+def test_the_gateway_the_feed_and_the_policy_share_one_default() -> None:
+    assert public_delay.DEFAULT_MS == 15 * 60 * 1000
+    assert Gateway("unused.sqlite").delay_ms == public_delay.DEFAULT_MS
+    assert CorrectionPolicy().public_delay_ms == public_delay.DEFAULT_MS
+    sink_default = StoreSink.__dataclass_fields__["public_delay_ms"].default
+    assert sink_default == public_delay.DEFAULT_MS
+    assert Gateway("unused.sqlite", public_delay_s=1.5).delay_ms == 1500
