@@ -30,7 +30,7 @@ lint: $(VENV)/.installed
 types: $(VENV)/.installed
 	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
 		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py \
-		adapters/analysis/uci.py adapters/store/openings.py
+		adapters/analysis/uci.py
 
 pytest: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 4 --dist loadscope
