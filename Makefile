@@ -1,5 +1,5 @@
 # Two commands on a fresh machine with Python 3.11 and make:
-#   make demo   the main job, on the embedded SQLite default
+#   make demo   the main job, on the embedded SQLite default (PORT=9000: another web port)
 #   make test   lint, types and the whole suite (4 pytest-xdist workers: most tests wait
 #               on fsync, PostgreSQL, subprocesses and sockets, so 4 keep 2 cores busy)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -15,11 +15,11 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 demo: $(VENV)/.installed
-	$(BIN)/candidates demo
+	$(BIN)/candidates demo $(if $(PORT),--port $(PORT))
 
 # docs/commands.md and docs/schema/ from the engine's command declarations
 docs: $(VENV)/.installed
-	$(BIN)/python -m adapters.reference
+	$(BIN)/python -m tools.reference
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
@@ -37,10 +37,15 @@ pytest: $(VENV)/.installed
 
 test: lint types browser stockfish pytest
 
-# Debian's chromium for the browser test of the live page (skipped, with the reason, without it).
+# Debian's chromium for the browser tests of the live page. A failed install fails here (and
+# on CI, where CI=true, the browser tests fail rather than skip without it): a browser that
+# could not be installed never passes as a skipped test.
+CHROMIUM ?= /usr/bin/chromium
+APT_GET ?= apt-get
 browser:
-	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq chromium >/dev/null; } || echo "chromium could not be installed"
+	@test -x $(CHROMIUM) || { $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive \
+		$(APT_GET) install -y -qq chromium >/dev/null && test -x $(CHROMIUM); } \
+		|| { echo "make browser: chromium could not be installed at $(CHROMIUM)" >&2; exit 1; }
 
 # Debian's stockfish for the engine's analysis (docs/analysis.md) and its tests (skipped, with
 # the reason, without it); `make demo` shows the analysis when it is there.

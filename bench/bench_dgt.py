@@ -14,8 +14,8 @@ host receives.
    same ``play_move`` command (decide + append, nothing else).
 2. Settling delay, board time: from the last field update of a move to the
    instant the move is confirmed for the store, replaying a timed recording
-   through the 300 ms debounce (final moves: the debounce; moves that could
-   be transients: until the lever press).
+   through the 300 ms debounce (a move waits for the evidence that it is
+   complete: the lever press, the next move or quiet).
 3. Decoder throughput: ``DgtParser`` over the whole byte stream, against a
    bare scan of the same bytes for id bytes (bit 7 set) in Python.
 
@@ -184,7 +184,7 @@ def main() -> None:
     print("2. last field update of a move -> move confirmed (board time, 300 ms debounce)")
     d_med, d_hi = statistics.median(delays), p99([float(d) for d in delays])
     print(f"   median {d_med:.0f} ms, p99 {d_hi:.0f} ms over {len(delays)} moves")
-    print("   (final moves wait for the debounce; possible transients for the lever press)")
+    print("   (a move waits for the evidence it is complete: the lever press, mostly)")
     data, decode_s, scan_s, messages = throughput(games)
     mb = len(data) / 1e6
     print(f"3. decoder throughput over {mb:.1f} MB ({messages} messages)")

@@ -26,11 +26,16 @@ for the rest). A field ``at_ms: Instant`` is written ``at`` on the wire.
         summary="An arbiter adds or removes time on one side's clock (Laws 6.10, 6.11).",
         roles=RULING_ROLES,  # who may send it: arbiter roles, () for anyone
         events=(ClockAdjusted,),  # the events it may append
-        in_time_order=True,  # refused if dated before the game's last event
-        refusals=(  # (code, article or "", when): what docs/commands.md lists
-            ("game_not_in_progress", "", "the game is not being played"),
-            ("rule_violation", "6.9", "a flag fell before the adjustment's instant"),
+        in_time_order=True,  # refused (out_of_order) if dated before the game's last event
+        refusals=(  # (error class, article or "", when): what docs/commands.md lists
+            (GameNotInProgress, "", "the game is not being played"),
+            (RuleViolation, "6.9", "a flag fell before the adjustment's instant"),
         ),
+        notes={  # what each field means in this command (COMMON_NOTES: tournament, game...)
+            "side": "the side whose clock is adjusted: `white` or `black`",
+            "delta_ms": "milliseconds added (positive) or taken (negative)",
+            "reason": "why, in words, for the record",
+        },
     )
     @dataclass(frozen=True, kw_only=True)
     class AdjustClock(Command):
@@ -46,10 +51,17 @@ for the rest). A field ``at_ms: Instant`` is written ``at`` on the wire.
 
 Then import the module in ``engine.dispatch`` (``COMMAND_MODULES``) so the
 registry holds it, and run ``make docs``: ``docs/commands.md`` and
-``docs/schema/`` are generated from the registry (``adapters/reference.py``).
+``docs/schema/`` are generated from the registry (``tools/reference.py``).
 A time-ordered command needs the fields ``game: str`` and ``at_ms: Instant``.
-The refusals every command shares (a malformed command; a time-ordered one
-dated too early) are listed for it without being declared.
+
+Every wire field has its meaning declared with its command (``notes``), save the
+few that mean the same in every command (``COMMON_NOTES``: ``tournament``,
+``game``, ``at``, ``arbiter``); a command with a field of that name whose meaning
+differs declares its own note. A refusal is declared with the error class its
+decision raises (``engine.errors``): the code the reference lists is the class's
+``code``. The refusals every command shares (a malformed command; a time-ordered
+one dated too early, ``OutOfOrder``; an arbiter not in its roles) are listed for
+it without being declared.
 """
 
 from __future__ import annotations
@@ -63,7 +75,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from engine import fields
-from engine.errors import CommandRefused, MalformedCommand
+from engine.errors import (
+    CommandIdReused,
+    CommandRefused,
+    MalformedCommand,
+    NotAnArbiter,
+    OutOfOrder,
+    UnknownTournament,
+)
 from engine.events import Event
 from engine.fields import Checker
 from engine.timefmt import format_instant
@@ -116,15 +135,23 @@ class FieldSpec:
     nullable: bool
     """Required but may be ``null`` (``clock_reading.running``: no clock running)."""
     default: object = None
+    note: str = ""
+    """What the field means in this command (its declaration's ``notes``, else
+    ``COMMON_NOTES``)."""
 
 
 @dataclass(frozen=True)
 class Refusal:
-    """One way a command is refused: the error's ``code``, the article (or "") and when."""
+    """One way a command is refused: the error class raised (its ``code`` is what the
+    answer carries), the article (or "") and when."""
 
-    code: str
+    error: type[CommandRefused]
     article: str
     when: str
+
+    @property
+    def code(self) -> str:
+        return self.error.code
 
 
 def refusal_codes() -> set[str]:
@@ -138,17 +165,36 @@ def refusal_codes() -> set[str]:
     return found
 
 
+COMMON_NOTES: dict[str, str] = {
+    "tournament": "the tournament's id (as given to `create_tournament`); may be left out "
+    "when the store holds one tournament",
+    "game": "the game's id: `<round>.<board>` for a paired game (`1.1`), a playoff game's id, "
+    "or any id with `white` and `black`",
+    "at": "the instant it happened, ISO-8601 with its zone (`2013-03-15T14:00:00.000Z`)",
+    "arbiter": "the id of the arbiter who rules (an arbiter of `create_tournament`)",
+    "command_id": "a client-chosen id, unique in the store: a command sent again with it is "
+    "answered as before and appends nothing",
+}
+"""Notes of the fields that mean the same in every command that has them; a command
+whose field of that name means something else declares its own note."""
+
 COMMON_REFUSALS = (
+    Refusal(MalformedCommand, "", "a field is missing, unknown, of the wrong type or out of range"),
     Refusal(
-        "malformed_command", "", "a field is missing, unknown, of the wrong type or out of range"
+        UnknownTournament,
+        "",
+        "no tournament of that id in the store, or none named where it holds several",
     ),
+    Refusal(CommandIdReused, "", "its `command_id` was applied to another command"),
 )
-"""Refusals of every command (the form ``parse_command`` checks)."""
+"""Refusals of every command (the form ``parse_command`` checks; the tournament it is
+for; the store's command ids)."""
 
 TIME_ORDER_REFUSAL = Refusal(
-    "malformed_command", "", "it is dated before the game's last recorded event"
+    OutOfOrder, "Laws 2009 6.7 a", "it is dated before the game's last recorded event"
 )
-"""The refusal of a time-ordered command (``in_time_order``)."""
+"""The refusal of a time-ordered command (``in_time_order``): what
+``engine.game.state.require_in_time_order`` raises."""
 
 ROLE_NAMES = {
     "chief": "the Chief Arbiter",
@@ -160,7 +206,7 @@ ROLE_NAMES = {
 def role_refusal(roles: tuple[str, ...]) -> Refusal:
     """The refusal of a command sent by an arbiter not in its ``roles`` (3.9.2 b)."""
     names = " or ".join(ROLE_NAMES.get(role, role) for role in roles)
-    return Refusal("not_an_arbiter", "3.9.2 b", f"the arbiter is not {names}")
+    return Refusal(NotAnArbiter, "3.9.2 b", f"the arbiter is not {names}")
 
 
 @dataclass(frozen=True)
@@ -218,22 +264,30 @@ def _checker_and_nullable(annotation: object) -> tuple[Checker, bool]:
     return fields.BY_TYPE[base], nullable
 
 
-def _field_specs(cls: type[Command]) -> tuple[FieldSpec, ...]:
+def _field_specs(name: str, cls: type[Command], notes: dict[str, str]) -> tuple[FieldSpec, ...]:
     hints = typing.get_type_hints(cls, include_extras=True)
     specs = []
     for f in dataclasses.fields(cls):
         check, nullable = _checker_and_nullable(hints[f.name])
         has_default = f.default is not dataclasses.MISSING
+        wire = WIRE_NAMES.get(f.name, f.name)
+        note = notes.get(wire) or COMMON_NOTES.get(wire)
+        if not note:
+            raise TypeError(f"{name}: field {wire!r} has no note (declare it in notes=)")
         specs.append(
             FieldSpec(
                 attribute=f.name,
-                wire=WIRE_NAMES.get(f.name, f.name),
+                wire=wire,
                 check=check,
                 required=not has_default,
                 nullable=nullable and not has_default,
                 default=f.default if has_default else None,
+                note=note,
             )
         )
+    unknown = sorted(set(notes) - {f.wire for f in specs})
+    if unknown:
+        raise TypeError(f"{name}: notes for fields it does not have: {unknown}")
     return tuple(specs)
 
 
@@ -244,13 +298,18 @@ def command(
     roles: tuple[str, ...] = (),
     events: tuple[type[Event], ...] = (),
     in_time_order: bool = False,
-    refusals: tuple[tuple[str, str, str], ...] = (),
+    refusals: tuple[tuple[type[CommandRefused], str, str], ...] = (),
+    notes: dict[str, str] | None = None,
 ) -> Callable[[C], C]:
     """Declare a command of the contract (see the module docstring)."""
-    declared = tuple(Refusal(code, article, when) for code, article, when in refusals)
-    unknown = sorted({r.code for r in declared} - refusal_codes())
-    if unknown:
-        raise TypeError(f"{name}: refusal code(s) {unknown} are not codes of engine.errors")
+    declared = tuple(Refusal(error, article, when) for error, article, when in refusals)
+    wrong = [
+        r.error
+        for r in declared
+        if not (isinstance(r.error, type) and issubclass(r.error, CommandRefused))
+    ]
+    if wrong:
+        raise TypeError(f"{name}: refusals are declared with errors of engine.errors: {wrong}")
 
     def register(cls: C) -> C:
         if name in REGISTRY:
@@ -260,7 +319,7 @@ def command(
             raise TypeError(f"{cls.__name__}: a command is a frozen dataclass")
         if cls.decide is Command.decide:
             raise TypeError(f"{cls.__name__}: a command declares its decision (decide)")
-        specs = _field_specs(cls)
+        specs = _field_specs(name, cls, notes or {})
         if in_time_order:
             by_name = {f.attribute: f for f in specs}
             game, at = by_name.get("game"), by_name.get("at_ms")

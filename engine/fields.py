@@ -95,17 +95,33 @@ def boolean(where: str, value: object) -> bool:
 
 
 def mapping(where: str, value: object) -> dict[str, Any]:
-    """A JSON object."""
+    """A JSON object (integers inside it within ``INT_LIMIT``)."""
     if not isinstance(value, dict):
         raise MalformedCommand(f"{where} must be an object, got {value!r}")
+    _integers_in_range(where, value)
     return value
 
 
 def array(where: str, value: object) -> list[Any]:
-    """A JSON array."""
+    """A JSON array (integers inside it within ``INT_LIMIT``)."""
     if not isinstance(value, list):
         raise MalformedCommand(f"{where} must be a list, got {value!r}")
+    _integers_in_range(where, value)
     return value
+
+
+def _integers_in_range(where: str, value: object) -> None:
+    """Every integer nested in ``value`` within ``INT_LIMIT``: an event holds only what its
+    store and every JSON reader hold exactly (a larger one is refused, never stored)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > INT_LIMIT:
+            raise MalformedCommand(f"{where} holds {item}, out of range (|n| <= 2**53 - 1)")
 
 
 def side(where: str, value: object) -> Side:

@@ -13,11 +13,11 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from websockets.sync.client import ClientConnection, connect
 
-from adapters import reference
 from adapters.gateway.frames import JSON, MSGPACK, encode, messages
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import Tokens, parse_tokens
 from engine.timefmt import format_instant
+from tools import reference
 
 MS = 0.001
 TIMEOUT = 5.0

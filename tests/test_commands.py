@@ -11,8 +11,8 @@ import pytest
 import engine.dispatch  # noqa: F401  (imports every chapter that declares commands)
 from engine import fields
 from engine.arbiter.penalties import penalty_form
-from engine.commands import REGISTRY, Command, command, parse_command
-from engine.errors import MalformedCommand
+from engine.commands import COMMON_NOTES, REGISTRY, Command, command, parse_command
+from engine.errors import MalformedCommand, UnknownGame
 from engine.events import Event
 from engine.fields import Instant
 from engine.game.moves import PlayMove
@@ -147,7 +147,13 @@ class TestDeclaring:
     """A new command is one dataclass and one ``@command``; mistakes fail at import."""
 
     def test_a_new_command_is_parsed_and_decided_once_declared(self) -> None:
-        @command("note_for_test", summary="A note (test only).", events=())
+        @command(
+            "note_for_test",
+            summary="A note (test only).",
+            events=(),
+            refusals=((UnknownGame, "", "no such game"),),
+            notes={"text": "the note", "at": "when the note was written"},
+        )
         @dataclass(frozen=True, kw_only=True)
         class Note(Command):
             game: str
@@ -167,6 +173,14 @@ class TestDeclaring:
                 ("at", True),
                 ("text", False),
             ]
+            spec = REGISTRY["note_for_test"]
+            # its own notes, the common ones elsewhere; codes from the error classes
+            assert [f.note for f in spec.fields][1:] == [
+                COMMON_NOTES["game"],
+                "when the note was written",
+                "the note",
+            ]
+            assert [r.code for r in spec.refusals] == ["unknown_game"]
         finally:
             del REGISTRY["note_for_test"]
 
@@ -212,6 +226,37 @@ class TestDeclaring:
 
                 def decide(self, world: object) -> list[Event]:
                     return []
+
+    def test_every_field_has_its_meaning_declared_and_every_refusal_its_error_class(
+        self,
+    ) -> None:
+        with pytest.raises(TypeError, match="field 'colour' has no note"):
+
+            @command("mute_for_test", summary="no")
+            @dataclass(frozen=True, kw_only=True)
+            class Mute(Command):
+                colour: str
+
+                def decide(self, world: object) -> list[Event]:
+                    return []
+
+        with pytest.raises(TypeError, match="notes for fields it does not have"):
+
+            @command("stray_for_test", summary="no", notes={"colour": "a colour"})
+            @dataclass(frozen=True, kw_only=True)
+            class Stray(Command):
+                def decide(self, world: object) -> list[Event]:
+                    return []
+
+        with pytest.raises(TypeError, match="declared with errors of engine"):
+
+            @command("coded_for_test", summary="no", refusals=(("unknown_game", "", "no"),))  # type: ignore[arg-type]
+            @dataclass(frozen=True, kw_only=True)
+            class Coded(Command):
+                def decide(self, world: object) -> list[Event]:
+                    return []
+
+        assert not {n for n in REGISTRY if n.endswith("_for_test")}
 
     def test_a_field_type_without_a_checker_is_refused(self) -> None:
         with pytest.raises(TypeError, match="no field checker for type"):

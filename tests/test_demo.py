@@ -150,3 +150,45 @@ def test_messages_print_above_the_progress_bar_not_into_it() -> None:
     message_line, redrawn = bar_then_message[-1].split("\n")[:2]
     assert message_line.endswith("8765/") and redrawn.startswith("Rounds [")
     assert text.endswith("\n")
+
+
+def test_off_a_terminal_the_demo_prints_a_line_for_every_round_from_round_0() -> None:
+    """A log (stdout not a terminal) reads ``Round 0/14`` first, then each round once, in
+    order, even when one batch of events completes several rounds."""
+    log = read_log(SAMPLE_LOG)
+    out = io.StringIO()
+    progress = RoundProgress(log, out)
+    progress.start()
+    assert out.getvalue() == f"Round 0/14 (the replay starts: {len(log.records)} events)\n"
+    half = len(log.records) // 2
+    progress(None, log.records[:half])  # type: ignore[arg-type]
+    progress(None, log.records[half:])  # type: ignore[arg-type]
+    progress.close()
+    rounds = [line.split()[1] for line in out.getvalue().splitlines()]
+    assert rounds == [f"{n}/14" for n in range(15)]
+
+
+def test_the_demo_prints_round_0_before_the_first_round_is_played(tmp_path: Path, capsys) -> None:
+    store = tmp_path / "demo.sqlite"
+    assert main(["demo", "--once", "--no-serve", "--speed", "max", "--demo-store", str(store)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rounds = [line.split()[1] for line in lines if line.startswith("Round ")]
+    assert rounds == [f"{n}/14" for n in range(15)]
+
+
+def test_make_demo_takes_a_port() -> None:
+    """``make demo PORT=9123`` runs ``candidates demo --port 9123``; without PORT, the
+    demo's own default."""
+
+    def demo_line(*args: str) -> str:
+        dry = subprocess.run(
+            ["make", "-n", "-o", ".venv/.installed", "demo", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return next(line for line in dry.stdout.splitlines() if "candidates demo" in line)
+
+    assert demo_line("PORT=9123").split()[-3:] == ["demo", "--port", "9123"]
+    assert demo_line().split()[-1] == "demo"

@@ -112,15 +112,21 @@ class TestMoves:
             for pl in (
                 placement_after("e2e4"),
                 placement_after("e2e4", "e7e5"),
-                placement_after("e2e4"),  # Black's move taken back
+                placement_after("e2e4", "e7e5", "g1f3"),  # e5 complete: a move followed
+                placement_after("e2e4"),  # both taken back
                 "rnbqkbnr/pppppppp/8/8/3PP3/8/PPP2PPP/RNBQKBNR",  # nothing legal leads here
             )
         )
         lines = run_cli(["dgt", "moves", "-"], stdin=stream)[1:]
         assert lines[0] == {"type": "move", "ply": 1, "uci": "e2e4", "san": "e4"}
-        assert lines[2] == {"type": "takeback", "from_ply": 2, "to_ply": 1, "undone": ["e7e5"]}
-        assert lines[3]["type"] == "alert" and lines[3]["kind"] == "impossible_position"
-        assert lines[3]["diff"] == [
+        assert lines[3] == {
+            "type": "takeback",
+            "from_ply": 3,
+            "to_ply": 1,
+            "undone": ["e7e5", "g1f3"],
+        }
+        assert lines[4]["type"] == "alert" and lines[4]["kind"] == "impossible_position"
+        assert lines[4]["diff"] == [
             {"square": "d2", "expected": "P", "found": None},
             {"square": "d4", "expected": None, "found": "P"},
         ]

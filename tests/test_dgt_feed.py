@@ -42,7 +42,7 @@ class TestMovesIntoTheStore:
     def test_each_confirmed_move_is_play_move_by_the_board(self, store: Store) -> None:
         start(store)
         hands, sink = wired(store)
-        hands.move("d2", "d4").settle().move("g8", "f6").settle()
+        hands.move("d2", "d4").settle().move("g8", "f6").settle().wait(1500)
         pump(hands, sink)
         game = store.game("1.1")
         assert game is not None and game.moves == ("d2d4", "g8f6")
@@ -65,7 +65,7 @@ class TestMovesIntoTheStore:
         hands.lift("e2").put("e3", "P").settle()
         pump(hands, sink)
         assert sqlite_store.game("1.1").moves == ()  # type: ignore[union-attr]
-        hands.lift("e3").put("e4", "P").settle()
+        hands.lift("e3").put("e4", "P").settle().wait(5000)
         pump(hands, sink)
         assert sqlite_store.game("1.1").moves == ("e2e4",)  # type: ignore[union-attr]
 
@@ -73,12 +73,12 @@ class TestMovesIntoTheStore:
         self, sqlite_store: Store
     ) -> None:
         hands, sink = wired(sqlite_store)
-        hands.move("e2", "e4").settle()
+        hands.move("e2", "e4").settle().wait(1500)
         pump(hands, sink)
         [alert] = sqlite_store.stream(board_stream("31337"))
         assert alert.kind == "game_not_started"
         start(sqlite_store)
-        hands.move("c7", "c5").settle()
+        hands.move("c7", "c5").settle().wait(1500)
         pump(hands, sink)
         assert sqlite_store.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
 
@@ -89,7 +89,7 @@ class TestMovesIntoTheStore:
         board saw before the recorded start is played at the start, not refused as out of
         time order (the engine keeps a game's events in time order)."""
         hands, sink = wired(sqlite_store)
-        hands.move("e2", "e4").settle().move("c7", "c5").settle()
+        hands.move("e2", "e4").settle().move("c7", "c5").settle().wait(1500)
         pump(hands, sink)
         late = "2013-03-15T15:00:00.000Z"  # an hour after the board's moves
         answer = sqlite_store.handle(
@@ -106,6 +106,7 @@ class TestMovesIntoTheStore:
         start(store)
         hands, sink = wired(store)
         hands.move("e2", "e4").settle().move("e7", "e5").settle().move("g1", "f3").settle()
+        hands.wait(1500)  # Nf3 stood: complete (quiet), then taken back
         hands.move("f3", "g1").settle()
         pump(hands, sink)
         game = store.game("1.1")
@@ -115,7 +116,7 @@ class TestMovesIntoTheStore:
         assert alerts[0].details == {"from_ply": 3, "to_ply": 2, "undone": ("g1f3",)}
         assert alerts[0].game == "1.1" and alerts[0].by == "dgt:31337"
         # Another move from the earlier position: the board left the record's line.
-        hands.move("b1", "c3").settle()
+        hands.move("b1", "c3").settle().wait(1500)
         pump(hands, sink)
         assert store.game("1.1").moves == ("e2e4", "e7e5", "g1f3")  # type: ignore[union-attr]
         assert store.stream(board_stream("31337"))[-1].kind == "board_diverged"

@@ -50,9 +50,7 @@ def replay(session: BoardSession, chunks: list[tuple[int, bytes]]) -> list[Obser
     """Chunks through a session as ``FileSource`` does, timers at their own instants."""
     seen: list[Observation] = []
     for at_ms, data in chunks:
-        while (deadline := session.next_deadline_ms()) is not None and deadline <= at_ms:
-            session.poll(deadline)
-            seen += session.observations()
+        session.run_timers_until(at_ms)
         session.receive_data(data, at_ms)
         session.poll(at_ms)
         seen += session.observations()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import chess
 
 from adapters.dgt import protocol as p
-from adapters.dgt.reconstruct import MoveReconstructor, is_extendable, result_signal
+from adapters.dgt.reconstruct import MoveReconstructor, result_signal
 from tests.dgt_hands import Hands
 
 
@@ -136,7 +136,7 @@ class TestKnocksTakebacksImpossiblePositions:
 
     def test_takeback_to_an_earlier_position_is_reported_not_rewritten_silently(self) -> None:
         hands = Hands().move("e2", "e4").settle().move("e7", "e5").settle()
-        hands.move("g1", "f3").settle()
+        hands.move("g1", "f3").settle().wait(1500)  # Nf3 stood: complete (quiet)
         hands.move("f3", "g1").settle()
         assert hands.seen("takeback") == [
             {"type": "takeback", "from_ply": 3, "to_ply": 2, "undone": ["g1f3"]}
@@ -233,15 +233,15 @@ class TestNewGame:
 
 
 class TestProvisionalMoves:
-    def test_final_moves_are_confirmed_at_once_extendable_ones_later(self) -> None:
-        board = chess.Board()
-        assert is_extendable(board, chess.Move.from_uci("e2e3"))  # could be e2-e4
-        assert not is_extendable(board, chess.Move.from_uci("e2e4"))
-        assert not is_extendable(board, chess.Move.from_uci("g1f3"))
-        castling = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
-        assert is_extendable(castling, chess.Move.from_uci("h1f1"))  # first half of O-O
-        assert is_extendable(castling, chess.Move.from_uci("e1f1"))
-        assert not is_extendable(castling, chess.Move.from_uci("e1g1"))
+    def test_no_move_is_confirmed_by_its_kind_the_next_move_confirms_it(self) -> None:
+        # A knight move, a capture, a double push: each could still be a hand's
+        # moment (a piece put down a square off); only evidence completes it.
+        hands = Hands(confirm_ms=10_000).move("g1", "f3").settle()
+        assert hands.seen("confirmed") == []
+        hands.move("d7", "d5").settle()
+        assert hands.seen("confirmed") == [
+            {"type": "confirmed", "ply": 1, "uci": "g1f3", "reason": "next_move"}
+        ]
 
     def test_the_lever_press_confirms_the_movers_move(self) -> None:
         hands = Hands(white_side="left", confirm_ms=10_000)

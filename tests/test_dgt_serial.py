@@ -117,6 +117,29 @@ async def play_through(sim: BoardSimulator, link, transport, sink_of, session, d
     return adapter
 
 
+def over_a_pty(
+    tmp_path: Path, sim: BoardSimulator, store: Store, session: BoardSession | None = None
+) -> tuple[StoreSink, BoardSession, BoardLink]:
+    """``sim`` on a pseudo-terminal, the adapter (``session``, by default
+    ``scaled_session()``) on the other end through pyserial, its moves into ``store``
+    (game 6.3, started now): the sink, the session, the link."""
+    path = tmp_path / "ttyDGT"
+    start_game(store)
+    session = session or scaled_session()
+    sink = StoreSink(store, "6.3", session, label="ttyDGT")
+    adapter = asyncio.run(
+        play_through(
+            sim,
+            PtyLink(path),
+            SerialTransport(str(path)),
+            lambda s: sink.deliver,
+            session,
+            plies_stored(store, len(sim.moves)),
+        )
+    )
+    return sink, session, adapter
+
+
 def check_game(store: Store, sink: StoreSink, sim: BoardSimulator, game: chess.pgn.Game) -> None:
     expected = [m.uci() for m in game.mainline_moves()][: len(sim.moves)]
     stored = store.game("6.3")
@@ -154,21 +177,8 @@ def test_a_whole_game_over_a_pseudo_terminal_through_pyserial(
     )
     if plies is not None:
         sim.moves = sim.moves[:plies]
-    path = tmp_path / "ttyDGT"
     with Store(str(tmp_path / "store.sqlite")) as store:
-        start_game(store)
-        session = scaled_session()
-        sink = StoreSink(store, "6.3", session, label="ttyDGT")
-        adapter = asyncio.run(
-            play_through(
-                sim,
-                PtyLink(path),
-                SerialTransport(str(path)),
-                lambda s: sink.deliver,
-                session,
-                plies_stored(store, len(sim.moves)),
-            )
-        )
+        sink, session, adapter = over_a_pty(tmp_path, sim, store)
         check_game(store, sink, sim, game)
         assert session.clock_sides.white_side == white_side
         assert adapter.disconnects >= 1 and adapter.connects >= 2
@@ -216,12 +226,13 @@ def test_a_whole_game_over_a_tcp_bridge_with_a_dropped_connection(tmp_path: Path
     assert session.reconstructor.rotated is True
 
 
-def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
-    game = kramnik_ivanchuk()
-    sim = BoardSimulator.from_pgn(game, noise=Noise(knocks=0.1), seed=3)
+def replay_recording(tmp_path: Path, chunks: list[tuple[int, bytes]]) -> tuple[str, int]:
+    """``chunks`` (instants from 0) kept as a ``.dgt`` recording starting now, replayed
+    through ``run_sources`` as fast as it goes into a store where game 6.3 started:
+    the store's URL and the recording's start."""
     start = wall_clock_ms()
     recording = tmp_path / "board.dgt"
-    write_recording(recording, [(start + at, d) for at, d in sim.raw_stream()], start)
+    write_recording(recording, [(start + at, d) for at, d in chunks], start)
     assert parse_recording(recording.read_bytes()).records
     url = str(tmp_path / "store.sqlite")
     with Store(url) as store:
@@ -231,6 +242,13 @@ def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
         await run_sources([f"file:{recording}=6.3"], url, asyncio.Event(), file_speed=0)
 
     asyncio.run(main())
+    return url, start
+
+
+def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
+    game = kramnik_ivanchuk()
+    sim = BoardSimulator.from_pgn(game, noise=Noise(knocks=0.1), seed=3)
+    url, start = replay_recording(tmp_path, sim.raw_stream())
     with Store(url) as store:
         stored = store.game("6.3")
         assert stored is not None

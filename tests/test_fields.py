@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from adapters.store import Store
 from engine import fields
 from engine.commands import parse_command
 from engine.errors import MalformedCommand
@@ -55,3 +56,21 @@ def test_the_three_inputs_word_the_same_fault_alike() -> None:
         )
     with pytest.raises(MalformedCommand, match="registered_post must be true or false, got 1"):
         check_bid({"registered_post": 1})
+
+
+def test_an_integer_out_of_range_inside_an_object_or_a_list_is_refused(tmp_path) -> None:
+    """A raise_alert whose details hold 2**64 is refused as malformed, and nothing is
+    stored (the store's hash chain packs events as msgpack, 64-bit integers at most)."""
+    with Store(str(tmp_path / "s.sqlite")) as store:
+        answer = store.handle(
+            {
+                "cmd": "raise_alert",
+                "board": "13001",
+                "kind": "board_disconnected",
+                "message": "m",
+                "at": "2013-03-15T14:00:00Z",
+                "details": {"seen": [1, {"n": 2**64}]},
+            }
+        )
+        assert answer["ok"] is False and answer["error"]["code"] == "malformed_command"
+        assert "out of range" in answer["error"]["message"] and store.count() == 0

@@ -20,13 +20,14 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from adapters import reference
 from adapters.formats.replay_log import import_log, read_log
 from adapters.store import open_store
 from adapters.store.queries import crosstable_object, game_object, pairings_object, standings_object
+from engine.command_ids import command_identity
 from engine.commands import REGISTRY, parse_command, refusal_codes
 from engine.errors import MalformedCommand
 from tests.gateway_support import CLIENT_FRAME, check_server_frame
+from tools import reference
 from tools.sample import SAMPLE_LOG
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,9 +105,12 @@ def test_the_schema_accepts_exactly_what_the_engine_parses() -> None:
         lines.append(("example", 0, reference.example(spec)))
         lines += [("mutant", 0, m) for m in _mutations(reference.example(spec))]
     assert len(lines) > 500
+    for spec in list(REGISTRY.values())[:5]:  # a command_id, good and bad, on any command
+        raw = reference.example(spec)
+        lines += [("command_id", 0, {**raw, "command_id": v}) for v in ("c-1", "", "a\nb", 7)]
     for where, number, raw in lines:
         try:
-            parse_command(raw)
+            parse_command(command_identity(raw)[0])  # the store takes command_id off first
             parsed = True
         except MalformedCommand:
             parsed = False

@@ -6,9 +6,13 @@ same calls the store does (``handle``, ``execute``, ``execute_many``, ``execute_
 ``board_log``, ``incident_book``,
 ``readings``, ``reading_at``, ``game_ids``, ``events_since``) with the state
 folded by the engine's own ``evolve`` functions, and refuses a stale version
-the way the store's optimistic concurrency does. The backends themselves
-(SQLite, PostgreSQL: transactions, links, seals, concurrent writers) are
-tested on real stores (the ``store`` fixture).
+the way the store's optimistic concurrency does. It answers with the store's own
+answer functions (``answer_of``, ``duplicate_answer``). ``tests/test_world_contract.py``
+runs the same command sequences on this world and on real stores and requires the same
+answers, events and objects: the world cannot drift from the store unnoticed. It holds
+one tournament and knows no ``command_id``: stores of several tournaments and command
+ids are tested on real stores, as are the backends themselves (SQLite, PostgreSQL:
+transactions, links, seals, concurrent writers; the ``store`` fixture).
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from adapters.store import game_order
+from adapters.store.door import answer_of, duplicate_answer
 from engine.arbiter import board_log as board_logs
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
 from engine.arbiter.incident_book import IncidentBook
 from engine.dispatch import decide
-from engine.errors import CommandRefused, Conflict
+from engine.errors import AlreadyRecorded, CommandRefused, Conflict
 from engine.events import (
     INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
@@ -114,11 +119,14 @@ class World:
         return cmd, events
 
     def handle(self, raw: object) -> dict[str, Any]:
+        """The store's answer (``Store.handle``), built by the store's own functions."""
         try:
             _, events = self.execute(raw)
+        except AlreadyRecorded as repeat:
+            return duplicate_answer(repeat)
         except CommandRefused as refused:
             return {"ok": False, "error": refused.as_error()}
-        return {"ok": True, "events": [e.to_wire() for e in events]}
+        return answer_of(events)
 
     def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
         return [self.handle(raw) for raw in raws]

@@ -129,9 +129,19 @@ class RoundProgress:
             )
             self.out.write(f"\r{CLEAR_LINE}{self.bar}")
             self.out.flush()
-        elif not self.tty and completed != self.shown:
+        elif not self.tty and completed > self.shown:
+            self.start()
+            for round_no in range(self.shown + 1, completed + 1):  # every round, in order
+                self.out.write(f"Round {round_no}/{self.rounds} complete ({self.done} events)\n")
             self.shown = completed
-            self.out.write(f"Round {completed}/{self.rounds} complete ({self.done} events)\n")
+            self.out.flush()
+
+    def start(self) -> None:
+        """Off a terminal, the first line (once): ``Round 0/N`` before any event is replayed,
+        so a log shows the replay began and how many rounds it has."""
+        if not self.tty and self.shown < 0:
+            self.shown = 0
+            self.out.write(f"Round 0/{self.rounds} (the replay starts: {self.total} events)\n")
             self.out.flush()
 
     def message(self, text: str) -> None:
@@ -170,6 +180,7 @@ def _run(args: argparse.Namespace) -> int:
     if speed is not None:
         print(f"Speed x{speed:.0f}: a round in about {args.round_seconds:.0f} s")
     progress = RoundProgress(log)
+    progress.start()
     serve = not args.no_serve
     if serve:
         try:

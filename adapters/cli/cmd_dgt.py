@@ -27,7 +27,7 @@ from typing import Any
 
 import chess
 
-from adapters.cli.common import add_public_delay_option, add_store_option, print_json
+from adapters.cli.common import add_public_delay_option, add_store_option, print_json, readable_file
 from adapters.dgt import protocol as p
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import is_recording, parse_recording
@@ -125,7 +125,7 @@ def register(sub: Any) -> None:
 def _read(path: str) -> bytes:
     """The bytes of a DGT input; MalformedCommand for a recording whose header is wrong
     or input that holds no DGT message at all (garbage, a text file)."""
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    data = sys.stdin.buffer.read() if path == "-" else readable_file(path).read_bytes()
     if is_recording(data):
         try:
             parse_recording(data)
@@ -244,6 +244,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     from adapters.dgt.recording import write_recording
     from adapters.host.clock import wall_clock_ms
 
+    readable_file(args.pgn, "--pgn")
     try:
         game = s.load_game(args.pgn, index=args.index, round_=args.round)
     except LookupError as exc:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.cli.common import add_store_option, print_json, readable_file, store_of
 from adapters.formats.event_export import game_pgn_text
 from adapters.formats.pgn_import import (
     ImportOptions,
@@ -239,13 +239,15 @@ def import_options(args: argparse.Namespace) -> ImportOptions:
         start_date=check_start_date(args.start_date) if args.start_date else None,
         time_control=args.time_control,
         rules=args.rules,
-        players=players_file(args.players) if args.players else None,
+        players=players_file(readable_file(args.players, "--players")) if args.players else None,
         round_from_order=args.round_from_order,
     )
 
 
 def run_import(args: argparse.Namespace) -> int:
     failed = 0
+    for path in args.files:  # every file readable before the store is created or touched
+        readable_file(path)
     options = import_options(args)
     with store_of(args, create=True) as store:
         for path in args.files:

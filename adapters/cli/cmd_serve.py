@@ -22,7 +22,7 @@ from typing import Any
 
 from adapters.analysis.service import run_in_thread
 from adapters.cli.cmd_analyse import add_budget_options, budget_of
-from adapters.cli.common import add_public_delay_option, add_store_option
+from adapters.cli.common import add_public_delay_option, add_store_option, readable_file
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
 from adapters.host import public_delay
@@ -93,6 +93,7 @@ def dgt_specs(args: argparse.Namespace) -> list[str]:
     for item in args.dgt_file:
         if "=" not in item:
             raise ValueError(f"--dgt-file needs FILE=GAME, got {item!r}")
+        readable_file(item.removeprefix("file:").rsplit("=", 1)[0], "--dgt-file")
         specs.append(item if item.startswith("file:") else f"file:{item}")
     return specs
 
@@ -101,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     if args.flag_check < 0:
         print("candidates serve: --flag-check must be 0 or more seconds", file=sys.stderr)
         return 2
+    if args.tokens is not None:
+        readable_file(args.tokens, "--tokens")
     try:
         tokens = load_tokens(args.tokens)
     except TokenFileError as error:

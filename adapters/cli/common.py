@@ -40,6 +40,20 @@ def require_existing_store(url: str) -> None:
         raise MalformedCommand(f"no store at {url}; " + CREATE_HINT.format(path=url))
 
 
+def readable_file(path: str | Path, what: str = "") -> Path:
+    """``path`` when it is a file this process can read; else MalformedCommand in one line
+    that names it and why (``what``: the option that gave it, e.g. ``--players``), before
+    anything else is done (no store created, no server started)."""
+    file = Path(path)
+    label = f"{what} {path}" if what else str(path)
+    try:
+        with file.open("rb"):
+            pass
+    except OSError as error:
+        raise MalformedCommand(f"{label}: cannot read the file ({error.strerror})") from None
+    return file
+
+
 def add_store_option(parser: argparse.ArgumentParser) -> None:
     """``--store`` and ``--tournament`` after the subcommand too
     (``candidates game 1.1 --store X --tournament womens``)."""

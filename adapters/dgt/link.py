@@ -329,9 +329,8 @@ class FileSource:
             if stop.is_set():
                 return
             # Timers due before this chunk fire at their own instant.
-            while (deadline := session.next_deadline_ms()) is not None and deadline <= at_ms:
-                session.poll(deadline)
-                self.deliver(session.observations())
+            session.run_timers_until(at_ms)
+            self.deliver(session.observations())
             if timed and self.speed > 0:
                 delay = started + (at_ms - first) / 1000 / self.speed - loop.time()
                 if delay > 0:

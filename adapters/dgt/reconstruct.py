@@ -41,26 +41,34 @@ passed before it, in order (see ``settle``); a passing placement that rules
    arbiter; the moves taken back are remembered so that putting them back on
    the board redoes them.
 9. Anything else: an impossible position. Nothing is played; once it has
-   stood ``alert_after_ms`` an ``impossible_position`` alert gives the squares
-   that differ from the game's position.
+   stood (``alert_ms``: ``alert_after_ms`` beyond the input's time resolution)
+   an ``impossible_position`` alert gives the squares that differ from the
+   game's position, once per placement. A placement that only lacks pieces of
+   the game's position is a hand holding them (a piece hovering, a captured man
+   held, a promotion's piece being fetched): it never stands by time, is never
+   alerted and never read as several plies at once (except in the dump after a
+   reconnection); the game goes on from it. Only the end of the input makes it
+   stand.
 
 Orientation: ``normal`` (White on the connector's side), ``rotated`` (the
 board turned 180 degrees), or ``auto``: a placement that matches nothing read
 normally is read rotated, and the reading that matches is latched for the
 game (a start array latches it at once).
 
-Provisional and confirmed moves: a move that could be a transient of a longer
-action (a pawn push that could become a double push, a sliding piece that
-could go further, a rook or king step that could become castling) stays
-provisional, open to rule 4, until it is confirmed: by the next move, by the
-clock (the caller reports a lever press), or with timing after ``quiet_ms`` of
-quiet on the board. Any other move is confirmed at once. Only confirmed moves go to the store.
+Provisional and confirmed moves: every move is provisional, open to rule 4,
+until there is evidence that it is complete, whatever its kind (a knight put
+down a square off, a bishop a square short, a pawn paused on the middle square
+are legal moves a hand is still making): the mover's press (Laws 2009 6.7 a: a
+move is completed when the player has stopped his clock; the caller reports the
+lever), the next move, or with timing ``quiet_ms`` of quiet (``confirm_ms``
+beyond the resolution of the input's instants, so that the quiet is certain at
+any clock rate). Only confirmed moves go to the store.
 All instants are integer epoch milliseconds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import chess
@@ -147,6 +155,65 @@ def _before_signal(
     return passing[:end]
 
 
+def _changed(before: Key, after: Key) -> int:
+    """The squares (a bitboard) whose piece differs between two placements."""
+    changed = 0
+    for mine, theirs in zip(before, after, strict=True):
+        changed |= mine ^ theirs
+    return changed
+
+
+def lines_to(
+    board: chess.Board,
+    target: Key,
+    lengths: Iterable[int],
+    *,
+    changed: int,
+    max_nodes: int,
+    not_first: chess.Move | None = None,
+) -> list[list[chess.Move]]:
+    """Lines of legal moves from ``board`` to the placement ``target``: the shortest
+    length of ``lengths`` (tried in order) that has any, two lines at most (more than
+    one: the order of the moves is unknowable).
+
+    Bounded: every move of a line touches a square of ``changed`` (a move that
+    touches none would have to be undone later: no detours), the first move is not
+    ``not_first`` (the game's own, when looking for another line), and at most
+    ``max_nodes`` moves are tried in all. ``board`` is searched in place and left
+    as it was."""
+    found: list[list[chess.Move]] = []
+    path: list[chess.Move] = []
+    nodes = 0
+
+    def search(depth: int) -> None:
+        nonlocal nodes
+        for move in list(board.legal_moves):
+            if len(found) > 1 or nodes >= max_nodes:
+                return
+            if not path and move == not_first:
+                continue
+            if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
+                changed
+            ):
+                continue
+            nodes += 1
+            board.push(move)
+            path.append(move)
+            if depth == 1:
+                if key_of(board) == target:
+                    found.append(list(path))
+            else:
+                search(depth - 1)
+            board.pop()
+            path.pop()
+
+    for length in lengths:
+        search(length)
+        if found:
+            break
+    return found
+
+
 def result_signal(placement: str) -> str | None:
     """The result the kings on the centre squares signal, or None."""
     base = chess.BaseBoard(placement)
@@ -154,38 +221,6 @@ def result_signal(placement: str) -> str | None:
     if len(base.pieces(chess.KING, chess.WHITE)) != 1 or len(kings) != 2:
         return None
     return RESULT_SIGNALS.get(frozenset(kings))
-
-
-def is_extendable(board: chess.Board, move: chess.Move) -> bool:
-    """Could the placement after ``move`` be a moment of a longer action?
-
-    True for a pawn push that could go on to a double push, a piece that could
-    slide further along the same line, a rook or king step that is the first
-    half of a legal castling. Captures, promotions, castling and knight moves
-    are final.
-    """
-    if board.is_capture(move) or move.promotion or board.is_castling(move):
-        return False
-    piece = board.piece_type_at(move.from_square)
-    if piece == chess.KNIGHT:
-        return False
-    for other in board.legal_moves:
-        if other == move:
-            continue
-        if board.is_castling(other):
-            # Rook first (h1-f1 / a1-d1) or king first (e1-f1 / e1-d1).
-            king_to = other.to_square
-            rook_to = chess.square(
-                5 if chess.square_file(king_to) == 6 else 3, chess.square_rank(king_to)
-            )
-            if move.to_square == rook_to and piece in (chess.ROOK, chess.KING):
-                return True
-            continue
-        if other.from_square == move.from_square and move.to_square in chess.SquareSet.between(
-            other.from_square, other.to_square
-        ):
-            return True
-    return False
 
 
 @dataclass
@@ -224,6 +259,11 @@ class MoveReconstructor:
     _unknown_since_ms: int = field(init=False, default=0)
     _unknown_alerted: bool = field(init=False, default=False)
     _unknown_settled: bool = field(init=False, default=False)
+    _unknown_puts_down: bool = field(init=False, default=False)
+    """The unexplained placement shows a piece where the game has none (or another one):
+    it can stand by itself. Otherwise it only lacks pieces: a hand holds them."""
+    _unknown_ended: bool = field(init=False, default=False)
+    """The input ended on the unexplained placement: it stands, whatever it lacks."""
     _alert_open: bool = field(init=False, default=False)
     """An impossible-position alert went out and the board has not matched since."""
     _signalled: str | None = field(init=False, default=None)
@@ -296,24 +336,34 @@ class MoveReconstructor:
 
     @property
     def quiet_ms(self) -> int:
-        """Quiet time that confirms a provisional move: ``confirm_ms``, and longer than the
-        input's time resolution (a capture timed by a slow clock)."""
-        if self.timing_resolution_ms <= 0:
-            return self.confirm_ms
-        return max(self.confirm_ms, self.timing_resolution_ms + 500)
+        """Quiet time, as the input's instants show it, that confirms a provisional move.
+
+        Instants known only to ``timing_resolution_ms`` (a capture timed by its clock:
+        everything between two messages carries the first one's instant) can make
+        quiet look up to one resolution longer than it was. Quiet proves a move
+        complete only when ``confirm_ms`` of it is certain: ``confirm_ms`` plus the
+        resolution, whatever the clock's rate."""
+        return self.confirm_ms + max(0, self.timing_resolution_ms)
 
     @property
     def alert_ms(self) -> int:
-        """How long an impossible placement must stand: ``alert_after_ms``, and longer
-        than the input's time resolution (a hand in the air between two clock messages)."""
-        if self.timing_resolution_ms <= 0:
-            return self.alert_after_ms
-        return max(self.alert_after_ms, self.timing_resolution_ms + 500)
+        """How long, as the instants show it, an impossible placement must stand before
+        it is reported: ``alert_after_ms`` certain, i.e. plus the time resolution (as
+        for ``quiet_ms``)."""
+        return self.alert_after_ms + max(0, self.timing_resolution_ms)
+
+    @property
+    def _unknown_stands(self) -> bool:
+        """Is the unexplained placement one that can stand by itself, i.e. not a hand
+        holding pieces? A placement that only lacks pieces of the game's position has
+        them in a hand (a piece hovering, a captured man held, a promotion's piece being
+        fetched): the game goes on from it, it never stands as a position by time."""
+        return self._unknown is not None and (self._unknown_puts_down or self._unknown_ended)
 
     def next_deadline_ms(self) -> int | None:
         """When ``tick`` next has work: an impossible-position alert, a quiet confirmation."""
         deadlines = []
-        if self._unknown is not None and self._unknown_settled and not self._unknown_alerted:
+        if self._unknown_stands and self._unknown_settled and not self._unknown_alerted:
             deadlines.append(self._unknown_since_ms + (0 if self.untimed else self.alert_ms))
         if self.provisional_from is not None and self._unknown is None and not self.untimed:
             deadlines.append(self._last_change_ms + self.quiet_ms)
@@ -347,7 +397,10 @@ class MoveReconstructor:
             for placement, when_ms in passing:
                 if placement != raw:
                     out.extend(self._observe(placement, when_ms, settled=False))
-        out.extend(self._observe(raw, at_ms, settled=True))
+        # The settled placement stands since the change that made it, not since the
+        # debounce ended (a dump without changes: since it was read).
+        since_ms = passing[-1][1] if passing and passing[-1][0] == raw else at_ms
+        out.extend(self._observe(raw, at_ms, settled=True, since_ms=since_ms))
         return out
 
     def _explained_at_once(self, raw: str, passing: Sequence[tuple[str, int]]) -> bool:
@@ -390,7 +443,9 @@ class MoveReconstructor:
                 parent.pop()
         return out
 
-    def _observe(self, raw: str, at_ms: int, *, settled: bool) -> list[Observation]:
+    def _observe(
+        self, raw: str, at_ms: int, *, settled: bool, since_ms: int | None = None
+    ) -> list[Observation]:
         out: list[Observation] = []
         if raw == self._last_settled and (self._unknown is None or not settled):
             return out
@@ -465,10 +520,12 @@ class MoveReconstructor:
                     self._restored(out, at_ms)
                     return out
         if self._unknown != placement or not self._unknown_settled:
-            self._unknown_since_ms = at_ms
+            self._unknown_since_ms = at_ms if since_ms is None else min(since_ms, at_ms)
             self._unknown = placement
             self._unknown_settled = True
             self._unknown_alerted = False
+            self._unknown_ended = False
+            self._unknown_puts_down = _puts_down(self._placements[-1], placement_key(placement))
         out.extend(self.tick(at_ms))
         return out
 
@@ -483,37 +540,8 @@ class MoveReconstructor:
             and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
         ):
             out.extend(self._take_pending(now_ms))
-        if (
-            self._unknown is not None
-            and self._unknown_settled
-            and not self._unknown_alerted
-            and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
-        ):
-            self._unknown_alerted = True
-            self._alert_open = True
-            diff = square_diff(self.placement, self._unknown)
-            names = ", ".join(
-                f"{d['square']} {d['expected'] or '-'}->{d['found'] or '-'}" for d in diff
-            )
-            if self._candidates:
-                orders = " / ".join(" ".join(line) for line in self._candidates)
-                names += (
-                    f"; more than one order of moves leads there ({orders}): the arbiter decides"
-                )
-            out.append(
-                BoardAlert(
-                    now_ms,
-                    "impossible_position",
-                    f"the board follows from no legal move at ply {self.ply}: {names}",
-                    {
-                        "ply": self.ply,
-                        "expected_fen": self.placement,
-                        "board_fen": self._unknown,
-                        "diff": diff,
-                        **({"candidate_lines": self._candidates} if self._candidates else {}),
-                    },
-                )
-            )
+        if self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms:
+            out.extend(self._impossible(now_ms))
         if (
             self.provisional_from is not None
             and self._unknown is None
@@ -522,6 +550,39 @@ class MoveReconstructor:
         ):
             out.extend(self._confirm(now_ms, "quiet"))
         return out
+
+    def _impossible(self, at_ms: int) -> list[Observation]:
+        """The alert for an unexplained placement that stands (once per placement)."""
+        if (
+            self._unknown is None
+            or not self._unknown_stands
+            or not self._unknown_settled
+            or self._unknown_alerted
+        ):
+            return []
+        self._unknown_alerted = True
+        self._alert_open = True
+        diff = square_diff(self.placement, self._unknown)
+        names = ", ".join(
+            f"{d['square']} {d['expected'] or '-'}->{d['found'] or '-'}" for d in diff
+        )
+        if self._candidates:
+            orders = " / ".join(" ".join(line) for line in self._candidates)
+            names += f"; more than one order of moves leads there ({orders}): the arbiter decides"
+        return [
+            BoardAlert(
+                at_ms,
+                "impossible_position",
+                f"the board follows from no legal move at ply {self.ply}: {names}",
+                {
+                    "ply": self.ply,
+                    "expected_fen": self.placement,
+                    "board_fen": self._unknown,
+                    "diff": diff,
+                    **({"candidate_lines": self._candidates} if self._candidates else {}),
+                },
+            )
+        ]
 
     def confirm(self, at_ms: int, reason: str = "clock") -> list[Observation]:
         """The caller knows the move is complete (the mover pressed the clock)."""
@@ -554,8 +615,12 @@ class MoveReconstructor:
         self._redo = known
 
     def finish(self, at_ms: int) -> list[Observation]:
-        """End of input: whatever is provisional is as final as it will get."""
-        return self._take_pending(at_ms) + self._confirm(at_ms, "end_of_input")
+        """End of input: whatever is provisional is as final as it will get, and what
+        the board shows stands (pieces still off the board stay off)."""
+        self._unknown_ended = True
+        out = self._take_pending(at_ms)
+        out += self._impossible(at_ms)
+        return out + self._confirm(at_ms, "end_of_input")
 
     # --- internals ----------------------------------------------------------
 
@@ -604,15 +669,17 @@ class MoveReconstructor:
         return self._successors
 
     def _push(self, move: chess.Move, at_ms: int) -> MoveSeen:
+        """Play ``move`` on the game, provisional until the evidence that it is complete
+        (``_confirm``): no move is complete by its kind (a knight put down one square
+        off, a bishop a square short, are legal moves the hand is still making)."""
         san = self.board.san(move)
-        provisional = is_extendable(self.board, move)
         self.board.push(move)
         self._placements.append(key_of(self.board))
         self._successors = None
         self._last_change_ms = at_ms
-        if provisional and self.provisional_from is None:
+        if self.provisional_from is None:
             self.provisional_from = self.ply - 1
-        return MoveSeen(at_ms, move.uci(), san, self.ply, provisional)
+        return MoveSeen(at_ms, move.uci(), san, self.ply, True)
 
     def _pop(self) -> chess.Move:
         move = self.board.pop()
@@ -638,10 +705,7 @@ class MoveReconstructor:
         for move in moves:
             # A new move confirms everything before it.
             out.extend(self._confirm(at_ms, "next_move"))
-            seen = self._push(move, at_ms)
-            out.append(seen)
-            if not seen.provisional:
-                out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
+            out.append(self._push(move, at_ms))
         self._redo.clear()
         return out
 
@@ -664,7 +728,9 @@ class MoveReconstructor:
         extended = self._extend_pending(placement, at_ms)
         if extended is not None:
             return extended
-        if not settled and not _puts_down(self._placements[-1], placement):
+        if not _puts_down(self._placements[-1], placement) and not (settled and self._reconciling):
+            # Pieces in a hand (an exchange on one square, read as two plies, looks the
+            # same): only the dump after a reconnection shows moves made meanwhile.
             return None
         if self._pending is not None and not _puts_down(self._pending[2], placement):
             return None  # a hand in the air over the board a recovery waits on
@@ -673,55 +739,20 @@ class MoveReconstructor:
             if pair is not None:
                 return self._play(pair, at_ms)
         if self._reconciling and self.reconcile_depth > 2:
-            lines = self._deep(placement)
+            # Shortest lines first, as for rules 3 and 5: two plies explained by four (a
+            # piece's detour) are still two plies.
+            lines = lines_to(
+                self.board.copy(),
+                placement,
+                range(3, self.reconcile_depth + 1),
+                changed=_changed(self._placements[-1], placement),
+                max_nodes=self.reconcile_nodes,
+            )
             if len(lines) == 1:
                 return self._play(lines[0], at_ms)
             if lines:
                 self._candidates = [[m.uci() for m in line] for line in lines]
         return None
-
-    def _deep(self, target: Key) -> list[list[chess.Move]]:
-        """The shortest lines (3 to ``reconcile_depth`` plies) to the target; two at most
-        are looked for: more than one means the order of the moves is unknowable."""
-        changed = 0
-        for mine, theirs in zip(self._placements[-1], target, strict=True):
-            changed |= mine ^ theirs
-        board = self.board.copy()
-        found: list[list[chess.Move]] = []
-        path: list[chess.Move] = []
-        nodes = 0
-
-        def search(depth: int) -> None:
-            nonlocal nodes
-            for move in list(board.legal_moves):
-                if len(found) > 1:
-                    return
-                # A move that touches no changed square would have to be undone later:
-                # such lines are not followed.
-                if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
-                    changed
-                ):
-                    continue
-                nodes += 1
-                if nodes > self.reconcile_nodes or len(found) > 1:
-                    return
-                board.push(move)
-                path.append(move)
-                if depth == 1:
-                    if key_of(board) == target:
-                        found.append(list(path))
-                else:
-                    search(depth - 1)
-                board.pop()
-                path.pop()
-
-        # Shortest lines first, as for rules 3 and 5: two plies explained by four
-        # (a piece's detour) are still two plies.
-        for depth in range(3, self.reconcile_depth + 1):
-            search(depth)
-            if found:
-                break
-        return found
 
     def _correction(self, placement: Key, at_ms: int) -> list[Observation] | None:
         if self.provisional_from is None or self.provisional_from != self.ply - 1:
@@ -742,19 +773,16 @@ class MoveReconstructor:
             if hit:
                 self._pop()
                 seen = self._push(move, at_ms)
-                out: list[Observation] = [
+                self._redo.clear()
+                return [
                     MoveCorrected(at_ms, seen.ply, last.uci(), seen.uci, seen.san, seen.provisional)
                 ]
-                if not seen.provisional:
-                    out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
-                self._redo.clear()
-                return out
         return None
 
     def _find_recovery(self, placement: Key) -> tuple[int, list[chess.Move]] | None:
         """Rule 7: a move already taken was not the one played.
 
-        Only moves the board inferred (from quiet time, or final by their kind)
+        Only moves the board inferred (from quiet time or the next move)
         and no lever press completed can be misread. The placement is reached
         from the position ``back`` plies ago (1 to ``recover_plies``) by a line
         of ``back`` or ``back + 1`` moves (the board moves one ply at a time: it
@@ -768,13 +796,22 @@ class MoveReconstructor:
             # Only pieces missing: a hand in the air (a capture, a lifted piece), no move.
             return None
         for back in range(1, min(self.recover_plies, self.ply - self._pressed_ply) + 1):
-            for length in (back, back + 1):
-                lines = self._lines_from(back, placement, length)
-                if len(lines) == 1:
-                    return back, lines[0]
-                if lines:
-                    self._candidates = [[m.uci() for m in line] for line in lines]
-                    return None
+            board = self.board.copy()
+            for _ in range(back):
+                board.pop()
+            lines = lines_to(
+                board,
+                placement,
+                (back, back + 1),
+                changed=_changed(self._placements[self.ply - back], placement),
+                not_first=self.board.move_stack[self.ply - back],
+                max_nodes=self.reconcile_nodes,
+            )
+            if len(lines) == 1:
+                return back, lines[0]
+            if lines:
+                self._candidates = [[m.uci() for m in line] for line in lines]
+                return None
         return None
 
     def _recover(self, placement: Key, at_ms: int, *, settled: bool) -> list[Observation] | None:
@@ -820,46 +857,6 @@ class MoveReconstructor:
         self._restored(out, at_ms)
         return out
 
-    def _lines_from(self, back: int, target: Key, length: int) -> list[list[chess.Move]]:
-        """Lines of ``length`` moves from the position ``back`` plies ago to ``target``
-        that leave the game's line at their first move (two at most)."""
-        board = self.board.copy()
-        for _ in range(back):
-            board.pop()
-        played = self.board.move_stack[self.ply - back]
-        changed = 0
-        for mine, theirs in zip(self._placements[self.ply - back], target, strict=True):
-            changed |= mine ^ theirs
-        found: list[list[chess.Move]] = []
-        path: list[chess.Move] = []
-        nodes = 0
-
-        def search(depth: int) -> None:
-            nonlocal nodes
-            for move in list(board.legal_moves):
-                if len(found) > 1 or nodes > self.reconcile_nodes:
-                    return
-                if not path and move == played:
-                    continue
-                # Every move of the line touches a square that differs (no detours).
-                if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
-                    changed
-                ):
-                    continue
-                nodes += 1
-                board.push(move)
-                path.append(move)
-                if depth == 1:
-                    if key_of(board) == target:
-                        found.append(list(path))
-                else:
-                    search(depth - 1)
-                board.pop()
-                path.pop()
-
-        search(length)
-        return found
-
     def _rewrite(self, back: int, line: list[chess.Move], at_ms: int) -> list[Observation]:
         """Take back ``back`` plies and play ``line`` instead (rule 7)."""
         from_ply = self.ply - back + 1
@@ -888,11 +885,8 @@ class MoveReconstructor:
         # Whatever is still provisional before the corrected ply: the board went on.
         out.extend(self._confirm(at_ms, "next_move"))
         for i, move in enumerate(line):
-            seen = self._push(move, at_ms)
-            out.append(seen)
-            if not seen.provisional:
-                out.append(MoveConfirmed(at_ms, seen.ply, seen.uci, "final"))
-            elif i < len(line) - 1:
+            out.append(self._push(move, at_ms))
+            if i < len(line) - 1:
                 out.extend(self._confirm(at_ms, "next_move"))
         self._redo.clear()
         return out

@@ -207,6 +207,12 @@ class BoardSession:
             self._last_dump_request_ms = now_ms
             self._send.append(p.SEND_BRD)
 
+    def run_timers_until(self, now_ms: int) -> None:
+        """Fire, each at its own instant, the timers due by ``now_ms``: what a live
+        link's timers would have done before a recorded chunk of that instant."""
+        while (deadline := self.next_deadline_ms()) is not None and deadline <= now_ms:
+            self.poll(deadline)
+
     def next_deadline_ms(self) -> int | None:
         """When ``poll`` next has work: the debounce, an alert, a confirmation."""
         deadlines = []
@@ -227,7 +233,6 @@ class BoardSession:
         if self._dirty or self._passing or not self.reconstructor.matches_game:
             self._dirty = False
             self._settle_shadow(now_ms)
-        self._out.extend(self.reconstructor.tick(now_ms + self.reconstructor.alert_after_ms))
         self._out.extend(self.reconstructor.finish(now_ms))
 
     def data_to_send(self) -> bytes:

@@ -43,6 +43,7 @@ commands, on a pseudo-terminal or a TCP port (``adapters.dgt.simulated_links``:
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -75,21 +76,38 @@ class Noise:
     misread_at_ply: int | None = None
     """1-based ply from which the first move with an intermediate legal square is held there."""
     misread_hold_ms: int = 4000
+    held: float = 0.0
+    """Probability, per ply, that the mover's hand holds a piece on its way (see
+    ``HELD_KINDS``): the piece hovers over the board, is put down a moment on a wrong
+    square, a captured piece is held while the capturing one is thought over, a
+    promotion's new piece is fetched."""
+
+
+HELD_KINDS = ("hover", "misplaced", "captured_held", "fetch")
+"""What a hand holding a piece does: ``hover`` (lifted, held over the board, then put
+down; castling: the king held), ``misplaced`` (put down on an empty square next to
+its own for a moment, then moved on), ``captured_held`` (the captured man taken off
+first and held before the capturing piece is lifted), ``fetch`` (a promotion: the
+pawn is off the board while the new piece is found)."""
 
 
 @dataclass(frozen=True)
 class Step:
     """One thing that happens at ``at_ms``: a field change, a clock reading, a settle
-    point (where a host would ask for a dump), or the link going down / up."""
+    point (where a host would ask for a dump), the link going down / up; and, for
+    whoever measures an adapter, what really happened: a move completed (``ply``), a
+    knocked piece left lying until ``until_ms`` (``knocked``: the board genuinely
+    shows an impossible position meanwhile, no hand on it)."""
 
     at_ms: int
-    kind: str  # field | clock | settle | drop | restore | ply
+    kind: str  # field | clock | settle | drop | restore | ply | knocked
     field: int = 0
     code: int = 0
     left_ms: int = 0
     right_ms: int = 0
     running: str | None = None
     ply: int = 0
+    until_ms: int = 0
 
 
 def _think_times_s(game: chess.pgn.Game | None, plies: int, rng: random.Random) -> list[float]:
@@ -123,6 +141,20 @@ def _intermediate(board: chess.Board, move: chess.Move) -> chess.Square | None:
         if chess.Move(move.from_square, square) in board.legal_moves:
             return square
     return None
+
+
+def _captured_square(board: chess.Board, move: chess.Move) -> chess.Square | None:
+    """Where the man ``move`` captures stands (en passant: beside the capturing pawn)."""
+    if board.is_en_passant(move):
+        return chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))
+    return move.to_square if board.piece_at(move.to_square) is not None else None
+
+
+def _castling_rook(move: chess.Move) -> tuple[chess.Square, chess.Square]:
+    """The rook's squares (from, to) of a castling king's ``move``."""
+    rank = chess.square_rank(move.to_square)
+    kingside = chess.square_file(move.to_square) == 6
+    return chess.square(7 if kingside else 0, rank), chess.square(5 if kingside else 3, rank)
 
 
 def _clock_at_rate(steps: list[Step], every_ms: int) -> list[Step]:
@@ -244,6 +276,9 @@ class BoardSimulator:
         def settle(at: float) -> None:
             steps.append(Step(round(at * scale), "settle"))
 
+        def knocked(at: float, until: float) -> None:
+            steps.append(Step(round(at * scale), "knocked", until_ms=round(until * scale)))
+
         clock_step(t, chess.WHITE, clock, game_ms)
         for ply, move in enumerate(self.moves):
             mover = board.turn
@@ -260,7 +295,7 @@ class BoardSimulator:
                     t + (i + 1) * think_wall / (ticks + 1), mover, clock, game_ms + (i + 1) * part
                 )
             if self.noise.knocks and rng.random() < self.noise.knocks:
-                t = self._knock(board, rng, t, change, settle)
+                t = self._knock(board, rng, t, change, settle, knocked)
             if self.noise.drop_at_ply == ply:
                 steps.append(Step(round(t * scale), "drop"))
                 steps.append(Step(round((t + self.noise.drop_ms) * scale), "restore"))
@@ -321,12 +356,11 @@ class BoardSimulator:
             t += gap()
             change(t, move.to_square, piece)
             return t
+        if self.noise.held and rng.random() < self.noise.held:
+            return self._held(board, move, rng, t, change)
         if board.is_castling(move):
             king_to = move.to_square
-            rank = chess.square_rank(king_to)
-            kingside = chess.square_file(king_to) == 6
-            rook_from = chess.square(7 if kingside else 0, rank)
-            rook_to = chess.square(5 if kingside else 3, rank)
+            rook_from, rook_to = _castling_rook(move)
             rook = board.piece_at(rook_from)
             if rng.random() < 0.5:
                 # Rook first; with transients, it stands on f1/d1 a while (a legal rook move).
@@ -355,13 +389,7 @@ class BoardSimulator:
                 t += gap()
                 change(t, rook_to, rook)
             return t
-        captured_square: chess.Square | None = None
-        if board.is_en_passant(move):
-            captured_square = chess.square(
-                chess.square_file(move.to_square), chess.square_rank(move.from_square)
-            )
-        elif board.piece_at(move.to_square) is not None:
-            captured_square = move.to_square
+        captured_square = _captured_square(board, move)
         captured_first = captured_square is not None and self._lift_order_capture(rng)
         if captured_first and captured_square is not None:
             change(t, captured_square, None)
@@ -403,8 +431,75 @@ class BoardSimulator:
             change(t, captured_square, None)  # en passant: the captured pawn taken last
         return t
 
+    def _held(
+        self, board: chess.Board, move: chess.Move, rng: random.Random, t: float, change: Change
+    ) -> float:
+        """``move`` made by a hand that holds a piece on the way (one of ``HELD_KINDS``).
+
+        Human timings: a piece hovers for a log-normal time (median 1.2 s, one in ten
+        over 3.3 s, at most 12 s); a piece put down on a wrong square stays there
+        0.25-1.2 s, as long as it takes to see it and slide it on; a new queen is found
+        in 1.5-6 s."""
+
+        def gap() -> float:
+            return rng.uniform(60, 200)
+
+        def hover() -> float:
+            return min(12_000.0, max(300.0, rng.lognormvariate(math.log(1200), 0.8)))
+
+        piece = board.piece_at(move.from_square)
+        assert piece is not None
+        if board.is_castling(move):
+            # The king lifted and held, then put down, then the rook carried over it.
+            rook_from, rook_to = _castling_rook(move)
+            change(t, move.from_square, None)
+            t += hover()
+            change(t, move.to_square, piece)
+            t += gap()
+            change(t, rook_from, None)
+            t += gap()
+            change(t, rook_to, board.piece_at(rook_from))
+            return t
+        captured = _captured_square(board, move)
+        kinds = ["hover", "misplaced"] + (["captured_held"] if captured is not None else [])
+        kind = "fetch" if move.promotion else rng.choice(kinds)
+        landed = chess.Piece(move.promotion, piece.color) if move.promotion else piece
+        if kind == "captured_held" and captured is not None:
+            change(t, captured, None)
+            t += hover()
+            captured = None
+        change(t, move.from_square, None)
+        t += gap()
+        if kind == "hover":
+            t += hover()
+        elif kind == "fetch":
+            t += rng.uniform(1500, 6000)
+        elif kind == "misplaced":
+            wrong = [
+                sq
+                for sq in chess.SquareSet(chess.BB_KING_ATTACKS[move.to_square])
+                if board.piece_at(sq) is None and sq != captured
+            ]
+            if wrong:
+                square = rng.choice(wrong)
+                change(t, square, piece)
+                t += rng.uniform(250, 1200)
+                change(t, square, None)
+                t += gap()
+        if captured is not None:
+            change(t, captured, None)
+            t += gap()
+        change(t, move.to_square, landed)
+        return t
+
     def _knock(
-        self, board: chess.Board, rng: random.Random, t: float, change: Change, settle: Settle
+        self,
+        board: chess.Board,
+        rng: random.Random,
+        t: float,
+        change: Change,
+        settle: Settle,
+        knocked: Callable[[float, float], None],
     ) -> float:
         """A piece of the player NOT on move knocked to an empty neighbour, put back."""
         victims = [
@@ -432,6 +527,7 @@ class BoardSimulator:
                 else rng.uniform(400, 900)
             )
             settle(t + 1)
+            knocked(t, t + stand)
             t += stand
             change(t, target, None)
             t += rng.uniform(100, 250)

@@ -24,7 +24,15 @@ from engine.world import World
     "raise_alert",
     summary="An electronic board raises an alert for the arbiters on board/<serial>.",
     events=(AlertRaised,),
-    refusals=(("malformed_command", "", "'board' is not a board's serial number"),),
+    refusals=((MalformedCommand, "", "'board' is not a board's serial number"),),
+    notes={
+        "board": "the board's serial number: the alert goes to `board/<serial>`",
+        "kind": "the alert's kind (`board_disconnected`, `clock_mismatch` ...)",
+        "message": "the alert in words, for the arbiters",
+        "game": "the game the board was playing, if known",
+        "details": "what the board saw (free-form)",
+        "by": "who raised it; default `dgt:<serial>`",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RaiseAlert(Command):

@@ -30,7 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.commands import Command, command
-from engine.errors import MalformedCommand, RuleViolation, UnknownGame
+from engine.errors import (
+    GameNotInProgress,
+    MalformedCommand,
+    RuleViolation,
+    UnknownGame,
+)
 from engine.events import AlertRaised, ClockAdjusted, ClockReadingRecorded, Event, ResultRecorded
 from engine.fields import Instant
 from engine.game.flags import automatic, fallen_flag, flag_check
@@ -48,11 +53,16 @@ from engine.world import World
     events=(ClockAdjusted,),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game is finished"),
-        ("malformed_command", "", "no reason, or delta_ms of 0"),
-        ("rule_violation", "6.9", "a flag fell before the adjustment's instant"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game is finished"),
+        (MalformedCommand, "", "no reason, or delta_ms of 0"),
+        (RuleViolation, "6.9", "a flag fell before the adjustment's instant"),
     ),
+    notes={
+        "side": "the side whose clock is adjusted: `white` or `black`",
+        "delta_ms": "milliseconds added (positive) or taken (negative)",
+        "reason": "why, in words, for the record",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class AdjustClock(Command):
@@ -73,13 +83,18 @@ class AdjustClock(Command):
     "for the arbiters (Laws 6.8), or the result in unsupervised play (6.9).",
     events=(ResultRecorded, AlertRaised),
     refusals=(
-        ("unknown_game", "", "a named game has not been started"),
+        (UnknownGame, "", "a named game has not been started"),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "game ids that are not strings, or no tournament and no game named",
         ),
     ),
+    notes={
+        "game": "one game to look at (default: every game of the tournament in progress)",
+        "games": "game ids to look at, beside `game`",
+        "by": "who asked, for the record (default `clock`: the gateway's flag check)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class CheckFlags(Command):

@@ -33,7 +33,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.commands import Command, command
-from engine.errors import GameNotInProgress, MalformedCommand, RuleViolation
+from engine.errors import (
+    GameNotInProgress,
+    IllegalMove,
+    MalformedCommand,
+    RuleViolation,
+    UnknownGame,
+)
 from engine.events import Event, MovesCorrected, ResultCorrected, ResultRecorded
 from engine.fields import Instant, ResultText
 from engine.game.record import require_no_pending_claim
@@ -64,21 +70,28 @@ POSITION_ENDINGS = frozenset(
     roles=RULING_ROLES,
     events=(MovesCorrected, ResultRecorded),
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
+        (UnknownGame, "", "the game has not been started"),
         (
-            "game_not_in_progress",
+            GameNotInProgress,
             "",
             "the game is finished: withdraw the result first (correct_result with result null)",
         ),
-        ("rule_violation", "9.5", "a draw claim is pending"),
-        ("illegal_move", "", "a replacement move is not legal where it stands"),
+        (RuleViolation, "9.5", "a draw claim is pending"),
+        (IllegalMove, "", "a replacement move is not legal where it stands"),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "no reason, a correction dated before the game's last event, from_ply outside the "
             "recorded moves, a negative time, or moves that are already recorded",
         ),
     ),
+    notes={
+        "reason": "why, in words, for the record",
+        "from_ply": "the moves after this ply are replaced (0: from the first move)",
+        "moves": "the moves that replace them, SAN or UCI, in order",
+        "white_ms": "White's clock display after the last replacement move, milliseconds",
+        "black_ms": "Black's clock display after the last replacement move, milliseconds",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class CorrectMoves(Command):
@@ -102,21 +115,27 @@ class CorrectMoves(Command):
     roles=RULING_ROLES,
     events=(ResultCorrected,),
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game has no result to correct"),
-        ("rule_violation", "3.9.2 b", "a draw by agreement"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game has no result to correct"),
+        (RuleViolation, "3.9.2 b", "a draw by agreement"),
         (
-            "rule_violation",
+            RuleViolation,
             "5",
             "a result by the position (checkmate, stalemate ...) that the final position does not "
             "show",
         ),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "no reason, '*', a termination with a withdrawn result, or the result already recorded",
         ),
     ),
+    notes={
+        "reason": "why, in words, for the record",
+        "result": "the result that replaces the recorded one: `1-0`, `0-1` or `1/2-1/2`; null "
+        "withdraws the result (the game goes back to in progress)",
+        "termination": "how the game ended, in words (`time forfeit`, `default` ...)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class CorrectResult(Command):

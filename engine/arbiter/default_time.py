@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from engine.arbiter.incident_book import IncidentBook
 from engine.arbiter.incidents import require_arbiter
 from engine.commands import Command, command
-from engine.errors import MalformedCommand, RuleViolation
+from engine.errors import GameNotInProgress, MalformedCommand, RuleViolation, UnknownGame
 from engine.events import INCIDENTS_STREAM, DefaultRuled, Event, ResultRecorded
 from engine.fields import Instant
 from engine.game import state as games
@@ -48,6 +48,20 @@ ARTICLE = "6.6 a"
     roles=RULING_ROLES,
     events=(DefaultRuled, ResultRecorded),
     in_time_order=True,
+    refusals=(
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game is finished"),
+        (MalformedCommand, "", "the player does not play the game"),
+        (
+            RuleViolation,
+            "6.6 a",
+            "the start did not record who was present, the player was "
+            "present or has moved, or the default time has not passed",
+        ),
+    ),
+    notes={
+        "player": "the absent player: a player's id, or `white` / `black`",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleDefault(Command):

@@ -61,10 +61,12 @@ from engine.arbiter.claim_verification import (
 from engine.commands import Command, command
 from engine.errors import (
     GameNotInProgress,
+    IllegalMove,
     MalformedCommand,
     NotAnArbiter,
     RuleViolation,
     UnknownClaim,
+    UnknownGame,
 )
 from engine.events import (
     AlertRaised,
@@ -107,23 +109,30 @@ after consulting the advisor is not an incorrect claim."""
     events=(DrawClaimed, AlertRaised, ResultRecorded),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game has ended (3.7.1.b.4 in a playoff game)"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game has ended (3.7.1.b.4 in a playoff game)"),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "an unknown kind, a claimant who is not white, black or a player of the game, or a "
             "claim id already used",
         ),
-        ("rule_violation", "9.5", "another claim is pending"),
+        (RuleViolation, "9.5", "another claim is pending"),
         (
-            "rule_violation",
+            RuleViolation,
             "9.2",
             "a threefold-repetition claim by the player not having the move (9.3 for fifty moves)",
         ),
-        ("rule_violation", "8.1", "an intended move with a claim other than 9.2 or 9.3"),
-        ("illegal_move", "", "the intended move is not legal"),
+        (RuleViolation, "8.1", "an intended move with a claim other than 9.2 or 9.3"),
+        (IllegalMove, "", "the intended move is not legal"),
     ),
+    notes={
+        "by": "the claimant: `white`, `black` (`both` for a theoretical draw) or the player's id",
+        "kind": "`threefold_repetition`, `fifty_moves`, `perpetual_check`, `stalemate`, "
+        "`insufficient_material` or `theoretical_draw`",
+        "intended_move": "the move written but not played (9.2 a, 9.3 a)",
+        "claim": "the claim's id (numbered 1, 2 ... in the game)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class ClaimDraw(Command):
@@ -146,13 +155,20 @@ class ClaimDraw(Command):
     events=(ClaimAdvised,),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("not_an_arbiter", "3.9.2 b", "the advisor is not the event's Technical Advisor"),
-        ("unknown_claim", "", "the game has no claim of that id"),
-        ("rule_violation", "3.9.2 b", "the claim has already been ruled: a ruling is final"),
-        ("game_not_in_progress", "", "the claim lapsed: the game ended before a ruling"),
-        ("malformed_command", "", "an opinion other than draw or not_draw"),
+        (UnknownGame, "", "the game has not been started"),
+        (NotAnArbiter, "3.9.2 b", "the advisor is not the event's Technical Advisor"),
+        (UnknownClaim, "", "the game has no claim of that id"),
+        (RuleViolation, "3.9.2 b", "the claim has already been ruled: a ruling is final"),
+        (GameNotInProgress, "", "the claim lapsed: the game ended before a ruling"),
+        (MalformedCommand, "", "an opinion other than draw or not_draw"),
     ),
+    notes={
+        "claim": "the claim's id (numbered 1, 2 ... in the game)",
+        "opinion": "`draw` or `not_draw`",
+        "advisor": "the id of the Technical Advisor (an arbiter of `create_tournament` with "
+        "role `advisor`)",
+        "reason": "why, in words, for the record",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class AdviseClaim(Command):
@@ -174,22 +190,27 @@ class AdviseClaim(Command):
     events=(ClaimRuled, ClockAdjusted, MovePlayed, ResultRecorded),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("unknown_claim", "", "the game has no claim of that id"),
+        (UnknownGame, "", "the game has not been started"),
+        (UnknownClaim, "", "the game has no claim of that id"),
         (
-            "rule_violation",
+            RuleViolation,
             "3.9.2 b",
             "the claim has already been ruled (a ruling is final), or a theoretical-draw claim "
             "has no opinion of the Technical Advisor yet",
         ),
-        ("game_not_in_progress", "", "the claim lapsed: the game ended before a ruling"),
+        (GameNotInProgress, "", "the claim lapsed: the game ended before a ruling"),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "a decision other than accepted or rejected, or one that contradicts the verification "
             "without a reason",
         ),
     ),
+    notes={
+        "claim": "the claim's id (numbered 1, 2 ... in the game)",
+        "decision": "`accepted` (the game is drawn) or `rejected` (play goes on)",
+        "reason": "why, in words, for the record",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleClaim(Command):
@@ -207,9 +228,10 @@ class RuleClaim(Command):
 @command(
     "offer_draw",
     summary="Always refused: the players cannot draw a game by agreement (3.9.2 b).",
-    refusals=(
-        ("rule_violation", "3.9.2 b", "always: the players cannot draw a game by agreement"),
-    ),
+    refusals=((RuleViolation, "3.9.2 b", "always: the players cannot draw a game by agreement"),),
+    notes={
+        "by": "the side who offers: `white` or `black` (always refused, 3.9.2 b)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class OfferDraw(Command):
@@ -224,9 +246,8 @@ class OfferDraw(Command):
 @command(
     "agree_draw",
     summary="Always refused: the players cannot draw a game by agreement (3.9.2 b).",
-    refusals=(
-        ("rule_violation", "3.9.2 b", "always: the players cannot draw a game by agreement"),
-    ),
+    refusals=((RuleViolation, "3.9.2 b", "always: the players cannot draw a game by agreement"),),
+    notes={"by": "the side who agrees: `white` or `black` (always refused, 3.9.2 b)"},
 )
 @dataclass(frozen=True, kw_only=True)
 class AgreeDraw(OfferDraw):

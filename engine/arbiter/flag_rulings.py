@@ -30,7 +30,11 @@ from dataclasses import dataclass
 
 from engine.clock.regulation import flag_fall_result
 from engine.commands import Command, command
-from engine.errors import MalformedCommand
+from engine.errors import (
+    GameNotInProgress,
+    MalformedCommand,
+    UnknownGame,
+)
 from engine.events import ClockReadingRecorded, Event, FlagRuled, ResultRecorded
 from engine.fields import Instant
 from engine.game.flags import flag_evidence, flag_key
@@ -50,15 +54,23 @@ DECISIONS = ("fallen", "not_fallen")
     events=(FlagRuled, ResultRecorded),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game is finished"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game is finished"),
         (
-            "malformed_command",
+            MalformedCommand,
             "6.10 a",
             "a decision other than fallen or not_fallen, or a regulation-clock flag dismissed "
             "without a reason",
         ),
     ),
+    notes={
+        "side": "the side whose flag is ruled on: `white` or `black`",
+        "decision": "`fallen` (the flag fell: the game is decided, Laws 2009 6.9) or "
+        "`not_fallen` (the flag is dismissed; dismissing the regulation clock's zero needs a "
+        "`reason`)",
+        "reason": "why, in words; required to dismiss a flag the regulation clock shows fallen "
+        "(6.10 a)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleFlag(Command):

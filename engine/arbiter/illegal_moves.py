@@ -24,7 +24,11 @@ from dataclasses import dataclass
 
 from engine.arbiter.draw_claims import ordinal
 from engine.commands import Command, command
-from engine.errors import MalformedCommand, RuleViolation
+from engine.errors import (
+    MalformedCommand,
+    RuleViolation,
+    UnknownGame,
+)
 from engine.events import ClockAdjusted, Event, IllegalMoveRecorded, ResultRecorded
 from engine.fields import Instant
 from engine.game import state as games
@@ -43,10 +47,14 @@ from engine.world import World
     events=(IllegalMoveRecorded, ClockAdjusted, ResultRecorded),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("rule_violation", "7.4", "the game has ended (3.7.1.b.4 in a playoff game)"),
-        ("malformed_command", "", "'by' is not white, black or a player of the game"),
+        (UnknownGame, "", "the game has not been started"),
+        (RuleViolation, "7.4", "the game has ended (3.7.1.b.4 in a playoff game)"),
+        (MalformedCommand, "", "'by' is not white, black or a player of the game"),
     ),
+    notes={
+        "by": "who made the move: `white`, `black` or the player's id",
+        "move": "the illegal move as written, SAN or UCI, for the record",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RecordIllegalMove(Command):

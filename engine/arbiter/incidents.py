@@ -55,7 +55,9 @@ from engine.errors import (
     GameNotInProgress,
     MalformedCommand,
     NotAnArbiter,
+    OutOfOrder,
     RuleViolation,
+    UnknownGame,
     UnknownTournament,
 )
 from engine.events import (
@@ -125,13 +127,29 @@ Lookup = Callable[[str], Game | None]
     roles=RULING_ROLES,
     events=(IncidentRecorded, ClockAdjusted, ResultRecorded, PlayerWithdrew, GameStarted),
     refusals=(
-        ("unknown_tournament", "", "no tournament in this store"),
-        ("not_an_arbiter", "3.9.2 b", "the arbiter may not record it"),
-        ("game_not_in_progress", "12.5", "the game has ended: record the incident without it"),
-        ("rule_violation", "13.4", "a penalty the incident's kind does not carry, or lacks"),
-        ("rule_violation", "3.9.2 c", "the player left the playing area with permission"),
-        ("malformed_command", "", "an unknown kind or player, no details, no game where needed"),
+        (UnknownTournament, "", "no tournament in this store"),
+        (UnknownGame, "", "the incident's game has not been started"),
+        (OutOfOrder, "Laws 2009 6.7 a", "dated before its game's last recorded event"),
+        (NotAnArbiter, "3.9.2 b", "the arbiter may not record it"),
+        (GameNotInProgress, "12.5", "the game has ended: record the incident without it"),
+        (RuleViolation, "13.4", "a penalty the incident's kind does not carry, or lacks"),
+        (RuleViolation, "3.9.2 c", "the player left the playing area with permission"),
+        (MalformedCommand, "", "an unknown kind or player, no details, no game where needed"),
     ),
+    notes={
+        "game": "the game in progress the incident concerns, if any (required for "
+        "`device_sounded`)",
+        "player": "the player concerned: a player's id, or `white` / `black` with `game`; may "
+        "be left out only for `unauthorised_person` (3.9.1: the person is not a player)",
+        "kind": "`device_sounded` (Laws 2009 12.3 b), `extraneous_equipment` (3.9.2 a), "
+        "`left_playing_area` (3.9.2 c), `unauthorised_person` (3.9.1), `disturbance` (Laws "
+        "2009 12.6) or `other` (Laws 2009 13.4)",
+        "details": "what happened, in words, for the record",
+        "penalty": "the penalty of Laws 2009 13.4: `warning`, `time_added`, `time_deducted`, "
+        "`game_lost`, `points_reduced`, `opponent_points_raised` or `expelled`, or an object "
+        '`{kind, ...}` with its amounts (`{"kind": "time_added", "ms": 120000}`); '
+        "`device_sounded` requires `game_lost`",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RecordIncident(Command):
@@ -157,6 +175,19 @@ class RecordIncident(Command):
     "accompanied by an arbiter (3.9.2 c).",
     roles=("chief",),
     events=(LeavePermitted,),
+    refusals=(
+        (MalformedCommand, "", "not a player of the tournament"),
+        (
+            RuleViolation,
+            "3.9.2 c",
+            "the escort is not the Chief Arbiter or a Deputy, the player "
+            "is already out, or has no game in progress",
+        ),
+    ),
+    notes={
+        "player": "the player who leaves the playing area: a player's id",
+        "accompanied_by": "the arbiter who goes with the player (the Chief Arbiter or a Deputy)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class PermitLeave(Command):
@@ -173,6 +204,14 @@ class PermitLeave(Command):
     "returned",
     summary="A player out of the playing area with permission is back (3.9.2 c).",
     events=(PlayerReturned,),
+    refusals=(
+        (RuleViolation, "3.9.2 c", "the player is not out with the Chief Arbiter's permission"),
+        (MalformedCommand, "", "dated before the player left"),
+    ),
+    notes={
+        "player": "the player who is back: a player's id",
+        "by": "who saw the player back; default the arbiter who went with the player",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class Returned(Command):

@@ -31,6 +31,16 @@ from engine.world import World
     summary="The Chief Arbiter rules whether a withdrawn player's reason is satisfactory (3.3.4).",
     roles=("chief",),
     events=(WithdrawalReasonRuled,),
+    refusals=(
+        (MalformedCommand, "", "not a player of the tournament, or no reason"),
+        (RuleViolation, "3.3.4", "the player has not withdrawn"),
+    ),
+    notes={
+        "player": "the withdrawn player: a player's id",
+        "satisfactory": "`true` if the reason for the withdrawal is satisfactory, `false` if "
+        "not (3.3.4)",
+        "reason": "why, in words, for the record",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RuleWithdrawalReason(Command):

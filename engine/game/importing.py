@@ -53,20 +53,41 @@ from engine.world import World
     "its moves, result and, if known, clocks (the PGN import sends one per game).",
     events=(GameStarted, MovePlayed, ResultRecorded, ClockReadingRecorded),
     refusals=(
-        ("malformed_command", "", "the game is already recorded"),
+        (MalformedCommand, "", "the game is already recorded"),
         (
-            "illegal_move",
+            IllegalMove,
             "",
             "a move cannot be read, is not legal where it stands, or is a null move",
         ),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "a player not of the tournament, a round not of it, a pairing other than the "
             "round's (or the playoff game's), an unknown result, rules or position, or a "
             "list holding other than moves, times or instants, or not one entry a move",
         ),
     ),
+    notes={
+        "game": "the game's id: `<round>.<board>` for a paired game, a playoff game's id, or "
+        "any id for a game outside a tournament",
+        "round": "the round the game belongs to (a playoff game: its stage's)",
+        "board": "the board it was played on, in its round",
+        "white": "the White player's id",
+        "black": "the Black player's id",
+        "result": "`1-0`, `0-1`, `1/2-1/2`, or `*` for a game not finished",
+        "moves": "every move of the sheet, SAN or UCI, in order",
+        "at": "when the game started, ISO-8601 with its zone",
+        "move_at_ms": "when each move was completed (epoch ms), if known",
+        "clocks_ms": "the mover's clock after each ply (ms, null where the sheet has none), "
+        "e.g. PGN `[%clk]`: each is recorded as a clock reading and, without `move_at_ms`, "
+        "gives the move instants",
+        "time_control": "the game's time control (PGN `TimeControl` form, "
+        "`40/7200:20/3600:900+30`); default the rules profile's",
+        "initial_fen": "a starting position other than the initial one",
+        "rules": "the rules profile of a game outside a tournament: `candidates-2012` (default) "
+        "or `fide-2023`; a tournament's game follows its rules",
+        "by": "who sent it, for the record (an arbiter, `dgt:<serial>` ...)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RecordScoreSheet(Command):

@@ -17,6 +17,8 @@ from engine.errors import (
     AlreadyRecorded,
     CommandRefused,
     Conflict,
+    GameNotInProgress,
+    IllegalMove,
     MalformedCommand,
     RuleViolation,
     UnknownGame,
@@ -59,26 +61,36 @@ from engine.world import World
     "who is at the board may be recorded (Laws 2009 6.6 a).",
     events=(GameStarted, PresenceRecorded, AlertRaised),
     refusals=(
-        ("rule_violation", "3.3.7", "the game has already been started"),
+        (RuleViolation, "3.3.7", "the game has already been started"),
         (
-            "rule_violation",
+            RuleViolation,
             "3.1",
             "a player of the pairing has withdrawn and the game is not played (3.3.3 for a "
             "first-round default)",
         ),
         (
-            "rule_violation",
+            RuleViolation,
             "3.7.3.a",
             "a sudden-death game whose colours the lot winner has not chosen yet",
         ),
-        ("unknown_game", "", "not a paired game and no white and black given"),
+        (UnknownGame, "", "not a paired game and no white and black given"),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "white and black other than the pairing's, a player not of the tournament, the wrong "
             "stage or an invalid FEN",
         ),
     ),
+    notes={
+        "by": "who sent it, for the record (an arbiter, `dgt:<serial>` ...)",
+        "white": "the White player's id, for a game that is not paired (with `black`)",
+        "black": "the Black player's id, for a game that is not paired (with `white`)",
+        "time_control": "the time control (`40/7200:20/3600:900+30`); default the profile's",
+        "fen": "a starting position other than the initial one",
+        "stage": "`tournament`, `rapid`, `blitz` or `sudden_death`; default the pairing's",
+        "present": "the players at the board at the start (ids, or `white` / `black`; Laws 2009 "
+        "6.6 a): an absent one may be defaulted after the default time (`rule_default`)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class StartGame(Command):
@@ -103,16 +115,30 @@ class StartGame(Command):
     events=(MovePlayed, ResultRecorded, ClockReadingRecorded, AlertRaised),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game is finished"),
-        ("rule_violation", "9.5", "a draw claim is pending: the game is paused until the ruling"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game is finished"),
+        (RuleViolation, "9.5", "a draw claim is pending: the game is paused until the ruling"),
         (
-            "illegal_move",
+            IllegalMove,
             "",
             "the move cannot be read (UCI or SAN), is ambiguous or is not legal in the position",
         ),
-        ("malformed_command", "", "only one of white_ms and black_ms, or a negative time"),
+        (MalformedCommand, "", "only one of white_ms and black_ms, or a negative time"),
+        (
+            Conflict,
+            "",
+            "its `ply` is beyond the next one, or already holds another move: the sender's "
+            "game is not the record's",
+        ),
     ),
+    notes={
+        "move": "the move, SAN (`Nf3`) or UCI (`g1f3`)",
+        "white_ms": "White's clock display after the move, milliseconds (with `black_ms`)",
+        "black_ms": "Black's clock display after the move, milliseconds (with `white_ms`)",
+        "by": "who sent it, for the record (an arbiter, `dgt:<serial>` ...)",
+        "ply": "the ply the move becomes (1 = White's first move): a move sent again with its "
+        "ply is answered as a duplicate, never played as the next move",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class PlayMove(Command):
@@ -145,9 +171,12 @@ class PlayMove(Command):
     events=(ResultRecorded, AlertRaised),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game is finished"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game is finished"),
     ),
+    notes={
+        "by": "the side who resigns: `white` or `black`",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class Resign(Command):
@@ -166,11 +195,16 @@ class Resign(Command):
     events=(ResultRecorded,),
     in_time_order=True,
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game is finished"),
-        ("malformed_command", "", "the result is '*'"),
-        ("rule_violation", "3.9.2 b", "a draw whose reason or termination is an agreement"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game is finished"),
+        (MalformedCommand, "", "the result is '*'"),
+        (RuleViolation, "3.9.2 b", "a draw whose reason or termination is an agreement"),
     ),
+    notes={
+        "result": "`1-0`, `0-1` or `1/2-1/2` (`*` is refused)",
+        "reason": "why, in words, for the record",
+        "termination": "how the game ended, in words (`time forfeit`, `default` ...)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class DeclareResult(Command):

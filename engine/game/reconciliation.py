@@ -60,7 +60,12 @@ from dataclasses import dataclass
 
 from engine.clock.regulation import Clock
 from engine.commands import Command, command
-from engine.errors import GameNotInProgress, MalformedCommand, OutOfOrder
+from engine.errors import (
+    GameNotInProgress,
+    MalformedCommand,
+    OutOfOrder,
+    UnknownGame,
+)
 from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecorded, clock_stream
 from engine.fields import Instant
 from engine.game import state as games
@@ -181,14 +186,23 @@ def judge(clock: Clock, side: Side, reading_ms: int, at_ms: int, tolerance_ms: i
     summary="A reading of the physical clock, stored beside the regulation clock (3.5.1, Laws 6).",
     events=(ClockReadingRecorded, AlertRaised, ResultRecorded),
     refusals=(
-        ("unknown_game", "", "the game has not been started"),
-        ("game_not_in_progress", "", "the game finished before the reading's instant"),
+        (UnknownGame, "", "the game has not been started"),
+        (GameNotInProgress, "", "the game finished before the reading's instant"),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "a negative time or tolerance, or a reading earlier than the last stored one",
         ),
     ),
+    notes={
+        "white_ms": "White's clock display, milliseconds",
+        "black_ms": "Black's clock display, milliseconds",
+        "running": "the side whose clock runs, `null` when both are stopped",
+        "by": "the device or person that read the clock (`dgt:<serial>`, an arbiter ...)",
+        "ply": "the ply the reading belongs to",
+        "tolerance_ms": "the difference from the regulation clock that raises an alert",
+        "flag": "the side whose flag the device shows fallen (DGT clocks report it; Laws 2009 6.8)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class ClockReading(Command):

@@ -32,7 +32,11 @@ from fractions import Fraction
 from typing import Any
 
 from engine.commands import Command, command
-from engine.errors import MalformedCommand, RuleViolation
+from engine.errors import (
+    MalformedCommand,
+    RuleViolation,
+    UnknownTournament,
+)
 from engine.events import (
     TOURNAMENT_STREAM,
     Event,
@@ -88,24 +92,29 @@ STAGE_ARTICLE = {RAPID: "3.7.1.a", BLITZ: "3.7.2", SUDDEN_DEATH: "3.7.3.a"}
     roles=RULING_ROLES,
     events=(PlayoffStageStarted,),
     refusals=(
-        ("unknown_tournament", "", "no tournament, or another tournament's id"),
+        (UnknownTournament, "", "no tournament, or another tournament's id"),
         (
-            "rule_violation",
+            RuleViolation,
             "3.7",
             "the last round is not finished, no player holds the place, or the place is not tied",
         ),
-        ("rule_violation", "3.7.1.a", "the playoff for the place has already started"),
+        (RuleViolation, "3.7.1.a", "the playoff for the place has already started"),
         (
-            "rule_violation",
+            RuleViolation,
             "3.7.4",
             "the place waits for a higher place's playoff, or is inside a tie that starts higher",
         ),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "a place below 1 or beyond the field; neither or both of 'seed' and 'numbers'",
         ),
     ),
+    notes={
+        "place": "the place in dispute (1 = first)",
+        "seed": "the seed of a reproducible drawing of the playoff's lots",
+        "numbers": "`{player: n}`: the playoff's numbers drawn elsewhere, each of 1..N once",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class StartPlayoff(Command):
@@ -129,22 +138,28 @@ class StartPlayoff(Command):
     roles=RULING_ROLES,
     events=(PlayoffStageStarted, SuddenDeathPaired),
     refusals=(
-        ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("rule_violation", "3.7.1.a", "no playoff for the place yet"),
-        ("rule_violation", "3.7.3", "the playoff is decided"),
+        (UnknownTournament, "", "no tournament, or another tournament's id"),
+        (RuleViolation, "3.7.1.a", "no playoff for the place yet"),
+        (RuleViolation, "3.7.3", "the playoff is decided"),
         (
-            "rule_violation",
+            RuleViolation,
             "3.7.1",
             "the games of the current stage are not finished (3.7.2 for blitz, 3.7.3 for sudden "
             "death)",
         ),
-        ("rule_violation", "3.7.3.a", "a lot winner has not chosen a colour yet"),
+        (RuleViolation, "3.7.3.a", "a lot winner has not chosen a colour yet"),
         (
-            "malformed_command",
+            MalformedCommand,
             "3.7.3.a",
             "both 'seed' and 'lot_winner', or a lot winner who is not one of the two players",
         ),
     ),
+    notes={
+        "place": "the place in dispute (1 = first)",
+        "seed": "the seed of a reproducible drawing of the next stage's lots",
+        "numbers": "`{player: n}`: the next stage's numbers drawn elsewhere, each of 1..N once",
+        "lot_winner": "the player who won the lot of a sudden-death game",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class AdvancePlayoff(Command):
@@ -166,14 +181,18 @@ class AdvancePlayoff(Command):
     roles=RULING_ROLES,
     events=(SuddenDeathColourChosen,),
     refusals=(
-        ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("rule_violation", "3.7.3.a", "the colour has already been chosen"),
+        (UnknownTournament, "", "no tournament, or another tournament's id"),
+        (RuleViolation, "3.7.3.a", "the colour has already been chosen"),
         (
-            "malformed_command",
+            MalformedCommand,
             "3.7.3.a",
             "not a sudden-death game of a playoff, or a player other than the lot winner",
         ),
     ),
+    notes={
+        "game": "the sudden-death game of the playoff (3.7.3 a)",
+        "colour": "the colour the lot winner chooses: `white` or `black`",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class ChooseColour(Command):

@@ -46,7 +46,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from engine.commands import Command, command
-from engine.errors import MalformedCommand, RuleViolation
+from engine.errors import (
+    MalformedCommand,
+    RuleViolation,
+    UnknownTournament,
+)
 from engine.events import (
     TOURNAMENT_STREAM,
     Event,
@@ -85,22 +89,28 @@ DAY_MS = 86_400_000
     roles=RULING_ROLES,
     events=(PlayerWithdrew, GameStarted, ResultRecorded),
     refusals=(
-        ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("malformed_command", "", "not a player of the tournament"),
-        ("rule_violation", "3.1", "the player has already withdrawn"),
-        ("rule_violation", "3.4.1", "the lots have not been drawn"),
+        (UnknownTournament, "", "no tournament, or another tournament's id"),
+        (MalformedCommand, "", "not a player of the tournament"),
+        (RuleViolation, "3.1", "the player has already withdrawn"),
+        (RuleViolation, "3.4.1", "the lots have not been drawn"),
         (
-            "rule_violation",
+            RuleViolation,
             "3.3.2",
             "dated at least the replacement period before the start: the player is replaced "
             "(2.7), not withdrawn",
         ),
         (
-            "rule_violation",
+            RuleViolation,
             "3.3.3",
             "dated before the start although the player has completed games",
         ),
     ),
+    notes={
+        "player": "the player who withdraws: a player's id",
+        "reason": "why, in words, for the record",
+        "arbiter": "the Chief Arbiter or a Deputy who records it (checked when given)",
+        "by": "who sent it, for the record (an arbiter, `dgt:<serial>` ...)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class Withdraw(Command):

@@ -15,7 +15,11 @@ from datetime import date
 from typing import Any
 
 from engine.commands import Command, command
-from engine.errors import MalformedCommand, RuleViolation
+from engine.errors import (
+    MalformedCommand,
+    RuleViolation,
+    UnknownTournament,
+)
 from engine.events import (
     TOURNAMENT_STREAM,
     BoardsRenumbered,
@@ -47,17 +51,30 @@ from engine.world import World
     events=(TournamentCreated,),
     refusals=(
         (
-            "rule_violation",
+            RuleViolation,
             "1.1",
             "a tournament of that id already exists in the store (each has its own id)",
         ),
         (
-            "malformed_command",
+            MalformedCommand,
             "3.1",
             "fewer than 2 players, a player or arbiter named twice, an arbiter who plays, cycles "
             "other than 1 or 2, an unknown rules profile or a start date that is not ISO",
         ),
     ),
+    notes={
+        "name": "the tournament's name",
+        "rules": "the rules profile: `candidates-2012` (default) or `fide-2023`",
+        "start_date": "day 1 of the schedule (3.2), an ISO date",
+        "cycles": "1 (single) or 2 (double round robin, 3.1)",
+        "players": "`[{id, name, federation, rating}]`: the entrants",
+        "arbiters": "`[{id, name, role}]`, role `chief`, `deputy` or `advisor`",
+        "site": "where the event is played, as the PGN `Site` tag gives it (`London ENG`)",
+        "city": "the host city (`London`)",
+        "country": "the host country, a FIDE federation code (`ENG`)",
+        "at": "when the tournament was created (default: none recorded)",
+        "by": "who created it, for the record (default `organiser`)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class CreateTournament(Command):
@@ -85,21 +102,28 @@ class CreateTournament(Command):
     summary="The drawing of lots gives each player a pairing number, seeded or given (3.4.1).",
     events=(LotsDrawn,),
     refusals=(
-        ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("rule_violation", "3.4.1", "the lots have already been drawn"),
+        (UnknownTournament, "", "no tournament, or another tournament's id"),
+        (RuleViolation, "3.4.1", "the lots have already been drawn"),
         (
-            "malformed_command",
+            MalformedCommand,
             "3.4.1",
             "neither or both of 'seed' and 'numbers'; numbers that do not give every player 1..N "
             "once",
         ),
         (
-            "rule_violation",
+            RuleViolation,
             "3.1",
             "no draw from the seed, or the given numbers, keeps players of one federation apart "
             "in the first rounds (with check_federations)",
         ),
     ),
+    notes={
+        "seed": "the seed of a reproducible drawing of lots",
+        "numbers": "`{player: n}`: numbers drawn elsewhere, each of 1..N once",
+        "check_federations": "refuse given numbers that break the federation rule (3.1)",
+        "at": "when the lots were drawn",
+        "by": "who drew them, for the record",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class DrawLots(Command):
@@ -305,15 +329,22 @@ def draw_lots(tournament: Tournament | None, cmd: DrawLots) -> list[Event]:
     summary="The rounds of the pairing table are played in another order (3.2).",
     events=(RoundsReordered,),
     refusals=(
-        ("unknown_tournament", "", "no tournament, or another tournament's id"),
-        ("rule_violation", "3.4.1", "the lots have not been drawn"),
+        (UnknownTournament, "", "no tournament, or another tournament's id"),
+        (RuleViolation, "3.4.1", "the lots have not been drawn"),
         (
-            "malformed_command",
+            MalformedCommand,
             "",
             "an order that does not list the table's rounds once each, or the order already played",
         ),
-        ("rule_violation", "3.2", "a round whose place would change has games started already"),
+        (RuleViolation, "3.2", "a round whose place would change has games started already"),
     ),
+    notes={
+        "order": "`order[r-1]`: the table's round played as round r, each round once (`[1, 2, "
+        "3, 4, 5, 7, 6, ...]`)",
+        "reason": "why, in words, for the record",
+        "at": "when the order was changed",
+        "by": "who changed it, for the record (default `chief`)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class ReorderRounds(Command):
@@ -379,6 +410,18 @@ def reorder_rounds(
     "renumber_boards",
     summary="The boards of rounds are numbered as the organisers published them (3.2).",
     events=(BoardsRenumbered,),
+    refusals=(
+        (RuleViolation, "3.4.1", "the lots have not been drawn"),
+        (MalformedCommand, "", "not a round of the tournament, or not its boards 1..N once each"),
+        (RuleViolation, "3.2", "a round with a game started already"),
+    ),
+    notes={
+        "boards": 'round as played (`"2"`) -> the published board of each table board, in '
+        "table order: `[3, 1, 4, 2]` plays the table's board 1 as board 3",
+        "reason": "why, in words, for the record",
+        "at": "when the boards were renumbered",
+        "by": "who renumbered them, for the record (default `chief`)",
+    },
 )
 @dataclass(frozen=True, kw_only=True)
 class RenumberBoards(Command):
