@@ -58,16 +58,24 @@ def epd(board: chess.Board) -> str:
 
 
 def parse_table(texts: list[str]) -> OpeningsTable:
-    """The table from the TSV files' texts (``eco``, ``name``, ``pgn`` columns)."""
+    """The table from the TSV files' texts (``eco``, ``name``, ``pgn`` columns).
+
+    Lines share their first moves: each line starts from the position of the longest
+    line already read that begins it, so each move of the table is read once."""
     positions: dict[str, tuple[str, str]] = {}
     depth = 0
+    known: dict[tuple[str, ...], chess.Board] = {(): chess.Board()}
     for text in texts:
         for row in csv.DictReader(io.StringIO(text), delimiter="\t"):
-            board = chess.Board()
+            sans = tuple(t for t in row["pgn"].split() if not t[0].isdigit())  # no "1." "12..."
+            start = len(sans)
+            while sans[:start] not in known:
+                start -= 1
+            board = known[sans[:start]].copy(stack=False)
             try:
-                for token in row["pgn"].split():
-                    if not token[0].isdigit():  # move numbers ("1.", "12...")
-                        board.push_san(token)
+                for index in range(start, len(sans)):
+                    board.push_san(sans[index])
+                    known[sans[: index + 1]] = board.copy(stack=False)
             except ValueError:
                 log.warning(
                     "openings table: %s %r has an illegal line; left out", row["eco"], row["name"]
