@@ -23,7 +23,7 @@ for the rest). A field ``at_ms: Instant`` is written ``at`` on the wire.
 
     @command(
         "adjust_clock",
-        summary="An arbiter adds or removes time on one side's clock (Laws 6.10, 6.11).",
+        summary="An arbiter adds or takes time on one side's clock (Laws 2009 6.10 b, 6.13).",
         roles=RULING_ROLES,  # who may send it: arbiter roles, () for anyone
         events=(ClockAdjusted,),  # the events it may append
         in_time_order=True,  # refused (out_of_order) if dated before the game's last event
@@ -203,10 +203,16 @@ ROLE_NAMES = {
 }
 
 
+ROLE_ARTICLE = "Laws 2009 13.1"
+"""What an arbiter-only command cites when someone else sends it: 13.1, the arbiter sees
+that the Laws are observed (13.4: his penalties). A command on draw claims declares its
+own refusal citing 3.9.2 b, which is about draw claims only."""
+
+
 def role_refusal(roles: tuple[str, ...]) -> Refusal:
-    """The refusal of a command sent by an arbiter not in its ``roles`` (3.9.2 b)."""
+    """The refusal of a command sent by an arbiter not in its ``roles`` (Laws 2009 13.1)."""
     names = " or ".join(ROLE_NAMES.get(role, role) for role in roles)
-    return Refusal(NotAnArbiter, "3.9.2 b", f"the arbiter is not {names}")
+    return Refusal(NotAnArbiter, ROLE_ARTICLE, f"the arbiter is not {names}")
 
 
 @dataclass(frozen=True)

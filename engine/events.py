@@ -149,7 +149,7 @@ class TournamentCreated(Event):
     rules: str
     """Rules profile name (``candidates-2012``, ``fide-2023``)."""
     start_date: str
-    """ISO date of the arrival day (3.2: day 1 of 22)."""
+    """ISO date of the arrival day (3.2: day 1 of 22); empty when not known."""
     cycles: int
     players: tuple[dict[str, Any], ...]
     """Each ``{"id", "name", "federation", "rating"}``, and ``fide_id`` and ``title``
@@ -205,6 +205,13 @@ class GameStarted(Event):
     """False when the moves' ``at_ms`` are not the instants they were completed (a
     score sheet imported without clock comments): the clock is then unknown and
     the engine never flags the game."""
+    tags: dict[str, str] | None = None
+    """The tags of the score sheet the game was imported from (``Site``, ``ECO``,
+    ``Opening``, ``Date`` as the file wrote it, ``????.??.??`` included), kept as read and
+    written back on export; None for a game played here."""
+    date_known: bool = True
+    """False when the score sheet gave no day (``????.??.??`` or no Date): ``at_ms`` is
+    then not a fact (nothing is dated from it)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,6 +246,10 @@ class ResultRecorded(Event):
     time_forfeit, arbiter_decision, imported, a claim kind, ..."""
     reason: str = ""
     arbiter: str | None = None
+    scores: str | None = None
+    """The players' own scores, White's first, where the ruling gives each his own
+    (``0-1/2``: Laws 2009 12.3 b, the opponent could not win); ``result`` is then the
+    nearest PGN result (``engine.scores``). None: the result's scores."""
 
 
 # --- draw claims and irregularities (game stream; engine/arbiter/draw_claims.py) -----
@@ -596,6 +607,8 @@ class IncidentRecorded(Event):
     """Points taken from the offender (e), as a fraction (``1/2``, ``1``)."""
     result: str | None = None
     """The game's result when the penalty ended it (d, f)."""
+    scores: str | None = None
+    """Each player's own score when the ruling gave them (12.3 b: ``0-1/2``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -54,6 +54,10 @@ def _penalties_2009() -> Penalties:
     )
 
 
+PRIZES_2012_EUR: tuple[int, ...] = (95_000, 88_000, 75_000, 55_000, 40_000, 28_000, 22_000, 17_000)
+"""3.8.1: minimum prizes by place, 1st to 8th."""
+
+
 @dataclass(frozen=True)
 class RulesProfile:
     """The values one edition of the rules fixes."""
@@ -124,6 +128,40 @@ class RulesProfile:
     only a tie they leave goes to tie-break games (2012 3.7, 3.7.1)."""
     tiebreak_source: str = "2012 regulations 3.7 a-c, then 3.7.1 tie-break games"
     """Where the chain comes from, shown with the standings."""
+    cycles: int | None = 2
+    """The format (3.1: "The 8 players shall play a double round robin tournament (14
+    rounds)"): the cycles of the round robin; None where the profile leaves them to the
+    event (``round-robin``: single or double, as created or imported)."""
+    players: int | None = 8
+    """The number of players the format is for (3.1, 1.1: eight); None for any."""
+    prize_table_eur: tuple[int, ...] | None = PRIZES_2012_EUR
+    """3.8.1: the minimum prizes by place; None where the profile knows no prize fund (an
+    organiser's own round robin): no prize is computed."""
+    playoff_by: str = "regulations"
+    """Who settles a tie for first place left after the criteria: ``regulations`` (the
+    profile's tie-break games, 3.7.1-3.7.3) or ``organiser`` (FIDE Tie-Break Regulations
+    2.1, 3.1: a playoff, if any, is set by the event's own regulations; the engine names
+    no winner while first place is level on points)."""
+
+    @property
+    def rounds(self) -> int | None:
+        """The rounds of the whole event when the format fixes them (14 for 8 players in
+        two cycles), else None."""
+        if self.cycles is None or self.players is None:
+            return None
+        return self.cycles * (self.players - 1 if self.players % 2 == 0 else self.players)
+
+    def format_text(self) -> str:
+        """The format in words: ``double round robin of 8 players (14 rounds)``."""
+        if self.cycles is None or self.players is None:
+            return "single or double round robin of any number of players"
+        kind = {1: "single", 2: "double"}.get(self.cycles, f"{self.cycles}-cycle")
+        return f"{kind} round robin of {self.players} players ({self.rounds} rounds)"
+
+    @property
+    def is_candidates(self) -> bool:
+        """A Candidates profile: its format, finality and prize fund are the regulations'."""
+        return self.cycles is not None
 
 
 _CHAIN_2012 = ("h2h", "wins", "sb")
@@ -282,6 +320,34 @@ PROFILES["candidates-2012-unsupervised"] = replace(
 )
 """The same event played without an arbiter at every board (simulations, training, the
 demo): flag falls are recorded from the regulation clock, as 6.9 reads."""
+
+_CHAIN_ROUND_ROBIN = ("h2h", "wins", "sb", "koya")
+"""FIDE's tie-breaks for individual round robins (Handbook C.02, Standards of chess
+equipment ... and tie-break regulations, 2017, Article 13: "Individual round-robin
+tournaments": direct encounter, the greater number of wins, Sonneborn-Berger, Koya
+system); the Tie-Break Regulations of 2023 (Handbook C.07) keep them as the round-robin
+choices and leave the list, and any playoff, to the event's regulations (2.1, 3.1, 4.1)."""
+
+PROFILES["round-robin"] = replace(
+    PROFILES["candidates-2012"],
+    name="round-robin",
+    time_control="?",
+    tiebreaks=_CHAIN_ROUND_ROBIN,
+    first_place_by_games=False,
+    tiebreak_source="FIDE Handbook C.02 (2017) 13, individual round robins: direct "
+    "encounter, wins, Sonneborn-Berger, Koya; a playoff is the organiser's (C.07 2023, 3.1)",
+    cycles=None,
+    players=None,
+    prize_table_eur=None,
+    playoff_by="organiser",
+)
+"""A round robin that is not a Candidates (an invitational, a Grand Chess Tour event): the
+2009 Laws' play rules (no automatic fivefold or 75-move draw, which would rewrite older
+score sheets; another edition is another profile), points, then FIDE's round-robin
+tie-breaks; any number of players
+and cycles; no prize fund; a tie for first place left on points is settled by the
+organiser's own regulations (a playoff, or the tie-breaks), so no winner is named then.
+The time control is unknown (``?``) unless the games give theirs."""
 
 DEFAULT_PROFILE = "candidates-2012"
 

@@ -19,9 +19,10 @@ each with the article it applies:
 ``SOURCES`` maps an event type's name to the function that makes its entry; a
 new kind of ruling is one more function and one more line in ``SOURCES``.
 Entries are ``{at, category, type, game, player, arbiter, article,
-summary}``; ``category`` is one of ``incident``, ``permission``, ``ruling``,
-``penalty``, ``claim``, ``clock``, ``flag``, ``result``, ``withdrawal``,
-``correction``.
+summary}`` (``player`` and ``arbiter`` the ids; ``summary`` in words, with the players'
+and arbiters' names: "Chief Arbiter Geurt Gijssen rejected claim 1"); ``category``
+is one of ``incident``, ``permission``, ``ruling``, ``penalty``, ``claim``, ``clock``,
+``flag``, ``result``, ``withdrawal``, ``correction``.
 """
 
 from __future__ import annotations
@@ -52,9 +53,10 @@ from engine.events import (
 )
 from engine.termination import ON_TIME, Termination
 from engine.timefmt import format_instant
+from projections.names import Names, possessive
 
 Entry = dict[str, Any]
-ReportSource = Callable[[Event], Entry | None]
+ReportSource = Callable[[Event, Names], Entry | None]
 
 BOOK_TERMINATIONS = frozenset({Termination.PENALTY, Termination.DEFAULT})
 """Results that an incident (13.4 d, f), a default (6.6 a) or a withdrawal (3.1) decided:
@@ -91,21 +93,28 @@ def _minutes(ms: int) -> str:
     return f"{seconds / 60:g} min" if seconds % 60 == 0 else f"{seconds:g} s"
 
 
-def incident(event: Event) -> Entry | None:
+def incident(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, IncidentRecorded)
-    who = event.player or "a person who is not a player"
+    who = names.player(event.player) if event.player else "a person who is not a player"
     where = f" in game {event.game}" if event.game else ""
-    text = f"incident {event.incident}: {event.kind.replace('_', ' ')} ({who}{where}): "
+    by = names.arbiter(event.arbiter)
+    text = (
+        f"incident {event.incident}: {event.kind.replace('_', ' ')} ({who}{where}), "
+        f"recorded by {by}: "
+    )
     text += event.details
     article = event.article
     if event.penalty is not None:
         penalty = event.penalty.replace("_", " ")
         if event.penalty_ms is not None and event.penalty_side is not None:
-            penalty += f" ({_minutes(event.penalty_ms)}, {event.penalty_side}'s clock)"
+            whose = possessive(names.in_game(event.game).side_name(event.penalty_side))
+            penalty += f" ({_minutes(event.penalty_ms)}, {whose} clock)"
         if event.points is not None:
             penalty += f" ({event.points} point)"
         if event.result is not None:
             penalty += f"; result {event.result}"
+            if event.scores:
+                penalty += f", each player's own score {event.scores}"
         text += f". Penalty: {penalty}"
         article += f"; {PENALTIES.get(event.penalty, 'Laws 2009 13.4')}"
     return entry(
@@ -119,48 +128,49 @@ def incident(event: Event) -> Entry | None:
     )
 
 
-def leave(event: Event) -> Entry | None:
+def leave(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, LeavePermitted)
     return entry(
         event,
         "permission",
         "3.9.2 c",
-        f"{event.player} left the playing area with the Chief Arbiter's permission, "
-        f"accompanied by {event.accompanied_by}",
+        f"{names.player(event.player)} left the playing area with the permission of "
+        f"{names.arbiter(event.arbiter)}, accompanied by {names.arbiter(event.accompanied_by)}",
         player=event.player,
         arbiter=event.arbiter,
         game=event.game,
     )
 
 
-def back(event: Event) -> Entry | None:
+def back(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, PlayerReturned)
     return entry(
         event,
         "permission",
         "3.9.2 c",
-        f"{event.player} returned to the playing area with {event.accompanied_by} after "
-        f"{_minutes(event.at_ms - event.left_at_ms)}",
+        f"{names.player(event.player)} returned to the playing area with "
+        f"{names.arbiter(event.accompanied_by)} after {_minutes(event.at_ms - event.left_at_ms)}",
         player=event.player,
         game=event.game,
     )
 
 
-def default(event: Event) -> Entry | None:
+def default(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, DefaultRuled)
     return entry(
         event,
         "ruling",
         "Laws 2009 6.6 a; 3.3.7",
-        f"{event.player} ({event.side}) was not at the board at the start; game lost by "
-        f"default, {event.result} (default time {_minutes(event.default_time_ms)})",
+        f"{names.player(event.player)} ({event.side}) was not at the board at the start; "
+        f"{names.arbiter(event.arbiter)} ruled the game lost by default, {event.result} "
+        f"(default time {_minutes(event.default_time_ms)})",
         player=event.player,
         arbiter=event.arbiter,
         game=event.game,
     )
 
 
-def withdrawal_reason(event: Event) -> Entry | None:
+def withdrawal_reason(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, WithdrawalReasonRuled)
     verdict = (
         "satisfactory"
@@ -171,21 +181,23 @@ def withdrawal_reason(event: Event) -> Entry | None:
         event,
         "ruling",
         "3.3.4",
-        f"{event.player}'s reason for withdrawing is {verdict} ({event.reason})",
+        f"{possessive(names.player(event.player))} reason for withdrawing is {verdict} "
+        f"({event.reason})",
         player=event.player,
         arbiter=event.arbiter,
     )
 
 
-def claim(event: Event) -> Entry | None:
+def claim(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, DrawClaimed)
     verified = {True: "verified", False: "not verified", None: "for the arbiter's judgement"}
     made = entry(
         event,
         "claim",
         "3.9.2 b",
-        f"{event.side} claimed a draw ({event.grounds.replace('_', ' ')}, claim {event.claim}) "
-        f"at ply {event.ply}: {verified[event.verified]}",
+        f"{names.in_game(event.game).side(event.side)} claimed a draw "
+        f"({event.grounds.replace('_', ' ')}, claim {event.claim}) at ply {event.ply}: "
+        f"{verified[event.verified]}",
         player=event.by,
         game=event.game,
     )
@@ -193,22 +205,22 @@ def claim(event: Event) -> Entry | None:
     return made
 
 
-def advice(event: Event) -> Entry | None:
+def advice(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, ClaimAdvised)
     return entry(
         event,
         "claim",
         "3.9.2 b",
-        f"the Technical Advisor's opinion on claim {event.claim}: {event.opinion}"
+        f"the opinion of {names.arbiter(event.advisor)} on claim {event.claim}: {event.opinion}"
         + (f" ({event.reason})" if event.reason else ""),
         arbiter=event.advisor,
         game=event.game,
     )
 
 
-def claim_ruling(event: Event) -> Entry | None:
+def claim_ruling(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, ClaimRuled)
-    text = f"claim {event.claim} {event.decision}"
+    text = f"{names.arbiter(event.arbiter)} {event.decision} claim {event.claim}"
     if event.override:
         text += " against the verification"
     if event.reason:
@@ -216,14 +228,15 @@ def claim_ruling(event: Event) -> Entry | None:
     return entry(event, "ruling", "3.9.2 b", text, arbiter=event.arbiter, game=event.game)
 
 
-def illegal_move(event: Event) -> Entry | None:
+def illegal_move(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, IllegalMoveRecorded)
     move = f" ({event.move})" if event.move else ""
     return entry(
         event,
         "penalty",
         "Laws 2009 7.4",
-        f"illegal move{move} by {event.side} (number {event.count} in this game)",
+        f"illegal move{move} by {names.in_game(event.game).side(event.side)}, recorded by "
+        f"{names.arbiter(event.arbiter)} (number {event.count} in this game)",
         player=event.player,
         arbiter=event.arbiter,
         game=event.game,
@@ -236,19 +249,21 @@ ARTICLE_IN_REASON = re.compile(
 """An article a reason names (``Laws 2009 13.4 c``, ``Laws 2009 7.4 b``, ``3.7.1.b.3``)."""
 
 
-def clock(event: Event) -> Entry | None:
+def clock(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, ClockAdjusted)
     named = ARTICLE_IN_REASON.findall(event.reason)
     return entry(
         event,
         "clock",
         named[-1] if named else "Laws 2009 6.10 b, 6.13",
-        f"{event.side}'s clock {event.delta_ms / 1000:+g} s: {event.reason}",
+        f"{names.arbiter(event.arbiter)}: "
+        f"{possessive(names.in_game(_game_of(event)).side_name(event.side))} clock "
+        f"{event.delta_ms / 1000:+g} s: {event.reason}",
         arbiter=event.arbiter,
     )
 
 
-def result(event: Event) -> Entry | None:
+def result(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, ResultRecorded)
     if event.termination in FLAG_TERMINATIONS:
         return entry(
@@ -265,25 +280,27 @@ def result(event: Event) -> Entry | None:
         event,
         "result",
         "Laws 2009 13.1",
-        f"{event.result} ({event.termination}): {event.reason}",
+        f"{names.arbiter(event.arbiter)} declared {event.result} ({event.termination}): "
+        f"{event.reason}",
         arbiter=event.arbiter,
     )
 
 
-def withdrawal(event: Event) -> Entry | None:
+def withdrawal(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, PlayerWithdrew)
     return entry(
         event,
         "withdrawal",
         "3.3.3" if event.rule == "first_round_default" else "3.1",
-        f"{event.player} withdrew after {event.games_completed} of {event.games_total} games "
+        f"{names.player(event.player)} withdrew after {event.games_completed} of "
+        f"{event.games_total} games "
         f"({event.rule.replace('_', ' ')}): {event.reason}",
         player=event.player,
         arbiter=event.arbiter,
     )
 
 
-def moves_corrected(event: Event) -> Entry | None:
+def moves_corrected(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, MovesCorrected)
     was = " ".join(event.replaced_san) or "nothing"
     now = " ".join(event.san) or "nothing"
@@ -291,29 +308,31 @@ def moves_corrected(event: Event) -> Entry | None:
         event,
         "correction",
         "Laws 2009 7.4 a, 6.13",
-        f"moves after ply {event.from_ply} corrected: {was} -> {now} ({event.reason})",
+        f"{names.arbiter(event.arbiter)} corrected the moves after ply {event.from_ply}: "
+        f"{was} -> {now} ({event.reason})",
         arbiter=event.arbiter,
         game=event.game,
     )
 
 
-def result_corrected(event: Event) -> Entry | None:
+def result_corrected(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, ResultCorrected)
     now = f"{event.result} ({event.termination})" if event.result else "withdrawn, play resumes"
     return entry(
         event,
         "correction",
         "Laws 2009 13.1",
-        f"result corrected: {event.replaced_result} ({event.replaced_termination}) -> {now} "
-        f"({event.reason})",
+        f"{names.arbiter(event.arbiter)} corrected the result: {event.replaced_result} "
+        f"({event.replaced_termination}) -> {now} ({event.reason})",
         arbiter=event.arbiter,
         game=event.game,
     )
 
 
-def flag_ruling(event: Event) -> Entry | None:
+def flag_ruling(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, FlagRuled)
-    text = f"{event.side}'s flag ruled {event.decision.replace('_', ' ')}"
+    whose = possessive(names.in_game(event.game).side_name(event.side))
+    text = f"{names.arbiter(event.arbiter)} ruled {whose} flag {event.decision.replace('_', ' ')}"
     if event.override:
         text += " against the regulation clock"
     if event.reason:
@@ -343,14 +362,20 @@ SOURCES: dict[str, ReportSource] = {
 """Event type name -> its entry in the report. Extend here for a new kind of ruling."""
 
 
-def report_entries(events: Iterable[Event]) -> list[Entry]:
-    """The report's entries in time order (stored order within one instant)."""
+def _game_of(event: Event) -> str | None:
+    return stream_game_id(event.originator_id)
+
+
+def report_entries(events: Iterable[Event], names: Names | None = None) -> list[Entry]:
+    """The report's entries in time order (stored order within one instant), in words
+    with the players' and arbiters' names (``projections.names``; ids without them)."""
+    names = names or Names()
     out: list[tuple[int, int, Entry]] = []
     for order, event in enumerate(events):
         source = SOURCES.get(type(event).__name__)
         if source is None:
             continue
-        made = source(event)
+        made = source(event, names)
         if made is not None:
             out.append((event.at_ms, order, made))
     out.sort(key=lambda item: (item[0], item[1]))

@@ -87,6 +87,8 @@ def game_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
     view["corrections"] = [correction_view(c) for c in game.corrections]
     view["flag_rulings"] = [flag_ruling_view(r) for r in game.flag_rulings]
     view["open_flag_alerts"] = list(game.open_flag_alerts)
+    if game.scores:  # each player's own score, beside the nearest PGN result (12.3 b)
+        view["scores"] = game.scores
     return view
 
 

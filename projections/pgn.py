@@ -35,19 +35,73 @@ import chess.engine
 import chess.pgn
 
 from engine.game.state import Game
+from engine.scores import nearest_pgn_result
+from engine.termination import Termination
 from engine.tournament.tournament import Player, Tournament
 
 PGN_TERMINATION = {
     "time_forfeit": "time forfeit",
-    "flag_fall_draw": "time forfeit",
-    "arbiter_decision": "adjudication",
-    "default": "abandoned",
     "illegal_moves": "rules infraction",
     "incorrect_claims": "rules infraction",
     "penalty": "rules infraction",
-    "imported": "normal",
 }
-"""Our termination names -> the PGN standard's Termination values (8.1.1.7); else normal."""
+"""Our termination names -> the PGN standard's Termination values (8.1.1.7: ``abandoned``,
+``adjudication``, ``death``, ``emergency``, ``normal``, ``rules infraction``, ``time
+forfeit``, ``unterminated``). Every ending by the position, a resignation, an accepted
+claim, a draw on a flag against a king that cannot be mated (6.9: not a loss on time)
+and an imported score sheet's result is ``normal``; a default and an arbiter's
+declaration are read by ``pgn_termination``."""
+
+_DECLARED_WORDS = (
+    ("resign", "normal"),
+    ("mate", "normal"),
+    ("repetition", "normal"),
+    ("normal", "normal"),
+    ("adjudicat", "adjudication"),
+    ("death", "death"),
+    ("died", "death"),
+    ("emergency", "emergency"),
+    ("illness", "emergency"),
+    ("evacuat", "emergency"),
+    ("abandon", "abandoned"),
+    ("default", "rules infraction"),
+    ("forfeit", "rules infraction"),
+    ("absent", "rules infraction"),
+    ("infraction", "rules infraction"),
+    ("penalt", "rules infraction"),
+    ("flag", "time forfeit"),
+    ("on time", "time forfeit"),
+    ("time", "time forfeit"),
+)
+"""Words of an arbiter's declared termination or reason -> the PGN value they describe."""
+
+
+def pgn_termination(game: Game) -> str:
+    """The PGN standard's Termination of a finished game.
+
+    - a game lost by default (Laws 2009 6.6 a, a withdrawal's remaining games, 3.1) is an
+      administrative forfeit, ``rules infraction``; a game in progress when its player
+      withdrew was ``abandoned``;
+    - an arbiter's declaration (``declare_result``, ``correct_result`` with his own words)
+      is what its words say it was (a resignation handed to him is ``normal``, a flag
+      ``time forfeit``); ``adjudication`` only where the arbiter decided the result
+      himself (the words say so, or say nothing else);
+    - the rest by ``PGN_TERMINATION``, else ``normal``.
+    """
+    termination = (game.termination or "").lower()
+    if termination == "default":
+        return "abandoned" if game.ply > 0 else "rules infraction"
+    if termination in PGN_TERMINATION:
+        return PGN_TERMINATION[termination]
+    if termination == Termination.ARBITER_DECISION:
+        return "adjudication"
+    if termination in {t.value for t in Termination}:
+        return "normal"
+    for word, value in _DECLARED_WORDS:
+        if word in termination:
+            return value
+    return "adjudication"  # the arbiter's own words, naming no other ending
+
 
 ClockAfterPly = Mapping[int, int]
 """Ply -> the remaining time (ms) of the side that made that move, just after it."""
@@ -90,6 +144,24 @@ def _player_tags(headers: chess.pgn.Headers, colour: str, player: Player | None)
         headers[f"{colour}Fed"] = player.federation
 
 
+UNKNOWN_VALUES = ("", "?", "-", "????.??.??")
+"""Tag values that say nothing (the PGN standard's unknowns)."""
+OWN_TAGS = frozenset({"Result", "Termination", "PlyCount", "Round", "Board", "White", "Black"})
+"""Tags the engine's record decides, whatever the source file said."""
+
+
+def _kept_tags(headers: chess.pgn.Headers, tags: Mapping[str, str] | None) -> None:
+    """The tags the source file carried (``Site``, ``ECO``, ``Opening``, ``Annotator`` ...),
+    written back where the engine knows nothing better: a tag the engine does not write,
+    or writes as unknown (the Site of an event created from its games is ``?``; a date
+    the file did not know stays ``????.??.??``)."""
+    for name, value in (tags or {}).items():
+        if name in OWN_TAGS or not value:
+            continue
+        if headers.get(name, "") in UNKNOWN_VALUES:
+            headers[name] = value
+
+
 def _comment_text(text: str) -> str:
     """A PGN comment cannot hold a closing brace."""
     return text.replace("}", ")").replace("{", "(")
@@ -116,23 +188,25 @@ def game_pgn(
     headers = pgn.headers
     headers["Event"] = tournament.name if tournament else "?"
     headers["Site"] = site or (tournament.pgn_site() if tournament else "?")
-    headers["Date"] = pgn_date(game.started_at_ms) if game.started_at_ms else "????.??.??"
+    known_day = game.started_at_ms and game.date_known
+    headers["Date"] = pgn_date(game.started_at_ms) if known_day else "????.??.??"
     headers["Round"] = round_no
     headers["White"] = white.name if white else game.white
     headers["Black"] = black.name if black else game.black
-    headers["Result"] = game.result
+    headers["Result"] = nearest_pgn_result(game.result, game.scores)
     headers["Board"] = board_no
     _player_tags(headers, "White", white)
     _player_tags(headers, "Black", black)
-    if tournament is not None:
+    if tournament is not None and tournament.start_date:
         headers["EventDate"] = tournament.start_date.replace("-", ".")
     headers["TimeControl"] = game.time_control
     if opening is not None:
         headers.setdefault("ECO", opening[0])
         headers.setdefault("Opening", opening[1])
     if game.termination and game.result != "*":
-        headers["Termination"] = PGN_TERMINATION.get(game.termination, "normal")
+        headers["Termination"] = pgn_termination(game)
     headers["PlyCount"] = str(game.ply)
+    _kept_tags(headers, game.tags)
     if game.initial_fen:
         pgn.setup(board)
     at_ply: dict[int, list[str]] = {}

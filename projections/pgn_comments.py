@@ -5,17 +5,23 @@ event that has a describer in ``DESCRIBERS`` (by event type name) adds a
 comment at the current ply (or at the ``ply`` the event names itself: a claim
 or an illegal move is recorded with the moves played when it was made). A new
 kind of record (a correction, an incident) gets its comment by adding a
-describer: ``DESCRIBERS["IncidentRecorded"] = describe_incident``. The arbiter's
+describer, ``(event, names) -> str | None``:
+``DESCRIBERS["IncidentRecorded"] = describe_incident``. The arbiter's
 corrections (``correct_moves``, ``correct_result``: Laws 2009 7.4 a) are
 written so, naming the arbiter, the instant, what was replaced and the reason.
 
-Comments are plain words a reader of the game understands ("White claims a
-draw by threefold repetition"), not the engine's codes.
+Comments are sentences a reader of the game understands, with the players' and
+arbiters' names (``projections.names``): "Svidler (White) claims a draw by threefold
+repetition (claim 1; verified)." "Chief Arbiter Geurt Gijssen rejected Svidler's claim
+1." Never the engine's ids or codes. A result that gives each player his own score
+(Laws 2009 12.3 b: 0 - 1/2; a double default 0 - 0) says what each scored, beside the
+nearest legal PGN ``Result``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.events import (
@@ -30,9 +36,12 @@ from engine.events import (
     ResultCorrected,
     ResultRecorded,
 )
+from engine.scores import game_points, is_individual, nearest_pgn_result, score_text
 from engine.timefmt import clock_text, format_instant
+from projections.names import Names, possessive
 
-Describer = Callable[[Any], str | None]
+Describer = Callable[[Any, Names], str | None]
+"""An event and the names of its tournament and game -> a comment in words, or None."""
 
 WORDS = {
     "threefold_repetition": "threefold repetition",
@@ -51,84 +60,117 @@ def words(name: str) -> str:
     return WORDS.get(name, name.replace("_", " "))
 
 
-def _side(side: str) -> str:
-    return {"white": "White", "black": "Black", "both": "Both players"}.get(side, side)
-
-
 def _duration(ms: int) -> str:
     seconds = abs(ms) // 1000
     minutes, seconds = divmod(seconds, 60)
     return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
 
 
-def describe_claim(event: DrawClaimed) -> str:
+def _sentence(text: str) -> str:
+    """A comment is a sentence: a capital first, a full stop last."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def describe_claim(event: DrawClaimed, names: Names) -> str:
     verb = "claim" if event.side == "both" else "claims"
-    text = f"{_side(event.side)} {verb} a draw by {words(event.grounds)} (claim {event.claim}"
+    text = f"{names.side(event.side)} {verb} a draw by {words(event.grounds)} (claim {event.claim}"
     if event.intended_san:
         text += f", writing {event.intended_san}"
     verdict = {True: "verified", False: "not verified", None: "for the arbiter to judge"}
-    return text + f"; {verdict[event.verified]})"
+    return _sentence(text + f"; {verdict[event.verified]})")
 
 
-def describe_advice(event: ClaimAdvised) -> str:
-    return f"Technical Advisor on claim {event.claim}: {words(event.opinion)}"
+def describe_advice(event: ClaimAdvised, names: Names) -> str:
+    return _sentence(
+        f"{names.arbiter(event.advisor)} advises on claim {event.claim}: {words(event.opinion)}"
+    )
 
 
-def describe_ruling(event: ClaimRuled) -> str:
-    text = f"Arbiter {event.arbiter} {event.decision} claim {event.claim}"
+def describe_ruling(event: ClaimRuled, names: Names) -> str:
+    side = names.claims.get(event.claim) if isinstance(names, GameNames) else None
+    whose = f"{possessive(names.side_name(side))} claim" if side in ("white", "black") else "claim"
+    text = f"{names.arbiter(event.arbiter)} {event.decision} {whose} {event.claim}"
     if event.override:
         text += " (overriding the verification)"
     if event.reason:
         text += f": {event.reason}"
-    return text
+    return _sentence(text)
 
 
-def describe_illegal_move(event: IllegalMoveRecorded) -> str:
+def describe_illegal_move(event: IllegalMoveRecorded, names: Names) -> str:
     move = f" ({event.move})" if event.move else ""
-    return (
-        f"Illegal move{move} by {_side(event.side)}, recorded by arbiter {event.arbiter} "
-        f"(number {event.count} in this game)"
+    return _sentence(
+        f"Illegal move{move} by {names.side(event.side)}, recorded by "
+        f"{names.arbiter(event.arbiter)} (number {event.count} in this game)"
     )
 
 
-def describe_clock_adjustment(event: ClockAdjusted) -> str:
-    change = "added to" if event.delta_ms > 0 else "taken from"
-    text = f"Arbiter {event.arbiter}: {_duration(event.delta_ms)} {change} {event.side}'s clock"
-    return text + (f" ({event.reason})" if event.reason else "")
+def describe_clock_adjustment(event: ClockAdjusted, names: Names) -> str:
+    change = "added" if event.delta_ms > 0 else "took"
+    onto = "to" if event.delta_ms > 0 else "from"
+    text = (
+        f"{names.arbiter(event.arbiter)} {change} {_duration(event.delta_ms)} {onto} "
+        f"{possessive(names.side_name(event.side))} clock"
+    )
+    return _sentence(text + (f" ({event.reason})" if event.reason else ""))
 
 
-def describe_result(event: ResultRecorded) -> str | None:
-    """A result the arbiter declared says why; others are the Result and Termination tags
-    (an accepted claim has its ruling's comment)."""
-    if event.arbiter is None or event.termination != "arbiter_decision":
-        return None
-    reason = f": {event.reason}" if event.reason else ""
-    return f"Result {event.result} declared by arbiter {event.arbiter}{reason}"
+def describe_result(event: ResultRecorded, names: Names) -> str | None:
+    """A result the arbiter declared says why, and a result that gives each player his own
+    score says what each scored (the PGN Result can only hold the nearest legal result);
+    others are the Result and Termination tags (an accepted claim has its ruling's comment)."""
+    parts: list[str] = []
+    if event.arbiter is not None and event.termination == "arbiter_decision":
+        reason = f": {event.reason}" if event.reason else ""
+        parts.append(
+            _sentence(f"{names.arbiter(event.arbiter)} declared the result {event.result}{reason}")
+        )
+    if is_individual(event.result, event.scores):
+        parts.append(scores_comment(event.result, event.scores, event.reason, names))
+    return " ".join(parts) or None
 
 
-def correction_comment(event: MovesCorrected | ResultCorrected) -> str:
+def scores_comment(result: str, scores: str | None, reason: str, names: Names) -> str:
+    """``Kramnik (White) scores 0 and Carlsen (Black) 1/2 (...)``: each player's own score,
+    beside the nearest legal PGN result (Laws 2009 12.3 b; 6.6 a double default)."""
+    points = game_points(result, scores)
+    assert points is not None
+    white, black = (score_text(v) for v in points)
+    why = f" ({reason})" if reason else ""
+    return _sentence(
+        f"{names.side('white')} scores {white} and {names.side('black')} {black}{why}; "
+        f"the PGN result {nearest_pgn_result(result, scores)} is the nearest the format allows"
+    )
+
+
+def correction_comment(event: MovesCorrected | ResultCorrected, names: Names) -> str:
     """A correction in words (Laws 2009 7.4 a, 6.13): who, when, what it replaced, why."""
-    who = f"{event.arbiter}, {format_instant(event.at_ms)}"
+    who = f"{names.arbiter(event.arbiter)} ({format_instant(event.at_ms)})"
     if isinstance(event, MovesCorrected):
         was = " ".join(event.replaced_san) or "no move"
         now = " ".join(event.san) or "no move"
-        text = (
-            f"Corrected by the arbiter ({who}): the moves after ply {event.from_ply} were "
-            f"{was}, now {now}"
-        )
+        text = f"{who} corrected the moves after ply {event.from_ply}: they were {was}, now {now}"
         if event.white_ms is not None or event.black_ms is not None:
             shown = [
-                f"{side} {clock_text(ms)}"
+                f"{possessive(names.side_name(side))} {clock_text(ms)}"
                 for side, ms in (("white", event.white_ms), ("black", event.black_ms))
                 if ms is not None
             ]
-            text += "; clock set to " + ", ".join(shown)
+            text += "; clocks set to " + ", ".join(shown)
     else:
-        was = f"{event.replaced_result} ({event.replaced_termination})"
-        now = f"{event.result} ({event.termination})" if event.result else "withdrawn, play resumed"
-        text = f"Result corrected by the arbiter ({who}): {was}, now {now}"
+        was = f"{event.replaced_result} ({words(event.replaced_termination or '')})"
+        now = (
+            f"{event.result} ({words(event.termination or '')})"
+            if event.result
+            else "withdrawn, play resumed"
+        )
+        text = f"{who} corrected the result: {was}, now {now}"
     reason = event.reason.rstrip(". ")
-    return f"{text}. Reason: {reason}."
+    return f"{_sentence(text)} Reason: {reason}."
 
 
 DESCRIBERS: dict[str, Describer] = {
@@ -143,20 +185,41 @@ DESCRIBERS: dict[str, Describer] = {
 }
 
 
-def ply_comments(events: Iterable[Event]) -> dict[int, list[str]]:
-    """Ply -> the comments of what happened after that move (0: before any move).
+@dataclass(frozen=True)
+class GameNames(Names):
+    """The names, and who made each claim of the game so far (claim id -> side), so a
+    ruling names the claimant: "rejected Svidler's claim 1"."""
+
+    claims: dict[str, str] = field(default_factory=dict)
+
+
+def ply_comments(events: Iterable[Event], names: Names | None = None) -> dict[int, list[str]]:
+    """Ply -> the comments of what happened after that move (0: before any move), in
+    sentences with the names of ``names`` (ids where none are given).
 
     A correction of the moves is written after the last move that stood (before
     the first move when the whole line was replaced); the moves it put in their
     place count from there."""
+    base = names or Names()
+    claims: dict[str, str] = {}
+    context = GameNames(
+        players=base.players,
+        arbiters=base.arbiters,
+        white=base.white,
+        black=base.black,
+        games=base.games,
+        claims=claims,
+    )
     comments: dict[int, list[str]] = {}
     ply = 0
     for event in events:
         if isinstance(event, MovePlayed):
             ply = event.ply
             continue
+        if isinstance(event, DrawClaimed):
+            claims[event.claim] = event.side
         describe = DESCRIBERS.get(type(event).__name__)
-        text = describe(event) if describe is not None else None
+        text = describe(event, context) if describe is not None else None
         at = getattr(event, "ply", None)
         if isinstance(event, MovesCorrected):
             at, ply = event.from_ply, event.from_ply + len(event.uci)

@@ -25,8 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-PRIZES_2012_EUR: tuple[int, ...] = (95_000, 88_000, 75_000, 55_000, 40_000, 28_000, 22_000, 17_000)
-"""3.8.1: minimum prizes by place, 1st to 8th."""
+from engine.rules import PRIZES_2012_EUR
+
+__all__ = ["PRIZES_2012_EUR", "euros", "prize_shares", "prizes_object"]
 
 
 def euros(amount: Fraction) -> int | float:

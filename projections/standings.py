@@ -53,6 +53,7 @@ from typing import Any
 from engine.arbiter.incident_book import IncidentBook
 from engine.game.state import FINISHED, Game
 from engine.rules import profile
+from engine.scores import game_points, score_text
 from engine.standings.tiebreaks import (
     ANNULLED,
     Ranking,
@@ -65,7 +66,7 @@ from engine.standings.tiebreaks import (
 from engine.termination import Termination
 from engine.tournament.playoff import DECIDED, RAPID, START_STAGE, Progress, refine
 from engine.tournament.tournament import Tournament
-from projections.prizes import PRIZES_2012_EUR, prizes_object
+from projections.prizes import prizes_object
 
 
 def number(value: Fraction | None) -> int | float | None:
@@ -104,6 +105,16 @@ def _decided_by(ranking: Ranking, order: Sequence[tuple[str, ...]]) -> dict[str,
     return {"player": first, "decided_by": ranking.separating_criterion(first, order[1][0])}
 
 
+def _level_on_points_for_first(ranking: Ranking, order: Sequence[tuple[str, ...]]) -> list[str]:
+    """The players level on points for first place (two or more), in table order."""
+    flat = [p for tier in order for p in tier]
+    if not flat:
+        return []
+    top = ranking.lines[flat[0]].points
+    level = [p for p in flat if ranking.lines[p].points == top]
+    return level if len(level) > 1 else []
+
+
 def playoff_results(tournament: Tournament, games: Iterable[Game]) -> dict[str, str]:
     ids = {gid for p in tournament.playoffs for gid in p.game_ids()}
     return {g.game_id: g.result for g in games if g.game_id in ids and g.status == FINISHED}
@@ -113,7 +124,7 @@ def standings(
     tournament: Tournament,
     games: Iterable[Game],
     after_round: int | None = None,
-    prize_table: Sequence[int] = PRIZES_2012_EUR,
+    prize_table: Sequence[int] | None = None,
     book: IncidentBook | None = None,
 ) -> dict[str, Any]:
     """The standings object after ``after_round``; when None, after the latest round
@@ -138,7 +149,8 @@ def standings(
     final = shown_round >= tournament.rounds and is_complete(tournament, scored, after_round)
     order: list[tuple[str, ...]] = list(ranking.tiers)
     progress: dict[int, Progress] = {}
-    if final:
+    by_organiser = rules.playoff_by == "organiser"
+    if final and not by_organiser:
         tiers = withdrawn_behind(ranking.tiers, (w.player for w in tournament.withdrawals))
         order, progress = refine(tiers, tournament.playoffs, playoff_results(tournament, all_games))
     names = {p.id: p.name for p in tournament.players}
@@ -158,12 +170,16 @@ def standings(
                     "wins": line.wins,
                     "h2h": number(ranking.h2h[player]),
                     "sb": number(line.sb),
+                    **({"koya": number(line.koya)} if "koya" in rules.tiebreaks else {}),
                     "withdrawn": withdrawn.get(player),
                 }
             )
     leader = _decided_by(ranking, order) if scored else None
     playoff: dict[str, Any] = dict(NO_PLAYOFF)
-    if 1 in progress or (final and len(order[0]) > 1):
+    level_first = _level_on_points_for_first(ranking, order)
+    if by_organiser:
+        pass  # a playoff, if any, is the organiser's (FIDE Tie-Break Regulations 3.1)
+    elif 1 in progress or (final and len(order[0]) > 1):
         prog = progress.get(1)
         if prog is None:
             playoff = {
@@ -180,7 +196,9 @@ def standings(
             playoff = playoff_summary(prog)
     prizes: list[dict[str, Any]] = []
     prize_detail: dict[str, Any] | None = None
-    if final:
+    if prize_table is None:
+        prize_table = rules.prize_table_eur
+    if final and prize_table is not None:
         flat = [p for tier in order for p in tier]
         points = {p: ranking.lines[p].points for p in flat}
         prize_detail = prizes_object(flat, points, withdrawn, prize_table)
@@ -197,13 +215,18 @@ def standings(
         "rounds": tournament.rounds,
         "final": final,
         "rows": rows,
-        "winner": leader if final else None,
+        "winner": leader if final and not (by_organiser and level_first) else None,
         "tiebreaks": {
             "rules": rules.name,
             "criteria": list(rules.tiebreaks),
-            "first_place": "tie-break games" if rules.first_place_by_games else "criteria",
+            "first_place": "organiser"
+            if by_organiser
+            else "tie-break games"
+            if rules.first_place_by_games
+            else "criteria",
             "source": rules.tiebreak_source,
         },
+        "format": rules.format_text(),
         "leader": leader,
         "playoff": playoff,
         "playoffs": [playoff_summary(p) for p in progress.values()],
@@ -225,6 +248,9 @@ def standings(
             for w in tournament.withdrawals
         ],
     }
+    if by_organiser and final and level_first:
+        # the criteria order the table; who wins is the organiser's regulations' call
+        table["first_place_level"] = level_first
     ruled = notes(tournament, book, shown_round)
     if ruled:  # only then: tables recorded before the incident book stay identical
         table["notes"] = ruled
@@ -309,9 +335,10 @@ def crosstable(
             continue
         if g.black not in players or (after_round is not None and g.round > after_round):
             continue
+        points = game_points(g.result, g.scores) or (Fraction(0), Fraction(0))
         for me, opp, colour, score in (
-            (g.white, g.black, "white", _score_text(g.result, 0)),
-            (g.black, g.white, "black", _score_text(g.result, 1)),
+            (g.white, g.black, "white", score_text(points[0])),
+            (g.black, g.white, "black", score_text(points[1])),
         ):
             cells[me].setdefault(opp, []).append(
                 {
@@ -343,9 +370,3 @@ def crosstable(
             for p in order
         ],
     }
-
-
-def _score_text(result: str, side: int) -> str:
-    return {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("1/2", "1/2")}.get(
-        result, ("0", "0")
-    )[side]

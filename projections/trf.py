@@ -16,7 +16,7 @@ record, the record's kind in columns 1-3. Written here:
   ``b``, ``-``) and the result (99).
 
 Results: ``1`` ``=`` ``0`` for played games; ``+`` / ``-`` for a game won or
-lost by default (forfeit: 3.3.3, Laws 6.7); ``0000 - Z`` for a round without a
+lost by default (forfeit: 3.1, 3.3.3, Laws 2009 6.6 a); ``0000 - Z`` for a round without a
 game (a bye, a game a withdrawal cancelled); a paired game not finished keeps
 its opponent and colour with a blank result. Points and rank are the
 standings' (3.7: a withdrawal's annulled games do not count, 3.1), so a rating

@@ -32,6 +32,6 @@ def test_the_report_lists_corrections_and_flag_rulings_in_time_order(tmp_path: P
     ]
     assert [e["at"] for e in entries] == sorted(e["at"] for e in entries)
     assert entries[0]["summary"].startswith(
-        "moves after ply 4 corrected: Bb5 Nf6 d3 Be7 -> Bc4 Nf6 d3 Be7"
+        "Chief Arbiter corrected the moves after ply 4: Bb5 Nf6 d3 Be7 -> Bc4 Nf6 d3 Be7"
     )
     assert "against the regulation clock" in entries[3]["summary"]

@@ -42,8 +42,8 @@ def default(player: str, seconds: float = 1, **fields: object) -> dict:
     }
 
 
-class TestLaws2009_6_7aDefaultTime:
-    def test_6_7_a_a_start_without_both_players_raises_an_alert(self, event: Store) -> None:
+class TestLaws2009_6_6aDefaultTime:
+    def test_6_6_a_a_start_without_both_players_raises_an_alert(self, event: Store) -> None:
         events = start(event, ["aronian"])
         assert [e["type"] for e in events] == ["GameStarted", "PresenceRecorded", "AlertRaised"]
         assert (list(events[1]["present"]), list(events[1]["absent"])) == (["aronian"], ["carlsen"])
@@ -51,11 +51,11 @@ class TestLaws2009_6_7aDefaultTime:
         assert alert["kind"] == "absent_at_start"
         assert alert["details"] == {"absent": ["carlsen"], "default_time_ms": 0}
 
-    def test_6_7_a_both_present_raises_no_alert(self, event: Store) -> None:
+    def test_6_6_a_both_present_raises_no_alert(self, event: Store) -> None:
         events = start(event, ["white", "black"])
         assert [e["type"] for e in events] == ["GameStarted", "PresenceRecorded"]
 
-    def test_6_7_a_the_absent_player_loses_under_the_zero_default(self, event: Store) -> None:
+    def test_6_6_a_the_absent_player_loses_under_the_zero_default(self, event: Store) -> None:
         start(event, ["aronian"])
         events = ok(event, default("carlsen"))
         assert [e["type"] for e in events] == ["DefaultRuled", "ResultRecorded"]
@@ -65,40 +65,40 @@ class TestLaws2009_6_7aDefaultTime:
         row = next(r for r in standings_object(event)["rows"] if r["player"] == "aronian")
         assert (row["points"], row["wins"]) == (1, 1)
 
-    def test_6_7_a_both_absent_lose_both(self, event: Store) -> None:
+    def test_6_6_a_both_absent_lose_both(self, event: Store) -> None:
         start(event, [])
         events = ok(event, default("aronian"))
         assert events[1]["result"] == "0-0"
 
-    def test_6_7_a_a_player_present_at_the_start_cannot_be_defaulted(self, event: Store) -> None:
+    def test_6_6_a_a_player_present_at_the_start_cannot_be_defaulted(self, event: Store) -> None:
         start(event, ["aronian"])
         message = refused(event, default("aronian"), "rule_violation")
         assert message == "aronian was at the board when game 1.1 started (article 6.6 a)"
 
-    def test_6_7_a_a_start_that_did_not_record_who_was_present_is_refused(
+    def test_6_6_a_a_start_that_did_not_record_who_was_present_is_refused(
         self, event: Store
     ) -> None:
         start(event, None)
         refused(event, default("carlsen"), "rule_violation")
 
-    def test_6_7_a_a_player_who_moved_has_arrived(self, event: Store) -> None:
+    def test_6_6_a_a_player_who_moved_has_arrived(self, event: Store) -> None:
         start(event, ["carlsen"])
         ok(event, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(30)})
         message = refused(event, default("aronian", 40), "rule_violation")
         assert "has arrived" in message
 
-    def test_6_7_a_only_an_arbiter_of_the_event_rules_a_default(self, event: Store) -> None:
+    def test_6_6_a_only_an_arbiter_of_the_event_rules_a_default(self, event: Store) -> None:
         start(event, ["aronian"])
         refused(event, default("carlsen", arbiter="advisor"), "not_an_arbiter")
 
-    def test_6_7_a_present_names_the_games_players_only(self, event: Store) -> None:
+    def test_6_6_a_present_names_the_games_players_only(self, event: Store) -> None:
         refused(
             event,
             {"cmd": "start_game", "game": "1.1", "at": at(0), "present": ["kramnik"]},
             "malformed_command",
         )
 
-    def test_6_7_a_an_event_with_another_default_time_waits_for_it(
+    def test_6_6_a_an_event_with_another_default_time_waits_for_it(
         self, sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         # "The rules of a competition may specify otherwise": a profile field.

@@ -192,7 +192,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
     @pytest.mark.parametrize(
         ("fields", "code", "words"),
         [
-            ({"arbiter": "advisor"}, "not_an_arbiter", "3.9.2 b"),
+            ({"arbiter": "advisor"}, "not_an_arbiter", "Laws 2009 13.1"),
             ({"decision": "maybe"}, "malformed_command", "'fallen' or 'not_fallen'"),
             ({"side": "both"}, "malformed_command", "'white' or 'black'"),
             ({"at": at(-5)}, "out_of_order", "time order"),

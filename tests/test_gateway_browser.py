@@ -595,8 +595,10 @@ def test_3_9_2_c_the_desk_shows_who_is_out_with_whom_and_records_the_return(
         browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
         try:
             row = "document.querySelector('#out tr[data-out=aronian]')"
-            text = browser.wait_for(f"{row}?.textContent")
-            assert "1.1" in text and "deputy" in text
+            text = browser.wait_for(
+                f"{row}?.textContent.includes('Deputy Arbiter') && {row}.textContent"
+            )
+            assert "1.1" in text and "Deputy Arbiter" in text
             assert "3.9.2 c" in browser.wait_for(
                 "document.querySelector('#incidents li')?.textContent"
             )
@@ -613,5 +615,74 @@ def test_3_9_2_c_the_desk_shows_who_is_out_with_whom_and_records_the_return(
             browser.wait_for(f"!{row}")
             book = live_game.incident_book()
             assert book is not None and book.out == ()
+        finally:
+            browser.close()
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "create-tournament.jsonl"
+
+
+def test_names_where_a_person_reads_the_desk_names_players_and_arbiters(
+    sqlite_store: Store,
+) -> None:
+    """The desk in words: the claimant, the player out of the playing area, the arbiter who
+    went with him and the buttons are names ("Aronian, Levon", "Chief Arbiter Geurt
+    Gijssen"), never ids; the alert and the incident book say so too. The tournament is the
+    shipped example (docs/examples/create-tournament.jsonl)."""
+    ok(sqlite_store, json.loads(EXAMPLE.read_text(encoding="utf-8").splitlines()[0]))
+    ok(sqlite_store, {"cmd": "draw_lots", "tournament": "london-2013", "seed": "athens-2012"})
+    tournament = sqlite_store.tournament()
+    assert tournament is not None
+    game, (white, black) = sorted(tournament.round_robin_pairings().items())[0]
+    ok(sqlite_store, {"cmd": "start_game", "game": game, "at": now_at()})
+    ok(
+        sqlite_store,
+        {
+            "cmd": "claim_draw",
+            "game": game,
+            "by": "white",
+            "kind": "threefold_repetition",
+            "at": now_at(0.01),
+        },
+    )
+    ok(
+        sqlite_store,
+        {
+            "cmd": "permit_leave",
+            "player": black,
+            "arbiter": "chief",
+            "accompanied_by": "chief",
+            "at": now_at(0.02),
+        },
+    )
+    names = {p.id: p.name for p in tournament.players}
+    surname = names[white].split(",")[0]
+    with RunningGateway(sqlite_store.url, public_delay_s=900) as gw:
+        browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
+        try:
+            claim = "document.querySelector('#claims tr[data-claim] td[data-by]')"
+            assert browser.wait_for(
+                f"{claim}?.textContent === {json.dumps(names[white])} && {claim}.textContent"
+            )
+            alert = browser.wait_for(
+                "[...document.querySelectorAll('#alerts li')].map(l => l.textContent).join(' | ')"
+                ".includes('claims') && document.getElementById('alerts').textContent"
+            )
+            assert f"{surname} (White) claims a draw (threefold repetition)" in alert
+            row = f"document.querySelector('#out tr[data-out={black}]')"
+            out = browser.wait_for(
+                f"{row}?.textContent.includes('Geurt Gijssen') && {row}.textContent"
+            )
+            assert names[black] in out and "Chief Arbiter Geurt Gijssen" in out
+            assert black not in out.replace(names[black], "")
+            buttons = browser.js(
+                "[...document.querySelectorAll('#propose button')].map(b => b.textContent)"
+            )
+            assert f"{names[white]} ({game})" in buttons
+            book = browser.wait_for("document.getElementById('incidents').textContent")
+            assert "with the permission of Chief Arbiter Geurt Gijssen" in book
+            assert names[black].split(",")[0] in book
+            browser.screenshot(OUTPUT / "gateway-arbiter-names.png")
+            assert (OUTPUT / "gateway-arbiter-names.png").stat().st_size > 10_000
         finally:
             browser.close()

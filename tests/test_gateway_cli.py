@@ -142,7 +142,8 @@ def test_watch_prints_live_moves_and_clocks(started: Store) -> None:
         assert proc.stdout is not None
         lines = [proc.stdout.readline(), proc.stdout.readline()]
         assert lines[0].startswith("-- public feed; at seq")
-        assert lines[1].startswith("1.1 aronian-carlsen") and "1... Nf6" in lines[1]
+        # names where a person reads: the players by their names, not their ids
+        assert lines[1].startswith("1.1 Aronian-Carlsen") and "1... Nf6" in lines[1]
         time.sleep(0.2)
         play(started, "1.1", "c4", start_s=30)
         play(started, "1.1", "e6", start_s=40)

@@ -18,6 +18,7 @@ from adapters.formats.pgn_import import ImportOptions, import_pgn
 from adapters.store import Store
 from adapters.store.queries import standings_object
 from engine.events import ClockReadingRecorded, ResultRecorded, game_stream
+from engine.rules import PROFILES
 from engine.tournament.berger_inference import infer_numbers
 from projections.pgn import game_pgn
 from tests.pgn_files import WOMEN_2019, double_round_robin, pgn
@@ -136,15 +137,44 @@ def first_cycle(tmp_path: Path) -> Path:
     return write(tmp_path, pgn(games[:28]))
 
 
-def test_3_1_a_first_cycle_export_without_cycles_is_a_single_round_robin_with_a_warning(
+CANDIDATES_PROFILES = sorted(n for n in PROFILES if PROFILES[n].cycles is not None)
+"""Every profile whose format is the Candidates' (3.1: 8 players, a double round robin)."""
+
+
+@pytest.mark.parametrize("rules", CANDIDATES_PROFILES)
+def test_3_1_a_candidates_half_file_is_in_progress_after_round_7_of_14_with_no_winner_or_prize(
+    rules: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The format is part of the rules: a Candidates is 14 rounds whatever the file holds.
+    store = str(tmp_path / "s.sqlite")
+    path = first_cycle(tmp_path)
+    assert main(["--store", store, "import-pgn", str(path), "--rules", rules]) == 0
+    err = capsys.readouterr().err
+    assert "cycle inferred" not in err and "event final" not in err
+    assert "event in progress after round 7 of 14: no winner and no prize" in err
+    assert f"rules {rules} (double round robin of 8 players (14 rounds))" in err
+    with Store(store) as s:
+        table = standings_object(s)
+    assert (table["final"], table["after_round"], table["rounds"]) == (False, 7, 14)
+    assert table["winner"] is None and table["prizes"] == [] and table["prize_fund"] is None
+    assert table["leader"]["player"] == "goryachkina"  # the leader, not a winner
+    assert main(["--store", store, "prizes"]) == 2
+    assert "no prize is paid before the event is final" in capsys.readouterr().err
+    assert main(["--store", store, "event-pgn"]) == 0
+    assert "Winner" not in capsys.readouterr().out
+
+
+def test_3_1_a_a_candidates_profile_refuses_cycles_that_contradict_its_format(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     store = str(tmp_path / "s.sqlite")
-    assert main(["--store", store, "import-pgn", str(first_cycle(tmp_path))]) == 0
+    path = first_cycle(tmp_path)
+    main(["--store", store, "import-pgn", str(path), "--cycles", "1", "--rules", "candidates-2012"])
     err = capsys.readouterr().err
-    assert "1 cycle inferred from the rounds present" in err
-    assert "pass --cycles 2 if the event is a double round robin" in err
-    assert "event final after round 7 of 7" in err
+    assert "--cycles 1: candidates-2012 is a double round robin of 8 players (14 rounds)" in err
+    assert "pass --rules round-robin" in err
+    with Store(store) as s:
+        assert s.tournament() is None  # refused before anything was appended
 
 
 def test_3_1_a_first_cycle_export_with_cycles_2_is_in_progress_after_round_7_of_14(

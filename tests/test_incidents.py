@@ -66,15 +66,16 @@ class TestLaws2009_12_3bDeviceSounded:
         game = game_object(event, "1.1")
         assert (game["status"], game["result"]) == ("finished", "0-1")
 
-    def test_12_3_b_a_draw_when_the_opponent_could_not_win_by_any_series_of_legal_moves(
+    def test_12_3_b_the_offender_loses_and_the_opponent_who_could_not_win_scores_a_draw(
         self, event: Store
     ) -> None:
         # White (gelfand) has K+Q, Black a lone king: White's phone rings, Black cannot win.
+        # The Laws: White loses; Black's score is a draw: 0 - 1/2, not 1/2 - 1/2.
         events = ok(
             event,
             incident(game="1.2", player="gelfand", kind="device_sounded", penalty="game_lost"),
         )
-        assert events[1]["result"] == "1/2-1/2"
+        assert (events[1]["result"], events[1]["scores"]) == ("0-1", "0-1/2")
         assert "black cannot win by any series of legal moves" in events[1]["reason"]
 
     def test_12_3_b_the_opponent_who_can_win_wins(self, event: Store) -> None:
@@ -186,6 +187,8 @@ class TestArt3_9_2cLeavingThePlayingArea:
                 "accompanied_by": "deputy",
                 "arbiter": "chief",
                 "game": "1.3",
+                "name": "Ivanchuk, Vassily",
+                "accompanied_by_name": "Deputy Arbiter",
             }
         ]
         back = ok(event, {"cmd": "returned", "player": "ivanchuk", "at": at(400)})
@@ -314,7 +317,7 @@ class TestLaws2009_13_4Penalties:
         message = refused(event, incident(arbiter="advisor"), "not_an_arbiter")
         assert message == (
             "'advisor' is not the Chief Arbiter or a Deputy of 'london-2013' and cannot record "
-            "an incident (article Laws 2009 13.4)"
+            "an incident (article Laws 2009 13.1)"
         )
         refused(event, incident(arbiter="aronian"), "not_an_arbiter")
 

@@ -86,7 +86,7 @@ class TestLaws7_4_aCorrectMoves:
     @pytest.mark.parametrize(
         ("fields", "code", "words"),
         [
-            ({"arbiter": "advisor"}, "not_an_arbiter", "3.9.2 b"),
+            ({"arbiter": "advisor"}, "not_an_arbiter", "Laws 2009 13.1"),
             ({"reason": "  "}, "malformed_command", "needs a reason"),
             ({"from_ply": 7}, "malformed_command", "between 0 and 6"),
             ({"from_ply": -1}, "malformed_command", "between 0 and 6"),
@@ -175,7 +175,7 @@ class TestCorrectResult:
             ("1-0", {}, "malformed_command", "nothing to correct"),
             ("1/2-1/2", {"reason": "they agreed a draw"}, "rule_violation", "3.9.2 b"),
             ("0-1", {"termination": "checkmate"}, "rule_violation", "does not show"),
-            ("0-1", {"arbiter": "advisor"}, "not_an_arbiter", "3.9.2 b"),
+            ("0-1", {"arbiter": "advisor"}, "not_an_arbiter", "Laws 2009 13.1"),
             ("0-1", {"at": at(50)}, "malformed_command", "earlier than the last recorded event"),
             (None, {"termination": "resignation"}, "malformed_command", "no termination"),
         ],
@@ -244,11 +244,10 @@ def test_corrections_show_in_pgn_and_audit_as_arbiter_corrections(store: Store) 
     )
     pgn = game_pgn_text(store, "1.1")
     assert "2... Nc6" in pgn
-    assert "Corrected by the arbiter (chief, 2013-03-15T14:01:40.000Z)" in pgn
-    assert "the moves after ply 4 were Bb5 a6, now Bc4 Nf6" in pgn
-    assert (
-        "Result corrected by the arbiter (chief" in pgn and "1-0 (arbiter_decision), now 0-1" in pgn
-    )
+    assert "Chief Arbiter (2013-03-15T14:01:40.000Z) corrected the moves after ply 4" in pgn
+    assert "they were Bb5 a6, now Bc4 Nf6" in pgn
+    assert "Chief Arbiter (2013-03-15T14:02:40.000Z) corrected the result" in pgn
+    assert "1-0 (arbiter decision), now 0-1" in pgn
     assert '[Result "0-1"]' in pgn
     report = audit_store(store)
     assert report.of(INTEGRITY) == []

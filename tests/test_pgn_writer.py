@@ -131,8 +131,11 @@ class TestTheArbitersRecordAsComments:
         game = parsed(game_pgn_text(sqlite_store, "1.1"))
         last = list(game.mainline())[-1]
         assert last.san() == "Ng8" and last.clock() is not None  # [%clk] kept beside it
-        assert "White claims a draw by threefold repetition (claim 1; verified)" in last.comment
-        assert "Arbiter chief accepted claim 1" in last.comment
+        assert (
+            "Aronian (White) claims a draw by threefold repetition (claim 1; verified)."
+            in last.comment
+        )
+        assert "Chief Arbiter accepted Aronian's claim 1." in last.comment
         assert game.headers["Result"] == "1/2-1/2" and game.headers["Termination"] == "normal"
 
     def test_laws_7_4_an_illegal_move_and_its_penalty_are_comments(
@@ -146,8 +149,8 @@ class TestTheArbitersRecordAsComments:
         play(sqlite_store, "1.1", "e5", start_s=30)
         game = parsed(game_pgn_text(sqlite_store, "1.1"))
         first, second = list(game.mainline())
-        assert "Illegal move (Ke7) by Black, recorded by arbiter chief" in first.comment
-        assert "2 min added to white's clock" in first.comment
+        assert "Illegal move (Ke7) by Carlsen (Black), recorded by Chief Arbiter" in first.comment
+        assert "Chief Arbiter added 2 min to Aronian's clock" in first.comment
         assert "[%clk" in first.comment and "Illegal" not in second.comment
 
     def test_a_new_kind_of_record_gets_its_comment_by_adding_a_describer(
@@ -155,7 +158,9 @@ class TestTheArbitersRecordAsComments:
     ) -> None:
         from projections import pgn_comments
 
-        monkeypatch.setitem(pgn_comments.DESCRIBERS, "GameStarted", lambda e: f"Started by {e.by}")
+        monkeypatch.setitem(
+            pgn_comments.DESCRIBERS, "GameStarted", lambda e, names: f"Started by {e.by}"
+        )
         create(sqlite_store)
         ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0), "by": "chief"})
         play(sqlite_store, "1.1", "e4")

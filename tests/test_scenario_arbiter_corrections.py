@@ -68,7 +68,7 @@ def test_7_4_a_the_misread_move_is_corrected_three_moves_later(applied: str) -> 
     assert fix["clock"] == {"white_ms": 7_150_000, "black_ms": 7_160_000}
     assert view["result"] == "1-0"
     pgn = candidates("pgn", "1.1", store=applied).stdout
-    assert "2... Nc6" in pgn and "Corrected by the arbiter (chief" in pgn
+    assert "2... Nc6" in pgn and "Chief Arbiter" in pgn and "corrected the moves" in pgn
     assert "were Bb5 Nf6 d3 Be7, now Bc4 Nf6 d3 Be7" in pgn
     assert "3. Bc4" in pgn and "3. Bb5" not in pgn
 
@@ -80,7 +80,7 @@ def test_3_9_2_b_the_mis_entered_result_is_corrected(applied: str) -> None:
     assert (fix["replaced_result"], fix["result"]) == ("1-0", "0-1")
     pgn = candidates("pgn", "1.2", store=applied).stdout
     assert '[Result "0-1"]' in pgn
-    assert "Result corrected by the arbiter (chief" in pgn and "1-0 (resignation), now 0-1" in pgn
+    assert "corrected the result: 1-0 (resignation), now 0-1" in pgn
 
 
 def test_6_10_a_the_regulation_flag_is_dismissed_and_6_9_the_device_flag_confirmed(

@@ -56,8 +56,9 @@ def test_the_report_lists_every_ruling_in_time_order_with_its_article(store: str
     ]
     summaries = [e["summary"] for e in report["entries"]]
     assert summaries[1].endswith("Penalty: game lost; result 0-1")
-    assert summaries[2].endswith("Penalty: game lost; result 1/2-1/2")
-    assert summaries[4] == "kramnik returned to the playing area with deputy after 4 min"
+    # 12.3 b: Ivanchuk loses; Aronian, a lone king, cannot win and scores a draw: 0 - 1/2
+    assert summaries[2].endswith("Penalty: game lost; result 0-1, each player's own score 0-1/2")
+    assert summaries[4] == "Kramnik returned to the playing area with Deputy Arbiter after 4 min"
     assert report["counts"] == {"clock": 1, "incident": 4, "permission": 2, "ruling": 1}
     assert report["laws"] == "FIDE Laws of Chess, effective 1 July 2009"
 
@@ -67,7 +68,7 @@ def test_the_report_as_a_table(store: str) -> None:
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert lines[0] == "Chief Arbiter's report: FIDE Candidates Tournament 2013 (london-2013)"
-    assert any("3.9.2 c" in line and "kramnik left the playing area" in line for line in lines)
+    assert any("3.9.2 c" in line and "Kramnik left the playing area" in line for line in lines)
 
 
 def test_the_standings_follow_the_rulings(store: str) -> None:
@@ -80,7 +81,7 @@ def test_the_standings_follow_the_rulings(store: str) -> None:
         "kramnik": 1,
         "svidler": 1,
         "aronian": 0.5,
-        "ivanchuk": 0.5,
+        "ivanchuk": 0,  # 12.3 b: he lost; his opponent scored a draw
         "gelfand": 0,
         "grischuk": 0,
         "radjabov": 0,
@@ -105,5 +106,5 @@ def test_the_incident_book_shows_nobody_out_once_he_returned(store: str) -> None
 
 def test_the_games_show_results_not_incident_details(store: str) -> None:
     game = json.loads(candidates("game", "3.2", "--format", "json", store=store).stdout)
-    assert (game["result"], game["termination"]) == ("1/2-1/2", "penalty")
+    assert (game["result"], game["termination"], game["scores"]) == ("0-1", "penalty", "0-1/2")
     assert "phone" not in json.dumps(game)

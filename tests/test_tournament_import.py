@@ -49,7 +49,8 @@ def test_3_7_b_candidates_2013_import_then_standings_json(tmp_path, capsys) -> N
     assert main(["--store", store, "import-pgn", str(PGN_2013)]) == 0
     out = capsys.readouterr()
     assert len(out.out.splitlines()) == 56  # one report a game
-    assert "tournament created: 8 players, 2 cycle(s), start 2013-03-13" in out.err
+    assert "tournament created: 8 players, 2 cycle(s) (14 rounds), start 2013-03-13" in out.err
+    assert "rules candidates-2012 (the Event tag names a Candidates" in out.err
     assert "rounds played in another order than the table's: 6<-7, 7<-6" in out.err
     assert main(["--store", store, "standings", "--format", "json"]) == 0
     table = json.loads(capsys.readouterr().out)

@@ -24,6 +24,11 @@ ARBITERS: list[Raw] = [
     {"id": "deputy", "name": "Deputy Arbiter", "role": "deputy"},
     {"id": "advisor", "name": "Technical Advisor", "role": "advisor"},
 ]
+FIDE_2013: dict[str, Raw] = {
+    "carlsen": {"fide_id": "1503014", "title": "GM"},
+    "kramnik": {"fide_id": "4101588", "title": "GM"},
+}
+"""FIDE ids and titles of the players the examples show them for (every player field)."""
 NUMBERS = {
     "carlsen": 1,
     "kramnik": 2,
@@ -73,7 +78,7 @@ TWO: Raw = {
     "name": "A two-player round robin",
     "start_date": "2013-03-15",
     "cycles": 1,
-    "players": [p for p in PLAYERS if p["id"] in ("carlsen", "kramnik")],
+    "players": [{**p, **FIDE_2013[p["id"]]} for p in PLAYERS if p["id"] in ("carlsen", "kramnik")],
     "arbiters": ARBITERS,
 }
 

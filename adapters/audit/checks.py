@@ -394,7 +394,7 @@ def check_projections(
         if (
             not unsound
             and "standings" in recorded_state
-            and plain(recorded_state["standings"]) != plain(derived_state.get("standings"))
+            and not as_recorded(recorded_state["standings"], derived_state.get("standings"))
         ):
             report.add(
                 INTEGRITY,
@@ -407,7 +407,7 @@ def check_projections(
         for game_id in sorted(set(recorded) | set(derived)):
             if game_id in unsound:
                 continue
-            if plain(recorded.get(game_id)) != plain(derived.get(game_id)):
+            if not as_recorded(recorded.get(game_id), derived.get(game_id)):
                 report.add(
                     INTEGRITY,
                     "projection_differs",
@@ -415,6 +415,21 @@ def check_projections(
                     f"events give {plain(derived.get(game_id))}",
                     where(f"game/{game_id}"),
                 )
+
+
+def as_recorded(recorded: Any, derived: Any) -> bool:
+    """The derived object says what the recorded one says: every field the trailer
+    recorded, equal, at every depth; a field a later version of a projection added (the
+    standings' ``format``, a game's ``scores``) is not a difference, so a log recorded
+    before it audits clean (old replay logs load and audit unchanged)."""
+    recorded, derived = plain(recorded), plain(derived)
+    if isinstance(recorded, dict) and isinstance(derived, dict):
+        return all(k in derived and as_recorded(v, derived[k]) for k, v in recorded.items())
+    if isinstance(recorded, list) and isinstance(derived, list):
+        return len(recorded) == len(derived) and all(
+            as_recorded(a, b) for a, b in zip(recorded, derived, strict=True)
+        )
+    return bool(recorded == derived)
 
 
 # --- entry points --------------------------------------------------------------------

@@ -271,27 +271,55 @@ def run_import(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+CRITERION_WORDS = {
+    "points": "points",
+    "h2h": "direct encounter (the games between the tied players)",
+    "wins": "wins",
+    "sb": "Sonneborn-Berger",
+    "koya": "Koya",
+}
+"""The standings' criteria in words."""
+
+
 def event_status(table: dict[str, Any]) -> str:
-    """One line: final with its winner, or in progress after round r of n."""
+    """One line: final with its winner (or first place level for the organiser), incomplete,
+    or in progress after round r of n; with the profile that judged it and its tie-breaks."""
     chain = table["tiebreaks"]
+    names = {r["player"]: r.get("name") or r["player"] for r in table["rows"]}
+    judged = f"rules {chain['rules']} ({table.get('format', '')}); tie-breaks: " + ", ".join(
+        CRITERION_WORDS.get(c, c) for c in chain["criteria"]
+    )
     if table["final"]:
         winner = table["winner"]
-        who = (
-            f"winner {winner['player']} (decided by {winner['decided_by']})"
-            if winner
-            else "first place still tied: "
-            + ", ".join(table["playoff"]["players"])
-            + " go to tie-break games"
-        )
+        level = table.get("first_place_level") or []
+        if winner:
+            criterion = CRITERION_WORDS.get(winner["decided_by"], winner["decided_by"])
+            who = f"winner {names.get(winner['player'], winner['player'])} (decided by {criterion})"
+        elif level:
+            who = (
+                "first place level on points: "
+                + ", ".join(names.get(p, p) for p in level)
+                + " (in that order by the tie-breaks); a playoff, if the event's regulations "
+                "hold one, is the organiser's"
+            )
+        else:
+            who = (
+                "first place still tied: "
+                + ", ".join(names.get(p, p) for p in table["playoff"]["players"])
+                + " go to tie-break games"
+            )
         return (
-            f"event final after round {table['after_round']} of {table['rounds']}: {who}; "
-            f"tie-breaks {chain['rules']}: {', '.join(chain['criteria'])}"
+            f"event final after round {table['after_round']} of {table['rounds']}: {who}; {judged}"
         )
     most = max((row["games"] for row in table["rows"]), default=0)
     short = [f"{r['player']} ({r['games']})" for r in table["rows"] if r["games"] < most]
     if table["after_round"] >= table["rounds"] and short:
         return (
             f"event incomplete after round {table['after_round']} of {table['rounds']}: "
-            f"games missing for {', '.join(short)} against {most} for the others"
+            f"games missing for {', '.join(short)} against {most} for the others; no winner "
+            f"and no prize yet; {judged}"
         )
-    return f"event in progress after round {table['after_round']} of {table['rounds']}"
+    return (
+        f"event in progress after round {table['after_round']} of {table['rounds']}: no "
+        f"winner and no prize before the last round; {judged}"
+    )

@@ -1,7 +1,7 @@
 """``candidates incidents|report``: the incident book and the Chief Arbiter's report.
 
 - ``incidents [--format table|json]``: the incident book (3.9.1, 3.9.2 a,
-  3.9.2 c, 3.3.4; Laws 2009 6.7 a, 12.3 b, 12.6, 13.4) in time order, and who
+  3.9.2 c, 3.3.4; Laws 2009 6.6 a, 12.3 b, 12.6, 13.4) in time order, and who
   is out of the playing area now, with whom.
 - ``report [--format table|json]``: every incident, ruling, penalty, claim,
   flag, clock adjustment and withdrawal of the event in time order, with the
@@ -54,7 +54,8 @@ def run_incidents(args: argparse.Namespace) -> int:
     if book["out"]:
         lines.append("Out of the playing area now (3.9.2 c):")
         lines += [
-            f"  {o['player']} since {o['since']}, with {o['accompanied_by']} (game {o['game']})"
+            f"  {o.get('name') or o['player']} since {o['since']}, with "
+            f"{o.get('accompanied_by_name') or o['accompanied_by']} (game {o['game']})"
             for o in book["out"]
         ]
     print("\n".join(lines))

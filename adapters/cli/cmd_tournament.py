@@ -106,9 +106,19 @@ def render_standings(table: dict[str, Any]) -> str:
         return ", ".join(names.get(p, p) for p in players)
 
     winner = table["winner"] or table["leader"]
-    if winner:
+    chain = table.get("tiebreaks") or {}
+    organiser = chain.get("first_place") == "organiser"
+    level = table.get("first_place_level") or []
+    if level:
+        lines.append(
+            f"First place level on points: {named(level)} (in that order by the tie-breaks); "
+            "a playoff, if the event's regulations hold one, is the organiser's"
+        )
+    elif winner:
         label = "Winner" if table["winner"] else "Leader"
         decided = DECIDED_BY.get(winner["decided_by"], winner["decided_by"])
+        if organiser:  # not a Candidates: the regulations' articles are not this event's
+            decided = decided.split(" (")[0]
         lines.append(f"{label}: {names.get(winner['player'], winner['player'])} ({decided})")
     playoff = table["playoff"]
     if playoff["needed"]:
@@ -122,9 +132,11 @@ def render_standings(table: dict[str, Any]) -> str:
     for shared in table["shared_places"]:
         low, high = shared["places"]
         lines.append(f"Places {low}-{high} shared: {named(shared['players'])}")
-    chain = table.get("tiebreaks")
     if chain:
-        first = "tie-break games" if chain["first_place"] != "criteria" else "the criteria"
+        first = {
+            "criteria": "the criteria",
+            "organiser": "the organiser's regulations (a playoff, or the criteria)",
+        }.get(chain["first_place"], "tie-break games")
         lines.append(
             f"Tie-breaks ({chain['rules']}): {', '.join(chain['criteria'])}; "
             f"first place by {first} ({chain['source']})"
@@ -137,6 +149,7 @@ DECIDED_BY = {
     "h2h": "decided by the games between the tied players (3.7 a)",
     "wins": "decided by the number of wins (3.7 b)",
     "sb": "decided by Sonneborn-Berger (3.7 c)",
+    "koya": "decided by the Koya system",
     "playoff": "decided by the playoff (3.7.1-3.7.3)",
 }
 """What put a player first, in words (the standings object's ``decided_by``)."""
@@ -314,7 +327,13 @@ def run_prizes(args: argparse.Namespace) -> int:
     if not table["final"]:
         raise MalformedCommand(
             f"prizes are shared after the last round (3.8.1); the standings are after round "
-            f"{table['after_round']} of {table['rounds']}, not complete"
+            f"{table['after_round']} of {table['rounds']}, not complete: no prize is paid "
+            "before the event is final"
+        )
+    if table["prize_fund"] is None:
+        raise MalformedCommand(
+            f"the rules profile {table['tiebreaks']['rules']} has no prize table (3.8.1 is the "
+            "Candidates'): the organiser's prize fund is not known to the engine"
         )
     points = {r["player"]: r["points"] for r in table["rows"]}
     if args.format == "json":

@@ -27,6 +27,7 @@ from adapters.gateway.frames import MSGPACK, encode, messages
 from adapters.host.clock import wall_clock_ms
 from engine.errors import CommandRefused
 from engine.timefmt import parse_instant
+from engine.tournament.tournament import short_name
 
 
 def register(sub: Any) -> None:
@@ -98,8 +99,27 @@ def move_text(game: dict[str, Any]) -> str:
     return numbered(len(moves), moves[-1]) if moves else "(no move yet)"
 
 
-def game_line(game: dict[str, Any]) -> str:
-    head = f"{game.get('game')} {game.get('white')}-{game.get('black')}"
+def pairing(game: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    """``1.1 Svidler-Grischuk``: the game's players by their names where known."""
+    known = names or {}
+    white, black = str(game.get("white")), str(game.get("black"))
+    return f"{game.get('game')} {known.get(white, white)}-{known.get(black, black)}"
+
+
+def names_of(frame: dict[str, Any]) -> dict[str, str]:
+    """Player id -> surname, from the standings a snapshot or a delta carries."""
+    tables = [frame.get("standings")]
+    tables += [t.get("standings") for t in frame.get("tournaments") or [] if isinstance(t, dict)]
+    found: dict[str, str] = {}
+    for table in tables:
+        for row in (table or {}).get("rows") or []:
+            if isinstance(row, dict) and row.get("player") and row.get("name"):
+                found[str(row["player"])] = short_name(str(row["name"]))
+    return found
+
+
+def game_line(game: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    head = pairing(game, names)
     status = game.get("status")
     tail = f"  {game.get('result')} ({game.get('termination')})" if status == "finished" else ""
     return f"{head:<28} {move_text(game):<14} {clocks(game)}{tail}"
@@ -115,6 +135,8 @@ class Printer:
         self.seq: int | None = None
         self.deltas = 0
         self.games: dict[str, dict[str, Any]] = {}
+        self.names: dict[str, str] = {}
+        """Player id -> surname (from the standings the feed sends)."""
         self.offset_ms = 0
         """The feed's instant minus this machine's (a public feed is ``delay`` behind)."""
         self._status = False
@@ -157,10 +179,11 @@ class Printer:
                 with contextlib.suppress(CommandRefused):
                     feed_now = parse_instant(f["now"], "now")
                     self.offset_ms = feed_now - wall_clock_ms()
+            self.names.update(names_of(f))
             for game in f.get("games") or []:
                 self.keep(game)
                 if game.get("status") != "not_started":
-                    self.say(game_line(game))
+                    self.say(game_line(game, self.names))
         elif op == "delta":
             self.delta(f)
         elif op == "alert":
@@ -173,19 +196,20 @@ class Printer:
         self.seq = f.get("seq")
         self.deltas += 1
         game, event = f.get("object"), f.get("event") or {}
+        self.names.update(names_of(f))
         self.keep(game)
         for other in f.get("games") or []:
             self.keep(other)
         if f.get("kind") == "MovePlayed":
             if game is not None:
-                head = f"{game.get('game')} {game.get('white')}-{game.get('black')}"
+                head = pairing(game, self.names)
                 move = numbered(int(event.get("ply") or 0), str(event.get("san")))
                 self.say(f"{head:<28} {move:<14} {clocks(game)}")
             else:
                 move = numbered(int(event.get("ply") or 0), str(event.get("san")))
                 self.say(f"{f.get('game')} {'':<{len('aronian-carlsen') + 8}}{move}")
         elif game is not None and not str(event.get("stream", "")).startswith("clock/"):
-            self.say(game_line(game))
+            self.say(game_line(game, self.names))
         elif f.get("game") is None:
             self.say(f"-- {f.get('kind')}")
 

@@ -20,6 +20,7 @@ from engine.game.state import Game
 from engine.tournament.pairing import table_size
 from engine.tournament.tournament import Tournament
 from projections.clock import move_clocks
+from projections.names import Names
 from projections.pgn import ClockAfterPly, EvalAfterPly, GameOpening, game_pgn, games_pgn
 from projections.pgn_comments import ply_comments
 
@@ -31,7 +32,7 @@ def clock_after_ply(events: list[Event]) -> dict[int, int]:
 
 def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
     events = store.stream(game_stream(game.game_id))
-    return clock_after_ply(events), ply_comments(events)
+    return clock_after_ply(events), ply_comments(events, Names.of(store.tournament(), game))
 
 
 def game_opening(game: Game) -> GameOpening | None:

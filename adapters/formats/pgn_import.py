@@ -67,6 +67,7 @@ from typing import Any, TextIO
 import chess
 import chess.pgn
 
+from adapters.formats.import_profile import check_format, choose_profile
 from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
@@ -315,9 +316,14 @@ def import_pgn(
         games = parse_file(text)
         who = identities(games, options, store)
         number_rounds(games, len({i.id for i in who.values()}), options)
+        chosen = None
+        if store.tournament() is None:
+            entrants = len({i.id for i in who.values()})
+            chosen = choose_profile(options.rules, _event_name(games), entrants)
+            check_format(profile(chosen[0]), options.cycles, options.rounds)
     except CommandRefused as refused:
         return [ImportReport("file", "refused", f"{path}: {refused.message}")]
-    made = _create_tournament(store, path, games, who, options, by)
+    made = _create_tournament(store, path, games, who, options, by, chosen)
     if made is not None:
         made.warnings[:0] = file_warnings
         if created is not None:
@@ -425,6 +431,8 @@ def _score_sheet(
         at_ms=tag_instant(game.header("Date"), game.header("UTCTime") or None),
         time_control=time_control,
         initial_fen=fen,
+        tags={str(k): str(v) for k, v in headers.items()},
+        date_known=_date(game.header("Date")) is not None,
     )
 
 
@@ -452,9 +460,11 @@ def _create_tournament(
     who: Mapping[tuple[str, str], Identity],
     options: ImportOptions,
     by: str,
+    chosen: tuple[str, str] | None = None,
 ) -> ImportReport | None:
     """Create the tournament of the file in an empty store (None when the store already
-    holds one or the file has fewer than two players)."""
+    holds one or the file has fewer than two players). ``chosen``: the rules profile and
+    why it applies (``choose_profile``)."""
     if store.tournament() is not None:
         return None
     players = list({i.id: i for i in who.values()}.values())
@@ -466,7 +476,19 @@ def _create_tournament(
     ]
     last_round = max((r for r, _, _ in pairings), default=0)
     ring = rounds_per_cycle(len(players))
-    if options.cycles is not None:
+    event_name = _event_name(games)
+    rules, why = chosen or choose_profile(options.rules, event_name, len(players))
+    rp = profile(rules)
+    if rp.cycles is not None:
+        # The format is part of the rules (3.1): a Candidates is a double round robin of
+        # 14 rounds whatever part of it the file holds; a part of it is in progress.
+        cycles = rp.cycles
+        if rp.players is not None and len(players) != rp.players:
+            warnings.append(
+                f"{rules} is a {rp.format_text()}; the file has {len(players)} players "
+                "(pass --rules round-robin for another event)"
+            )
+    elif options.cycles is not None:
         cycles = options.cycles
     elif options.rounds is not None:
         cycles = cycles_for(len(players), options.rounds)
@@ -487,26 +509,24 @@ def _create_tournament(
             )
         )
     dates = [day for day in (_date(g.header("Date")) for g in games) if day is not None]
-    first_round = min(dates) if dates else datetime(1970, 1, 3)
+    start_date: str | None
     if options.start_date is not None:
         start_date = options.start_date
-    else:
-        start_date = (first_round - timedelta(days=2)).date().isoformat()
+    elif dates:
+        start_date = (min(dates) - timedelta(days=2)).date().isoformat()
         warnings.append(
             f"start date {start_date} inferred (two days before the first round, 3.2); "
             "pass --start-date to say otherwise"
         )
-    rules = options.rules or DEFAULT_PROFILE
-    event_name = next((g.header("Event") for g in games if g.header("Event")), "")
-    if options.rules is None:
-        hint = _profile_hint(event_name)
-        if hint and hint != rules:
-            warnings.append(
-                f"the Event tag names {event_name!r}: its tie-break chain is the profile "
-                f"{hint!r} (pass --rules {hint}); {rules} is used"
-            )
+    else:
+        # unknown is unknown: no day is invented, and no schedule is claimed from one
+        start_date = None
+        warnings.append(
+            "the games carry no date (Date ????.??.??): the start date is unknown and no "
+            "schedule (3.2) is given; pass --start-date to state it"
+        )
     name = event_name or Path(path).stem
-    year = first_round.year if dates else ""
+    year = min(dates).year if dates else ""
     tournament_id = _slug(name if str(year) in name else f"{name} {year}")
     staged = _Staged(store)
     try:
@@ -516,7 +536,7 @@ def _create_tournament(
                 "tournament": tournament_id,
                 "name": name,
                 "rules": rules,
-                "start_date": start_date,
+                **({"start_date": start_date} if start_date else {}),
                 "cycles": cycles,
                 "players": [p.as_player() for p in players],
                 "by": by,
@@ -524,7 +544,12 @@ def _create_tournament(
         )
     except CommandRefused as refused:
         return ImportReport("tournament", "refused", refused.message, warnings=warnings)
-    message = f"{len(players)} players, {cycles} cycle(s), start {start_date}, rules {rules}"
+    known = ", ".join(sorted(PROFILES))
+    message = (
+        f"{len(players)} players, {cycles} cycle(s) ({cycles * ring} rounds), start "
+        f"{start_date or 'unknown'}, rules {rules} ({why}: {rp.tiebreak_source}; pass --rules "
+        f"PROFILE to choose another: {known})"
+    )
     inferred = None
     if all(r > 0 for r, _, _ in pairings):
         inferred = infer_numbers(sorted(p.id for p in players), pairings, cycles)
@@ -609,17 +634,8 @@ def _date(text: str) -> datetime | None:
         return None
 
 
-def _profile_hint(event_name: str) -> str | None:
-    """The Candidates profile of the year an Event tag names (``FIDE Candidates 2018``)."""
-    found = re.search(r"candidates\D*(20\d\d)", event_name.lower())
-    if not found:
-        return None
-    year = int(found[1])
-    editions = sorted(
-        int(n.rsplit("-", 1)[1]) for n in PROFILES if re.fullmatch(r"candidates-\d{4}", n)
-    )
-    usable = [y for y in editions if y <= year]
-    return f"candidates-{usable[-1]}" if usable else None
+def _event_name(games: Sequence[Parsed]) -> str:
+    return next((g.header("Event") for g in games if g.header("Event")), "")
 
 
 def check_start_date(text: str) -> str:

@@ -12,7 +12,7 @@ client never needs the rules to follow a game:
 - ``standings``: the standings object when it changed, on the last delta of the
   batch that could change it.
 
-Events of the incident book (the ``incidents`` stream: 3.9, 6.7 a, 12.3 b,
+Events of the incident book (the ``incidents`` stream: 3.9, 6.6 a, 12.3 b,
 12.6, 13.4) go to arbiters only: the public sees their consequences (a result,
 a clock) on the games' own streams, not the incident's details.
 

@@ -14,11 +14,12 @@ from engine.game.state import Game
 from engine.rules import profile
 from engine.timefmt import format_instant
 from engine.tournament.pairing import table_size
-from engine.tournament.schedule import schedule_view, tournament_schedule
+from engine.tournament.schedule import known_schedule, schedule_view, tournament_schedule
 from engine.tournament.tournament import Tournament
 from projections.arbiter_report import report_entries
 from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
+from projections.names import Names
 from projections.pairings import pairings
 from projections.standings import crosstable, standings
 from projections.trf import trf_players, trf_text
@@ -155,7 +156,7 @@ def pairings_object(store: Store, only_round: int | None = None) -> dict[str, An
     tournament = _require_tournament(store)
     if only_round is not None and not 1 <= only_round <= tournament.rounds:
         raise MalformedCommand(f"round must be between 1 and {tournament.rounds}, got {only_round}")
-    _, days = tournament_schedule(tournament)
+    days = known_schedule(tournament)
     dates = {d.round: d.date.isoformat() for d in days if d.round is not None}
     return pairings(tournament, store.game, dates, only_round)
 
@@ -169,11 +170,12 @@ def trf_report(store: Store) -> str:
             "a tournament report lists the players by their drawn numbers: draw the lots first "
             "(draw_lots, article 3.4.1)"
         )
-    _, days = tournament_schedule(tournament)
+    days = known_schedule(tournament)
     dates: dict[int, str] = {d.round: d.date.isoformat() for d in days if d.round is not None}
-    for game in games:  # the day a round was played, where it was
-        if game.stage == "tournament" and game.round in dates:
-            dates[game.round] = min(dates[game.round], format_instant(game.started_at_ms)[:10])
+    for game in games:  # the day a round was played, where it was (never an unknown day)
+        if game.stage == "tournament" and game.started_at_ms > 0:
+            played = format_instant(game.started_at_ms)[:10]
+            dates[game.round] = min(dates.get(game.round, played), played)
     rounds = tournament.rounds
     round_dates = [dates.get(r) for r in range(1, rounds + 1)]
     chief = [a.name for a in tournament.arbiters if a.role == "chief"]
@@ -184,8 +186,8 @@ def trf_report(store: Store) -> str:
         ("012", tournament.name),
         ("022", getattr(tournament, "city", "") or getattr(tournament, "site", "")),
         ("032", getattr(tournament, "country", "")),
-        ("042", (round_dates[0] or tournament.start_date).replace("-", "/")),
-        ("052", (round_dates[-1] or tournament.start_date).replace("-", "/")),
+        ("042", (round_dates[0] or tournament.start_date or "").replace("-", "/")),
+        ("052", (round_dates[-1] or "").replace("-", "/")),
         ("062", str(len(tournament.players))),
         ("072", str(sum(1 for p in tournament.players if p.rating))),
         ("092", f"Individual: round robin ({cycles}), Berger tables"),
@@ -255,9 +257,10 @@ def incidents_object(store: Store) -> dict[str, Any]:
     tournament = _require_tournament(store)
     recorded = _view(store).stream(INCIDENTS_STREAM)
     book = store.incident_book()
+    names = Names.of(tournament)
     return {
         "tournament": tournament.id,
-        "entries": report_entries(recorded),
+        "entries": report_entries(recorded, names),
         "incidents": [e.to_wire() for e in recorded if isinstance(e, IncidentRecorded)],
         "out": [
             {
@@ -266,6 +269,8 @@ def incidents_object(store: Store) -> dict[str, Any]:
                 "accompanied_by": leave.accompanied_by,
                 "arbiter": leave.arbiter,
                 "game": leave.game,
+                "name": names.full(leave.player),
+                "accompanied_by_name": names.arbiter(leave.accompanied_by),
             }
             for leave in (book.out if book is not None else ())
         ],
@@ -276,7 +281,7 @@ def report_object(store: Store) -> dict[str, Any]:
     """The Chief Arbiter's report (``projections.arbiter_report``): every incident, ruling,
     penalty, claim and flag of the event in time order, with the article of each."""
     tournament = _require_tournament(store)
-    entries = report_entries(decision_events(store))
+    entries = report_entries(decision_events(store), Names.of(tournament))
     counts: dict[str, int] = {}
     for item in entries:
         counts[item["category"]] = counts.get(item["category"], 0) + 1

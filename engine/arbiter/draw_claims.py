@@ -190,6 +190,7 @@ class AdviseClaim(Command):
     events=(ClaimRuled, ClockAdjusted, MovePlayed, ResultRecorded),
     in_time_order=True,
     refusals=(
+        (NotAnArbiter, "3.9.2 b", "the arbiter is not the Chief Arbiter or a Deputy"),
         (UnknownGame, "", "the game has not been started"),
         (UnknownClaim, "", "the game has no claim of that id"),
         (
@@ -307,6 +308,15 @@ def _claim_side(game: Game, by: str, kind: str) -> str:
     return side
 
 
+def _claimants(tournament: Tournament | None, game: Game, side: str) -> str:
+    """``Svidler (White) claims``, ``both players claim``: the claimant by his name."""
+    if side == BOTH:
+        return "both players claim"
+    player = game.white if side == "white" else game.black
+    name = tournament.known_as(player) if tournament is not None else player
+    return f"{name} ({side.capitalize()}) claims"
+
+
 def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw) -> list[Event]:
     """A draw claim through the arbiter (3.9.2 b), verified as it is made."""
     g = games.require_game(game, cmd.game)
@@ -375,8 +385,8 @@ def claim_draw(tournament: Tournament | None, game: Game | None, cmd: ClaimDraw)
         game=g.game_id,
         kind="claim_pending",
         message=(
-            f"game {g.game_id}: {'both players claim' if side == BOTH else side + ' claims'} "
-            f"a draw ({kind}), "
+            f"game {g.game_id}: {_claimants(tournament, g, side)} "
+            f"a draw ({kind.replace('_', ' ')}), "
             f"{verdict[verification.verified]}; the game is paused until a ruling"
         ),
         details={"claim": claim_id, "kind": kind, "side": side, "verified": verification.verified},
@@ -442,7 +452,7 @@ def rule_claim(tournament: Tournament | None, game: Game | None, cmd: RuleClaim)
     """The Chief Arbiter or Deputy rules on a claim (3.9.2 b; Laws 9.5; 3.7.1.b.3)."""
     g = games.require_game(game, cmd.game)
     arbiter = cmd.arbiter
-    require_ruling_arbiter(tournament, arbiter, "rule on a draw claim")
+    require_ruling_arbiter(tournament, arbiter, "rule on a draw claim", "3.9.2 b")
     claim = require_claim(g, cmd.claim)
     require_pending(g, claim)
     decision = cmd.decision

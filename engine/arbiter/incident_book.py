@@ -4,7 +4,7 @@ What the arbiters rule on beyond claims, illegal moves and clocks: incidents of
 the playing conditions (3.9.1, 3.9.2 a, 3.9.2 c) and of the players' conduct
 (Laws 2009 12.3 b, 12.6) with the penalties of 13.4, the players out of the
 playing area with permission (3.9.2 c), games lost by default (Laws 2009
-6.7 a), and rulings on withdrawal reasons (3.3.4). ``evolve`` never refuses;
+6.6 a), and rulings on withdrawal reasons (3.3.4). ``evolve`` never refuses;
 the decisions are in ``engine.arbiter.incidents``, ``engine.arbiter.default_time``
 and ``engine.arbiter.withdrawal_reasons``.
 

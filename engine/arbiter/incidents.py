@@ -130,7 +130,12 @@ Lookup = Callable[[str], Game | None]
         (UnknownTournament, "", "no tournament in this store"),
         (UnknownGame, "", "the incident's game has not been started"),
         (OutOfOrder, "Laws 2009 6.7 a", "dated before its game's last recorded event"),
-        (NotAnArbiter, "3.9.2 b", "the arbiter may not record it"),
+        (
+            NotAnArbiter,
+            "Laws 2009 13.1",
+            "the arbiter may not record it (the Chief Arbiter alone for extraneous "
+            "equipment, 3.9.2 a)",
+        ),
         (GameNotInProgress, "12.5", "the game has ended: record the incident without it"),
         (RuleViolation, "13.4", "a penalty the incident's kind does not carry, or lacks"),
         (RuleViolation, "3.9.2 c", "the player left the playing area with permission"),
@@ -330,7 +335,7 @@ def record_incident(
     if kind in CHIEF_ONLY:
         require_arbiter(t, arbiter, ("chief",), f"rule on a {kind} incident", KINDS[kind])
     else:
-        require_arbiter(t, arbiter, RULING_ROLES, "record an incident", "Laws 2009 13.4")
+        require_arbiter(t, arbiter, RULING_ROLES, "record an incident", "Laws 2009 13.1")
     details = cmd.details.strip()
     if not details:
         raise MalformedCommand("record_incident needs 'details': what the arbiter saw")
@@ -390,6 +395,7 @@ def record_incident(
         penalty_ms=penalty.ms if penalty is not None else None,
         points=str(penalty.points) if penalty is not None and penalty.points else None,
         result=result,
+        scores=next((e.scores for e in follow if isinstance(e, ResultRecorded) and e.scores), None),
     )
     return [recorded, *follow]
 

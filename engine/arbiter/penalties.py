@@ -20,10 +20,12 @@ in the transaction of the incident:
 - ``game_lost`` (d): ``ResultRecorded``, termination ``penalty``: the opponent
   wins. Where the Laws give the draw test (12.3 b, a sounding device: "the
   opponent shall win. However, if the opponent cannot win the game by any series
-  of legal moves, his score shall be a draw") the game is drawn when the
-  opponent could not win. *Interpretation*, as for 6.9 and 7.4 b in this engine:
-  "could not win" is read as python-chess's ``has_insufficient_material`` for the
-  opponent (a lone king, K+B, K+N), an approximation of the helpmate test.
+  of legal moves, his score shall be a draw") the offender still loses and the
+  opponent, who could not win, scores a draw: 0 - 1/2 (``ResultRecorded.scores``,
+  ``engine.scores``), beside the nearest PGN result, the opponent's win.
+  *Interpretation*, as for 6.9 and 7.4 b in this engine: "could not win" is read
+  as python-chess's ``has_insufficient_material`` for the opponent (a lone king,
+  K+B, K+N), an approximation of the helpmate test.
 - ``points_reduced {points}`` (e): the offender's points in the standings are
   reduced by ``points`` (1/2 or a multiple of it), from the round of the
   incident's game on (an incident outside a game counts in every table). The
@@ -194,9 +196,14 @@ def consequences(
         opponent = OTHER_SIDE[side]
         result = WIN_BY_SIDE[opponent]
         reason = f"{cause}; {penalty.article}"
+        scores: str | None = None
         if kind == "game_lost" and draw_test and not could_win(game, opponent):
-            result = "1/2-1/2"
-            reason += f"; drawn, as {opponent} cannot win by any series of legal moves"
+            # 12.3 b: the offender loses; the opponent, who could not win, scores a draw.
+            scores = "0-1/2" if side == Side.WHITE else "1/2-0"
+            reason += (
+                f"; {side} loses and {opponent} scores a draw ({scores}), as {opponent} "
+                "cannot win by any series of legal moves"
+            )
         return [
             ResultRecorded(
                 originator_id=game.stream,
@@ -207,6 +214,7 @@ def consequences(
                 termination=PENALTY_TERMINATION,
                 reason=reason,
                 arbiter=arbiter,
+                scores=scores,
             )
         ], result
     if kind == "expelled":

@@ -334,7 +334,7 @@ class _GameJudge:
                 )
             return
         if event.termination in BOOK_TERMINATIONS:
-            return  # 13.4 d, f, 6.7 a, 3.1: the ruling's own finding (engine.audit.incidents)
+            return  # 13.4 d, f, 6.6 a, 3.1: the ruling's own finding (engine.audit.incidents)
         if event.termination == "imported":
             self.add(
                 RULE,

@@ -85,7 +85,11 @@ from engine.world import World
         "`40/7200:20/3600:900+30`); default the rules profile's",
         "initial_fen": "a starting position other than the initial one",
         "rules": "the rules profile of a game outside a tournament: `candidates-2012` (default) "
-        "or `fide-2023`; a tournament's game follows its rules",
+        "or another profile; a tournament's game follows its rules",
+        "tags": "the score sheet's PGN tags as read (`Site`, `ECO`, `Date` ...): kept with the "
+        "game and written back on export",
+        "date_known": "false when the sheet gives no day (`????.??.??`): `at` is then a "
+        "placeholder and nothing is dated from it",
         "by": "who sent it, for the record (an arbiter, `dgt:<serial>` ...)",
     },
 )
@@ -111,6 +115,12 @@ class RecordScoreSheet(Command):
     initial_fen: str | None = None
     rules: str | None = None
     """The rules profile of a game outside a tournament (a tournament's own rules otherwise)."""
+    tags: dict[str, str] | None = None
+    """The score sheet's PGN tags as read (``Site``, ``ECO``, ``Date`` ...): kept with the
+    game and written back on export."""
+    date_known: bool = True
+    """False when the score sheet gives no day (``????.??.??``): ``at`` is then a
+    placeholder, and nothing is dated from it."""
     by: str = "import"
 
     def decide(self, world: World) -> list[Event]:
@@ -140,6 +150,10 @@ class RecordScoreSheet(Command):
                     f"{where}: {len(values)} entries in {name!r} for {len(self.moves)} moves "
                     "(one a move)"
                 )
+        if self.tags is not None and not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.tags.items()
+        ):
+            raise MalformedCommand(f"{where}: 'tags' must map tag names to texts")
         if self.initial_fen is not None:
             try:
                 chess.Board(self.initial_fen)
@@ -228,6 +242,8 @@ def import_score_sheet(sheet: RecordScoreSheet, rules: str, by: str = "import") 
             rules=rules,
             initial_fen=sheet.initial_fen,
             move_times_known=move_at_ms is not None,
+            tags=dict(sheet.tags) if sheet.tags else None,
+            date_known=sheet.date_known,
         )
     ]
     ended: tuple[str, str] | None = None

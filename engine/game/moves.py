@@ -49,6 +49,7 @@ from engine.game.state import (
     require_in_progress,
 )
 from engine.rules import DEFAULT_PROFILE, profile
+from engine.scores import is_individual, nearest_pgn_result, read_scores
 from engine.side import Side
 from engine.termination import Termination
 from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
@@ -201,9 +202,12 @@ class Resign(Command):
         (RuleViolation, "3.9.2 b", "a draw whose reason or termination is an agreement"),
     ),
     notes={
-        "result": "`1-0`, `0-1` or `1/2-1/2` (`*` is refused)",
+        "result": "`1-0`, `0-1` or `1/2-1/2` (`*` is refused, but with `scores` `0-0`)",
         "reason": "why, in words, for the record",
         "termination": "how the game ended, in words (`time forfeit`, `default` ...)",
+        "scores": "each player's own score, White's first, where the Laws give them apart from "
+        "the result: `0-1/2` (Laws 2009 12.3 b, 13.4 e), `0-0` (a double default, 6.6 a; with "
+        "result `*`), `1/2-1` (13.4 f); `result` must be the nearest PGN result",
     },
 )
 @dataclass(frozen=True, kw_only=True)
@@ -214,6 +218,10 @@ class DeclareResult(Command):
     arbiter: str
     at_ms: Instant
     termination: str | None = None
+    scores: str | None = None
+    """Each player's own score, White's first, where the Laws give them apart from the
+    result (``0-1/2``: Laws 2009 12.3 b, 13.4 e; ``0-0``: a double default, 6.6 a;
+    ``1/2-1``: 13.4 f): ``result`` is then the nearest PGN result (``*`` for ``0-0``)."""
 
     def decide(self, world: World) -> list[Event]:
         return declare_result(world.tournament(), world.game(self.game), self)
@@ -300,13 +308,18 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
                 by=cmd.by,
                 game=game_id,
                 kind=ABSENT_AT_START,
-                message=f"game {game_id} started without {' and '.join(absent)} at the board: "
+                message=f"game {game_id} started without "
+                f"{' and '.join(_known_as(tournament, a) for a in absent)} at the board: "
                 f"the default time is {default_ms // 60_000} min (Laws 2009 6.6 a); the "
                 "arbiter may rule the game lost (rule_default)",
                 details={"absent": list(absent), "default_time_ms": default_ms},
             )
         )
     return started
+
+
+def _known_as(tournament: Tournament | None, player: str) -> str:
+    return tournament.known_as(player) if tournament is not None else player
 
 
 ABSENT_AT_START = "absent_at_start"
@@ -475,7 +488,10 @@ def declare_result(
     g = require_in_progress(game, cmd.game)
     result, reason = cmd.result, cmd.reason
     require_ruling_arbiter(tournament, cmd.arbiter, "declare a result")
-    if result == "*":
+    scores = _declared_scores(cmd)
+    if scores == "0-0":
+        result, scores = "0-0", None  # the result the double default has always had
+    elif result == "*":
         raise MalformedCommand("declare_result needs a final result (1-0, 0-1, 1/2-1/2)")
     termination = (cmd.termination or "").lower()
     if result == "1/2-1/2" and ("agree" in reason.lower() or "agree" in termination):
@@ -490,5 +506,26 @@ def declare_result(
             termination=cmd.termination or Termination.ARBITER_DECISION,
             reason=reason,
             arbiter=cmd.arbiter,
+            scores=scores,
         )
     ]
+
+
+def _declared_scores(cmd: DeclareResult) -> str | None:
+    """The players' own scores of a declaration, checked against its result: None when
+    they are the result's own."""
+    if cmd.scores is None:
+        return None
+    try:
+        read_scores(cmd.scores)
+    except ValueError as error:
+        raise MalformedCommand(f"declare_result: {error}") from None
+    if cmd.scores == "1-1":
+        raise MalformedCommand("declare_result: no ruling of the Laws gives both players a win")
+    nearest = nearest_pgn_result("*", cmd.scores)
+    if cmd.result != nearest:
+        raise MalformedCommand(
+            f"declare_result: scores {cmd.scores} go with the result {nearest} (the nearest "
+            f"PGN result), not {cmd.result}"
+        )
+    return None if not is_individual("*", cmd.scores) else cmd.scores

@@ -92,6 +92,8 @@ class Game:
     sans: tuple[str, ...] = ()
     result: str = "*"
     termination: str | None = None
+    scores: str | None = None
+    """The players' own scores where the ruling gave each his own (``engine.scores``)."""
     last_at_ms: int = 0
     stage: str = "tournament"
     """``tournament``, or the playoff stage (3.7.1.a rapid, 3.7.2 blitz, 3.7.3 sudden death)."""
@@ -111,10 +113,14 @@ class Game:
     """``flag_fall`` alerts raised on this game and not ruled on yet (``source:side:moves``),
     so the flag check on a timer raises each once."""
     present: tuple[str, ...] | None = None
-    """The players at the board at the start (Laws 2009 6.7 a); None when not recorded."""
+    """The players at the board at the start (Laws 2009 6.6 a); None when not recorded."""
+    tags: dict[str, str] | None = None
+    """The imported score sheet's tags, kept as read (``GameStarted.tags``)."""
+    date_known: bool = True
+    """False when the score sheet gave no day: ``started_at_ms`` is not a date."""
 
     def absent_at_start(self) -> tuple[str, ...]:
-        """The players recorded as not at the board when the game started (6.7 a)."""
+        """The players recorded as not at the board when the game started (6.6 a)."""
         if self.present is None:
             return ()
         return tuple(p for p in (self.white, self.black) if p not in self.present)
@@ -309,6 +315,8 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 last_at_ms=event.at_ms,
                 stage=event.stage,
                 clock=_starting_clock(event),
+                tags=event.tags,
+                date_known=event.date_known,
             )
     if state is None:
         return None
@@ -333,6 +341,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 status=FINISHED,
                 result=event.result,
                 termination=event.termination,
+                scores=event.scores,
                 last_at_ms=event.at_ms,
                 record=state.record.game_ended(),
                 clock=state.clock.stop(event.at_ms) if state.clock else None,
@@ -352,6 +361,7 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 status=IN_PROGRESS if reopened else FINISHED,
                 result=event.result or "*",
                 termination=event.termination,
+                scores=None,
                 last_at_ms=max(state.last_at_ms, event.at_ms),
                 clock=clock,
                 corrections=(*state.corrections, event),

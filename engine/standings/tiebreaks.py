@@ -35,9 +35,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from engine.game.state import FINISHED, Game
+from engine.scores import game_points
 from engine.termination import Termination
 from engine.tournament.pairing import table_size
-from engine.tournament.playoff import POINTS
 from engine.tournament.tournament import Tournament
 
 ANNULLED = "annulled"
@@ -60,6 +60,9 @@ class ScoredGame:
     black: str
     result: str
     by_default: bool = False
+    scores: str | None = None
+    """The players' own scores where a ruling gave each his own (``engine.scores``:
+    0 - 1/2 under Laws 2009 12.3 b, 0 - 0 for a double default)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,9 @@ class Line:
     games: int
     wins: int
     sb: Fraction
+    koya: Fraction = Fraction(0)
+    """Koya: points scored against the opponents who scored 50% or more of their games
+    (FIDE's round-robin tie-break; the ``round-robin`` profile)."""
 
 
 def annulled_players(tournament: Tournament, after_round: int | None = None) -> set[str]:
@@ -90,7 +96,9 @@ def round_robin_games(
     annulled = annulled_players(tournament, after_round)
     out: list[ScoredGame] = []
     for g in games:
-        if g.stage != "tournament" or g.status != FINISHED or g.result not in POINTS:
+        if g.stage != "tournament" or g.status != FINISHED:
+            continue
+        if game_points(g.result, g.scores) is None:
             continue
         if g.white not in players or g.black not in players:
             continue
@@ -106,13 +114,18 @@ def round_robin_games(
                 g.black,
                 g.result,
                 g.termination == DEFAULT_TERMINATION,
+                g.scores,
             )
         )
     return sorted(out, key=lambda s: (s.round, s.game))
 
 
 def score_of(game: ScoredGame, player: str) -> Fraction:
-    white, black = POINTS[game.result]
+    """The player's own score in the game: the ruling's where it gave each player his own
+    (Laws 2009 12.3 b: 0 - 1/2), else the result's (3.6.1)."""
+    points = game_points(game.result, game.scores)
+    assert points is not None, f"game {game.game} has no result"
+    white, black = points
     return white if player == game.white else black
 
 
@@ -133,11 +146,15 @@ def lines(players: Sequence[str], games: Sequence[ScoredGame]) -> dict[str, Line
                 played[p] += 1
                 wins[p] += score == 1
     sb = {p: Fraction(0) for p in players}
+    koya = {p: Fraction(0) for p in players}
+    strong = {p for p in players if played[p] and points[p] * 2 >= played[p]}
     for g in games:
         for p in (g.white, g.black):
             if p in sb:
                 sb[p] += score_of(g, p) * points.get(opponent_of(g, p), Fraction(0))
-    return {p: Line(p, points[p], played[p], wins[p], sb[p]) for p in players}
+                if opponent_of(g, p) in strong:
+                    koya[p] += score_of(g, p)
+    return {p: Line(p, points[p], played[p], wins[p], sb[p], koya[p]) for p in players}
 
 
 def head_to_head(group: Iterable[str], games: Sequence[ScoredGame]) -> dict[str, Fraction]:
@@ -172,6 +189,8 @@ class Ranking:
             return Fraction(line.wins)
         if criterion == "sb":
             return line.sb
+        if criterion == "koya":
+            return line.koya
         raise ValueError(f"unknown tie-break criterion {criterion!r}")
 
     def key(self, player: str) -> tuple[Fraction, ...]:

@@ -178,7 +178,8 @@ def withdraw(tournament: Tournament | None, lookup: Lookup, cmd: Withdraw) -> li
     completed = [gid for _, gid, _, _ in mine if gid in states and states[gid].status == FINISHED]
     remaining = [(r, gid, w, b) for r, gid, w, b in mine if gid not in completed]
     total = len(mine)
-    before_start = at_ms < start_instant_ms(t.start_date)
+    # an unknown start date (an imported event) claims nothing: the event has begun
+    before_start = bool(t.start_date) and at_ms < start_instant_ms(t.start_date)
     if before_start and at_ms < months_before(t.start_date, REPLACEMENT_MONTHS) + DAY_MS:
         raise RuleViolation(
             "3.3.2",

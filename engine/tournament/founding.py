@@ -64,10 +64,22 @@ from engine.world import World
     ),
     notes={
         "name": "the tournament's name",
-        "rules": "the rules profile: `candidates-2012` (default) or `fide-2023`",
-        "start_date": "day 1 of the schedule (3.2), an ISO date",
+        "rules": "the rules profile (`docs/import.md`): `candidates-2012` (default), "
+        "`candidates-2012-unsupervised`, `candidates-2016`, `candidates-2018`, `candidates-2022`, "
+        "`candidates-2024`, `fide-2023`, or `round-robin` (a round robin that is not a "
+        "Candidates: FIDE's round-robin tie-breaks, no prize table, a playoff left to the "
+        "organiser)",
+        "start_date": "day 1 of the schedule (3.2), an ISO date; left out when unknown (no "
+        "schedule is then given)",
         "cycles": "1 (single) or 2 (double round robin, 3.1)",
-        "players": "`[{id, name, federation, rating}]`: the entrants",
+        "players": "`[{id, name, federation, rating, fide_id?, title?}]`: the entrants. `id`: "
+        "the player's id in every command (`carlsen`); `name`: as registered, `Surname, Given` "
+        "(`Carlsen, Magnus`: reports and comments call him `Carlsen`); `federation`: the FIDE "
+        "three-letter code (`NOR`); `rating`: the rating the regulations use (2.3 and 3.7.3: "
+        "the average of two lists, so it may be fractional); `fide_id` (optional): the FIDE "
+        "identification number, written as `WhiteFideId`/`BlackFideId` and in the rating "
+        "report; `title` (optional): the FIDE title (`GM`, `IM`, `FM`, `CM`, `WGM`, `WIM`, "
+        "`WFM`, `WCM`), written as `WhiteTitle`/`BlackTitle`",
         "arbiters": "`[{id, name, role}]`, role `chief`, `deputy` or `advisor`",
         "site": "where the event is played, as the PGN `Site` tag gives it (`London ENG`)",
         "city": "the host city (`London`)",
@@ -81,7 +93,9 @@ class CreateTournament(Command):
     tournament: str
     name: str
     rules: str = DEFAULT_PROFILE
-    start_date: str
+    start_date: str | None = None
+    """Day 1 of the schedule (3.2), an ISO date; left out (null) when it is not known (an
+    event imported from games whose dates are ``????``): no schedule is then given."""
     cycles: int = 2
     players: list[Any]
     arbiters: list[Any] | None = None
@@ -245,7 +259,8 @@ def create_tournament(existing: Tournament | None, cmd: CreateTournament) -> lis
         raise MalformedCommand(
             f"cycles must be 1 (single) or 2 (double round robin, article 3.1), got {cycles}"
         )
-    _check_start_date(cmd.start_date)
+    if cmd.start_date is not None:
+        _check_start_date(cmd.start_date)
     return [
         TournamentCreated(
             originator_id=TOURNAMENT_STREAM,
@@ -255,7 +270,7 @@ def create_tournament(existing: Tournament | None, cmd: CreateTournament) -> lis
             tournament=cmd.tournament,
             name=cmd.name,
             rules=rules,
-            start_date=cmd.start_date,
+            start_date=cmd.start_date or "",
             cycles=cycles,
             players=players,
             arbiters=arbiters,

@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from engine.scores import POINTS as RESULT_POINTS
 from engine.tournament.pairing import berger_schedule, is_bye
 
 RAPID, BLITZ, SUDDEN_DEATH = "rapid", "blitz", "sudden_death"
@@ -136,12 +137,8 @@ def stage_pairings(
 
 # --- results -----------------------------------------------------------------
 
-POINTS = {
-    "1-0": (Fraction(1), Fraction(0)),
-    "0-1": (Fraction(0), Fraction(1)),
-    "1/2-1/2": (Fraction(1, 2), Fraction(1, 2)),
-    "0-0": (Fraction(0), Fraction(0)),
-}
+POINTS = RESULT_POINTS
+"""(White's, Black's) points of each result (``engine.scores``)."""
 
 
 def is_finished(result: str | None) -> bool:

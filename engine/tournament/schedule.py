@@ -60,7 +60,14 @@ class ScheduleDay:
 
 
 def schedule(start_date: str, rounds: int) -> list[ScheduleDay]:
-    """Every day of 3.2 from the arrival day, for ``rounds`` rounds."""
+    """Every day of 3.2 from the arrival day, for ``rounds`` rounds. An unknown start date
+    (an event imported from games whose dates are ``????``) gives no schedule: a clear
+    refusal, never days counted from an invented one."""
+    if not start_date:
+        raise MalformedCommand(
+            "the event's start date is unknown (its games carry no date): no schedule of "
+            "article 3.2 can be given; import with --start-date to state it"
+        )
     try:
         first = date.fromisoformat(start_date)
     except ValueError:
@@ -81,6 +88,12 @@ def schedule(start_date: str, rounds: int) -> list[ScheduleDay]:
 
 def tournament_schedule(tournament: Tournament) -> tuple[Tournament, list[ScheduleDay]]:
     return tournament, schedule(tournament.start_date, tournament.rounds)
+
+
+def known_schedule(tournament: Tournament) -> list[ScheduleDay]:
+    """The days of 3.2 when the start date is known; none when it is not (the pairings and
+    the rating report then show no dates rather than invented ones)."""
+    return schedule(tournament.start_date, tournament.rounds) if tournament.start_date else []
 
 
 def schedule_view(tournament_days: tuple[Tournament, list[ScheduleDay]]) -> dict[str, Any]:

@@ -27,7 +27,13 @@ from engine.tournament.playoff import Playoff, PlayoffGame, Stage, SuddenDeathGa
 
 ARBITER_ROLES = ("chief", "deputy", "advisor")
 RULING_ROLES = ("chief", "deputy")
-"""3.9.2 b: claims go through the Chief Arbiter or his Deputy."""
+"""The arbiters who rule: the Chief Arbiter and his Deputy (3.9.2 b names them for draw
+claims; Laws 2009 13.1-13.4 give the arbiter every other ruling)."""
+
+ARBITER_ARTICLE = "Laws 2009 13.1"
+"""The article an arbiter-only command cites when anyone else sends it: "The arbiter shall
+see that the Laws of Chess are strictly observed" (13.1; his penalties 13.4). Draw claims
+cite 3.9.2 b, which routes them through the Chief Arbiter or his Deputy."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,12 @@ class Player:
     """The FIDE identification number, as given (empty when unknown)."""
     title: str = ""
     """The FIDE title (``GM``, ``IM`` ...), empty when none was given."""
+
+
+def short_name(name: str) -> str:
+    """``Svidler`` for ``"Svidler, Peter"``; a name without a comma whole (``Ding Liren``)."""
+    surname, comma, _ = name.partition(",")
+    return surname.strip() if comma and surname.strip() else name.strip()
 
 
 FIDE_TITLES = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
@@ -110,6 +122,12 @@ class Tournament:
 
     def player(self, player_id: str) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
+
+    def known_as(self, player_id: str) -> str:
+        """How a reader knows the player: his surname as registered (``Svidler`` for
+        ``"Svidler, Peter"``; a name without a comma whole); the id when unknown."""
+        found = self.player(player_id)
+        return short_name(found.name) if found is not None else player_id
 
     def arbiter(self, arbiter_id: str) -> Arbiter | None:
         return next((a for a in self.arbiters if a.id == arbiter_id), None)
@@ -201,15 +219,18 @@ class Tournament:
         return max((p.round for p in self.schedule()), default=0)
 
 
-def require_ruling_arbiter(tournament: Tournament | None, arbiter_id: str, action: str) -> None:
-    """3.9.2 b: only the Chief Arbiter or the Deputy may do this."""
+def require_ruling_arbiter(
+    tournament: Tournament | None, arbiter_id: str, action: str, article: str = ARBITER_ARTICLE
+) -> None:
+    """Only the Chief Arbiter or the Deputy may do this (Laws 2009 13.1; 3.9.2 b for a
+    ruling on a draw claim, which passes ``article``)."""
     if tournament is None:
         return
     arbiter = tournament.arbiter(arbiter_id)
     if arbiter is None or arbiter.role not in RULING_ROLES:
         raise NotAnArbiter(
             f"{arbiter_id!r} is not the Chief Arbiter or a Deputy of {tournament.id!r} "
-            f"and cannot {action} (article 3.9.2 b)"
+            f"and cannot {action} (article {article})"
         )
 
 

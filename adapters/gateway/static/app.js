@@ -18,6 +18,7 @@
     // and frames carry no "tournament"; the HTTP outputs answer for it without one).
     tournament: new URLSearchParams(location.search).get("tournament") || "*",
     tournaments: [], standingsBy: new Map(), first: null, playersBy: new Map(), books: new Map(),
+    arbitersBy: new Map(),
     // Commands sent and not yet answered, by frame id: sent again, with the same
     // command_id, after a reconnection (the store answers a repeat as the first time).
     unanswered: new Map(),
@@ -291,6 +292,18 @@
   }
 
   const nameOf = (id, tid) => names(tid).get(id) || id;
+  // Where a person reads: a player by the name the tournament registered, an arbiter by his
+  // office and name ("Chief Arbiter Geurt Gijssen"); a side by the game's player.
+  const OFFICES = { chief: "Chief Arbiter", deputy: "Deputy Chief Arbiter", advisor: "Technical Advisor" };
+  const arbiterName = (id, tid) => {
+    const a = (state.arbitersBy.get(tid || state.first) || new Map()).get(id);
+    if (!a) return id;
+    const [surname, given] = a.name.split(",").map((x) => x.trim());
+    const name = given ? `${given} ${surname}` : a.name;
+    return /Arbiter|Advisor/.test(name) ? name : `${OFFICES[a.role] || "Arbiter"} ${name}`;
+  };
+  const sideName = (game, who) =>
+    (who === "white" || who === "black" ? nameOf(game[who], tidOf(game)) : who === "both" ? "both players" : nameOf(who, tidOf(game)));
 
   async function loadPlayers(tid) {
     // Names, titles and ratings of a tournament's players (the tournament object of the
@@ -302,6 +315,7 @@
       if (!answer.ok) { state.playersBy.delete(tid); return; }
       const t = await answer.json();
       state.playersBy.set(tid, new Map((t.players || []).map((p) => [p.id, p])));
+      state.arbitersBy.set(tid, new Map((t.arbiters || []).map((a) => [a.id, a])));
       render();
     } catch (error) {
       state.playersBy.delete(tid); // names fall back to the standings' and then to the ids
@@ -489,7 +503,9 @@
     const notes = [];
     if (s.after_round != null) notes.push(el("p", { class: "muted" }, `After round ${s.after_round}`));
     const who = (id) => nameOf(id, tid);
-    if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${who(s.winner.player)} (decided by ${s.winner.decided_by})`));
+    if ((s.first_place_level || []).length) notes.push(el("p", { class: "level" },
+      `First place level on points: ${s.first_place_level.map(who).join(", ")}; a playoff, if the event's regulations hold one, is the organiser's`));
+    else if (s.winner) notes.push(el("p", { class: "winner" }, `Winner: ${who(s.winner.player)} (decided by ${s.winner.decided_by})`));
     else if (s.leader) notes.push(el("p", {}, `Leader: ${who(s.leader.player)} (by ${s.leader.decided_by})`));
     const p = s.playoff;
     if (p && p.needed) {
@@ -541,7 +557,7 @@
           arbiter: state.arbiter, at: new Date().toISOString(),
         });
         rows.push(el("tr", { "data-claim": `${keyOf(game)}/${claim.id}` },
-          el("td", {}, keyOf(game)), el("td", {}, claim.id), el("td", {}, claim.by),
+          el("td", {}, keyOf(game)), el("td", {}, claim.id), el("td", { "data-by": claim.by }, sideName(game, claim.by)),
           el("td", {}, claimWords(claim.kind) + (claim.intended_move ? ` (writes ${claim.intended_move})` : "")),
           el("td", {}, claim.verified == null ? "arbiter's judgement" : claim.verified ? "verified" : "not verified"),
           el("td", {}, claim.advice ? `advisor: ${claim.advice.opinion}` : ""),
@@ -560,8 +576,8 @@
       .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     const back = (o) => () => command({ cmd: "returned", player: o.player, ...where(o.tid), at: new Date().toISOString() });
     $("out").tBodies[0].replaceChildren(...(out.length ? out.map((o) =>
-      el("tr", { "data-out": o.player, "data-tournament": o.tid }, el("td", {}, whose(o.tid) + o.player),
-        el("td", {}, o.game || ""), el("td", {}, o.since), el("td", {}, o.accompanied_by),
+      el("tr", { "data-out": o.player, "data-tournament": o.tid }, el("td", {}, whose(o.tid) + nameOf(o.player, o.tid)),
+        el("td", {}, o.game || ""), el("td", {}, o.since), el("td", {}, arbiterName(o.accompanied_by, o.tid)),
         el("td", {}, el("button", { onclick: back(o) }, "Returned"))))
       : [el("tr", {}, el("td", { class: "muted" }, "Every player is in the playing area."))]));
     // A player seen out without a permit: the desk proposes the incident (3.9.2 c); the arbiter
@@ -578,7 +594,7 @@
     $("propose").replaceChildren("Left without permission? ", ...playing.flatMap((g) =>
       [g.white, g.black].filter((p) => !outNow.has(`${tidOf(g)}/${p}`)).map((p) =>
         el("button", { onclick: propose(g, p), "data-propose": p, "data-tournament": tidOf(g) },
-          `${p} (${named(tidOf(g))}${g.game})`))));
+          `${nameOf(p, tidOf(g))} (${named(tidOf(g))}${g.game})`))));
     $("incidents").replaceChildren(...entries.reverse().map((e) =>
       el("li", { class: `incident ${e.category}`, "data-tournament": e.tid },
         `${e.at} ${whose(e.tid)}${e.game ? `[${e.game}] ` : ""}${e.article}: ${e.summary}`)));
