@@ -16,7 +16,6 @@ memory. Prints both times per call and their ratio.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
@@ -28,19 +27,10 @@ sys.path.insert(0, str(ROOT))
 from adapters.formats.pgn_import import import_pgn  # noqa: E402
 from adapters.store import Store  # noqa: E402
 from adapters.store.queries import _all_games, standings_object  # noqa: E402
+from bench.common import timed  # noqa: E402
 from projections.standings import standings  # noqa: E402
 
 SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
-
-
-def timed(fn, repeat: int) -> float:
-    """Median seconds of one call over ``repeat`` calls."""
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs)
 
 
 def main() -> int:

@@ -1,9 +1,12 @@
-"""What the bench scripts share: the 2013 games they replay, percentiles, and the bare
+"""What the bench scripts share: the 2013 games they replay, timing, percentiles, the bare
 ``websockets`` broadcast server the gateway's figures are compared with."""
 
 from __future__ import annotations
 
+import statistics
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,19 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
 T0_MS = 1_363_356_000_000  # 2013-03-15T14:00:00Z, the first round
+
+
+def timed(
+    fn: Callable[[], object], repeat: int, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Median seconds of one call over ``repeat`` calls (``clock``: wall time by default;
+    ``time.process_time`` counts this process's CPU only, steadier on a shared machine)."""
+    runs = []
+    for _ in range(repeat):
+        start = clock()
+        fn()
+        runs.append(clock() - start)
+    return statistics.median(runs)
 
 
 def read_games(limit: int) -> list[chess.pgn.Game]:

@@ -22,7 +22,13 @@ from referencing import Registry, Resource
 
 from adapters.formats.replay_log import import_log, read_log
 from adapters.store import open_store
-from adapters.store.queries import crosstable_object, game_object, pairings_object, standings_object
+from adapters.store.queries import (
+    crosstable_object,
+    game_object,
+    needs_object,
+    pairings_object,
+    standings_object,
+)
 from engine.command_ids import command_identity
 from engine.commands import REGISTRY, parse_command, refusal_codes
 from engine.errors import MalformedCommand
@@ -164,6 +170,9 @@ def test_query_objects_of_the_2013_event_match_the_schema(event_2013) -> None:
         standings.validate(standings_object(store, after))
     validator("queries.schema.json", "crosstable").validate(crosstable_object(store))
     validator("queries.schema.json", "pairings").validate(pairings_object(store))
+    needs = validator("queries.schema.json", "needs")
+    for after in (12, 13, 14):  # every combination of two rounds, one round, none left
+        needs.validate(needs_object(store, after)[0])
 
 
 def test_a_wrong_game_object_is_refused_by_the_schema(event_2013) -> None:

@@ -30,6 +30,22 @@ PER_SIDE = {
     "properties": {"white": {"type": "integer"}, "black": {"type": "integer"}},
 }
 
+PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
+COUNT = {"type": "integer", "minimum": 0}
+PLAYER_NEEDS: dict[str, Any] = {
+    "name": {"type": "string"},
+    "outright": COUNT,
+    "playoff": COUNT,
+    "not_first": COUNT,
+    "first_if": {"type": ["string", "null"]},
+    "playoff_if": {"type": ["string", "null"]},
+    "needs": {"type": "string"},
+    "chance": PROBABILITY,
+    "chance_outright": PROBABILITY,
+    "chance_playoff": PROBABILITY,
+}
+"""One player's entry of the ``needs`` object (docs/needs.md)."""
+
 QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
     "game": {
         "title": "game",
@@ -199,6 +215,102 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
             },
         },
     },
+    "needs": {
+        "title": "needs",
+        "description": "What each player needs to finish first, and his chances "
+        "(`candidates needs --format json`, `/api/needs`, the `needs` frame; docs/needs.md).",
+        "type": "object",
+        "required": [
+            *("tournament", "after_round", "rounds", "criteria", "games", "method"),
+            *("scenarios", "players", "chances"),
+        ],
+        "properties": {
+            "tournament": {"type": "string"},
+            "after_round": {"type": "integer", "minimum": 0},
+            "rounds": {"type": "integer", "minimum": 1},
+            "rules": {"type": "string"},
+            "criteria": {"type": "array", "items": {"enum": ["h2h", "wins", "sb", "koya"]}},
+            "games": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": [
+                        "game",
+                        "round",
+                        "white",
+                        "black",
+                        "probabilities",
+                        "source",
+                    ],
+                    "properties": {
+                        "game": {"type": "string"},
+                        "round": {"type": "integer", "minimum": 1},
+                        "white": {"type": "string"},
+                        "black": {"type": "string"},
+                        "probabilities": {
+                            "type": "array",
+                            "items": PROBABILITY,
+                            "minItems": 3,
+                            "maxItems": 3,
+                        },
+                        "source": {"enum": ["analysis", "ratings"]},
+                    },
+                },
+            },
+            "method": {
+                "type": "object",
+                "required": ["kind", "scenarios", "combinations", "seed"],
+                "properties": {
+                    "kind": {"enum": ["every combination", "sample"]},
+                    "scenarios": {"type": "integer", "minimum": 0},
+                    "combinations": {"type": "integer", "minimum": 1},
+                    "seed": {"type": ["integer", "null"]},
+                },
+            },
+            "scenarios": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["results", "winner", "playoff"],
+                    "properties": {
+                        "results": {
+                            "type": "object",
+                            "additionalProperties": {"enum": ["1-0", "1/2-1/2", "0-1"]},
+                        },
+                        "winner": {"type": ["string", "null"]},
+                        "playoff": {"type": "array", "items": {"type": "string"}},
+                        "decided_by": {
+                            "enum": ["points", "h2h", "wins", "sb", "koya", "withdrawal", "playoff"]
+                        },
+                    },
+                },
+            },
+            "scenarios_omitted": {
+                "description": "the `needs` frame only: how many scenarios /api/needs lists",
+                "type": "integer",
+                "minimum": 0,
+            },
+            "players": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "required": list(PLAYER_NEEDS),
+                    "properties": PLAYER_NEEDS,
+                },
+            },
+            "chances": {
+                "type": "object",
+                "required": ["exact", "simulations", "seed", "draw_rate"],
+                "properties": {
+                    "exact": {"type": "boolean"},
+                    "simulations": {"type": "integer", "minimum": 0},
+                    "seed": {"type": "integer"},
+                    "draw_rate": PROBABILITY,
+                },
+            },
+            "decided": {"type": ["string", "null"]},
+        },
+    },
     "board": {
         "title": "board",
         "description": "One board of a round's pairings.",
@@ -242,6 +354,11 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "tournament": {
                 "description": "one tournament of the store, or `*` for all (the default)",
                 "type": "string",
+            },
+            "needs": {
+                "description": "true: the `needs` frames too (what each player needs to "
+                "finish first; docs/needs.md)",
+                "type": "boolean",
             },
         },
         "additionalProperties": False,
@@ -446,6 +563,24 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["op"],
         "properties": {"op": {"const": "pong"}, "id": {}},
     },
+    "needs": {
+        "description": "what each player needs to finish first and his chances (docs/needs.md): "
+        "a tournament's needs object, at start and whenever its standings change; the "
+        "scenarios listed when at most 729 (else `scenarios_omitted`; /api/needs lists all)",
+        "type": "object",
+        "required": ["op", "tournament", "needs"],
+        "properties": {
+            "op": {"const": "needs"},
+            "seq": {"type": ["integer", "null"]},
+            "tournament": {"type": "string"},
+            "needs": {
+                "anyOf": [
+                    {"$ref": "queries.schema.json#/$defs/needs"},
+                    {"type": "null"},
+                ]
+            },
+        },
+    },
 }
 CLIENT_OPS = ("subscribe", "command", "ping")
 SERVER_OPS = (
@@ -455,6 +590,7 @@ SERVER_OPS = (
     "alert",
     "incidents",
     "analysis",
+    "needs",
     "result",
     "error",
     "pong",
@@ -480,7 +616,7 @@ def queries_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID + "queries.schema.json",
-        "title": "The query objects: game, standings, crosstable, pairings",
+        "title": "The query objects: game, standings, crosstable, pairings, needs",
         "$defs": QUERY_SCHEMAS,
     }
 

@@ -5,7 +5,9 @@ subcommands through ``register(subparsers)``; a subcommand's handler takes
 the parsed arguments and returns the exit status. ``--store`` (a SQLite path
 or a ``postgresql://`` URL) defaults to ``$CANDIDATES_STORE``, else
 ``./var/candidates.sqlite``; ``--tournament ID`` picks one of a store's
-tournaments (default: its only one).
+tournaments (default: its only one). ``--config FILE`` (or ``$CANDIDATES_CONFIG``)
+reads the hall's one configuration file (``adapters.cli.hall_config``): what the
+command line leaves out is taken from it.
 
 No subcommand ends in a traceback: a refusal, a file that cannot be read or
 written, text that is not UTF-8 or is nested too deeply, all end with one
@@ -20,6 +22,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
+from adapters.cli.hall_config import ConfigError, apply_config
 from engine.errors import CommandRefused
 
 
@@ -41,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the tournament of a store that holds several (default: the store's only one)",
     )
     parser.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="the hall's configuration (TOML: store, tokens, delays, board groups; "
+        "docs/operations.md); default: $CANDIDATES_CONFIG. Options given here win over it",
+    )
+    parser.add_argument(
         "--future-tolerance",
         type=float,
         default=None,
@@ -59,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        apply_config(args)
+    except ConfigError as error:
+        return fail(str(error))
     try:
         status: int = args.func(args)
     except CommandRefused as refused:

@@ -11,7 +11,9 @@
 - ``dgt record --dgt SOURCE --out FILE.dgt``: keep every byte of a live board.
 - ``dgt run --dgt /dev/ttyUSB0=1.1 --dgt tcp://...=1.2 --dgt-file rec.dgt=1.3
   [--livechess ws://...=SERIAL:GAME] [--auto-correct-arbiter ID]
-  [--public-delay-s 900]``: boards feeding the store.
+  [--public-delay-s 900]``: boards feeding the store; ``--group NAME`` takes the
+  boards of a group of the hall's configuration (``--config``), which also gives
+  the delay, the policy, the debounce and the recordings' directory.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import chess
 
 from adapters.cli.common import add_public_delay_option, add_store_option, print_json, readable_file
+from adapters.cli.hall_config import setting
 from adapters.dgt import protocol as p
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import is_recording, parse_recording
@@ -85,6 +88,12 @@ def register(sub: Any) -> None:
     sim.add_argument(
         "--real-time", action="store_true", help="think as long as the clock says (hours a game)"
     )
+    sim.add_argument(
+        "--stay-on",
+        action="store_true",
+        help="--pty/--tcp: after the last move keep answering until interrupted, as a board "
+        "left on does (a host that reconnects reads the final position)",
+    )
     out = sim.add_mutually_exclusive_group(required=True)
     out.add_argument("--out", help="write a .dgt recording")
     out.add_argument("--raw", help="write raw bytes (- for standard output)")
@@ -100,24 +109,41 @@ def register(sub: Any) -> None:
     rec.set_defaults(func=run_record)
 
     run = cmds.add_parser("run", help="boards feeding the store (until interrupted)")
+    run.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="the boards of this group of the configuration's [dgt.groups] (repeatable)",
+    )
     run.add_argument("--dgt", action="append", default=[], help="PORT[=GAME[@left|@right]]")
     run.add_argument("--dgt-file", action="append", default=[], help="FILE.dgt=GAME (replayed)")
     run.add_argument(
         "--livechess", action="append", default=[], help="ws://HOST:PORT/api/v1.0=SERIAL:GAME,..."
     )
     run.add_argument("--serial-game", action="append", default=[], help="SERIAL=GAME mapping")
-    run.add_argument("--record-dir", default=None, help="keep a .dgt recording of each session")
-    run.add_argument("--debounce-ms", type=int, default=300)
+    run.add_argument(
+        "--record-dir",
+        default=None,
+        help="keep a .dgt recording of each session (default: dgt.record_dir)",
+    )
+    run.add_argument(
+        "--debounce-ms", type=int, default=None, help="default: dgt.debounce_ms, else 300"
+    )
     run.add_argument("--speed", type=float, default=1.0, help="replay speed of --dgt-file (0: max)")
     run.add_argument(
         "--auto-correct-arbiter",
         default=None,
         help="apply the boards' corrections of their own misreads at once in this arbiter's "
-        "name while the public has not seen the plies (default: propose them only)",
+        "name while the public has not seen the plies (default: dgt.auto_correct_arbiter, "
+        "else propose them only)",
     )
     add_public_delay_option(
-        run, "how late the public sees the moves (the gateway's delay), for the policy"
+        run,
+        "how late the public sees the moves (the gateway's delay), for the policy "
+        "(default: the configuration's public_delay_s)",
     )
+    run.set_defaults(public_delay_s=None)  # unless given: the configuration's, else 900
     add_store_option(run)
     run.set_defaults(func=run_run)
 
@@ -309,7 +335,7 @@ def run_simulate(args: argparse.Namespace) -> int:
             link = links.TcpLink(port=args.tcp)
             print(f"board on tcp://127.0.0.1:{args.tcp}", file=sys.stderr)
         try:
-            await link.play(sim)
+            await link.play(sim, float("inf") if args.stay_on else 0.3)
         finally:
             await link.close()
 
@@ -362,12 +388,24 @@ def run_run(args: argparse.Namespace) -> int:
     from adapters.dgt.service import CorrectionPolicy, parse_spec, run_sources
     from adapters.store import store_url
 
-    specs = list(args.dgt) + [f"file:{f}" for f in args.dgt_file]
+    hall = getattr(args, "hall", None)
+    specs: list[str] = []
+    for group in args.group:
+        if hall is None or group not in hall.groups:
+            known = ", ".join(sorted(hall.groups)) if hall is not None else ""
+            where = f"{hall.path} has {known or 'none'}" if hall else "give --config FILE"
+            print(f"candidates: no board group {group!r} ({where})", file=sys.stderr)
+            return 2
+        specs += hall.groups[group]
+    specs += list(args.dgt) + [f"file:{f}" for f in args.dgt_file]
     specs += [f"livechess:{url}" for url in args.livechess]
     if not specs:
-        print("candidates: give at least one --dgt, --dgt-file or --livechess", file=sys.stderr)
+        print(
+            "candidates: give at least one --group, --dgt, --dgt-file or --livechess",
+            file=sys.stderr,
+        )
         return 2
-    serial_games = {}
+    serial_games = dict(hall.serial_games) if hall is not None else {}
     try:
         for spec in specs:
             parse_spec(spec)
@@ -392,11 +430,14 @@ def run_run(args: argparse.Namespace) -> int:
             store_url(getattr(args, "store", None)),
             stop,
             serial_games=serial_games,
-            record_dir=args.record_dir,
-            debounce_ms=args.debounce_ms,
+            record_dir=setting(args, "record_dir", "record_dir", None),
+            debounce_ms=setting(args, "debounce_ms", "debounce_ms", 300),
             file_speed=args.speed,
             policy=CorrectionPolicy(
-                args.auto_correct_arbiter, public_delay.delay_ms(args.public_delay_s)
+                setting(args, "auto_correct_arbiter", "auto_correct_arbiter", None),
+                public_delay.delay_ms(
+                    setting(args, "public_delay_s", "public_delay_s", public_delay.DEFAULT_S)
+                ),
             ),
             tournament=getattr(args, "tournament", None),
         )

@@ -23,6 +23,7 @@ from typing import Any
 from adapters.analysis.service import run_in_thread
 from adapters.cli.cmd_analyse import add_budget_options, budget_of
 from adapters.cli.common import add_public_delay_option, add_store_option, readable_file
+from adapters.cli.hall_config import setting
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
 from adapters.host import public_delay
@@ -37,17 +38,27 @@ def register(sub: Any) -> None:
         description="Follow the store and serve every board, clock and the standings over "
         "websockets (docs/protocol.md) and as a web page at http://HOST:PORT/.",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
+    parser.add_argument(
+        "--host", default=None, help="address to listen on (default: gateway.host, else 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="port (0: any free port; default: gateway.port, else 8765)",
+    )
     parser.add_argument(
         "--tokens",
         metavar="FILE",
         help='JSON object {"<token>": {"role": "arbiter"|"commentator", "name": ...}}; '
-        "without it every client is public",
+        "default: the configuration's [tokens]; without either every client is public",
     )
     add_public_delay_option(
-        parser, "delay of the public feed and of the boards' automatic corrections (fair play)"
+        parser,
+        "delay of the public feed and of the boards' automatic corrections (fair play; "
+        "default: the configuration's public_delay_s)",
     )
+    parser.set_defaults(public_delay_s=None)  # unless given: the configuration's, else 900
     parser.add_argument(
         "--dgt",
         action="append",
@@ -65,9 +76,10 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--flag-check",
         type=float,
-        default=DEFAULT_INTERVAL_S,
+        default=None,
         metavar="SECONDS",
-        help="send check_flags for every game in progress this often (default 1; 0: never), "
+        help="send check_flags for every game in progress this often (default: "
+        "gateway.flag_check_s, else 1; 0: never), "
         "so a regulation clock at zero reaches the arbiters' desk (Laws 2009 6.8)",
     )
     parser.add_argument(
@@ -98,14 +110,27 @@ def dgt_specs(args: argparse.Namespace) -> list[str]:
     return specs
 
 
+def resolve(args: argparse.Namespace) -> None:
+    """Fill what the command line left out from the hall's configuration, else the defaults."""
+    args.host = setting(args, "host", "host", "127.0.0.1")
+    args.port = setting(args, "port", "port", 8765)
+    args.public_delay_s = setting(args, "public_delay_s", "public_delay_s", public_delay.DEFAULT_S)
+    args.flag_check = setting(args, "flag_check", "flag_check_s", DEFAULT_INTERVAL_S)
+
+
 def run(args: argparse.Namespace) -> int:
+    resolve(args)
     if args.flag_check < 0:
         print("candidates serve: --flag-check must be 0 or more seconds", file=sys.stderr)
         return 2
     if args.tokens is not None:
         readable_file(args.tokens, "--tokens")
+    hall = getattr(args, "hall", None)
     try:
-        tokens = load_tokens(args.tokens)
+        if args.tokens is None and hall is not None and hall.tokens is not None:
+            tokens = hall.tokens
+        else:
+            tokens = load_tokens(args.tokens)
     except TokenFileError as error:
         print(f"candidates serve: {error}", file=sys.stderr)
         return 2

@@ -36,6 +36,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.dgt import protocol as p
 from adapters.dgt.clocksides import ColouredReading
 from adapters.dgt.observations import (
     BoardAlert,
@@ -78,6 +79,8 @@ class StoreSink:
     _line: list[str] = field(default_factory=list)
     _confirmed: int = 0
     _alerted: set[tuple[str, Any]] = field(default_factory=set)
+    _lost: bool = False
+    """An ``impossible_position`` alert is open (no ``position_restored`` since)."""
     _recovery: LineRecovered | None = None
     """The last line the board corrected itself (rule 7), until the record follows it."""
     proposals: list[dict[str, Any]] = field(default_factory=list)
@@ -143,6 +146,8 @@ class StoreSink:
                 case BoardAlert():
                     if obs.kind == "new_game":
                         self._line, self._confirmed = [], 0
+                    if obs.kind in ("impossible_position", "position_restored"):
+                        self._lost = obs.kind == "impossible_position"
                     details = dict(obs.details)
                     self.alert(obs.kind, obs.message, details, obs.at_ms, once=None)
                     if obs.kind == "impossible_position":
@@ -190,6 +195,9 @@ class StoreSink:
         if recovery is not None and recovery.from_ply <= first + 1 < len(board_moves) + 1:
             self.propose(recovery, first + 1, board_moves, stored, at_ms)
             return
+        if stored[: len(board_moves)] == board_moves and self._lost:
+            self.follow_record(stored, game.initial_fen, at_ms)
+            return
         if stored[: len(board_moves)] == board_moves:
             kind, what = "board_behind_record", "is behind the record"
             # The record went on (the arbiter entered moves the board missed):
@@ -204,6 +212,26 @@ class StoreSink:
             {"board_moves": board_moves, "record_moves": stored, "first_ply": first + 1},
             at_ms,
             once=(kind, tuple(board_moves), len(stored)),
+        )
+
+    def follow_record(self, stored: list[str], initial_fen: str | None, at_ms: int) -> None:
+        """The board is lost (a position no line from its moves explains: more plies were
+        played while its reader was down than a dump reconciles) and the record went on
+        past it: an arbiter entered the moves from the score sheets. The board is followed
+        from the record, as a reader started now would follow it: the reconstructor
+        resumes at the record's last move and the board's position is asked for again,
+        to be reconciled from there."""
+        self.session.reconstructor.resume(initial_fen, stored)
+        self.session.reconnected()
+        self.session.request(p.SEND_BRD)
+        self._line, self._confirmed, self._lost = list(stored), len(stored), False
+        self.alert(
+            "board_follows_record",
+            f"the board of game {self.game_id} is followed from the record's ply "
+            f"{len(stored)} (moves entered by the arbiter); its position is read again",
+            {"ply": len(stored)},
+            at_ms,
+            once=("board_follows_record", len(stored)),
         )
 
     def propose(

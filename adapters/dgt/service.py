@@ -16,8 +16,9 @@ is mapped by its serial number through ``serial_games``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -154,6 +155,26 @@ def _session_for(
     )
 
 
+async def kept_running(
+    start: Callable[[], Awaitable[None]], label: str, stop: asyncio.Event
+) -> None:
+    """Run a board's link until ``stop``; when it fails (the store out of reach for longer
+    than its own retries, a fault of the feed), start it again from the store's record
+    after a pause (1 s, doubled up to 30 s), as a restarted reader would: the other
+    boards of the process are not touched and nothing needs a hand."""
+    delay_s = 1.0
+    while not stop.is_set():
+        try:
+            await start()
+            return
+        except Exception as exc:
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            log.error("board %s stopped (%s); starting it again from the store", label, reason)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay_s)
+            delay_s = min(delay_s * 2, 30.0)
+
+
 async def run_sources(
     specs: list[str],
     store_url: str,
@@ -206,15 +227,15 @@ async def run_sources(
 
                 tasks.append(run_livechess(spec.target, sessions, deliver, stop))
                 continue
-            session = _session_for(store, spec.game, spec.white_side, debounce_ms)
             label = (
                 Path(spec.target).name if spec.kind != "tcp" else spec.target.removeprefix("tcp://")
             )
-            feed = BoardFeed(spec, session, None, store, serial_games, label, [], policy)
-            if spec.game is not None:
-                feed.attach(spec.game)
-            feeds.append(feed)
             if spec.kind == "file":
+                session = _session_for(store, spec.game, spec.white_side, debounce_ms)
+                feed = BoardFeed(spec, session, None, store, serial_games, label, [], policy)
+                if spec.game is not None:
+                    feed.attach(spec.game)
+                feeds.append(feed)
                 tasks.append(
                     FileSource(Path(spec.target), session, feed.deliver, file_speed).run(stop)
                 )
@@ -235,7 +256,21 @@ async def run_sources(
                     game=spec.game,
                 )
                 recorders.append(recorder)
-            tasks.append(BoardLink(transport, session, feed.deliver, recorder=recorder).run(stop))
+
+            def board(
+                spec: SourceSpec = spec,
+                label: str = label,
+                transport: Transport = transport,
+                recorder: Recorder | None = recorder,
+            ) -> Awaitable[None]:
+                # the board's session resumed from the store's record, as at a start
+                session = _session_for(store, spec.game, spec.white_side, debounce_ms)
+                feed = BoardFeed(spec, session, None, store, serial_games, label, [], policy)
+                if spec.game is not None:
+                    feed.attach(spec.game)
+                return BoardLink(transport, session, feed.deliver, recorder=recorder).run(stop)
+
+            tasks.append(kept_running(board, label, stop))
         running: list[asyncio.Future[object]] = [asyncio.ensure_future(t) for t in tasks]
         stopper: asyncio.Future[object] = asyncio.ensure_future(stop.wait())
         try:

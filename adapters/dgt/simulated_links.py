@@ -37,18 +37,21 @@ class SimulatedLink(ABC):
     async def read(self) -> bytes:
         """Host bytes; b"" when the link is closed."""
 
-    async def play(self, sim: BoardSimulator) -> None:
+    async def play(self, sim: BoardSimulator, stay_on_s: float = 0.3) -> None:
         """Play the simulator's script on this link, answering host commands as a board
-        does."""
-        await _LiveBoard(sim, self).run()
+        does; after the last move the board stays on, answering, for ``stay_on_s`` (a
+        board in a hall stays on until it is unplugged: a host that reconnects then reads
+        the final position)."""
+        await _LiveBoard(sim, self, stay_on_s).run()
 
 
 class _LiveBoard:
     """The board's firmware: IDLE until told a mode, answers queries, reports changes."""
 
-    def __init__(self, sim: BoardSimulator, link: SimulatedLink) -> None:
+    def __init__(self, sim: BoardSimulator, link: SimulatedLink, stay_on_s: float = 0.3) -> None:
         self.sim = sim
         self.link = link
+        self.stay_on_s = stay_on_s
         self.codes = sim.initial_codes()
         self.mode = "idle"
         self.clock: bytes = p.encode_clock(7200_000, 7200_000, None)
@@ -121,8 +124,8 @@ class _LiveBoard:
                     self.mode = "idle"  # a power-cycled / replugged board starts idle
                     await self.link.open()
                     self.up = True
-            # Keep answering until the host goes away (a real board stays on).
-            await asyncio.sleep(0.3)
+            # Keep answering a while (a real board stays on).
+            await asyncio.sleep(self.stay_on_s)
         finally:
             commands.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -79,6 +79,10 @@ class Update:
     kept position); which are still open is for the caller."""
     folded: int = 0
     """At start: how many events were read from the log (after the kept position)."""
+    needs: dict[str, Any] = field(default_factory=dict)
+    """What the ``needs`` objects are computed from (``queries.needs_inputs``, None for a
+    tournament without pairings) where the standings changed (every tournament at
+    start), by tournament: computed off the reader thread (``needs_feed``)."""
 
 
 @dataclass
@@ -167,6 +171,13 @@ class Follower:
         except CommandRefused:
             return None
 
+    def _needs_inputs(self, tid: str) -> Any:
+        """What a tournament's ``needs`` object is computed from; None while it has none."""
+        try:
+            return queries.needs_inputs(self._view(tid))
+        except CommandRefused:
+            return None
+
     def _tournaments(self) -> list[str]:
         self.first = self.store.first_tournament_id()
         return self.store.tournament_ids()
@@ -213,6 +224,7 @@ class Follower:
                 else:
                     standings[tid] = self._read_standings(tid)
             incidents = self._read_incidents(tournaments)
+            needs = {tid: self._needs_inputs(tid) for tid in tournaments}
             if self.store.last_seq() == seq:
                 break
         self.seq, self.game_ids, self.standings = seq, ids, standings
@@ -228,6 +240,7 @@ class Follower:
             incidents=incidents,
             raised=scan.raised,
             folded=scan.events,
+            needs=needs,
         )
 
     def poll(self) -> Update | None:
@@ -248,10 +261,12 @@ class Follower:
         standings = dict(self.standings)
         changed: set[str] = set()
         incidents: dict[str, Any] = {}
+        needs: dict[str, Any] = {}
         for _ in range(STABLE_READ_ATTEMPTS):
             reads = store.stream_reads
             with store.session(look=False):
                 incidents.update(self._objects(events, games, standings, changed))
+                needs.update({t: self._needs_inputs(t) for t in changed})
             if store.stream_reads == reads or store.last_seq() == upto:
                 break
             fresh = list(store.events_since(upto))
@@ -270,6 +285,7 @@ class Follower:
             first=self.first,
             names=dict(self.names),
             incidents=incidents,
+            needs=needs,
         )
 
     def _objects(

@@ -35,6 +35,7 @@ from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import FanOut
 from adapters.gateway.frames import Frame, batch
+from adapters.gateway.needs_feed import NEEDS, needs_frame
 from adapters.gateway.tokens import Identity
 from adapters.host.clock import wall_clock_ms
 from engine.timefmt import format_instant
@@ -73,8 +74,8 @@ COMMENTARY = "commentary"
 """The audience of the engine's analysis: every client but the arbiters (the desk is in the
 playing hall; ``adapters.gateway.analysis_feed``)."""
 
-Subscription = tuple[bool, frozenset[str] | None, frozenset[str] | None]
-"""(arbiter, games, tournaments) of a client: the frames it wants follow from them."""
+Subscription = tuple[bool, frozenset[str] | None, frozenset[str] | None, bool]
+"""(arbiter, games, tournaments, needs) of a client: the frames it wants follow from them."""
 
 
 class Channel:
@@ -94,6 +95,8 @@ class Channel:
         self.incidents: dict[str, Any] = {}
         """Each tournament's incident book object, by tournament id, for arbiters (sent
         after their snapshot or resume)."""
+        self.needs: dict[str, Any] = {}
+        """Each tournament's ``needs`` object (``adapters.gateway.needs_feed``)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
         self.alerts: OpenAlerts | None = None
@@ -230,7 +233,9 @@ class Client:
         self.games: frozenset[str] | None = None
         self.tournaments: frozenset[str] | None = None
         """The tournaments subscribed to (None: every one)."""
-        self.subscription: Subscription = (identity.is_arbiter, None, None)
+        self.wants_needs = False
+        """It asked for the ``needs`` frames (``"needs": true`` in its subscription)."""
+        self.subscription: Subscription = (identity.is_arbiter, None, None, False)
         """What decides the frames this client wants (``wants``): clients with the same
         subscription want the same frames (set by ``subscribe_to``)."""
         self.queue: deque[Frame] = deque()
@@ -264,7 +269,7 @@ class Client:
             games,
             tournaments,
         )
-        self.subscription = (identity.is_arbiter, games, tournaments)
+        self.subscription = (identity.is_arbiter, games, tournaments, self.wants_needs)
 
     def wants(self, frame: Frame) -> bool:
         if (
@@ -277,6 +282,8 @@ class Client:
             return self.identity.is_arbiter
         if frame.audience == COMMENTARY and self.identity.is_arbiter:
             return False
+        if frame.audience == NEEDS:
+            return self.wants_needs
         if frame.broad or frame.game is None or self.games is None:
             return True
         return frame.game in self.games
@@ -375,6 +382,7 @@ class Client:
             frames.append(self.channel.snapshot(self.games, self.tournaments))
             frames.extend(self.open_alerts())
             frames.extend(self.incident_book())
+            frames.extend(self.needs_now())
             if self.channel.catch_up is not None:
                 frames.extend(self.channel.catch_up(self))
             return frames
@@ -393,6 +401,18 @@ class Client:
             incidents_frame(channel.seq, book, tid)
             for tid, book in channel.incidents.items()
             if book is not None and (self.tournaments is None or tid in self.tournaments)
+        ]
+
+    def needs_now(self) -> list[Frame]:
+        """A client that asked for them: the ``needs`` object of each subscribed tournament,
+        after a snapshot or a resume (what changed meanwhile is not in the log)."""
+        channel = self.channel
+        if not self.wants_needs or channel is None:
+            return []
+        return [
+            needs_frame(channel.seq, tid, needs)
+            for tid, needs in channel.needs.items()
+            if needs is not None and (self.tournaments is None or tid in self.tournaments)
         ]
 
     def open_alerts(self) -> list[Frame]:

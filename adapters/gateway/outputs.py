@@ -3,7 +3,7 @@
 Routes (``GET``; docs/protocol.md, "HTTP outputs"):
 
 - ``/api/tournament``, ``/api/standings``, ``/api/games``, ``/api/games/{id}``,
-  ``/api/pairings``: JSON;
+  ``/api/pairings``, ``/api/needs`` (what each player needs, every scenario): JSON;
 - ``/pgn/round/{n}.pgn``, ``/pgn/games/{id}.pgn``, ``/pgn/all.pgn``: the games
   as PGN (``projections.pgn``), ``[%clk]`` after every move, ``*`` while in
   progress: what a broadcast platform polls;
@@ -73,7 +73,7 @@ GAME_PGN = re.compile(r"^/pgn/games/([^/]+)\.pgn$")
 GAME_JSON = re.compile(r"^/api/games/([^/]+)$")
 ROUTES = (
     "see /api/tournaments, /api/tournament, /api/standings, /api/games, /api/games/{id}, "
-    "/api/pairings, /pgn/round/{n}.pgn, /pgn/games/{id}.pgn, /pgn/all.pgn"
+    "/api/pairings, /api/needs, /pgn/round/{n}.pgn, /pgn/games/{id}.pgn, /pgn/all.pgn"
 )
 Evals = tuple[str, int, dict[str, Any]]
 """(audience, version, game id -> ply -> (cp, mate)) of a PGN answer's ``[%eval]``."""
@@ -155,6 +155,7 @@ def output_paths(tournament: str) -> dict[str, str]:
         "games": "/api/games" + q,
         "game": "/api/games/{id}" + q,
         "pairings": "/api/pairings" + q,
+        "needs": "/api/needs" + q,
         "pgn_round": "/pgn/round/{n}.pgn" + q,
         "pgn_game": "/pgn/games/{id}.pgn" + q,
         "pgn_all": "/pgn/all.pgn" + q,
@@ -377,6 +378,9 @@ class Outputs:
         if path == "/api/standings":
             standings = channel.standings.get(tid) if tid is not None else None
             return channel.seq, lambda: _json(standings)
+        if path == "/api/needs":
+            needs = channel.needs.get(tid) if tid is not None else None
+            return (channel.seq, id(needs)), lambda: _json(needs)
         if path == "/api/games":
             games = self._games_of(channel, tid)
             return channel.seq, lambda: _json(games)

@@ -20,17 +20,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from eventsourcing.persistence import InterfaceError, OperationalError
+
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.commands import CommandDesk
 from adapters.gateway.deltas import incidents_frame, quiet_clock_frames, tournament_frames
 from adapters.gateway.follower import Follower, Update
 from adapters.gateway.hub import Channel
 from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
+from adapters.gateway.needs_feed import NeedsService
 from adapters.gateway.public import PublicView
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
-from adapters.store.wakeup import ChangeListener, listen_for_changes
+from adapters.store.wakeup import ChangeListener, first_line, listen_for_changes
 from engine.events import AlertRaised, Event
 
 log = logging.getLogger(__name__)
@@ -87,6 +90,8 @@ class LogReading:
         self.reader = ThreadPoolExecutor(1, thread_name_prefix="gateway-reader")
         self._keeper = ThreadPoolExecutor(1, thread_name_prefix="gateway-keeper")
         """Saves the kept state: a save never holds up the next read of the store."""
+        self.needs = NeedsService()
+        """What each player needs, computed in its own thread (``needs_feed``)."""
         self.follower: Follower | None = None
         self.public_view: PublicView | None = None
         self.shown: dict[str, dict[str, Any]] = {}
@@ -219,6 +224,7 @@ class LogReading:
         self.live.open(start.seq, start.games, start.standings, start.first, start.names)
         self.public.know(start.first, start.names)
         self.live.incidents = dict(start.incidents)
+        self.needs.later(self.live, start.needs)
         self.shown = dict(start.games)
         base = kept or GatewayState()
         if kept is not None:
@@ -237,6 +243,7 @@ class LogReading:
         if public is not None:
             self.public.open(public.seq, public.games, public.standings, start.first, start.names)
             self.public_shown = dict(public.games)
+            self.needs.later(self.public, public.needs)
 
     async def follow(self, stop: asyncio.Event) -> None:
         """Read the log when it changed (every tick on SQLite; on PostgreSQL when notified,
@@ -256,8 +263,11 @@ class LogReading:
                     self._changed = False
                     last_read = loop.time()
                     update, public = await self.read(self._poll)
-            except Exception:
-                log.exception("reading the store failed; retrying in 1 s")
+            except Exception as exc:
+                if isinstance(exc, OperationalError | InterfaceError):  # the server went away
+                    log.warning("reading the store failed (%s); retrying in 1 s", first_line(exc))
+                else:
+                    log.exception("reading the store failed; retrying in 1 s")
                 update = public = None
                 self._changed = True
                 with contextlib.suppress(TimeoutError):
@@ -287,6 +297,7 @@ class LogReading:
             update.first,
         )
         frames = quiet_clock_frames(frames, shown, update.games)
+        self.needs.later(channel, update.needs)  # what each player needs, off this path
         if channel is self.live:
             for tid, book in update.incidents.items():
                 self.live.incidents[tid] = book
@@ -322,3 +333,4 @@ class LogReading:
         await self.read(self.close_stores)
         self.reader.shutdown(wait=False)
         self._keeper.shutdown(wait=False)
+        self.needs.close()

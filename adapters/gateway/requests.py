@@ -35,6 +35,8 @@ class SubscribeRequest:
     games: frozenset[str] | None
     since: int | None
     tournaments: frozenset[str] | None
+    needs: bool = False
+    """The ``needs`` frames too (what each player needs to finish first)."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,10 @@ def parse_subscribe(
                 "invalid_token", "unknown token: not subscribed (check the token file)"
             )
         identity = found
-    return SubscribeRequest(identity, chosen, since, tournaments)
+    needs = frame.get("needs", False)
+    if not isinstance(needs, bool):
+        raise FrameError("malformed_frame", f"'needs' must be true or false, got {shown(needs)}")
+    return SubscribeRequest(identity, chosen, since, tournaments, needs)
 
 
 def parse_command(frame: dict[str, Any], identity: Identity, subscribed: bool) -> CommandRequest:

@@ -115,6 +115,7 @@ class Sessions:
         client.ready = False
         client.queue.clear()
         client.queued_bytes = 0
+        client.wants_needs = asked.needs
         client.subscribe_to(channel, identity, games, asked.tournaments)
         await channel.opened.wait()
         if since is not None and since > channel.seq:
@@ -153,6 +154,7 @@ class Sessions:
                 client.needs_snapshot = True
             else:
                 missed = self._resume_frames(events, objects, standings, client)
+                missed += client.needs_now()  # not in the log: as it stands now
                 client.queue.extendleft(reversed(missed))
                 client.queued_bytes += sum(len(f.encoded(client.encoding)) for f in missed)
         client.ready = True

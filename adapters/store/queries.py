@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from adapters.store.door import Store, logical_event
 from adapters.store.openings import opening_of
-from engine.errors import MalformedCommand, UnknownGame, UnknownTournament
+from engine.errors import MalformedCommand, RuleViolation, UnknownGame, UnknownTournament
 from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream, split_stream
 from engine.game.state import Game
 from engine.rules import profile
+from engine.standings.tiebreaks import is_complete, round_robin_games
 from engine.timefmt import format_instant
 from engine.tournament.pairing import table_size
 from engine.tournament.schedule import known_schedule, schedule_view, tournament_schedule
@@ -20,7 +21,9 @@ from projections.arbiter_report import report_entries
 from projections.clock import clock_report, device_view, game_at
 from projections.game_view import game_view, not_started_view
 from projections.names import Names
+from projections.needs import NeedsInputs, compute
 from projections.pairings import pairings
+from projections.scenarios import ScenarioTable
 from projections.standings import crosstable, standings
 from projections.trf import trf_players, trf_text
 
@@ -143,6 +146,50 @@ def standings_object(store: Store, after_round: int | None = None) -> dict[str, 
             )
         book = store.incident_book()
         return standings(tournament, _all_games(store), after_round, book=book)
+
+
+def needs_inputs(
+    store: Store,
+    after_round: int | None = None,
+    wdl: Mapping[str, Sequence[float]] | None = None,
+) -> NeedsInputs:
+    """What the ``needs`` object is computed from (``projections.needs``): the tournament,
+    its games, the points the arbiters took (13.4 e); ``wdl``: game -> win/draw/loss of a
+    game in progress, from an analysis (refused for a game the tournament does not pair)."""
+    with one_look(store):
+        tournament = _require_tournament(store)
+        if after_round is not None and not 0 <= after_round <= tournament.rounds:
+            raise MalformedCommand(
+                f"after_round must be between 0 and {tournament.rounds}, got {after_round}"
+            )
+        unknown = sorted(set(wdl or {}) - set(tournament.pairings()))
+        if unknown:
+            raise MalformedCommand(
+                f"win/draw/loss given for {', '.join(unknown)}: not games of {tournament.id}"
+            )
+        book = store.incident_book()
+        games = tuple(_all_games(store))
+    if tournament.numbers is None and not is_complete(
+        tournament, round_robin_games(tournament, games)
+    ):
+        raise RuleViolation(
+            "3.4.1",
+            "the lots have not been drawn: the games still to play, and so what each player "
+            "needs, are not known yet (draw_lots)",
+        )
+    reductions = book.points_reduced(after_round) if book is not None else {}
+    return NeedsInputs(tournament, games, after_round, reductions, dict(wdl or {}))
+
+
+def needs_object(
+    store: Store,
+    after_round: int | None = None,
+    wdl: Mapping[str, Sequence[float]] | None = None,
+    previous: ScenarioTable | None = None,
+) -> tuple[dict[str, Any], ScenarioTable]:
+    """The ``needs`` object (``projections.needs``) and its scored scenarios (to narrow
+    at the next result: ``previous``)."""
+    return compute(needs_inputs(store, after_round, wdl), previous)
 
 
 def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from eventsourcing.persistence import InterfaceError, OperationalError
 from psycopg.sql import SQL, Identifier
 
 from adapters.store.door import Store
@@ -31,6 +32,11 @@ FALLBACK_S = 1.0
 """How often a listening follower reads the store anyway (a notification lost with a
 dropped connection costs at most this)."""
 RECONNECT_S = 1.0
+
+
+def first_line(error: BaseException) -> str:
+    """An error's first line: a database that went away says so in one line of the log."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 class ChangeListener:
@@ -60,6 +66,13 @@ class ChangeListener:
                         for _ in conn.notifies(timeout=0.2, stop_after=1):
                             self.notifications += 1
                             self._on_change()
+            except (OperationalError, InterfaceError) as exc:  # the server went away
+                if self._stopped.is_set():
+                    return
+                log.warning(
+                    "listening for store changes failed (%s); reconnecting", first_line(exc)
+                )
+                self._stopped.wait(RECONNECT_S)
             except Exception:
                 if self._stopped.is_set():
                     return

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from engine.game.state import FINISHED, Game
-from engine.scores import game_points
+from engine.scores import POINTS, game_points
 from engine.termination import Termination
 from engine.tournament.pairing import table_size
 from engine.tournament.tournament import Tournament
@@ -133,39 +133,115 @@ def opponent_of(game: ScoredGame, player: str) -> str:
     return game.black if player == game.white else game.white
 
 
+HALF_POINTS = {result: (int(2 * w), int(2 * b)) for result, (w, b) in POINTS.items()}
+"""Each result's score in half points, White's then Black's (3.6.1: 1, 1/2, 0)."""
+
+
+def half_points_of(game: ScoredGame) -> tuple[int, int]:
+    """White's and Black's own scores in the game, in half points (the ruling's where it
+    gave each player his own, Laws 2009 12.3 b; else the result's)."""
+    if game.scores is None and game.result in HALF_POINTS:
+        return HALF_POINTS[game.result]
+    points = game_points(game.result, game.scores)
+    assert points is not None, f"game {game.game} has no result"
+    return int(2 * points[0]), int(2 * points[1])
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What 3.6.1 and 3.7 a-c read from the games, added up once: each player's score
+    against each opponent (in half points), wins and games played.
+
+    Everything the criteria need follows from it: points are the sum of the scores,
+    (a) the scores against the members of a group, (b) the wins, (c) each score times
+    that opponent's points. A tally of the games so far can be extended by a few more
+    games (``with_games``) without adding the others up again: what the scenarios of
+    ``projections.scenarios`` do thousands of times."""
+
+    players: tuple[str, ...]
+    against: Mapping[str, Mapping[str, int]]
+    """player -> opponent -> half points the player scored against him."""
+    wins: Mapping[str, int]
+    games: Mapping[str, int]
+
+    def with_games(self, games: Iterable[ScoredGame]) -> Tally:
+        """This tally plus ``games`` (a new tally; this one is unchanged)."""
+        against = {p: dict(row) for p, row in self.against.items()}
+        wins, played = dict(self.wins), dict(self.games)
+        _add(against, wins, played, games)
+        return Tally(self.players, against, wins, played)
+
+    def half_points(self) -> dict[str, int]:
+        """Each player's points (3.6.1) in half points."""
+        return {p: sum(self.against[p].values()) for p in self.players}
+
+
+def _add(
+    against: dict[str, dict[str, int]],
+    wins: dict[str, int],
+    played: dict[str, int],
+    games: Iterable[ScoredGame],
+) -> None:
+    for g in games:
+        white, black = half_points_of(g)
+        for me, other, score in ((g.white, g.black, white), (g.black, g.white, black)):
+            row = against.get(me)
+            if row is None:
+                continue
+            row[other] = row.get(other, 0) + score
+            played[me] += 1
+            wins[me] += score == 2
+
+
+def tally(players: Sequence[str], games: Iterable[ScoredGame]) -> Tally:
+    """The tally of ``games`` for ``players`` (games against others count for the player
+    in points and wins; an opponent outside ``players`` has no points for 3.7 c)."""
+    against: dict[str, dict[str, int]] = {p: {} for p in players}
+    wins, played = dict.fromkeys(players, 0), dict.fromkeys(players, 0)
+    _add(against, wins, played, games)
+    return Tally(tuple(players), against, wins, played)
+
+
+def lines_of(counted: Tally) -> dict[str, Line]:
+    """Points (3.6.1), games, wins (3.7 b) and Sonneborn-Berger (3.7 c) of every player."""
+    points = counted.half_points()
+    # Koya: the opponents who scored 50% or more of their games
+    strong = {p for p in counted.players if counted.games[p] and points[p] >= counted.games[p]}
+    out: dict[str, Line] = {}
+    for p in counted.players:
+        row = counted.against[p]
+        # (c): the score against each opponent times his points (halves times halves)
+        sb = sum(score * points.get(q, 0) for q, score in row.items())
+        koya = sum(score for q, score in row.items() if q in strong)
+        out[p] = Line(
+            p,
+            Fraction(points[p], 2),
+            counted.games[p],
+            counted.wins[p],
+            Fraction(sb, 4),
+            Fraction(koya, 2),
+        )
+    return out
+
+
 def lines(players: Sequence[str], games: Sequence[ScoredGame]) -> dict[str, Line]:
     """Points (3.6.1), games, wins (3.7 b) and Sonneborn-Berger (3.7 c) of every player."""
-    points = {p: Fraction(0) for p in players}
-    played = dict.fromkeys(players, 0)
-    wins = dict.fromkeys(players, 0)
-    for g in games:
-        for p in (g.white, g.black):
-            if p in points:
-                score = score_of(g, p)
-                points[p] += score
-                played[p] += 1
-                wins[p] += score == 1
-    sb = {p: Fraction(0) for p in players}
-    koya = {p: Fraction(0) for p in players}
-    strong = {p for p in players if played[p] and points[p] * 2 >= played[p]}
-    for g in games:
-        for p in (g.white, g.black):
-            if p in sb:
-                sb[p] += score_of(g, p) * points.get(opponent_of(g, p), Fraction(0))
-                if opponent_of(g, p) in strong:
-                    koya[p] += score_of(g, p)
-    return {p: Line(p, points[p], played[p], wins[p], sb[p], koya[p]) for p in players}
+    return lines_of(tally(players, games))
+
+
+def group_scores(group: Iterable[str], counted: Tally) -> dict[str, Fraction]:
+    """3.7 a: each player's points in the games between the players of the group."""
+    members = set(group)
+    return {
+        p: Fraction(sum(s for q, s in counted.against.get(p, {}).items() if q in members), 2)
+        for p in members
+    }
 
 
 def head_to_head(group: Iterable[str], games: Sequence[ScoredGame]) -> dict[str, Fraction]:
     """3.7 a: each player's points in the games between the players of the group."""
-    members = set(group)
-    out = {p: Fraction(0) for p in members}
-    for g in games:
-        if g.white in members and g.black in members:
-            out[g.white] += score_of(g, g.white)
-            out[g.black] += score_of(g, g.black)
-    return out
+    members = list(dict.fromkeys(group))
+    return group_scores(members, tally(members, games))
 
 
 @dataclass(frozen=True)
@@ -212,14 +288,20 @@ def rank(
     chain: Sequence[str] = CRITERIA[1:],
     first_place_by_games: bool = False,
     reductions: Mapping[str, Fraction] | None = None,
+    counted: Tally | None = None,
 ) -> Ranking:
     """Order the players by points, then each points group by the chain's criteria in turn
     (2012 3.7 a, b, c by default). With ``first_place_by_games`` (2022, 2024) the players
     level on points for first place stay one tier: tie-break games decide among them.
 
     ``reductions``: points taken from players by the arbiter (Laws 2009 13.4 e); they
-    lower the points of 3.6.1 only, the tie-breaks are those of the games as played."""
-    table = lines(players, games)
+    lower the points of 3.6.1 only, the tie-breaks are those of the games as played.
+
+    ``counted``: the tally of ``games`` when the caller has it already (the scenarios
+    extend one tally of the games so far); ``games`` is then not read."""
+    if counted is None:
+        counted = tally(players, games)
+    table = lines_of(counted)
     if reductions:
         table = {
             p: replace(line, points=line.points - reductions.get(p, Fraction(0)))
@@ -229,7 +311,7 @@ def rank(
     for value in {line.points for line in table.values()}:
         group = [p for p in players if table[p].points == value]
         if len(group) > 1:
-            h2h.update(head_to_head(group, games))
+            h2h.update(group_scores(group, counted))
     ranking = Ranking((), table, h2h, tuple(chain))
     ordered = sorted(players, key=lambda p: (tuple(-x for x in ranking.key(p)), p))
     top = max((line.points for line in table.values()), default=Fraction(0))

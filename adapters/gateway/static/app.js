@@ -18,6 +18,7 @@
     // and frames carry no "tournament"; the HTTP outputs answer for it without one).
     tournament: new URLSearchParams(location.search).get("tournament") || "*",
     tournaments: [], standingsBy: new Map(), first: null, playersBy: new Map(), books: new Map(),
+    needsBy: new Map(),
     arbitersBy: new Map(),
     // Commands sent and not yet answered, by frame id: sent again, with the same
     // command_id, after a reconnection (the store answers a repeat as the first time).
@@ -140,7 +141,7 @@
     const ws = new WebSocket(url, ["json"]);
     state.ws = ws;
     ws.onopen = () => {
-      const frame = { op: "subscribe", games: wanted() };
+      const frame = { op: "subscribe", games: wanted(), needs: view === "boards" };
       if (state.tournament !== "*") frame.tournament = state.tournament;
       if (state.seq != null) frame.since = state.seq;
       if (state.token) frame.token = state.token;
@@ -199,6 +200,9 @@
         break;
       case "analysis":
         if (C) C.take(f, state.first);
+        break;
+      case "needs":
+        state.needsBy.set(f.tournament || state.first, f.needs);
         break;
       case "incidents":
         state.books.set(f.tournament || (f.book && f.book.tournament) || state.first, f.book);
@@ -674,7 +678,10 @@
   }
 
   function render() {
-    if (view === "boards") { renderSwitcher(); renderBoards($("boards"), false); renderStandings(); }
+    if (view === "boards") {
+      renderSwitcher(); renderBoards($("boards"), false); renderStandings();
+      if (window.candidatesNeeds) window.candidatesNeeds($("needs"), state.needsBy.get(shownTournament()));
+    }
     else if (view === "game") renderGame();
     else if (view === "arbiter") { renderSwitcher(); renderArbiter(); }
     tickClocks();

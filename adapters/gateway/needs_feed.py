@@ -1,0 +1,124 @@
+"""The ``needs`` frame: what each player needs to finish first, live (docs/needs.md).
+
+Each time a tournament's standings change (a result, a correction, a withdrawal),
+the follower reads what its ``needs`` object is computed from
+(``adapters.store.queries.needs_inputs``: immutable, at the position it read); the
+gateway computes it in a thread of its own (``NeedsFeed.compute``), so the moves'
+frames never wait for it, and sends the frame when it is ready. A result of one
+of the varied games only narrows the scenarios scored before
+(``ScenarioTable.follow``): the update costs the words and the chances, not the
+tie-breaks of every scenario again.
+
+``{"op": "needs", "seq", "tournament", "needs": {...}}`` goes to the subscribers of
+the tournament that asked for it (``"needs": true``; commentators live, the public
+after the delay, like the standings it derives from), after their snapshot or resume
+and whenever it changes. The frame lists the scenarios when they are at most
+``projections.needs.SCENARIOS_IN_FRAME``; ``/api/needs`` always lists them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from adapters.gateway.frames import Frame
+from projections.needs import NeedsInputs, compute, for_frame
+from projections.scenarios import ScenarioTable
+
+if TYPE_CHECKING:
+    from adapters.gateway.hub import Channel
+
+log = logging.getLogger(__name__)
+
+NEEDS = "needs"
+"""The frame's audience: the clients that subscribed with ``"needs": true``."""
+
+
+class NeedsFeed:
+    """One channel's last scored scenarios of each tournament (used by one thread)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, ScenarioTable] = {}
+        self.inputs: dict[str, NeedsInputs] = {}
+        """Per tournament: the inputs last computed from (an analysis recomputes them)."""
+        self.wdl: dict[str, Mapping[str, Sequence[float]]] = {}
+        """Per tournament: game -> win/draw/loss of a game in progress, from an analysis
+        (``set_wdl``); games not named are weighed by the ratings."""
+
+    def compute(self, tid: str, inputs: NeedsInputs | None) -> Any:
+        """The tournament's ``needs`` object (None while it has none: no pairings)."""
+        if inputs is None:
+            self.tables.pop(tid, None)
+            self.inputs.pop(tid, None)
+            return None
+        self.inputs[tid] = inputs
+        wdl = self.wdl.get(tid)
+        if wdl:
+            paired = set(inputs.tournament.pairings())
+            inputs = replace(inputs, wdl={g: v for g, v in wdl.items() if g in paired})
+        needs, table = compute(inputs, self.tables.get(tid))
+        self.tables[tid] = table
+        return needs
+
+    def set_wdl(self, tid: str, wdl: Mapping[str, Sequence[float]]) -> None:
+        """Win/draw/loss estimates of games in progress (read at the next computation;
+        ``NeedsService.set_analysis`` computes again at once)."""
+        self.wdl[tid] = dict(wdl)
+
+
+def needs_frame(seq: int, tid: str, needs: Mapping[str, Any] | None) -> Frame:
+    """The ``needs`` frame of one tournament, for its subscribers that asked for it."""
+    body = {
+        "op": "needs",
+        "seq": seq,
+        "tournament": tid,
+        "needs": for_frame(needs) if needs is not None else None,
+    }
+    return Frame(body, seq, None, audience=NEEDS, broad=True, tournament=tid)
+
+
+class NeedsService:
+    """Computes the channels' ``needs`` objects in a thread of its own and sends their
+    frames when ready (the moves' frames never wait for it)."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="gateway-needs")
+        self.feeds: dict[str, NeedsFeed] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def later(self, channel: Channel, inputs: Mapping[str, NeedsInputs | None]) -> None:
+        """Compute the needs of these tournaments for ``channel``, then send the frames
+        (event loop)."""
+        feed = self.feeds.setdefault(channel.name, NeedsFeed())
+        loop = asyncio.get_running_loop()
+        for tid, given in inputs.items():
+
+            async def run(tid: str = tid, given: NeedsInputs | None = given) -> None:
+                try:
+                    needs = await loop.run_in_executor(self.pool, feed.compute, tid, given)
+                except Exception:
+                    log.exception("computing what each player needs failed")
+                    return
+                channel.needs[tid] = needs
+                channel.apply(channel.seq, [needs_frame(channel.seq, tid, needs)], {}, set(), {})
+
+            task = loop.create_task(run())
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    def set_analysis(self, live: Channel, tid: str, wdl: Mapping[str, Sequence[float]]) -> None:
+        """Win/draw/loss of games in progress from an analysis: the live needs computed
+        again with them (the public's are not: a live evaluation waits for the delay)."""
+        feed = self.feeds.setdefault(live.name, NeedsFeed())
+        feed.set_wdl(tid, wdl)
+        if tid in feed.inputs:
+            self.later(live, {tid: feed.inputs[tid]})
+
+    def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        self.pool.shutdown(wait=False, cancel_futures=True)

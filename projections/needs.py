@@ -1,0 +1,203 @@
+"""The ``needs`` object: what each player needs to finish first, and his chances.
+
+``{tournament, after_round, rounds, rules, criteria, games, method, scenarios,
+players, chances, decided}``, the same for ``candidates needs --format json``,
+the gateway's ``needs`` frame and ``/api/needs`` (docs/needs.md):
+
+- ``games``: the remaining games the scenarios vary (``{game, round, white,
+  black, probabilities: [w, d, l], source}``);
+- ``method``: ``{kind: "every combination" | "sample", scenarios, combinations,
+  seed}``: every combination of their results when they are at most two rounds'
+  worth, else a seeded sample (``projections.scenarios``);
+- ``scenarios``: ``[{results: {game: result}, winner: id | null, playoff: [ids],
+  decided_by}]``, each scored through the event's tie-break chain;
+- ``players``: per player id ``{name, outright, playoff, not_first, first_if,
+  playoff_if, needs, chance, chance_outright, chance_playoff}``: the scenarios he wins
+  outright, those where he plays the playoff for first place, those where he cannot
+  finish first; the shortest condition in words (``projections.needs_words``); his
+  chance of finishing first (``projections.chances``);
+- ``chances``: the model, stated (expectancy table, draw rate and how it was fitted,
+  the playoff's model, the seed and the number of simulations, or "exact").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from engine.game.state import Game
+from engine.tournament.tournament import Tournament
+from projections.chances import (
+    ARMAGEDDON_DRAW_RATE,
+    BLITZ_DRAW_RATE,
+    RAPID_DRAW_RATE,
+    chances,
+    model_for,
+    results_count,
+)
+from projections.needs_words import Conditions, needs_in_words, short_name
+from projections.scenarios import (
+    DEFAULT_SEED,
+    ScenarioTable,
+    after_round_shown,
+    counts,
+    results_of,
+    scenario_space,
+    scenarios,
+)
+
+SCENARIOS_IN_FRAME = 729
+"""The most scenarios a ``needs`` frame lists (3^6); beyond, only /api/needs lists them."""
+
+
+@dataclass(frozen=True)
+class NeedsInputs:
+    """What the ``needs`` object is computed from, read from a store at one position
+    (immutable: it may be computed in another thread)."""
+
+    tournament: Tournament
+    games: tuple[Game, ...]
+    after_round: int | None = None
+    reductions: Mapping[str, Fraction] = field(default_factory=dict)
+    """13.4 e: points taken by the arbiters (they count in the tie)."""
+    wdl: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    """Games in progress: win/draw/loss from an analysis."""
+
+
+def compute(
+    inputs: NeedsInputs, previous: ScenarioTable | None = None, seed: int = DEFAULT_SEED
+) -> tuple[dict[str, Any], ScenarioTable]:
+    """The ``needs`` object and the scored scenarios (``previous``: the last ones, which a
+    new result only narrows)."""
+    table = needs_table(
+        inputs.tournament,
+        inputs.games,
+        inputs.after_round,
+        inputs.reductions,
+        seed,
+        previous,
+    )
+    return needs_object(inputs.tournament, inputs.games, table, inputs.wdl, seed), table
+
+
+def needs_table(
+    tournament: Tournament,
+    games: Iterable[Game],
+    after_round: int | None = None,
+    reductions: Mapping[str, Fraction] | None = None,
+    seed: int = DEFAULT_SEED,
+    previous: ScenarioTable | None = None,
+) -> ScenarioTable:
+    """The scored scenarios; from ``previous`` when the new results only narrow it."""
+    space = scenario_space(tournament, games, after_round, reductions)
+    if previous is not None and previous.seed in (None, seed):
+        followed = previous.follow(space)
+        if followed is not None:
+            return followed
+    return scenarios(space, seed)
+
+
+def needs_object(
+    tournament: Tournament,
+    games: Sequence[Game],
+    table: ScenarioTable,
+    wdl: Mapping[str, Sequence[float]] | None = None,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """The contract's ``needs`` object for a scored table (see the module docstring)."""
+    space = table.space
+    players = {p.id: p for p in tournament.players}
+    names = {pid: short_name(p.name) for pid, p in players.items()}
+    ratings = {pid: p.rating for pid, p in players.items()}
+    last = after_round_shown(space, tournament.rounds) if space.after_round is not None else None
+    played = [
+        g.result
+        for g in games
+        if g.stage == "tournament"
+        and g.status == "finished"
+        and g.termination != "default"
+        and (last is None or g.round <= last)
+    ]
+    draws, decided = results_count(played)
+    model = model_for(table, ratings, draws, decided, wdl)
+    odds = chances(table, model, seed)
+    conditions = Conditions(table)
+    per_player: dict[str, Any] = {}
+    for pid, (outright, playoff, not_first) in counts(table).items():
+        words = needs_in_words(table, conditions, pid, names)
+        per_player[pid] = {
+            "name": players[pid].name if pid in players else pid,
+            "outright": outright,
+            "playoff": playoff,
+            "not_first": not_first,
+            **words,
+            "chance": round(odds.first[pid], 4),
+            "chance_outright": round(odds.outright[pid], 4),
+            "chance_playoff": round(odds.playoff[pid], 4),
+        }
+    scenario_list = [
+        {
+            "results": results,
+            "winner": outcome.winner,
+            "playoff": list(outcome.playoff),
+            "decided_by": outcome.decided_by,
+        }
+        for results, outcome in zip(results_of(table), table.outcomes, strict=True)
+    ]
+    decided_winner = table.outcomes[0].winner if not space.remaining and table.outcomes else None
+    return {
+        "tournament": tournament.id,
+        "after_round": after_round_shown(space, tournament.rounds),
+        "rounds": tournament.rounds,
+        "rules": tournament.rules,
+        "criteria": list(space.chain),
+        "games": [
+            {
+                "game": p.game,
+                "round": p.round,
+                "white": p.white,
+                "black": p.black,
+                "probabilities": [round(x, 4) for x in model.games[p.game]],
+                "source": model.sources[p.game],
+            }
+            for p in space.remaining
+        ],
+        "method": {
+            "kind": "every combination" if table.exhaustive else "sample",
+            "scenarios": len(table.outcomes),
+            "combinations": table.combinations,
+            "seed": table.seed,
+        },
+        "scenarios": scenario_list,
+        "players": per_player,
+        "chances": {
+            "exact": odds.exact,
+            "simulations": odds.simulations,
+            "seed": seed,
+            "expectancy": "FIDE Rating Regulations table 8.1 b (a difference over 400 "
+            "counts as 400, 8.54); no advantage for White",
+            "draw_rate": round(model.draw_rate, 4),
+            "draw_rate_source": model.draw_rate_source,
+            "in_progress": "the position's win/draw/loss from analysis when given, "
+            "else as a game not yet played",
+            "playoff": "3.7.1.a rapid (draw rate "
+            f"{RAPID_DRAW_RATE}), up to three blitz series 3.7.2 ({BLITZ_DRAW_RATE}), "
+            "sudden death 3.7.3 (seeded by rating, a draw wins for Black, the lot's "
+            f"winner takes Black; {ARMAGEDDON_DRAW_RATE}); expectancy from the same table, "
+            "simulated with the seed",
+        },
+        "decided": decided_winner,
+    }
+
+
+def for_frame(needs: Mapping[str, Any]) -> dict[str, Any]:
+    """The object as the ``needs`` frame carries it: the scenarios listed when they are
+    at most ``SCENARIOS_IN_FRAME`` (else ``scenarios`` is empty and
+    ``scenarios_omitted`` says how many /api/needs lists)."""
+    out = dict(needs)
+    if len(out.get("scenarios", ())) > SCENARIOS_IN_FRAME:
+        out["scenarios_omitted"] = len(out["scenarios"])
+        out["scenarios"] = []
+    return out
