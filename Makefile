@@ -32,12 +32,9 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Strict (pyproject.toml): the rulebook, the projections, and the DGT board's
-# protocol and reconstruction (bytes in, moves out).
+# Strict (pyproject.toml) end to end: the rulebook, the projections, every adapter and the tools.
 types: $(VENV)/.installed
-	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
-		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py \
-		adapters/analysis/uci.py
+	$(BIN)/mypy engine projections adapters tools
 
 pytest: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 4 --dist loadscope

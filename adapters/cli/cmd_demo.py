@@ -278,8 +278,8 @@ def points_only(store: Store) -> str:
     """Points from the results, for a log whose games belong to no tournament."""
     points: dict[str, Fraction] = {}
     tournament = store.tournament()
-    for player in tournament.players if tournament else ():
-        points[player.id] = Fraction(0)
+    for entrant in tournament.players if tournament else ():
+        points[entrant.id] = Fraction(0)
     value = {"1-0": (Fraction(1), Fraction(0)), "0-1": (Fraction(0), Fraction(1))}
     for game_id in store.game_ids():
         game = store.game(game_id)

@@ -18,6 +18,7 @@ import contextlib
 import signal
 import sys
 import threading
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from adapters.analysis.service import run_in_thread
@@ -144,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"candidates serve: {error}", file=sys.stderr)
         return 2
-    run_sources = None
+    url = store_url(getattr(args, "store", None))
+    boards: Callable[[asyncio.Event], Coroutine[Any, Any, None]] | None = None
     if specs:
         try:
             from adapters.dgt.service import CorrectionPolicy, run_sources
@@ -155,7 +157,12 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    url = store_url(getattr(args, "store", None))
+        # the boards' automatic corrections wait for the same public delay as the gateway
+        policy = CorrectionPolicy(public_delay_ms=public_delay.delay_ms(args.public_delay_s))
+        tournament = getattr(args, "tournament", None)
+
+        def boards(stop: asyncio.Event) -> Coroutine[Any, Any, None]:
+            return run_sources(specs, url, stop, policy=policy, tournament=tournament)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -185,20 +192,8 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
         ]
-        if run_sources is not None:
-            tasks.append(
-                asyncio.create_task(
-                    run_sources(
-                        specs,
-                        url,
-                        stop,
-                        policy=CorrectionPolicy(
-                            public_delay_ms=public_delay.delay_ms(args.public_delay_s)
-                        ),
-                        tournament=getattr(args, "tournament", None),
-                    )
-                )
-            )
+        if boards is not None:
+            tasks.append(asyncio.create_task(boards(stop)))
         if args.flag_check > 0:
             tasks.append(asyncio.create_task(watch_flags(url, stop, args.flag_check)))
         analysis_stop = threading.Event()

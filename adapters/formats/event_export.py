@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from adapters.store import Store, game_order
+from adapters.store import game_order
 from adapters.store.openings import opening_of
+from adapters.store.reads import Reads
 from engine.errors import UnknownGame
 from engine.events import Event, game_stream
 from engine.game.state import Game
@@ -30,7 +31,7 @@ def clock_after_ply(events: list[Event]) -> dict[int, int]:
     return {ply: ms for ply, ms in enumerate(move_clocks(events), start=1) if ms is not None}
 
 
-def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
+def _parts(store: Reads, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
     events = store.stream(game_stream(game.game_id))
     return clock_after_ply(events), ply_comments(events, Names.of(store.tournament(), game))
 
@@ -41,7 +42,7 @@ def game_opening(game: Game) -> GameOpening | None:
     return (found.eco, found.name) if found is not None else None
 
 
-def game_pgn_text(store: Store, game_id: str, site: str | None = None) -> str:
+def game_pgn_text(store: Reads, game_id: str, site: str | None = None) -> str:
     game = store.game(game_id)
     if game is None:
         raise UnknownGame(f"no game {game_id!r} in this store")
@@ -56,7 +57,7 @@ def game_pgn_text(store: Store, game_id: str, site: str | None = None) -> str:
     )
 
 
-def event_game_ids(store: Store, tournament: Tournament | None) -> list[str]:
+def event_game_ids(store: Reads, tournament: Tournament | None) -> list[str]:
     """Every game of the event in (round, board) order: the round robin's boards and the
     playoff games paired so far (by id, without scanning the log), else every stream's."""
     if tournament is None:
@@ -67,12 +68,12 @@ def event_game_ids(store: Store, tournament: Tournament | None) -> list[str]:
     return ids
 
 
-def started_games(store: Store, game_ids: list[str]) -> list[Game]:
+def started_games(store: Reads, game_ids: list[str]) -> list[Game]:
     return [g for g in (store.game(i) for i in sorted(game_ids, key=game_order)) if g is not None]
 
 
 def pgn_of_games(
-    store: Store,
+    store: Reads,
     games: list[Game],
     site: str | None = None,
     evals: Mapping[str, EvalAfterPly] | None = None,
@@ -86,7 +87,7 @@ def pgn_of_games(
     return games_pgn(games, store.tournament(), clocks, comments, site, evals, openings)
 
 
-def round_game_ids(store: Store, round_no: int) -> list[str]:
+def round_game_ids(store: Reads, round_no: int) -> list[str]:
     """The games of a round of the round robin (``<round>.<board>``)."""
     tournament = store.tournament()
     if tournament is None or not 1 <= round_no <= tournament.rounds:
@@ -96,11 +97,11 @@ def round_game_ids(store: Store, round_no: int) -> list[str]:
     return [f"{round_no}.{b}" for b in range(1, boards + 1)]
 
 
-def event_games(store: Store) -> list[Game]:
+def event_games(store: Reads) -> list[Game]:
     """Every game with a stream (imported, played or playoff), in round and board order."""
     return started_games(store, store.game_ids())
 
 
-def store_event_pgn(store: Store, site: str | None = None) -> str:
+def store_event_pgn(store: Reads, site: str | None = None) -> str:
     """Every game of the store as PGN, in round and board order."""
     return pgn_of_games(store, event_games(store), site)

@@ -69,22 +69,18 @@ import chess.pgn
 
 from adapters.formats.import_profile import check_format, choose_profile
 from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
+from adapters.formats.staging import Staged
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
-from engine.dispatch import decide
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ClockReadingRecorded, ResultRecorded
-from engine.game.clock_log import ClockLog
 from engine.game.importing import RecordScoreSheet, require_tournament_game
-from engine.game.state import Game
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
 from engine.timefmt import clock_text
-from engine.tournament import tournament as tournaments
 from engine.tournament.berger_inference import cycles_for, infer_numbers
 from engine.tournament.pairing import rounds_per_cycle
-from engine.tournament.tournament import Tournament
 from projections.clock import clock_report
 
 __all__ = ["ImportOptions", "ImportReport", "import_pgn", "player_id", "read_games"]
@@ -528,7 +524,7 @@ def _create_tournament(
     name = event_name or Path(path).stem
     year = min(dates).year if dates else ""
     tournament_id = _slug(name if str(year) in name else f"{name} {year}")
-    staged = _Staged(store)
+    staged = Staged(store)
     try:
         staged.decide(
             {
@@ -597,33 +593,6 @@ def _create_tournament(
         return ImportReport("tournament", "refused", refused.message, warnings=warnings)
     events = sum(len(events) for _, events in decided)
     return ImportReport("tournament", "created", message, events=events, warnings=warnings)
-
-
-class _Staged:
-    """The tournament as decided so far, nothing appended: which of the commands that
-    create it from a file are accepted (a refused ``draw_lots`` or ``reorder_rounds`` is
-    a warning, not a failure). The accepted commands are then executed together
-    (``Store.execute_all``), so no kill leaves the tournament half made."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.state: Tournament | None = store.tournament()
-        self.commands: list[dict[str, Any]] = []
-
-    def tournament(self) -> Tournament | None:
-        return self.state
-
-    def game(self, game_id: str) -> Game | None:
-        return self.store.game(game_id)
-
-    def clock_log(self, game_id: str) -> ClockLog | None:
-        return self.store.clock_log(game_id)
-
-    def decide(self, command: dict[str, Any]) -> None:
-        _, events = decide(command, self)
-        for event in events:
-            self.state = tournaments.evolve(self.state, event)
-        self.commands.append(command)
 
 
 def _date(text: str) -> datetime | None:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import formatdate
@@ -57,7 +56,8 @@ from adapters.formats.event_export import (
 from adapters.gateway.analysis_feed import NONE, AnalysisFeed
 from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
-from adapters.gateway.tokens import Identity, Tokens
+from adapters.gateway.tokens import Identity, Tokens, request_token
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused, UnknownGame
 from engine.events import game_stream
@@ -196,10 +196,7 @@ class Outputs:
         return path.startswith(("/api/", "/pgn/"))
 
     def _identity(self, request: Request, query: dict[str, list[str]]) -> Identity | None:
-        token = (query.get("token") or [None])[0]
-        auth = request.headers.get("Authorization", "")
-        if token is None and auth.lower().startswith("bearer "):
-            token = auth[7:].strip()
+        token = request_token(query, request.headers.get("Authorization", ""))
         if token is None:
             return None
         identity = self.tokens.identify(token)
@@ -327,7 +324,9 @@ class Outputs:
         if cached is not None and cached.etag == etag:
             cached.seq, cached.key, cached.evals = seq, key, evals[1]
             return cached
-        fresh = Cached(seq, key, body, etag, formatdate(time.time(), usegmt=True), evals[1])
+        fresh = Cached(
+            seq, key, body, etag, formatdate(wall_clock_ms() / 1000, usegmt=True), evals[1]
+        )
         self.cache[slot] = fresh
         return fresh
 
@@ -346,7 +345,7 @@ class Outputs:
     def _games_of(channel: Channel, tid: str | None) -> list[dict[str, Any]]:
         """A tournament's game objects (every tournament's for ``*``), in the store's order
         of tournaments, then round and board."""
-        order = {t: i for i, t in enumerate(channel.names)}
+        order: dict[str | None, int] = {t: i for i, t in enumerate(channel.names)}
         first = channel.first
         found = [
             g
