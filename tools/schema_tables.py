@@ -99,6 +99,46 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
             "claims": {"type": "array", "items": {"type": "object"}},
             "incorrect_claims": PER_SIDE,
             "illegal_moves": PER_SIDE,
+            "opening": {
+                "description": "the named opening reached latest along the moves (the Lichess "
+                "openings table, docs/analysis.md); null before one is reached",
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "required": ["eco", "name", "ply"],
+                        "properties": {
+                            "eco": {"type": "string"},
+                            "name": {"type": "string"},
+                            "ply": {"type": "integer", "minimum": 1},
+                        },
+                    },
+                    {"type": "null"},
+                ],
+            },
+            "time_use": {
+                "description": "`/api/games/{id}` only: per move, the time the mover spent and "
+                "the clock left (docs/analysis.md)",
+                "type": "object",
+                "required": ["controls_at_moves", "moves"],
+                "properties": {
+                    "controls_at_moves": {"type": "array", "items": {"type": "integer"}},
+                    "moves": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["ply", "side", "san", "at", "spent_ms", "left_ms"],
+                            "properties": {
+                                "ply": {"type": "integer", "minimum": 1},
+                                "side": {"enum": ["white", "black"]},
+                                "san": {"type": "string"},
+                                "at": {"type": ["string", "null"]},
+                                "spent_ms": {"type": ["integer", "null"]},
+                                "left_ms": {"type": ["integer", "null"]},
+                            },
+                        },
+                    },
+                },
+            },
         },
     },
     "standings": {
@@ -488,6 +528,56 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "book": {"type": "object"},
         },
     },
+    "analysis": {
+        "description": "the engine's evaluation of one position of a game (docs/analysis.md): "
+        "commentators at once, the public after the delay, arbiters only when configured",
+        "type": "object",
+        "required": ["op", "game", "ply", "fen", "score", "wdl", "pv", "depth"],
+        "properties": {
+            "op": {"const": "analysis"},
+            "game": {"type": "string"},
+            "tournament": {"type": "string"},
+            "ply": {"type": "integer", "minimum": 0},
+            "fen": {"type": "string"},
+            "at": {"type": ["string", "null"]},
+            "score": {
+                "type": "object",
+                "description": "White's point of view: `cp` centipawns, or `mate` in moves "
+                "(negative: Black mates); the other null",
+                "required": ["cp", "mate"],
+                "properties": {
+                    "cp": {"type": ["integer", "null"]},
+                    "mate": {"type": ["integer", "null"]},
+                },
+            },
+            "eval": {"type": "string", "description": "as PGN's `[%eval]` writes it"},
+            "wdl": {
+                "type": "array",
+                "description": "White's win, draw and loss chances, per mille",
+                "items": {"type": "integer", "minimum": 0, "maximum": 1000},
+                "minItems": 3,
+                "maxItems": 3,
+            },
+            "pv": {"type": "array", "items": {"type": "string"}},
+            "pv_uci": {"type": "array", "items": {"type": "string"}},
+            "depth": {"type": "integer", "minimum": 0},
+            "nodes": {"type": "integer", "minimum": 0},
+            "swing": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "required": ["kind", "side", "drop"],
+                        "properties": {
+                            "kind": {"enum": ["mistake", "blunder"]},
+                            "side": {"enum": ["white", "black"]},
+                            "drop": {"type": "number"},
+                        },
+                    },
+                    {"type": "null"},
+                ]
+            },
+        },
+    },
     "pong": {
         "type": "object",
         "required": ["op"],
@@ -519,6 +609,7 @@ SERVER_OPS = (
     "delta",
     "alert",
     "incidents",
+    "analysis",
     "needs",
     "result",
     "error",

@@ -14,9 +14,10 @@ serve ``candidates pgn``, ``candidates event-pgn`` and the gateway's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from adapters.store import game_order
+from adapters.store.openings import opening_of
 from adapters.store.reads import Reads
 from engine.errors import UnknownGame
 from engine.events import ClockReadingRecorded, Event, game_stream
@@ -26,7 +27,7 @@ from engine.tournament.pairing import table_size
 from engine.tournament.tournament import Tournament
 from projections.clock import shown_clocks
 from projections.names import Names
-from projections.pgn import ClockAfterPly, game_pgn, games_pgn
+from projections.pgn import ClockAfterPly, EvalAfterPly, GameOpening, game_pgn, games_pgn
 from projections.pgn_comments import ply_comments
 
 
@@ -54,12 +55,25 @@ def _parts(store: Reads, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]
     return clocks, comments
 
 
+def game_opening(game: Game) -> GameOpening | None:
+    """(ECO, name) of a game's opening (``adapters.store.openings``), or None."""
+    found = opening_of(game.initial_fen, game.moves)
+    return (found.eco, found.name) if found is not None else None
+
+
 def game_pgn_text(store: Reads, game_id: str, site: str | None = None) -> str:
     game = store.game(game_id)
     if game is None:
         raise UnknownGame(f"no game {game_id!r} in this store")
     clocks, comments = _parts(store, game)
-    return game_pgn(game, store.tournament(), clocks=clocks, comments=comments, site=site)
+    return game_pgn(
+        game,
+        store.tournament(),
+        clocks=clocks,
+        comments=comments,
+        site=site,
+        opening=game_opening(game),
+    )
 
 
 def event_game_ids(store: Reads, tournament: Tournament | None) -> list[str]:
@@ -77,11 +91,19 @@ def started_games(store: Reads, game_ids: list[str]) -> list[Game]:
     return [g for g in (store.game(i) for i in sorted(game_ids, key=game_order)) if g is not None]
 
 
-def pgn_of_games(store: Reads, games: list[Game], site: str | None = None) -> str:
+def pgn_of_games(
+    store: Reads,
+    games: list[Game],
+    site: str | None = None,
+    evals: Mapping[str, EvalAfterPly] | None = None,
+) -> str:
+    """The games as PGN; ``evals``: by game id, the engine's evaluations to write as
+    ``[%eval]`` (the gateway gives those its reader may see)."""
     parts = {g.game_id: _parts(store, g) for g in games}
     clocks = {gid: clocks for gid, (clocks, _) in parts.items()}
     comments = {gid: comments for gid, (_, comments) in parts.items()}
-    return games_pgn(games, store.tournament(), clocks, comments, site)
+    openings = {g.game_id: o for g in games if (o := game_opening(g)) is not None}
+    return games_pgn(games, store.tournament(), clocks, comments, site, evals, openings)
 
 
 def round_game_ids(store: Reads, round_no: int) -> list[str]:

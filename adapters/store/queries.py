@@ -11,6 +11,7 @@ from typing import Any
 
 from adapters.store.cache import logical_event
 from adapters.store.door import Store
+from adapters.store.openings import opening_of
 from adapters.store.reads import Reads
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame, UnknownTournament
 from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream, split_stream
@@ -63,6 +64,7 @@ def _game_object_now(store: Reads, game_id: str) -> dict[str, Any]:
     game = store.game(game_id)
     if game is not None:
         view = game_view(game)
+        view["opening"] = opening_object(game)
         log = store.clock_log(game_id)
         if log is not None and log.last is not None:
             view["clock"]["device"] = device_view([log.last], log.last.at_ms)
@@ -87,10 +89,18 @@ def _game_object_at(store: Reads, game_id: str, at_ms: int) -> dict[str, Any]:
             f"after {format_instant(at_ms)}"
         )
     view = game_view(game, at_ms)
+    view["opening"] = opening_object(game)
     found = store.reading_at(game_id, at_ms)
     ended = game.last_at_ms if game.status == "finished" else None
     view["clock"]["device"] = device_view([found[0]], at_ms, ended) if found else None
     return view
+
+
+def opening_object(game: Game) -> dict[str, Any] | None:
+    """The game object's ``opening``: ECO code, name and the ply it was reached at (the
+    openings table, ``adapters.store.openings``), or None."""
+    found = opening_of(game.initial_fen, game.moves)
+    return found.as_object() if found is not None else None
 
 
 def game_clock_report(store: Reads, game_id: str) -> list[dict[str, Any]]:
