@@ -200,13 +200,13 @@ def game_pgn(
     if tournament is not None and tournament.start_date:
         headers["EventDate"] = tournament.start_date.replace("-", ".")
     headers["TimeControl"] = game.time_control
-    if opening is not None:
-        headers.setdefault("ECO", opening[0])
-        headers.setdefault("Opening", opening[1])
     if game.termination and game.result != "*":
         headers["Termination"] = pgn_termination(game)
     headers["PlyCount"] = str(game.ply)
     _kept_tags(headers, game.tags)
+    if opening is not None:  # the file's own ECO and Opening win over the table's
+        headers.setdefault("ECO", opening[0])
+        headers.setdefault("Opening", opening[1])
     if game.initial_fen:
         pgn.setup(board)
     at_ply: dict[int, list[str]] = {}

@@ -289,3 +289,15 @@ def test_an_export_without_time_control_is_judged_under_the_control_given(
     report, _ = imported(sqlite_store, "no-time-control.pgn", time_control="40/5400+30:1800+30")
     assert not [w for w in report.get("warnings", []) if "TimeControl" in w]
     assert report["clock"] == {"plies": 90, "agree": 90, "artefacts": {}, "mismatches": 0}
+
+
+def test_an_export_without_time_control_under_a_profile_without_one_says_its_clocks_are_dropped(
+    sqlite_store: Store,
+) -> None:
+    """The round-robin profile names no control: without a tag nothing places the readings
+    in time, and the import says so instead of claiming to keep them."""
+    report, _ = imported(sqlite_store, "no-time-control.pgn", rules="round-robin")
+    [warning] = [w for w in report["warnings"] if "TimeControl" in w]
+    assert "are not imported" in warning and "--time-control" in warning
+    assert "assumed" not in warning
+    assert audit_store(sqlite_store).of(INTEGRITY) == []

@@ -73,6 +73,14 @@ def control_for(
     if tag == "-":
         return tag, False
     if not tag or tag == "?":
+        if recorded and not stated and default == "?":
+            warnings.append(
+                f"{label}: no TimeControl tag, and the {profile(rules).name} profile names no "
+                "control: its [%clk] readings cannot be placed in time and are not imported "
+                "(pass --time-control to keep them)"
+            )
+            clocks.clear()
+            return default, False
         if recorded and not stated:
             warnings.append(
                 f"{label}: no TimeControl tag; the {profile(rules).name} control {default} is "
