@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint types pytest bench bench-each clean browser docs drill
+.PHONY: demo test lint types pytest bench bench-each clean browser stockfish docs drill
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,16 +32,14 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Strict (pyproject.toml): the rulebook, the projections, and the DGT board's
-# protocol and reconstruction (bytes in, moves out).
+# Strict (pyproject.toml) end to end: the rulebook, the projections, every adapter and the tools.
 types: $(VENV)/.installed
-	$(BIN)/mypy engine projections adapters/dgt/protocol.py adapters/dgt/observations.py adapters/dgt/reconstruct.py \
-		adapters/dgt/session.py adapters/dgt/clocksides.py adapters/dgt/recording.py
+	$(BIN)/mypy engine projections adapters tools
 
 pytest: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 4 --dist loadscope
 
-test: lint types browser pytest
+test: lint types browser stockfish pytest
 
 # Debian's chromium for the browser tests of the live page. A failed install fails here (and
 # on CI, where CI=true, the browser tests fail rather than skip without it): a browser that
@@ -52,6 +50,13 @@ browser:
 	@test -x $(CHROMIUM) || { $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive \
 		$(APT_GET) install -y -qq chromium >/dev/null && test -x $(CHROMIUM); } \
 		|| { echo "make browser: chromium could not be installed at $(CHROMIUM)" >&2; exit 1; }
+
+# Debian's stockfish for the engine's analysis (docs/analysis.md) and its tests (skipped, with
+# the reason, without it); `make demo` shows the analysis when it is there.
+stockfish:
+	@test -x /usr/games/stockfish || command -v stockfish >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null; } \
+		|| echo "stockfish could not be installed"
 
 # The suite (bench/load.py): several tournaments, boards, viewers and gateways, SQLite and
 # PostgreSQL ($$CANDIDATES_BENCH_PG, else the local test server) side by side, each figure next

@@ -23,6 +23,8 @@ class Termination(StrEnum):
     RESIGNATION = "resignation"
     TIME_FORFEIT = "time_forfeit"
     FLAG_FALL_DRAW = "flag_fall_draw"
+    BOTH_FLAGS_FALLEN = "both_flags_fallen"
+    """Laws 2009 6.11: both flags down in the last period, which fell first unknown: drawn."""
     # A draw claim accepted (3.9.2 b; Laws 9.2, 9.3): the claim's kind.
     THREEFOLD_REPETITION = "threefold_repetition"
     FIFTY_MOVES = "fifty_moves"
@@ -41,5 +43,6 @@ class Termination(StrEnum):
     """The result of an imported score sheet, taken as recorded."""
 
 
-ON_TIME = (Termination.TIME_FORFEIT, Termination.FLAG_FALL_DRAW)
-"""The game ended when a flag fell (Laws 6.9): lost, or drawn against a lone king."""
+ON_TIME = (Termination.TIME_FORFEIT, Termination.FLAG_FALL_DRAW, Termination.BOTH_FLAGS_FALLEN)
+"""The game ended when a flag fell (Laws 6.9): lost, or drawn against a lone king; or
+both flags fell in the last period in an unknown order (6.11): drawn."""

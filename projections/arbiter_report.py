@@ -331,15 +331,24 @@ def result_corrected(event: Event, names: Names) -> Entry | None:
 
 def flag_ruling(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, FlagRuled)
-    whose = possessive(names.in_game(event.game).side_name(event.side))
-    text = f"{names.arbiter(event.arbiter)} ruled {whose} flag {event.decision.replace('_', ' ')}"
+    who = names.arbiter(event.arbiter)
+    if event.decision == "both_fallen":  # Laws 2009 6.11: the order cannot be established
+        last = bool(event.evidence.get("last_period"))
+        text = f"{who} ruled both flags fallen, which fell first unknown"
+        text += " (a draw in the last period)" if last else " (play goes on: not the last period)"
+        article = "Laws 2009 6.8, 6.11"
+    else:
+        whose = possessive(names.in_game(event.game).side_name(event.side))
+        text = f"{who} ruled {whose} flag {event.decision.replace('_', ' ')}"
+        article = (
+            "Laws 2009 6.8, 6.9, 6.10 a" if event.decision == "fallen" else "Laws 2009 6.8, 6.10 a"
+        )
     if event.override:
-        text += " against the regulation clock"
+        text += " against the regulation clock" if event.decision == "not_fallen" else ""
+        text += "" if event.decision == "not_fallen" else " against the evidence"
     if event.reason:
         text += f" ({event.reason})"
-    return entry(
-        event, "flag", "Laws 2009 6.8, 6.10 a", text, arbiter=event.arbiter, game=event.game
-    )
+    return entry(event, "flag", article, text, arbiter=event.arbiter, game=event.game)
 
 
 SOURCES: dict[str, ReportSource] = {

@@ -28,15 +28,19 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine.clock.regulation import Clock, flag_fall_result
-from engine.events import ClockReadingRecorded, Event, MovePlayed
+from engine.events import ClockReadingRecorded, Event, GameStarted, MovePlayed
 from engine.game import state as games
-from engine.game.reconciliation import judge
+from engine.game.reconciliation import Finding, judge
 from engine.game.state import Game, mover, position
 from engine.side import SIDES, Side
-from engine.termination import ON_TIME
+from engine.termination import ON_TIME, Termination
 from engine.timefmt import clock_text as clock_text  # the engine's; kept importable here
 from engine.timefmt import format_instant
 
+NOT_JUDGED = (
+    "stored as read, not judged: the score sheet named no time control (a reading is not "
+    "judged against an assumed control), or the reading reached the engine after later moves"
+)
 REPORT_TOLERANCE_MS = 999
 """Recorded clocks (``[%clk]``) show whole seconds."""
 
@@ -54,7 +58,10 @@ def game_at(events: Sequence[Event], at_ms: int) -> Game | None:
 def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
     """The contract's ``clock`` object at ``at_ms`` (default: the game's last event)."""
     clock = game.clock
-    when = game.last_at_ms if at_ms is None else max(at_ms, game.last_at_ms)
+    # The values hold at ``at``: the last change of the clock (a move, an adjustment, a
+    # penalty, incident time, a correction), so ``remaining - (now - at)`` is right.
+    changed = max(game.last_at_ms, clock.at_ms if clock is not None else 0)
+    when = changed if at_ms is None else max(at_ms, changed)
     if clock is None:
         return {
             "white_ms": None,
@@ -74,11 +81,12 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
         "period": {str(side): now.period_index(side) + 1 for side in SIDES},
         "moves_to_control": {str(side): now.moves_to_control(side) for side in SIDES},
         "flag": None,
+        "falls": [{"side": side, "fell_at": format_instant(t)} for side, t in clock.falls(when)],
     }
     if game.status == games.IN_PROGRESS:
-        fallen = clock.flag_fallen(when)
-        falls = clock.flag_falls_at_ms()
-        if fallen is not None and falls is not None:
+        first = clock.first_fall(when)  # 6.9 decides on the first flag that fell
+        if first is not None:
+            fallen, falls = first
             result, termination = flag_fall_result(position(game), fallen)
             view["flag"] = {
                 "side": fallen,
@@ -89,9 +97,13 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
             }
     elif game.termination in ON_TIME:
         loser = "white" if game.result == "0-1" else "black" if game.result == "1-0" else None
+        if game.termination == Termination.BOTH_FLAGS_FALLEN:
+            loser = "both"  # 6.11: the order cannot be established
+        flagged = loser or _flagged_in_draw(clock)
+        fell = clock.fell_at_ms(Side(flagged)) if flagged in SIDES else None
         view["flag"] = {
-            "side": loser or _flagged_in_draw(clock),
-            "fell_at": format_instant(game.last_at_ms),
+            "side": flagged,
+            "fell_at": format_instant(fell if fell is not None else game.last_at_ms),
             "result": game.result,
             "termination": game.termination,
             "recorded": True,
@@ -147,21 +159,7 @@ def clock_report(
     ``kind`` and ``explanation`` (empty when it agrees).
     """
     events = list(events)
-    by_ply: dict[int, ClockReadingRecorded] = {}
-    untagged: list[ClockReadingRecorded] = []
-    for reading in readings:
-        if reading.ply is not None:
-            by_ply[reading.ply] = reading
-        else:
-            untagged.append(reading)
-    # A reading without a ply (a live clock_reading, a DGT board's clock) belongs to the
-    # last move made before it: the first such reading shows the mover's stopped clock.
-    moves = [(e.at_ms, e.ply) for e in events if isinstance(e, MovePlayed)]
-    instants = [at for at, _ in moves]
-    for reading in sorted(untagged, key=lambda r: r.at_ms):
-        index = bisect_right(instants, reading.at_ms) - 1
-        if index >= 0 and moves[index][1] not in by_ply:
-            by_ply[moves[index][1]] = reading
+    by_ply = ply_readings(events, readings)
     rows: list[dict[str, Any]] = []
     state: Game | None = None
     for event in events:
@@ -181,6 +179,9 @@ def clock_report(
             if found.kind == "clock_mismatch"
             else "artefact"
         )
+        if observed.model_white_ms is None:  # stored unjudged: an assumed control, a late read
+            found = Finding(found.side, "agrees", recorded, found.model_ms, NOT_JUDGED)
+            status = "not_judged"
         rows.append(
             {
                 "ply": event.ply,
@@ -198,11 +199,33 @@ def clock_report(
     return rows
 
 
-def move_clocks(events: Iterable[Event]) -> list[int | None]:
-    """The mover's regulation clock after each ply (None where the clock is unknown).
+def ply_readings(
+    events: Iterable[Event], readings: Iterable[ClockReadingRecorded]
+) -> dict[int, ClockReadingRecorded]:
+    """Ply -> the device reading that belongs to it.
 
-    What PGN export writes as ``[%clk]`` after every move.
+    A reading stored with its ``ply`` (an import's ``[%clk]``, a move's two displays)
+    belongs to that ply; one without (a live ``clock_reading``, a DGT board's clock) to
+    the last move made before it: the first such reading shows the mover's stopped clock.
     """
+    by_ply: dict[int, ClockReadingRecorded] = {}
+    untagged: list[ClockReadingRecorded] = []
+    for reading in readings:
+        if reading.ply is not None:
+            by_ply[reading.ply] = reading
+        else:
+            untagged.append(reading)
+    moves = [(e.at_ms, e.ply) for e in events if isinstance(e, MovePlayed)]
+    instants = [at for at, _ in moves]
+    for reading in sorted(untagged, key=lambda r: r.at_ms):
+        index = bisect_right(instants, reading.at_ms) - 1
+        if index >= 0 and moves[index][1] not in by_ply:
+            by_ply[moves[index][1]] = reading
+    return by_ply
+
+
+def move_clocks(events: Iterable[Event]) -> list[int | None]:
+    """The mover's regulation clock after each ply (None where the clock is unknown)."""
     clocks: list[int | None] = []
     state: Game | None = None
     for event in events:
@@ -213,3 +236,33 @@ def move_clocks(events: Iterable[Event]) -> list[int | None]:
             else:
                 clocks.append(state.clock.remaining_ms(mover(state.initial_fen, event.ply)))
     return clocks
+
+
+def shown_clocks(
+    events: Sequence[Event], readings: Iterable[ClockReadingRecorded] = ()
+) -> dict[int, tuple[int, int | None]]:
+    """Ply -> (the clock to write as ``[%clk]``, the regulation clock when it differs).
+
+    The ``[%clk]`` of a ply is what the players saw: the mover's clock as the device
+    read it after that move (Laws 2009 6.10 a: conclusive unless the arbiter rules the
+    clock defective), and the regulation clock where no reading belongs to the ply. The
+    regulation clock is given beside a reading when the two differ by a second or more
+    (as the PGN shows whole seconds), so it stays available.
+    """
+    model = move_clocks(events)
+    observed = ply_readings(events, readings)
+    sides: dict[int, Side] = {}
+    initial_fen = next((e.initial_fen for e in events if isinstance(e, GameStarted)), None)
+    for ply in observed:
+        sides[ply] = mover(initial_fen, ply)
+    out: dict[int, tuple[int, int | None]] = {}
+    for ply, regulation in enumerate(model, start=1):
+        reading = observed.get(ply)
+        if reading is None:
+            if regulation is not None:
+                out[ply] = (regulation, None)
+            continue
+        shown = reading.white_ms if sides[ply] == Side.WHITE else reading.black_ms
+        differs = regulation is not None and abs(shown // 1000 - regulation // 1000) >= 1
+        out[ply] = (shown, regulation if differs else None)
+    return out

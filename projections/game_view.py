@@ -54,6 +54,7 @@ def not_started_view(game_id: str, white: str, black: str, time_control: str) ->
         "corrections": [],
         "flag_rulings": [],
         "open_flag_alerts": [],
+        "opening": None,
     }
 
 

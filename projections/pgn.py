@@ -12,6 +12,11 @@ broadcast platforms read:
   the game is over), ``PlyCount``;
 - after every move whose clock is known, the mover's remaining time as
   ``[%clk h:mm:ss]`` (written by python-chess, ``GameNode.set_clock``);
+- after every move whose position an engine evaluated, ``[%eval 0.35]`` or
+  ``[%eval #-3]`` (White's view, ``GameNode.set_eval``), when the caller gives
+  the evaluations (``projections.evaluation``; docs/analysis.md);
+- ``ECO`` and ``Opening`` when the caller names the opening (a tag already set
+  keeps its value);
 - the arbiters' record as comments at the ply it happened after (claims,
   rulings, illegal moves, clock penalties: ``projections.pgn_comments``); a
   comment before the first move is the game's opening comment.
@@ -26,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 import chess
+import chess.engine
 import chess.pgn
 
 from engine.game.state import Game
@@ -99,6 +105,10 @@ def pgn_termination(game: Game) -> str:
 
 ClockAfterPly = Mapping[int, int]
 """Ply -> the remaining time (ms) of the side that made that move, just after it."""
+EvalAfterPly = Mapping[int, tuple[int | None, int | None]]
+"""Ply -> the evaluation (centipawns, mate) of the position after that move, White's view."""
+GameOpening = tuple[str, str]
+"""(ECO code, name) of a game's opening."""
 CommentsAtPly = Mapping[int, Sequence[str]]
 """Ply -> comments on what happened after that move (0: before the first move)."""
 
@@ -164,6 +174,8 @@ def game_pgn(
     clocks: ClockAfterPly | None = None,
     comments: CommentsAtPly | None = None,
     site: str | None = None,
+    evals: EvalAfterPly | None = None,
+    opening: GameOpening | None = None,
 ) -> str:
     """One game as PGN text (export format, no trailing blank line).
 
@@ -192,6 +204,9 @@ def game_pgn(
         headers["Termination"] = pgn_termination(game)
     headers["PlyCount"] = str(game.ply)
     _kept_tags(headers, game.tags)
+    if opening is not None:  # the file's own ECO and Opening win over the table's
+        headers.setdefault("ECO", opening[0])
+        headers.setdefault("Opening", opening[1])
     if game.initial_fen:
         pgn.setup(board)
     at_ply: dict[int, list[str]] = {}
@@ -206,8 +221,17 @@ def game_pgn(
             node.comment = " ".join(_comment_text(c) for c in at_ply[ply])
         if clocks is not None and ply in clocks:
             node.set_clock(max(0, clocks[ply]) / 1000)
+        if evals is not None and ply in evals:
+            node.set_eval(_pov_score(*evals[ply]))
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
     return pgn.accept(exporter)
+
+
+def _pov_score(cp: int | None, mate: int | None) -> chess.engine.PovScore:
+    score: chess.engine.Score = (
+        chess.engine.Mate(mate) if mate is not None else chess.engine.Cp(cp or 0)
+    )
+    return chess.engine.PovScore(score, chess.WHITE)
 
 
 def games_pgn(
@@ -216,9 +240,12 @@ def games_pgn(
     clocks: Mapping[str, ClockAfterPly] | None = None,
     comments: Mapping[str, CommentsAtPly] | None = None,
     site: str | None = None,
+    evals: Mapping[str, EvalAfterPly] | None = None,
+    openings: Mapping[str, GameOpening] | None = None,
 ) -> str:
     """Every game, in the order given (round, board), separated by blank lines."""
     clocks, comments = clocks or {}, comments or {}
+    evals, openings = evals or {}, openings or {}
     texts = [
         game_pgn(
             g,
@@ -226,6 +253,8 @@ def games_pgn(
             clocks=clocks.get(g.game_id),
             comments=comments.get(g.game_id),
             site=site,
+            evals=evals.get(g.game_id),
+            opening=openings.get(g.game_id),
         )
         for g in games
     ]

@@ -30,6 +30,7 @@ from engine.events import (
     ClockAdjusted,
     DrawClaimed,
     Event,
+    FlagRuled,
     IllegalMoveRecorded,
     MovePlayed,
     MovesCorrected,
@@ -119,6 +120,23 @@ def describe_clock_adjustment(event: ClockAdjusted, names: Names) -> str:
     return _sentence(text + (f" ({event.reason})" if event.reason else ""))
 
 
+def describe_flag_ruling(event: FlagRuled, names: Names) -> str:
+    """The arbiter's ruling on a flag (Laws 2009 6.8, 6.9, 6.10 a, 6.11), in words."""
+    who = names.arbiter(event.arbiter)
+    if event.decision == "both_fallen":
+        last = bool(event.evidence.get("last_period"))
+        text = (
+            f"{who}: both flags down, which fell first cannot be established "
+            f"(Laws 2009 6.11): {'drawn in the last period' if last else 'play goes on'}"
+        )
+    else:
+        ruled = "fallen" if event.decision == "fallen" else "not fallen"
+        text = f"{who} rules {possessive(names.side_name(event.side))} flag {ruled}"
+    if event.override:
+        text += " (against the evidence)"
+    return text + (f": {event.reason}" if event.reason else "")
+
+
 def describe_result(event: ResultRecorded, names: Names) -> str | None:
     """A result the arbiter declared says why, and a result that gives each player his own
     score says what each scored (the PGN Result can only hold the nearest legal result);
@@ -179,6 +197,7 @@ DESCRIBERS: dict[str, Describer] = {
     "ClaimRuled": describe_ruling,
     "IllegalMoveRecorded": describe_illegal_move,
     "ClockAdjusted": describe_clock_adjustment,
+    "FlagRuled": describe_flag_ruling,
     "ResultRecorded": describe_result,
     "MovesCorrected": correction_comment,
     "ResultCorrected": correction_comment,

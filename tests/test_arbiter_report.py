@@ -27,7 +27,7 @@ def test_the_report_lists_corrections_and_flag_rulings_in_time_order(tmp_path: P
         ("ResultCorrected", "correction", "Laws 2009 13.1", "1.2"),
         ("FlagRuled", "flag", "Laws 2009 6.8, 6.10 a", "1.3"),
         ("ClockAdjusted", "clock", "Laws 2009 6.10 b, 6.13", "1.3"),
-        ("FlagRuled", "flag", "Laws 2009 6.8, 6.10 a", "1.4"),
+        ("FlagRuled", "flag", "Laws 2009 6.8, 6.9, 6.10 a", "1.4"),
         ("ResultRecorded", "flag", "Laws 2009 6.9", "1.4"),
     ]
     assert [e["at"] for e in entries] == sorted(e["at"] for e in entries)

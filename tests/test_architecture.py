@@ -42,12 +42,14 @@ ADAPTER_RANK = {
     "audit": 3,
     "dgt": 3,
     "gateway": 3,
+    "analysis": 3,
     "watch": 3,
     "cli": 4,
 }
 """adapters/: the host's clock and settings; the store (its one door, cache, views, chain,
 kept projections, queries); the formats of files in and out; the audit, the devices, the
-live outputs and the timers; the command line. The generator of docs/commands.md is in tools/."""
+live outputs, the engine's analysis and the timers; the command line. The generator of
+docs/commands.md is in tools/."""
 TOP_LEVEL_MODULES = {"__init__.py"}
 """The only modules directly under adapters/ (everything else lives in a room)."""
 MAX_LINES = 650

@@ -193,7 +193,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
         ("fields", "code", "words"),
         [
             ({"arbiter": "advisor"}, "not_an_arbiter", "Laws 2009 13.1"),
-            ({"decision": "maybe"}, "malformed_command", "'fallen' or 'not_fallen'"),
+            ({"decision": "maybe"}, "malformed_command", "'not_fallen' or 'both_fallen'"),
             ({"side": "both"}, "malformed_command", "'white' or 'black'"),
             ({"at": at(-5)}, "out_of_order", "time order"),
         ],

@@ -98,20 +98,29 @@ class TestLivePgnForBroadcasts:
             assert status == 200 and changed["ETag"] != etag
             assert "3... e6" not in body.decode() and "2... e6" in body.decode()
 
-    def test_a_clock_reading_alone_does_not_rebuild_the_pgn(self, live: Store) -> None:
+    def test_clock_readings_after_a_move_rebuild_the_pgn_once(self, live: Store) -> None:
+        """The first reading after a move is that move's ``[%clk]`` (the clock on the table,
+        Laws 2009 6.10 a); the readings after it, a DGT board's every second, change nothing
+        the PGN shows and rebuild nothing."""
+
+        def reading(white_ms: int) -> dict[str, Any]:
+            return {
+                "cmd": "clock_reading",
+                "game": "1.2",
+                "at": now_at(0),
+                "white_ms": white_ms,
+                "black_ms": 7_000_000,
+                "running": "black",
+            }
+
         with RunningGateway(live.url, public_delay_s=0) as gw:
+            ok(live, reading(7_000_000))
+            deadline = time.monotonic() + 3
+            while "[%clk 1:56:40]" not in get(gw, "/pgn/games/1.2.pgn")[2].decode():
+                assert time.monotonic() < deadline, "the reading never reached the PGN"
+                time.sleep(0.05)
             _, headers, _ = get(gw, "/pgn/all.pgn")
-            ok(
-                live,
-                {
-                    "cmd": "clock_reading",
-                    "game": "1.2",
-                    "at": now_at(0),
-                    "white_ms": 7_000_000,
-                    "black_ms": 7_000_000,
-                    "running": "black",
-                },
-            )
+            ok(live, reading(6_999_000))
             time.sleep(0.3)
             status, again, _ = get(gw, "/pgn/all.pgn", {"If-None-Match": headers["ETag"]})
             assert status == 304 and again["Last-Modified"] == headers["Last-Modified"]

@@ -16,7 +16,8 @@ from adapters.host import public_delay
 @pytest.mark.parametrize("command", [["serve"], ["dgt", "run", "--dgt", "/dev/null=1.1"]])
 def test_both_spellings_set_the_one_setting_in_seconds(command: list[str]) -> None:
     parser = build_parser()
-    assert parser.parse_args([*command]).public_delay_s == public_delay.DEFAULT_S
+    # not given: None, so that the configuration's setting (else the one default) applies
+    assert parser.parse_args([*command]).public_delay_s is None
     assert parser.parse_args([*command, "--public-delay-s", "2.5"]).public_delay_s == 2.5
     assert parser.parse_args([*command, "--public-delay", "0"]).public_delay_s == 0
 

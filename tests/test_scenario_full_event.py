@@ -278,7 +278,9 @@ class FullEvent:
         assert before_bonus["clock"]["white_ms"] == 2 * HOUR - 40 * 90_000 + 1000
         pgn = " ".join(event.text("pgn", "1.1").split())
         assert '[Result "0-1"]' in pgn and '[TimeControl "40/7200:20/3600:900+30"]' in pgn
-        assert "40. Kf4 { [%clk 2:00:00] }" in pgn  # 60:00 left + the second period
+        # [%clk] is the clock on the table (Laws 2009 6.10 a): the device added the second
+        # period late; the regulation clock (60:00 left + the second period) is beside it
+        assert "40. Kf4 { regulation clock 2:00:00 [%clk 1:00:00] }" in pgn
         assert "41... Kg3 { [%clk 2:19:00] }" in pgn
 
     def test_round_1_illegal_move_7_4_b_and_threefold_claims_9_5_9_2(self, event: Event) -> None:

@@ -30,7 +30,8 @@ def test_the_stored_values_are_unchanged() -> None:
         "theoretical_draw",
     }
     assert set(CLAIM_KINDS) <= set(Termination)  # an accepted claim ends with its kind
-    assert {str(t) for t in ON_TIME} == {"time_forfeit", "flag_fall_draw"}
+    # 6.11 added both_flags_fallen; the stored values of 6.9 stay as they were
+    assert {str(t) for t in ON_TIME} == {"time_forfeit", "flag_fall_draw", "both_flags_fallen"}
     assert json.dumps({Side.WHITE: Termination.RESIGNATION}) == '{"white": "resignation"}'
     assert Side("black") is Side.BLACK and Side.WHITE == "white"
 

@@ -61,6 +61,7 @@ from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control
 from engine.game.state import IN_PROGRESS, position
 from engine.rules import profile
+from engine.side import Side
 from engine.timefmt import format_instant
 from engine.tournament.berger_inference import Inferred, infer_numbers
 
@@ -174,10 +175,12 @@ class ClockPlan:
         if move_no <= self.book:
             think = rng.uniform(2, 45) * 1000
         elif move_no <= 40:
-            average = self.share[1] * CONTROL.period(0).time_ms("white") / max(1, 40 - self.book)
+            average = self.share[1] * CONTROL.period(0).time_ms(Side.WHITE) / max(1, 40 - self.book)
             think = rng.expovariate(1 / average)
         elif move_no <= 60:
-            think = rng.expovariate(1 / (self.share[2] * CONTROL.period(1).time_ms("white") / 20))
+            think = rng.expovariate(
+                1 / (self.share[2] * CONTROL.period(1).time_ms(Side.WHITE) / 20)
+            )
         else:
             think = rng.uniform(10, 55) * 1000
         # never let the flag fall by accident: spread what is left over the moves
@@ -254,7 +257,7 @@ def planned_pgn(src: SourceGame, rng: random.Random, seed: int) -> chess.pgn.Gam
     for index, move in enumerate(src.moves):
         side = "white" if index % 2 == 0 else "black"
         move_no = index // 2 + 1
-        left = clock.remaining_ms(side)
+        left = clock.remaining_ms(Side(side))
         if index < 2:
             think = round(opening[index] * 1000)
         else:
@@ -263,9 +266,9 @@ def planned_pgn(src: SourceGame, rng: random.Random, seed: int) -> chess.pgn.Gam
             if on_time and side == loser and index >= len(src.moves) - 2:
                 think = max(1000, left - rng.randint(120_000, 240_000))
         now += think
-        clock = clock.complete_move(side, now)
+        clock = clock.complete_move(Side(side), now)
         node = node.add_variation(move)
-        node.set_clock(clock.remaining_ms(side) / 1000)
+        node.set_clock(clock.remaining_ms(Side(side)) / 1000)
     return pgn
 
 
@@ -303,9 +306,9 @@ def device_stream(sim: BoardSimulator) -> list[tuple[int, bytes]]:
             if clock is None and step.running is not None:
                 clock = Clock.start(CONTROL, step.at_ms)  # the arbiter starts White's clock
             shown = {
-                side: clock.remaining_ms(side, step.at_ms)
+                side: clock.remaining_ms(Side(side), step.at_ms)
                 if clock is not None
-                else CONTROL.initial_ms(side)
+                else CONTROL.initial_ms(Side(side))
                 for side in ("white", "black")
             }
             # the display shows whole seconds: rounded to the nearest one here
@@ -364,7 +367,7 @@ def ending(store: Store, board: Board, now_ms: int) -> list[tuple[int, dict[str,
     position_now = position(game)
     to_move = "white" if position_now.turn == chess.WHITE else "black"
     clock = game.clock
-    left = clock.remaining_ms(to_move, now_ms) if clock is not None else 3_600_000
+    left = clock.remaining_ms(Side(to_move), now_ms) if clock is not None else 3_600_000
     loser = {"1-0": "black", "0-1": "white"}.get(src.result)
     on_time = loser is not None and (src.white if loser == "white" else src.black) == LOST_ON_TIME
     if on_time and loser == to_move and clock is not None:

@@ -73,12 +73,72 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
                     "white_ms": {"type": ["integer", "null"]},
                     "black_ms": {"type": ["integer", "null"]},
                     "running": SIDE_OR_NULL,
-                    "at": {"type": ["string", "null"]},
+                    "at": {
+                        "type": ["string", "null"],
+                        "description": "the instant the values hold: the last change of the "
+                        "clock (a move, an adjustment, a penalty, a correction) or the instant "
+                        "queried; clients show remaining - (now - at) for the running side",
+                    },
+                    "flag": {
+                        "type": ["object", "null"],
+                        "description": "the first flag that fell (Laws 2009 6.9): side, "
+                        "fell_at, the result and termination it means, recorded",
+                    },
+                    "falls": {
+                        "type": "array",
+                        "items": {"type": "object"},
+                        "description": "every fallen flag in order: [{side, fell_at}]",
+                    },
+                    "device": {
+                        "type": ["object", "null"],
+                        "description": "the clock on the table as last read (6.10 a): "
+                        "white_ms, black_ms, running, read_at, by, open_alerts",
+                    },
                 },
             },
             "claims": {"type": "array", "items": {"type": "object"}},
             "incorrect_claims": PER_SIDE,
             "illegal_moves": PER_SIDE,
+            "opening": {
+                "description": "the named opening reached latest along the moves (the Lichess "
+                "openings table, docs/analysis.md); null before one is reached",
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "required": ["eco", "name", "ply"],
+                        "properties": {
+                            "eco": {"type": "string"},
+                            "name": {"type": "string"},
+                            "ply": {"type": "integer", "minimum": 1},
+                        },
+                    },
+                    {"type": "null"},
+                ],
+            },
+            "time_use": {
+                "description": "`/api/games/{id}` only: per move, the time the mover spent and "
+                "the clock left (docs/analysis.md)",
+                "type": "object",
+                "required": ["controls_at_moves", "moves"],
+                "properties": {
+                    "controls_at_moves": {"type": "array", "items": {"type": "integer"}},
+                    "moves": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["ply", "side", "san", "at", "spent_ms", "left_ms"],
+                            "properties": {
+                                "ply": {"type": "integer", "minimum": 1},
+                                "side": {"enum": ["white", "black"]},
+                                "san": {"type": "string"},
+                                "at": {"type": ["string", "null"]},
+                                "spent_ms": {"type": ["integer", "null"]},
+                                "left_ms": {"type": ["integer", "null"]},
+                            },
+                        },
+                    },
+                },
+            },
         },
     },
     "standings": {
@@ -468,6 +528,56 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "book": {"type": "object"},
         },
     },
+    "analysis": {
+        "description": "the engine's evaluation of one position of a game (docs/analysis.md): "
+        "commentators at once, the public after the delay, arbiters only when configured",
+        "type": "object",
+        "required": ["op", "game", "ply", "fen", "score", "wdl", "pv", "depth"],
+        "properties": {
+            "op": {"const": "analysis"},
+            "game": {"type": "string"},
+            "tournament": {"type": "string"},
+            "ply": {"type": "integer", "minimum": 0},
+            "fen": {"type": "string"},
+            "at": {"type": ["string", "null"]},
+            "score": {
+                "type": "object",
+                "description": "White's point of view: `cp` centipawns, or `mate` in moves "
+                "(negative: Black mates); the other null",
+                "required": ["cp", "mate"],
+                "properties": {
+                    "cp": {"type": ["integer", "null"]},
+                    "mate": {"type": ["integer", "null"]},
+                },
+            },
+            "eval": {"type": "string", "description": "as PGN's `[%eval]` writes it"},
+            "wdl": {
+                "type": "array",
+                "description": "White's win, draw and loss chances, per mille",
+                "items": {"type": "integer", "minimum": 0, "maximum": 1000},
+                "minItems": 3,
+                "maxItems": 3,
+            },
+            "pv": {"type": "array", "items": {"type": "string"}},
+            "pv_uci": {"type": "array", "items": {"type": "string"}},
+            "depth": {"type": "integer", "minimum": 0},
+            "nodes": {"type": "integer", "minimum": 0},
+            "swing": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "required": ["kind", "side", "drop"],
+                        "properties": {
+                            "kind": {"enum": ["mistake", "blunder"]},
+                            "side": {"enum": ["white", "black"]},
+                            "drop": {"type": "number"},
+                        },
+                    },
+                    {"type": "null"},
+                ]
+            },
+        },
+    },
     "pong": {
         "type": "object",
         "required": ["op"],
@@ -499,6 +609,7 @@ SERVER_OPS = (
     "delta",
     "alert",
     "incidents",
+    "analysis",
     "needs",
     "result",
     "error",

@@ -306,9 +306,9 @@ def check_projections(
         for game_id, game in sorted(folded.items()):
             if game_id in unsound:
                 continue
-            namespace, _, plain_id = game_id.rpartition("/")  # a further tournament's game
+            in_tournament, _, plain_id = game_id.rpartition("/")  # a further tournament's
             try:
-                live = store.view(namespace or first).game(plain_id)
+                live = store.view(in_tournament or first).game(plain_id)
                 differs = live is None or game_view(live) != game_view(game)
             except Exception as exc:
                 report.add(

@@ -16,11 +16,14 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import threading
 import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from adapters.analysis.service import run_in_thread
+from adapters.analysis.uci import Budget, find_engine
 from adapters.cli.cmd_replay import gateway_entry, serve_replay
 from adapters.formats.replay import Pace, parse_speed, replay, round_of, standings
 from adapters.formats.replay_log import Log, LogError, Record, read_log
@@ -185,7 +188,10 @@ def _run(args: argparse.Namespace) -> int:
         except CommandRefused as refused:
             print(f"(no web page: {refused.message})")
             serve = False
+    analysis_stop = threading.Event()
     with open_store(str(path)) as store:
+        if serve:  # the store is there: the analysis follows it as it fills
+            start_analysis(str(path), analysis_stop)
         reported: list[bool] = []
 
         def at_the_end() -> None:
@@ -217,7 +223,23 @@ def _run(args: argparse.Namespace) -> int:
                 print(final_report(store), flush=True)
         finally:
             progress.close()
+            analysis_stop.set()
     return 0
+
+
+DEMO_BUDGET = Budget(nodes=150_000, movetime_ms=300)
+"""The demo replays a round a minute: a light budget, so most positions get their turn."""
+
+
+def start_analysis(store: str, stop: threading.Event) -> None:
+    """The engine's analysis beside the replay (evaluation bars on the page), when Stockfish
+    is installed; else a line saying how to get it."""
+    path = find_engine()
+    if path is None:
+        print("(no engine analysis: Stockfish is not installed; `make stockfish` installs it)")
+        return
+    print(f"Engine analysis: {path} ({DEMO_BUDGET.describe()})")
+    run_in_thread(store, DEMO_BUDGET, stop, path)
 
 
 def final_report(store: Store) -> str:
@@ -256,8 +278,8 @@ def points_only(store: Store) -> str:
     """Points from the results, for a log whose games belong to no tournament."""
     points: dict[str, Fraction] = {}
     tournament = store.tournament()
-    for player in tournament.players if tournament else ():
-        points[player.id] = Fraction(0)
+    for entrant in tournament.players if tournament else ():
+        points[entrant.id] = Fraction(0)
     value = {"1-0": (Fraction(1), Fraction(0)), "0-1": (Fraction(0), Fraction(1))}
     for game_id in store.game_ids():
         game = store.game(game_id)

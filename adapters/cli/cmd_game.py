@@ -132,6 +132,9 @@ def render_table(view: dict[str, Any], names: dict[str, str] | None = None) -> s
                 f"  FLAG: {flag['side']}'s flag fell at {flag['fell_at']} -> {flag['result']} "
                 f"({flag['termination']}, {state})"
             )
+        later = (clock.get("falls") or [])[1:]
+        for fall in later:  # 6.9 decides on the first; the later ones stay on the record
+            lines.append(f"  then {fall['side']}'s flag fell at {fall['fell_at']}")
     elif clock.get("known") is False:
         lines.append("Clock: unknown (no clock times for this game)")
     device = clock.get("device")

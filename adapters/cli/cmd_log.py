@@ -7,6 +7,7 @@ from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.formats.replay_log import export_log, import_log, read_log
+from engine.events import ChainSealed
 
 
 def register(sub: Any) -> None:
@@ -76,7 +77,7 @@ def run_seal(args: argparse.Namespace) -> int:
         else:
             print_json({"sealed": True, **seal.to_wire()})
         return 0
-    if seal is None:
+    if not isinstance(seal, ChainSealed):
         print("Nothing to seal: every event is sealed already, or there is no tournament yet.")
         return 0
     streams = len(seal.heads)

@@ -124,7 +124,7 @@ def gateway_entry() -> Callable[..., Any]:
         raise MalformedCommand(
             f"--serve needs the websockets gateway (adapters.gateway.server): {exc}"
         ) from None
-    return serve_forever  # type: ignore[no-any-return]
+    return serve_forever
 
 
 def serve_replay(

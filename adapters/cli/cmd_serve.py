@@ -17,8 +17,12 @@ import asyncio
 import contextlib
 import signal
 import sys
+import threading
+from collections.abc import Callable, Coroutine
 from typing import Any
 
+from adapters.analysis.service import run_in_thread
+from adapters.cli.cmd_analyse import add_budget_options, budget_of
 from adapters.cli.common import add_public_delay_option, add_store_option, readable_file
 from adapters.cli.hall_config import setting
 from adapters.gateway.server import serve_forever
@@ -79,6 +83,19 @@ def register(sub: Any) -> None:
         "gateway.flag_check_s, else 1; 0: never), "
         "so a regulation clock at zero reaches the arbiters' desk (Laws 2009 6.8)",
     )
+    parser.add_argument(
+        "--analysis",
+        action="store_true",
+        help="run the engine's analysis in this process too (one laptop; in a hall, run "
+        "`candidates analyse` on a machine of its own); the budget flags below apply",
+    )
+    parser.add_argument(
+        "--analysis-to-arbiters",
+        action="store_true",
+        help="also send the analysis to arbiters' tokens (never by default: the desk is in "
+        "the playing hall)",
+    )
+    add_budget_options(parser)
     add_store_option(parser)
     parser.set_defaults(func=run)
 
@@ -123,7 +140,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"candidates serve: {error}", file=sys.stderr)
         return 2
-    run_sources = None
+    try:
+        budget = budget_of(args)
+    except ValueError as error:
+        print(f"candidates serve: {error}", file=sys.stderr)
+        return 2
+    url = store_url(getattr(args, "store", None))
+    boards: Callable[[asyncio.Event], Coroutine[Any, Any, None]] | None = None
     if specs:
         try:
             from adapters.dgt.service import CorrectionPolicy, run_sources
@@ -134,7 +157,12 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    url = store_url(getattr(args, "store", None))
+        # the boards' automatic corrections wait for the same public delay as the gateway
+        policy = CorrectionPolicy(public_delay_ms=public_delay.delay_ms(args.public_delay_s))
+        tournament = getattr(args, "tournament", None)
+
+        def boards(stop: asyncio.Event) -> Coroutine[Any, Any, None]:
+            return run_sources(specs, url, stop, policy=policy, tournament=tournament)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -153,32 +181,31 @@ def run(args: argparse.Namespace) -> int:
         tasks = [
             asyncio.create_task(
                 serve_forever(
-                    url, args.host, args.port, tokens, args.public_delay_s, stop, ready=ready
+                    url,
+                    args.host,
+                    args.port,
+                    tokens,
+                    args.public_delay_s,
+                    stop,
+                    ready=ready,
+                    analysis_to_arbiters=args.analysis_to_arbiters,
                 )
             )
         ]
-        if run_sources is not None:
-            tasks.append(
-                asyncio.create_task(
-                    run_sources(
-                        specs,
-                        url,
-                        stop,
-                        policy=CorrectionPolicy(
-                            public_delay_ms=public_delay.delay_ms(args.public_delay_s)
-                        ),
-                        tournament=getattr(args, "tournament", None),
-                    )
-                )
-            )
+        if boards is not None:
+            tasks.append(asyncio.create_task(boards(stop)))
         if args.flag_check > 0:
             tasks.append(asyncio.create_task(watch_flags(url, stop, args.flag_check)))
+        analysis_stop = threading.Event()
+        if args.analysis:
+            run_in_thread(url, budget, analysis_stop, args.engine)
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
                 task.result()
         finally:
             stop.set()
+            analysis_stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
 
     try:

@@ -223,8 +223,8 @@ STATUS_WORDS = {"not_started": "", "in_progress": "playing", "not_played": "not 
 
 def _board_result(board: dict[str, Any]) -> str:
     if board["result"] is not None:
-        return RESULT_WORDS.get(board["result"], board["result"])
-    return STATUS_WORDS.get(board["status"], board["status"])
+        return str(RESULT_WORDS.get(board["result"], board["result"]))
+    return str(STATUS_WORDS.get(board["status"], board["status"]))
 
 
 def render_pairings(view: dict[str, Any]) -> str:

@@ -78,7 +78,7 @@ class StoreSink:
     _move_at: dict[int, int] = field(default_factory=dict)
     _line: list[str] = field(default_factory=list)
     _confirmed: int = 0
-    _alerted: set[tuple[str, Any]] = field(default_factory=set)
+    _alerted: set[tuple[Any, ...]] = field(default_factory=set)
     _lost: bool = False
     """An ``impossible_position`` alert is open (no ``position_restored`` since)."""
     _recovery: LineRecovered | None = None
@@ -393,7 +393,8 @@ class StoreSink:
         if not answer["ok"]:
             log.error("alert %s not stored: %s", kind, answer["error"]["message"])
             return None
-        [event] = answer["events"]
+        events: list[dict[str, Any]] = answer["events"]
+        [event] = events
         if self.keep_log:
             self.alerts.append(event)
         log.warning("board %s, game %s: %s", self.serial, self.game_id, message)

@@ -55,6 +55,7 @@ import chess.pgn
 from adapters.dgt import protocol as p
 from engine.clock.regulation import Clock
 from engine.clock.time_control import CLASSICAL_3_5_1, parse_time_control
+from engine.side import Side
 
 CONTROL = parse_time_control(CLASSICAL_3_5_1)
 """The clock the simulated games run (3.5.1), from the engine."""
@@ -255,8 +256,8 @@ class BoardSimulator:
             return white if colour == chess.WHITE else ("left" if white == "right" else "right")
 
         def clock_step(at: float, running: chess.Color | None, shown: Clock, when_ms: int) -> None:
-            white_ms = shown.remaining_ms("white", when_ms)
-            black_ms = shown.remaining_ms("black", when_ms)
+            white_ms = shown.remaining_ms(Side.WHITE, when_ms)
+            black_ms = shown.remaining_ms(Side.BLACK, when_ms)
             white_left = self.white_side == "left"
             left, right = (white_ms, black_ms) if white_left else (black_ms, white_ms)
             steps.append(
@@ -308,7 +309,7 @@ class BoardSimulator:
             # opponent's runs; the engine's clock credits periods and increments.
             t += rng.uniform(300, 800)
             game_ms += think_game_ms
-            clock = clock.complete_move(side, game_ms)
+            clock = clock.complete_move(Side(side), game_ms)
             if board.is_game_over():
                 clock = clock.stop(game_ms)
                 clock_step(t, None, clock, game_ms)

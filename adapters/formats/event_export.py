@@ -1,8 +1,12 @@
 """Games out of a store as PGN (``projections.pgn``): one game, one round, the whole event.
 
-Clock times are the regulation clock after each move (the time control
-applied to the recorded instants, ``projections.clock.move_clocks``); a game
-whose clock is unknown is written without ``[%clk]``. Comments are the
+``[%clk]`` after a move is what the players saw: the device's reading of the
+mover's clock after it (a score sheet's ``[%clk]``, a DGT clock, a move's two
+displays; Laws 2009 6.10 a), and the regulation clock (the time control applied to
+the recorded instants) where no reading belongs to the move
+(``projections.clock.shown_clocks``). Where a reading and the regulation clock
+differ by a second or more, a comment gives the regulation clock beside it. A
+game whose clock is unknown and that has no reading is written without ``[%clk]``. Comments are the
 arbiters' record at its ply (``projections.pgn_comments``). The same functions
 serve ``candidates pgn``, ``candidates event-pgn`` and the gateway's
 ``/pgn/...`` routes (on the store, or on the public's delayed copy of it).
@@ -10,37 +14,69 @@ serve ``candidates pgn``, ``candidates event-pgn`` and the gateway's
 
 from __future__ import annotations
 
-from adapters.store import Store, game_order
+from collections.abc import Mapping, Sequence
+
+from adapters.store import game_order
+from adapters.store.openings import opening_of
+from adapters.store.reads import Reads
 from engine.errors import UnknownGame
-from engine.events import Event, game_stream
+from engine.events import ClockReadingRecorded, Event, game_stream
 from engine.game.state import Game
+from engine.timefmt import clock_text
 from engine.tournament.pairing import table_size
 from engine.tournament.tournament import Tournament
-from projections.clock import move_clocks
+from projections.clock import shown_clocks
 from projections.names import Names
-from projections.pgn import ClockAfterPly, game_pgn, games_pgn
+from projections.pgn import ClockAfterPly, EvalAfterPly, GameOpening, game_pgn, games_pgn
 from projections.pgn_comments import ply_comments
 
 
-def clock_after_ply(events: list[Event]) -> dict[int, int]:
-    """Ply -> the mover's clock just after that move (the regulation clock)."""
-    return {ply: ms for ply, ms in enumerate(move_clocks(events), start=1) if ms is not None}
+def clock_after_ply(
+    events: list[Event], readings: Sequence[ClockReadingRecorded] = ()
+) -> tuple[dict[int, int], dict[int, list[str]]]:
+    """Ply -> the mover's clock just after that move as ``[%clk]`` writes it (the device's
+    reading, else the regulation clock), and ply -> the regulation clock's comment where
+    it differs from the reading."""
+    shown = shown_clocks(events, readings)
+    notes = {
+        ply: [f"regulation clock {clock_text(regulation)}"]
+        for ply, (_, regulation) in shown.items()
+        if regulation is not None
+    }
+    return {ply: ms for ply, (ms, _) in shown.items()}, notes
 
 
-def _parts(store: Store, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
+def _parts(store: Reads, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:
     events = store.stream(game_stream(game.game_id))
-    return clock_after_ply(events), ply_comments(events, Names.of(store.tournament(), game))
+    clocks, notes = clock_after_ply(events, store.readings(game.game_id))
+    comments = ply_comments(events, Names.of(store.tournament(), game))
+    for ply, texts in notes.items():
+        comments.setdefault(ply, []).extend(texts)
+    return clocks, comments
 
 
-def game_pgn_text(store: Store, game_id: str, site: str | None = None) -> str:
+def game_opening(game: Game) -> GameOpening | None:
+    """(ECO, name) of a game's opening (``adapters.store.openings``), or None."""
+    found = opening_of(game.initial_fen, game.moves)
+    return (found.eco, found.name) if found is not None else None
+
+
+def game_pgn_text(store: Reads, game_id: str, site: str | None = None) -> str:
     game = store.game(game_id)
     if game is None:
         raise UnknownGame(f"no game {game_id!r} in this store")
     clocks, comments = _parts(store, game)
-    return game_pgn(game, store.tournament(), clocks=clocks, comments=comments, site=site)
+    return game_pgn(
+        game,
+        store.tournament(),
+        clocks=clocks,
+        comments=comments,
+        site=site,
+        opening=game_opening(game),
+    )
 
 
-def event_game_ids(store: Store, tournament: Tournament | None) -> list[str]:
+def event_game_ids(store: Reads, tournament: Tournament | None) -> list[str]:
     """Every game of the event in (round, board) order: the round robin's boards and the
     playoff games paired so far (by id, without scanning the log), else every stream's."""
     if tournament is None:
@@ -51,18 +87,26 @@ def event_game_ids(store: Store, tournament: Tournament | None) -> list[str]:
     return ids
 
 
-def started_games(store: Store, game_ids: list[str]) -> list[Game]:
+def started_games(store: Reads, game_ids: list[str]) -> list[Game]:
     return [g for g in (store.game(i) for i in sorted(game_ids, key=game_order)) if g is not None]
 
 
-def pgn_of_games(store: Store, games: list[Game], site: str | None = None) -> str:
+def pgn_of_games(
+    store: Reads,
+    games: list[Game],
+    site: str | None = None,
+    evals: Mapping[str, EvalAfterPly] | None = None,
+) -> str:
+    """The games as PGN; ``evals``: by game id, the engine's evaluations to write as
+    ``[%eval]`` (the gateway gives those its reader may see)."""
     parts = {g.game_id: _parts(store, g) for g in games}
     clocks = {gid: clocks for gid, (clocks, _) in parts.items()}
     comments = {gid: comments for gid, (_, comments) in parts.items()}
-    return games_pgn(games, store.tournament(), clocks, comments, site)
+    openings = {g.game_id: o for g in games if (o := game_opening(g)) is not None}
+    return games_pgn(games, store.tournament(), clocks, comments, site, evals, openings)
 
 
-def round_game_ids(store: Store, round_no: int) -> list[str]:
+def round_game_ids(store: Reads, round_no: int) -> list[str]:
     """The games of a round of the round robin (``<round>.<board>``)."""
     tournament = store.tournament()
     if tournament is None or not 1 <= round_no <= tournament.rounds:
@@ -72,11 +116,11 @@ def round_game_ids(store: Store, round_no: int) -> list[str]:
     return [f"{round_no}.{b}" for b in range(1, boards + 1)]
 
 
-def event_games(store: Store) -> list[Game]:
+def event_games(store: Reads) -> list[Game]:
     """Every game with a stream (imported, played or playoff), in round and board order."""
     return started_games(store, store.game_ids())
 
 
-def store_event_pgn(store: Store, site: str | None = None) -> str:
+def store_event_pgn(store: Reads, site: str | None = None) -> str:
     """Every game of the store as PGN, in round and board order."""
     return pgn_of_games(store, event_games(store), site)

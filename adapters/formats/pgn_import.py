@@ -69,22 +69,19 @@ import chess.pgn
 
 from adapters.formats.import_profile import check_format, choose_profile
 from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
+from adapters.formats.sheet_clocks import clock_summary, control_for, recorded_clocks
+from adapters.formats.staging import Staged
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
-from engine.dispatch import decide
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ClockReadingRecorded, ResultRecorded
-from engine.game.clock_log import ClockLog
 from engine.game.importing import RecordScoreSheet, require_tournament_game
-from engine.game.state import Game
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
 from engine.timefmt import clock_text
-from engine.tournament import tournament as tournaments
 from engine.tournament.berger_inference import cycles_for, infer_numbers
 from engine.tournament.pairing import rounds_per_cycle
-from engine.tournament.tournament import Tournament
 from projections.clock import clock_report
 
 __all__ = ["ImportOptions", "ImportReport", "import_pgn", "player_id", "read_games"]
@@ -166,19 +163,6 @@ class ImportReport:
         return out
 
 
-def clock_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts of a clock report (``projections.clock.clock_report``)."""
-    summary: dict[str, Any] = {"plies": len(rows), "agree": 0, "artefacts": {}, "mismatches": 0}
-    for row in rows:
-        if row["status"] == "agrees":
-            summary["agree"] += 1
-        elif row["status"] == "artefact":
-            summary["artefacts"][row["kind"]] = summary["artefacts"].get(row["kind"], 0) + 1
-        else:
-            summary["mismatches"] += 1
-    return summary
-
-
 def read_games(handle: TextIO) -> Iterator[chess.pgn.Game]:
     while True:
         game = chess.pgn.read_game(handle)
@@ -188,15 +172,18 @@ def read_games(handle: TextIO) -> Iterator[chess.pgn.Game]:
 
 
 def read_text(path: str | Path) -> tuple[str, list[str]]:
-    """The file's text: UTF-8 (a BOM allowed), else Latin-1 with a warning."""
+    """The file's text: UTF-8 (a BOM allowed), else Latin-1 with a warning; line ends
+    as newlines (a Windows file's ``[%clk\\r\\n01:02:55]``, a comment broken across
+    lines, is then read like any other)."""
     try:
         data = Path(path).read_bytes()
     except OSError as error:
         raise MalformedCommand(f"{path}: cannot read the file ({error.strerror})") from None
     try:
-        return data.decode("utf-8-sig"), []
+        text, warnings = data.decode("utf-8-sig"), []
     except UnicodeDecodeError:
-        return data.decode("latin-1"), [f"{path} is not UTF-8: read as Latin-1"]
+        text, warnings = data.decode("latin-1"), [f"{path} is not UTF-8: read as Latin-1"]
+    return text.replace("\r\n", "\n").replace("\r", "\n"), warnings
 
 
 @dataclass
@@ -394,31 +381,22 @@ def _score_sheet(
                 f"game {game_id} {game.label()}: FEN {fen!r} is not a position"
             ) from None
     clocks = recorded_clocks(game.pgn)
-    control_tag = options.time_control or game.header("TimeControl")
-    time_control: str | None = control_tag if control_tag in ("?", "-") else None
-    if control_tag and control_tag not in ("?", "-"):
-        control = read_time_control_text(control_tag)
-        if control is None:
-            dropped = (
-                " its [%clk] readings are not used;" if any(c is not None for c in clocks) else ""
-            )
+    time_control, assumed = control_for(
+        game, game_id, clocks, options.time_control, rules, warnings
+    )
+    if clocks and time_control not in ("?", "-"):
+        control = read_time_control_text(time_control)
+        assert control is not None
+        first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
+        for ply in glitched_readings(control, first, clocks):
+            value = clocks[ply]
+            assert value is not None
             warnings.append(
-                f"game {game_id} {game.label()}: TimeControl {control_tag!r} cannot be read;"
-                f"{dropped} the {profile(rules).name} control is assumed (pass --time-control)"
+                f"game {game_id}: [%clk {clock_text(value)}] after ply {ply + 1} contradicts "
+                "the same player's readings before and after it (a broadcast glitch): "
+                "not used for the move instants, not stored, not exported"
             )
-            clocks = []
-        else:
-            time_control = control.tag
-            first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
-            for ply in glitched_readings(control, first, clocks):
-                value = clocks[ply]
-                assert value is not None
-                warnings.append(
-                    f"game {game_id}: [%clk {clock_text(value)}] after ply {ply + 1} contradicts "
-                    "the same player's readings before and after it (a broadcast glitch): "
-                    "not used for the move instants"
-                )
-                clocks[ply] = None
+            clocks[ply] = None
     return RecordScoreSheet(
         game=game_id,
         round=round_no,
@@ -430,6 +408,7 @@ def _score_sheet(
         clocks_ms=clocks or None,
         at_ms=tag_instant(game.header("Date"), game.header("UTCTime") or None),
         time_control=time_control,
+        time_control_assumed=assumed,
         initial_fen=fen,
         tags={str(k): str(v) for k, v in headers.items()},
         date_known=_date(game.header("Date")) is not None,
@@ -437,15 +416,6 @@ def _score_sheet(
 
 
 FINAL_RESULTS = ("1-0", "0-1", "1/2-1/2")
-
-
-def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
-    """The ``[%clk]`` after each move, in ms (None where a move has none)."""
-    clocks: list[int | None] = []
-    for node in pgn.mainline():
-        seconds = node.clock()
-        clocks.append(None if seconds is None else round(seconds * 1000))
-    return clocks
 
 
 def _slug(text: str) -> str:
@@ -528,7 +498,7 @@ def _create_tournament(
     name = event_name or Path(path).stem
     year = min(dates).year if dates else ""
     tournament_id = _slug(name if str(year) in name else f"{name} {year}")
-    staged = _Staged(store)
+    staged = Staged(store)
     try:
         staged.decide(
             {
@@ -597,33 +567,6 @@ def _create_tournament(
         return ImportReport("tournament", "refused", refused.message, warnings=warnings)
     events = sum(len(events) for _, events in decided)
     return ImportReport("tournament", "created", message, events=events, warnings=warnings)
-
-
-class _Staged:
-    """The tournament as decided so far, nothing appended: which of the commands that
-    create it from a file are accepted (a refused ``draw_lots`` or ``reorder_rounds`` is
-    a warning, not a failure). The accepted commands are then executed together
-    (``Store.execute_all``), so no kill leaves the tournament half made."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.state: Tournament | None = store.tournament()
-        self.commands: list[dict[str, Any]] = []
-
-    def tournament(self) -> Tournament | None:
-        return self.state
-
-    def game(self, game_id: str) -> Game | None:
-        return self.store.game(game_id)
-
-    def clock_log(self, game_id: str) -> ClockLog | None:
-        return self.store.clock_log(game_id)
-
-    def decide(self, command: dict[str, Any]) -> None:
-        _, events = decide(command, self)
-        for event in events:
-            self.state = tournaments.evolve(self.state, event)
-        self.commands.append(command)
 
 
 def _date(text: str) -> datetime | None:

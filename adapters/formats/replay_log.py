@@ -25,6 +25,7 @@ store as it was.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as dataclass_fields
@@ -98,7 +99,7 @@ class Record:
     def where(self) -> str:
         return f"{self.stream} v{self.version} ({self.type}, log position {self.seq})"
 
-    def event(self, classes: dict[str, type[Event]] | None = None) -> Event:
+    def event(self, classes: dict[str, builtins.type[Event]] | None = None) -> Event:
         """The domain event with exactly the recorded fields; LogError naming the record
         if its type is unknown, a field is unknown, or a field without default is missing.
 
@@ -124,7 +125,7 @@ class Record:
         )
         if missing:
             raise LogError(f"{self.where()}: {self.type} needs the field(s) {missing}")
-        event = object.__new__(cls)
+        event: Event = object.__new__(cls)
         object.__setattr__(
             event,
             "__dict__",

@@ -77,7 +77,7 @@ def incidents_frame(seq: int, book: Mapping[str, Any], tournament: str) -> Frame
     return Frame(body, seq, None, audience="arbiter", tournament=tournament)
 
 
-def pending_claims(game: Mapping[str, Any] | None) -> dict[Any, dict[str, Any]]:
+def pending_claims(game: Mapping[str, Any] | None) -> dict[Any, Mapping[str, Any]]:
     """The claims of a game object that wait for a ruling, by claim id."""
     if not game:
         return {}
@@ -244,7 +244,7 @@ def frames_for(
             for f in frames
             if f.body["op"] == "alert" and f.body.get("kind") == CLAIM_PENDING
         }
-        alerts = []
+        alerts: list[Frame] = []
         for gid, obj in objects.items():
             was = pending_claims(before.get(gid))
             seq = last[gid].seq if gid in last else (carrier.seq if carrier else 0)

@@ -118,7 +118,7 @@ class LogScan:
                 break
             self.events += 1
             topic = notification.topic
-            namespace, name = split_stream(notification.originator_id)
+            namespace, name = split_stream(str(notification.originator_id))
             if name.startswith("game/"):
                 self.games.setdefault(namespace, set()).add(name.removeprefix("game/"))
             if topic.endswith(ALERT_TOPIC):

@@ -133,7 +133,8 @@ class Frame:
     seq: int = 0
     game: str | None = None
     audience: str = "all"
-    """``all`` (every subscriber of the game) or ``arbiter`` (alerts)."""
+    """``all`` (every subscriber of the game), ``arbiter`` (alerts) or ``commentary`` (the
+    engine's analysis: everyone but arbiters)."""
     broad: bool = False
     """Sent to every subscriber whatever games they chose (it carries standings or games)."""
     tournament: str | None = None

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,10 @@ class Limits:
     grow it to megabytes for a client that does not read. None keeps the default."""
 
 
+COMMENTARY = "commentary"
+"""The audience of the engine's analysis: every client but the arbiters (the desk is in the
+playing hall; ``adapters.gateway.analysis_feed``)."""
+
 Subscription = tuple[bool, frozenset[str] | None, frozenset[str] | None, bool]
 """(arbiter, games, tournaments, needs) of a client: the frames it wants follow from them."""
 
@@ -97,6 +101,9 @@ class Channel:
         self.clients: set[Client] = set()
         self.alerts: OpenAlerts | None = None
         """The open alerts (live channel): sent to an arbiter after a snapshot or a resume."""
+        self.catch_up: Callable[[Client], list[Frame]] | None = None
+        """What else a client gets after its snapshot (the newest engine evaluations,
+        ``adapters.gateway.analysis_feed``)."""
         self._snapshots: dict[
             tuple[int, tuple[str, ...] | None, tuple[str, ...] | None], tuple[int, Frame]
         ] = {}
@@ -273,6 +280,8 @@ class Client:
             return False
         if frame.audience == "arbiter":
             return self.identity.is_arbiter
+        if frame.audience == COMMENTARY and self.identity.is_arbiter:
+            return False
         if frame.audience == NEEDS:
             return self.wants_needs
         if frame.broad or frame.game is None or self.games is None:
@@ -374,6 +383,8 @@ class Client:
             frames.extend(self.open_alerts())
             frames.extend(self.incident_book())
             frames.extend(self.needs_now())
+            if self.channel.catch_up is not None:
+                frames.extend(self.channel.catch_up(self))
             return frames
         frames.extend(self.queue)
         self.queue.clear()

@@ -37,8 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import formatdate
 from http import HTTPStatus
@@ -54,11 +53,16 @@ from adapters.formats.event_export import (
     round_game_ids,
     started_games,
 )
+from adapters.gateway.analysis_feed import NONE, AnalysisFeed
 from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
-from adapters.gateway.tokens import Identity, Tokens
+from adapters.gateway.tokens import Identity, Tokens, request_token
+from adapters.host.clock import wall_clock_ms
 from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused, UnknownGame
+from engine.events import game_stream
+from engine.game.state import Game
+from projections.time_use import time_use
 
 JSON_TYPE = "application/json"
 PGN_TYPE = "application/x-chess-pgn; charset=utf-8"
@@ -72,6 +76,9 @@ ROUTES = (
     "see /api/tournaments, /api/tournament, /api/standings, /api/games, /api/games/{id}, "
     "/api/pairings, /api/needs, /pgn/round/{n}.pgn, /pgn/games/{id}.pgn, /pgn/all.pgn"
 )
+Evals = tuple[str, int, dict[str, Any]]
+"""(audience, version, game id -> ply -> (cp, mate)) of a PGN answer's ``[%eval]``."""
+NO_EVALS: Evals = (NONE, 0, {})
 EVERY_TOURNAMENT = "*"
 STORE_JSON = ("/api/tournament", "/api/pairings")
 """JSON read from the store (the public's delayed copy for the public), not the channel."""
@@ -87,6 +94,8 @@ class Cached:
     body: bytes
     etag: str
     modified: str
+    evals: int = 0
+    """The version of the evaluations a PGN answer carries (``[%eval]``)."""
 
 
 class NotFound(Exception):
@@ -180,15 +189,15 @@ class Outputs:
         """(channel, tournament, path) -> the answer last built."""
         self.built = 0
         """Bodies built (a benchmark and a test read it)."""
+        self.analysis: AnalysisFeed | None = None
+        """The engine's evaluations, for ``[%eval]`` in the PGN (who gets which: its
+        ``audience``)."""
 
     def handles(self, path: str) -> bool:
         return path.startswith(("/api/", "/pgn/"))
 
     def _identity(self, request: Request, query: dict[str, list[str]]) -> Identity | None:
-        token = (query.get("token") or [None])[0]
-        auth = request.headers.get("Authorization", "")
-        if token is None and auth.lower().startswith("bearer "):
-            token = auth[7:].strip()
+        token = request_token(query, request.headers.get("Authorization", ""))
         if token is None:
             return None
         identity = self.tokens.identify(token)
@@ -226,12 +235,19 @@ class Outputs:
             live = identity is not None
             channel = self.live if live else self.public
             tid = None if path == "/api/tournaments" else self._tournament(channel, path, query)
-            cached = self.cache.get((channel.name, tid, path))
-            if cached is None or cached.seq != channel.seq:
-                if path.startswith("/api/") and path not in STORE_JSON:
+            evals = self._evals(identity, tid, path)
+            cached = self.cache.get((_slot(channel, evals), tid, path))
+            if cached is None or cached.seq != channel.seq or cached.evals != evals[1]:
+                if (
+                    path.startswith("/api/")
+                    and path not in STORE_JSON
+                    and not GAME_JSON.match(path)
+                ):
                     cached = self._refresh_from_channel(channel, tid, path)
                 else:
-                    cached = await self.run_in_reader(self._refresh, channel, tid, path, live)
+                    cached = await self.run_in_reader(
+                        self._refresh, channel, tid, path, live, evals
+                    )
         except UnknownTournamentAsked as exc:
             return _error(HTTPStatus.NOT_FOUND, "unknown_tournament", str(exc))
         except NotFound as exc:
@@ -262,45 +278,76 @@ class Outputs:
         """The JSON of the channel's objects (event loop: the channel is not shared)."""
         return self._store_answer(channel, tid, path, *self._channel_route(channel, tid, path))
 
-    def _refresh(self, channel: Channel, tid: str | None, path: str, live: bool) -> Cached:
+    def _evals(self, identity: Identity | None, tid: str | None, path: str) -> Evals:
+        """(audience, version, evaluations by game) a PGN answer to this reader carries."""
+        if self.analysis is None or not path.startswith("/pgn/"):
+            return NO_EVALS
+        audience = self.analysis.audience(identity)
+        return (audience, *self.analysis.evals(audience, tid))
+
+    def _refresh(
+        self, channel: Channel, tid: str | None, path: str, live: bool, evals: Evals = NO_EVALS
+    ) -> Cached:
         """An answer read from the store (reader thread)."""
-        cached = self.cache.get((channel.name, tid, path))
-        if cached is not None and cached.seq == channel.seq:  # built while this one waited
-            return cached
+        cached = self.cache.get((_slot(channel, evals), tid, path))
+        if cached is not None and cached.seq == channel.seq and cached.evals == evals[1]:
+            return cached  # built while this one waited
         live_store, public_store = self.stores()
         store = live_store if live or public_store is None else public_store
         if store is None:
             raise NotFound("the gateway has not read the store yet")
         try:
-            key, build = self._store_route(store.view(tid), path)
+            if match := GAME_JSON.match(path):
+                key, build = self._game_route(channel, store.view(tid), tid, match[1])
+            else:
+                key, build = self._store_route(store.view(tid), path, evals[2])
         except CommandRefused as exc:  # an unknown game or round, no tournament yet
             raise NotFound(str(exc)) from None
-        return self._store_answer(channel, tid, path, key, build)
+        return self._store_answer(channel, tid, path, key, build, evals)
 
     def _store_answer(
-        self, channel: Channel, tid: str | None, path: str, key: Any, build: Callable[[], bytes]
+        self,
+        channel: Channel,
+        tid: str | None,
+        path: str,
+        key: Any,
+        build: Callable[[], bytes],
+        evals: Evals = NO_EVALS,
     ) -> Cached:
         seq = channel.seq
-        slot = (channel.name, tid, path)
+        slot = (_slot(channel, evals), tid, path)
         cached = self.cache.get(slot)
-        if cached is not None and cached.key == key:
+        if cached is not None and cached.key == key and cached.evals == evals[1]:
             cached.seq = seq
             return cached
         body = build()
         self.built += 1
         etag = _etag(body, tid)
         if cached is not None and cached.etag == etag:
-            cached.seq, cached.key = seq, key
+            cached.seq, cached.key, cached.evals = seq, key, evals[1]
             return cached
-        fresh = Cached(seq, key, body, etag, formatdate(time.time(), usegmt=True))
+        fresh = Cached(
+            seq, key, body, etag, formatdate(wall_clock_ms() / 1000, usegmt=True), evals[1]
+        )
         self.cache[slot] = fresh
         return fresh
+
+    def _game_route(
+        self, channel: Channel, view: TournamentView, tid: str | None, gid: str
+    ) -> tuple[Any, Callable[[], bytes]]:
+        """``/api/games/{id}``: the channel's game object with its ``time_use`` (read from
+        the channel's store: the public's delayed copy for the public)."""
+        game = channel.games.get(game_key(tid, gid, channel.first))
+        if game is None:
+            where = f"tournament {tid!r}" if tid is not None else "this store"
+            raise NotFound(f"no game {gid!r} in {where}")
+        return game, lambda: _json({**game, "time_use": time_use(view.stream(game_stream(gid)))})
 
     @staticmethod
     def _games_of(channel: Channel, tid: str | None) -> list[dict[str, Any]]:
         """A tournament's game objects (every tournament's for ``*``), in the store's order
         of tournaments, then round and board."""
-        order = {t: i for i, t in enumerate(channel.names)}
+        order: dict[str | None, int] = {t: i for i, t in enumerate(channel.names)}
         first = channel.first
         found = [
             g
@@ -338,15 +385,11 @@ class Outputs:
         if path == "/api/games":
             games = self._games_of(channel, tid)
             return channel.seq, lambda: _json(games)
-        if match := GAME_JSON.match(path):
-            game = channel.games.get(game_key(tid, match[1], channel.first))
-            if game is None:
-                where = f"tournament {tid!r}" if tid is not None else "this store"
-                raise NotFound(f"no game {match[1]!r} in {where}")
-            return channel.seq, lambda: _json(game)
         raise NotFound(f"no output at {path}: {ROUTES}")
 
-    def _store_route(self, view: TournamentView, path: str) -> tuple[Any, Callable[[], bytes]]:
+    def _store_route(
+        self, view: TournamentView, path: str, evals: Mapping[str, Any] | None = None
+    ) -> tuple[Any, Callable[[], bytes]]:
         """(what the answer shows, how to build it) for a path read from one tournament
         of the store (its view: its streams under the engine's names)."""
         if path == "/api/tournament":
@@ -367,8 +410,25 @@ class Outputs:
         else:
             raise NotFound(f"no output at {path}: {ROUTES}")
         games = started_games(view, ids)
-        key = (_tournament_version(view), tuple((g.game_id, g.version) for g in games))
-        return key, lambda: pgn_of_games(view, games).encode()
+        # the first reading after a move is that move's [%clk] (the device's reading); the
+        # readings after it change nothing the PGN shows: one rebuild per move, not per read
+        readings = tuple(_read_since_last_move(view, g) for g in games)
+        key = (
+            _tournament_version(view),
+            tuple((g.game_id, g.version) for g in games),
+            readings,
+        )
+        return key, lambda: pgn_of_games(view, games, evals=evals).encode()
+
+
+def _slot(channel: Channel, evals: Evals) -> str:
+    """The cache's name for a channel's answers with these evaluations."""
+    return channel.name if evals[0] == NONE else f"{channel.name}+{evals[0]}"
+
+
+def _read_since_last_move(view: TournamentView, game: Game) -> bool:
+    log = view.clock_log(game.game_id)
+    return log is not None and log.last is not None and log.last.at_ms >= game.last_at_ms
 
 
 def _tournament_version(view: TournamentView) -> int:

@@ -36,6 +36,8 @@ import itertools
 from collections import deque
 from collections.abc import Iterable
 
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
 from adapters.gateway.follower import Follower, Update
 from adapters.store import Store
 from engine.events import ClockReadingRecorded, Event
@@ -116,8 +118,10 @@ class DelayedLog:
             return 0
         self.readings_unpruned = 0
         recorder = self.copy.app.recorder
-        table = recorder.events_table_name  # type: ignore[attr-defined]
-        with recorder.datastore.transaction(commit=True) as cursor:  # type: ignore[attr-defined]
+        if not isinstance(recorder, SQLiteApplicationRecorder):
+            return 0  # a copy is always this log's own in-memory SQLite database
+        table = recorder.events_table_name
+        with recorder.datastore.transaction(commit=True) as cursor:
             cursor.execute(
                 f"DELETE FROM {table} WHERE rowid <= ? AND topic LIKE ? AND originator_version"
                 f" < (SELECT MAX(s.originator_version) FROM {table} s"

@@ -138,9 +138,11 @@ class LogReading:
         self.follower = Follower(Store(self.store_url))
         loop = self._loop
         if loop is not None:
-            self._listener = listen_for_changes(
-                self.follower.store, lambda: loop.call_soon_threadsafe(self.notified)
-            )
+
+            def wake() -> None:  # the listener's thread: hand the change to the event loop
+                loop.call_soon_threadsafe(self.notified)
+
+            self._listener = listen_for_changes(self.follower.store, wake)
         kept = self._load_kept(self.follower.store) if self.keep else None
         start = self.follower.start(kept.resumed() if kept is not None else None)
         if self.public is self.live:

@@ -27,7 +27,7 @@ from adapters.gateway.hub import Channel
 from adapters.gateway.outputs import Outputs
 from adapters.gateway.reading import Stats
 from adapters.gateway.requests import MAX_TOKEN
-from adapters.gateway.tokens import Tokens
+from adapters.gateway.tokens import Tokens, request_token
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": "index.html", "/arbiter": "arbiter.html"}
@@ -123,10 +123,8 @@ class Routes:
         token (``?token=`` or ``Authorization: Bearer``), since during the public delay
         they tell how far the games have gone (the counters rise as soon as a live
         event reaches a token holder)."""
-        token = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
-        bearer = request.headers.get("Authorization", "")
-        if not token and bearer.lower().startswith("bearer "):
-            token = bearer[7:].strip()
+        query = parse_qs(urlsplit(request.path).query)
+        token = request_token(query, request.headers.get("Authorization", ""))
         identity = self.tokens.identify(token) if token and len(token) <= MAX_TOKEN else None
         body: dict[str, Any] = {
             "seq": self.public.seq,

@@ -21,6 +21,7 @@ client, which a per-connection compressor would undo.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.typing import Subprotocol
 
 from adapters.gateway.alerts import OpenAlerts
+from adapters.gateway.analysis_feed import AnalysisFeed
 from adapters.gateway.commands import CommandDesk
 from adapters.gateway.frames import JSON, MSGPACK
 from adapters.gateway.hub import Channel, Limits
@@ -62,6 +64,7 @@ class Gateway:
         fallback_s: float = FALLBACK_S,
         http_max_age_s: int = DEFAULT_MAX_AGE_S,
         keep: bool = True,
+        analysis_to_arbiters: bool = False,
     ) -> None:
         self.store_url = store_url
         self.tokens = tokens or Tokens()
@@ -96,6 +99,11 @@ class Gateway:
             http_max_age_s,
         )
         """The read-only HTTP routes (``/api/...``, ``/pgn/...``)."""
+        self.analysis = AnalysisFeed(
+            store_url, self.live, self.public, self.delay_ms, to_arbiters=analysis_to_arbiters
+        )
+        """The engine's evaluations: commentators at once, the public after the delay."""
+        self.outputs.analysis = self.analysis
         self.routes = Routes(
             self.tokens,
             self.live,
@@ -124,11 +132,13 @@ class Gateway:
     ) -> None:
         """Serve until ``stop`` is set (the store is read once before listening)."""
         follower: asyncio.Task[None] | None = None
+        evaluations: asyncio.Task[None] | None = None
         stop_waiter = asyncio.create_task(stop.wait())
         stop_waiter.add_done_callback(lambda _: self.reading.notified())
         try:
             await self.reading.open()
             follower = asyncio.create_task(self.reading.follow(stop))
+            evaluations = asyncio.create_task(self.analysis.follow(stop))
             async with serve(
                 self.sessions.handler,
                 host,
@@ -149,6 +159,10 @@ class Gateway:
                     follower.result()  # reading the store failed for good: raise it
         finally:
             stop_waiter.cancel()
+            if evaluations is not None:
+                evaluations.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await evaluations
             # the reading in progress ends (and is dispatched) before the state is kept
             await self.reading.stop(follower)
             await self.desk.close()

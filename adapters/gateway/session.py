@@ -188,7 +188,8 @@ class Sessions:
         frames = [f for f in resumed if client.wants(f)]
         alerts = [f for f in frames if f.body.get("op") == "alert"]
         kept = [f for f in frames if f not in alerts]
-        return kept + client.open_alerts() + client.incident_book()
+        evaluations = self.live.catch_up(client) if self.live.catch_up is not None else []
+        return kept + client.open_alerts() + client.incident_book() + evaluations
 
     async def _command(self, client: Client, frame: dict[str, Any]) -> None:
         asked = parse_command(frame, client.identity, client.channel is not None)

@@ -71,6 +71,17 @@ class Tokens:
         return found
 
 
+def request_token(query: dict[str, list[str]], authorization: str) -> str | None:
+    """The token an HTTP request carries: ``?token=``, else ``Authorization: Bearer``;
+    None without one."""
+    given = query.get("token")
+    if given:
+        return given[0]
+    if authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return None
+
+
 def parse_tokens(raw: object, source: str = "token file") -> Tokens:
     if not isinstance(raw, dict):
         raise TokenFileError(f"{source}: expected a JSON object of token -> {{role, name}}")

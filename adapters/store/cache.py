@@ -135,7 +135,7 @@ class StateCache:
         """(sequence number, event) of every event after ``seq``, in global order; events
         of streams whose id starts with one of ``skip_streams`` are not decoded."""
         for notification in self.notifications(seq + 1, limit):
-            if skip_streams and notification.originator_id.startswith(skip_streams):
+            if skip_streams and str(notification.originator_id).startswith(skip_streams):
                 continue
             event = self.app.mapper.to_domain_event(notification)
             if isinstance(event, Event):

@@ -41,7 +41,7 @@ import contextlib
 import functools
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -232,14 +232,9 @@ class PostgresKeptRecorder(SavesWithPosition, PostgresTrackingRecorder):
         (many processes opening one store at once never create them twice)."""
         if self.exists():
             return
-        with self.datastore.get_connection() as conn:
-            key = SETUP_LOCK.format(schema=self.datastore.schema)
-            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
-            try:
-                if not self._tables_exist(conn):
-                    self.create_table()
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+        with advisory_lock(self.datastore, SETUP_LOCK) as conn:
+            if not self._tables_exist(conn):
+                self.create_table()
         self.ready = True
 
     def load(self, name: str) -> KeptRecord | None:
@@ -268,6 +263,20 @@ class PostgresKeptRecorder(SavesWithPosition, PostgresTrackingRecorder):
             KeptRecord(str(r["application_name"]), int(r["notification_id"]), bytes(r["state"]))
             for r in rows
         ]
+
+
+@contextlib.contextmanager
+def advisory_lock(datastore: PostgresDatastore, name: str) -> Iterator[Any]:
+    """A connection holding the PostgreSQL advisory lock ``name`` (formatted with the
+    store's ``schema``) while tables are set up: many processes opening one store at
+    once never create them twice."""
+    with datastore.get_connection() as conn:
+        key = name.format(schema=datastore.schema)
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+        try:
+            yield conn
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
 
 def kept_recorder(store: Store) -> KeptRecorder:

@@ -1,4 +1,7 @@
-"""Queries of the contract answered from a store (CLI and gateway share them)."""
+"""Queries of the contract answered from a store (CLI and gateway share them).
+
+Each reads through ``Reads`` (``adapters.store.reads``): a store (its default
+tournament), one tournament's view, or an in-memory world answer alike."""
 
 from __future__ import annotations
 
@@ -6,7 +9,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from adapters.store.door import Store, logical_event
+from adapters.store.cache import logical_event
+from adapters.store.door import Store
+from adapters.store.openings import opening_of
+from adapters.store.reads import Reads
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame, UnknownTournament
 from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream, split_stream
 from engine.game.state import Game
@@ -27,20 +33,21 @@ from projections.standings import crosstable, standings
 from projections.trf import trf_players, trf_text
 
 
-def _view(source: Any) -> Any:
+def _view(source: Reads) -> Reads:
     """A store's default tournament (its streams under the engine's names, docs/scale.md);
     a world that is not a store as it is."""
     return source.view() if isinstance(source, Store) else source
 
 
-def one_look(source: Any) -> AbstractContextManager[Any]:
+def one_look(source: Reads) -> AbstractContextManager[object]:
     """Reads made together look at the store once (``Store.session``); a world that is
     not a store (an in-memory one) is read as it is."""
     session = getattr(source, "session", None)
-    return session() if session is not None else nullcontext()
+    look: AbstractContextManager[object] = session() if session is not None else nullcontext()
+    return look
 
 
-def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[str, Any]:
+def game_object(store: Reads, game_id: str, at_ms: int | None = None) -> dict[str, Any]:
     """The contract's ``game`` object: a started game, or a paired one not yet started.
 
     With ``at_ms``, the game as it stood at that instant and its clocks then
@@ -53,10 +60,11 @@ def game_object(store: Store, game_id: str, at_ms: int | None = None) -> dict[st
         return _game_object_now(store, game_id)
 
 
-def _game_object_now(store: Store, game_id: str) -> dict[str, Any]:
+def _game_object_now(store: Reads, game_id: str) -> dict[str, Any]:
     game = store.game(game_id)
     if game is not None:
         view = game_view(game)
+        view["opening"] = opening_object(game)
         log = store.clock_log(game_id)
         if log is not None and log.last is not None:
             view["clock"]["device"] = device_view([log.last], log.last.at_ms)
@@ -70,7 +78,7 @@ def _game_object_now(store: Store, game_id: str) -> dict[str, Any]:
     return not_started_view(game_id, *pairing, time_control)
 
 
-def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
+def _game_object_at(store: Reads, game_id: str, at_ms: int) -> dict[str, Any]:
     events = _view(store).stream(game_stream(game_id))
     game = game_at(events, at_ms)
     if game is None:
@@ -81,13 +89,21 @@ def _game_object_at(store: Store, game_id: str, at_ms: int) -> dict[str, Any]:
             f"after {format_instant(at_ms)}"
         )
     view = game_view(game, at_ms)
+    view["opening"] = opening_object(game)
     found = store.reading_at(game_id, at_ms)
     ended = game.last_at_ms if game.status == "finished" else None
     view["clock"]["device"] = device_view([found[0]], at_ms, ended) if found else None
     return view
 
 
-def game_clock_report(store: Store, game_id: str) -> list[dict[str, Any]]:
+def opening_object(game: Game) -> dict[str, Any] | None:
+    """The game object's ``opening``: ECO code, name and the ply it was reached at (the
+    openings table, ``adapters.store.openings``), or None."""
+    found = opening_of(game.initial_fen, game.moves)
+    return found.as_object() if found is not None else None
+
+
+def game_clock_report(store: Reads, game_id: str) -> list[dict[str, Any]]:
     """Per ply, the recorded clock next to the regulation clock (``projections.clock``)."""
     events = _view(store).stream(game_stream(game_id))
     if not events:
@@ -95,7 +111,7 @@ def game_clock_report(store: Store, game_id: str) -> list[dict[str, Any]]:
     return clock_report(events, store.readings(game_id))
 
 
-def tournament_object(store: Store) -> dict[str, Any]:
+def tournament_object(store: Reads) -> dict[str, Any]:
     """The event: name, place, rules, dates, its players (with their drawn numbers once
     the lots are drawn, 3.4) and arbiters."""
     tournament = _require_tournament(store)
@@ -126,7 +142,7 @@ def tournament_object(store: Store) -> dict[str, Any]:
     }
 
 
-def standings_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
+def standings_object(store: Reads, after_round: int | None = None) -> dict[str, Any]:
     """The contract's ``standings`` object after a round (every finished game when None)."""
     with one_look(store):  # one look at the store for every game
         tournament = _require_tournament(store)
@@ -139,7 +155,7 @@ def standings_object(store: Store, after_round: int | None = None) -> dict[str, 
 
 
 def needs_inputs(
-    store: Store,
+    store: Reads,
     after_round: int | None = None,
     wdl: Mapping[str, Sequence[float]] | None = None,
 ) -> NeedsInputs:
@@ -172,7 +188,7 @@ def needs_inputs(
 
 
 def needs_object(
-    store: Store,
+    store: Reads,
     after_round: int | None = None,
     wdl: Mapping[str, Sequence[float]] | None = None,
     previous: ScenarioTable | None = None,
@@ -182,13 +198,13 @@ def needs_object(
     return compute(needs_inputs(store, after_round, wdl), previous)
 
 
-def crosstable_object(store: Store, after_round: int | None = None) -> dict[str, Any]:
+def crosstable_object(store: Reads, after_round: int | None = None) -> dict[str, Any]:
     """Every player's results against every opponent (see ``projections.standings``)."""
     tournament = _require_tournament(store)
     return crosstable(tournament, _all_games(store), after_round, book=store.incident_book())
 
 
-def pairings_object(store: Store, only_round: int | None = None) -> dict[str, Any]:
+def pairings_object(store: Reads, only_round: int | None = None) -> dict[str, Any]:
     """Each round's boards with colours, players and results so far (``projections.pairings``)."""
     tournament = _require_tournament(store)
     if only_round is not None and not 1 <= only_round <= tournament.rounds:
@@ -198,7 +214,7 @@ def pairings_object(store: Store, only_round: int | None = None) -> dict[str, An
     return pairings(tournament, store.game, dates, only_round)
 
 
-def trf_report(store: Store) -> str:
+def trf_report(store: Reads) -> str:
     """The event as a FIDE Tournament Report File (TRF16, ``projections.trf``)."""
     tournament = _require_tournament(store)
     games = _all_games(store)
@@ -245,13 +261,13 @@ def trf_report(store: Store) -> str:
     return trf_text(records, round_dates, players)
 
 
-def schedule_object(store: Store) -> dict[str, Any]:
+def schedule_object(store: Reads) -> dict[str, Any]:
     """The 22 days of 3.2 (for this event's number of rounds) from its start date."""
     tournament = _require_tournament(store)
     return schedule_view(tournament_schedule(tournament))
 
 
-def _require_tournament(store: Store) -> Tournament:
+def _require_tournament(store: Reads) -> Tournament:
     tournament = store.tournament()
     if tournament is None:
         raise UnknownTournament(
@@ -260,7 +276,7 @@ def _require_tournament(store: Store) -> Tournament:
     return tournament
 
 
-def _all_games(store: Store) -> list[Game]:
+def _all_games(store: Reads) -> list[Game]:
     """The games the standings read: every ``<round>.<board>`` of the round robin (by id,
     without scanning the log) and every playoff game paired so far."""
     tournament = _require_tournament(store)
@@ -275,20 +291,20 @@ def _all_games(store: Store) -> list[Game]:
     return out
 
 
-def decision_events(store: Store) -> Iterator[Event]:
+def decision_events(store: Reads) -> Iterator[Event]:
     """Every stored event of the tournament but the physical clocks' readings, in global
     order (what the arbiters decided and what followed; the readings are tens of
     thousands), under the engine's stream names. In a store of several tournaments the
     others' events are left out; the store's own streams (boards) go with its first."""
     view = _view(store)
     namespace = getattr(view, "namespace", None)
-    source = getattr(view, "store", store)
+    source: Any = getattr(view, "store", store)
     for _, event in source.events_since(0, skip_streams=("clock/",)):
         if split_stream(event.originator_id)[0] == namespace:
             yield logical_event(event, namespace)
 
 
-def incidents_object(store: Store) -> dict[str, Any]:
+def incidents_object(store: Reads) -> dict[str, Any]:
     """The incident book: its entries in time order with their articles, every incident
     as recorded, and who is out of the playing area now, with whom (3.9.2 c)."""
     tournament = _require_tournament(store)
@@ -314,7 +330,7 @@ def incidents_object(store: Store) -> dict[str, Any]:
     }
 
 
-def report_object(store: Store) -> dict[str, Any]:
+def report_object(store: Reads) -> dict[str, Any]:
     """The Chief Arbiter's report (``projections.arbiter_report``): every incident, ruling,
     penalty, claim and flag of the event in time order, with the article of each."""
     tournament = _require_tournament(store)

@@ -154,7 +154,7 @@ class TournamentView:
         """Every game of this tournament with a stream, in (round, board) order."""
         ids = set()
         for n in self.store.notifications():
-            namespace, name = split_stream(n.originator_id)
+            namespace, name = split_stream(str(n.originator_id))
             if namespace == self.namespace and name.startswith("game/"):
                 ids.add(name.removeprefix("game/"))
         return sorted(ids, key=game_order)

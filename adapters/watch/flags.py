@@ -90,7 +90,7 @@ class FlagWatch:
             self.seq = notification.id
             self.events += 1
             self.folded += 1
-            namespace, name = split_stream(notification.originator_id)
+            namespace, name = split_stream(str(notification.originator_id))
             if name.startswith("game/"):
                 self.game_ids.add((namespace, name.removeprefix("game/")))
 

@@ -5,10 +5,18 @@ compared with what the log says of it: the regulation values stored beside
 each reading, moves completed before the mover's flag fell (6.9), flag falls
 recorded when the time had not run out, and readings that cannot be (a
 negative time, a reading before the game started).
+
+A reading is judged against the regulation clock *at its own instant*: the game
+as it stood after its last event at or before the reading (per ply, from the
+stored instants), never the game as it ended. An import stores a game's moves
+and then its readings, so by the time the audit reaches the readings the game
+is over; the clock each reading was stored beside is found again from the
+instants (several events at one instant: any of the states at that instant).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 
 from engine.audit.findings import INTEGRITY, Finding
@@ -27,12 +35,20 @@ def judge_clocks(events: Iterable[Event], unsound: Iterable[str] = ()) -> list[F
     skip = set(unsound)
     findings: list[Finding] = []
     states: dict[str, Game] = {}
+    history: dict[str, list[tuple[int, Clock | None]]] = {}
     for event in events:
         game_id = stream_game_id(event.originator_id)
         if game_id is None or game_id in skip:
             continue
         try:
+            if isinstance(event, ClockReadingRecorded):
+                state = states.get(game_id)
+                findings.extend(_reading(event, game_id, state, history.get(game_id, [])))
+                continue
             findings.extend(_judge(event, game_id, states))
+            after = states.get(game_id)
+            if after is not None and event.originator_id.startswith("game/"):
+                history.setdefault(game_id, []).append((event.at_ms, after.clock))
         except Exception as exc:  # the audit names what it cannot judge, and goes on
             skip.add(game_id)
             findings.append(
@@ -50,8 +66,6 @@ def judge_clocks(events: Iterable[Event], unsound: Iterable[str] = ()) -> list[F
 def _judge(event: Event, game_id: str, states: dict[str, Game]) -> list[Finding]:
     state = states.get(game_id)
     clock = state.clock if state is not None else None
-    if isinstance(event, ClockReadingRecorded):
-        return _reading(event, game_id, state, clock)
     if not event.originator_id.startswith("game/"):
         return []
     found: list[Finding] = []
@@ -105,8 +119,22 @@ def _automatic_flags(game: Game) -> bool:
     return rules is None or rules.automatic_flag_results
 
 
+def clocks_at(history: list[tuple[int, Clock | None]], at_ms: int) -> list[Clock]:
+    """The regulation clocks the game had at ``at_ms``: after its last event at or before
+    that instant, or after any of the events at that very instant."""
+    instants = [t for t, _ in history]
+    last = bisect_right(instants, at_ms) - 1
+    if last < 0:
+        return []
+    first = bisect_left(instants, instants[last])
+    return [c for _, c in history[max(0, first - 1) : last + 1] if c is not None]
+
+
 def _reading(
-    event: ClockReadingRecorded, game_id: str, state: Game | None, clock: Clock | None
+    event: ClockReadingRecorded,
+    game_id: str,
+    state: Game | None,
+    history: list[tuple[int, Clock | None]],
 ) -> list[Finding]:
     found: list[Finding] = []
     if event.white_ms < 0 or event.black_ms < 0:
@@ -128,13 +156,14 @@ def _reading(
                 event,
             )
         )
-    elif clock is not None and event.model_white_ms is not None:
-        model = (
-            clock.remaining_ms(Side.WHITE, event.at_ms),
-            clock.remaining_ms(Side.BLACK, event.at_ms),
-        )
+    elif event.model_white_ms is not None and (clocks := clocks_at(history, event.at_ms)):
+        models = [
+            (c.remaining_ms(Side.WHITE, event.at_ms), c.remaining_ms(Side.BLACK, event.at_ms))
+            for c in clocks
+        ]
         stored = (event.model_white_ms, event.model_black_ms)
-        if model != stored:
+        model = models[-1]
+        if stored not in models:
             found.append(
                 Finding(
                     INTEGRITY,

@@ -154,13 +154,7 @@ class _GameJudge:
             case ResultCorrected():
                 self.result_correction(event)
             case FlagRuled() if event.override:
-                self.add(
-                    RULE,
-                    "arbiter_override",
-                    f"{event.arbiter} dismissed {event.side}'s flag in game {game_id}, which the "
-                    f"regulation clock showed fallen (Laws 2009 6.10 a): {event.reason}",
-                    event,
-                )
+                self.add(RULE, "arbiter_override", flag_override_text(event, game_id), event)
             case ClockAdjusted():
                 self.adjustment(event)
             case ClaimRuled():
@@ -319,7 +313,11 @@ class _GameJudge:
         board = self.board or chess.Board()
         by_claim = isinstance(self.previous, ClaimRuled) and self.previous.decision == "accepted"
         # 6.9 under a supervised profile: the arbiter ruled the flag fallen, the result follows
-        by_flag = isinstance(self.previous, FlagRuled) and self.previous.decision == "fallen"
+        # 6.11: both flags down in the last period, their order unknown: the ruling's draw
+        by_flag = isinstance(self.previous, FlagRuled) and self.previous.decision in (
+            "fallen",
+            "both_fallen",
+        )
         backed = self.accepted_claim or by_flag
         if event.termination in POSITION_ENDINGS and not by_claim:
             shown = outcome_of(board, self.rules.name)
@@ -360,3 +358,24 @@ class _GameJudge:
                 "or a drawn position: 3.9.2 b forbids draws by agreement",
                 event,
             )
+
+
+def flag_override_text(event: FlagRuled, game_id: str) -> str:
+    """What a flag ruling against the engine's evidence overruled (Laws 2009 6.8, 6.9,
+    6.10 a, 6.11)."""
+    if event.decision == "not_fallen":
+        return (
+            f"{event.arbiter} dismissed {event.side}'s flag in game {game_id}, which the "
+            f"regulation clock showed fallen (Laws 2009 6.10 a): {event.reason}"
+        )
+    if event.decision == "both_fallen":
+        return (
+            f"{event.arbiter} ruled both flags down in an order that cannot be established in "
+            f"game {game_id}, where the evidence does not show both falls or shows their order "
+            f"(Laws 2009 6.11): {event.reason}"
+        )
+    return (
+        f"{event.arbiter} ruled {event.side}'s flag fallen in game {game_id} where the "
+        "evidence shows no fall of it, or shows the opponent's flag fell first "
+        f"(Laws 2009 6.8, 6.9): {event.reason}"
+    )

@@ -22,7 +22,8 @@ report shows as that artefact. A ply without a recorded clock takes no time
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 from engine.clock.regulation import Clock
 from engine.clock.time_control import TimeControl
@@ -77,17 +78,10 @@ GLITCH_TOLERANCE_MS = 1_000
 """Recorded clocks show whole seconds."""
 
 
-def glitched_readings(
-    control: TimeControl, first_side: Side, clocks_ms: Sequence[int | None]
-) -> list[int]:
-    """The plies (0-based) whose recorded clock contradicts the same player's readings
-    before and after it while those two agree with each other: a broadcast glitch (a
-    ``[%clk 0:00:00]`` in the middle of a game), not an observation of the clock.
-
-    A player's clock can rise between two readings by no more than what the control
-    credits for the moves in between (a period's time on completing move 40 or 60, the
-    increments; a device crediting the increment on the control move is allowed for).
-    """
+def _own_readings(
+    first_side: Side, clocks_ms: Sequence[int | None]
+) -> dict[Side, list[tuple[int, int, int]]]:
+    """Per player, (ply 0-based, the player's move number, recorded clock) in order."""
     side = first_side
     counts = dict.fromkeys(SIDES, 0)
     readings: dict[Side, list[tuple[int, int, int]]] = {s: [] for s in SIDES}
@@ -96,10 +90,19 @@ def glitched_readings(
         if recorded is not None:
             readings[side].append((ply, counts[side], recorded))
         side = side.opponent
+    return readings
+
+
+def _fits(
+    control: TimeControl,
+) -> Callable[[Side, tuple[int, int, int], tuple[int, int, int]], bool]:
+    """Whether a player's clock may read ``later`` after ``earlier``: it can rise by no
+    more than what the control credits for the moves in between (a period's time on
+    completing move 40 or 60, the increments), a device crediting the increment on the
+    control move and a second of rounding allowed for."""
     slack = GLITCH_TOLERANCE_MS + max((p.increment_ms for p in control.periods), default=0)
 
     def credits(side: Side, after_move: int, up_to_move: int) -> int:
-        """What the control credits for the moves after ``after_move`` up to ``up_to_move``."""
         total = 0
         for number in range(after_move + 1, up_to_move + 1):
             following = control.control_after(number)
@@ -111,8 +114,23 @@ def glitched_readings(
     def fits(side: Side, earlier: tuple[int, int, int], later: tuple[int, int, int]) -> bool:
         return later[2] <= earlier[2] + credits(side, earlier[1], later[1]) + slack
 
+    return fits
+
+
+def glitched_readings(
+    control: TimeControl, first_side: Side, clocks_ms: Sequence[int | None]
+) -> list[int]:
+    """The plies (0-based) whose recorded clock contradicts the same player's readings
+    before and after it while those two agree with each other: a broadcast glitch (a
+    ``[%clk 0:00:00]`` in the middle of a game), not an observation of the clock.
+
+    A player's clock can rise between two readings by no more than what the control
+    credits for the moves in between (a period's time on completing move 40 or 60, the
+    increments; a device crediting the increment on the control move is allowed for).
+    """
+    fits = _fits(control)
     glitches: list[int] = []
-    for side_name, own in readings.items():
+    for side_name, own in _own_readings(first_side, clocks_ms).items():
         for i in range(1, len(own) - 1):
             before, here, after = own[i - 1], own[i], own[i + 1]
             if fits(side_name, before, after) and not (
@@ -120,3 +138,18 @@ def glitched_readings(
             ):
                 glitches.append(here[0])
     return sorted(glitches)
+
+
+def unexplained_rises(
+    control: TimeControl, first_side: Side, clocks_ms: Sequence[int | None]
+) -> int:
+    """How many times a player's recorded clock rises by more than ``control`` credits
+    between two of his readings: the readings' evidence against a control (a tag that
+    says 60 moves where the clocks show the next period's time at move 40)."""
+    fits = _fits(control)
+    return sum(
+        1
+        for side, own in _own_readings(first_side, clocks_ms).items()
+        for earlier, later in pairwise(own)
+        if not fits(side, earlier, later)
+    )

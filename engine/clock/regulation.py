@@ -21,9 +21,13 @@ Crediting (3.5.1, 3.7.1.a, 3.7.2, 3.7.3.a):
   move 61.
 
 Flag fall (6.1, 6.9): a side's flag falls when its time reaches zero (a
-remaining time of exactly 0 ms is a fallen flag; 1 ms left is not). A move
-completed at or after the instant the mover's time reached zero does not
-count: the flag fell first. What the flag fall means is
+remaining time of exactly 0 ms is a fallen flag; 1 ms left is not). The fall is
+a fact of that instant: a move completed at or after it does not undo it and
+does not count toward the control (6.9: the player did not complete the moves
+in the allotted time), so it earns no period time (a 40th move completed after
+the flag does not earn the 60 minutes) and no increment. Each side's fall is
+kept (``SideClock.fell_at_ms``) until the arbiter rules otherwise, so when both
+flags fall their order is known (``falls``). What the flag fall means is
 ``flag_fall_result``: a loss, or a draw when the opponent cannot checkmate
 the flagging player's king by any series of legal moves.
 
@@ -67,6 +71,10 @@ class SideClock:
     """Number of increments credited."""
     adjusted_ms: int = 0
     """Sum of the arbiter's adjustments (penalties, corrections)."""
+    fell_at_ms: int | None = None
+    """The instant this side's time ran out, once a move (or the end) found it at zero
+    (Laws 2009 6.9); None while it has not fallen, or after the arbiter ruled the flag
+    not fallen (6.10 a) or play on under 6.11."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +134,35 @@ class Clock:
             return None
         return self.running
 
+    def fell_at_ms(self, side: Side, at_ms: int | None = None) -> int | None:
+        """The instant ``side``'s time ran out (6.9): kept since it ran out, or the running
+        side's time reaching zero by ``at_ms``; None when it has not fallen (or the
+        arbiter ruled it not fallen, 6.10 a, or play on, 6.11)."""
+        own = self.side(side)
+        if own.fell_at_ms is not None:
+            return own.fell_at_ms
+        if self.running != side or own.remaining_ms == 0 or at_ms is None:
+            return None  # a clock left at zero by a ruling runs out no more
+        falls = self.at_ms + own.remaining_ms
+        return falls if falls <= at_ms else None
+
+    def falls(self, at_ms: int | None = None) -> list[tuple[Side, int]]:
+        """Every fallen flag by ``at_ms`` as (side, instant its time ran out), first
+        fall first (6.9: the player whose time ran out first failed first; 6.11 when
+        the order cannot be established)."""
+        found = [(side, self.fell_at_ms(side, at_ms)) for side in SIDES]
+        return sorted(((s, t) for s, t in found if t is not None), key=lambda f: (f[1], f[0]))
+
+    def first_fall(self, at_ms: int | None = None) -> tuple[Side, int] | None:
+        """The first flag that fell by ``at_ms`` (the one 6.9 decides on), if any."""
+        found = self.falls(at_ms)
+        return found[0] if found else None
+
+    def without_fall(self, side: Side) -> Clock:
+        """The arbiter ruled ``side``'s flag not fallen (6.10 a) or play goes on (6.11):
+        its moves count again toward the control."""
+        return self._with(side, replace(self.side(side), fell_at_ms=None))
+
     def at(self, at_ms: int) -> Clock:
         """The clock at a later instant: the running side's time run down (floored at zero)."""
         if self.running is None or at_ms <= self.at_ms:
@@ -133,7 +170,15 @@ class Clock:
         side = self.running
         own = self.side(side)
         spent = min(at_ms - self.at_ms, own.remaining_ms)
-        updated = replace(own, remaining_ms=own.remaining_ms - spent, used_ms=own.used_ms + spent)
+        fell = own.fell_at_ms
+        if fell is None and spent > 0 and spent == own.remaining_ms:
+            fell = self.at_ms + spent  # 6.9: the instant the time ran out is kept
+        updated = replace(
+            own,
+            remaining_ms=own.remaining_ms - spent,
+            used_ms=own.used_ms + spent,
+            fell_at_ms=fell,
+        )
         return self._with(side, updated, at_ms=at_ms)
 
     def period_index(self, side: Side) -> int:
@@ -159,13 +204,17 @@ class Clock:
         The time since the clock started runs off ``side``'s clock; then the next
         period's time is credited if the move completed a period (move 40, 60),
         and the increment of the move's period, if it has one (from move 61
-        under 3.5.1, from move 1 under 3.7.1.a and 3.7.2). The caller has already
-        checked that the flag had not fallen (``flag_fallen``).
+        under 3.5.1, from move 1 under 3.7.1.a and 3.7.2).
+
+        A move completed at or after the instant ``side``'s time ran out (a supervised
+        game goes on until the arbiter rules, 6.8) is on the board but earns nothing
+        (6.9): no period time, no increment; the fall is kept (``fell_at_ms``).
         """
         now = (
             self.at(at_ms) if self.running == side else replace(self, at_ms=max(at_ms, self.at_ms))
         )
         own = now.side(side)
+        fell = own.fell_at_ms
         number = own.moves + 1
         control = self.control
         bonus = 0
@@ -173,6 +222,8 @@ class Clock:
         if following is not None:
             bonus = control.period(following).time_ms(side)
         increment = control.period(control.period_of_move(number)).increment_ms
+        if fell is not None:
+            bonus = increment = 0
         updated = replace(
             own,
             remaining_ms=own.remaining_ms + bonus + increment,
@@ -180,6 +231,7 @@ class Clock:
             bonus_ms=own.bonus_ms + bonus,
             increments_ms=own.increments_ms + increment,
             increments=own.increments + (1 if increment else 0),
+            fell_at_ms=fell,
         )
         return replace(now._with(side, updated), running=Side.of(side).opponent, paused=None)
 
@@ -191,18 +243,22 @@ class Clock:
         now = self.at(at_ms)
         own = now.side(side)
         applied = max(delta_ms, -own.remaining_ms)
+        emptied = own.remaining_ms > 0 and own.remaining_ms + applied == 0
         updated = replace(
             own,
             remaining_ms=own.remaining_ms + applied,
             adjusted_ms=own.adjusted_ms + applied,
+            fell_at_ms=at_ms if emptied and own.fell_at_ms is None else own.fell_at_ms,
         )
         return now._with(side, updated)
 
     def set_remaining(self, side: Side, remaining_ms: int, at_ms: int) -> Clock:
         """The arbiter sets ``side``'s clock to ``remaining_ms`` at ``at_ms`` (6.13); the
-        difference is kept as an adjustment, so the invariant still holds."""
+        difference is kept as an adjustment, so the invariant still holds. Setting the
+        time is the arbiter's judgement of it: a fall the model had kept goes."""
         now = self.at(at_ms)
-        return now.adjust(side, remaining_ms - now.remaining_ms(side), at_ms)
+        now = now.adjust(side, remaining_ms - now.remaining_ms(side), at_ms)
+        return now.without_fall(side) if remaining_ms > 0 else now
 
     def recount(self, moves: dict[Side, int], running: Side | None, at_ms: int) -> Clock:
         """The move counters follow a corrected line (Laws 2009 6.13, 7.4 a): the time
@@ -249,7 +305,8 @@ class Clock:
         return replace(self, running=running, paused=None, at_ms=max(at_ms, self.at_ms))
 
     def stop(self, at_ms: int) -> Clock:
-        """The game ended at ``at_ms``: both clocks stop."""
+        """The game ended at ``at_ms``: both clocks stop (a running side whose time ran
+        out by then keeps its fall)."""
         return replace(self.at(at_ms), running=None, paused=None)
 
     def pause(self, at_ms: int) -> Clock:

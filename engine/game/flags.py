@@ -48,20 +48,17 @@ from engine.clock.regulation import Clock, flag_fall_result
 from engine.events import AlertRaised, ClockReadingRecorded, Event, ResultRecorded
 from engine.game.state import FLAG_FALL, IN_PROGRESS, Game, evolve, position
 from engine.rules import profile
-from engine.side import Side
+from engine.side import SIDES, Side
 from engine.termination import Termination
 from engine.timefmt import format_instant
 
 
 def fallen_flag(clock: Clock | None, at_ms: int) -> tuple[Side, int] | None:
-    """(side, instant its time reached zero) if a flag has fallen by ``at_ms``."""
+    """(side, instant its time reached zero) of the first flag fallen by ``at_ms``: a
+    fall kept from a move completed after it, or the running side's (Laws 2009 6.9)."""
     if clock is None:
         return None
-    side = clock.flag_fallen(at_ms)
-    falls = clock.flag_falls_at_ms()
-    if side is None or falls is None:
-        return None
-    return side, falls
+    return clock.first_fall(at_ms)
 
 
 def flag_reason(clock: Clock, side: Side) -> str:
@@ -119,16 +116,17 @@ def flag_evidence(
     clock = game.clock
     evidence: dict[str, Any] = {"side": str(side), "at": format_instant(at_ms), "ply": game.ply}
     if clock is not None:
-        falls = clock.flag_falls_at_ms() if clock.running == side else None
-        fell = falls is not None and falls <= at_ms
+        fell = clock.fell_at_ms(side, at_ms) if side in SIDES else None
+        falls = clock.falls(at_ms)
         evidence.update(
             regulation_white_ms=clock.remaining_ms(Side.WHITE, at_ms),
             regulation_black_ms=clock.remaining_ms(Side.BLACK, at_ms),
-            regulation_fell_at=format_instant(falls) if fell and falls is not None else None,
+            regulation_fell_at=format_instant(fell) if fell is not None else None,
+            regulation_falls=[{"side": str(s), "fell_at": format_instant(t)} for s, t in falls],
             moves_completed={"white": clock.white.moves, "black": clock.black.moves},
-            moves_to_control=clock.moves_to_control(side),
-            period=clock.period_index(side) + 1,
-            control_reached=clock.period_index(side) > 0,
+            moves_to_control=clock.moves_to_control(side) if side in SIDES else None,
+            period=clock.period_index(side) + 1 if side in SIDES else None,
+            control_reached=clock.period_index(side) > 0 if side in SIDES else None,
         )
     if device is not None:
         evidence.update(
@@ -197,13 +195,22 @@ def flag_check(
         return [], game
     if automatic(game):
         events = flag_fall(game, at_ms, by)
-    else:
-        fallen = fallen_flag(game.clock, at_ms)
-        alert = flag_alert(game, "regulation", fallen[0], at_ms, by, device) if fallen else None
-        events = [alert] if alert is not None else []
-    after = game
-    for event in events:
-        state = evolve(after, event)
-        assert state is not None
-        after = state
+        after = game
+        for event in events:
+            after = _evolved(after, event)
+        return events, after
+    events, after = [], game
+    for side, _fell in game.clock.falls(at_ms):  # each side's fall, in order (6.9, 6.11)
+        if any(k.startswith(f"regulation:{side}:") for k in after.open_flag_alerts):
+            continue  # that fall is before the arbiters already
+        alert = flag_alert(after, "regulation", side, at_ms, by, device)
+        if alert is not None:
+            events.append(alert)
+            after = _evolved(after, alert)
     return events, after
+
+
+def _evolved(game: Game, event: Event) -> Game:
+    state = evolve(game, event)
+    assert state is not None
+    return state

@@ -83,6 +83,8 @@ from engine.world import World
         "gives the move instants",
         "time_control": "the game's time control (PGN `TimeControl` form, "
         "`40/7200:20/3600:900+30`); default the rules profile's",
+        "time_control_assumed": "true when the sheet named no control and `time_control` "
+        "is assumed: the clocks are stored as read, never judged against it",
         "initial_fen": "a starting position other than the initial one",
         "rules": "the rules profile of a game outside a tournament: `candidates-2012` (default) "
         "or another profile; a tournament's game follows its rules",
@@ -112,6 +114,9 @@ class RecordScoreSheet(Command):
     """The mover's clock after each ply (ms; null where the sheet has none), if recorded."""
     time_control: str | None = None
     """The game's control (PGN ``TimeControl`` form); the rules' control if absent."""
+    time_control_assumed: bool = False
+    """The sheet named no control and ``time_control`` (or the rules') is assumed: the
+    recorded clocks are stored as read, never judged against it."""
     initial_fen: str | None = None
     rules: str | None = None
     """The rules profile of a game outside a tournament (a tournament's own rules otherwise)."""
@@ -357,10 +362,12 @@ def _control_or_none(tag: str) -> TimeControl | None:
 def _readings(
     sheet: RecordScoreSheet, events: list[Event], clocks: Sequence[int | None], by: str
 ) -> list[Event]:
-    """Each recorded clock as a reading on the clock stream, beside the regulation clock."""
+    """Each recorded clock as a reading on the clock stream, beside the regulation clock
+    (none beside it when the control was assumed: nothing to judge the reading by)."""
     readings: list[Event] = []
     state: Game | None = None
     shown: dict[Side, int] = {}
+    assumed = sheet.time_control_assumed
     for event in events:
         state = evolve(state, event)
         if not isinstance(event, MovePlayed) or state is None or state.clock is None:
@@ -381,8 +388,8 @@ def _readings(
                 white_ms=shown.get(Side.WHITE, clock.control.initial_ms(Side.WHITE)),
                 black_ms=shown.get(Side.BLACK, clock.control.initial_ms(Side.BLACK)),
                 running=clock.running,
-                model_white_ms=clock.remaining_ms(Side.WHITE),
-                model_black_ms=clock.remaining_ms(Side.BLACK),
+                model_white_ms=None if assumed else clock.remaining_ms(Side.WHITE),
+                model_black_ms=None if assumed else clock.remaining_ms(Side.BLACK),
                 ply=event.ply,
             )
         )

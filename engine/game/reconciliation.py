@@ -42,9 +42,12 @@ alert says which one it is instead of reporting a plain mismatch:
     Any other difference beyond the tolerance.
 
 An alert is raised when its condition appears and not again while it
-persists: every reading carries the alerts in force after it
-(``open_alerts``, ``kind:side``); a reading within the tolerance closes them,
-and a later mismatch is reported afresh. Which side's clock the device shows
+persists with the same difference: every reading carries the alerts in force
+after it (``open_alerts``, ``kind:side``); a reading whose difference moved by
+more than the tolerance raises it again with the new figures (``details.updated``:
+the desk replaces the alert it shows, so the latest difference is on screen); a
+reading within the tolerance closes them, and a later mismatch is reported
+afresh. Which side's clock the device shows
 running is stored but not alerted on: boards report a move before the player
 presses the clock, so the two disagree for a moment after every move.
 
@@ -422,9 +425,16 @@ def reading_events(
         )
     )
     already = set(log.open_alerts)
+    before = _differences(log.last)
     for found in findings:
-        if found.kind == "agrees" or found.key in already:
+        if found.kind == "agrees":
             continue
+        if found.key in already:
+            was = before.get(found.side)
+            if was is None or abs(found.difference_ms - was) <= tolerance_ms:
+                continue  # the same condition, the same difference: nothing new to show
+            # the same condition with another difference: raised again, so whoever shows
+            # the alert shows the latest figures (the desk replaces it by its key)
         version += 1
         events.append(
             AlertRaised(
@@ -446,7 +456,18 @@ def reading_events(
                     "regulation_black_ms": clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
                     "moves_completed": clock.side(found.side).moves if clock else None,
                     "tolerance_ms": tolerance_ms,
+                    **({"updated": True} if found.key in already else {}),
                 },
             )
         )
     return events
+
+
+def _differences(reading: ClockReadingRecorded | None) -> dict[Side, int]:
+    """Each side's reading minus the regulation clock at that reading (judged ones only)."""
+    if reading is None or reading.model_white_ms is None or reading.model_black_ms is None:
+        return {}
+    return {
+        Side.WHITE: reading.white_ms - reading.model_white_ms,
+        Side.BLACK: reading.black_ms - reading.model_black_ms,
+    }

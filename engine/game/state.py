@@ -367,13 +367,20 @@ def evolve(state: Game | None, event: Event) -> Game | None:
                 corrections=(*state.corrections, event),
             )
         case FlagRuled():
+            ruled = SIDES if event.side not in SIDES else (Side(event.side),)
+            clock = state.clock
+            if clock is not None and event.decision != "fallen":
+                clock = clock.at(event.at_ms)  # the fall the ruling answers is behind it
+                for side in ruled:  # 6.10 a not fallen, 6.11 play on: the moves count again
+                    clock = clock.without_fall(side)
             return replace(
                 state,
                 version=event.originator_version,
                 last_at_ms=max(state.last_at_ms, event.at_ms),
                 flag_rulings=(*state.flag_rulings, event),
+                clock=clock,
                 open_flag_alerts=tuple(
-                    key for key in state.open_flag_alerts if key.split(":")[1] != event.side
+                    key for key in state.open_flag_alerts if key.split(":")[1] not in ruled
                 ),
             )
         case AlertRaised() if event.kind == FLAG_FALL and "key" in event.details:

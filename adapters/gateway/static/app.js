@@ -5,6 +5,8 @@
 
 (() => {
   const view = document.body.dataset.view;
+  // Evaluation bars, best lines, openings, marks and the time chart (commentary.js)
+  const C = window.Commentary || null;
   const $ = (id) => document.getElementById(id);
   const PENDING = new Set(["pending"]);
   const state = {
@@ -196,6 +198,9 @@
           if (state.tournament === "*" ? tid === state.first : tid === state.tournament) state.standings = f.standings;
         }
         break;
+      case "analysis":
+        if (C) C.take(f, state.first);
+        break;
       case "needs":
         state.needsBy.set(f.tournament || state.first, f.needs);
         break;
@@ -325,10 +330,14 @@
     const list = el("ol", { class: "movelist", "data-game": game.game });
     const moves = game.moves || [];
     for (let i = 0; i < moves.length; i += 2) {
-      list.append(el("li", {}, el("span", {}, moves[i]), " ", el("span", {}, moves[i + 1] || "")));
+      list.append(el("li", {}, marked(game, i + 1, el("span", {}, moves[i])), " ",
+        marked(game, i + 2, el("span", {}, moves[i + 1] || ""))));
     }
     return list;
   }
+
+  // A move the engine judged a mistake or a blunder (analysis frames) carries its mark.
+  const marked = (game, ply, span) => (C ? C.markMove(span, keyOf(game), ply) : span);
 
   function pgnLink(game) {
     const query = outputQuery(tidOf(game));
@@ -362,13 +371,17 @@
     const body = [
       head,
       player(game, "black"),
-      el("div", { class: "play" }, boardOf(game), moveList(game)),
+      el("div", { class: "play" },
+        C ? el("div", { class: "boardwrap" }, C.evalBar(keyOf(game), game), boardOf(game)) : boardOf(game),
+        moveList(game)),
+      C && C.bestLine(keyOf(game), game),
       player(game, "white"),
       el("div", { class: "foot" },
         el("span", { class: "last-move" }, lastMove(game)),
         el("span", { class: `result ${game.status}` }, resultText(game)),
         game.status === "not_started" ? "" : pgnLink(game)),
       corrected(game),
+      C && C.opening(game),
     ].filter(Boolean);
     const attrs = { class: "card", "data-game": keyOf(game) };
     if (game.tournament) attrs["data-tournament"] = game.tournament;
@@ -524,10 +537,15 @@
     const moves = $("moves");
     const items = [];
     for (let i = 0; i < (game.moves || []).length; i += 2) {
-      items.push(el("li", {}, el("span", { class: "white-move" }, game.moves[i]), " ",
-        el("span", { class: "black-move" }, game.moves[i + 1] || "")));
+      items.push(el("li", {}, marked(game, i + 1, el("span", { class: "white-move" }, game.moves[i])), " ",
+        marked(game, i + 2, el("span", { class: "black-move" }, game.moves[i + 1] || ""))));
     }
     moves.replaceChildren(...items);
+    if (C && $("timechart")) {
+      const key = keyOf(game);
+      C.loadTimeUse(key, game, `/api/games/${encodeURIComponent(game.game)}${outputQuery(tidOf(game))}`, state.token, render);
+      $("timechart").replaceChildren(C.timeChart(key));
+    }
     const claims = game.claims || [];
     $("claims").replaceChildren(...(claims.length ? [el("h2", {}, "Claims"),
       el("ul", {}, ...claims.map((c) => el("li", {}, `${c.id}: ${c.by} claims a draw by ${claimWords(c.kind)} — ${c.status}`)))] : []));

@@ -1,0 +1,164 @@
+"""The UCI engine (Stockfish) behind the analysis, through python-chess's ``chess.engine``.
+
+``find_engine`` looks for the binary (an explicit path, ``$CANDIDATES_ENGINE``,
+``stockfish`` on ``PATH``, Debian's ``/usr/games/stockfish``); ``Analyst``
+opens it once with the budget's threads and hash, runs it at a lower CPU
+priority (``nice``) so that the write path and the viewers always come first,
+and evaluates one position at a time within the budget's nodes and time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import chess
+import chess.engine
+
+from projections.evaluation import Evaluation
+
+DEBIAN_PATH = "/usr/games/stockfish"
+ENGINE_ENV = "CANDIDATES_ENGINE"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What the engine may spend on each position (docs/analysis.md, "The budget")."""
+
+    threads: int = 1
+    """Engine threads (one core of a small machine)."""
+    hash_mb: int = 64
+    """Transposition table, MiB."""
+    nodes: int | None = 300_000
+    """Nodes per position (None: no bound); the search stops at the first bound reached."""
+    movetime_ms: int | None = 1000
+    """Time per position, ms (None: no bound)."""
+    pv_moves: int = 6
+    """Moves of the best line kept."""
+    nice: int = 10
+    """The engine's CPU priority below the other processes (0: the same; 19: the least)."""
+
+    def limit(self) -> chess.engine.Limit:
+        return chess.engine.Limit(
+            nodes=self.nodes,
+            time=self.movetime_ms / 1000 if self.movetime_ms is not None else None,
+        )
+
+    def describe(self) -> str:
+        bounds = [
+            f"{self.nodes} nodes" if self.nodes is not None else "",
+            f"{self.movetime_ms} ms" if self.movetime_ms is not None else "",
+        ]
+        per = " or ".join(b for b in bounds if b) or "no bound"
+        return (
+            f"{self.threads} thread(s), {self.hash_mb} MiB hash, {per} per position, "
+            f"nice {self.nice}"
+        )
+
+
+def lower_priority_of_this_thread(nice: int) -> None:
+    """Run the calling thread (and what it starts: threads, processes) at ``nice`` (Linux
+    gives each thread its own; elsewhere the process's), never higher than it was."""
+    if nice <= 0:
+        return
+    try:
+        target = threading.get_native_id() if sys.platform == "linux" else 0
+        current = os.getpriority(os.PRIO_PROCESS, target)
+        os.setpriority(os.PRIO_PROCESS, target, max(current, min(19, nice)))
+    except (AttributeError, OSError):  # no priorities here: run as it is
+        return
+
+
+def find_engine(path: str | None = None) -> str | None:
+    """The engine binary: ``path`` if given (None if it is not an executable), else
+    ``$CANDIDATES_ENGINE``, ``stockfish`` on ``PATH``, ``/usr/games/stockfish``."""
+    if path:
+        return path if _executable(path) else None
+    chosen = os.environ.get(ENGINE_ENV)
+    if chosen:
+        return chosen if _executable(chosen) else None
+    found = shutil.which("stockfish")
+    if found:
+        return found
+    return DEBIAN_PATH if _executable(DEBIAN_PATH) else None
+
+
+def _executable(path: str) -> bool:
+    target = Path(path)
+    return target.is_file() and os.access(target, os.X_OK)
+
+
+class Analyst:
+    """One engine process: ``evaluate(board)`` within the budget."""
+
+    def __init__(self, path: str, budget: Budget) -> None:
+        self.budget = budget
+        nice = budget.nice
+
+        def lower_priority() -> None:
+            lower_priority_of_this_thread(nice)
+
+        self.engine = chess.engine.SimpleEngine.popen_uci(path, preexec_fn=lower_priority)
+        options: dict[str, Any] = {}
+        if "Threads" in self.engine.options:
+            options["Threads"] = budget.threads
+        if "Hash" in self.engine.options:
+            options["Hash"] = budget.hash_mb
+        if "UCI_ShowWDL" in self.engine.options:
+            options["UCI_ShowWDL"] = True
+        self.engine.configure(options)
+        self.name = str(self.engine.id.get("name", path))
+
+    def evaluate(self, board: chess.Board, ply: int, at_ms: int = 0) -> Evaluation:
+        """The evaluation (White's view) of the position after ``ply`` plies of a game,
+        its best line and the search's depth."""
+        info = self.engine.analyse(board, self.budget.limit())
+        score = info.get("score")
+        white = score.white() if score is not None else chess.engine.Cp(0)
+        mate = white.mate()
+        cp = None if mate is not None else white.score()
+        given = info.get("wdl")
+        wdl = given.white() if given is not None else white.wdl(model="sf", ply=board.ply())
+        pv = list(info.get("pv", []))[: self.budget.pv_moves]
+        line = board.copy()
+        sans: list[str] = []
+        for move in pv:
+            if not line.is_legal(move):
+                break
+            sans.append(line.san(move))
+            line.push(move)
+        return Evaluation(
+            ply=ply,
+            fen=board.fen(),
+            cp=cp,
+            mate=mate,
+            wdl=(int(wdl.wins), int(wdl.draws), int(wdl.losses)),
+            pv=tuple(m.uci() for m in pv[: len(sans)]),
+            pv_san=tuple(sans),
+            depth=int(info.get("depth", 0)),
+            nodes=int(info.get("nodes", 0)),
+            at_ms=at_ms,
+        )
+
+    def close(self) -> None:
+        try:
+            self.engine.quit()
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
+            self.engine.close()
+
+    def __enter__(self) -> Analyst:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()

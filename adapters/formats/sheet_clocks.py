@@ -1,0 +1,116 @@
+"""The clocks of a score sheet: which time control its ``[%clk]`` readings are judged
+against, the readings themselves, and the summary of how they compare (3.5.1; Laws 2009
+6.10 a: the clock on the table is what the players saw).
+
+``control_for`` decides the game's control and whether it is assumed (docs/import.md):
+``--time-control``, else the ``TimeControl`` tag unless the game's own readings
+contradict it and the rules profile's control fits them, else (no tag) the profile's,
+assumed, against which the readings are never judged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+import chess.pgn
+
+from engine.clock.move_instants import unexplained_rises
+from engine.clock.time_control import read_time_control_text
+from engine.rules import profile
+from engine.side import Side
+
+
+def clock_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts of a clock report (``projections.clock.clock_report``)."""
+    summary: dict[str, Any] = {"plies": len(rows), "agree": 0, "artefacts": {}, "mismatches": 0}
+    for row in rows:
+        if row["status"] == "not_judged":  # the control was assumed: nothing to judge by
+            summary["not_judged"] = summary.get("not_judged", 0) + 1
+        elif row["status"] == "agrees":
+            summary["agree"] += 1
+        elif row["status"] == "artefact":
+            summary["artefacts"][row["kind"]] = summary["artefacts"].get(row["kind"], 0) + 1
+        else:
+            summary["mismatches"] += 1
+    return summary
+
+
+def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
+    """The ``[%clk]`` after each move, in ms (None where a move has none)."""
+    clocks: list[int | None] = []
+    for node in pgn.mainline():
+        seconds = node.clock()
+        clocks.append(None if seconds is None else round(seconds * 1000))
+    return clocks
+
+
+def control_for(
+    game: Any,
+    game_id: str,
+    clocks: list[int | None],
+    time_control: str | None,
+    rules: str,
+    warnings: list[str],
+) -> tuple[str, bool]:
+    """The game's time control (its written form) and whether it is assumed.
+
+    ``time_control`` (``--time-control``) says it for every game. Else the
+    ``TimeControl`` tag, unless the game's own ``[%clk]`` readings contradict it (they
+    rise where it credits nothing: a tag saying 60 moves where the clocks show the next
+    period at move 40) and the rules
+    profile's control fits them: the readings are observations of the clock, so the
+    control they fit is used, with a warning. An unreadable tag is a warning and the
+    game's readings are not used. Without a tag (or ``?``) the profile's control is
+    assumed, with a warning: the readings are stored as read and never judged against a
+    control nobody stated (3.5.1 is not every event's control).
+    """
+    label = f"game {game_id} {game.label()}"
+    recorded = any(c is not None for c in clocks)
+    default = profile(rules).time_control
+    stated = bool(time_control)
+    tag = time_control or game.header("TimeControl")
+    if tag == "-":
+        return tag, False
+    if not tag or tag == "?":
+        if recorded and not stated and default == "?":
+            warnings.append(
+                f"{label}: no TimeControl tag, and the {profile(rules).name} profile names no "
+                "control: its [%clk] readings cannot be placed in time and are not imported "
+                "(pass --time-control to keep them)"
+            )
+            clocks.clear()
+            return default, False
+        if recorded and not stated:
+            warnings.append(
+                f"{label}: no TimeControl tag; the {profile(rules).name} control {default} is "
+                "assumed, and its [%clk] readings are kept as read, not judged against it "
+                "(pass --time-control to judge them)"
+            )
+            return default, True
+        return tag or default, False
+    control = read_time_control_text(tag)
+    if control is None:
+        dropped = " its [%clk] readings are not used;" if recorded else ""
+        warnings.append(
+            f"{label}: TimeControl {tag!r} cannot be read;{dropped} the "
+            f"{profile(rules).name} control is assumed (pass --time-control)"
+        )
+        clocks.clear()
+        return default, False
+    if recorded and not stated and control.tag != default:
+        fen = game.pgn.headers.get("FEN") if game.pgn.headers.get("SetUp") == "1" else None
+        first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
+        against = unexplained_rises(control, first, clocks)
+        rules_control = read_time_control_text(default)
+        if against and rules_control is not None:
+            under_rules = unexplained_rises(rules_control, first, clocks)
+            if under_rules < against:
+                warnings.append(
+                    f"{label}: TimeControl {tag!r} (read as {control.tag}) does not fit the "
+                    f"game's [%clk] readings ({against} rise(s) it credits nothing for); the "
+                    f"{profile(rules).name} control {default} fits them and is used (pass "
+                    "--time-control to say otherwise)"
+                )
+                return default, False
+    return control.tag, False

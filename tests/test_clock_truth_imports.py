@@ -1,0 +1,303 @@
+"""Both clocks of an imported broadcast, each for what it is (3.5.1; Laws 2009 6.10 a).
+
+A broadcast's ``[%clk]`` is what the clock on the table showed (conclusive unless
+the arbiter rules the clock defective, 6.10 a); the regulation clock is what the
+time control gives from the instants derived from those readings. An import under
+the event's profile must give: no ``clock_mismatch`` where nobody lost on time (a
+device's known conventions are named as such), ``audit`` exit 0 (each reading judged
+at its own instant, never against the game's end), and ``pgn --all`` writing back
+every ``[%clk]`` of the file (the broadcast's own glitch readings excepted and
+reported).
+
+The real file is the official broadcast of the 2022 Candidates (Madrid, 56 games,
+``tests/data/broadcasts/``). The patterns are files of our own making
+(``tests/data/clock-patterns/``, written by ``device_pgn`` below and checked to be
+what it writes): a device crediting the 30 s on move 60 itself, the last period's
+increment from move 61 with readings in tenths of a second, glitch readings, and an
+export without a ``TimeControl`` tag played at another control.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import pytest
+
+from adapters.audit import INTEGRITY, audit_store
+from adapters.formats.event_export import store_event_pgn
+from adapters.formats.pgn_import import ImportOptions, import_pgn
+from adapters.store import Store
+from adapters.store.queries import game_clock_report, game_object
+from tests.cli import candidates, json_lines
+
+DATA = Path(__file__).parent / "data"
+BROADCAST = DATA / "broadcasts" / "candidates-2022-madrid.pgn"
+PATTERNS = DATA / "clock-patterns"
+SHUFFLE = ["Nf3", "Nf6", "Ng1", "Ng8"]
+
+
+def recorded(text: str) -> dict[tuple[str, str, str], list[float | None]]:
+    """Every game's ``[%clk]`` after each ply, keyed by date, White and Black."""
+    handle, out = io.StringIO(text.replace("\r\n", "\n")), {}
+    while (game := chess.pgn.read_game(handle)) is not None:
+        key = (game.headers["Date"], game.headers["White"], game.headers["Black"])
+        out[key] = [node.clock() for node in game.mainline()]
+    return out
+
+
+def given_back(source: str, exported: str) -> tuple[int, list[str]]:
+    """(how many ``[%clk]`` of ``source`` the export writes back, those it does not)."""
+    mine, theirs = recorded(source), recorded(exported)
+    same, different = 0, []
+    for key, clocks in mine.items():
+        out = theirs[key]
+        for ply, (was, now) in enumerate(zip(clocks, out, strict=True), start=1):
+            if was is None:
+                continue
+            if now is not None and abs(was - now) < 0.001:
+                same += 1
+            else:
+                different.append(f"{key[1]} - {key[2]} ply {ply}: {was} -> {now}")
+    return same, different
+
+
+# --- the real broadcast ---------------------------------------------------------------
+
+
+def test_3_5_1_a_real_broadcast_imports_under_its_profile_with_both_clocks(tmp_path: Path) -> None:
+    store = str(tmp_path / "madrid.sqlite")
+    text = BROADCAST.read_bytes().decode("utf-8")
+    imported = candidates("import-pgn", str(BROADCAST), "--rules", "candidates-2022", store=store)
+    assert imported.returncode == 0, imported.stderr
+    reports = [r for r in json_lines(imported.stdout) if r.get("game") not in ("tournament",)]
+    games = [r for r in reports if r["status"] == "imported"]
+    assert len(games) == 56
+    # Nobody lost on time: not one plain mismatch; the 30 s the broadcast shows on move
+    # 60 itself is named for what it is.
+    assert sum(r["clock"]["mismatches"] for r in games) == 0
+    kinds = {k for r in games for k in r["clock"]["artefacts"]}
+    assert kinds <= {"increment_on_control_move"}
+    assert sum(r["clock"]["plies"] for r in games) == text.count("%clk")
+    # The tag says 60 moves for the first period; the clocks show the 60 minutes at
+    # move 40: the profile's control, which they fit, is used, and the user is told.
+    # (A game that ended before move 40 shows nothing against the tag.)
+    warned = [r for r in games if any("does not fit" in w for w in r.get("warnings", []))]
+    assert len(warned) >= 30 and all(r["clock"]["plies"] >= 79 for r in warned)
+    audit = candidates("audit", store=store)
+    assert audit.returncode == 0, audit.stdout[-2000:]
+    assert "Integrity failures: none" in audit.stdout
+    exported = candidates("pgn", "--all", store=store)
+    assert exported.returncode == 0, exported.stderr
+    same, different = given_back(text, exported.stdout)
+    assert different == [] and same == text.count("%clk")
+
+
+# --- patterns of our own making ------------------------------------------------------
+
+
+def device_pgn(
+    *,
+    moves: int,
+    used_s: Callable[[int], float],
+    credit: Callable[[int, float], float],
+    tag: str | None,
+    tenths: bool = False,
+    glitches: dict[int, str] | None = None,
+    white: str = "Device, White",
+    black: str = "Device, Black",
+    date: str = "2013.03.15",
+    start_s: float = 7200,
+) -> str:
+    """A broadcast of ``moves`` moves a side as a device clock shows them: each side's
+    move ``n`` takes ``used_s(n)`` seconds, then the device adds ``credit(n, left)``.
+    ``glitches``: ply -> a ``[%clk]`` text the broadcast wrote instead of the reading."""
+    headers = [
+        ("Event", "Device patterns"),
+        ("Site", "London ENG"),
+        ("Date", date),
+        ("Round", "1.1"),
+        ("White", white),
+        ("Black", black),
+        ("Result", "1/2-1/2"),
+    ]
+    if tag is not None:
+        headers.append(("TimeControl", tag))
+    left = {chess.WHITE: start_s * 1000.0, chess.BLACK: start_s * 1000.0}
+    board, parts = chess.Board(), []
+    for ply in range(1, 2 * moves + 1):
+        side = board.turn
+        number = (ply + 1) // 2
+        left[side] -= used_s(number + (0 if side == chess.WHITE else 0.5)) * 1000
+        left[side] += credit(number, left[side]) * 1000
+        san = SHUFFLE[(ply - 1) % 4]
+        board.push_san(san)
+        text = _clock_text(left[side], tenths)
+        if glitches and ply in glitches:
+            text = glitches[ply]
+        prefix = f"{number}. " if side == chess.WHITE else f"{number}... "
+        parts.append(f"{prefix}{san} {{ [%clk {text}] }}")
+    head = "\n".join(f'[{k} "{v}"]' for k, v in headers)
+    body = " ".join(parts) + " 1/2-1/2"
+    return f"{head}\n\n{body}\n"
+
+
+def _clock_text(ms: float, tenths: bool) -> str:
+    if tenths:
+        t = int(ms // 100)
+        return f"{t // 36000}:{t // 600 % 60:02d}:{t // 10 % 60:02d}.{t % 10}"
+    s = int(ms // 1000)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+def standard(n: int, left: float) -> float:
+    """3.5.1: +60 min on completing move 40, +15 min on move 60, 30 s from move 61."""
+    return (3600 if n == 40 else 0) + (900 if n == 60 else 0) + (30 if n >= 61 else 0)
+
+
+def thinking(n: float) -> float:
+    """Long thoughts, a time scramble before move 60 (moves of a few seconds: a device's
+    30 s on move 60 itself cannot hide in the time used), quick moves after it."""
+    if n > 61:
+        return 12 + (int(n * 7) % 20)
+    if n >= 55:
+        return 3 + (int(n * 3) % 5)
+    return 30 + (int(n * 37) % 140) + (0.4 if n % 1 else 0)
+
+
+PATTERN_FILES: dict[str, Callable[[], str]] = {
+    # a device (or broadcast) crediting the last period's 30 s on move 60 itself
+    "control-move-increment.pgn": lambda: device_pgn(
+        moves=75,
+        used_s=thinking,
+        credit=lambda n, left: standard(n, left) + (30 if n == 60 else 0),
+        tag="40/7200:20/3600:900+30",
+    ),
+    # the last period with its 30 s from move 61, readings in tenths of a second
+    "last-period-increment.pgn": lambda: device_pgn(
+        moves=85,
+        used_s=thinking,
+        credit=standard,
+        tag="40/7200:20/3600:900+30",
+        tenths=True,
+        date="2013.03.16",
+    ),
+    # the broadcast writes 0:00:00 for one reading and an impossible 1:59:59 for another
+    "glitches.pgn": lambda: device_pgn(
+        moves=50,
+        used_s=thinking,
+        credit=standard,
+        tag="40/7200:20/3600:900+30",
+        glitches={31: "0:00:00", 52: "1:59:59"},
+        date="2013.03.17",
+    ),
+    # a mid-event export of another round robin: no tag, 90 min/40 + 30 min, 30 s from 1
+    "no-time-control.pgn": lambda: device_pgn(
+        moves=45,
+        used_s=lambda n: 20 + (int(n * 23) % 90),
+        credit=lambda n, left: 30 + (1800 if n == 40 else 0),
+        tag=None,
+        date="2013.03.18",
+        start_s=5400,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PATTERN_FILES))
+def test_the_pattern_files_are_what_the_device_model_writes(name: str) -> None:
+    assert (PATTERNS / name).read_text() == PATTERN_FILES[name]()
+
+
+def imported(store: Store, name: str, **options: Any) -> tuple[dict[str, Any], str]:
+    path = PATTERNS / name
+    options.setdefault("rules", "candidates-2012")  # the patterns are 3.5.1 games
+    [report] = [
+        r
+        for r in import_pgn(store, path, options=ImportOptions(**options))
+        if r.game != "tournament"
+    ]
+    assert report.status == "imported", report
+    return report.as_dict(), path.read_text()
+
+
+def test_3_5_1_a_device_crediting_30_s_on_move_60_is_no_mismatch(sqlite_store: Store) -> None:
+    report, text = imported(sqlite_store, "control-move-increment.pgn")
+    assert report["clock"]["mismatches"] == 0
+    assert set(report["clock"]["artefacts"]) == {"increment_on_control_move"}
+    rows = game_clock_report(sqlite_store, "1.1")
+    assert {r["move"] for r in rows if r["kind"] == "increment_on_control_move"} >= {60, 61, 75}
+    # the model never bottoms out: the regulation clock keeps real time to the end
+    assert all(r["regulation_ms"] > 30_000 for r in rows)
+    assert audit_store(sqlite_store).of(INTEGRITY) == []
+    same, different = given_back(text, store_event_pgn(sqlite_store))
+    assert different == [] and same == 150
+
+
+def test_3_5_1_the_last_period_increment_with_tenths_agrees_everywhere(
+    sqlite_store: Store,
+) -> None:
+    report, text = imported(sqlite_store, "last-period-increment.pgn")
+    assert report["clock"] == {"plies": 170, "agree": 170, "artefacts": {}, "mismatches": 0}
+    view = game_object(sqlite_store, "1.1")
+    assert view["clock"]["period"] == {"white": 3, "black": 3}
+    assert audit_store(sqlite_store).of(INTEGRITY) == []
+    exported = store_event_pgn(sqlite_store)
+    same, different = given_back(text, exported)
+    assert different == [] and same == 170
+    assert "[%clk 0:" in exported and "." in exported.split("[%clk ")[-1][:12]
+
+
+def test_glitch_readings_are_reported_and_every_other_reading_given_back(
+    sqlite_store: Store,
+) -> None:
+    report, text = imported(sqlite_store, "glitches.pgn")
+    glitches = [w for w in report["warnings"] if "broadcast glitch" in w]
+    assert len(glitches) == 2
+    assert "[%clk 0:00:00] after ply 31" in glitches[0]
+    assert "[%clk 1:59:59] after ply 52" in glitches[1]
+    assert report["clock"]["mismatches"] == 0 and report["clock"]["plies"] == 98
+    assert audit_store(sqlite_store).of(INTEGRITY) == []
+    same, different = given_back(text, store_event_pgn(sqlite_store))
+    assert same == 98 and [d.split(":")[0] for d in different] == [
+        "Device, White - Device, Black ply 31",
+        "Device, White - Device, Black ply 52",
+    ]
+
+
+def test_an_export_without_time_control_says_so_and_is_never_judged(
+    sqlite_store: Store,
+) -> None:
+    report, text = imported(sqlite_store, "no-time-control.pgn")
+    [warning] = [w for w in report["warnings"] if "TimeControl" in w]
+    assert "no TimeControl tag" in warning and "assumed" in warning
+    assert report["clock"]["mismatches"] == 0 and report["clock"]["artefacts"] == {}
+    assert report["clock"]["not_judged"] == 90
+    assert all(r["status"] == "not_judged" for r in game_clock_report(sqlite_store, "1.1"))
+    assert audit_store(sqlite_store).of(INTEGRITY) == []
+    exported = store_event_pgn(sqlite_store)
+    same, different = given_back(text, exported)
+    assert different == [] and same == 90  # 0:41:02 stays 0:41:02
+
+
+def test_an_export_without_time_control_is_judged_under_the_control_given(
+    sqlite_store: Store,
+) -> None:
+    report, _ = imported(sqlite_store, "no-time-control.pgn", time_control="40/5400+30:1800+30")
+    assert not [w for w in report.get("warnings", []) if "TimeControl" in w]
+    assert report["clock"] == {"plies": 90, "agree": 90, "artefacts": {}, "mismatches": 0}
+
+
+def test_an_export_without_time_control_under_a_profile_without_one_says_its_clocks_are_dropped(
+    sqlite_store: Store,
+) -> None:
+    """The round-robin profile names no control: without a tag nothing places the readings
+    in time, and the import says so instead of claiming to keep them."""
+    report, _ = imported(sqlite_store, "no-time-control.pgn", rules="round-robin")
+    [warning] = [w for w in report["warnings"] if "TimeControl" in w]
+    assert "are not imported" in warning and "--time-control" in warning
+    assert "assumed" not in warning
+    assert audit_store(sqlite_store).of(INTEGRITY) == []
