@@ -103,7 +103,7 @@ def control_for(
         first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
         against = unexplained_rises(control, first, clocks)
         rules_control = read_time_control_text(default)
-        if against and rules_control is not None:
+        if against and rules_control is not None and rules_control.known:
             under_rules = unexplained_rises(rules_control, first, clocks)
             if under_rules < against:
                 warnings.append(
