@@ -113,15 +113,16 @@ def array(where: str, value: object) -> list[Any]:
 def _integers_in_range(where: str, value: object) -> None:
     """Every integer nested in ``value`` within ``INT_LIMIT``: an event holds only what its
     store and every JSON reader hold exactly (a larger one is refused, never stored)."""
-    pending = [value]
+    pending: list[tuple[str, object]] = [("", value)]
     while pending:
-        item = pending.pop()
+        path, item = pending.pop()
         if isinstance(item, dict):
-            pending.extend(item.values())
+            pending.extend((f"{path}.{key}", inner) for key, inner in item.items())
         elif isinstance(item, list | tuple):
-            pending.extend(item)
+            pending.extend((f"{path}[{index}]", inner) for index, inner in enumerate(item))
         elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > INT_LIMIT:
-            raise MalformedCommand(f"{where} holds {item}, out of range (|n| <= 2**53 - 1)")
+            at = f" at {path.lstrip('.')}" if path else ""
+            raise MalformedCommand(f"{where} holds {item}{at}, out of range (|n| <= 2**53 - 1)")
 
 
 def side(where: str, value: object) -> Side:

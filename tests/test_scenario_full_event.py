@@ -679,7 +679,7 @@ class TestBadInputThroughApply:
         assert messages[0].startswith("line 1: not JSON (Expecting")
         assert messages[1] == "line 2: not UTF-8 (byte 1)"
         assert messages[2] == "line 3: JSON nested 100000 levels deep; at most 32"
-        assert messages[3] == "a command must be a JSON object, got float"
+        assert messages[3] == "line 4: a command is a JSON object, not float"
         assert answers[4]["ok"] is True  # the good line after the bad ones still runs
         assert paired.count() == before + 2  # the move, and the seal the run ends with
 
@@ -704,7 +704,7 @@ class TestBadInputThroughApply:
             ),
             (
                 {"players": [{**PLAYERS[0], "rating": 10**30}, *PLAYERS[1:]]},
-                "players[0] (ada): 'rating' must be a number from 0 to 10000",
+                f"field 'players' holds {10**30} at [0].rating, out of range",
             ),
             (
                 {"arbiters": [*ARBITERS, {"id": "ada", "name": "Ada", "role": "deputy"}]},
