@@ -39,10 +39,17 @@ def add_budget_options(parser: argparse.ArgumentParser) -> None:
         "/usr/games/stockfish)",
     )
     parser.add_argument(
-        "--threads", type=int, default=DEFAULTS.threads, help="engine threads (default 1)"
+        "--threads",
+        type=int,
+        default=DEFAULTS.threads,
+        help=f"engine threads (default {DEFAULTS.threads})",
     )
     parser.add_argument(
-        "--hash", type=int, default=DEFAULTS.hash_mb, metavar="MB", help="engine hash (default 64)"
+        "--hash",
+        type=int,
+        default=DEFAULTS.hash_mb,
+        metavar="MB",
+        help=f"engine hash (default {DEFAULTS.hash_mb})",
     )
     parser.add_argument(
         "--nodes",
