@@ -2,9 +2,11 @@
 
 Each arbiter works through a ``Store`` of its own on the same database (two
 processes in real life). Both decide on the same state (the claim pending),
-then both append: the store's optimistic concurrency lets exactly one ruling
-land; the other gets ``conflict`` and appends nothing. Deciding again, the
-loser sees the ruling and is refused: a ruling is final.
+then both insert: the store lets exactly one ruling land; the other's insert
+finds the log moved on the game it read, appends nothing, and its command is
+decided again on the new state, where the claim is ruled: refused, a ruling is
+final. Events appended as they are (``Store.append``) on a taken stream
+position get ``conflict``.
 """
 
 from __future__ import annotations
@@ -18,14 +20,21 @@ from tests.helpers import at, ok, paired_tournament, play
 
 
 class RacingStore(Store):
-    """A real store whose appends wait until every racer has decided, so the
-    race is the same on every run (the decisions and appends are the real ones)."""
+    """A real store whose first insert waits until every racer has decided, so the
+    race is the same on every run (the decisions and inserts are the real ones)."""
 
-    barrier: threading.Barrier
+    def __init__(self, url: str, barrier: threading.Barrier) -> None:
+        super().__init__(url)
+        insert = self.writer.insert
+        waited: list[bool] = []
 
-    def append(self, events: Any) -> list[int]:
-        self.barrier.wait(timeout=30)
-        return super().append(events)
+        def racing_insert(records: Any, after: Any) -> Any:
+            if not waited:
+                waited.append(True)
+                barrier.wait(timeout=30)
+            return insert(records, after)
+
+        self.writer.insert = racing_insert  # type: ignore[method-assign]
 
 
 def _claimed(url: str) -> None:
@@ -63,8 +72,9 @@ def test_3_9_2_b_two_arbiters_ruling_at_once_exactly_one_lands(store_url: str) -
     _claimed(store_url)
     barrier = threading.Barrier(2)
     answers: dict[str, dict[str, Any]] = {}
-    with RacingStore(store_url) as chief, RacingStore(store_url) as deputy:
-        chief.barrier = deputy.barrier = barrier
+    with RacingStore(store_url, barrier) as chief, RacingStore(store_url, barrier) as deputy:
+        chief.game("1.1")
+        deputy.game("1.1")  # both hold the claim pending
         before = chief.count()
 
         def rule(store: Store, name: str, cmd: dict[str, Any]) -> None:
@@ -84,7 +94,8 @@ def test_3_9_2_b_two_arbiters_ruling_at_once_exactly_one_lands(store_url: str) -
         landed = [name for name, answer in answers.items() if answer["ok"]]
         lost = [name for name, answer in answers.items() if not answer["ok"]]
         assert len(landed) == 1 and len(lost) == 1, answers
-        assert answers[lost[0]]["error"]["code"] == "conflict"
+        assert answers[lost[0]]["error"]["code"] == "rule_violation"
+        assert "a ruling is final" in answers[lost[0]]["error"]["message"]
         winner_events = answers[landed[0]]["events"]
         assert chief.count() == before + len(winner_events)
 

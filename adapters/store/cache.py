@@ -1,17 +1,21 @@
 """The store's reads and its cache of states.
 
-State is cached per stream together with its version, and brought up to date
-from the store (only the events after the cached version) before every
-decision, so several processes can share one store. The cache takes in events
+State is cached per stream together with its version, and known up to a position
+of the log (a notification id), so several processes can share one store: a read
+looks at the log's last notification id first (``sync``) and takes in what other
+writers appended since; a decision is made on the cached states as they are and
+saved only if the log is still at their position, or moved only on streams the
+decision did not read (``catch_up``, the door's retry). The cache takes in events
 one way only (``take_in``): those a look at the log found after the last one
-(``sync``), those a follower read (the gateway), and, before they are saved,
-those its own door decided (``fold_pending``, undone by ``forget`` if the save
-fails).
+(``sync``, ``catch_up``), those a follower read (the gateway), and, before they are
+saved, those its own door decided (``fold_pending``, undone by ``forget`` if the
+save fails).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Self, TypeVar
@@ -104,6 +108,8 @@ class StateCache:
         self.stream_reads = 0
         """Streams read from the database (not from the cached states), ever: a follower
         knows from it whether what it read came from the cache alone."""
+        self.reads: set[str] | None = None
+        """While the door decides a batch: every stream its decisions read (``fold``)."""
 
     # --- reading the store --------------------------------------------------------
 
@@ -159,6 +165,8 @@ class StateCache:
         """The state of a stored stream, from the cache brought up to date."""
         if not self._session:
             self.sync()
+        if self.reads is not None:
+            self.reads.add(stream_id)
         cached = self._cache.get(stream_id)
         if cached is not None and stream_id not in self._stale:
             state_now: S | None = cached.state  # nothing appended to it since it was read
@@ -190,14 +198,44 @@ class StateCache:
         if not self._cache:
             self._synced_seq = current
             return
-        wanted = (
+        self.catch_up(current)
+
+    def catch_up(
+        self,
+        current: int,
+        before: Mapping[str, Cached | None] | None = None,
+        reads: AbstractSet[str] = frozenset(),
+    ) -> bool:
+        """Take in what the log gained after the cached position up to ``current`` (its
+        last notification id, as a look or an insert found it).
+
+        For a batch of decisions not yet saved (``before``: the cached state of each
+        stream it appends to as it was before the batch; ``reads``: the streams its
+        decisions read): True when other writers appended to none of them (the batch's
+        own pending states stay), False when they did (those states are put back as they
+        were, and take in what the others appended). Too many notifications to scan
+        counts as False: every cached stream is read again from its version when next
+        needed."""
+        pending = before or {}
+        if current < self._synced_seq or current - self._synced_seq > SYNC_SCAN_LIMIT:
+            self.restore(pending)
+            self._stale.update(self._cache)
+            self._synced_seq = current
+            return False
+        found = [
             n
             for n in self.notifications(self._synced_seq + 1, current - self._synced_seq)
-            if n.id <= current and (n.originator_id in self._cache or n.originator_version == 1)
-        )
+            if n.id <= current
+        ]
+        streams = {str(n.originator_id) for n in found}
+        untouched = streams.isdisjoint(reads) and streams.isdisjoint(pending)
+        if not untouched:
+            self.restore(pending)
+        wanted = (n for n in found if n.originator_id in self._cache or n.originator_version == 1)
         decoded = ((n.id, self.app.mapper.to_domain_event(n)) for n in wanted)
         read = [(seq, e) for seq, e in decoded if isinstance(e, Event)]
         self.take_in(self._synced_seq, read, upto=current)
+        return untouched
 
     def take_in(
         self, after: int, events: Sequence[tuple[int, Event]], upto: int | None = None
@@ -245,10 +283,17 @@ class StateCache:
         else:
             self._stale.add(stream)
 
-    def fold_pending(self, event: Event, read: Callable[[str, str | None, str], None]) -> None:
+    def fold_pending(
+        self,
+        event: Event,
+        read: Callable[[str, str | None, str], None],
+        before: dict[str, Cached | None],
+    ) -> None:
         """Fold an event this store decided and has not saved yet (stored name) into its
         stream's cached state; ``read(stream, namespace, name)`` first brings up to date a
-        stream the cache does not hold (``name``: the stream as the engine names it)."""
+        stream the cache does not hold (``name``: the stream as the engine names it).
+        ``before`` keeps each stream's cached state as it was before its first pending
+        event (None: not cached), for ``restore``."""
         stream = event.originator_id
         namespace, name = split_stream(stream)
         kind = name.partition("/")[0]
@@ -257,10 +302,12 @@ class StateCache:
             self._cache.pop(stream, None)
             return
         if event.originator_version == 1 and stream not in self._cache:
+            before.setdefault(stream, None)
             self._cache[stream] = Cached(None, 0)  # the event starts its stream
         elif stream not in self._cache or stream in self._stale:
             read(stream, namespace, name)
         cached = self._cache[stream]
+        before.setdefault(stream, cached)
         state = evolve(cached.state, logical_event(event, namespace))
         self._cache[stream] = Cached(state, event.originator_version)
 
@@ -269,11 +316,35 @@ class StateCache:
         for stream in streams:
             self._cache.pop(stream, None)
 
-    def saved(self, ids: Sequence[int]) -> None:
-        """After this store saved its pending events (already folded): if no one else
-        appended meanwhile, the store stays known up to the last notification."""
-        if ids and ids[0] == self._synced_seq + 1 and ids[-1] - ids[0] == len(ids) - 1:
-            self._synced_seq = ids[-1]
+    def restore(self, before: Mapping[str, Cached | None]) -> None:
+        """Put back the cached states of streams whose pending events were not saved, as
+        they were before them (states are never changed in place: each fold makes a new
+        one)."""
+        for stream, cached in before.items():
+            if cached is None:
+                self._cache.pop(stream, None)
+            else:
+                self._cache[stream] = cached
+
+    def saved(self, before: int, ids: Sequence[int], events: Sequence[Event]) -> None:
+        """After this store saved ``events`` where the log's last notification id was
+        ``before``: if that is the cached position and the new ids follow it with no
+        gap, no one else appended meanwhile and the store stays known up to its last
+        record, with no further look. The door's own decisions are folded already
+        (``fold_pending``); events appended as they are (seals, a log's records) are
+        folded into the streams the cache holds (no stream is read or added for them)."""
+        if not (
+            ids
+            and before == self._synced_seq
+            and ids[0] == before + 1
+            and ids[-1] - ids[0] == len(ids) - 1
+        ):
+            return
+        for event in events:
+            cached = self._cache.get(event.originator_id)
+            if cached is not None and event.originator_version > cached.version:
+                self._fold_one(event)
+        self._synced_seq = ids[-1]
 
     @contextmanager
     def session(self, look: bool = True) -> Iterator[Self]:

@@ -55,6 +55,8 @@ GENESIS = bytes(32)
 """The predecessor of every stream's first event, and the digest before the first seal."""
 PREFIX_BYTES = 4
 DEFAULT_SEAL_EVERY = 1000
+REMEMBERED = 100_000
+"""At most about this many of its own appends a store keeps for its next seal."""
 
 
 FRAME = ("originator_id", "originator_version", "at_ms", LINK_KEY)
@@ -181,6 +183,10 @@ class Chain:
         self.sealed_version = 0
         """The tournament stream's version when ``sealed`` was known to be the last seal."""
         self._sealing = False
+        self.appended: list[tuple[int, bytes, str, int, int, bool]] = []
+        """(notification id, link, stream, version, at_ms, is a seal) of this store's own
+        last appends, with no gap between them: a seal due right after them that they
+        cover from the last seal on needs no read of the log."""
 
     @property
     def mapper(self) -> ChainMapper:
@@ -230,16 +236,47 @@ class Chain:
     def done(self) -> None:
         self.mapper.pending.clear()
 
-    def saved(self, events: Sequence[Event], links: Sequence[bytes], last_seq: int | None) -> None:
+    def saved(self, events: Sequence[Event], links: Sequence[bytes], ids: Sequence[int]) -> None:
+        """After an append: the heads of the streams, what a seal may take from memory,
+        and the seal when one is due."""
         for event, link in zip(events, links, strict=True):
             self.heads[event.originator_id] = (event.originator_version, link)
-        if self._sealing or not self.seal_every or last_seq is None:
+        if not self.seal_every or not ids:
+            return
+        self._remember(events, links, ids)
+        if self._sealing:
             return
         try:
-            if self.seal_due(last_seq):
-                self.seal()
+            if self.seal_due(ids[-1]):
+                self.seal(through=ids[-1])
         except Exception:  # the events are stored: a seal that fails waits for the next
             log.warning("automatic seal failed; the next one covers the same events", exc_info=True)
+
+    def _remember(
+        self, events: Sequence[Event], links: Sequence[bytes], ids: Sequence[int]
+    ) -> None:
+        follows = not self.appended or self.appended[-1][0] + 1 == ids[0]
+        if not follows or len(self.appended) > REMEMBERED:
+            self.appended.clear()
+        if ids[-1] - ids[0] != len(ids) - 1:  # another writer's records among them
+            return
+        seal = ChainSealed.__name__
+        self.appended.extend(
+            (seq, link, e.originator_id, e.originator_version, e.at_ms, e.kind == seal)
+            for seq, link, e in zip(ids, links, events, strict=True)
+        )
+
+    def remembered_after(
+        self, seq: int, through: int
+    ) -> list[tuple[int, bytes, str, int, int, bool]] | None:
+        """This store's own appends after ``seq`` up to ``through`` when they are every
+        event in between (no other writer's among them), else None."""
+        if not self.appended or self.appended[-1][0] != through:
+            return None
+        first = self.appended[0][0]
+        if first > seq + 1:
+            return None
+        return self.appended[seq + 1 - first :] if seq >= first else list(self.appended)
 
     def seal_due(self, last_seq: int) -> bool:
         """Whether the log reached ``seal_every`` positions past the last seal.
@@ -299,12 +336,14 @@ class Chain:
                 break
         return SealPoint(last.events_before, digest, seq)
 
-    def seal(self, minimum: int = 1) -> ChainSealed | None:
+    def seal(self, minimum: int = 1, through: int | None = None) -> ChainSealed | None:
         """Append a seal over every event not yet sealed (at least ``minimum`` of them).
 
         Needs the tournament to exist (the seal lives on its stream). Returns None
         when there is nothing to seal or another writer moved the tournament stream
-        first (the next seal covers the same events).
+        first (the next seal covers the same events). ``through``: the log's last
+        notification id as this store's own append just left it; the events this store
+        appended up to it are then taken from memory when they are all the unsealed ones.
         """
         tournament = self.store.first_tournament()  # the seals' stream is the store's first
         if tournament is None or self._sealing:
@@ -317,10 +356,12 @@ class Chain:
         links: list[bytes] = []
         last_seq, latest_ms, seals = point.seq, 0, 0
         heads: dict[str, int] = {}
-        for notification, link, at_ms, is_seal in self.records_after(point.seq):
+        remembered = self.remembered_after(point.seq, through) if through is not None else None
+        records = remembered if remembered is not None else self._records(point.seq)
+        for seq, link, stream, version, at_ms, is_seal in records:
             links.append(link or GENESIS)
-            heads[str(notification.originator_id)] = notification.originator_version
-            last_seq, latest_ms = notification.id, max(latest_ms, at_ms)
+            heads[stream] = version
+            last_seq, latest_ms = seq, max(latest_ms, at_ms)
             seals += is_seal
         if len(links) - seals < max(minimum, 1):
             return None  # nothing but earlier seals to cover
@@ -345,4 +386,16 @@ class Chain:
             self._sealing = False
         self.sealed = SealPoint(point.events + len(links), digest, last_seq)
         self.sealed_version = seal.originator_version
+        self.appended = [r for r in self.appended if r[0] > last_seq]
         return seal
+
+    def _records(self, seq: int) -> Iterator[tuple[int, bytes | None, str, int, int, bool]]:
+        for notification, link, at_ms, is_seal in self.records_after(seq):
+            yield (
+                notification.id,
+                link,
+                str(notification.originator_id),
+                notification.originator_version,
+                at_ms,
+                is_seal,
+            )

@@ -32,7 +32,8 @@ again under the same id.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,9 @@ from adapters.store.application import (
     store_env,
     store_url,
 )
-from adapters.store.cache import EVOLVERS, StateCache, logical_event, stored_event
+from adapters.store.cache import EVOLVERS, Cached, StateCache, logical_event, stored_event
 from adapters.store.chain import Chain
+from adapters.store.log_writer import Inserted, log_writer
 from adapters.store.postgres import set_up_postgres
 from adapters.store.views import TournamentView, game_order
 from engine.arbiter import board_log as board_logs
@@ -108,6 +110,25 @@ class Batch:
     touched: set[str] = field(default_factory=set)
     ids: dict[str, tuple[str, list[Event]]] = field(default_factory=dict)
     """command_id -> (digest, events) of the commands decided under an id in the batch."""
+    reads: set[str] = field(default_factory=set)
+    """Every stream the batch's decisions read (stored names): another writer's event on
+    one of them, or on a stream the batch appends to, makes the batch decide again."""
+    before: dict[str, Cached | None] = field(default_factory=dict)
+    """The cached state of each stream the batch appends to, as it was before the batch."""
+
+
+class Stale(Exception):
+    """Another writer appended to a stream a batch read or writes, after the cached
+    states it was decided on: nothing was appended, the cached states caught up."""
+
+
+ATTEMPTS = 8
+"""How many times a command (or a batch) is decided again while other writers keep
+changing what it reads, before it is answered ``conflict``."""
+CONFLICT_MESSAGE = (
+    "other commands kept changing what this command reads ({attempts} decisions in a row "
+    "were overtaken); nothing was appended: send it again"
+)
 
 
 @dataclass
@@ -161,13 +182,20 @@ class Store(StateCache):
         """Hash links computed at append, seals every ``chain.seal_every`` positions."""
         self._appended = False
         """Whether this store appended anything since it opened (``seal_appended``)."""
+        self.writer = log_writer(self.app.recorder)
+        """The inserts (each with the log's position it found) and the looks at the log."""
 
     @property
     def is_postgres(self) -> bool:
         return self.url.startswith(("postgresql://", "postgres://"))
 
     def close(self) -> None:
+        self.writer.close()
         self.app.close()
+
+    def last_seq(self) -> int:
+        """The log's last notification id: one query on the writer's own connection."""
+        return self.writer.last_id()
 
     def seal_appended(self) -> Event | None:
         """Seal if this store appended anything since it opened: the end of a command
@@ -273,30 +301,49 @@ class Store(StateCache):
 
     def append(self, events: Sequence[Event]) -> list[int]:
         """Append events in one transaction; Conflict if a stream moved on meanwhile."""
-        if not events:
-            return []
+        return self._append(events, None).ids if events else []
+
+    def _append(
+        self, events: Sequence[Event], after: int | None, batch: Batch | None = None
+    ) -> Inserted:
+        """Append events in one transaction: with ``after``, only while the log is still
+        at that position, or moved on streams the ``batch``'s decisions did not read
+        (what moved is taken into the cached states, and the insert made again); else
+        Stale, with the cached states caught up. Conflict (nothing appended) when a
+        stream's version is taken, as when events are appended as they are."""
         links = self.chain.link(events)
         try:
-            recordings = self.app.save(*events)
+            records = [self.app.mapper.to_stored_event(e) for e in events]
         except UnicodeEncodeError:
             raise MalformedCommand(
                 "the command holds text that is not Unicode (a lone surrogate such as "
                 "\\ud800); nothing was appended"
             ) from None
-        except IntegrityError:
-            streams = sorted({e.originator_id for e in events})
-            self.forget(streams)
-            self.chain.forget(streams)
-            raise Conflict(
-                f"another command changed {', '.join(streams)} first; "
-                "nothing was appended: read the new state and decide again"
-            ) from None
         finally:
             self.chain.done()
-        ids = [r.notification.id for r in recordings]
+        streams = {e.originator_id for e in events}
+        while True:
+            try:
+                inserted = self.writer.insert(records, after)
+            except IntegrityError:
+                self.forget(streams | (batch.touched if batch is not None else set()))
+                self.chain.forget(streams)
+                if batch is not None:
+                    raise Stale from None
+                raise Conflict(
+                    f"another command changed {', '.join(sorted(streams))} first; "
+                    "nothing was appended: read the new state and decide again"
+                ) from None
+            if inserted.ids:
+                break
+            assert batch is not None and after is not None
+            if not self.catch_up(inserted.before, batch.before, batch.reads):
+                raise Stale  # what it read moved: its states are back as they were, caught up
+            after = inserted.before
         self._appended = True
-        self.chain.saved(events, links, ids[-1] if ids else None)
-        return ids
+        self.saved(inserted.before, inserted.ids, events)
+        self.chain.saved(events, links, inserted.ids)
+        return inserted
 
     def seal(self) -> Event | None:
         """Seal every event not yet sealed (docs/audit.md); None if nothing to seal."""
@@ -352,7 +399,7 @@ class Store(StateCache):
             recorded.append(command_applied(command_id, digest, cmd, events))
             batch.ids[command_id] = (digest, events)
         for event in recorded:
-            self.fold_pending(event, self._read_for_pending)
+            self.fold_pending(event, self._read_for_pending, batch.before)
             batch.touched.add(event.originator_id)
         batch.pending.extend(recorded)
         return Decided(cmd, events)
@@ -368,14 +415,39 @@ class Store(StateCache):
             self.fold(stream, EVOLVERS[kind], namespace)
 
     def _save(self, batch: Batch) -> None:
-        """Append what the batch decided, in one transaction; on failure the cached
-        states it folded are dropped (read again when next needed)."""
+        """Append what the batch decided, in one transaction, if the log is still where
+        its decisions read the cached states (or moved only on streams they did not read);
+        Stale otherwise. A batch with nothing to append (refusals, repeats) stands on the
+        same condition, checked by one look. On failure the cached states it folded are
+        dropped (read again when next needed)."""
+        if not batch.pending:
+            self._confirm(batch)
+            return
         try:
-            ids = self.append(batch.pending)
+            self._append(batch.pending, self._synced_seq, batch)
+        except Stale:
+            raise
         except BaseException:
             self.forget(batch.touched)
             raise
-        self.saved(ids)
+
+    def _confirm(self, batch: Batch) -> None:
+        """Stale unless the log is still at the cached position or moved only on streams
+        the batch's decisions did not read (what moved is taken into the cached states)."""
+        current = self.last_seq()
+        if current != self._synced_seq and not self.catch_up(current, batch.before, batch.reads):
+            raise Stale
+
+    @contextmanager
+    def _deciding(self, batch: Batch) -> Iterator[None]:
+        """Decisions on the cached states as they are (the store is looked at first only
+        when nothing is cached yet), noting every stream they read."""
+        with self.session(look=not self._cache):
+            self.reads = batch.reads
+            try:
+                yield
+            finally:
+                self.reads = None
 
     def _batch(self) -> Batch:
         return Batch(self.wall_clock())
@@ -385,29 +457,28 @@ class Store(StateCache):
 
         With a ``command_id`` already applied, the events it appended then (nothing
         is appended now); AlreadyRecorded for a ``play_move`` whose ``ply`` holds it."""
-        with self.session():
-            batch = self._batch()
+        for _ in range(ATTEMPTS):
+            try:
+                return self._execute_once(raw)
+            except Stale:
+                continue
+        raise Conflict(CONFLICT_MESSAGE.format(attempts=ATTEMPTS))
+
+    def _execute_once(self, raw: object) -> tuple[Command, list[Event]]:
+        batch = self._batch()
+        with self._deciding(batch):
             try:
                 decided = self._decide_in(batch, raw)
+            except (CommandRefused, AlreadyRecorded):
+                self.restore(batch.before)
+                self._confirm(batch)  # a refusal stands only on the current state
+                raise
             except BaseException:
                 self.forget(batch.touched)
                 raise
-            if decided.repeat:
-                return decided.command, decided.events
-            try:
-                self._save(batch)
-            except Conflict:
-                earlier = self._applied_meanwhile(raw)  # the same id, sent twice at once
-                if earlier is None:
-                    raise
-                return decided.command, earlier
+        if not decided.repeat:
+            self._save(batch)
         return decided.command, decided.events
-
-    def _applied_meanwhile(self, raw: object) -> list[Event] | None:
-        _, command_id, digest = command_identity(raw)
-        if command_id is None or digest is None:
-            return None
-        return self.applied(command_id, digest)
 
     def handle(self, raw: object) -> dict[str, Any]:
         """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
@@ -425,29 +496,32 @@ class Store(StateCache):
         For clock readings from many boards (``performance-facts.md``: one save
         per event is fsync- or round-trip-bound). Each command is decided on the
         state left by the ones before it in the batch; a refused command appends
-        nothing and the others go on. If the save conflicts with another writer,
-        the batch is decided again command by command. Returns one contract
-        answer per command, in order. A ``command_id`` already applied (in the
-        store or earlier in the batch) answers as it did then.
+        nothing and the others go on. If another writer changed what the batch read
+        meanwhile, the batch is decided again on the new state (and, if that keeps
+        happening, command by command). Returns one contract answer per command, in
+        order. A ``command_id`` already applied (in the store or earlier in the batch)
+        answers as it did then.
         """
         raws = list(raws)
-        answers: list[dict[str, Any]] = []
-        with self.session():
+        for _ in range(ATTEMPTS):
             batch = self._batch()
-            for raw in raws:
-                try:
-                    decided = self._decide_in(batch, raw)
-                except AlreadyRecorded as repeat:
-                    answers.append(duplicate_answer(repeat))
-                except CommandRefused as refused:
-                    answers.append({"ok": False, "error": refused.as_error()})
-                else:
-                    answers.append(answer_of(decided.events))
-        try:
-            self._save(batch)
-        except Conflict:
-            return [self.handle(raw) for raw in raws]
-        return answers
+            answers: list[dict[str, Any]] = []
+            with self._deciding(batch):
+                for raw in raws:
+                    try:
+                        decided = self._decide_in(batch, raw)
+                    except AlreadyRecorded as repeat:
+                        answers.append(duplicate_answer(repeat))
+                    except CommandRefused as refused:
+                        answers.append({"ok": False, "error": refused.as_error()})
+                    else:
+                        answers.append(answer_of(decided.events))
+            try:
+                self._save(batch)
+            except Stale:
+                continue
+            return answers
+        return [self.handle(raw) for raw in raws]
 
     def execute_all(self, raws: Iterable[object]) -> list[tuple[Command, list[Event]]]:
         """Decide several commands and append all their events in one save, or none.
@@ -458,17 +532,30 @@ class Store(StateCache):
         absent. Each command may carry a ``command_id`` and name its tournament (a new
         one is created and listed) as through ``handle``. Returns (command, events)
         for each command, in order."""
+        raws = list(raws)
+        for _ in range(ATTEMPTS):
+            try:
+                return self._execute_all_once(raws)
+            except Stale:
+                continue
+        raise Conflict(CONFLICT_MESSAGE.format(attempts=ATTEMPTS))
+
+    def _execute_all_once(self, raws: list[object]) -> list[tuple[Command, list[Event]]]:
         decided: list[tuple[Command, list[Event]]] = []
-        with self.session():
-            batch = self._batch()
+        batch = self._batch()
+        with self._deciding(batch):
             try:
                 for raw in raws:
                     one = self._decide_in(batch, raw)
                     decided.append((one.command, one.events))
+            except (CommandRefused, AlreadyRecorded):
+                self.restore(batch.before)
+                self._confirm(batch)
+                raise
             except BaseException:
                 self.forget(batch.touched)
                 raise
-            self._save(batch)
+        self._save(batch)
         return decided
 
     def applied(self, command_id: str, digest: str) -> list[Event] | None:

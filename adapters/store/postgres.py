@@ -1,17 +1,66 @@
-"""PostgreSQL set-up: the schema, its table, type and insert function, made once."""
+"""PostgreSQL set-up: the schema, its table, type and insert functions, made once.
+
+Beside the library's own insert function, the store appends through one of its own
+(``append_function``): in one call, it locks the events table against other writers
+(``EXCLUSIVE``, as the library's own inserts without a function do: readers go on,
+and notification ids are issued in commit order), reads the log's last notification
+id, and, when that is the position the caller decided on (or none is asked), inserts
+the records, notifies the followers and returns the new ids, each row with the
+position it found. When the log is elsewhere it inserts nothing and answers one row:
+that position, and no id (``adapters.store.log_writer``)."""
 
 from __future__ import annotations
 
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg.errors import DuplicateObject
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Composed, Identifier
 
 SETUP_LOCK = "candidates: set up the schema {schema}"
+APPEND_FUNCTION = "candidates_append_{id_type}"
+
+
+def append_function_name(recorder: PostgresApplicationRecorder) -> str:
+    return APPEND_FUNCTION.format(id_type=recorder.datastore.originator_id_type)
+
+
+def append_function(recorder: PostgresApplicationRecorder) -> Composed:
+    """The statement that creates the store's append function in the recorder's schema."""
+    datastore = recorder.datastore
+    return SQL(
+        "CREATE OR REPLACE FUNCTION {schema}.{function}"
+        "(events {schema}.{event}[], expected bigint) "
+        "RETURNS TABLE (log_before bigint, appended bigint) "
+        "LANGUAGE plpgsql AS $BODY$ "
+        "DECLARE last_id bigint; "
+        "BEGIN "
+        "    LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
+        "    SELECT coalesce(max(t.notification_id), 0) INTO last_id FROM {schema}.{table} t; "
+        "    IF expected IS NOT NULL AND last_id <> expected THEN "
+        "        RETURN QUERY SELECT last_id, NULL::bigint; "
+        "        RETURN; "
+        "    END IF; "
+        "    NOTIFY {channel}; "
+        "    RETURN QUERY WITH inserted AS ("
+        "        INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
+        "        SELECT e.originator_id, e.originator_version, e.topic, e.state "
+        "        FROM unnest(events) AS e "
+        "        RETURNING {table}.notification_id AS id) "
+        "    SELECT last_id, inserted.id FROM inserted; "
+        "END; $BODY$"
+    ).format(
+        schema=Identifier(datastore.schema),
+        function=Identifier(append_function_name(recorder)),
+        event=Identifier(recorder.stored_event_type_name),
+        table=Identifier(recorder.events_table_name),
+        channel=Identifier(recorder.channel_name),
+    )
+
+
 """Names the advisory lock held while a PostgreSQL schema is set up."""
 
 
 def set_up_postgres(recorder: PostgresApplicationRecorder) -> bool:
-    """Create the schema, its table, type and insert function once; True if it did.
+    """Create the schema, its table, type and insert functions once; True if it did.
 
     Every open of a PostgreSQL store comes here (``candidates init`` too), under
     a session advisory lock named after the schema: the first process creates
@@ -28,10 +77,21 @@ def set_up_postgres(recorder: PostgresApplicationRecorder) -> bool:
             row = conn.execute(
                 "SELECT to_regclass(%s) IS NOT NULL AS has_table, EXISTS (SELECT 1 FROM "
                 "pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                "WHERE n.nspname = %s AND p.proname = %s) AS has_function",
-                (table, schema, recorder.pg_function_name_insert_events),
+                "WHERE n.nspname = %s AND p.proname = %s) AS has_function, EXISTS (SELECT 1 "
+                "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = %s AND p.proname = %s) AS has_append",
+                (
+                    table,
+                    schema,
+                    recorder.pg_function_name_insert_events,
+                    schema,
+                    append_function_name(recorder),
+                ),
             ).fetchone()
             ready = row is not None and row["has_table"] and row["has_function"]
+            if ready and row is not None and not row["has_append"]:
+                # a store set up before the function: it gains it
+                conn.execute(append_function(recorder), prepare=False)
             if not ready:
                 conn.execute(SQL("CREATE SCHEMA IF NOT EXISTS {}").format(Identifier(schema)))
                 for statement in recorder.sql_create_statements:
@@ -40,6 +100,7 @@ def set_up_postgres(recorder: PostgresApplicationRecorder) -> bool:
                     except DuplicateObject:  # a type left by an earlier, interrupted set-up
                         if "CREATE TYPE" not in statement.as_string():
                             raise
+                conn.execute(append_function(recorder), prepare=False)
         finally:
             conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
     datastore.register_type_adapters()

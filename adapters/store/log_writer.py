@@ -1,0 +1,218 @@
+"""The store's writes and its looks at the log, each one request to the database.
+
+``insert(records, after)`` appends stored records in one transaction that first
+reads the log's last notification id (its position) under the writers' lock: with
+``after`` given, the records are appended only if the log is still there (no other
+writer appended since the state the decision was made on), else nothing is and the
+answer says where the log is. Either way the answer carries the position the
+transaction saw before its own records, so the caller knows whether its cached
+states now stand at its last record without another look.
+
+``last_id()`` is the look: the log's last notification id, one indexed query on a
+connection of the writer's own (no pooled transaction around it).
+
+- **SQLite**: ``BEGIN IMMEDIATE`` takes the database's write lock first, so the
+  position read and the insert see one state and no other writer commits between
+  them; notification ids are rowids, each one more than the largest before it.
+- **PostgreSQL**: one call of the store's own database function
+  (``adapters.store.postgres``), which locks the events table against other writers
+  (``EXCLUSIVE``: readers go on), reads the position, inserts, and notifies the
+  followers, in one round trip; the look goes through libpq directly.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import psycopg
+from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+from psycopg.sql import SQL, Identifier
+from psycopg.types.composite import register_composite
+
+from adapters.store.postgres import append_function_name
+
+
+@dataclass(frozen=True)
+class Inserted:
+    """What one insert transaction found and did."""
+
+    before: int
+    """The log's last notification id when the transaction began (0: empty)."""
+    ids: list[int]
+    """The notification ids of the records appended, in order; empty when the log was
+    not at ``after`` (nothing appended)."""
+
+
+class LogWriter(Protocol):
+    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted: ...
+
+    def last_id(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
+def log_writer(recorder: object) -> LogWriter:
+    """The writer for the application recorder of a store."""
+    if isinstance(recorder, PostgresApplicationRecorder):
+        return PostgresLogWriter(recorder)
+    if isinstance(recorder, SQLiteApplicationRecorder):
+        return SQLiteLogWriter(recorder)
+    raise TypeError(f"no log writer for {type(recorder).__name__}")
+
+
+class SQLiteLogWriter:
+    """Writes and looks on a connection of its own (a file), or on the pool's writer
+    connection (a database in memory, which a second connection would not see)."""
+
+    def __init__(self, recorder: SQLiteApplicationRecorder) -> None:
+        self.datastore = recorder.datastore
+        table = recorder.events_table_name
+        self.insert_sql = f"INSERT INTO {table} VALUES (?,?,?,?)"
+        self.last_sql = f"SELECT MAX(rowid) FROM {table}"
+        self.ids_sql = f"SELECT rowid FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?"
+        self.lock = threading.Lock()
+        self.own: sqlite3.Connection | None = None
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        pool = self.datastore.pool
+        if pool.is_sqlite_memory_mode:
+            with self.datastore.get_connection(commit=True) as pooled:
+                yield pooled.cursor().sqlite_cursor.connection
+            return
+        with self.lock:
+            if self.own is None:
+                self.own = sqlite3.connect(
+                    pool.db_name,
+                    uri=True,
+                    check_same_thread=False,
+                    isolation_level=None,
+                    timeout=pool.lock_timeout or 5,
+                )
+            yield self.own
+
+    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
+        rows = [(str(r.originator_id), r.originator_version, r.topic, r.state) for r in records]
+        with self.connection() as conn:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise OperationalError(exc) from exc
+            try:
+                before = conn.execute(self.last_sql).fetchone()[0] or 0
+                if after is not None and before != after:
+                    conn.execute("ROLLBACK")
+                    return Inserted(before, [])
+                conn.executemany(self.insert_sql, rows)
+                last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+                if last == before + len(rows):
+                    ids = list(range(before + 1, last + 1))
+                else:  # not the usual rowids (a table at the largest one): read them
+                    found = conn.execute(self.ids_sql, (before, len(rows))).fetchall()
+                    ids = [row[0] for row in found]
+                conn.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                conn.execute("ROLLBACK")
+                raise IntegrityError(exc) from exc
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return Inserted(before, ids)
+
+    def last_id(self) -> int:
+        with self.connection() as conn:
+            found = conn.execute(self.last_sql).fetchone()[0]
+        return int(found or 0)
+
+    def close(self) -> None:
+        with self.lock:
+            if self.own is not None:
+                self.own.close()
+                self.own = None
+
+
+class PostgresLogWriter:
+    """Writes and looks on a connection of its own, opened when first needed and again
+    after the server dropped it."""
+
+    def __init__(self, recorder: PostgresApplicationRecorder) -> None:
+        self.recorder = recorder
+        datastore = recorder.datastore
+        kwargs = datastore.pool.kwargs
+        assert isinstance(kwargs, dict)
+        self.kwargs = {k: v for k, v in kwargs.items() if k != "row_factory"}
+        schema, table = datastore.schema, recorder.events_table_name
+        self.call_sql = SQL("SELECT * FROM {}.{}(%s, %s)").format(
+            Identifier(schema), Identifier(append_function_name(recorder))
+        )
+        self.last_sql = (
+            SQL("SELECT max(notification_id) FROM {}.{}")
+            .format(Identifier(schema), Identifier(table))
+            .as_bytes(None)
+        )
+        self.lock = threading.Lock()
+        self.own: psycopg.Connection[tuple[Any, ...]] | None = None
+
+    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        if self.own is None or self.own.closed:
+            try:
+                conn = psycopg.connect(**self.kwargs, autocommit=True)
+            except psycopg.OperationalError as exc:
+                raise OperationalError(str(exc)) from exc
+            self.recorder.datastore.register_type_adapters()
+            for info in self.recorder.datastore.psycopg_type_adapters.values():
+                register_composite(info, conn, info.python_type)
+            self.own = conn
+        return self.own
+
+    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
+        events = [
+            self.recorder.construct_pg_stored_event(
+                r.originator_id, r.originator_version, r.topic, r.state
+            )
+            for r in records
+        ]
+        with self.lock:
+            conn = self._connect()
+            try:
+                rows = conn.execute(self.call_sql, (events, after), prepare=True).fetchall()
+            except psycopg.IntegrityError as exc:
+                raise IntegrityError(str(exc)) from exc
+            except psycopg.OperationalError as exc:
+                conn.close()  # the outcome is unknown: the caller looks at the log again
+                raise OperationalError(str(exc)) from exc
+        before = int(rows[0][0]) if rows else 0
+        ids = sorted(int(row[1]) for row in rows if row[1] is not None)
+        return Inserted(before, ids)
+
+    def last_id(self) -> int:
+        with self.lock:
+            for attempt in (1, 2):
+                conn = self._connect()
+                try:
+                    result = conn.pgconn.exec_(self.last_sql)
+                except psycopg.OperationalError as exc:
+                    error = str(exc)
+                else:
+                    if result.status == psycopg.pq.ExecStatus.TUPLES_OK:
+                        value = result.get_value(0, 0)
+                        return int(value) if value else 0
+                    error = (result.error_message or b"").decode(errors="replace")
+                conn.close()  # dropped by the server: a look is safe to make again
+                if attempt == 2:
+                    raise OperationalError(f"cannot look at the store's log: {error}")
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        with self.lock:
+            if self.own is not None:
+                self.own.close()
+                self.own = None
