@@ -67,6 +67,7 @@ it without being declared.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from abc import ABC, abstractmethod
@@ -138,6 +139,11 @@ class FieldSpec:
     note: str = ""
     """What the field means in this command (its declaration's ``notes``, else
     ``COMMON_NOTES``)."""
+
+    @functools.cached_property
+    def where(self) -> str:
+        """The field as a refusal names it (``field 'at'``)."""
+        return f"field {self.wire!r}"
 
 
 @dataclass(frozen=True)
@@ -242,6 +248,11 @@ class CommandSpec:
 
     def field(self, wire: str) -> FieldSpec | None:
         return next((f for f in self.fields if f.wire == wire), None)
+
+    @functools.cached_property
+    def wires(self) -> frozenset[str]:
+        """Every key a command of this kind may carry (``cmd`` and its fields' names)."""
+        return frozenset({"cmd", *(f.wire for f in self.fields)})
 
 
 REGISTRY: dict[str, CommandSpec] = {}
@@ -360,8 +371,8 @@ def parse_command(raw: object) -> Command:
     if spec is None:
         known = ", ".join(sorted(REGISTRY))
         raise MalformedCommand(f"unknown command {name!r}; known commands: {known}")
-    unknown = sorted(set(raw) - {f.wire for f in spec.fields} - {"cmd"})
-    if unknown:
+    if not spec.wires.issuperset(raw):
+        unknown = sorted(set(raw) - spec.wires)
         raise MalformedCommand(f"{name}: unknown field(s) {', '.join(map(repr, unknown))}")
     values: dict[str, Any] = {}
     for f in spec.fields:
@@ -374,5 +385,5 @@ def parse_command(raw: object) -> Command:
             if f.nullable:
                 values[f.attribute] = None  # given, and null: e.g. no clock running
             continue  # an optional null counts as absent
-        values[f.attribute] = f.check(f"field {f.wire!r}", value)
+        values[f.attribute] = f.check(f.where, value)
     return spec.cls(**values)

@@ -121,20 +121,40 @@ class Event:
 
     def payload(self) -> dict[str, Any]:
         """The event's own fields (without stream and version)."""
-        skip = ("originator_id", "originator_version")
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
+        return {name: getattr(self, name) for name in _payload_names(type(self))}
 
     def to_wire(self) -> dict[str, Any]:
         """The contract's form: type, stream, version, ``at`` as ISO text, then the fields."""
-        body = self.payload()
-        body.pop("at_ms")
-        return {
+        wire = {
             "type": type(self).__name__,
             "stream": self.originator_id,
             "version": self.originator_version,
             "at": format_instant(self.at_ms),
-            **body,
         }
+        for name in _wire_names(type(self)):
+            wire[name] = getattr(self, name)
+        return wire
+
+
+_PAYLOAD_NAMES: dict[type, tuple[str, ...]] = {}
+_WIRE_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _payload_names(cls: type) -> tuple[str, ...]:
+    """An event class's own fields, in declaration order (``Event.payload``)."""
+    names = _PAYLOAD_NAMES.get(cls)
+    if names is None:
+        skip = ("originator_id", "originator_version")
+        names = _PAYLOAD_NAMES[cls] = tuple(f.name for f in fields(cls) if f.name not in skip)
+    return names
+
+
+def _wire_names(cls: type) -> tuple[str, ...]:
+    """The fields ``Event.to_wire`` writes after ``at``, in declaration order."""
+    names = _WIRE_NAMES.get(cls)
+    if names is None:
+        names = _WIRE_NAMES[cls] = tuple(n for n in _payload_names(cls) if n != "at_ms")
+    return names
 
 
 # --- tournament stream -------------------------------------------------------

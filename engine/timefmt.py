@@ -8,6 +8,7 @@ refused rather than guessed.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, date, datetime
 
 from engine.errors import MalformedCommand
@@ -50,8 +51,13 @@ def read_instant(where: str, text: object) -> int:
 
 def format_instant(at_ms: int) -> str:
     """Return the contract's ISO form (UTC, milliseconds, ``Z``) of epoch ms."""
-    moment = datetime.fromtimestamp(at_ms / 1000, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at_ms % 1000:03d}Z"
+    return _second_text(at_ms // 1000) + f"{at_ms % 1000:03d}Z"
+
+
+@functools.lru_cache(maxsize=4096)
+def _second_text(seconds: int) -> str:
+    """``YYYY-MM-DDTHH:MM:SS.`` of a UTC second (many instants of a batch share theirs)."""
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.")
 
 
 def clock_text(ms: int | None) -> str:

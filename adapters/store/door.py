@@ -122,6 +122,8 @@ class Stale(Exception):
     states it was decided on: nothing was appended, the cached states caught up."""
 
 
+CLOCK_READERS = frozenset({"clock_reading", "play_move"})
+"""Commands whose decision reads their game's clock log (a move with the clock's times)."""
 ATTEMPTS = 8
 """How many times a command (or a batch) is decided again while other writers keep
 changing what it reads, before it is answered ``conflict``."""
@@ -507,6 +509,7 @@ class Store(StateCache):
             batch = self._batch()
             answers: list[dict[str, Any]] = []
             with self._deciding(batch):
+                self._read_clock_logs(raws)
                 for raw in raws:
                     try:
                         decided = self._decide_in(batch, raw)
@@ -522,6 +525,23 @@ class Store(StateCache):
                 continue
             return answers
         return [self.handle(raw) for raw in raws]
+
+    def _read_clock_logs(self, raws: list[object]) -> None:
+        """The clock logs the batch's readings and moves will read, those the cache does
+        not hold read in one request per tournament (a batch of readings from many
+        boards, ``TournamentView.clock_logs``)."""
+        games: dict[str | None, list[str]] = {}
+        for raw in raws:
+            if isinstance(raw, dict) and raw.get("cmd") in CLOCK_READERS:
+                game, tournament = raw.get("game"), raw.get("tournament")
+                if isinstance(game, str) and isinstance(tournament, str | None):
+                    games.setdefault(tournament, []).append(game)
+        for tournament, game_ids in games.items():
+            try:
+                view = self.view(tournament)
+            except CommandRefused:
+                continue  # its commands are refused, each with its answer
+            view.clock_logs(game_ids)
 
     def execute_all(self, raws: Iterable[object]) -> list[tuple[Command, list[Event]]]:
         """Decide several commands and append all their events in one save, or none.

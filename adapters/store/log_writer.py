@@ -9,7 +9,9 @@ transaction saw before its own records, so the caller knows whether its cached
 states now stand at its last record without another look.
 
 ``last_id()`` is the look: the log's last notification id, one indexed query on a
-connection of the writer's own (no pooled transaction around it).
+connection of the writer's own (no pooled transaction around it). ``tails(streams,
+limit)`` reads the last records of several streams in one request (the clock logs of
+a batch of boards' readings, ``adapters.store.views``).
 
 - **SQLite**: ``BEGIN IMMEDIATE`` takes the database's write lock first, so the
   position read and the insert see one state and no other writer commits between
@@ -55,6 +57,8 @@ class LogWriter(Protocol):
 
     def last_id(self) -> int: ...
 
+    def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]: ...
+
     def close(self) -> None: ...
 
 
@@ -77,6 +81,10 @@ class SQLiteLogWriter:
         self.insert_sql = f"INSERT INTO {table} VALUES (?,?,?,?)"
         self.last_sql = f"SELECT MAX(rowid) FROM {table}"
         self.ids_sql = f"SELECT rowid FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?"
+        self.tail_sql = (
+            f"SELECT originator_version, topic, state FROM {table} "
+            "WHERE originator_id = ? ORDER BY originator_version DESC LIMIT ?"
+        )
         self.lock = threading.Lock()
         self.own: sqlite3.Connection | None = None
 
@@ -132,6 +140,15 @@ class SQLiteLogWriter:
             found = conn.execute(self.last_sql).fetchone()[0]
         return int(found or 0)
 
+    def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]:
+        """The last ``limit`` records of each stream, newest first (none: absent)."""
+        found: dict[str, list[StoredEvent]] = {}
+        with self.connection() as conn:
+            for stream in streams:
+                rows = conn.execute(self.tail_sql, (stream, limit)).fetchall()
+                found[stream] = [StoredEvent(stream, v, t, s) for v, t, s in rows]
+        return found
+
     def close(self) -> None:
         with self.lock:
             if self.own is not None:
@@ -158,6 +175,11 @@ class PostgresLogWriter:
             .format(Identifier(schema), Identifier(table))
             .as_bytes(None)
         )
+        self.tails_sql = SQL(
+            "SELECT e.originator_id, e.originator_version, e.topic, e.state "
+            "FROM unnest(%s::text[]) AS s(id) CROSS JOIN LATERAL (SELECT * FROM {}.{} t "
+            "WHERE t.originator_id = s.id ORDER BY t.originator_version DESC LIMIT %s) AS e"
+        ).format(Identifier(schema), Identifier(table))
         self.lock = threading.Lock()
         self.own: psycopg.Connection[tuple[Any, ...]] | None = None
 
@@ -210,6 +232,20 @@ class PostgresLogWriter:
                 if attempt == 2:
                     raise OperationalError(f"cannot look at the store's log: {error}")
         raise AssertionError("unreachable")
+
+    def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]:
+        """The last ``limit`` records of each stream, newest first, in one round trip."""
+        found: dict[str, list[StoredEvent]] = {stream: [] for stream in streams}
+        with self.lock:
+            conn = self._connect()
+            try:
+                rows = conn.execute(self.tails_sql, (list(streams), limit), prepare=True)
+                for stream, version, topic, state in rows.fetchall():
+                    found[stream].append(StoredEvent(stream, version, topic, bytes(state)))
+            except psycopg.OperationalError as exc:
+                conn.close()
+                raise OperationalError(str(exc)) from exc
+        return found
 
     def close(self) -> None:
         with self.lock:

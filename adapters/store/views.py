@@ -8,7 +8,7 @@ streams as if its tournament were alone in the store, so the engine's decisions
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,9 @@ from engine.tournament.tournament import Tournament
 
 if TYPE_CHECKING:
     from adapters.store.door import Store
+
+TAIL = 8
+"""How many of a clock stream's last events are read for its last reading at first."""
 
 
 class TournamentView:
@@ -85,8 +88,35 @@ class TournamentView:
         """
         stream = self.physical(clock_stream(game_id))
         if stream not in self.store._cache:
+            self.clock_logs([game_id])
+        if stream not in self.store._cache:
             self.store._cache[stream] = Cached(*self._clock_log_from_tail(stream, game_id))
         return self.store.fold(stream, clock_logs.evolve, self.namespace)
+
+    def clock_logs(self, game_ids: Iterable[str]) -> None:
+        """Bring into the cache the clock logs of these games it does not hold, from the
+        last ``TAIL`` events of each stream, all read in one request (a batch of
+        readings from many boards starts with this); a stream whose last ``TAIL`` events
+        hold no reading is left to ``clock_log``."""
+        cache = self.store._cache
+        wanted = {self.physical(clock_stream(g)): g for g in game_ids}
+        missing = [stream for stream in wanted if stream not in cache]
+        if not missing:
+            return
+        self.store.stream_reads += 1
+        for stream, tail in self.store.writer.tails(missing, TAIL).items():
+            if not tail:
+                cache[stream] = Cached(None, 0)
+                continue
+            version = tail[0].originator_version
+            for stored in tail:
+                event = self._decoded(stored)
+                if isinstance(event, ClockReadingRecorded):
+                    cache[stream] = Cached(ClockLog(wanted[stream], version, event), version)
+                    break
+            else:
+                if len(tail) < TAIL:  # the whole stream, and no reading in it
+                    cache[stream] = Cached(ClockLog(wanted[stream], version, None), version)
 
     def _decoded(self, stored: Any) -> Event | None:
         event = self.store.app.mapper.to_domain_event(stored)
@@ -99,7 +129,7 @@ class TournamentView:
         if not newest:
             return None, 0
         version = newest[0].originator_version
-        limit = 8
+        limit = TAIL * 8
         while True:
             tail = recorder.select_events(stream, desc=True, limit=limit)
             for stored in tail:

@@ -112,6 +112,10 @@ class Clock:
 
     def side(self, side: Side) -> SideClock:
         """One side's clock; ValueError for anything that is not a side."""
+        if side is Side.WHITE:
+            return self.white
+        if side is Side.BLACK:
+            return self.black
         return self.white if Side.of(side) is Side.WHITE else self.black
 
     def remaining_ms(self, side: Side, at_ms: int | None = None) -> int:
