@@ -25,6 +25,8 @@ from pathlib import Path
 
 import chess
 
+from engine.game.fen import epd as epd_text
+
 log = logging.getLogger(__name__)
 
 TABLE = Path(__file__).with_name("openings_table")
@@ -54,7 +56,7 @@ class OpeningsTable:
 
 def epd(board: chess.Board) -> str:
     """The position as the table keys it (an en passant square only when a capture is legal)."""
-    return board.epd(en_passant="legal")
+    return epd_text(board)
 
 
 def parse_table(texts: list[str]) -> OpeningsTable:

@@ -48,6 +48,7 @@ from engine.events import (
     ResultRecorded,
     game_stream,
 )
+from engine.game.fen import fen as fen_text
 from engine.game.record import ArbiterRecord
 from engine.rules import profile
 from engine.side import SIDES, Side
@@ -213,7 +214,7 @@ def position_fen(game: Game) -> str:
     key = (game.initial_fen, game.moves)
     fen = _fens.get(key)
     if fen is None:
-        fen = _cached_board(game).fen()
+        fen = fen_text(_cached_board(game))
         if len(_fens) > 256:
             _fens.clear()
         _fens[key] = fen
