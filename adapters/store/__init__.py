@@ -2,7 +2,8 @@
 
 The one door every command goes through (``door``: ``Store``), the application
 and where a store is (``application``), the cache of states (``cache``), one
-tournament's view (``views``), PostgreSQL set-up (``postgres``), the hash links
+tournament's view (``views``), the inserts and looks at the log (``log_writer``),
+PostgreSQL set-up (``postgres``), the hash links
 and seals (``chain``), the stored encoding (``codec``), kept projections
 (``kept``), the PostgreSQL wake-up of followers (``wakeup``) and the contract's
 queries (``queries``). Other rooms import the store's public names from here.

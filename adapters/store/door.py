@@ -1,12 +1,15 @@
 """The store's one door: every command, alone or in a batch, is decided and saved here.
 
 ``open_store(url)`` opens a store (``adapters.store.application``: a SQLite path
-or a PostgreSQL URL). Every command is decided against the current state of the
+or a PostgreSQL URL). Every command is decided against the cached states of the
 aggregates (``adapters.store.cache``) on its tournament's view
-(``adapters.store.views``) and its events are appended in one transaction; a
-refused command appends nothing. Concurrent writers are kept honest by the
-library's optimistic concurrency (a stream position can be written once): the
-loser gets a ``conflict`` error.
+(``adapters.store.views``) and its events are appended in one transaction
+(``adapters.store.log_writer``) only while the log is still at the position those
+states stand at; a refused command appends nothing. When another writer appended
+meanwhile to a stream the decision read or writes, the cache takes in what it
+appended and the command is decided again on the new state (a refusal stands only
+on the same condition); ``conflict`` only after ``ATTEMPTS`` decisions in a row were
+overtaken, or for events appended as they are on a taken stream position.
 
 The four ways in (``execute``, ``handle``, ``execute_many``, ``execute_all``)
 differ only in what a refusal does to the others of a batch; each command takes
