@@ -38,11 +38,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import msgpack
 from eventsourcing.application import Application
 from eventsourcing.persistence import Mapper, Notification, StoredEvent, Transcoder
 from eventsourcing.utils import get_topic
 
+from adapters.store.codec import pack
 from engine.errors import Conflict
 from engine.events import TOURNAMENT_STREAM, ChainSealed, Event
 from engine.tournament.tournament import Tournament
@@ -74,7 +74,7 @@ def event_fields(event: Event) -> dict[str, Any]:
 
 def canonical(stream: str, version: int, kind: str, at_ms: int, body: dict[str, Any]) -> bytes:
     """The bytes a link hashes: msgpack of ``[stream, version, type, at_ms, fields]``."""
-    return msgpack.packb([stream, version, kind, at_ms, body], use_bin_type=True)  # type: ignore[no-any-return]
+    return pack([stream, version, kind, at_ms, body])
 
 
 def event_canonical(event: Event) -> bytes:
