@@ -287,6 +287,9 @@ class Chain:
             return False
         tournament = self.store.first_tournament()  # the seals' stream, as in ``seal``
         if tournament is None:
+            # no tournament, no seal yet: the log's start is the last seal point, so the
+            # next appends compare with it instead of looking for a tournament each time
+            self.sealed, self.sealed_version = SealPoint(0, GENESIS, 0), 0
             return False
         if self.sealed is None or tournament.version != self.sealed_version:
             self.sealed = self.last_seal_point()
