@@ -327,7 +327,7 @@ class Store(StateCache):
         finally:
             self.chain.done()
         streams = {e.originator_id for e in events}
-        while True:
+        for attempt in range(ATTEMPTS + 1):
             try:
                 inserted = self.writer.insert(records, after)
             except IntegrityError:
@@ -344,6 +344,9 @@ class Store(StateCache):
             assert batch is not None and after is not None
             if not self.catch_up(inserted.before, batch.before, batch.reads):
                 raise Stale  # what it read moved: its states are back as they were, caught up
+            if attempt == ATTEMPTS:  # others keep appending: decided again, from the start
+                self.restore(batch.before)
+                raise Stale
             after = inserted.before
         self._appended = True
         self.saved(inserted.before, inserted.ids, events)

@@ -8,8 +8,8 @@ answer says where the log is. Either way the answer carries the position the
 transaction saw before its own records, so the caller knows whether its cached
 states now stand at its last record without another look.
 
-``last_id()`` is the look: the log's last notification id, one indexed query on a
-connection of the writer's own (no pooled transaction around it). ``tails(streams,
+``last_id()`` is the look: the log's last notification id, one indexed query (no
+transaction around it). ``tails(streams,
 limit)`` reads the last records of several streams in one request (the clock logs of
 a batch of boards' readings, ``adapters.store.views``).
 
@@ -19,7 +19,8 @@ a batch of boards' readings, ``adapters.store.views``).
 - **PostgreSQL**: one call of the store's own database function
   (``adapters.store.postgres``), which locks the events table against other writers
   (``EXCLUSIVE``: readers go on), reads the position, inserts, and notifies the
-  followers, in one round trip; the look goes through libpq directly.
+  followers, in one round trip; the look goes through libpq directly. Both use the
+  store's pooled connection (no connection more).
 """
 
 from __future__ import annotations
@@ -29,14 +30,13 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.sql import SQL, Identifier
-from psycopg.types.composite import register_composite
 
 from adapters.store.postgres import append_function_name
 
@@ -157,16 +157,14 @@ class SQLiteLogWriter:
 
 
 class PostgresLogWriter:
-    """Writes and looks on a connection of its own, opened when first needed and again
-    after the server dropped it."""
+    """Writes and looks on the store's own pooled connection (no connection more per
+    store: a PostgreSQL server's connections are counted); the look goes through libpq
+    directly, without a cursor."""
 
     def __init__(self, recorder: PostgresApplicationRecorder) -> None:
         self.recorder = recorder
-        datastore = recorder.datastore
-        kwargs = datastore.pool.kwargs
-        assert isinstance(kwargs, dict)
-        self.kwargs = {k: v for k, v in kwargs.items() if k != "row_factory"}
-        schema, table = datastore.schema, recorder.events_table_name
+        self.datastore = recorder.datastore
+        schema, table = self.datastore.schema, recorder.events_table_name
         self.call_sql = SQL("SELECT * FROM {}.{}(%s, %s)").format(
             Identifier(schema), Identifier(append_function_name(recorder))
         )
@@ -180,20 +178,6 @@ class PostgresLogWriter:
             "FROM unnest(%s::text[]) AS s(id) CROSS JOIN LATERAL (SELECT * FROM {}.{} t "
             "WHERE t.originator_id = s.id ORDER BY t.originator_version DESC LIMIT %s) AS e"
         ).format(Identifier(schema), Identifier(table))
-        self.lock = threading.Lock()
-        self.own: psycopg.Connection[tuple[Any, ...]] | None = None
-
-    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
-        if self.own is None or self.own.closed:
-            try:
-                conn = psycopg.connect(**self.kwargs, autocommit=True)
-            except psycopg.OperationalError as exc:
-                raise OperationalError(str(exc)) from exc
-            self.recorder.datastore.register_type_adapters()
-            for info in self.recorder.datastore.psycopg_type_adapters.values():
-                register_composite(info, conn, info.python_type)
-            self.own = conn
-        return self.own
 
     def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
         events = [
@@ -202,53 +186,36 @@ class PostgresLogWriter:
             )
             for r in records
         ]
-        with self.lock:
-            conn = self._connect()
-            try:
-                rows = conn.execute(self.call_sql, (events, after), prepare=True).fetchall()
-            except psycopg.IntegrityError as exc:
-                raise IntegrityError(str(exc)) from exc
-            except psycopg.OperationalError as exc:
-                conn.close()  # the outcome is unknown: the caller looks at the log again
-                raise OperationalError(str(exc)) from exc
-        before = int(rows[0][0]) if rows else 0
-        ids = sorted(int(row[1]) for row in rows if row[1] is not None)
+        # no retry here: after a dropped connection the outcome is unknown, and the
+        # caller's next look at the log tells
+        with self.datastore.get_connection() as conn:
+            rows = conn.execute(self.call_sql, (events, after), prepare=True).fetchall()
+        before = int(rows[0]["log_before"]) if rows else 0
+        ids = sorted(int(row["appended"]) for row in rows if row["appended"] is not None)
         return Inserted(before, ids)
 
     def last_id(self) -> int:
-        with self.lock:
-            for attempt in (1, 2):
-                conn = self._connect()
-                try:
-                    result = conn.pgconn.exec_(self.last_sql)
-                except psycopg.OperationalError as exc:
-                    error = str(exc)
-                else:
-                    if result.status == psycopg.pq.ExecStatus.TUPLES_OK:
-                        value = result.get_value(0, 0)
-                        return int(value) if value else 0
-                    error = (result.error_message or b"").decode(errors="replace")
-                conn.close()  # dropped by the server: a look is safe to make again
-                if attempt == 2:
-                    raise OperationalError(f"cannot look at the store's log: {error}")
+        for attempt in (1, 2):
+            with self.datastore.get_connection() as conn:
+                result = conn.pgconn.exec_(self.last_sql)
+                if result.status == psycopg.pq.ExecStatus.TUPLES_OK:
+                    value = result.get_value(0, 0)
+                    return int(value) if value else 0
+                error = (result.error_message or b"").decode(errors="replace")
+            if attempt == 2:
+                raise OperationalError(f"cannot look at the store's log: {error}")
         raise AssertionError("unreachable")
 
     def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]:
         """The last ``limit`` records of each stream, newest first, in one round trip."""
         found: dict[str, list[StoredEvent]] = {stream: [] for stream in streams}
-        with self.lock:
-            conn = self._connect()
-            try:
-                rows = conn.execute(self.tails_sql, (list(streams), limit), prepare=True)
-                for stream, version, topic, state in rows.fetchall():
-                    found[stream].append(StoredEvent(stream, version, topic, bytes(state)))
-            except psycopg.OperationalError as exc:
-                conn.close()
-                raise OperationalError(str(exc)) from exc
+        with self.datastore.get_connection() as conn:
+            rows = conn.execute(self.tails_sql, (list(streams), limit), prepare=True)
+            for row in rows.fetchall():
+                stream, version = row["originator_id"], row["originator_version"]
+                record = StoredEvent(stream, version, row["topic"], bytes(row["state"]))
+                found[stream].append(record)
         return found
 
     def close(self) -> None:
-        with self.lock:
-            if self.own is not None:
-                self.own.close()
-                self.own = None
+        """Nothing of its own to close: the application closes its pool."""
