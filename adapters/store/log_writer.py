@@ -19,8 +19,8 @@ a batch of boards' readings, ``adapters.store.views``).
 - **PostgreSQL**: one call of the store's own database function
   (``adapters.store.postgres``), which locks the events table against other writers
   (``EXCLUSIVE``: readers go on), reads the position, inserts, and notifies the
-  followers, in one round trip; the look goes through libpq directly. Both use the
-  store's pooled connection (no connection more).
+  followers, in one round trip, on a connection the writer opens at its first insert
+  (a store that only reads opens none); the look goes through libpq directly.
 """
 
 from __future__ import annotations
@@ -30,13 +30,14 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import psycopg
 from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.sql import SQL, Identifier
+from psycopg.types.composite import register_composite
 
 from adapters.store.postgres import append_function_name
 
@@ -157,13 +158,17 @@ class SQLiteLogWriter:
 
 
 class PostgresLogWriter:
-    """Writes and looks on the store's own pooled connection (no connection more per
-    store: a PostgreSQL server's connections are counted); the look goes through libpq
-    directly, without a cursor."""
+    """Writes on a connection of its own, opened at the first insert (a store that only
+    reads, a gateway's follower, costs the server no connection more) and again after
+    the server dropped it; looks on it once it is open, else on the store's pooled
+    connection, through libpq directly (no cursor)."""
 
     def __init__(self, recorder: PostgresApplicationRecorder) -> None:
         self.recorder = recorder
         self.datastore = recorder.datastore
+        kwargs = self.datastore.pool.kwargs
+        assert isinstance(kwargs, dict)
+        self.kwargs = {k: v for k, v in kwargs.items() if k != "row_factory"}
         schema, table = self.datastore.schema, recorder.events_table_name
         self.call_sql = SQL("SELECT * FROM {}.{}(%s, %s)").format(
             Identifier(schema), Identifier(append_function_name(recorder))
@@ -178,6 +183,20 @@ class PostgresLogWriter:
             "FROM unnest(%s::text[]) AS s(id) CROSS JOIN LATERAL (SELECT * FROM {}.{} t "
             "WHERE t.originator_id = s.id ORDER BY t.originator_version DESC LIMIT %s) AS e"
         ).format(Identifier(schema), Identifier(table))
+        self.lock = threading.Lock()
+        self.own: psycopg.Connection[tuple[Any, ...]] | None = None
+
+    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        if self.own is None or self.own.closed:
+            try:
+                conn = psycopg.connect(**self.kwargs, autocommit=True)
+            except psycopg.OperationalError as exc:
+                raise OperationalError(str(exc)) from exc
+            self.datastore.register_type_adapters()
+            for info in self.datastore.psycopg_type_adapters.values():
+                register_composite(info, conn, info.python_type)
+            self.own = conn
+        return self.own
 
     def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
         events = [
@@ -186,25 +205,46 @@ class PostgresLogWriter:
             )
             for r in records
         ]
-        # no retry here: after a dropped connection the outcome is unknown, and the
-        # caller's next look at the log tells
-        with self.datastore.get_connection() as conn:
-            rows = conn.execute(self.call_sql, (events, after), prepare=True).fetchall()
-        before = int(rows[0]["log_before"]) if rows else 0
-        ids = sorted(int(row["appended"]) for row in rows if row["appended"] is not None)
+        with self.lock:
+            conn = self._connect()
+            try:
+                rows = conn.execute(self.call_sql, (events, after), prepare=True).fetchall()
+            except psycopg.IntegrityError as exc:
+                raise IntegrityError(str(exc)) from exc
+            except psycopg.OperationalError as exc:
+                conn.close()  # the outcome is unknown: the caller's next look tells
+                raise OperationalError(str(exc)) from exc
+        before = int(rows[0][0]) if rows else 0
+        ids = sorted(int(row[1]) for row in rows if row[1] is not None)
         return Inserted(before, ids)
 
     def last_id(self) -> int:
         for attempt in (1, 2):
-            with self.datastore.get_connection() as conn:
-                result = conn.pgconn.exec_(self.last_sql)
-                if result.status == psycopg.pq.ExecStatus.TUPLES_OK:
-                    value = result.get_value(0, 0)
-                    return int(value) if value else 0
-                error = (result.error_message or b"").decode(errors="replace")
+            with self.lock:
+                if self.own is not None and not self.own.closed:
+                    result = self._look(self.own)
+                else:
+                    with self.datastore.get_connection() as conn:
+                        result = self._look(conn)
+            if isinstance(result, int):
+                return result
             if attempt == 2:
-                raise OperationalError(f"cannot look at the store's log: {error}")
+                raise OperationalError(f"cannot look at the store's log: {result}")
         raise AssertionError("unreachable")
+
+    def _look(self, conn: psycopg.Connection[Any]) -> int | str:
+        """The log's last notification id, or why it could not be read (the connection
+        is then closed: a look is safe to make again)."""
+        try:
+            result = conn.pgconn.exec_(self.last_sql)
+        except psycopg.OperationalError as exc:
+            conn.close()
+            return str(exc)
+        if result.status == psycopg.pq.ExecStatus.TUPLES_OK:
+            value = result.get_value(0, 0)
+            return int(value) if value else 0
+        conn.close()
+        return (result.error_message or b"").decode(errors="replace")
 
     def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]:
         """The last ``limit`` records of each stream, newest first, in one round trip."""
@@ -218,4 +258,7 @@ class PostgresLogWriter:
         return found
 
     def close(self) -> None:
-        """Nothing of its own to close: the application closes its pool."""
+        with self.lock:
+            if self.own is not None:
+                self.own.close()
+                self.own = None
