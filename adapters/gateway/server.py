@@ -43,10 +43,10 @@ from adapters.host import public_delay
 from adapters.store.wakeup import FALLBACK_S
 
 POLL_INTERVAL_S = 0.05
-"""How often the store's ``last_seq`` is checked on SQLite: also the tick of batched deltas
-and of the public channel's releases. On PostgreSQL the gateway is woken by the store's
-``NOTIFY`` (``adapters.store.wakeup``) and reads the store only then (or every
-``FALLBACK_S``)."""
+"""The tick of the public channel's releases, and how often the store is read where no
+listener announces its commits. The gateway is woken by the store's listener
+(``adapters.store.wakeup``: ``NOTIFY`` on PostgreSQL, the database's files watched on
+SQLite) and reads the store then (or every ``FALLBACK_S``)."""
 
 
 class Gateway:
