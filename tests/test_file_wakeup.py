@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,7 +23,12 @@ from typing import Any
 import pytest
 
 from adapters.store import Store, inotify
-from adapters.store.wakeup import FileListener, NotifyListener, listen_for_changes
+from adapters.store.wakeup import (
+    FileListener,
+    NotifyListener,
+    listen_for_changes,
+    write_lock_held,
+)
 from tests.gateway_support import Peer, RunningGateway
 from tests.helpers import at, paired_tournament
 
@@ -102,6 +108,40 @@ def test_a_listener_is_woken_by_a_commit_whose_log_did_not_exist_when_it_started
             assert game is not None and game.moves == ("e2e4",)
     finally:
         listener.close()
+
+
+def test_it_tells_whether_a_process_is_writing_to_the_store(store_path: Path) -> None:
+    listener = FileListener(store_path.resolve(), lambda: None)
+    try:
+        assert listener.writing() is None  # no connection: no -shm file to ask
+        with Store(str(store_path)) as store:
+            assert store.last_seq() > 0  # a connection open: the -shm file is there
+            assert listener.writing() is False
+            writer = sqlite3.connect(store_path, isolation_level=None)
+            try:
+                writer.execute("BEGIN IMMEDIATE")  # the write lock, until the commit
+                writer.execute("CREATE TABLE scratch (x)")
+                assert listener.writing() is True
+                writer.execute("COMMIT")
+                assert listener.writing() is False
+            finally:
+                writer.close()
+    finally:
+        listener.close()
+
+
+def test_the_write_lock_is_read_from_the_kernel_list_of_locks() -> None:
+    locks = (
+        "1: POSIX  ADVISORY  READ 13606 fe:00:2155019 128 128\n"
+        "2: POSIX  ADVISORY  WRITE 13607 fe:00:77 120 120\n"
+        "2: -> POSIX  ADVISORY  WRITE 13608 fe:00:88 120 120\n"
+        "3: OFDLCK ADVISORY  WRITE -1 fe:00:99 100 EOF\n"
+    )
+    assert write_lock_held(locks, 77)
+    assert not write_lock_held(locks, 88)  # a process waiting for it holds nothing
+    assert write_lock_held(locks, 99)  # a range to the end of the file covers it
+    assert not write_lock_held(locks, 2155019)  # a reader's mark, not the write lock
+    assert not write_lock_held("", 77)
 
 
 def test_a_directory_watch_names_each_file_written(tmp_path: Path) -> None:

@@ -319,18 +319,26 @@ class LogReading:
 
     def _wait_s(self, now: float) -> float:
         """How long to wait for a poke before the next turn of ``follow``: a tick without a
-        listener, or with a public copy to release; otherwise until the safety read. A
-        change announced and not found yet is looked for again, every quarter of the time
-        since it was announced (at least ``SETTLE_STEP_S``), for ``settle_s``."""
+        listener, or with a public copy to release; otherwise until the safety read.
+
+        A change announced and not found yet (a SQLite commit is published after the
+        write that announced it) is looked for again while a process is writing to the
+        store (``ChangeListener.writing``), every quarter of the time since it was
+        announced (at least ``SETTLE_STEP_S``), and once more after (what was published
+        between the last read and the look at the writer); where the writer cannot be
+        seen, for ``settle_s``."""
         listener = self._listener
         if listener is None:
             return self.poll_interval_s
-        if self._announced_at is not None:
+        if self._announced_at is not None and listener.settle_s > 0:
             since = now - self._announced_at
-            if since < listener.settle_s:
-                self._changed = True
+            writing = listener.writing()
+            self._changed = True
+            if writing or (writing is None and since < listener.settle_s):
                 return max(SETTLE_STEP_S, since / 4)
             self._announced_at = None
+            return 0.0  # the writer is done: what it published is read at once
+        self._announced_at = None
         return self.fallback_s if self.public is self.live else self.poll_interval_s
 
     def _dispatch_or_log(

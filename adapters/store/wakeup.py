@@ -16,7 +16,8 @@ to its event loop: ``loop.call_soon_threadsafe``), the same on both stores:
   put in place. A burst of writes read together is one call. SQLite publishes a
   commit to readers after its last write to the log (and the log's ``fsync``), so
   a wake-up may come a moment before the commit it announces can be read: a
-  follower that finds nothing reads again for ``settle_s`` (``FileListener.settle_s``).
+  follower that finds nothing asks ``writing()`` whether a process still holds
+  the store's write lock, and reads again until it does not (then once more).
 
 A notification carries nothing but the fact of a change, so a lost one costs only
 latency: the follower still reads on a slow safety timer (``FALLBACK_S``). Where
@@ -47,10 +48,19 @@ FALLBACK_S = 1.0
 dropped connection, or a write the watch did not see, costs at most this)."""
 RECONNECT_S = 1.0
 SETTLE_S = 0.05
-"""SQLite: how long a follower woken by a write to the store's files reads again when it
-found nothing (the commit is published to readers after the write that woke it)."""
+"""SQLite, where ``writing()`` cannot tell: how long a follower woken by a write to the
+store's files reads again when it found nothing (the commit is published to readers after
+the write that woke it)."""
 FILE_SUFFIXES = ("", "-wal", "-journal")
 """The files of a SQLite store whose writes are commits (not ``-shm``: readers use it)."""
+WAL_WRITE_LOCK_BYTE = 120
+"""The byte of a SQLite store's ``-shm`` file a writer locks from its first write to the
+end of its transaction, after the commit is published (``WAL_WRITE_LOCK``: SQLite's
+documented WAL-index format, https://www.sqlite.org/walformat.html)."""
+PROC_LOCKS = Path("/proc/locks")
+"""Every file lock held on the machine (Linux). The locks are read there, never by opening
+the ``-shm`` file: closing any descriptor of a file drops every POSIX lock this process
+holds on it, the store's own connections' included."""
 
 
 def first_line(error: BaseException) -> str:
@@ -64,8 +74,8 @@ class ChangeListener:
     ``close()`` to stop it."""
 
     settle_s = 0.0
-    """How long after a wake-up a follower that found nothing should read again (0: the
-    commit is readable when it is announced)."""
+    """How long after a wake-up a follower that found nothing reads again when
+    ``writing()`` cannot tell (0: a commit is readable when it is announced)."""
 
     def __init__(self, on_change: Callable[[], None], name: str) -> None:
         self._on_change = on_change
@@ -85,6 +95,11 @@ class ChangeListener:
     def _announce(self) -> None:
         self.notifications += 1
         self._on_change()
+
+    def writing(self) -> bool | None:
+        """Whether a commit announced may still be unreadable: a process is writing to the
+        store (None: it cannot be told; then look again for ``settle_s``)."""
+        return False
 
     def close(self) -> None:
         self._stopped.set()
@@ -136,6 +151,7 @@ class FileListener(ChangeListener):
         super().__init__(on_change, "store-file-listener")
         self.database = database
         self.names = frozenset(database.name + suffix for suffix in FILE_SUFFIXES)
+        self._shm = database.with_name(database.name + "-shm")
         self._watch = inotify.DirectoryWatch(database.parent)  # OSError: no inotify here
         self._stop_r, self._stop_w = os.pipe()
         self._start()
@@ -155,6 +171,17 @@ class FileListener(ChangeListener):
                     self._announce()
         except Exception:
             log.exception("watching the store's files failed: it is read every %g s", FALLBACK_S)
+
+    def writing(self) -> bool | None:
+        """Whether a process holds the store's write lock now (a commit whose write woke
+        the follower is published before the lock is released); None without a
+        ``-shm`` file (rollback-journal mode) or ``/proc/locks`` to ask."""
+        try:
+            inode = os.stat(self._shm).st_ino
+            locks = PROC_LOCKS.read_text()
+        except OSError:
+            return None
+        return write_lock_held(locks, inode)
 
     def _changed(self) -> bool:
         """Whether the events waiting name one of the store's files (all are read: a burst
@@ -183,6 +210,25 @@ class FileListener(ChangeListener):
         self._watch.close()
         os.close(self._stop_r)
         os.close(self._stop_w)
+
+
+def write_lock_held(locks: str, inode: int) -> bool:
+    """Whether ``locks`` (the text of ``/proc/locks``) holds a lock of the file ``inode``
+    over ``WAL_WRITE_LOCK_BYTE`` (lines ``N: POSIX ADVISORY WRITE pid maj:min:inode start
+    end``; a waiter's line, ``N: -> ...``, holds nothing)."""
+    for line in locks.splitlines():
+        fields = line.split()
+        if len(fields) < 8 or fields[1] == "->":
+            continue
+        try:
+            file_inode = int(fields[5].rsplit(":", 1)[1])
+            start = int(fields[6])
+            end = WAL_WRITE_LOCK_BYTE if fields[7] == "EOF" else int(fields[7])
+        except (IndexError, ValueError):
+            continue
+        if file_inode == inode and start <= WAL_WRITE_LOCK_BYTE <= end:
+            return True
+    return False
 
 
 def sqlite_file(store: Store) -> Path | None:
