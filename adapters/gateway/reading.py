@@ -108,9 +108,9 @@ class LogReading:
         """Something may have been appended since the last read (always so without a
         listener)."""
         self._listener: ChangeListener | None = None
-        self._announced_at: float | None = None
-        """When the listener last announced a change not read yet (a SQLite commit is
-        readable a moment after the write that announces it: read again meanwhile)."""
+        self._announced: tuple[float, float] | None = None
+        """When the listener first and last announced changes not known to be read yet (a
+        SQLite commit is readable a moment after the write that announces it)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._kept: KeptProjection | None = None
         self._folded = GatewayState()
@@ -141,8 +141,20 @@ class LogReading:
     def announced(self) -> None:
         """The store's listener announced a change (in the event loop)."""
         if self._loop is not None:
-            self._announced_at = self._loop.time()
+            now = self._loop.time()
+            self._announced = (self._announced or (now, now))[0], now
         self.notified()
+
+    def _readable_upto(self, now: float) -> float | None:
+        """Before a read: the instant up to which every change announced is readable (a
+        commit announced then is in the read), None if some may not be yet (a process
+        is writing to the store, or that cannot be told)."""
+        listener = self._listener
+        if self._announced is None or listener is None:
+            return None
+        if listener.settle_s <= 0 or listener.writing() is False:
+            return now  # the writer announced was done (published) before this look
+        return None
 
     # --- blocking parts (reader and keeper threads) ------------------------------
 
@@ -292,10 +304,11 @@ class LogReading:
                 if self._changed:
                     self._changed = False
                     last_read = loop.time()
+                    readable_upto = self._readable_upto(last_read)
                     update, public = await self.read(self._poll)
-                    announced = self._announced_at
-                    if update is not None and announced is not None and announced <= last_read:
-                        self._announced_at = None  # what was announced has been read
+                    announced = self._announced
+                    if announced and readable_upto is not None and announced[1] <= readable_upto:
+                        self._announced = None  # everything announced has been read
                 elif self.public_view is not None:
                     public = await self.read(self._release)
             except Exception as exc:
@@ -321,24 +334,24 @@ class LogReading:
         """How long to wait for a poke before the next turn of ``follow``: a tick without a
         listener, or with a public copy to release; otherwise until the safety read.
 
-        A change announced and not found yet (a SQLite commit is published after the
-        write that announced it) is looked for again while a process is writing to the
-        store (``ChangeListener.writing``), every quarter of the time since it was
-        announced (at least ``SETTLE_STEP_S``), and once more after (what was published
-        between the last read and the look at the writer); where the writer cannot be
-        seen, for ``settle_s``."""
+        A change announced and not known to be read (a SQLite commit is published after
+        the write that announced it) is read again while a process is writing to the
+        store (``ChangeListener.writing``), every quarter of the time since it was first
+        announced (at least ``SETTLE_STEP_S``, at most ``fallback_s``), and at once when
+        none is (that read, made after the writer was seen done, has it); where the
+        writer cannot be seen, for ``settle_s``."""
         listener = self._listener
         if listener is None:
             return self.poll_interval_s
-        if self._announced_at is not None and listener.settle_s > 0:
-            since = now - self._announced_at
+        if self._announced is not None:
+            since = now - self._announced[0]
             writing = listener.writing()
-            self._changed = True
-            if writing or (writing is None and since < listener.settle_s):
-                return max(SETTLE_STEP_S, since / 4)
-            self._announced_at = None
-            return 0.0  # the writer is done: what it published is read at once
-        self._announced_at = None
+            if writing is not None or since < listener.settle_s:
+                self._changed = True
+                return (
+                    0.0 if writing is False else min(max(SETTLE_STEP_S, since / 4), self.fallback_s)
+                )
+            self._announced = None
         return self.fallback_s if self.public is self.live else self.poll_interval_s
 
     def _dispatch_or_log(
