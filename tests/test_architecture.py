@@ -229,7 +229,7 @@ def project_imports_any(tree: ast.Module) -> list[tuple[ast.stmt, str]]:
 
 def test_no_file_over_about_600_lines() -> None:
     long = {}
-    for folder in ("adapters", "tools"):
+    for folder in ("adapters", "tools", "deploy"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             where = path.relative_to(ROOT).as_posix()
             lines = len(path.read_text(encoding="utf-8").splitlines())
