@@ -59,8 +59,9 @@ class MemoryLog(ApplicationRecorder):
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        self._records: dict[int, Notification] = {}
-        """Notification id -> record."""
+        self._records: dict[int, tuple[str, int, str, bytes]] = {}
+        """Notification id -> (stream, version, topic, state): a tuple holds a record in a
+        fifth of the memory of the library's ``Notification`` (made when one is read)."""
         self._ids: list[int] = []
         """The ids held, in order."""
         self._streams: dict[str, StreamRecords] = {}
@@ -88,12 +89,11 @@ class MemoryLog(ApplicationRecorder):
             for stored in stored_events:
                 self._last_id += 1
                 stream = str(stored.originator_id)
-                self._records[self._last_id] = Notification(
-                    id=self._last_id,
-                    originator_id=stream,
-                    originator_version=stored.originator_version,
-                    topic=stored.topic,
-                    state=stored.state,
+                self._records[self._last_id] = (
+                    stream,
+                    stored.originator_version,
+                    stored.topic,
+                    stored.state,
                 )
                 self._ids.append(self._last_id)
                 self._streams.setdefault(stream, StreamRecords()).add(
@@ -126,7 +126,7 @@ class MemoryLog(ApplicationRecorder):
                 ids.reverse()
             if limit is not None:
                 ids = ids[:limit]
-            return [self._records[i] for i in ids]
+            return [self._notification(i) for i in ids]
 
     def select_notifications(
         self,
@@ -150,10 +150,19 @@ class MemoryLog(ApplicationRecorder):
             for notification_id in self._ids[at:]:
                 if len(found) >= limit or (stop is not None and notification_id > stop):
                     break
-                record = self._records[notification_id]
-                if not topics or record.topic in topics:
-                    found.append(record)
+                if not topics or self._records[notification_id][2] in topics:
+                    found.append(self._notification(notification_id))
             return found
+
+    def _notification(self, notification_id: int) -> Notification:
+        stream, version, topic, state = self._records[notification_id]
+        return Notification(
+            id=notification_id,
+            originator_id=stream,
+            originator_version=version,
+            topic=topic,
+            state=state,
+        )
 
     def max_notification_id(self) -> int | None:
         with self._lock:
@@ -186,7 +195,7 @@ class MemoryLog(ApplicationRecorder):
                 versions: list[int] = []
                 ids: list[int] = []
                 for version, i in zip(records.versions, records.ids, strict=True):
-                    if version < threshold and i <= upto and self._records[i].topic == topic:
+                    if version < threshold and i <= upto and self._records[i][2] == topic:
                         gone.add(i)
                     else:
                         versions.append(version)
