@@ -18,6 +18,7 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from adapters.gateway.commands import CommandDesk
 from adapters.gateway.deltas import game_key, tournament_frames
@@ -77,8 +78,8 @@ class Sessions:
         writer = asyncio.create_task(client.writer())
         try:
             async for message in ws:
-                if client.closing:
-                    break  # closed by the gateway (too slow, not reading): read no more
+                if client.closing or ws.protocol.state is not State.OPEN:
+                    break  # closed by the gateway (too slow, flooding): read no more
                 try:
                     await self._frame(client, decode(message, encoding))
                 except FrameError as error:
