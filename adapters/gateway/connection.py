@@ -26,6 +26,7 @@ socket is read when neither wants it paused.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -122,6 +123,28 @@ class GuardedConnection(ServerConnection):
         elif wait > 0 and self.throttled is None:
             self.throttled = self.loop.call_later(wait, self._unthrottle)
             self._reading()
+
+    def send_data(self) -> None:
+        """What the protocol has to send, in one write: a read of many Pings is answered
+        with one write, not one per Pong, and a connection that was reset meanwhile is
+        not written to again (``ServerConnection.send_data`` writes each frame)."""
+        pending = bytearray()
+        for data in self.protocol.data_to_send():
+            if data:
+                pending += data
+                continue
+            self._write(pending)  # the end of the stream: after what came before it
+            pending.clear()
+            if self.transport.can_write_eof():
+                with contextlib.suppress(Exception):
+                    self.transport.write_eof()
+            else:
+                self.transport.close()
+        self._write(pending)
+
+    def _write(self, data: bytearray) -> None:
+        if data and not self.transport.is_closing():
+            self.transport.write(bytes(data))
 
     def close_for(self, reason: str, code: int = FLOODING) -> None:
         """Stop reading this client and close it with ``code`` and ``reason`` now: the
