@@ -180,33 +180,39 @@ def test_a_normal_client_beside_flooders_gets_every_delta_in_order_and_stays(
         watcher.subscribe()
         start = watcher.next("snapshot")["seq"]
         flooders = [_raw_client(gw.port) for _ in FLOODS]
+        pending = [memoryview(frame * 20) for frame in FLOODS.values()]
         for sock in flooders:
             sock.setblocking(False)
         for ply, move in enumerate(moves, start=1):
-            for sock, frame in zip(flooders, FLOODS.values(), strict=True):
-                with contextlib.suppress(OSError):
-                    sock.send(frame * 20)  # as much as the socket takes, never a read
+            for i, (sock, frame) in enumerate(zip(flooders, FLOODS.values(), strict=True)):
+                with contextlib.suppress(OSError):  # what the socket takes, never a read
+                    pending[i] = pending[i][sock.send(pending[i]) :] or memoryview(frame * 20)
             ok(started, {"cmd": "play_move", "game": "1.1", "move": move, "at": at(ply)})
         deltas = [watcher.next("delta", timeout=30) for _ in moves]
         assert [d["event"]["ply"] for d in deltas] == list(range(1, len(moves) + 1))
         seqs = [d["seq"] for d in deltas]
         assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and seqs[0] > start
-        closes = [_drained_close(sock) for sock in flooders]
+        closes = [
+            _drained_close(sock, frame, rest)
+            for sock, frame, rest in zip(flooders, FLOODS.values(), pending, strict=True)
+        ]
         watcher.send({"op": "ping", "id": "still"})
         assert watcher.next("pong")["id"] == "still"
     assert [code for code, _ in closes] == [1008] * len(FLOODS), closes
     assert all(reason.startswith("flooding") for _, reason in closes), closes
 
 
-def _drained_close(sock: socket.socket) -> tuple[int | None, str]:
-    """Keep a flooder sending until it is no longer read, then read its close frame."""
+def _drained_close(
+    sock: socket.socket, frame: bytes, pending: memoryview
+) -> tuple[int | None, str]:
+    """Keep a flooder sending (``pending``, then ``frame`` again and again) until it is no
+    longer read, then read its close frame."""
     deadline = time.monotonic() + 60
     sock.setblocking(True)
     sock.settimeout(2)
-    frame = _frame(b"p" * 100, opcode=0x9)
     try:
         while time.monotonic() < deadline:
-            sock.sendall(frame * 50)
+            pending = pending[sock.send(pending) :] or memoryview(frame * 20)
     except OSError:
-        pass
+        pass  # no longer read (paused, or closed)
     return _read_close(sock)
