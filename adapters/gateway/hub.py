@@ -81,6 +81,10 @@ class Limits:
     never the fan-out) until the buffer is below it."""
     max_queue: int = 16
     """Messages received and not yet handled before a connection stops reading."""
+    ping_interval_s: float = 20.0
+    """A websocket Ping to each client this often (the library's keepalive) ..."""
+    ping_timeout_s: float = 20.0
+    """... and a client that does not answer one within this is closed (1011)."""
     close_grace_s: float = 2.0
     """How long a client being closed has to take the close frame and answer it before
     its connection is dropped (one that does not read cannot take it)."""

@@ -11,6 +11,12 @@ One server answers both:
 - plain HTTP GET (``adapters.gateway.routes``): the pages, ``/status`` and the
   read-only outputs ``/api/...`` and ``/pgn/...`` (``adapters.gateway.outputs``).
 
+Each connection is a ``GuardedConnection`` (``adapters.gateway.connection``): its
+opening request answered in HTTP's words when it cannot be served
+(``adapters.gateway.opening``), what it sends charged to a budget
+(``adapters.gateway.budget``) so that a flooding client is held back, then
+closed, before it delays the others.
+
 The ``Gateway`` is the wiring: the reading of the log for the live and public
 channels (``adapters.gateway.reading``), the arbiters' commands
 (``adapters.gateway.commands``), the sessions and the routes. Per-message
@@ -152,6 +158,8 @@ class Gateway:
                 close_timeout=self.limits.close_grace_s,
                 max_size=2**20,
                 max_queue=self.limits.max_queue,
+                ping_interval=self.limits.ping_interval_s,
+                ping_timeout=self.limits.ping_timeout_s,
                 write_limit=self.limits.write_limit,
                 create_connection=guarded_connection(self.limits),
             ) as server:
