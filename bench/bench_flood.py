@@ -23,7 +23,8 @@ the same run (the goal is 2x at most), and what became of the flooders: closed
 by the gateway (with the code and reason of its close frame, when one reached
 the flooder) after how many seconds, or still open when the phase ended.
 
-    .venv/bin/python bench/bench_flood.py [--flooders 3] [--moves 60] [--kinds wsping,ping,...]
+    .venv/bin/python bench/bench_flood.py [--flooders 3] [--moves 60] [--phase-s 12]
+        [--kinds wsping,ping,...]
         [--reconnect]
 
 ``--reconnect``: each flooder connects again as soon as it is closed (one
@@ -46,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,16 @@ ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "bench-arbiter-token"
 CYCLE = ["Nf3", "Nf6", "Ng1", "Ng8"]
 KINDS = ("wsping", "ping", "subscribe", "command")
+SERVE_LOGGING = (
+    "import logging, sys; "
+    "logging.basicConfig(level=logging.WARNING, format='%(name)s %(message)s'); "
+    "logging.getLogger('adapters.gateway').setLevel(logging.INFO); "
+    "from adapters.cli import main; sys.exit(main())"
+)
+"""``candidates serve``, logging why the gateway closes a connection (its close frame
+may never reach a flooder that does not read: it sits behind what the flooder left
+unread)."""
+CLOSE_LOGGED = re.compile(r"(?:closing|disconnecting) \S+ \S+: (\w+( \w+)?)")
 
 
 # --- the flooders (each in a process of its own) ----------------------------------
@@ -217,9 +229,11 @@ class Desk:
                     if frame.get("kind") == "MovePlayed" and frame["event"]["ply"] == self.ply:
                         return (time.perf_counter() - sent) * 1000
 
-    async def moves(self, count: int) -> list[float]:
+    async def moves(self, count: int, seconds: float = 0.0) -> list[float]:
+        """At least ``count`` moves, for at least ``seconds``: their latencies (ms)."""
         found = []
-        for _ in range(count):
+        until = time.monotonic() + seconds
+        while len(found) < count or time.monotonic() < until:
             found.append(await self.move())
             await asyncio.sleep(random.uniform(0, 0.05))
         return found
@@ -232,12 +246,13 @@ async def run(args: argparse.Namespace, work: Path) -> None:
         ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
     tokens = work / "tokens.json"
     tokens.write_text(json.dumps({TOKEN: {"role": "arbiter", "name": "bench"}}))
+    log = work / "gateway.log"
     server = subprocess.Popen(
         [
-            sys.executable, "-m", "adapters.cli", "--store", store_url, "serve",
+            sys.executable, "-c", SERVE_LOGGING, "--store", store_url, "serve",
             "--port", "0", "--public-delay", "0", "--tokens", str(tokens),
         ],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=log.open("w"), text=True,
     )  # fmt: skip
     try:
         assert server.stdout is not None
@@ -247,21 +262,24 @@ async def run(args: argparse.Namespace, work: Path) -> None:
             desk = Desk(ws)
             await desk.moves(5)  # warm up
             print(
-                f"normal client: an arbiter playing moves over the socket; {args.moves} moves "
-                f"a phase; {args.flooders} flooders of each kind"
+                f"normal client: an arbiter playing moves over the socket; at least {args.moves} "
+                f"moves and {args.phase_s:g} s a phase; {args.flooders} flooders of each kind"
                 f"{' (each connecting again when closed)' if args.reconnect else ''}; "
                 f"load {os.getloadavg()[0]:.2f}"
             )
             print(
-                f"{'phase':<16} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p99/alone':>9}  "
+                f"{'phase':<16} {'moves':>5} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
+                f"{'p99/alone':>9}  "
                 "flooders"
             )
-            alone = await desk.moves(args.moves)
+            alone = await desk.moves(args.moves, args.phase_s)
             _print("alone", alone, alone, "")
             for kind in args.kinds.split(","):
+                logged = log.read_text()
                 latency, ended = await _beside(desk, port, kind, args)
+                ended += _closed_by_gateway(log.read_text()[len(logged) :])
                 _print(f"{kind} x{args.flooders}", latency, alone, ended)
-            after = await desk.moves(args.moves)
+            after = await desk.moves(args.moves, args.phase_s)
             _print("after", after, alone, "")
             print(
                 f"every move's delta arrived; deltas out of order or repeated: "
@@ -288,13 +306,21 @@ async def _beside(desk: Desk, port: int, kind: str, args: argparse.Namespace):
     for process in processes:
         process.start()
     await asyncio.sleep(1.0)  # the flood is in full swing
-    latency = await desk.moves(args.moves)
+    latency = await desk.moves(args.moves, args.phase_s)
     stop.set()
     outcomes = [await asyncio.to_thread(results.get, True, 30) for _ in processes]
     for process in processes:
         process.join(10)
     await asyncio.sleep(1.0)
     return latency, _ended(outcomes)
+
+
+def _closed_by_gateway(log: str) -> str:
+    """What the gateway logged of the connections it closed, by reason."""
+    reasons = Counter(match.group(1) for match in CLOSE_LOGGED.finditer(log))
+    if not reasons:
+        return ""
+    return "; the gateway closed " + ", ".join(f"{n} for {why!r}" for why, n in reasons.items())
 
 
 def _ended(outcomes: list[list[Outcome]]) -> str:
@@ -319,7 +345,7 @@ def _ended(outcomes: list[list[Outcome]]) -> str:
 def _print(phase: str, latency: list[float], alone: list[float], ended: str) -> None:
     ratio = pct(latency, 0.99) / pct(alone, 0.99)
     print(
-        f"{phase:<16} {pct(latency, 0.5):>8.1f} {pct(latency, 0.99):>8.1f} "
+        f"{phase:<16} {len(latency):>5} {pct(latency, 0.5):>8.1f} {pct(latency, 0.99):>8.1f} "
         f"{max(latency):>8.1f} {ratio:>8.1f}x  {ended}",
         flush=True,
     )
@@ -329,6 +355,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flooders", type=int, default=3)
     parser.add_argument("--moves", type=int, default=60)
+    parser.add_argument(
+        "--phase-s",
+        type=float,
+        default=12.0,
+        help="each phase plays moves for at least this long (the gateway closes a "
+        "client that stays over its budget for 10 s)",
+    )
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument(
         "--reconnect", action="store_true", help="a flooder closed connects again at once"
