@@ -36,14 +36,10 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 
 from adapters.gateway.budget import Inbound
-from adapters.gateway.hub import Limits
+from adapters.gateway.hub import POLICY_VIOLATION, Limits
 from adapters.gateway.opening import answer_http_errors
 
 log = logging.getLogger(__name__)
-
-FLOODING = 1008
-"""Close code for a client over its budget or not reading its own answers (RFC 6455
-7.4.1 "Policy Violation")."""
 
 
 def guarded_connection(limits: Limits) -> type[ServerConnection]:
@@ -146,7 +142,7 @@ class GuardedConnection(ServerConnection):
         if data and not self.transport.is_closing():
             self.transport.write(bytes(data))
 
-    def close_for(self, reason: str, code: int = FLOODING) -> None:
+    def close_for(self, reason: str, code: int = POLICY_VIOLATION) -> None:
         """Stop reading this client and close it with ``code`` and ``reason`` now: the
         close frame is written at once (the session reads none of the frames still
         queued), and the connection is dropped if it is not closed ``close_grace_s``

@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 TOO_SLOW = 1013
 """Close code for a client that cannot keep up (RFC 6455 7.4.1 "Try Again Later")."""
 POLICY_VIOLATION = 1008
-"""Close code for a client that sends frames and does not read their answers."""
+"""Close code for a client that sends frames and does not read their answers, or sends
+more than its budget (``adapters.gateway.connection``)."""
 
 
 @dataclass

@@ -18,9 +18,9 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
 
 from adapters.gateway.commands import CommandDesk
+from adapters.gateway.connection import GuardedConnection
 from adapters.gateway.deltas import game_key, tournament_frames
 from adapters.gateway.follower import touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
@@ -78,7 +78,7 @@ class Sessions:
         writer = asyncio.create_task(client.writer())
         try:
             async for message in ws:
-                if client.closing or ws.protocol.state is not State.OPEN:
+                if client.closing or (isinstance(ws, GuardedConnection) and ws.cut):
                     break  # closed by the gateway (too slow, flooding): read no more
                 try:
                     await self._frame(client, decode(message, encoding))
