@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from adapters.store import Store, inotify
+from adapters.store import MemoryLog, Store, inotify
 from adapters.store.wakeup import (
     FileListener,
     NotifyListener,
@@ -212,4 +212,6 @@ def test_without_inotify_the_gateway_reads_the_store_on_its_tick(
 
 def test_an_in_memory_store_has_no_listener() -> None:
     with Store(":memory:") as store:
+        assert listen_for_changes(store, lambda: None) is None
+    with Store("a-copy", memory=MemoryLog()) as store:  # the public copy's kind of store
         assert listen_for_changes(store, lambda: None) is None

@@ -233,9 +233,10 @@ def write_lock_held(locks: str, inode: int) -> bool:
 
 def sqlite_file(store: Store) -> Path | None:
     """The database file of a SQLite store (None in memory, or not a plain path)."""
-    pool = store.app.recorder.datastore.pool  # type: ignore[attr-defined]
-    name = str(pool.db_name)
-    if pool.is_sqlite_memory_mode or name.startswith("file:") or not name:
+    datastore = getattr(store.app.recorder, "datastore", None)  # none: a log in memory
+    pool = getattr(datastore, "pool", None)
+    name = str(getattr(pool, "db_name", "") or "")
+    if pool is None or pool.is_sqlite_memory_mode or name.startswith("file:") or not name:
         return None
     return Path(name).resolve()
 
