@@ -33,7 +33,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import psycopg
-from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    IntegrityError,
+    OperationalError,
+    StoredEvent,
+)
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.sql import SQL, Identifier
@@ -63,13 +68,41 @@ class LogWriter(Protocol):
     def close(self) -> None: ...
 
 
-def log_writer(recorder: object) -> LogWriter:
+def log_writer(recorder: ApplicationRecorder) -> LogWriter:
     """The writer for the application recorder of a store."""
     if isinstance(recorder, PostgresApplicationRecorder):
         return PostgresLogWriter(recorder)
     if isinstance(recorder, SQLiteApplicationRecorder):
         return SQLiteLogWriter(recorder)
-    raise TypeError(f"no log writer for {type(recorder).__name__}")
+    return RecorderLogWriter(recorder)
+
+
+class RecorderLogWriter:
+    """Any other recorder (a log held in this process, ``adapters.store.memory_log``)
+    through the library's interface: the position read, then the insert, one writer
+    of this store at a time (such a log has one writer: the gateway's public copy)."""
+
+    def __init__(self, recorder: ApplicationRecorder) -> None:
+        self.recorder = recorder
+        self.lock = threading.Lock()
+
+    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
+        with self.lock:
+            before = self.recorder.max_notification_id() or 0
+            if after is not None and before != after:
+                return Inserted(before, [])
+            ids = list(self.recorder.insert_events(records) or [])
+        return Inserted(before, ids)
+
+    def last_id(self) -> int:
+        return self.recorder.max_notification_id() or 0
+
+    def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]:
+        select = self.recorder.select_events
+        return {s: list(select(s, desc=True, limit=limit)) for s in streams}
+
+    def close(self) -> None:
+        """Nothing of its own to close."""
 
 
 class SQLiteLogWriter:
