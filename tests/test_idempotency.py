@@ -267,7 +267,7 @@ def test_eight_processes_applying_the_same_lines_to_a_new_store_all_get_the_firs
     path.write_text("".join(json.dumps(line) + "\n" for line in FOUNDING))
     runs = [
         subprocess.Popen(
-            [sys.executable, "-m", "adapters.cli", "--store", store_url, "apply", str(path)],
+            [sys.executable, "-m", "adapters.cli", "--store", store_url, "apply", "--create", str(path)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

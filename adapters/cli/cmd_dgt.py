@@ -29,7 +29,13 @@ from typing import Any
 
 import chess
 
-from adapters.cli.common import add_public_delay_option, add_store_option, print_json, readable_file
+from adapters.cli.common import (
+    add_public_delay_option,
+    add_store_option,
+    print_json,
+    readable_file,
+    require_existing_store,
+)
 from adapters.cli.hall_config import setting
 from adapters.dgt import protocol as p
 from adapters.dgt.reconstruct import MoveReconstructor
@@ -421,13 +427,15 @@ def run_run(args: argparse.Namespace) -> int:
         source = parse_spec(spec)
         if source.kind == "file":
             _read(source.target)
+    url = store_url(getattr(args, "store", None))
+    require_existing_store(url)  # the boards' games are in a store that is there
 
     async def main() -> None:
         stop = asyncio.Event()
         _stop_on_signals(stop)
         await run_sources(
             specs,
-            store_url(getattr(args, "store", None)),
+            url,
             stop,
             serial_games=serial_games,
             record_dir=setting(args, "record_dir", "record_dir", None),

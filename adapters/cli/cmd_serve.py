@@ -23,7 +23,12 @@ from typing import Any
 
 from adapters.analysis.service import run_in_thread
 from adapters.cli.cmd_analyse import add_budget_options, budget_of
-from adapters.cli.common import add_public_delay_option, add_store_option, readable_file
+from adapters.cli.common import (
+    add_public_delay_option,
+    add_store_option,
+    readable_file,
+    require_existing_store,
+)
 from adapters.cli.hall_config import setting
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
@@ -146,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"candidates serve: {error}", file=sys.stderr)
         return 2
     url = store_url(getattr(args, "store", None))
+    require_existing_store(url)  # a mistyped --store is said, never served as a new store
     boards: Callable[[asyncio.Event], Coroutine[Any, Any, None]] | None = None
     if specs:
         try:
