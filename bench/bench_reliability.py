@@ -98,7 +98,9 @@ def apply_kills(pg: str | None, tmp: Path, kills: int) -> None:
             files += 1
             while True:
                 step = rng.randint(1, 8)
-                run = run_cli(["--store", url, "apply", "--create", str(path)], kill=("commit", step, 0))
+                run = run_cli(
+                    ["--store", url, "apply", "--create", str(path)], kill=("commit", step, 0)
+                )
                 if run.returncode != KILLED:
                     break
                 killed += 1
@@ -253,7 +255,16 @@ def races(pg: str | None, tmp: Path, rounds: int, writers: int = 8) -> None:
             url = new_url(backend, pg, tmp, f"race{n}")
             runs = [
                 subprocess.Popen(
-                    [sys.executable, "-m", "adapters.cli", "--store", url, "apply", "--create", str(path)],
+                    [
+                        sys.executable,
+                        "-m",
+                        "adapters.cli",
+                        "--store",
+                        url,
+                        "apply",
+                        "--create",
+                        str(path),
+                    ],
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     text=True,

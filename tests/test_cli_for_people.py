@@ -242,7 +242,9 @@ class TestStorePath:
             "start_date": "2013-03-13",
             "players": PLAYERS_2013,
         }
-        done = candidates("apply", "--create", "-", store=str(path), stdin=json.dumps(create) + "\n")
+        done = candidates(
+            "apply", "--create", "-", store=str(path), stdin=json.dumps(create) + "\n"
+        )
         assert done.returncode == 0, done.stderr
         assert path.is_file()
 

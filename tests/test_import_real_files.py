@@ -127,7 +127,10 @@ def test_one_player_under_two_spellings_without_fide_id_is_refused_appending_not
     store = str(tmp_path / "cli.sqlite")
     assert main(["--store", store, "import-pgn", "--create", str(path)]) == 1
     assert "may be one player written two ways" in capsys.readouterr().err
-    assert main(["--store", store, "import-pgn", "--create", str(path), "--players", str(mapping)]) == 0
+    assert (
+        main(["--store", store, "import-pgn", "--create", str(path), "--players", str(mapping)])
+        == 0
+    )
     with Store(store) as s:
         assert standings_object(s)["winner"]["player"] == "goryachkina"
 
@@ -169,7 +172,19 @@ def test_3_1_a_a_candidates_profile_refuses_cycles_that_contradict_its_format(
 ) -> None:
     store = str(tmp_path / "s.sqlite")
     path = first_cycle(tmp_path)
-    main(["--store", store, "import-pgn", "--create", str(path), "--cycles", "1", "--rules", "candidates-2012"])
+    main(
+        [
+            "--store",
+            store,
+            "import-pgn",
+            "--create",
+            str(path),
+            "--cycles",
+            "1",
+            "--rules",
+            "candidates-2012",
+        ]
+    )
     err = capsys.readouterr().err
     assert "--cycles 1: candidates-2012 is a double round robin of 8 players (14 rounds)" in err
     assert "pass --rules round-robin" in err
@@ -384,7 +399,17 @@ def test_3_2_rounds_and_start_date_options_say_what_would_be_inferred(
     assert "--start-date '31 March' is not an ISO date" in err
     with Store(store) as s:
         assert s.count() == 0
-    args = ["--store", store, "import-pgn", "--create", path, "--rounds", "14", "--start-date", "2019-03-09"]
+    args = [
+        "--store",
+        store,
+        "import-pgn",
+        "--create",
+        path,
+        "--rounds",
+        "14",
+        "--start-date",
+        "2019-03-09",
+    ]
     assert main(args) == 0
     err = capsys.readouterr().err
     assert "inferred" not in err

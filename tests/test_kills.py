@@ -99,7 +99,9 @@ def test_import_pgn_killed_inside_a_games_insert_never_leaves_half_a_game(
         while (game := chess.pgn.read_game(handle)) is not None:
             plies.append(len(list(game.mainline_moves())))
     for n in (1, 2, 20):  # the tournament's insert, then games' inserts
-        run = run_cli(["--store", store_url, "import-pgn", "--create", str(PGN)], kill=("insert", n, 0.001))
+        run = run_cli(
+            ["--store", store_url, "import-pgn", "--create", str(PGN)], kill=("insert", n, 0.001)
+        )
         assert run.returncode in (KILLED, 0)
         with Store(store_url) as store:
             tournament = store.tournament()

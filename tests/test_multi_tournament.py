@@ -190,7 +190,9 @@ class TestTwoTournaments:
             two_events(store)
             ok(store, {"cmd": "start_game", "tournament": "womens", "game": "1.1", "at": at(0)})
         line = json.dumps({"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(3)})
-        done = candidates("--tournament", "womens", "apply", "--create", "-", store=path, stdin=line)
+        done = candidates(
+            "--tournament", "womens", "apply", "--create", "-", store=path, stdin=line
+        )
         assert done.returncode == 0 and json.loads(done.stdout)["ok"], done.stdout + done.stderr
         shown = candidates("--tournament", "womens", "game", "1.1", "--format", "json", store=path)
         assert shown.returncode == 0, shown.stderr

@@ -144,7 +144,10 @@ def test_a_clear_winner_of_a_round_robin_is_named_on_points_without_candidates_a
 def test_rules_chooses_another_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s.sqlite")
     path = write(tmp_path, pgn(single_round_robin(clear_winner), event=EVENT))
-    assert main(["--store", store, "import-pgn", "--create", str(path), "--rules", "candidates-2012"]) == 0
+    assert (
+        main(["--store", store, "import-pgn", "--create", str(path), "--rules", "candidates-2012"])
+        == 0
+    )
     err = capsys.readouterr().err
     assert "rules candidates-2012 (given with --rules" in err
     assert "the file has 10 players" in err  # the Candidates' format is 8

@@ -155,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
     boards: Callable[[asyncio.Event], Coroutine[Any, Any, None]] | None = None
     if specs:
         try:
-            from adapters.dgt.service import CorrectionPolicy, run_sources
+            from adapters.cli.cmd_dgt import correction_policy
+            from adapters.dgt.service import run_sources
         except ImportError as error:
             print(
                 f"candidates serve: DGT boards are not available in this installation "
@@ -164,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         # the boards' automatic corrections wait for the same public delay as the gateway
-        policy = CorrectionPolicy(public_delay_ms=public_delay.delay_ms(args.public_delay_s))
+        policy = correction_policy(args)
         tournament = getattr(args, "tournament", None)
 
         def boards(stop: asyncio.Event) -> Coroutine[Any, Any, None]:
