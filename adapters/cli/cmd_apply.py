@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
         "every command, a run cut short is resumed by running the whole file again.",
     )
     parser.add_argument("file", help="a .jsonl file, or - for standard input")
-    add_create_option(parser, "nothing")
+    add_create_option(parser)
     add_store_option(parser)
     parser.set_defaults(func=run)
 

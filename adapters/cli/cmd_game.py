@@ -95,7 +95,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="number the rounds from the order of the games when Round tags are missing",
     )
-    add_create_option(imp, "no game")
+    add_create_option(imp)
     add_store_option(imp)
     imp.set_defaults(func=run_import)
 

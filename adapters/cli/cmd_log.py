@@ -35,7 +35,7 @@ def register(sub: Any) -> None:
         description="Check every hash link of the log, then load it into an empty store.",
     )
     imp.add_argument("file")
-    add_create_option(imp, "no event")
+    add_create_option(imp)
     add_store_option(imp)
     imp.set_defaults(func=run_import)
 

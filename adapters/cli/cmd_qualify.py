@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="create the tournament in the store (players rated by their 2.3 averages)",
     )
-    add_create_option(make, "no tournament")
+    add_create_option(make)
     make.add_argument(
         "--emit-command",
         action="store_true",

@@ -41,13 +41,13 @@ def require_existing_store(url: str, *, writes: bool = False) -> None:
         raise MalformedCommand(f"no store at {url} ({how})")
 
 
-def add_create_option(parser: argparse.ArgumentParser, what: str) -> None:
+def add_create_option(parser: argparse.ArgumentParser) -> None:
     """``--create``: a writing command may create a store where there is none."""
     parser.add_argument(
         CREATE_FLAG,
         action="store_true",
-        help=f"create the store if there is none (else a missing store is refused, {what} "
-        "appended nowhere: a mistyped --store)",
+        help="make the store if there is none (without it, a SQLite path with no store is "
+        "refused and nothing is made there: a mistyped --store)",
     )
 
 
