@@ -76,7 +76,7 @@ def adapter_latency(games: list[chess.pgn.Game], url: str) -> tuple[list[float],
             start(store, game_id)
             sim = BoardSimulator.from_pgn(game, noise=Noise(knocks=0.05), seed=index)
             session = BoardSession(reconstructor=MoveReconstructor(alert_after_ms=0), timed=False)
-            sink = StoreSink(store, game_id, session, keep_log=False)
+            sink = StoreSink(store, game_id, session)
             for at, data in sim.raw_stream():
                 before = store.game(game_id)
                 stored_before = len(before.moves) if before else 0

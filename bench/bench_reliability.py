@@ -88,7 +88,7 @@ def apply_kills(pg: str | None, tmp: Path, kills: int) -> None:
     commands = event_commands()
     path = write_commands(tmp / "event.jsonl", commands)
     reference = str(tmp / "reference.sqlite")
-    clean = run_cli(["--store", reference, "apply", str(path)])
+    clean = run_cli(["--store", reference, "apply", "--create", str(path)])
     want_answers, want_events = answers(clean.stdout), recorded(reference)
     rng = random.Random(1)
     for backend in backends(pg):
@@ -98,7 +98,9 @@ def apply_kills(pg: str | None, tmp: Path, kills: int) -> None:
             files += 1
             while True:
                 step = rng.randint(1, 8)
-                run = run_cli(["--store", url, "apply", str(path)], kill=("commit", step, 0))
+                run = run_cli(
+                    ["--store", url, "apply", "--create", str(path)], kill=("commit", step, 0)
+                )
                 if run.returncode != KILLED:
                     break
                 killed += 1
@@ -140,7 +142,7 @@ def import_kills(pg: str | None, tmp: Path, kills: int) -> None:
         tracebacks = 0
         for i in range(kills):
             url = new_url(backend, pg, tmp, f"imp{i}")
-            args = ["--store", url, "import-log", str(SAMPLE)]
+            args = ["--store", url, "import-log", "--create", str(SAMPLE)]
             kill = (
                 ("insert", 1, rng.uniform(0.0, 1.2)) if i % 2 else ("timer", 0, rng.uniform(0.5, 4))
             )
@@ -207,7 +209,7 @@ def _import_in_process(url: str, path: Path) -> int | str:
     err = io.StringIO()
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            return main(["--store", url, "import-log", str(path)])
+            return main(["--store", url, "import-log", "--create", str(path)])
     except Exception:
         return "traceback"
 
@@ -253,7 +255,16 @@ def races(pg: str | None, tmp: Path, rounds: int, writers: int = 8) -> None:
             url = new_url(backend, pg, tmp, f"race{n}")
             runs = [
                 subprocess.Popen(
-                    [sys.executable, "-m", "adapters.cli", "--store", url, "apply", str(path)],
+                    [
+                        sys.executable,
+                        "-m",
+                        "adapters.cli",
+                        "--store",
+                        url,
+                        "apply",
+                        "--create",
+                        str(path),
+                    ],
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     text=True,

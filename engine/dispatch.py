@@ -30,6 +30,7 @@ from engine.game import state as games
 from engine.standings import playoffs, withdrawal
 from engine.timefmt import format_instant
 from engine.tournament import founding
+from engine.tournament.event_window import require_within_event
 from engine.world import World
 
 COMMAND_MODULES = (
@@ -89,6 +90,7 @@ def decide(
     cmd = raw if isinstance(raw, Command) else parse_command(raw)
     if received_ms is not None:
         require_not_in_future(cmd, received_ms, future_tolerance_ms)
+    require_within_event(cmd, world)
     if isinstance(cmd, moves.PlayMove):  # a retried move is a duplicate, whatever its instant
         moves.check_ply(world.game(cmd.game), cmd)
     spec = REGISTRY[cmd.cmd]

@@ -17,7 +17,7 @@ SCENARIO = Path(__file__).parent / "scenarios" / "arbiter_corrections.jsonl"
 
 def test_the_report_lists_corrections_and_flag_rulings_in_time_order(tmp_path: Path) -> None:
     store = str(tmp_path / "corrections.sqlite")
-    candidates("apply", str(SCENARIO), store=store)
+    candidates("apply", "--create", str(SCENARIO), store=store)
     shown = candidates("report", "--format", "json", store=store)
     assert shown.returncode == 0, shown.stderr
     entries = json.loads(shown.stdout)["entries"]

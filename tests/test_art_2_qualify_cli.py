@@ -158,13 +158,13 @@ class TestCreateTournament:
         commands = tmp_path / "create.jsonl"
         commands.write_text(line + "\n")
         store = str(tmp_path / "s.sqlite")
-        assert main(["apply", str(commands), "--store", store]) == 0
+        assert main(["apply", "--create", str(commands), "--store", store]) == 0
         with Store(store) as s:
             assert s.tournament().player("nom").rating == 2702.5
 
     def test_create_tournament_in_the_store(self, tmp_path, store_url, capsys):
         path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
-        assert main(self.args(path, "--create-tournament", "--store", store_url)) == 0
+        assert main(self.args(path, "--create-tournament", "--create", "--store", store_url)) == 0
         assert "Tournament 'c2012' created" in capsys.readouterr().out
         with Store(store_url) as s:
             t = s.tournament()
@@ -176,7 +176,7 @@ class TestCreateTournament:
     def test_an_incomplete_field_creates_nothing(self, tmp_path, capsys):
         path = write(tmp_path, qualification_file(TEN_RATED))
         store = str(tmp_path / "s.sqlite")
-        assert main(self.args(path, "--create-tournament", "--store", store)) == 2
+        assert main(self.args(path, "--create-tournament", "--create", "--store", store)) == 2
         err = capsys.readouterr().err
         assert "the field is not complete" in err
         assert "2.6: the organiser has not nominated a player" in err
@@ -186,8 +186,8 @@ class TestCreateTournament:
     def test_a_second_tournament_in_the_same_store_is_refused(self, tmp_path, capsys):
         path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
         store = str(tmp_path / "s.sqlite")
-        assert main(self.args(path, "--create-tournament", "--store", store)) == 0
-        assert main(self.args(path, "--create-tournament", "--store", store)) == 1
+        assert main(self.args(path, "--create-tournament", "--create", "--store", store)) == 0
+        assert main(self.args(path, "--create-tournament", "--create", "--store", store)) == 1
         assert '"code": "rule_violation"' in capsys.readouterr().out
 
     def test_a_start_date_other_than_the_file_s_is_refused(self, tmp_path, capsys):
@@ -216,7 +216,7 @@ class TestRealProcess:
             "qualify", path, "--emit-command", "--tournament", "t", "--name", "T", store=store
         )
         assert emitted.returncode == 0, emitted.stderr
-        applied = candidates("apply", "-", store=store, stdin=emitted.stdout)
+        applied = candidates("apply", "--create", "-", store=store, stdin=emitted.stdout)
         assert applied.returncode == 0, applied.stderr
         (answer,) = json_lines(applied.stdout)
         assert answer["events"][0]["type"] == "TournamentCreated"

@@ -26,7 +26,7 @@ SCENARIO = Path(__file__).parent / "scenarios" / "incident_book_round_3.jsonl"
 @pytest.fixture
 def round_3(tmp_path: Path) -> str:
     path = str(tmp_path / "r3.sqlite")
-    candidates("apply", str(SCENARIO), store=path)
+    candidates("apply", "--create", str(SCENARIO), store=path)
     return path
 
 

@@ -36,7 +36,7 @@ def test_every_line_gets_a_result_and_refusals_set_the_exit_status(tmp_path: Pat
     lines.append(json.dumps({"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(9)}))
     lines.append(json.dumps({"cmd": "play_move", "game": "1.1", "move": "Nf6", "at": at(9)}))
     store = str(tmp_path / "s.sqlite")
-    run = candidates("apply", "-", store=store, stdin="\n".join(lines) + "\n")
+    run = candidates("apply", "--create", "-", store=store, stdin="\n".join(lines) + "\n")
     assert run.returncode == 1
     results = json_lines(run.stdout)
     assert [r["ok"] for r in results] == [True, True, True, True, False, False, True]
@@ -53,7 +53,7 @@ def test_every_line_gets_a_result_and_refusals_set_the_exit_status(tmp_path: Pat
 def test_all_accepted_exits_zero(tmp_path: Path) -> None:
     path = tmp_path / "cmds.jsonl"
     path.write_text("\n".join(json.dumps(c) for c in SETUP) + "\n")
-    run = candidates("apply", str(path), store=str(tmp_path / "s.sqlite"))
+    run = candidates("apply", "--create", str(path), store=str(tmp_path / "s.sqlite"))
     assert run.returncode == 0, run.stdout
     assert all(r["ok"] for r in json_lines(run.stdout))
 
@@ -74,12 +74,12 @@ def test_rfc_8259_4_a_line_with_a_duplicate_key_and_a_line_that_is_not_an_object
     or a number is not skipped: each is refused by line, appends nothing, exit 1."""
     store = str(tmp_path / "s.sqlite")
     setup = "\n".join(json.dumps(c) for c in SETUP) + "\n"
-    assert candidates("apply", "-", store=store, stdin=setup).returncode == 0
+    assert candidates("apply", "--create", "-", store=store, stdin=setup).returncode == 0
     with Store(store) as s:
         before = s.last_seq()
     twice = '{"cmd": "play_move", "cmd": "resign", "game": "1.1", "by": "white", "at": "%s"}'
     lines = [twice % at(20), "null", "[1, 2]", "7"]
-    run = candidates("apply", "-", store=store, stdin="\n".join(lines) + "\n")
+    run = candidates("apply", "--create", "-", store=store, stdin="\n".join(lines) + "\n")
     assert run.returncode == 1
     results = json_lines(run.stdout)
     assert [r["ok"] for r in results] == [False] * 4

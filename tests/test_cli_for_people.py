@@ -6,12 +6,17 @@ summed up in one line.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from adapters.store import open_store
 from tests.cli import candidates
 from tests.helpers import PLAYERS_2013, at, ok, paired_tournament, play
 
+ROOT = Path(__file__).resolve().parents[1]
+PGN_2013 = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
+SAMPLE_LOG = ROOT / "replay_logs" / "candidates-2013.msgpack"
 NAMES = {p["id"]: p["name"] for p in PLAYERS_2013}
 
 
@@ -163,15 +168,61 @@ class TestStorePath:
             ("trf",),
             ("audit",),
             ("seal",),
+            ("export", "--out", str(tmp_path / "x.msgpack")),
         ):
             shown = candidates(*args, store=str(missing))
             assert shown.returncode == 2, (args, shown.stderr)
-            assert f"no store at {missing}; create one with" in shown.stderr
-            assert "Traceback" not in shown.stderr
+            assert shown.stderr == (
+                f"candidates: no store at {missing} (make one with `candidates init {missing}`)\n"
+            )
         assert not missing.parent.exists()
 
-    def test_apply_creates_the_store(self, tmp_path: Path) -> None:
+    def test_a_write_command_refuses_a_mistyped_store_and_creates_nothing(
+        self, tmp_path: Path
+    ) -> None:
+        """The mistake of the issue: `apply` to a mistyped path made the directories and an
+        empty store, then blamed the game (unknown_game)."""
+        missing = tmp_path / "typo" / "candidates.sqlite"
+        start = json.dumps({"cmd": "start_game", "game": "1.1", "at": "2013-03-15T14:00:00Z"})
+        (tmp_path / "a.jsonl").write_text(start + "\n")
+        for args in (
+            ("apply", "-"),
+            ("apply", str(tmp_path / "a.jsonl")),
+            ("import-pgn", str(PGN_2013)),
+            ("import-log", str(SAMPLE_LOG)),
+        ):
+            shown = candidates(*args, store=str(missing), stdin=start + "\n")
+            assert shown.returncode == 2, (args, shown.stderr)
+            assert shown.stdout == ""
+            assert shown.stderr == (
+                f"candidates: no store at {missing} (make one with `candidates init {missing}` "
+                "or pass --create)\n"
+            ), args
+        assert not missing.parent.exists()
+
+    def test_serve_and_dgt_run_refuse_a_store_that_does_not_exist(self, tmp_path: Path) -> None:
+        missing = tmp_path / "typo" / "candidates.sqlite"
+        for args in (
+            ("serve", "--port", "0"),
+            ("dgt", "run", "--dgt", "/dev/null=1.1"),
+        ):
+            shown = candidates(*args, store=str(missing))
+            assert shown.returncode == 2, (args, shown.stderr)
+            assert shown.stderr.startswith(f"candidates: no store at {missing} (make one"), args
+        assert not missing.parent.exists()
+
+    def test_init_makes_the_store_the_others_then_use(self, tmp_path: Path) -> None:
         path = tmp_path / "new" / "s.sqlite"
+        made = subprocess.run(
+            [sys.executable, "-m", "adapters.cli", "init", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert made.returncode == 0, made.stderr
+        assert json.loads(made.stdout) == {"store": str(path), "created": True, "events": 0}
+        again = candidates("init", store=str(path))
+        assert json.loads(again.stdout)["created"] is False
         create = {
             "cmd": "create_tournament",
             "tournament": "t",
@@ -180,6 +231,20 @@ class TestStorePath:
             "players": PLAYERS_2013,
         }
         done = candidates("apply", "-", store=str(path), stdin=json.dumps(create) + "\n")
+        assert done.returncode == 0, done.stderr
+
+    def test_apply_creates_the_store_when_asked(self, tmp_path: Path) -> None:
+        path = tmp_path / "new" / "s.sqlite"
+        create = {
+            "cmd": "create_tournament",
+            "tournament": "t",
+            "name": "T",
+            "start_date": "2013-03-13",
+            "players": PLAYERS_2013,
+        }
+        done = candidates(
+            "apply", "--create", "-", store=str(path), stdin=json.dumps(create) + "\n"
+        )
         assert done.returncode == 0, done.stderr
         assert path.is_file()
 

@@ -124,7 +124,9 @@ class TestClockCommandLine:
         )[0]
         assert as_json["clock"]["black_ms"] == 119 * MIN
         archive = str(tmp_path / "archive.sqlite")
-        imported = candidates("import-pgn", str(DATA / "clocked-games.pgn"), store=archive)
+        imported = candidates(
+            "import-pgn", "--create", str(DATA / "clocked-games.pgn"), store=archive
+        )
         assert imported.returncode == 0, imported.stderr
         report = candidates("clocks", "9.1", store=archive)
         assert report.returncode == 0, report.stderr

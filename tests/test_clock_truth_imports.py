@@ -72,7 +72,9 @@ def given_back(source: str, exported: str) -> tuple[int, list[str]]:
 def test_3_5_1_a_real_broadcast_imports_under_its_profile_with_both_clocks(tmp_path: Path) -> None:
     store = str(tmp_path / "madrid.sqlite")
     text = BROADCAST.read_bytes().decode("utf-8")
-    imported = candidates("import-pgn", str(BROADCAST), "--rules", "candidates-2022", store=store)
+    imported = candidates(
+        "import-pgn", "--create", str(BROADCAST), "--rules", "candidates-2022", store=store
+    )
     assert imported.returncode == 0, imported.stderr
     reports = [r for r in json_lines(imported.stdout) if r.get("game") not in ("tournament",)]
     games = [r for r in reports if r["status"] == "imported"]

@@ -27,7 +27,7 @@ def start(store: Store, game_id: str = "1.1") -> None:
 def wired(store: Store, **kwargs: object) -> tuple[Hands, StoreSink]:
     hands = Hands(**kwargs)  # type: ignore[arg-type]
     hands.session.serial = "31337"
-    sink = StoreSink(store, "1.1", hands.session)
+    sink = StoreSink(store, "1.1", hands.session, keep_log=True)
     sink.deliver(hands.log)
     hands.log.clear()
     return hands, sink

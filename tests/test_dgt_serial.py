@@ -126,7 +126,7 @@ def over_a_pty(
     path = tmp_path / "ttyDGT"
     start_game(store)
     session = session or scaled_session()
-    sink = StoreSink(store, "6.3", session, label="ttyDGT")
+    sink = StoreSink(store, "6.3", session, label="ttyDGT", keep_log=True)
     adapter = asyncio.run(
         play_through(
             sim,
@@ -206,7 +206,7 @@ def test_a_whole_game_over_a_tcp_bridge_with_a_dropped_connection(tmp_path: Path
         session = scaled_session()
         with Store(str(tmp_path / "store.sqlite")) as store:
             start_game(store)
-            sink = StoreSink(store, "6.3", session, label="bridge")
+            sink = StoreSink(store, "6.3", session, label="bridge", keep_log=True)
             stop = asyncio.Event()
             adapter = BoardLink(
                 TcpTransport("127.0.0.1", link.port), session, sink.deliver, backoff_s=0.05

@@ -200,7 +200,7 @@ def test_a_restarted_dgt_feed_sending_everything_again_stores_it_once(
     game = store.game("1.1")
     assert game is not None and game.moves == ("e2e4", "e7e5")
     assert len(store.readings("1.1")) == 2
-    again = StoreSink(store, "1.1", hands.session)
+    again = StoreSink(store, "1.1", hands.session, keep_log=True)
     again.deliver(observations)
     for sent in again.commands_sent:
         assert store.handle(sent)["ok"]  # and sent once more by hand: still nothing appended
@@ -267,7 +267,16 @@ def test_eight_processes_applying_the_same_lines_to_a_new_store_all_get_the_firs
     path.write_text("".join(json.dumps(line) + "\n" for line in FOUNDING))
     runs = [
         subprocess.Popen(
-            [sys.executable, "-m", "adapters.cli", "--store", store_url, "apply", str(path)],
+            [
+                sys.executable,
+                "-m",
+                "adapters.cli",
+                "--store",
+                store_url,
+                "apply",
+                "--create",
+                str(path),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -91,5 +91,7 @@ def test_every_variation_imports_or_says_why_and_a_refusal_appends_nothing(
                     assert report.message and "Traceback" not in report.message
             if any(r.game == "file" for r in reports):
                 assert store.count() == 0
-        code = main(["--store", str(Path(folder) / "cli.sqlite"), "import-pgn", str(path)])
+        code = main(
+            ["--store", str(Path(folder) / "cli.sqlite"), "import-pgn", "--create", str(path)]
+        )
         assert code in (0, 1)

@@ -71,7 +71,7 @@ def relink(items: list[Any]) -> list[Any]:
 def imported(path: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, int]:
     """(exit status, stderr, events in the store afterwards)."""
     store = tmp / f"target-{random.random()}.sqlite"
-    status = main(["--store", str(store), "import-log", str(path)])
+    status = main(["--store", str(store), "import-log", "--create", str(path)])
     err = capsys.readouterr().err
     with Store(str(store)) as target:
         return status, err, target.last_seq()

@@ -45,7 +45,7 @@ BAD_FILE = """[Event "T"]
 
 def test_the_2013_candidates_import_as_56_games(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
-    run = candidates("import-pgn", str(LONDON_2013), store=store)
+    run = candidates("import-pgn", "--create", str(LONDON_2013), store=store)
     assert run.returncode == 0, run.stderr
     reports = json_lines(run.stdout)
     assert len(reports) == 56
@@ -73,7 +73,7 @@ def test_a_game_with_an_illegal_move_is_refused_whole_and_the_rest_imports(tmp_p
     pgn = tmp_path / "bad.pgn"
     pgn.write_text(BAD_FILE)
     store = str(tmp_path / "s.sqlite")
-    run = candidates("import-pgn", str(pgn), store=store)
+    run = candidates("import-pgn", "--create", str(pgn), store=store)
     assert run.returncode == 1
     by_game = {r["game"]: r for r in json_lines(run.stdout)}
     assert by_game["1.1"]["status"] == "imported"
@@ -91,7 +91,7 @@ def test_a_game_with_an_illegal_move_is_refused_whole_and_the_rest_imports(tmp_p
 
 def test_game_query_shows_the_contract_fields(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
-    candidates("import-pgn", str(LONDON_2013), store=store)
+    candidates("import-pgn", "--create", str(LONDON_2013), store=store)
     run = candidates("game", "1.1", "--format", "json", store=store)
     assert run.returncode == 0, run.stderr
     view = json_lines(run.stdout)[0]
@@ -123,14 +123,14 @@ def test_game_query_shows_the_contract_fields(tmp_path: Path) -> None:
 
 def test_pgn_export_round_trips_through_import(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
-    candidates("import-pgn", str(LONDON_2013), store=store)
+    candidates("import-pgn", "--create", str(LONDON_2013), store=store)
     exported = candidates("pgn", "--all", store=store)
     assert exported.returncode == 0
     assert exported.stdout.count("[TimeControl ") == 56
     out = tmp_path / "out.pgn"
     out.write_text(exported.stdout)
     other = str(tmp_path / "t.sqlite")
-    assert candidates("import-pgn", str(out), store=other).returncode == 0
+    assert candidates("import-pgn", "--create", str(out), store=other).returncode == 0
     with Store(store) as a, Store(other) as b:
         assert a.game_ids() == b.game_ids()
         for gid in a.game_ids():

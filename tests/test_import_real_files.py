@@ -125,9 +125,12 @@ def test_one_player_under_two_spellings_without_fide_id_is_refused_appending_not
         )
     )
     store = str(tmp_path / "cli.sqlite")
-    assert main(["--store", store, "import-pgn", str(path)]) == 1
+    assert main(["--store", store, "import-pgn", "--create", str(path)]) == 1
     assert "may be one player written two ways" in capsys.readouterr().err
-    assert main(["--store", store, "import-pgn", str(path), "--players", str(mapping)]) == 0
+    assert (
+        main(["--store", store, "import-pgn", "--create", str(path), "--players", str(mapping)])
+        == 0
+    )
     with Store(store) as s:
         assert standings_object(s)["winner"]["player"] == "goryachkina"
 
@@ -148,7 +151,7 @@ def test_3_1_a_candidates_half_file_is_in_progress_after_round_7_of_14_with_no_w
     # The format is part of the rules: a Candidates is 14 rounds whatever the file holds.
     store = str(tmp_path / "s.sqlite")
     path = first_cycle(tmp_path)
-    assert main(["--store", store, "import-pgn", str(path), "--rules", rules]) == 0
+    assert main(["--store", store, "import-pgn", "--create", str(path), "--rules", rules]) == 0
     err = capsys.readouterr().err
     assert "cycle inferred" not in err and "event final" not in err
     assert "event in progress after round 7 of 14: no winner and no prize" in err
@@ -169,7 +172,19 @@ def test_3_1_a_a_candidates_profile_refuses_cycles_that_contradict_its_format(
 ) -> None:
     store = str(tmp_path / "s.sqlite")
     path = first_cycle(tmp_path)
-    main(["--store", store, "import-pgn", str(path), "--cycles", "1", "--rules", "candidates-2012"])
+    main(
+        [
+            "--store",
+            store,
+            "import-pgn",
+            "--create",
+            str(path),
+            "--cycles",
+            "1",
+            "--rules",
+            "candidates-2012",
+        ]
+    )
     err = capsys.readouterr().err
     assert "--cycles 1: candidates-2012 is a double round robin of 8 players (14 rounds)" in err
     assert "pass --rules round-robin" in err
@@ -182,7 +197,7 @@ def test_3_1_a_first_cycle_export_with_cycles_2_is_in_progress_after_round_7_of_
 ) -> None:
     store = str(tmp_path / "s.sqlite")
     path = first_cycle(tmp_path)
-    assert main(["--store", store, "import-pgn", str(path), "--cycles", "2"]) == 0
+    assert main(["--store", store, "import-pgn", "--create", str(path), "--cycles", "2"]) == 0
     err = capsys.readouterr().err
     assert "cycle inferred" not in err
     assert "event in progress after round 7 of 14" in err
@@ -379,12 +394,22 @@ def test_3_2_rounds_and_start_date_options_say_what_would_be_inferred(
 ) -> None:
     store = str(tmp_path / "s.sqlite")
     path = str(first_cycle(tmp_path))
-    assert main(["--store", store, "import-pgn", path, "--start-date", "31 March"]) == 2
+    assert main(["--store", store, "import-pgn", "--create", path, "--start-date", "31 March"]) == 2
     err = capsys.readouterr().err
     assert "--start-date '31 March' is not an ISO date" in err
     with Store(store) as s:
         assert s.count() == 0
-    args = ["--store", store, "import-pgn", path, "--rounds", "14", "--start-date", "2019-03-09"]
+    args = [
+        "--store",
+        store,
+        "import-pgn",
+        "--create",
+        path,
+        "--rounds",
+        "14",
+        "--start-date",
+        "2019-03-09",
+    ]
     assert main(args) == 0
     err = capsys.readouterr().err
     assert "inferred" not in err

@@ -49,14 +49,14 @@ def test_apply_killed_after_commits_is_finished_by_running_the_file_again(
     commands = event_commands()
     path = write_commands(tmp_path / "event.jsonl", commands)
     reference = str(tmp_path / "reference.sqlite")
-    clean = run_cli(["--store", reference, "apply", str(path)])
+    clean = run_cli(["--store", reference, "apply", "--create", str(path)])
     assert clean.returncode == 0, clean.stderr
     kills = 0
     rng = random.Random(17)
     while True:
         step = rng.randint(1, 6) if kills < MAX_KILLS else 0
         run = run_cli(
-            ["--store", store_url, "apply", str(path)],
+            ["--store", store_url, "apply", "--create", str(path)],
             kill=("commit", step, 0) if step else None,
         )
         if run.returncode != KILLED:
@@ -73,7 +73,7 @@ def test_import_log_killed_inside_its_transaction_leaves_the_store_empty(
     store_url: str, part_log: tuple[Path, int]
 ) -> None:
     path, total = part_log
-    args = ["--store", store_url, "import-log", str(path)]
+    args = ["--store", store_url, "import-log", "--create", str(path)]
     kills = [("insert", 1, 0.02), ("insert", 1, 0.1), ("timer", 0, 0.4), ("timer", 0, 0.9)]
     for kill in kills:  # SQLite: rows written, no commit; PostgreSQL: mid-statement; any time
         run = run_cli(args, kill=kill)
@@ -99,7 +99,9 @@ def test_import_pgn_killed_inside_a_games_insert_never_leaves_half_a_game(
         while (game := chess.pgn.read_game(handle)) is not None:
             plies.append(len(list(game.mainline_moves())))
     for n in (1, 2, 20):  # the tournament's insert, then games' inserts
-        run = run_cli(["--store", store_url, "import-pgn", str(PGN)], kill=("insert", n, 0.001))
+        run = run_cli(
+            ["--store", store_url, "import-pgn", "--create", str(PGN)], kill=("insert", n, 0.001)
+        )
         assert run.returncode in (KILLED, 0)
         with Store(store_url) as store:
             tournament = store.tournament()
@@ -108,7 +110,7 @@ def test_import_pgn_killed_inside_a_games_insert_never_leaves_half_a_game(
             for game_id in store.game_ids():
                 game = store.game(game_id)
                 assert game is not None and game.status == "finished", game_id
-    done = run_cli(["--store", store_url, "import-pgn", str(PGN)])
+    done = run_cli(["--store", store_url, "import-pgn", "--create", str(PGN)])
     assert done.returncode == 0, done.stderr
     with Store(store_url) as store:
         stored = sorted(store.game(g).ply for g in store.game_ids())  # type: ignore[union-attr]

@@ -190,7 +190,9 @@ class TestTwoTournaments:
             two_events(store)
             ok(store, {"cmd": "start_game", "tournament": "womens", "game": "1.1", "at": at(0)})
         line = json.dumps({"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(3)})
-        done = candidates("--tournament", "womens", "apply", "-", store=path, stdin=line)
+        done = candidates(
+            "--tournament", "womens", "apply", "--create", "-", store=path, stdin=line
+        )
         assert done.returncode == 0 and json.loads(done.stdout)["ok"], done.stdout + done.stderr
         shown = candidates("--tournament", "womens", "game", "1.1", "--format", "json", store=path)
         assert shown.returncode == 0, shown.stderr
@@ -429,7 +431,7 @@ def test_art_3_6_1_the_audit_of_a_store_of_several_tournaments_made_by_the_cli_i
     store = str(tmp_path / "s.sqlite")
     path = tmp_path / "commands.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    applied = candidates("apply", str(path), store=store)
+    applied = candidates("apply", "--create", str(path), store=store)
     assert applied.returncode == 0, applied.stdout
     audited = candidates("audit", store=store)
     assert audited.returncode == 0, audited.stdout + audited.stderr

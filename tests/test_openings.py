@@ -85,7 +85,7 @@ class TestThe2013Games:
 
     def test_imported_games_carry_it_in_the_game_object_and_the_pgn(self, tmp_path: Path) -> None:
         store = str(tmp_path / "s.sqlite")
-        assert candidates("import-pgn", str(LONDON_2013), store=store).returncode == 0
+        assert candidates("import-pgn", "--create", str(LONDON_2013), store=store).returncode == 0
         with Store(store) as s:
             opening = game_object(s, "1.1")["opening"]
             assert opening == {

@@ -4,9 +4,14 @@ feed and the boards' correction policy alike."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from adapters.cli import build_parser
+from adapters.cli.cmd_dgt import correction_policy
+from adapters.cli.cmd_serve import resolve
+from adapters.cli.hall_config import apply_config
 from adapters.dgt.feed import StoreSink
 from adapters.dgt.service import CorrectionPolicy
 from adapters.gateway.server import Gateway
@@ -36,3 +41,27 @@ def test_the_gateway_the_feed_and_the_policy_share_one_default() -> None:
     sink_default = StoreSink.__dataclass_fields__["public_delay_ms"].default
     assert sink_default == public_delay.DEFAULT_MS
     assert Gateway("unused.sqlite", public_delay_s=1.5).delay_ms == 1500
+
+
+@pytest.mark.parametrize("given", [[], ["--public-delay-s", "5"]])
+def test_one_hall_s_gateway_boards_and_policy_read_one_delay(
+    given: list[str], tmp_path: Path
+) -> None:
+    """``serve --dgt`` and ``dgt run`` with the hall's configuration: the gateway's public
+    feed, the boards' feed and their correction policy hold the same delay (the file's,
+    or the command line's when given), and the policy's arbiter is the file's."""
+    hall = tmp_path / "hall.toml"
+    hall.write_text('public_delay_s = 42\n[dgt]\nauto_correct_arbiter = "chief"\n')
+    wanted_ms = 5000 if given else 42000
+    parser = build_parser()
+    serve = parser.parse_args(["--config", str(hall), "serve", "--dgt", "/dev/null=1.1", *given])
+    apply_config(serve)
+    resolve(serve)
+    gateway_ms = Gateway("unused.sqlite", public_delay_s=serve.public_delay_s).delay_ms
+    boards = parser.parse_args(
+        ["--config", str(hall), "dgt", "run", "--dgt", "/dev/null=1.1", *given]
+    )
+    apply_config(boards)
+    assert gateway_ms == wanted_ms
+    assert correction_policy(serve) == CorrectionPolicy("chief", wanted_ms)
+    assert correction_policy(boards) == CorrectionPolicy("chief", wanted_ms)

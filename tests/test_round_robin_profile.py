@@ -90,7 +90,7 @@ def test_a_10_player_single_round_robin_is_judged_by_the_round_robin_profile_whi
 ) -> None:
     store = str(tmp_path / "s.sqlite")
     path = write(tmp_path, pgn(single_round_robin(level_at_the_top), event=EVENT))
-    assert main(["--store", store, "import-pgn", str(path)]) == 0
+    assert main(["--store", store, "import-pgn", "--create", str(path)]) == 0
     err = capsys.readouterr().err
     # which profile, why, and how to choose another
     assert f"rules round-robin (default: the Event tag '{EVENT}' names no Candidates" in err
@@ -132,7 +132,7 @@ def test_a_clear_winner_of_a_round_robin_is_named_on_points_without_candidates_a
 ) -> None:
     store = str(tmp_path / "s.sqlite")
     path = write(tmp_path, pgn(single_round_robin(clear_winner), event=EVENT))
-    assert main(["--store", store, "import-pgn", str(path)]) == 0
+    assert main(["--store", store, "import-pgn", "--create", str(path)]) == 0
     assert "event final after round 9 of 9: winner Okafor, Chidi (decided by points)" in (
         capsys.readouterr().err
     )
@@ -144,7 +144,10 @@ def test_a_clear_winner_of_a_round_robin_is_named_on_points_without_candidates_a
 def test_rules_chooses_another_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "s.sqlite")
     path = write(tmp_path, pgn(single_round_robin(clear_winner), event=EVENT))
-    assert main(["--store", store, "import-pgn", str(path), "--rules", "candidates-2012"]) == 0
+    assert (
+        main(["--store", store, "import-pgn", "--create", str(path), "--rules", "candidates-2012"])
+        == 0
+    )
     err = capsys.readouterr().err
     assert "rules candidates-2012 (given with --rules" in err
     assert "the file has 10 players" in err  # the Candidates' format is 8
@@ -155,7 +158,7 @@ def test_unknown_dates_invent_nothing(tmp_path: Path, capsys: pytest.CaptureFixt
     games = single_round_robin(clear_winner, date=lambda r: "????.??.??")
     games[0].date = "1953.??.??"  # a year alone is not a day either
     path = write(tmp_path, pgn(games, event="Club Championship"))
-    assert main(["--store", store, "import-pgn", str(path)]) == 0
+    assert main(["--store", store, "import-pgn", "--create", str(path)]) == 0
     seen = capsys.readouterr()
     assert "the start date is unknown and no schedule (3.2) is given" in seen.err
     assert "start unknown" in seen.err
@@ -195,7 +198,7 @@ def test_site_eco_and_every_other_tag_of_the_file_round_trip(
     games = single_round_robin(clear_winner, extra=tags)
     text = pgn(games, event=EVENT).replace('[Site "Kazan RUS"]', '[Site "Toronto, Canada"]')
     path = write(tmp_path, text)
-    assert main(["--store", store, "import-pgn", str(path)]) == 0
+    assert main(["--store", store, "import-pgn", "--create", str(path)]) == 0
     capsys.readouterr()
     assert main(["--store", store, "event-pgn"]) == 0
     handle = io.StringIO(capsys.readouterr().out)

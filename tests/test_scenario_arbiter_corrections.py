@@ -44,7 +44,7 @@ def commands() -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory: pytest.TempPathFactory) -> str:
     store = str(tmp_path_factory.mktemp("scenario") / "corrections.sqlite")
-    run = candidates("apply", str(SCENARIO), store=store)
+    run = candidates("apply", "--create", str(SCENARIO), store=store)
     answers = json_lines(run.stdout)
     refused = [a["error"] for a in answers if not a["ok"]]
     # the one refusal of the scenario: a regulation flag dismissed without a reason

@@ -92,7 +92,7 @@ class Event:
         return answers
 
     def apply_raw(self, text: str, *, status: int = 0) -> list[dict[str, Any]]:
-        done = candidates("apply", "-", store=self.store, stdin=text)
+        done = candidates("apply", "--create", "-", store=self.store, stdin=text)
         assert done.returncode == status, done.stderr
         assert "Traceback" not in done.stderr, done.stderr
         return json_lines(done.stdout)
@@ -672,7 +672,7 @@ class TestBadInputThroughApply:
         ]
         path = tmp_path / "bad.jsonl"
         path.write_bytes(b"\n".join(lines) + b"\n")
-        done = candidates("apply", str(path), store=paired.store)
+        done = candidates("apply", "--create", str(path), store=paired.store)
         assert done.returncode == 1 and done.stderr == ""
         answers = json_lines(done.stdout)
         messages = [a.get("error", {}).get("message") for a in answers]
@@ -684,7 +684,7 @@ class TestBadInputThroughApply:
         assert paired.count() == before + 2  # the move, and the seal the run ends with
 
     def test_a_missing_file_is_an_error_not_a_traceback(self, paired: Event) -> None:
-        done = candidates("apply", "/nonexistent/commands.jsonl", store=paired.store)
+        done = candidates("apply", "--create", "/nonexistent/commands.jsonl", store=paired.store)
         assert done.returncode == 2
         assert done.stderr.strip() == (
             "candidates: cannot read '/nonexistent/commands.jsonl': No such file or directory"

@@ -32,7 +32,7 @@ SCENARIO = Path(__file__).parent / "scenarios" / "incident_book_round_3.jsonl"
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = str(tmp_path_factory.mktemp("incidents") / "round3.sqlite")
-    applied = candidates("apply", str(SCENARIO), store=path)
+    applied = candidates("apply", "--create", str(SCENARIO), store=path)
     answers = json_lines(applied.stdout)
     refused = [a for a in answers if not a["ok"]]
     assert [a["error"]["code"] for a in refused] == ["game_not_in_progress"], refused

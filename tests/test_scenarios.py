@@ -125,7 +125,7 @@ def test_scenario(name: str, tmp_path: Path) -> None:
         if text.strip() and not text.startswith("#")
     ]
     store = str(tmp_path / "scenario.sqlite")
-    applied = run_cli("--store", store, "apply", str(source))
+    applied = run_cli("--store", store, "apply", "--create", str(source))
     assert applied.returncode in (0, 1), applied.stderr
     answers = [json.loads(line) for line in applied.stdout.splitlines()]
     game_id = next(c["game"] for _, c in commands if c.get("cmd") == "start_game")

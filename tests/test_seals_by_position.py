@@ -56,7 +56,7 @@ def test_each_apply_run_seals_at_its_end_so_a_lost_last_reading_shows(
     size = -(-len(commands) // 8)
     for start in range(0, len(commands), size):
         chunk = write_commands(tmp_path / f"part{start}.jsonl", commands[start : start + size])
-        assert main(["--store", url, "apply", str(chunk)]) == 0
+        assert main(["--store", url, "apply", "--create", str(chunk)]) == 0
     assert len(seal_points(url)) == 8
     with Store(url) as store:
         assert not audit_store(store).of("integrity")

@@ -101,14 +101,14 @@ def test_the_future_tolerance_is_configurable(tmp_path: Path) -> None:
     soon = json.dumps(
         {"cmd": "start_game", "game": "1.2", "at": format_instant(wall_clock_ms() + 60_000)}
     )
-    strict = candidates("--future-tolerance", "0", "apply", "-", store=path, stdin=soon)
+    strict = candidates("--future-tolerance", "0", "apply", "--create", "-", store=path, stdin=soon)
     assert "cannot be dated in the future" in strict.stdout
-    assert candidates("apply", "-", store=path, stdin=soon).returncode == 0
+    assert candidates("apply", "--create", "-", store=path, stdin=soon).returncode == 0
 
 
 def test_import_pgn_refuses_a_file_that_is_not_pgn(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
-    run = candidates("import-pgn", str(ROOT / "README.md"), store=store)
+    run = candidates("import-pgn", "--create", str(ROOT / "README.md"), store=store)
     assert run.returncode != 0
     assert "is not PGN" in run.stderr
     with Store(store) as opened:

@@ -103,7 +103,10 @@ def test_import_pgn_rules_option_picks_the_profile(
     path = tmp_path / "tie.pgn"
     path.write_text(pgn(double_round_robin(WOMEN_2019, kosteniuk_catches_up)))
     store = str(tmp_path / "s.sqlite")
-    assert main(["--store", store, "import-pgn", str(path), "--rules", "candidates-2016"]) == 0
+    assert (
+        main(["--store", store, "import-pgn", "--create", str(path), "--rules", "candidates-2016"])
+        == 0
+    )
     with Store(store) as s:
         table = standings_object(s)
     assert table["tiebreaks"]["rules"] == "candidates-2016"

@@ -46,7 +46,7 @@ REAL_NUMBERS = {
 
 def test_3_7_b_candidates_2013_import_then_standings_json(tmp_path, capsys) -> None:
     store = str(tmp_path / "london.sqlite")
-    assert main(["--store", store, "import-pgn", str(PGN_2013)]) == 0
+    assert main(["--store", store, "import-pgn", "--create", str(PGN_2013)]) == 0
     out = capsys.readouterr()
     assert len(out.out.splitlines()) == 56  # one report a game
     assert "tournament created: 8 players, 2 cycle(s) (14 rounds), start 2013-03-13" in out.err
@@ -89,7 +89,7 @@ def test_2013_import_on_every_backend(store: Store) -> None:
 
 def test_cli_crosstable_and_prizes_of_the_2013_event(tmp_path, capsys) -> None:
     store = str(tmp_path / "london.sqlite")
-    main(["--store", store, "import-pgn", str(PGN_2013)])
+    main(["--store", store, "import-pgn", "--create", str(PGN_2013)])
     capsys.readouterr()
     assert main(["--store", store, "crosstable"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -33,6 +33,7 @@ from engine.commands import (
     FieldSpec,
 )
 from engine.fields import INT_LIMIT, RESULTS, Checker
+from engine.tournament import event_window
 from tools.examples import EXAMPLES, SETTINGS, Example
 from tools.schema_tables import INSTANT_PATTERN, SCHEMA_ID, frames_schema, queries_schema
 
@@ -291,6 +292,13 @@ def commands_markdown() -> str:
         "The JSON Schema of every command is `docs/schema/commands.schema.json`; the query",
         "objects are in `docs/schema/queries.schema.json`, the gateway's frames in",
         "`docs/schema/frames.schema.json`.",
+        "",
+        f"Instants: every instant lies {fields.INSTANT_WINDOW} (year 1, 1900 or",
+        "1970 are typos, not games). Where there is an event the window is its own:",
+        f"{event_window.RULE}. A command dated outside its window is refused as",
+        "`malformed_command` and appends nothing. The future tolerance is",
+        "`--future-tolerance` (README); a score sheet that gives no day",
+        "(`record_score_sheet` with `date_known` false) is not judged by the event's window.",
         "",
         "| command | what | sent by |",
         "| --- | --- | --- |",

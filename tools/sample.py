@@ -360,7 +360,7 @@ def ending(store: Store, board: Board, now_ms: int) -> list[tuple[int, dict[str,
     if game is None or game.ply != len(src.moves):
         raise SampleError(
             f"game {src.game}: the board's moves did not all reach the store "
-            f"({game.ply if game else 0} of {len(src.moves)}): {board.sink.refusals[:1]}"
+            f"({game.ply if game else 0} of {len(src.moves)}): {list(board.sink.refusals)[:1]}"
         )
     if game.status != IN_PROGRESS:
         return []  # ended by the position itself (5.1, 5.2)

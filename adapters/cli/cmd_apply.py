@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import IO, Any
 
-from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.cli.common import add_create_option, add_store_option, print_json, store_of
 from adapters.formats.jsontext import TextError, loads
 from engine.errors import MalformedCommand
 
@@ -25,6 +25,7 @@ def register(sub: Any) -> None:
         "every command, a run cut short is resumed by running the whole file again.",
     )
     parser.add_argument("file", help="a .jsonl file, or - for standard input")
+    add_create_option(parser)
     add_store_option(parser)
     parser.set_defaults(func=run)
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
             handle = open(args.file, "rb")  # noqa: SIM115
         except OSError as exc:
             raise MalformedCommand(f"cannot read {args.file!r}: {exc.strerror}") from None
-    with store_of(args, create=True) as store, handle:
+    with store_of(args) as store, handle:
         for number, data in enumerate(handle, start=1):
             raw, problem = parse_line(data, number)
             if problem is None and raw is None:

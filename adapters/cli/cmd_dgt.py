@@ -25,11 +25,17 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 
-from adapters.cli.common import add_public_delay_option, add_store_option, print_json, readable_file
+from adapters.cli.common import (
+    add_public_delay_option,
+    add_store_option,
+    print_json,
+    readable_file,
+    require_existing_store,
+)
 from adapters.cli.hall_config import setting
 from adapters.dgt import protocol as p
 from adapters.dgt.reconstruct import MoveReconstructor
@@ -38,6 +44,9 @@ from adapters.dgt.session import BoardSession
 from adapters.host import public_delay
 from engine.errors import MalformedCommand
 from engine.timefmt import format_instant
+
+if TYPE_CHECKING:
+    from adapters.dgt.service import CorrectionPolicy
 
 
 def register(sub: Any) -> None:
@@ -384,8 +393,23 @@ def run_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def correction_policy(args: argparse.Namespace) -> CorrectionPolicy:
+    """The boards' correction policy of ``dgt run`` and ``serve --dgt`` alike: the arbiter
+    of ``--auto-correct-arbiter`` (else the configuration's ``dgt.auto_correct_arbiter``)
+    and the one public delay (``--public-delay-s``, else the configuration's
+    ``public_delay_s``, else the default): the delay ``serve`` gives its public feed."""
+    from adapters.dgt.service import CorrectionPolicy
+
+    return CorrectionPolicy(
+        setting(args, "auto_correct_arbiter", "auto_correct_arbiter", None),
+        public_delay.delay_ms(
+            setting(args, "public_delay_s", "public_delay_s", public_delay.DEFAULT_S)
+        ),
+    )
+
+
 def run_run(args: argparse.Namespace) -> int:
-    from adapters.dgt.service import CorrectionPolicy, parse_spec, run_sources
+    from adapters.dgt.service import parse_spec, run_sources
     from adapters.store import store_url
 
     hall = getattr(args, "hall", None)
@@ -421,24 +445,21 @@ def run_run(args: argparse.Namespace) -> int:
         source = parse_spec(spec)
         if source.kind == "file":
             _read(source.target)
+    url = store_url(getattr(args, "store", None))
+    require_existing_store(url)  # the boards' games are in a store that is there
 
     async def main() -> None:
         stop = asyncio.Event()
         _stop_on_signals(stop)
         await run_sources(
             specs,
-            store_url(getattr(args, "store", None)),
+            url,
             stop,
             serial_games=serial_games,
             record_dir=setting(args, "record_dir", "record_dir", None),
             debounce_ms=setting(args, "debounce_ms", "debounce_ms", 300),
             file_speed=args.speed,
-            policy=CorrectionPolicy(
-                setting(args, "auto_correct_arbiter", "auto_correct_arbiter", None),
-                public_delay.delay_ms(
-                    setting(args, "public_delay_s", "public_delay_s", public_delay.DEFAULT_S)
-                ),
-            ),
+            policy=correction_policy(args),
             tournament=getattr(args, "tournament", None),
         )
 

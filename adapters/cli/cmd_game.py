@@ -6,7 +6,13 @@ import argparse
 import sys
 from typing import Any
 
-from adapters.cli.common import add_store_option, print_json, readable_file, store_of
+from adapters.cli.common import (
+    add_create_option,
+    add_store_option,
+    print_json,
+    readable_file,
+    store_of,
+)
 from adapters.formats.event_export import game_pgn_text
 from adapters.formats.pgn_import import (
     ImportOptions,
@@ -89,6 +95,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="number the rounds from the order of the games when Round tags are missing",
     )
+    add_create_option(imp)
     add_store_option(imp)
     imp.set_defaults(func=run_import)
 
@@ -252,7 +259,7 @@ def run_import(args: argparse.Namespace) -> int:
     for path in args.files:  # every file readable before the store is created or touched
         readable_file(path)
     options = import_options(args)
-    with store_of(args, create=True) as store:
+    with store_of(args) as store:
         for path in args.files:
             created: list[ImportReport] = []
             reports = import_pgn(store, path, created=created, options=options)

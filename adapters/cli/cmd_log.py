@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.cli.common import add_create_option, add_store_option, print_json, store_of
 from adapters.formats.replay_log import export_log, import_log, read_log
 from engine.events import ChainSealed
 
@@ -35,6 +35,7 @@ def register(sub: Any) -> None:
         description="Check every hash link of the log, then load it into an empty store.",
     )
     imp.add_argument("file")
+    add_create_option(imp)
     add_store_option(imp)
     imp.set_defaults(func=run_import)
 
@@ -62,7 +63,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     log = read_log(args.file)
-    with store_of(args, create=True) as store:
+    with store_of(args) as store:
         count = import_log(store, log)
     print_json({"file": args.file, "events": count, "tournament": log.tournament})
     return 0

@@ -18,7 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from adapters.cli.common import add_store_option, print_json, store_of
+from adapters.cli.common import add_create_option, add_store_option, print_json, store_of
 from adapters.formats.jsontext import TextError, loads
 from engine.errors import MalformedCommand
 from engine.qualification.bidding import BidReport, check_bid
@@ -48,6 +48,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="create the tournament in the store (players rated by their 2.3 averages)",
     )
+    add_create_option(make)
     make.add_argument(
         "--emit-command",
         action="store_true",
@@ -152,7 +153,7 @@ def run_qualify(args: argparse.Namespace) -> int:
         if args.emit_command:
             print_json(cmd)
         if args.create_tournament:
-            with store_of(args, create=True) as store:
+            with store_of(args) as store:
                 answer = store.handle(cmd)
             if not answer["ok"]:
                 print_json(answer)

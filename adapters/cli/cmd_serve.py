@@ -23,7 +23,12 @@ from typing import Any
 
 from adapters.analysis.service import run_in_thread
 from adapters.cli.cmd_analyse import add_budget_options, budget_of
-from adapters.cli.common import add_public_delay_option, add_store_option, readable_file
+from adapters.cli.common import (
+    add_public_delay_option,
+    add_store_option,
+    readable_file,
+    require_existing_store,
+)
 from adapters.cli.hall_config import setting
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
@@ -146,10 +151,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"candidates serve: {error}", file=sys.stderr)
         return 2
     url = store_url(getattr(args, "store", None))
+    require_existing_store(url)  # a mistyped --store is said, never served as a new store
     boards: Callable[[asyncio.Event], Coroutine[Any, Any, None]] | None = None
     if specs:
         try:
-            from adapters.dgt.service import CorrectionPolicy, run_sources
+            from adapters.cli.cmd_dgt import correction_policy
+            from adapters.dgt.service import run_sources
         except ImportError as error:
             print(
                 f"candidates serve: DGT boards are not available in this installation "
@@ -158,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         # the boards' automatic corrections wait for the same public delay as the gateway
-        policy = CorrectionPolicy(public_delay_ms=public_delay.delay_ms(args.public_delay_s))
+        policy = correction_policy(args)
         tournament = getattr(args, "tournament", None)
 
         def boards(stop: asyncio.Event) -> Coroutine[Any, Any, None]:

@@ -12,19 +12,18 @@ from adapters.host import public_delay
 from adapters.store import Store, open_store, store_url
 from engine.errors import MalformedCommand
 
-CREATE_HINT = (
-    "create one with `candidates --store {path} apply FILE.jsonl` (its first command a "
-    "create_tournament), `candidates --store {path} import-pgn FILE.pgn` or "
-    "`candidates --store {path} import-log FILE`"
-)
+CREATE_FLAG = "--create"
+"""A writing command creates the store only when told (a mistyped ``--store`` is refused)."""
+MAKE_ONE = "make one with `candidates init {path}`"
 
 
 def store_of(args: argparse.Namespace, *, create: bool = False) -> Store:
-    """The store the command names. A command that only reads (``create`` False) refuses
-    a SQLite path where there is no store, and creates nothing there."""
+    """The store the command names. Unless ``create`` (``init``, or a writing command's
+    ``--create``), a SQLite path where there is no store is refused and nothing is
+    created there; ``args.create`` is that flag where the command has it."""
     url = store_url(getattr(args, "store", None))
-    if not create:
-        require_existing_store(url)
+    if not (create or getattr(args, "create", False)):
+        require_existing_store(url, writes=hasattr(args, "create"))
     return open_store(
         url,
         getattr(args, "future_tolerance", None),
@@ -32,12 +31,24 @@ def store_of(args: argparse.Namespace, *, create: bool = False) -> Store:
     )
 
 
-def require_existing_store(url: str) -> None:
-    """MalformedCommand when ``url`` is a SQLite path with no file (a mistyped ``--store``)."""
+def require_existing_store(url: str, *, writes: bool = False) -> None:
+    """MalformedCommand when ``url`` is a SQLite path with no file (a mistyped ``--store``),
+    saying how to make one (``writes``: the command has ``--create``)."""
     if url.startswith(("postgresql://", "postgres://")) or url == ":memory:":
         return
     if not Path(url).is_file():
-        raise MalformedCommand(f"no store at {url}; " + CREATE_HINT.format(path=url))
+        how = MAKE_ONE.format(path=url) + (f" or pass {CREATE_FLAG}" if writes else "")
+        raise MalformedCommand(f"no store at {url} ({how})")
+
+
+def add_create_option(parser: argparse.ArgumentParser) -> None:
+    """``--create``: a writing command may create a store where there is none."""
+    parser.add_argument(
+        CREATE_FLAG,
+        action="store_true",
+        help="make the store if there is none (without it, a SQLite path with no store is "
+        "refused and nothing is made there: a mistyped --store)",
+    )
 
 
 def readable_file(path: str | Path, what: str = "") -> Path:

@@ -28,11 +28,19 @@
   ``board/<serial>``, so the gateway forwards it from the store alone.
 
 Refusals never stop the feed: they are counted, logged and alerted.
+
+The sink calls the store directly; ``adapters.dgt.writer`` runs it off the event
+loop (``candidates serve --dgt`` shares that loop with the gateway). What it does to
+the board's session (a continuation offered, the board followed from the record) goes
+through ``on_session``, which runs it where the session lives: at once by default, on
+the event loop when the sink runs in the store's thread.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +63,16 @@ from engine.timefmt import format_instant
 
 log = logging.getLogger(__name__)
 
+REFUSALS_KEPT = 1000
+"""The refusals a sink keeps for its caller (the last ones; each is also logged)."""
+
+SessionCall = Callable[[Callable[[], None]], None]
+
+
+def at_once(call: Callable[[], None]) -> None:
+    """``on_session`` of a sink that runs where its session lives."""
+    call()
+
 
 @dataclass
 class StoreSink:
@@ -64,17 +82,26 @@ class StoreSink:
     label: str = "unknown"
     """Names the board until it tells its serial number (the source, e.g. the port)."""
     commands_sent: list[dict[str, Any]] = field(default_factory=list)
-    refusals: list[dict[str, Any]] = field(default_factory=list)
+    """With ``keep_log``: every command sent to the store."""
+    refusals: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=REFUSALS_KEPT))
+    """The last ``REFUSALS_KEPT`` refusals (command and error)."""
     readings: list[dict[str, Any]] = field(default_factory=list)
-    """Every clock reading mapped to colours, as ``clock_reading`` commands."""
+    """With ``keep_log``: every clock reading mapped to colours, as ``clock_reading``."""
     alerts: list[dict[str, Any]] = field(default_factory=list)
-    """Every alert stored, as the ``AlertRaised`` events' wire form."""
+    """With ``keep_log``: every alert stored, as the ``AlertRaised`` events' wire form."""
     command_ids: bool = True
     """Clock readings carry a ``command_id`` naming the reading (``reading_id``), so a
     feed restarted after a crash that sends a reading again stores it once; moves
     always carry their ``ply``. The bundled sample turns ids off: a replay log
     records play, not transport retries."""
-    keep_log: bool = True
+    keep_log: bool = False
+    """Keep every command, reading and alert in the lists above (a test, the simulator's
+    check); off in a hall, where a board sends about 25,000 readings in a 7-hour game."""
+    on_session: SessionCall = at_once
+    """Runs what the sink does to the board's session where the session lives."""
+    line: tuple[str, ...] | None = None
+    """The board's confirmed line at the start, when the session is resumed elsewhere
+    (else read from the session)."""
     _move_at: dict[int, int] = field(default_factory=dict)
     _line: list[str] = field(default_factory=list)
     _confirmed: int = 0
@@ -105,7 +132,10 @@ class StoreSink:
 
     def __post_init__(self) -> None:
         # The board's line as the observations tell it (the session may be ahead).
-        self._line = list(self.session.reconstructor.confirmed_moves)
+        if self.line is not None:
+            self._line = list(self.line)
+        else:
+            self._line = list(self.session.reconstructor.confirmed_moves)
         self._confirmed = len(self._line)
 
     def deliver(self, observations: list[Observation]) -> None:
@@ -202,7 +232,8 @@ class StoreSink:
             kind, what = "board_behind_record", "is behind the record"
             # The record went on (the arbiter entered moves the board missed):
             # the board may catch up along them.
-            self.session.reconstructor.offer_continuation(stored[len(board_moves) :])
+            continuation = stored[len(board_moves) :]
+            self.on_session(lambda: self.session.reconstructor.offer_continuation(continuation))
         else:
             kind, what = "board_diverged", "differs from the record"
         self.alert(
@@ -221,9 +252,14 @@ class StoreSink:
         from the record, as a reader started now would follow it: the reconstructor
         resumes at the record's last move and the board's position is asked for again,
         to be reconciled from there."""
-        self.session.reconstructor.resume(initial_fen, stored)
-        self.session.reconnected()
-        self.session.request(p.SEND_BRD)
+        session, line = self.session, tuple(stored)
+
+        def follow() -> None:
+            session.reconstructor.resume(initial_fen, line)
+            session.reconnected()
+            session.request(p.SEND_BRD)
+
+        self.on_session(follow)
         self._line, self._confirmed, self._lost = list(stored), len(stored), False
         self.alert(
             "board_follows_record",

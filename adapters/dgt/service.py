@@ -11,6 +11,11 @@ A source spec names a board and, after ``=``, the game it plays::
 The game may carry the side of White's clock, ``=1.1@left`` / ``=1.1@right``
 (else it is inferred from the game, never assumed). Without ``=GAME`` the board
 is mapped by its serial number through ``serial_games``.
+
+The links run in the event loop; every store call (a board set up from the record,
+its moves, readings and alerts) runs in the store's thread (``adapters.dgt.writer``),
+so the loop, which ``candidates serve --dgt`` shares with the gateway, never waits
+for the database.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from adapters.dgt.clocksides import ClockSides
-from adapters.dgt.feed import StoreSink
+from adapters.dgt.feed import SessionCall, StoreSink, at_once
 from adapters.dgt.link import (
     BoardLink,
     FileSource,
@@ -37,6 +42,7 @@ from adapters.dgt.observations import Observation
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import Recorder
 from adapters.dgt.session import BoardIdentified, BoardSession
+from adapters.dgt.writer import BoardWriter, StoreThread
 from adapters.host import public_delay
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
@@ -112,6 +118,8 @@ class BoardFeed:
     label: str
     pending: list[Observation]
     policy: CorrectionPolicy = field(default_factory=lambda: CorrectionPolicy())
+    on_session: SessionCall = at_once
+    """Runs what the feed does to the session where the session lives."""
 
     def deliver(self, observations: list[Observation]) -> None:
         if self.sink is None:
@@ -127,9 +135,12 @@ class BoardFeed:
 
     def attach(self, game_id: str) -> None:
         game = self.store.game(game_id)
-        if game is not None and game.moves:
-            # Resume: the board continues a game the store already holds.
-            self.session.resume(game.initial_fen, tuple(game.moves))
+        line: tuple[str, ...] | None = None
+        if game is not None and game.moves and self.session.reconstructor.ply == 0:
+            # Resume: the board continues a game the store already holds (a session that
+            # read moves already keeps its own line: ``BoardSession.resume``).
+            line, fen, session = tuple(game.moves), game.initial_fen, self.session
+            self.on_session(lambda: session.resume(fen, line))
         self.sink = StoreSink(
             self.store,
             game_id,
@@ -137,7 +148,16 @@ class BoardFeed:
             label=self.label,
             auto_correct_arbiter=self.policy.arbiter,
             public_delay_ms=self.policy.public_delay_ms,
+            on_session=self.on_session,
+            line=line,
         )
+
+    def off_loop(self, writer: BoardWriter) -> None:
+        """From now on the feed runs in the store's thread: its session calls go back to
+        the loop through ``writer``."""
+        self.on_session = writer.on_session
+        if self.sink is not None:
+            self.sink.on_session = writer.on_session
 
 
 def _session_for(
@@ -175,6 +195,10 @@ async def kept_running(
             delay_s = min(delay_s * 2, 30.0)
 
 
+SETTLE_S = 30.0
+"""At shutdown, how long the boards' queued observations may take to reach the store."""
+
+
 async def run_sources(
     specs: list[str],
     store_url: str,
@@ -186,6 +210,7 @@ async def run_sources(
     file_speed: float = 1.0,
     policy: CorrectionPolicy | None = None,
     tournament: str | None = None,
+    open_store: Callable[[], Store] | None = None,
 ) -> None:
     """Run every source until ``stop`` is set (or all of them ended: only recordings end).
 
@@ -193,52 +218,68 @@ async def run_sources(
     several; ``--tournament``).
 
     Each board's confirmed moves become ``play_move``, its clock readings
-    ``clock_reading``, its alerts ``AlertRaised`` on ``board/<serial>``.
+    ``clock_reading``, its alerts ``AlertRaised`` on ``board/<serial>``, written in the
+    store's thread (``adapters.dgt.writer``), never on the event loop.
     ``record_dir``: keep a ``.dgt`` recording of every serial/TCP session there.
     ``policy``: how the boards' corrections of their own misreads reach the record.
+    ``open_store``: how the store is opened (in its thread; default ``store_url``).
     """
     policy = policy or CorrectionPolicy()
     parsed = [parse_spec(s) for s in specs]
     serial_games = dict(serial_games or {})
-    store = Store(store_url, tournament=tournament)
+    thread = StoreThread(open_store or (lambda: Store(store_url, tournament=tournament)))
     tasks: list[Awaitable[None]] = []
-    feeds: list[BoardFeed] = []
+    writers: list[BoardWriter] = []
     recorders: list[Recorder] = []
+
+    async def fed(
+        spec: SourceSpec, game_id: str | None, white_side: str | None, label: str, serial: str = ""
+    ) -> tuple[BoardSession, BoardWriter]:
+        """A board's session and feed, set up from the store's record in its thread (the
+        link is not running yet), then fed off the loop."""
+
+        def setup() -> tuple[BoardSession, BoardFeed]:
+            session = _session_for(thread.store, game_id, white_side, debounce_ms)
+            if serial:
+                session.serial = serial
+            feed = BoardFeed(spec, session, None, thread.store, serial_games, label, [], policy)
+            if game_id is not None:
+                feed.attach(game_id)
+            return session, feed
+
+        session, feed = await thread.call(setup)
+        writer = BoardWriter(feed, thread, label)
+        feed.off_loop(writer)
+        writers.append(writer)
+        return session, writer
+
+    async def livechess(spec: SourceSpec) -> None:
+        sessions: dict[str, BoardSession] = {}
+        by_serial: dict[str, BoardWriter] = {}
+        for serial, game_id in (dict(spec.boards) or dict(serial_games)).items():
+            sessions[serial], by_serial[serial] = await fed(spec, game_id, None, serial, serial)
+
+        def deliver(serial: str, obs: list[Observation]) -> None:
+            by_serial[serial].deliver(obs)
+
+        await run_livechess(spec.target, sessions, deliver, stop)
+
+    async def recording(spec: SourceSpec, label: str) -> None:
+        session, writer = await fed(spec, spec.game, spec.white_side, label)
+        await FileSource(Path(spec.target), session, writer.deliver, file_speed).run(stop)
+        await writer.settled()  # a recording ends once all it said is in the store
+
+    await thread.start()
     try:
         for spec in parsed:
             if spec.kind == "livechess":
-                boards = dict(spec.boards) or dict(serial_games)
-                sessions: dict[str, BoardSession] = {}
-                by_serial: dict[str, BoardFeed] = {}
-                for serial, game_id in boards.items():
-                    session = _session_for(store, game_id, None, debounce_ms)
-                    session.serial = serial
-                    feed = BoardFeed(spec, session, None, store, serial_games, serial, [], policy)
-                    feed.attach(game_id)
-                    sessions[serial] = session
-                    by_serial[serial] = feed
-                    feeds.append(feed)
-
-                def deliver(
-                    serial: str, obs: list[Observation], by: dict[str, BoardFeed] = by_serial
-                ) -> None:
-                    if obs:
-                        by[serial].deliver(obs)
-
-                tasks.append(run_livechess(spec.target, sessions, deliver, stop))
+                tasks.append(livechess(spec))
                 continue
             label = (
                 Path(spec.target).name if spec.kind != "tcp" else spec.target.removeprefix("tcp://")
             )
             if spec.kind == "file":
-                session = _session_for(store, spec.game, spec.white_side, debounce_ms)
-                feed = BoardFeed(spec, session, None, store, serial_games, label, [], policy)
-                if spec.game is not None:
-                    feed.attach(spec.game)
-                feeds.append(feed)
-                tasks.append(
-                    FileSource(Path(spec.target), session, feed.deliver, file_speed).run(stop)
-                )
+                tasks.append(recording(spec, label))
                 continue
             transport: Transport
             if spec.kind == "tcp":
@@ -257,18 +298,15 @@ async def run_sources(
                 )
                 recorders.append(recorder)
 
-            def board(
+            async def board(
                 spec: SourceSpec = spec,
                 label: str = label,
                 transport: Transport = transport,
                 recorder: Recorder | None = recorder,
-            ) -> Awaitable[None]:
+            ) -> None:
                 # the board's session resumed from the store's record, as at a start
-                session = _session_for(store, spec.game, spec.white_side, debounce_ms)
-                feed = BoardFeed(spec, session, None, store, serial_games, label, [], policy)
-                if spec.game is not None:
-                    feed.attach(spec.game)
-                return BoardLink(transport, session, feed.deliver, recorder=recorder).run(stop)
+                session, writer = await fed(spec, spec.game, spec.white_side, label)
+                await BoardLink(transport, session, writer.deliver, recorder=recorder).run(stop)
 
             tasks.append(kept_running(board, label, stop))
         running: list[asyncio.Future[object]] = [asyncio.ensure_future(t) for t in tasks]
@@ -288,8 +326,15 @@ async def run_sources(
             for task in running:
                 task.cancel()
             await asyncio.gather(*running, return_exceptions=True)
+            settling: list[asyncio.Future[None]] = [
+                asyncio.ensure_future(w.settled()) for w in writers
+            ]
+            if settling:  # what the boards said before the stop reaches the store
+                _, late = await asyncio.wait(settling, timeout=SETTLE_S)
+                for unsettled in late:
+                    unsettled.cancel()
+                await asyncio.gather(*settling, return_exceptions=True)
     finally:
         for recorder in recorders:
             recorder.close()
-        store.seal_appended()  # a seal on shutdown (docs/audit.md)
-        store.close()
+        await thread.close()
