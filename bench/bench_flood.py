@@ -35,13 +35,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import multiprocessing
 import os
 import random
 import re
-import socket
 import struct
 import subprocess
 import sys
@@ -57,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from websockets.asyncio.client import ClientConnection, connect
 
 from adapters.store import Store
-from bench.common import pct
+from bench.common import pct, raw_websocket
 from tests.helpers import at, ok, paired_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,22 +104,6 @@ def _chunk(kind: str) -> bytes:
     return frame * 64
 
 
-def _open(port: int) -> socket.socket:
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect(("127.0.0.1", port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        f"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-        "Sec-WebSocket-Protocol: json\r\n\r\n".encode()
-    )
-    reply = b""
-    while b"\r\n\r\n" not in reply:
-        reply += sock.recv(1)
-    return sock
-
-
 def _close_frame(data: bytes) -> tuple[int, str] | None:
     """The code and reason of the first close frame in what the server sent."""
     at_ = 0
@@ -158,7 +140,7 @@ reason if one reached the flooder)."""
 def _flood_once(port: int, kind: str, stop: EventType) -> Outcome:
     """Send one kind of frame as fast as the gateway takes it, never reading, until
     ``stop`` is set or the gateway closes the connection; then read what it sent."""
-    sock = _open(port)
+    sock = raw_websocket(port)
     chunk = _chunk(kind)
     opened = time.monotonic()
     sent = 0

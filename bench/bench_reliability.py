@@ -32,13 +32,11 @@ PostgreSQL, each in a schema of its own.
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import multiprocessing
 import os
 import random
 import re
-import socket
 import struct
 import subprocess
 import sys
@@ -54,6 +52,7 @@ import psycopg  # noqa: E402
 
 from adapters.formats.replay_log import export_log, read_log  # noqa: E402
 from adapters.store import Store  # noqa: E402
+from bench.common import raw_websocket  # noqa: E402
 from tests.reliability_support import (  # noqa: E402
     KILLED,
     event_commands,
@@ -388,7 +387,7 @@ def flood(tmp: Path, seconds: float) -> None:
         start = time.monotonic()
         clients = 0
         while time.monotonic() - start < seconds:
-            sock = _raw_client(port)
+            sock = raw_websocket(port)
             clients += 1
             opened = time.monotonic()
             sock.settimeout(1)
@@ -429,22 +428,6 @@ def _frame(payload: bytes) -> bytes:
     size = len(payload)
     head = b"\x81" + (bytes([0x80 | size]) if size < 126 else b"\xfe" + struct.pack("!H", size))
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-
-
-def _raw_client(port: int) -> socket.socket:
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect(("127.0.0.1", port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        f"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-        "Sec-WebSocket-Protocol: json\r\n\r\n".encode()
-    )
-    reply = b""
-    while b"\r\n\r\n" not in reply:
-        reply += sock.recv(1)
-    return sock
 
 
 def main() -> None:

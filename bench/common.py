@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import base64
+import os
+import socket
 import statistics
 import textwrap
 import time
@@ -101,3 +104,21 @@ BARE_BROADCAST_SERVER = textwrap.dedent(
 )
 """A bare ``websockets`` server (run with ``python -c``): prints its port, then
 ``broadcast()``s every message sent to ``/trigger`` to every other client."""
+
+
+def raw_websocket(port: int) -> socket.socket:
+    """A websocket opened by hand on ``127.0.0.1:port`` (``/ws``, the json subprotocol) with
+    a small receive buffer: a client that can send what it likes and read nothing."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Protocol: json\r\n\r\n".encode()
+    )
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        reply += sock.recv(1)
+    return sock
