@@ -281,6 +281,73 @@ class TestWithoutAnEngine:
         assert "Traceback" not in done.stderr
         assert json.loads(done.stdout)["engine"] is False
 
+    def test_a_binary_that_is_not_an_engine_is_said_in_one_line(
+        self, sqlite_store: Store, tmp_path: Path
+    ) -> None:
+        """docs/analysis.md: without a working engine everything else works; the engine
+        that would not start is named once, never with a traceback."""
+        paired_tournament(sqlite_store)
+        fake = tmp_path / "not-an-engine"
+        fake.write_text("#!/bin/sh\necho hello\n")
+        fake.chmod(0o755)
+        done = analyse_cli(sqlite_store.url, env={**os.environ, "CANDIDATES_ENGINE": str(fake)})
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.count("could not be started") == 1, done.stderr
+        assert "Traceback" not in done.stderr
+        assert json.loads(done.stdout)["engine"] is False
+
+
+@needs_engine
+class TestAnEngineThatDies:
+    def test_it_is_started_again_and_the_analysis_goes_on(self, store_url: str) -> None:
+        """An engine killed mid-game (or starved past its answer time) is started again;
+        every position is still evaluated once."""
+        with Store(store_url) as store:
+            paired_tournament(store)
+            play(store, "1.1", ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"])
+        analyser = Analyser(store_url, Budget(nodes=1_000_000, movetime_ms=None, nice=0))
+        stop = threading.Event()
+        thread = threading.Thread(target=analyser.run, args=(stop,), daemon=True)
+        thread.start()
+        try:
+            deadline = time.monotonic() + 120
+            while not _rows(store_url) and time.monotonic() < deadline:
+                time.sleep(0.05)  # the engine up and at work: it is killed between positions
+            engines = _engine_children(timeout_s=10)
+            assert engines and len(_rows(store_url)) < 7
+            os.kill(engines[0], signal.SIGKILL)
+            deadline = time.monotonic() + 120
+            while len(_rows(store_url)) < 7 and time.monotonic() < deadline:
+                time.sleep(0.1)
+        finally:
+            stop.set()
+            thread.join(60)
+        rows = _rows(store_url)
+        assert sorted(r.evaluation.ply for r in rows) == list(range(7))
+        assert analyser.counters.failures >= 1
+
+
+def _engine_children(timeout_s: float) -> list[int]:
+    """The engine processes this process started (their command names say so)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            name = stat[stat.index("(") + 1 : stat.rindex(")")]
+            parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+            if parent == os.getpid() and "stockfish" in name:
+                found.append(int(entry.name))
+        if found:
+            return found
+        time.sleep(0.05)
+    return []
+
 
 class TestEvalInThePgnWriter:
     def test_eval_after_each_move_in_the_form_broadcasts_read(self, sqlite_store: Store) -> None:

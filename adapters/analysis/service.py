@@ -39,7 +39,7 @@ from adapters.analysis.uci import Analyst, Budget, find_engine, lower_priority_o
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
-from adapters.store.wakeup import listen_for_changes
+from adapters.store.wakeup import first_line, listen_for_changes
 from engine.events import Event, game_stream, split_stream
 from engine.game import state as games
 from engine.game.state import Game
@@ -226,35 +226,68 @@ class Analyser:
             self._table = analysis_table(store)
             self._table.set_up()
             self._kept = open_kept(store, KEPT_NAME, KEPT_FORMAT)
-            with Analyst(path, self.budget) as analyst:
-                log.info("analysing with %s (%s)", analyst.name, self.budget.describe())
-                self._start()
-                while not stop.is_set():
-                    try:
-                        self._read()
-                        position = self._next()
-                        if position is None:
-                            self._keep(time.monotonic())
-                            if self.until_idle:
-                                break
-                            woken.wait(self.poll_s)  # a commit, or the time to look again
-                            woken.clear()
-                            continue
-                        self._evaluate(analyst, position)
-                        self._keep(time.monotonic())
-                    except chess.engine.EngineTerminatedError:
-                        raise
-                    except Exception as exc:  # a store that failed a moment: try again
-                        self.counters.failures += 1
-                        log.warning(
-                            "the analysis could not go on (%s); again in %g s", exc, RETRY_S
-                        )
-                        stop.wait(RETRY_S)
+            self._start()
+            while not stop.is_set():
+                analyst = self._open_engine(path)
+                if analyst is None:
+                    return False
+                with analyst:
+                    if self._evaluate_until(analyst, stop, woken):
+                        break
             self._keep(float("inf"))
         finally:
             if listener is not None:
                 listener.close()
             store.close()
+        return True
+
+    def _open_engine(self, path: str) -> Analyst | None:
+        """The engine started (said once); None, said in one line, when it cannot be (a
+        binary that is not a UCI engine, or one that never answered)."""
+        try:
+            analyst = Analyst(path, self.budget)
+        except (chess.engine.EngineError, TimeoutError, OSError) as exc:
+            log.warning(
+                "the engine %s could not be started (%s): no analysis",
+                path,
+                str(exc) or type(exc).__name__,
+            )
+            return None
+        log.info("analysing with %s (%s)", analyst.name, self.budget.describe())
+        return analyst
+
+    def _evaluate_until(
+        self, analyst: Analyst, stop: threading.Event, woken: threading.Event
+    ) -> bool:
+        """Evaluate until ``stop`` (True), or until there is nothing left with
+        ``until_idle`` (True); False when the engine died or did not answer in time (on a
+        machine too busy for the idle class): it is started again."""
+        while not stop.is_set():
+            try:
+                self._read()
+                position = self._next()
+                if position is None:
+                    self._keep(time.monotonic())
+                    if self.until_idle:
+                        return True
+                    woken.wait(self.poll_s)  # a commit, or the time to look again
+                    woken.clear()
+                    continue
+                self._evaluate(analyst, position)
+                self._keep(time.monotonic())
+            except (chess.engine.EngineTerminatedError, TimeoutError) as exc:
+                self.counters.failures += 1
+                log.warning(
+                    "the engine stopped answering (%s); started again in %g s",
+                    str(exc) or type(exc).__name__,
+                    RETRY_S,
+                )
+                stop.wait(RETRY_S)
+                return False
+            except Exception as exc:  # a store that failed a moment: try again
+                self.counters.failures += 1
+                log.warning("the analysis could not go on (%s); again in %g s", exc, RETRY_S)
+                stop.wait(RETRY_S)
         return True
 
     # --- following the store ---------------------------------------------------------
@@ -353,17 +386,27 @@ class Analyser:
             return chosen
         return None
 
+    def _put_back(self, position: Position) -> None:
+        """A position taken but not evaluated: its game's turn again, or, when a newer
+        position of the game already waits, the backfill's."""
+        if position.key in self.waiting:
+            self.backlog[(position.tournament, position.game, position.ply, position.fen)] = (
+                position
+            )
+        else:
+            self.waiting[position.key] = position
+
     def _evaluate(self, analyst: Analyst, position: Position) -> None:
         assert self._table is not None
         done = self.done.setdefault(position.key, set())
         if (position.ply, position.fen) in done:
             self.counters.already += 1
             return
-        evaluation = analyst.evaluate(position.board(), position.ply, position.at_ms)
         try:
+            evaluation = analyst.evaluate(position.board(), position.ply, position.at_ms)
             self._table.insert(position.tournament, position.game, evaluation, wall_clock_ms())
-        except Exception:  # not stored: it waits its turn again
-            self.waiting.setdefault(position.key, position)
+        except Exception:  # not evaluated (the engine died) or not stored: it waits again
+            self._put_back(position)
             raise
         done.add((position.ply, position.fen))
         self.counters.analysed += 1
@@ -406,8 +449,8 @@ def run_in_thread(
     def target() -> None:
         try:
             Analyser(store_url, budget, engine_path).run(stop)
-        except Exception:  # the analysis never takes the gateway down
-            log.exception("the analysis stopped")
+        except Exception as exc:  # the analysis never takes the gateway down
+            log.error("the analysis stopped: %s", first_line(exc))
 
     thread = threading.Thread(target=target, name="analysis", daemon=True)
     thread.start()

@@ -26,6 +26,11 @@ import chess.engine
 from projections.evaluation import Evaluation
 
 DEBIAN_PATH = "/usr/games/stockfish"
+START_S = 30.0
+"""How long the engine may take to start and answer its first commands (a loaded machine)."""
+ANSWER_S = 60.0
+"""How long past its budget a search may take before the engine is taken for stuck: in the
+idle class a busy machine may give it no time at all for a while."""
 ENGINE_ENV = "CANDIDATES_ENGINE"
 
 
@@ -81,11 +86,11 @@ def lower_priority_of_this_thread(nice: int) -> None:
         return
 
 
-def idle_scheduling_of_this_process() -> None:
-    """Put the calling process (the engine, just before it starts) in Linux's idle
-    scheduling class; elsewhere, or where it is refused, leave it as it is."""
+def idle_scheduling(pid: int) -> None:
+    """Put process ``pid`` (the engine) in Linux's idle scheduling class; elsewhere, or
+    where it is refused, leave it as it is."""
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         return
 
@@ -114,14 +119,14 @@ class Analyst:
 
     def __init__(self, path: str, budget: Budget) -> None:
         self.budget = budget
-        nice, idle = budget.nice, budget.idle
+        nice = budget.nice
 
         def lower_priority() -> None:
             lower_priority_of_this_thread(nice)
-            if idle:
-                idle_scheduling_of_this_process()
 
-        self.engine = chess.engine.SimpleEngine.popen_uci(path, preexec_fn=lower_priority)
+        self.engine = chess.engine.SimpleEngine.popen_uci(
+            path, preexec_fn=lower_priority, timeout=START_S
+        )
         options: dict[str, Any] = {}
         if "Threads" in self.engine.options:
             options["Threads"] = budget.threads
@@ -131,6 +136,12 @@ class Analyst:
             options["UCI_ShowWDL"] = True
         self.engine.configure(options)
         self.name = str(self.engine.id.get("name", path))
+        # started and configured at the normal class (a start starved by a busy machine
+        # would be taken for a broken engine); from now on, only on a core nothing wants
+        transport = self.engine.protocol.transport
+        if budget.idle and transport is not None:
+            idle_scheduling(transport.get_pid())
+        self.engine.timeout = ANSWER_S
 
     def evaluate(self, board: chess.Board, ply: int, at_ms: int = 0) -> Evaluation:
         """The evaluation (White's view) of the position after ``ply`` plies of a game,
