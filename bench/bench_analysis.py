@@ -21,9 +21,9 @@ shared machine weighs alike on both. In each phase:
   many of those positions were evaluated by the end of the phase (plus 2 s): when the
   analysis falls behind, a board's older positions wait for the backfill.
 
-The default budget (1 thread, 64 MiB, 100,000 nodes or 200 ms a position, nice 10)
-evaluates five positions a second or more: a hundred boards moving every 30 s offer about
-three.
+The default budget (1 thread, 64 MiB, 100,000 nodes or 200 ms a position, nice 10, the
+idle scheduling class) evaluates five positions a second or more: a hundred boards moving
+every 30 s offer about three.
 
 The figures without analysis are the baseline of the same run; the ratio is printed.
 Without Stockfish the script says so and stops. The machine is shared: quote ratios.
@@ -361,7 +361,8 @@ def main() -> int:
         return 1
     print(
         f"engine {engine}; budget: {args.threads} thread, 64 MiB hash, {args.nodes} nodes or "
-        f"{args.movetime} ms a position, nice 10; {args.viewers} viewers + 1 commentator; "
+        f"{args.movetime} ms a position, nice 10, idle class; "
+        f"{args.viewers} viewers + 1 commentator; "
         f"{args.moves} moves x {args.rounds} phases each way"
     )
     print(

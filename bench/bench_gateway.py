@@ -8,12 +8,12 @@ loopback only:
   paths: ``socket``, an arbiter client sends ``play_move`` commands over the
   gateway (decided and stored by the gateway, read back at once, fanned
   out); ``store``, this process stores the moves itself, as a DGT board or
-  the CLI would, and the gateway notices them at its next check of the
-  store (every 50 ms). Each client notes when the delta of the move arrives.
-  Latency = arrival - sending of the command. CPU = the gateway process's
-  on-CPU time (every thread, from the scheduler's counters) during the moves,
-  divided by the messages delivered (for ``socket`` it includes deciding and
-  storing the commands).
+  the CLI would, and the gateway is woken by the commit's write to the
+  store's write-ahead log (``adapters.store.wakeup``). Each client notes
+  when the delta of the move arrives. Latency = arrival - sending of the
+  command. CPU = the gateway process's on-CPU time (every thread, from the
+  scheduler's counters) during the moves, divided by the messages delivered
+  (for ``socket`` it includes deciding and storing the commands).
 - the baseline, measured in the same run: a bare ``websockets`` server (its
   own process) that ``broadcast()``s each message it is sent to every
   client; a trigger client sends it the very messages the gateway delivered,
@@ -21,7 +21,7 @@ loopback only:
   trigger.
 
 Each move waits until every client has its delta (or 10 s), then 0-50 ms of
-jitter, so moves sample the gateway's polling tick evenly.
+jitter, so moves do not fall in step with the gateway's timers.
 
     .venv/bin/python bench/bench_gateway.py [--clients 1,100,1000] [--moves 20]
 """
@@ -163,7 +163,7 @@ async def moves(receivers: Receivers, pid: int, n: int, count: int, first_ply: i
 
 async def run_gateway(store_url: str, tokens: str, n: int, count: int, first_ply: int):
     """Both paths on one gateway: commands over its socket, then moves stored by this
-    process (another writer: the gateway learns of them by polling the store)."""
+    process (another writer: the gateway is woken by the writes to the store's files)."""
     proc = subprocess.Popen(
         [
             sys.executable, "-c", "import sys; from adapters.cli import main; sys.exit(main())",
@@ -268,7 +268,7 @@ async def main() -> None:
     print(
         "latency: command sent -> delta received; socket: an arbiter's command over the "
         "gateway (decided, stored, read back at once, fanned out); store: a move stored by "
-        "another process (the gateway notices it at its next 50 ms check); baseline: "
+        "another process (the commit wakes the gateway); baseline: "
         "trigger sent -> message received"
     )
     print("CPU/msg: the server process's on-CPU time (all threads) / messages delivered")

@@ -76,6 +76,23 @@ class TestTheEngineWithinABudget:
         assert eval_text(found.cp, found.mate) == "#-1"
         assert found.ply == 3 and found.fen == board.fen()
 
+    @pytest.mark.skipif(
+        not hasattr(os, "SCHED_IDLE"), reason="the idle scheduling class is Linux's"
+    )
+    def test_the_engine_runs_only_on_a_core_nothing_else_wants(self) -> None:
+        """docs/analysis.md, the budget: the engine is in the idle class by default (a
+        busy core goes to the write path and the viewers first), in the normal one when
+        told (``--no-idle``)."""
+        assert ENGINE is not None
+        for idle, policy in ((True, os.SCHED_IDLE), (False, os.SCHED_OTHER)):
+            budget = Budget(nodes=1_000, movetime_ms=None, nice=0, idle=idle)
+            with Analyst(ENGINE, budget) as analyst:
+                analyst.evaluate(chess.Board(), 0)
+                transport = analyst.engine.protocol.transport
+                assert transport is not None
+                pid = transport.get_pid()
+                assert os.sched_getscheduler(pid) == policy
+
     def test_the_budget_bounds_the_search(self) -> None:
         assert ENGINE is not None
         with Analyst(ENGINE, SMALL) as analyst:

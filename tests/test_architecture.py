@@ -55,8 +55,6 @@ TOP_LEVEL_MODULES = {"__init__.py"}
 MAX_LINES = 650
 """About 600 lines: a file holds one concept a reader can keep in mind."""
 LONG_FILES = {
-    "adapters/dgt/reconstruct.py": "the reconstruction rules in one place, its two line "
-    "searches now one (lines_to); the recovery (rule 7) still to be set apart",
     "tools/schema_tables.py": "declarative tables: the JSON Schemas of every query and frame",
 }
 """Files allowed over ``MAX_LINES`` for now, each with the reason."""
@@ -231,7 +229,7 @@ def project_imports_any(tree: ast.Module) -> list[tuple[ast.stmt, str]]:
 
 def test_no_file_over_about_600_lines() -> None:
     long = {}
-    for folder in ("adapters", "tools"):
+    for folder in ("adapters", "tools", "deploy"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             where = path.relative_to(ROOT).as_posix()
             lines = len(path.read_text(encoding="utf-8").splitlines())

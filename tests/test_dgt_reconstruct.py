@@ -9,7 +9,8 @@ from __future__ import annotations
 import chess
 
 from adapters.dgt import protocol as p
-from adapters.dgt.reconstruct import MoveReconstructor, result_signal
+from adapters.dgt.reconstruct import MoveReconstructor
+from adapters.dgt.result_signals import result_signal
 from tests.dgt_hands import Hands
 
 

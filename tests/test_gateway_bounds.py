@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.gateway.budget import InboundLimits
 from adapters.gateway.hub import Limits
 from adapters.store import Store
 from tests.gateway_support import COMMENTATOR_TOKEN, Peer, RunningGateway, now_at
@@ -70,8 +71,10 @@ def _raw_client(port: int) -> socket.socket:
 def test_a_client_that_sends_and_never_reads_is_closed_before_its_answers_pass_the_limit(
     started: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The issue's flood: pings with the longest ids, nothing read. Closed with 1008."""
-    limits = Limits(max_answer_bytes=256 * 1024, socket_send_buffer=64 * 1024)
+    """The issue's flood: pings with the longest ids, nothing read. Closed with 1008 (with
+    no inbound budget to speak of: tests/test_gateway_flood.py has the budget's)."""
+    unlimited = InboundLimits(frames_per_s=1e9, frame_burst=10**9, bytes_per_s=1e12)
+    limits = Limits(max_answer_bytes=256 * 1024, socket_send_buffer=64 * 1024, inbound=unlimited)
     caplog.set_level(logging.INFO, logger="adapters.gateway.hub")
     with RunningGateway(started.url, limits=limits) as gw:
         sock = _raw_client(gw.port)

@@ -286,3 +286,89 @@ class TestMethodsAndAuthorization:
             status, headers, _ = get(gw, "/pgn/games/1.1.pgn", {"If-None-Match": "*"})
             assert status == 304 and headers["ETag"]
             assert get(gw, "/pgn/games/9.9.pgn", {"If-None-Match": "*"})[0] == 404
+
+
+def raw_exchange(gw: RunningGateway, request: bytes) -> tuple[int, dict[str, str], str]:
+    """Send bytes as they are; the status, headers and body of the answer (read to its end:
+    the gateway closes the connection after an error)."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", gw.port), timeout=10) as sock:
+        sock.sendall(request)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split()[1]), headers, body.decode()
+
+
+class TestRequestsRefusedBeforeTheRoutes:
+    """What the websocket library refuses while reading the request is answered in HTTP's
+    words (adapters/gateway/opening.py), with the connection closed after the answer."""
+
+    @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+    def test_rfc_9110_15_5_6_a_method_with_a_body_gets_405_with_allow(
+        self, live: Store, method: str
+    ) -> None:
+        with RunningGateway(live.url) as gw:
+            body = b'{"cmd": "resign", "game": "1.1"}'
+            request = (
+                f"{method} /status HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            ).encode() + body
+            status, headers, text = raw_exchange(gw, request)
+            assert status == 405 and headers["Allow"] == "GET, HEAD", (status, headers)
+            assert text == f"method '{method}' not allowed: only GET, HEAD\n"
+            chunked = (
+                f"{method} /api/standings HTTP/1.1\r\nHost: x\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+            ).encode()
+            status, headers, _ = raw_exchange(gw, chunked)
+            assert status == 405 and headers["Allow"] == "GET, HEAD", (status, headers)
+            assert raw_request(gw, ["GET /status HTTP/1.1", "Host: x"])[0] == 200
+
+    def test_a_get_with_a_body_gets_400(self, live: Store) -> None:
+        with RunningGateway(live.url) as gw:
+            request = b"GET /status HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+            status, _, text = raw_exchange(gw, request)
+            assert (
+                status == 400
+                and text == "bad request: a GET request to this server carries no body\n"
+            )
+
+    def test_rfc_9110_15_5_15_a_65_kb_url_gets_414_in_http_words(self, live: Store) -> None:
+        with RunningGateway(live.url) as gw:
+            path = "/api/standings?x=" + "a" * 65_000
+            status, headers, text = raw_exchange(
+                gw, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+            )
+            assert status == 414 and headers["Connection"] == "close"
+            assert text == "URI too long: the request line is longer than 8192 bytes\n"
+            assert "websocket" not in text.lower()
+
+    def test_rfc_6585_5_header_fields_too_large_get_431_in_http_words(self, live: Store) -> None:
+        with RunningGateway(live.url) as gw:
+            long_line = f"GET /status HTTP/1.1\r\nHost: x\r\nX-Long: {'b' * 9000}\r\n\r\n"
+            many = "GET /status HTTP/1.1\r\n" + "".join(f"X-{i}: y\r\n" for i in range(200))
+            for request in (long_line, many + "\r\n"):
+                status, _, text = raw_exchange(gw, request.encode())
+                assert status == 431, text
+                assert text.startswith("request header fields too large")
+                assert "websocket" not in text.lower()
+
+    @pytest.mark.parametrize(
+        "request_bytes",
+        [
+            b"GARBAGE\r\n\r\n",
+            b"GET /status HTTP/2.0\r\n\r\n",
+            b"GET /status HTTP/1.1\r\nno colon\r\n\r\n",
+        ],
+    )
+    def test_a_request_that_is_not_http_1_1_gets_400(
+        self, live: Store, request_bytes: bytes
+    ) -> None:
+        with RunningGateway(live.url) as gw:
+            status, _, text = raw_exchange(gw, request_bytes)
+            assert status == 400 and text == "bad request: not an HTTP/1.1 request\n"

@@ -8,7 +8,7 @@ import pytest
 
 from adapters.gateway import public
 from adapters.gateway.follower import Follower
-from adapters.gateway.public import KEEP_READINGS, DelayedLog
+from adapters.gateway.public import KEEP_READINGS, DelayedLog, PublicView
 from adapters.store import Store
 from engine.events import ClockReadingRecorded
 from tests.helpers import T0_MS, at, ok, paired_tournament, play
@@ -78,3 +78,43 @@ def test_nothing_the_public_channel_has_not_read_is_dropped(
         assert delayed.prune(read_upto=0) == 0  # and not again before PRUNE_EVERY more
     finally:
         delayed.close()
+
+
+def test_the_copy_stays_bounded_over_many_readings_on_a_log_of_its_own(
+    sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two clocks read every second for five minutes, followed poll by poll: after each
+    poll the copy holds its other events and, of each clock's readings, at most the last
+    ``KEEP_READINGS`` and those released since the last pruning; the library's tables
+    are never touched (the copy is a log of our own), and the public still sees each
+    clock's last reading."""
+    monkeypatch.setattr(public, "PRUNE_EVERY", 20)
+    paired_tournament(sqlite_store)
+    for game in ("1.1", "1.2"):
+        ok(sqlite_store, {"cmd": "start_game", "game": game, "at": at(0)})
+    live = Follower(sqlite_store)
+    view = PublicView(1000)
+    try:
+        view.start(live, live.start().seq, T0_MS + DAY_MS)
+        delayed = view.delayed
+        assert delayed.copy.app.recorder is delayed.log
+        for seconds in range(1, 301):
+            for game in ("1.1", "1.2"):
+                reading = {"cmd": "clock_reading", "game": game, "at": at(seconds + 30)}
+                white_ms = 7_200_000 - seconds * 1000
+                clocks = {"white_ms": white_ms, "black_ms": 7_200_000, "running": "white"}
+                ok(sqlite_store, {**reading, **clocks})
+            if seconds % 7 == 0 or seconds == 300:
+                view.poll(live.poll(), T0_MS + DAY_MS)
+                assert readings_in(delayed.copy) <= 2 * KEEP_READINGS + public.PRUNE_EVERY
+        assert readings_in(sqlite_store) == 600 and delayed.released == sqlite_store.count()
+        others = sqlite_store.count() - 600
+        kept = readings_in(delayed.copy)
+        assert delayed.pruned == 600 - kept and kept <= 2 * KEEP_READINGS + public.PRUNE_EVERY
+        assert delayed.log.held() == kept + others  # nothing but readings was let go
+        assert view.follower is not None and view.follower.seq == delayed.copy.last_seq()
+        shown = Follower(delayed.copy).start().games
+        for game in ("1.1", "1.2"):
+            assert shown[game]["clock"]["device"]["white_ms"] == 7_200_000 - 300 * 1000
+    finally:
+        view.close()

@@ -2,7 +2,8 @@
 
 The gateway below reads the store on its own only every 120 s (``fallback_s``); a
 move another process appends still reaches its viewers at once, so it was woken by
-the notification of the append's commit. On SQLite it polls (``poll_interval_s``).
+the notification of the append's commit. On SQLite the store's files are watched
+instead (tests/test_file_wakeup.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from adapters.store import Store
-from adapters.store.wakeup import ChangeListener, listen_for_changes
+from adapters.store.wakeup import ChangeListener, NotifyListener, listen_for_changes
 from tests.conftest import PG_URL, _pg_schema_url
 from tests.gateway_support import Peer, RunningGateway
 from tests.helpers import at, ok, paired_tournament
@@ -32,7 +33,7 @@ def test_a_listener_is_woken_by_another_process_commit(pg_url: str) -> None:
     with Store(pg_url) as follower, Store(pg_url) as writer:
         woken = threading.Semaphore(0)
         listener = listen_for_changes(follower, woken.release)
-        assert isinstance(listener, ChangeListener)
+        assert isinstance(listener, NotifyListener) and isinstance(listener, ChangeListener)
         try:
             assert listener.listening.wait(10)
             assert woken.acquire(timeout=10)  # the wake-up after LISTEN (catch-up)
@@ -42,11 +43,6 @@ def test_a_listener_is_woken_by_another_process_commit(pg_url: str) -> None:
             assert follower.last_seq() == writer.last_seq()
         finally:
             listener.close()
-
-
-def test_sqlite_has_no_listener_and_polls(tmp_path) -> None:
-    with Store(str(tmp_path / "s.sqlite")) as store:
-        assert listen_for_changes(store, lambda: None) is None
 
 
 def test_the_gateway_delivers_a_move_woken_by_notify_not_by_its_timer(pg_url: str) -> None:

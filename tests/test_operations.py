@@ -11,7 +11,6 @@ client, and every audit passed.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -19,26 +18,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from adapters.cli.hall_config import load_config
+from deploy import clients, cluster, drill_round, hall, runbook
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNBOOK = ROOT / "docs" / "operations.md"
-
-
-def drill_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("drill", ROOT / "deploy" / "drill.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["drill"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-drill = drill_module()
 
 
 def test_the_readme_links_the_runbook() -> None:
@@ -47,11 +34,11 @@ def test_the_readme_links_the_runbook() -> None:
 
 def test_every_sh_block_of_the_runbook_is_a_step_of_the_drill() -> None:
     text = RUNBOOK.read_text(encoding="utf-8")
-    blocks = drill.runbook_blocks(text)
-    assert len(drill.sh_blocks(text)) == len(blocks), "an sh block without <!-- drill: NAME -->"
-    assert list(blocks) == list(drill.STEPS)
+    blocks = runbook.runbook_blocks(text)
+    assert len(runbook.sh_blocks(text)) == len(blocks), "an sh block without <!-- drill: NAME -->"
+    assert list(blocks) == list(runbook.STEPS)
     source = (ROOT / "deploy" / "drill.py").read_text(encoding="utf-8")
-    for name in drill.STEPS:
+    for name in runbook.STEPS:
         assert f'self.step("{name}")' in source, f"the drill never runs block {name}"
         assert blocks[name], f"block {name} holds no command"
 
@@ -72,8 +59,8 @@ def test_no_other_code_block_of_the_runbook_holds_a_command() -> None:
 
 
 def test_the_units_the_runbook_names_exist_and_run_the_cli() -> None:
-    units = {p.name: drill.read_unit(p) for p in (ROOT / "deploy" / "systemd").iterdir()}
-    for lines in drill.runbook_blocks().values():
+    units = {p.name: hall.read_unit(p) for p in (ROOT / "deploy" / "systemd").iterdir()}
+    for lines in runbook.runbook_blocks().values():
         for line in lines:
             if not line.startswith("systemctl "):
                 continue
@@ -102,16 +89,16 @@ def test_the_drill_config_edit_keeps_a_valid_file(tmp_path: Path) -> None:
         "dgt": {"groups": {"a": {"boards": ["/dev/x=2.1"]}}},
     }
     path = tmp_path / "hall.toml"
-    drill.write_toml(path, data)
-    hall = load_config(path)
-    assert hall.groups == {"a": ["/dev/x=2.1"]} and hall.public_delay_s == 4
+    drill_round.write_toml(path, data)
+    config = load_config(path)
+    assert config.groups == {"a": ["/dev/x=2.1"]} and config.public_delay_s == 4
 
 
 def _can_run_a_cluster() -> str | None:
     try:
-        drill.pg_bin("initdb")
-        drill.pg_bin("pg_ctl")
-    except drill.DrillError as error:
+        cluster.pg_bin("initdb")
+        cluster.pg_bin("pg_ctl")
+    except runbook.DrillError as error:
         return str(error)
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         return "initdb refuses root and runuser is missing"
@@ -140,26 +127,26 @@ def test_the_short_drill_loses_nothing_through_every_kill(tmp_path: Path) -> Non
     assert all(result["record"].values()), result["record"]
     # every command of the runbook was run, as written there
     ran = {tuple(item) for item in result["ran"]}
-    wanted = {(name, line) for name, lines in drill.runbook_blocks().items() for line in lines}
+    wanted = {(name, line) for name, lines in runbook.runbook_blocks().items() for line in lines}
     assert wanted <= ran, sorted(wanted - ran)
 
 
 def test_the_drill_counts_moves_lost_doubled_and_out_of_order() -> None:
     store = {"2.1": ["e2e4", "e7e5", "g1f3"]}
-    live = drill.Seen("live", "deltas")
+    live = clients.Seen("live", "deltas")
     live.delta("2.1", 1, "e2e4", 10)
     live.delta("2.1", 1, "e2e4", 10)  # the same delta twice
     live.delta("2.1", 3, "g1f3", 12)  # ply 2 never came
-    row = drill.judge(live, store, (0.0, float("inf")))
+    row = clients.judge(live, store, (0.0, float("inf")))
     assert (row["lost"], row["doubled"], row["out_of_order"]) == (2, 1, 1)
-    views = drill.Seen("public", "views")
+    views = clients.Seen("public", "views")
     views.view("2.1", ["e2e4", "e7e5"])
     views.view("2.1", ["d2d4"])  # a game that went back and changed
     views.view("2.1", ["d2d4", "e7e5", "g1f3", "b8c6"])  # a move more than the record
-    row = drill.judge(views, store, (0.0, float("inf")))
+    row = clients.judge(views, store, (0.0, float("inf")))
     assert (row["lost"], row["doubled"], row["out_of_order"]) == (1, 1, 1)
-    clean = drill.Seen("clean", "deltas")
+    clean = clients.Seen("clean", "deltas")
     for ply, (seq, uci) in enumerate(zip((1, 2, 3), store["2.1"], strict=True), start=1):
         clean.delta("2.1", ply, uci, seq)
-    row = drill.judge(clean, store, (0.0, float("inf")))
+    row = clients.judge(clean, store, (0.0, float("inf")))
     assert (row["lost"], row["doubled"], row["out_of_order"], row["moves"]) == (0, 0, 0, 3)

@@ -39,6 +39,7 @@ from adapters.analysis.uci import Analyst, Budget, find_engine, lower_priority_o
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
+from adapters.store.wakeup import listen_for_changes
 from engine.events import Event, game_stream, split_stream
 from engine.game import state as games
 from engine.game.state import Game
@@ -51,7 +52,8 @@ KEPT_FORMAT = 1
 RETRY_S = 1.0
 """How long the analysis waits after the store failed before it tries again."""
 POLL_S = 0.1
-"""How often the store's last position is looked at for new moves."""
+"""How often the store's last position is looked at for new moves at the latest (a commit
+of any process wakes the service at once: ``adapters.store.wakeup``)."""
 NO_ENGINE = (
     "no UCI engine found (install Stockfish: `make stockfish`, or apt-get install stockfish; "
     "or give --engine PATH): the games are served without analysis"
@@ -218,6 +220,8 @@ class Analyser:
             return False
         lower_priority_of_this_thread(self.budget.nice)  # the write path and viewers first
         store = self._store = Store(self.store_url)
+        woken = threading.Event()
+        listener = listen_for_changes(store, woken.set)
         try:
             self._table = analysis_table(store)
             self._table.set_up()
@@ -233,7 +237,8 @@ class Analyser:
                             self._keep(time.monotonic())
                             if self.until_idle:
                                 break
-                            stop.wait(self.poll_s)
+                            woken.wait(self.poll_s)  # a commit, or the time to look again
+                            woken.clear()
                             continue
                         self._evaluate(analyst, position)
                         self._keep(time.monotonic())
@@ -247,6 +252,8 @@ class Analyser:
                         stop.wait(RETRY_S)
             self._keep(float("inf"))
         finally:
+            if listener is not None:
+                listener.close()
             store.close()
         return True
 

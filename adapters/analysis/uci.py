@@ -3,8 +3,10 @@
 ``find_engine`` looks for the binary (an explicit path, ``$CANDIDATES_ENGINE``,
 ``stockfish`` on ``PATH``, Debian's ``/usr/games/stockfish``); ``Analyst``
 opens it once with the budget's threads and hash, runs it at a lower CPU
-priority (``nice``) so that the write path and the viewers always come first,
-and evaluates one position at a time within the budget's nodes and time.
+priority so that the write path and the viewers always come first (``nice``;
+on Linux also the idle scheduling class, ``SCHED_IDLE``: the engine runs only
+on a core no other process wants, and is put off it the moment one does), and
+evaluates one position at a time within the budget's nodes and time.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ class Budget:
     """Moves of the best line kept."""
     nice: int = 10
     """The engine's CPU priority below the other processes (0: the same; 19: the least)."""
+    idle: bool = True
+    """On Linux, run the engine in the idle scheduling class (``SCHED_IDLE``): a core it
+    shares with the write path, the gateway or the viewers goes to them first, whatever
+    their load (``nice`` alone still gives the engine a share of a busy core)."""
 
     def limit(self) -> chess.engine.Limit:
         return chess.engine.Limit(
@@ -58,7 +64,7 @@ class Budget:
         per = " or ".join(b for b in bounds if b) or "no bound"
         return (
             f"{self.threads} thread(s), {self.hash_mb} MiB hash, {per} per position, "
-            f"nice {self.nice}"
+            f"nice {self.nice}{', idle class' if self.idle else ''}"
         )
 
 
@@ -72,6 +78,15 @@ def lower_priority_of_this_thread(nice: int) -> None:
         current = os.getpriority(os.PRIO_PROCESS, target)
         os.setpriority(os.PRIO_PROCESS, target, max(current, min(19, nice)))
     except (AttributeError, OSError):  # no priorities here: run as it is
+        return
+
+
+def idle_scheduling_of_this_process() -> None:
+    """Put the calling process (the engine, just before it starts) in Linux's idle
+    scheduling class; elsewhere, or where it is refused, leave it as it is."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
         return
 
 
@@ -99,10 +114,12 @@ class Analyst:
 
     def __init__(self, path: str, budget: Budget) -> None:
         self.budget = budget
-        nice = budget.nice
+        nice, idle = budget.nice, budget.idle
 
         def lower_priority() -> None:
             lower_priority_of_this_thread(nice)
+            if idle:
+                idle_scheduling_of_this_process()
 
         self.engine = chess.engine.SimpleEngine.popen_uci(path, preexec_fn=lower_priority)
         options: dict[str, Any] = {}

@@ -76,6 +76,13 @@ def add_budget_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULTS.nice,
         help=f"the engine's CPU priority below the rest, 0-19 (default {DEFAULTS.nice})",
     )
+    parser.add_argument(
+        "--idle",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULTS.idle,
+        help="on Linux, run the engine only on a core nothing else wants (SCHED_IDLE; "
+        f"default {'on' if DEFAULTS.idle else 'off'})",
+    )
 
 
 def budget_of(args: argparse.Namespace) -> Budget:
@@ -99,6 +106,7 @@ def budget_of(args: argparse.Namespace) -> Budget:
         movetime_ms=args.movetime or None,
         pv_moves=args.pv_moves,
         nice=args.nice,
+        idle=args.idle,
     )
 
 

@@ -36,7 +36,7 @@ passed before it, in order (see ``settle``); a passing placement that rules
    its first move. It waits for evidence (the next move after it, the lever,
    standing ``alert_after_ms``, the end of the input) and never reaches behind
    a lever press; taken, the line is rewritten (``LineRecovered``) and the
-   store feed proposes the arbiter's correction.
+   store feed proposes the arbiter's correction (``adapters.dgt.recovery``).
 8. An earlier placement of this game: a takeback to it, reported for the
    arbiter; the moves taken back are remembered so that putting them back on
    the board redoes them.
@@ -64,168 +64,39 @@ lever), the next move, or with timing ``quiet_ms`` of quiet (``confirm_ms``
 beyond the resolution of the input's instants, so that the quiet is certain at
 any clock rate). Only confirmed moves go to the store.
 All instants are integer epoch milliseconds.
+
+The rules are applied here, in this order; their parts stand beside it: the
+game line with its provisional moves, rules 4 and 8 (``game_line``), placements
+and their keys (``placements``), the lines of legal moves that lead to a
+placement, rules 3, 5 and 5b (``lines``), the result signals, rule 1
+(``result_signals``), the recovery, rule 7 (``recovery``), and the alerts'
+words (``board_alerts``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import chess
-
-from adapters.dgt.observations import (
-    BoardAlert,
-    LineRecovered,
-    MoveConfirmed,
-    MoveCorrected,
-    MoveSeen,
-    Observation,
-    TakebackSeen,
+from adapters.dgt.board_alerts import (
+    impossible_position,
+    new_game,
+    position_restored,
+    result_signalled,
 )
+from adapters.dgt.game_line import GameLine
+from adapters.dgt.lines import lines_to, two_plies
+from adapters.dgt.observations import Observation
+from adapters.dgt.placements import START_KEY, changed_squares, placement_key, puts_down
 from adapters.dgt.protocol import rotate_placement
+from adapters.dgt.recovery import Ambiguous, Recovery, extended, find_recovery, line_recovered
+from adapters.dgt.result_signals import before_signal, result_signal
 from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key as key_of
-
-START_PLACEMENT = chess.STARTING_BOARD_FEN
-ROTATED_START = rotate_placement(START_PLACEMENT)
-
-RESULT_SIGNALS = {
-    frozenset((chess.D5, chess.E4)): "1-0",
-    frozenset((chess.D4, chess.E5)): "0-1",
-    frozenset((chess.D4, chess.E4)): "1/2-1/2",
-    frozenset((chess.D5, chess.E5)): "1/2-1/2",
-}
-"""Kings on the centre squares: light squares White won, dark Black won, side by side a draw."""
-
-
-def placement_key(placement: str) -> Key:
-    return key_of(chess.BaseBoard(placement))
-
-
-START_KEY = placement_key(START_PLACEMENT)
-
-
-def square_diff(expected: str, found: str) -> list[dict[str, str | None]]:
-    """Squares whose piece differs between two placements, a1..h8 order."""
-    a = chess.BaseBoard(expected)
-    b = chess.BaseBoard(found)
-    out: list[dict[str, str | None]] = []
-    for sq in chess.SQUARES:
-        pa, pb = a.piece_at(sq), b.piece_at(sq)
-        if pa != pb:
-            out.append(
-                {
-                    "square": chess.square_name(sq),
-                    "expected": pa.symbol() if pa else None,
-                    "found": pb.symbol() if pb else None,
-                }
-            )
-    return out
-
-
-def _puts_down(current: Key, placement: Key) -> bool:
-    """Does ``placement`` show a piece where ``current`` has none, or another one?"""
-    return any(theirs & ~mine for mine, theirs in zip(current, placement, strict=True))
-
-
-def _before_signal(
-    passing: Sequence[tuple[str, int]], signal: str, current: str
-) -> Sequence[tuple[str, int]]:
-    """The passing placements before the kings were carried to the centre: the ones
-    after differ from the signal only on the kings' squares and the centre."""
-    final = chess.BaseBoard(signal)
-    here = chess.BaseBoard(current)
-    involved = (
-        final.kings
-        | here.kings
-        | chess.BB_SQUARES[chess.D4]
-        | chess.BB_SQUARES[chess.D5]
-        | chess.BB_SQUARES[chess.E4]
-        | chess.BB_SQUARES[chess.E5]
-    )
-    end = 0
-    for i, (placement, _) in enumerate(passing):
-        board = chess.BaseBoard(placement)
-        if any(
-            board.piece_at(sq) != final.piece_at(sq)
-            for sq in chess.SQUARES
-            if not chess.BB_SQUARES[sq] & involved
-        ):
-            end = i + 1
-    return passing[:end]
-
-
-def _changed(before: Key, after: Key) -> int:
-    """The squares (a bitboard) whose piece differs between two placements."""
-    changed = 0
-    for mine, theirs in zip(before, after, strict=True):
-        changed |= mine ^ theirs
-    return changed
-
-
-def lines_to(
-    board: chess.Board,
-    target: Key,
-    lengths: Iterable[int],
-    *,
-    changed: int,
-    max_nodes: int,
-    not_first: chess.Move | None = None,
-) -> list[list[chess.Move]]:
-    """Lines of legal moves from ``board`` to the placement ``target``: the shortest
-    length of ``lengths`` (tried in order) that has any, two lines at most (more than
-    one: the order of the moves is unknowable).
-
-    Bounded: every move of a line touches a square of ``changed`` (a move that
-    touches none would have to be undone later: no detours), the first move is not
-    ``not_first`` (the game's own, when looking for another line), and at most
-    ``max_nodes`` moves are tried in all. ``board`` is searched in place and left
-    as it was."""
-    found: list[list[chess.Move]] = []
-    path: list[chess.Move] = []
-    nodes = 0
-
-    def search(depth: int) -> None:
-        nonlocal nodes
-        for move in list(board.legal_moves):
-            if len(found) > 1 or nodes >= max_nodes:
-                return
-            if not path and move == not_first:
-                continue
-            if not (chess.BB_SQUARES[move.from_square] | chess.BB_SQUARES[move.to_square]) & (
-                changed
-            ):
-                continue
-            nodes += 1
-            board.push(move)
-            path.append(move)
-            if depth == 1:
-                if key_of(board) == target:
-                    found.append(list(path))
-            else:
-                search(depth - 1)
-            board.pop()
-            path.pop()
-
-    for length in lengths:
-        search(length)
-        if found:
-            break
-    return found
-
-
-def result_signal(placement: str) -> str | None:
-    """The result the kings on the centre squares signal, or None."""
-    base = chess.BaseBoard(placement)
-    kings = base.pieces(chess.KING, chess.WHITE) | base.pieces(chess.KING, chess.BLACK)
-    if len(base.pieces(chess.KING, chess.WHITE)) != 1 or len(kings) != 2:
-        return None
-    return RESULT_SIGNALS.get(frozenset(kings))
 
 
 @dataclass
-class MoveReconstructor:
-    """Keeps the game and turns settled placements into observations."""
+class MoveReconstructor(GameLine):
+    """Keeps the game (``GameLine``) and turns settled placements into observations."""
 
     start_fen: str | None = None
     moves: Sequence[str] = ()
@@ -247,14 +118,7 @@ class MoveReconstructor:
     reconcile_depth: int = 4
     """After a reconnection: plies searched for a placement several moves ahead."""
     reconcile_nodes: int = 5_000
-    board: chess.Board = field(init=False)
     rotated: bool | None = field(init=False, default=None)
-    provisional_from: int | None = field(init=False, default=None)
-    """Ply index (0-based) of the first unconfirmed move, if any."""
-    _placements: list[Key] = field(init=False, default_factory=list)
-    _redo: list[chess.Move] = field(init=False, default_factory=list)
-    _successors: dict[Key, chess.Move] | None = field(init=False, default=None)
-    _last_change_ms: int = field(init=False, default=0)
     _unknown: str | None = field(init=False, default=None)
     _unknown_since_ms: int = field(init=False, default=0)
     _unknown_alerted: bool = field(init=False, default=False)
@@ -270,10 +134,8 @@ class MoveReconstructor:
     _last_settled: str | None = field(init=False, default=None)
     _reconciling: bool = field(init=False, default=False)
     _candidates: list[list[str]] = field(init=False, default_factory=list)
-    _pending: tuple[int, list[chess.Move], Key] | None = field(init=False, default=None)
-    _pressed_ply: int = field(init=False, default=0)
-    """Plies completed by a lever press: rule 7 never rewrites them."""
-    """A recovery (rule 7) waiting for evidence: (plies back, line, placement)."""
+    _pending: Recovery | None = field(init=False, default=None)
+    """A recovery (rule 7) waiting for evidence."""
 
     def __post_init__(self) -> None:
         self.resume(self.start_fen, self.moves)
@@ -291,39 +153,14 @@ class MoveReconstructor:
         board is attached to a game already under way); settings are kept."""
         self.start_fen = start_fen
         self.moves = tuple(moves)
-        self.board = chess.Board(start_fen) if start_fen else chess.Board()
-        self._placements = [key_of(self.board)]
-        for uci in moves:
-            self.board.push_uci(uci)
-            self._placements.append(key_of(self.board))
-        self.provisional_from = None
-        self._successors = None
-        self._redo = []
+        self.start_line(start_fen, self.moves)
         self._unknown = None
         self._unknown_alerted = False
         self._last_settled = None
         self._pending = None
         self._alert_open = False
-        self._pressed_ply = len(self.moves)
 
     # --- reading ------------------------------------------------------------
-
-    @property
-    def ply(self) -> int:
-        return len(self.board.move_stack)
-
-    @property
-    def uci_moves(self) -> list[str]:
-        return [m.uci() for m in self.board.move_stack]
-
-    @property
-    def confirmed_moves(self) -> list[str]:
-        moves = self.uci_moves
-        return moves if self.provisional_from is None else moves[: self.provisional_from]
-
-    @property
-    def placement(self) -> str:
-        return self.board.board_fen()
 
     def oriented(self, raw: str) -> str:
         """The raw (normal-reading) placement as the game sees it."""
@@ -392,7 +229,7 @@ class MoveReconstructor:
         """
         out: list[Observation] = []
         if passing and result_signal(raw) is not None:
-            passing = _before_signal(passing, raw, self.placement)
+            passing = before_signal(passing, raw, self.placement)
         if passing and not self._explained_at_once(raw, passing):
             for placement, when_ms in passing:
                 if placement != raw:
@@ -420,28 +257,13 @@ class MoveReconstructor:
             current = self._placements[-1]
             for placement, _ in passing:
                 seen = placement_key(rotate_placement(placement) if rotated else placement)
-                if seen == key or not _puts_down(current, seen):
+                if seen == key or not puts_down(current, seen):
                     continue  # the final placement, or a hand in the air
                 move = moves.get(seen)
                 if move is None or move.from_square != final.from_square:
                     return False
             return True
         return False
-
-    def _sibling_map(self) -> dict[Key, chess.Move]:
-        """Placements of the other legal moves from the position before the provisional
-        move (rule 4), when the provisional move is the last one."""
-        if self.provisional_from is None or self.provisional_from != self.ply - 1:
-            return {}
-        parent = self.board.copy()
-        last = parent.pop()
-        out: dict[Key, chess.Move] = {}
-        for move in parent.legal_moves:
-            if move != last:
-                parent.push(move)
-                out.setdefault(key_of(parent), move)
-                parent.pop()
-        return out
 
     def _observe(
         self, raw: str, at_ms: int, *, settled: bool, since_ms: int | None = None
@@ -455,7 +277,8 @@ class MoveReconstructor:
             if signal is not None:
                 if self._signalled != signal:
                     self._signalled = signal
-                    out.append(self._result_alert(signal, "kings on the centre squares", at_ms))
+                    how = "kings on the centre squares"
+                    out.append(result_signalled(signal, how, self.ply, at_ms))
                 return out
             self._signalled = None
         readings = (
@@ -495,14 +318,7 @@ class MoveReconstructor:
             if key(rotated) == START_KEY:
                 self._new_game(rotated)
                 self._restored(out, at_ms)
-                out.append(
-                    BoardAlert(
-                        at_ms,
-                        "new_game",
-                        "the start position was set up: a new game",
-                        {"orientation": "rotated" if rotated else "normal"},
-                    )
-                )
+                out.append(new_game(rotated, at_ms))
                 return out
         for rotated in readings:
             found = self._recover(key(rotated), at_ms, settled=True)
@@ -525,7 +341,7 @@ class MoveReconstructor:
             self._unknown_settled = True
             self._unknown_alerted = False
             self._unknown_ended = False
-            self._unknown_puts_down = _puts_down(self._placements[-1], placement_key(placement))
+            self._unknown_puts_down = puts_down(self._placements[-1], placement_key(placement))
         out.extend(self.tick(at_ms))
         return out
 
@@ -536,7 +352,7 @@ class MoveReconstructor:
             self._pending is not None
             and self._unknown is not None
             and self._unknown_settled
-            and placement_key(self._unknown) == self._pending[2]
+            and placement_key(self._unknown) == self._pending.placement
             and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
         ):
             out.extend(self._take_pending(now_ms))
@@ -562,27 +378,8 @@ class MoveReconstructor:
             return []
         self._unknown_alerted = True
         self._alert_open = True
-        diff = square_diff(self.placement, self._unknown)
-        names = ", ".join(
-            f"{d['square']} {d['expected'] or '-'}->{d['found'] or '-'}" for d in diff
-        )
-        if self._candidates:
-            orders = " / ".join(" ".join(line) for line in self._candidates)
-            names += f"; more than one order of moves leads there ({orders}): the arbiter decides"
-        return [
-            BoardAlert(
-                at_ms,
-                "impossible_position",
-                f"the board follows from no legal move at ply {self.ply}: {names}",
-                {
-                    "ply": self.ply,
-                    "expected_fen": self.placement,
-                    "board_fen": self._unknown,
-                    "diff": diff,
-                    **({"candidate_lines": self._candidates} if self._candidates else {}),
-                },
-            )
-        ]
+        candidates = self._candidates
+        return [impossible_position(self.placement, self._unknown, self.ply, candidates, at_ms)]
 
     def confirm(self, at_ms: int, reason: str = "clock") -> list[Observation]:
         """The caller knows the move is complete (the mover pressed the clock)."""
@@ -600,20 +397,6 @@ class MoveReconstructor:
         """The link was down: the next placements may be several plies ahead (rule 5b)."""
         self._reconciling = True
 
-    def offer_continuation(self, moves: Sequence[str]) -> None:
-        """Moves known to follow the current position (the record, when the arbiter
-        entered moves the board missed): a placement along them is followed like a
-        redo after a takeback."""
-        board = self.board.copy(stack=False)
-        known: list[chess.Move] = []
-        for uci in moves:
-            move = chess.Move.from_uci(uci)
-            if move not in board.legal_moves:
-                break
-            board.push(move)
-            known.append(move)
-        self._redo = known
-
     def finish(self, at_ms: int) -> list[Observation]:
         """End of input: whatever is provisional is as final as it will get, and what
         the board shows stands (pieces still off the board stay off)."""
@@ -630,84 +413,17 @@ class MoveReconstructor:
         self._pending = None
         if self._alert_open:
             self._alert_open = False
-            out.append(
-                BoardAlert(
-                    at_ms,
-                    "position_restored",
-                    f"the board matches the game again at ply {self.ply}",
-                    {"ply": self.ply},
-                )
-            )
+            out.append(position_restored(self.ply, at_ms))
         self._unknown = None
         self._unknown_alerted = False
         self._unknown_settled = False
-
-    def _result_alert(self, result: str, how: str, at_ms: int) -> BoardAlert:
-        return BoardAlert(
-            at_ms,
-            "result_signalled",
-            f"{how} signal {result}: awaiting the arbiter's confirmation",
-            {"result": result, "ply": self.ply, "signal": how},
-        )
 
     def magic_piece(self, result: str, at_ms: int) -> list[Observation]:
         """A result ("magic") piece was put on the board."""
         if self._signalled == result:
             return []
         self._signalled = result
-        return [self._result_alert(result, "result piece", at_ms)]
-
-    def _successor_map(self) -> dict[Key, chess.Move]:
-        if self._successors is None:
-            board = self.board
-            succ: dict[Key, chess.Move] = {}
-            for move in board.legal_moves:
-                board.push(move)
-                succ.setdefault(key_of(board), move)
-                board.pop()
-            self._successors = succ
-        return self._successors
-
-    def _push(self, move: chess.Move, at_ms: int) -> MoveSeen:
-        """Play ``move`` on the game, provisional until the evidence that it is complete
-        (``_confirm``): no move is complete by its kind (a knight put down one square
-        off, a bishop a square short, are legal moves the hand is still making)."""
-        san = self.board.san(move)
-        self.board.push(move)
-        self._placements.append(key_of(self.board))
-        self._successors = None
-        self._last_change_ms = at_ms
-        if self.provisional_from is None:
-            self.provisional_from = self.ply - 1
-        return MoveSeen(at_ms, move.uci(), san, self.ply, True)
-
-    def _pop(self) -> chess.Move:
-        move = self.board.pop()
-        self._placements.pop()
-        self._pressed_ply = min(self._pressed_ply, self.ply)
-        self._successors = None
-        if self.provisional_from is not None and self.provisional_from >= self.ply:
-            self.provisional_from = None
-        return move
-
-    def _confirm(self, at_ms: int, reason: str) -> list[Observation]:
-        if self.provisional_from is None:
-            return []
-        out: list[Observation] = [
-            MoveConfirmed(at_ms, ply + 1, self.board.move_stack[ply].uci(), reason)
-            for ply in range(self.provisional_from, self.ply)
-        ]
-        self.provisional_from = None
-        return out
-
-    def _play(self, moves: Sequence[chess.Move], at_ms: int) -> list[Observation]:
-        out: list[Observation] = []
-        for move in moves:
-            # A new move confirms everything before it.
-            out.extend(self._confirm(at_ms, "next_move"))
-            out.append(self._push(move, at_ms))
-        self._redo.clear()
-        return out
+        return [result_signalled(result, "result piece", self.ply, at_ms)]
 
     def _match(
         self, placement: Key, at_ms: int, *, settled: bool = True
@@ -728,14 +444,14 @@ class MoveReconstructor:
         extended = self._extend_pending(placement, at_ms)
         if extended is not None:
             return extended
-        if not _puts_down(self._placements[-1], placement) and not (settled and self._reconciling):
+        if not puts_down(self._placements[-1], placement) and not (settled and self._reconciling):
             # Pieces in a hand (an exchange on one square, read as two plies, looks the
             # same): only the dump after a reconnection shows moves made meanwhile.
             return None
-        if self._pending is not None and not _puts_down(self._pending[2], placement):
+        if self._pending is not None and not puts_down(self._pending.placement, placement):
             return None  # a hand in the air over the board a recovery waits on
         if self.search_depth >= 2:
-            pair = self._two_ply(placement)
+            pair = two_plies(self.board, placement)
             if pair is not None:
                 return self._play(pair, at_ms)
         if self._reconciling and self.reconcile_depth > 2:
@@ -745,7 +461,7 @@ class MoveReconstructor:
                 self.board.copy(),
                 placement,
                 range(3, self.reconcile_depth + 1),
-                changed=_changed(self._placements[-1], placement),
+                changed=changed_squares(self._placements[-1], placement),
                 max_nodes=self.reconcile_nodes,
             )
             if len(lines) == 1:
@@ -754,198 +470,61 @@ class MoveReconstructor:
                 self._candidates = [[m.uci() for m in line] for line in lines]
         return None
 
-    def _correction(self, placement: Key, at_ms: int) -> list[Observation] | None:
-        if self.provisional_from is None or self.provisional_from != self.ply - 1:
-            return None
-        last = self.board.move_stack[-1]
-        if placement == self._placements[-2]:
-            self._pop()
-            self._last_change_ms = at_ms
-            return [MoveCorrected(at_ms, self.ply + 1, last.uci(), None, None, False)]
-        parent = self.board.copy()
-        parent.pop()
-        for move in parent.legal_moves:
-            if move == last:
-                continue
-            parent.push(move)
-            hit = key_of(parent) == placement
-            parent.pop()
-            if hit:
-                self._pop()
-                seen = self._push(move, at_ms)
-                self._redo.clear()
-                return [
-                    MoveCorrected(at_ms, seen.ply, last.uci(), seen.uci, seen.san, seen.provisional)
-                ]
-        return None
-
-    def _find_recovery(self, placement: Key) -> tuple[int, list[chess.Move]] | None:
-        """Rule 7: a move already taken was not the one played.
-
-        Only moves the board inferred (from quiet time or the next move)
-        and no lever press completed can be misread. The placement is reached
-        from the position ``back`` plies ago (1 to ``recover_plies``) by a line
-        of ``back`` or ``back + 1`` moves (the board moves one ply at a time: it
-        is level with the game or one ply ahead) whose first move differs from
-        the game's. Nearest position and shortest line first; a line is taken
-        only if it is the only one of its length (else the candidates go to the
-        arbiter with the impossible-position alert). A placement that only
-        lacks pieces is a hand in the air, never a move.
-        """
-        if not _puts_down(self._placements[-1], placement):
-            # Only pieces missing: a hand in the air (a capture, a lifted piece), no move.
-            return None
-        for back in range(1, min(self.recover_plies, self.ply - self._pressed_ply) + 1):
-            board = self.board.copy()
-            for _ in range(back):
-                board.pop()
-            lines = lines_to(
-                board,
-                placement,
-                (back, back + 1),
-                changed=_changed(self._placements[self.ply - back], placement),
-                not_first=self.board.move_stack[self.ply - back],
-                max_nodes=self.reconcile_nodes,
-            )
-            if len(lines) == 1:
-                return back, lines[0]
-            if lines:
-                self._candidates = [[m.uci() for m in line] for line in lines]
-                return None
-        return None
-
     def _recover(self, placement: Key, at_ms: int, *, settled: bool) -> list[Observation] | None:
-        """Rule 7 as a wait: without timing a settled placement (a dump, the lever, the
-        end) takes the recovery at once; otherwise it waits (a knocked piece is put
-        back, a capture is under way, a hand goes on) for the next move after it,
-        the lever press, ``alert_ms`` of standing or the end of the input."""
-        found = self._find_recovery(placement)
+        """Rule 7 (``adapters.dgt.recovery``) as a wait: without timing a settled
+        placement (a dump, the lever, the end) takes the recovery at once; otherwise it
+        waits (a knocked piece is put back, a capture is under way, a hand goes on) for
+        the next move after it, the lever press, ``alert_ms`` of standing or the end of
+        the input."""
+        found = find_recovery(
+            self.board,
+            self._placements,
+            placement,
+            recover_plies=self.recover_plies,
+            pressed_ply=self._pressed_ply,
+            max_nodes=self.reconcile_nodes,
+        )
+        if isinstance(found, Ambiguous):
+            self._candidates = found.lines
+            return None
         if found is None:
             return None
-        back, line = found
         if settled and self.untimed:
-            return self._rewrite(back, line, at_ms)
-        self._pending = (back, line, placement)
+            return self._rewrite(found, at_ms)
+        self._pending = found
         return None
 
     def _extend_pending(self, placement: Key, at_ms: int) -> list[Observation] | None:
         """The board went on from a waiting recovery: one more move after its line."""
         if self._pending is None:
             return None
-        back, line, target = self._pending
-        if placement == target:
-            return None
-        board = self.board.copy()
-        for _ in range(back):
-            board.pop()
-        for move in line:
-            board.push(move)
-        for move in board.legal_moves:
-            board.push(move)
-            hit = key_of(board) == placement
-            board.pop()
-            if hit:
-                return self._rewrite(back, [*line, move], at_ms)
-        return None
+        longer = extended(self._pending, self.board, placement)
+        return self._rewrite(longer, at_ms) if longer is not None else None
 
     def _take_pending(self, at_ms: int) -> list[Observation]:
         """A waiting recovery that stood, or was ended by the lever or the input's end."""
         if self._pending is None or self._unknown is None:
             return []
-        back, line, _ = self._pending
-        out = self._rewrite(back, line, at_ms)
+        out = self._rewrite(self._pending, at_ms)
         self._restored(out, at_ms)
         return out
 
-    def _rewrite(self, back: int, line: list[chess.Move], at_ms: int) -> list[Observation]:
-        """Take back ``back`` plies and play ``line`` instead (rule 7)."""
-        from_ply = self.ply - back + 1
-        parent = self.board.copy()
-        for _ in range(back):
-            parent.pop()
-        replaced_san = parent.variation_san(self.board.move_stack[from_ply - 1 :])
-        played_san = parent.variation_san(line)
-        replaced: list[chess.Move] = []
-        while self.ply >= from_ply:
-            replaced.append(self._pop())
-        replaced.reverse()
-        message = (
-            f"the board shows {played_san} at ply {from_ply} where {replaced_san} was "
-            f"confirmed: the line is corrected from ply {from_ply}"
-        )
-        out: list[Observation] = [
-            LineRecovered(
-                at_ms,
-                from_ply,
-                tuple(m.uci() for m in replaced),
-                tuple(m.uci() for m in line),
-                message,
-            )
-        ]
+    def _rewrite(self, recovery: Recovery, at_ms: int) -> list[Observation]:
+        """Take back the plies the recovery replaces and play its line instead."""
+        recovered = line_recovered(self.board, recovery, at_ms)
+        while self.ply >= recovered.from_ply:
+            self._pop()
+        out: list[Observation] = [recovered]
         # Whatever is still provisional before the corrected ply: the board went on.
         out.extend(self._confirm(at_ms, "next_move"))
-        for i, move in enumerate(line):
+        for i, move in enumerate(recovery.line):
             out.append(self._push(move, at_ms))
-            if i < len(line) - 1:
+            if i < len(recovery.line) - 1:
                 out.extend(self._confirm(at_ms, "next_move"))
         self._redo.clear()
         return out
 
-    def _two_ply(self, placement: Key) -> list[chess.Move] | None:
-        board = self.board
-        mover = board.turn
-        # After two plies the mover's men changed only by the first move, less at most
-        # one captured by the reply: prune first moves that cannot lead there.
-        target_mover = placement[6] if mover == chess.WHITE else placement[7]
-        for first in list(board.legal_moves):
-            board.push(first)
-            occupied = board.occupied_co[mover]
-            if target_mover & ~occupied or chess.popcount(occupied & ~target_mover) > 1:
-                board.pop()
-                continue
-            found = None
-            for second in board.legal_moves:
-                board.push(second)
-                hit = key_of(board) == placement
-                board.pop()
-                if hit:
-                    found = [first, second]
-                    break
-            board.pop()
-            if found:
-                return found
-        return None
-
-    def _takeback_or_redo(self, placement: Key, at_ms: int) -> list[Observation] | None:
-        # Redo: the board went forward again along moves taken back.
-        if self._redo:
-            probe = self.board.copy(stack=False)
-            for i, move in enumerate(self._redo):
-                probe.push(move)
-                if key_of(probe) == placement:
-                    redo = self._redo[: i + 1]
-                    rest = self._redo[i + 1 :]
-                    out = self._play(redo, at_ms)
-                    self._redo = rest
-                    return out
-        for ply in range(len(self._placements) - 2, -1, -1):
-            if self._placements[ply] == placement:
-                from_ply = self.ply
-                undone: list[chess.Move] = []
-                while self.ply > ply:
-                    undone.append(self._pop())
-                undone.reverse()
-                self._redo = undone + self._redo
-                self._last_change_ms = at_ms
-                return [TakebackSeen(at_ms, from_ply, ply, tuple(m.uci() for m in undone))]
-        return None
-
     def _new_game(self, rotated: bool) -> None:
-        self._pressed_ply = 0
-        self.board = chess.Board()
-        self._placements = [key_of(self.board)]
-        self._successors = None
-        self._redo = []
-        self.provisional_from = None
+        self.start_over()
         if self.orientation == "auto":
             self.rotated = rotated

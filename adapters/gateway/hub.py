@@ -25,13 +25,14 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from adapters.gateway.alerts import OpenAlerts
+from adapters.gateway.budget import InboundLimits
 from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import FanOut
 from adapters.gateway.frames import Frame, batch
@@ -45,7 +46,8 @@ log = logging.getLogger(__name__)
 TOO_SLOW = 1013
 """Close code for a client that cannot keep up (RFC 6455 7.4.1 "Try Again Later")."""
 POLICY_VIOLATION = 1008
-"""Close code for a client that sends frames and does not read their answers."""
+"""Close code for a client that sends frames and does not read their answers, or sends
+more than its budget (``adapters.gateway.connection``)."""
 
 
 @dataclass
@@ -68,6 +70,25 @@ class Limits:
     socket_send_buffer: int | None = 256 * 1024
     """Kernel send buffer of each connection (bytes): fixed, so the kernel does not
     grow it to megabytes for a client that does not read. None keeps the default."""
+    inbound: InboundLimits = field(default_factory=InboundLimits)
+    """What a client may send: frames and bytes per second (``adapters.gateway.budget``);
+    over it, it is not read until it is back within (1008 if it stays over)."""
+    max_output_bytes: int = 16 * 2**20
+    """Bytes waiting in a connection's buffer (beyond the kernel's) at which a client
+    that keeps sending is closed (1008): the protocol writes its Pongs whatever the
+    buffer holds, so a client that pings and does not read is cut here."""
+    write_limit: int = 64 * 1024
+    """High-water mark of a connection's buffer: a message waits (the client's writer,
+    never the fan-out) until the buffer is below it."""
+    max_queue: int = 16
+    """Messages received and not yet handled before a connection stops reading."""
+    ping_interval_s: float = 20.0
+    """A websocket Ping to each client this often (the library's keepalive) ..."""
+    ping_timeout_s: float = 20.0
+    """... and a client that does not answer one within this is closed (1011)."""
+    close_grace_s: float = 2.0
+    """How long a client being closed has to take the close frame and answer it before
+    its connection is dropped (one that does not read cannot take it)."""
 
 
 COMMENTARY = "commentary"
@@ -359,9 +380,9 @@ class Client:
 
     async def _close(self, reason: str, code: int) -> None:
         """Close with a code and reason; a client that does not read cannot take the
-        close frame either, so after a second the connection is dropped."""
+        close frame either, so after ``close_grace_s`` the connection is dropped."""
         with contextlib.suppress(Exception):
-            async with asyncio.timeout(1.0):
+            async with asyncio.timeout(self.limits.close_grace_s):
                 await self.ws.close(code, reason[:120])
         transport = self.ws.transport
         if transport is not None and not transport.is_closing():

@@ -23,11 +23,13 @@ channel follows the copy as the live channel follows the store. So
 The copy's sequence numbers are its own (the order of release, not of the
 store), so a public client that resumes gets a fresh snapshot instead.
 
-The copy keeps what the public view is made of, not the whole log: of each
+The copy is a store on a log of our own held in memory
+(``adapters.store.memory_log``), read through the store's interface like the
+live one. It keeps what the public view is made of, not the whole log: of each
 clock's readings it keeps the last ``KEEP_READINGS`` (a game object shows the
 last one), so the memory it holds grows with the moves played, not with the
-readings boards send every second. Readings are dropped only once the public
-channel has read past them (``prune``).
+readings boards send every second. Readings are let go (``MemoryLog.drop``)
+only once the public channel has read past them (``prune``).
 """
 
 from __future__ import annotations
@@ -36,10 +38,10 @@ import itertools
 from collections import deque
 from collections.abc import Iterable
 
-from eventsourcing.sqlite import SQLiteApplicationRecorder
+from eventsourcing.utils import get_topic
 
 from adapters.gateway.follower import Follower, Update
-from adapters.store import Store
+from adapters.store import MemoryLog, Store
 from engine.events import ClockReadingRecorded, Event
 
 _copies = itertools.count(1)
@@ -48,20 +50,18 @@ KEEP_READINGS = 8
 """Readings of each clock the public copy keeps (the last one is what is shown)."""
 PRUNE_EVERY = 10_000
 """Readings released into the copy between two prunings."""
-READING_TOPIC = f"%:{ClockReadingRecorded.__name__}"
-
-
-def memory_url() -> str:
-    """A SQLite database in memory, private to this process and this copy."""
-    return f"file:public-copy-{next(_copies)}?mode=memory&cache=shared"
+READING_TOPIC = get_topic(ClockReadingRecorded)
+"""How a clock reading's record names its kind."""
 
 
 class DelayedLog:
     """Events of the live log waiting for their release, and the copy they go to."""
 
-    def __init__(self, delay_ms: int, copy: Store | None = None) -> None:
+    def __init__(self, delay_ms: int) -> None:
         self.delay_ms = delay_ms
-        self.copy = copy or Store(memory_url())
+        self.log = MemoryLog()
+        """The copy's records (what ``prune`` lets go of)."""
+        self.copy = Store(f"public-copy-{next(_copies)}", memory=self.log)
         self.copy.chain.seal_every = 0  # the copy is never audited: the store is
         self.held: dict[str, deque[tuple[int, int, Event]]] = {}
         """Stream -> (release_ms, live seq, event), in stream order."""
@@ -117,19 +117,7 @@ class DelayedLog:
         if self.readings_unpruned < PRUNE_EVERY:
             return 0
         self.readings_unpruned = 0
-        recorder = self.copy.app.recorder
-        if not isinstance(recorder, SQLiteApplicationRecorder):
-            return 0  # a copy is always this log's own in-memory SQLite database
-        table = recorder.events_table_name
-        with recorder.datastore.transaction(commit=True) as cursor:
-            cursor.execute(
-                f"DELETE FROM {table} WHERE rowid <= ? AND topic LIKE ? AND originator_version"
-                f" < (SELECT MAX(s.originator_version) FROM {table} s"
-                f" WHERE s.originator_id = {table}.originator_id) - ?",
-                (read_upto, READING_TOPIC, KEEP_READINGS - 1),
-            )
-            cursor.execute("SELECT changes()")
-            dropped = int(cursor.fetchone()[0])
+        dropped = self.log.drop(read_upto, READING_TOPIC, KEEP_READINGS)
         self.pruned += dropped
         return dropped
 

@@ -3,8 +3,10 @@
 Everything blocking runs in a single-thread executor (``reader``), so the event loop
 never waits for the database. The live channel follows the store (``Follower``);
 the public channel follows its delayed copy (``PublicView``). The log is read when
-it changed: every tick on SQLite; on PostgreSQL when the store notifies a change
-(``adapters.store.wakeup``) or every ``FALLBACK_S``. What changed goes to the
+it changed: when the store's listener announces a commit of any process
+(``adapters.store.wakeup``: ``NOTIFY`` on PostgreSQL, the files watched on SQLite)
+and at least every ``FALLBACK_S``; where there is no listener, every tick. The
+public copy releases what is due every tick. What changed goes to the
 channels as frames (``adapters.gateway.deltas``); what the live channel derives
 from the whole log (open alerts, standings, games known) is kept in the store
 with its position, off the path of the frames (``adapters.gateway.kept_state``).
@@ -39,6 +41,8 @@ from engine.events import AlertRaised, Event
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+SETTLE_STEP_S = 0.001
+"""The shortest wait before the store is read again for a change announced and not found."""
 STOP_WAIT_S = 2.0
 """How long a stopping gateway lets the reading in progress finish (its state is then kept)."""
 
@@ -84,7 +88,7 @@ class LogReading:
         """This gateway's commands: the log is read after those in flight."""
         self.poll_interval_s = poll_interval_s
         self.fallback_s = fallback_s
-        """PostgreSQL: how often the store is read without a notification."""
+        """With a listener: how often the store is read without an announced change."""
         self.keep = keep
         """Keep the open alerts and standings in the store (``adapters.gateway.kept_state``)."""
         self.reader = ThreadPoolExecutor(1, thread_name_prefix="gateway-reader")
@@ -98,11 +102,15 @@ class LogReading:
         """The game objects last pushed live (clock readings are compared with them)."""
         self.public_shown: dict[str, dict[str, Any]] = {}
         self._poked = asyncio.Event()
-        """Set when this gateway appended events itself, when the store notified a change
-        (PostgreSQL), or when it is stopping."""
+        """Set when this gateway appended events itself, when the store's listener
+        announced a change, or when it is stopping."""
         self._changed = True
-        """Something may have been appended since the last read (always so on SQLite)."""
+        """Something may have been appended since the last read (always so without a
+        listener)."""
         self._listener: ChangeListener | None = None
+        self._announced: tuple[float, float] | None = None
+        """When the listener first and last announced changes not known to be read yet (a
+        SQLite commit is readable a moment after the write that announces it)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._kept: KeptProjection | None = None
         self._folded = GatewayState()
@@ -130,6 +138,24 @@ class LogReading:
         self._changed = True
         self._poked.set()
 
+    def announced(self) -> None:
+        """The store's listener announced a change (in the event loop)."""
+        if self._loop is not None:
+            now = self._loop.time()
+            self._announced = (self._announced or (now, now))[0], now
+        self.notified()
+
+    def _readable_upto(self, now: float) -> float | None:
+        """Before a read: the instant up to which every change announced is readable (a
+        commit announced then is in the read), None if some may not be yet (a process
+        is writing to the store, or that cannot be told)."""
+        listener = self._listener
+        if self._announced is None or listener is None:
+            return None
+        if listener.settle_s <= 0 or listener.writing() is False:
+            return now  # the writer announced was done (published) before this look
+        return None
+
     # --- blocking parts (reader and keeper threads) ------------------------------
 
     def _start_reading(self) -> tuple[Update, Update | None, GatewayState | None]:
@@ -140,7 +166,7 @@ class LogReading:
         if loop is not None:
 
             def wake() -> None:  # the listener's thread: hand the change to the event loop
-                loop.call_soon_threadsafe(self.notified)
+                loop.call_soon_threadsafe(self.announced)
 
             self._listener = listen_for_changes(self.follower.store, wake)
         kept = self._load_kept(self.follower.store) if self.keep else None
@@ -213,6 +239,11 @@ class LogReading:
             log.exception("the public copy failed to take what the live log gained")
             return update, None
 
+    def _release(self) -> Update | None:
+        """What the public copy gained by the clock alone (events now due)."""
+        assert self.public_view is not None
+        return self.public_view.poll(None, wall_clock_ms())
+
     def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
         assert self.follower is not None
         return self.follower.events_between(after, upto)
@@ -257,14 +288,14 @@ class LogReading:
             self.needs.later(self.public, public.needs)
 
     async def follow(self, stop: asyncio.Event) -> None:
-        """Read the log when it changed (every tick on SQLite; on PostgreSQL when notified,
-        or every ``FALLBACK_S``); hand what changed to the live and public channels."""
+        """Read the log when it changed (when the store's listener announces a commit, or
+        every ``FALLBACK_S``; every tick without a listener); hand what changed to the live
+        and public channels. On a tick with nothing to read, the public copy releases what
+        is due."""
         loop = asyncio.get_running_loop()
         last_read = loop.time()
         while not stop.is_set() and not self.stopping:
-            if self._listener is not None and loop.time() - last_read >= self.fallback_s:
-                self._changed = True
-            if self._listener is None:
+            if self._listener is None or loop.time() - last_read >= self.fallback_s:
                 self._changed = True
             update: Update | None = None
             public: Update | None = None
@@ -273,7 +304,13 @@ class LogReading:
                 if self._changed:
                     self._changed = False
                     last_read = loop.time()
+                    readable_upto = self._readable_upto(last_read)
                     update, public = await self.read(self._poll)
+                    announced = self._announced
+                    if announced and readable_upto is not None and announced[1] <= readable_upto:
+                        self._announced = None  # everything announced has been read
+                elif self.public_view is not None:
+                    public = await self.read(self._release)
             except Exception as exc:
                 if isinstance(exc, OperationalError | InterfaceError):  # the server went away
                     log.warning("reading the store failed (%s); retrying in 1 s", first_line(exc))
@@ -289,12 +326,33 @@ class LogReading:
             if public is not None:
                 self._dispatch_or_log(self.public, self.public_shown, public)
             self._keep(loop.time())  # after the frames were handed out, off their path
-            wait_s = self.poll_interval_s
-            if self._listener is not None and self.public is self.live:
-                wait_s = self.fallback_s  # nothing to release on a timer: sleep until notified
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poked.wait(), wait_s)
+                await asyncio.wait_for(self._poked.wait(), self._wait_s(loop.time()))
             self._poked.clear()
+
+    def _wait_s(self, now: float) -> float:
+        """How long to wait for a poke before the next turn of ``follow``: a tick without a
+        listener, or with a public copy to release; otherwise until the safety read.
+
+        A change announced and not known to be read (a SQLite commit is published after
+        the write that announced it) is read again while a process is writing to the
+        store (``ChangeListener.writing``), every quarter of the time since it was first
+        announced (at least ``SETTLE_STEP_S``, at most ``fallback_s``), and at once when
+        none is (that read, made after the writer was seen done, has it); where the
+        writer cannot be seen, for ``settle_s``."""
+        listener = self._listener
+        if listener is None:
+            return self.poll_interval_s
+        if self._announced is not None:
+            since = now - self._announced[0]
+            writing = listener.writing()
+            if writing is not None or since < listener.settle_s:
+                self._changed = True
+                return (
+                    0.0 if writing is False else min(max(SETTLE_STEP_S, since / 4), self.fallback_s)
+                )
+            self._announced = None
+        return self.fallback_s if self.public is self.live else self.poll_interval_s
 
     def _dispatch_or_log(
         self, channel: Channel, shown: dict[str, dict[str, Any]], update: Update

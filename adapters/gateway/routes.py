@@ -24,6 +24,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from adapters.gateway.hub import Channel
+from adapters.gateway.opening import ALLOWED_METHODS, not_allowed
 from adapters.gateway.outputs import Outputs
 from adapters.gateway.reading import Stats
 from adapters.gateway.requests import MAX_TOKEN
@@ -40,8 +41,6 @@ TYPES = {
 }
 PIECE = re.compile(r"^/pieces/([wb])([KQRBNP])\.svg$")
 GAME_PAGE = re.compile(r"^/game/([^/]+)$")
-ALLOWED_METHODS = ("GET", "HEAD")
-"""The methods of every resource the gateway serves (all are read-only)."""
 
 
 class Routes:
@@ -69,7 +68,7 @@ class Routes:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
         if request.method not in ALLOWED_METHODS:
-            return _not_allowed(request.method)
+            return not_allowed(request.method, _response(HTTPStatus.OK, b"", "text/plain"))
         refused = self._authorization_refused(request)
         if refused is not None:
             return refused
@@ -143,17 +142,6 @@ class Routes:
                 "refused": self.stats.kept_refused,
             }
         return body
-
-
-def _not_allowed(method: str) -> Response:
-    """RFC 9110 15.5.6: 405 with the methods the gateway's resources answer."""
-    response = _response(
-        HTTPStatus.METHOD_NOT_ALLOWED,
-        f"method {method[:20]!r} not allowed: only {', '.join(ALLOWED_METHODS)}\n".encode(),
-        "text/plain",
-    )
-    response.headers["Allow"] = ", ".join(ALLOWED_METHODS)
-    return response
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str, max_age: int = 0) -> Response:

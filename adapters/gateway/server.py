@@ -11,6 +11,12 @@ One server answers both:
 - plain HTTP GET (``adapters.gateway.routes``): the pages, ``/status`` and the
   read-only outputs ``/api/...`` and ``/pgn/...`` (``adapters.gateway.outputs``).
 
+Each connection is a ``GuardedConnection`` (``adapters.gateway.connection``): its
+opening request answered in HTTP's words when it cannot be served
+(``adapters.gateway.opening``), what it sends charged to a budget
+(``adapters.gateway.budget``) so that a flooding client is held back, then
+closed, before it delays the others.
+
 The ``Gateway`` is the wiring: the reading of the log for the live and public
 channels (``adapters.gateway.reading``), the arbiters' commands
 (``adapters.gateway.commands``), the sessions and the routes. Per-message
@@ -32,6 +38,7 @@ from websockets.typing import Subprotocol
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.analysis_feed import AnalysisFeed
 from adapters.gateway.commands import CommandDesk
+from adapters.gateway.connection import guarded_connection
 from adapters.gateway.frames import JSON, MSGPACK
 from adapters.gateway.hub import Channel, Limits
 from adapters.gateway.outputs import DEFAULT_MAX_AGE_S, Outputs
@@ -43,10 +50,10 @@ from adapters.host import public_delay
 from adapters.store.wakeup import FALLBACK_S
 
 POLL_INTERVAL_S = 0.05
-"""How often the store's ``last_seq`` is checked on SQLite: also the tick of batched deltas
-and of the public channel's releases. On PostgreSQL the gateway is woken by the store's
-``NOTIFY`` (``adapters.store.wakeup``) and reads the store only then (or every
-``FALLBACK_S``)."""
+"""The tick of the public channel's releases, and how often the store is read where no
+listener announces its commits. The gateway is woken by the store's listener
+(``adapters.store.wakeup``: ``NOTIFY`` on PostgreSQL, the database's files watched on
+SQLite) and reads the store then (or every ``FALLBACK_S``)."""
 
 
 class Gateway:
@@ -87,8 +94,9 @@ class Gateway:
             fallback_s=fallback_s,
             keep=keep,
         )
+        self.limits = limits or Limits()
         self.sessions = Sessions(
-            self.tokens, self.reading, self.desk, self.stats, limits or Limits(), resume_limit
+            self.tokens, self.reading, self.desk, self.stats, self.limits, resume_limit
         )
         self.outputs = Outputs(
             self.tokens,
@@ -147,8 +155,13 @@ class Gateway:
                 select_subprotocol=_select_subprotocol,
                 process_request=self.routes.process_request,
                 compression=None,
-                close_timeout=2,
+                close_timeout=self.limits.close_grace_s,
                 max_size=2**20,
+                max_queue=self.limits.max_queue,
+                ping_interval=self.limits.ping_interval_s,
+                ping_timeout=self.limits.ping_timeout_s,
+                write_limit=self.limits.write_limit,
+                create_connection=guarded_connection(self.limits),
             ) as server:
                 if ready is not None:
                     waited = ready(server)

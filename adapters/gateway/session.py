@@ -20,6 +20,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from adapters.gateway.commands import CommandDesk
+from adapters.gateway.connection import GuardedConnection
 from adapters.gateway.deltas import game_key, tournament_frames
 from adapters.gateway.follower import touched_by
 from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
@@ -77,8 +78,8 @@ class Sessions:
         writer = asyncio.create_task(client.writer())
         try:
             async for message in ws:
-                if client.closing:
-                    break  # closed by the gateway (too slow, not reading): read no more
+                if client.closing or (isinstance(ws, GuardedConnection) and ws.cut):
+                    break  # closed by the gateway (too slow, flooding): read no more
                 try:
                     await self._frame(client, decode(message, encoding))
                 except FrameError as error:

@@ -1,20 +1,23 @@
 """The store room: the event store and everything that reads or keeps it.
 
 The one door every command goes through (``door``: ``Store``), the application
-and where a store is (``application``), the cache of states (``cache``), one
-tournament's view (``views``), PostgreSQL set-up (``postgres``), the hash links
-and seals (``chain``), the stored encoding (``codec``), kept projections
-(``kept``), the PostgreSQL wake-up of followers (``wakeup``) and the contract's
-queries (``queries``). Other rooms import the store's public names from here.
+and where a store is (``application``), a log held in memory that can let
+records go (``memory_log``), the cache of states (``cache``), one tournament's
+view (``views``), PostgreSQL set-up (``postgres``), the hash links and seals
+(``chain``), the stored encoding (``codec``), kept projections (``kept``), the
+PostgreSQL wake-up of followers (``wakeup``) and the contract's queries
+(``queries``). Other rooms import the store's public names from here.
 """
 
 from adapters.host.clock import wall_clock_ms
 from adapters.store.application import store_env, store_url
 from adapters.store.cache import logical_event
 from adapters.store.door import Store, open_store
+from adapters.store.memory_log import MemoryLog
 from adapters.store.views import TournamentView, game_order
 
 __all__ = [
+    "MemoryLog",
     "Store",
     "TournamentView",
     "game_order",

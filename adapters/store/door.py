@@ -49,6 +49,7 @@ from adapters.store.application import (
 )
 from adapters.store.cache import EVOLVERS, StateCache, logical_event, stored_event
 from adapters.store.chain import Chain
+from adapters.store.memory_log import MemoryApplication, MemoryLog
 from adapters.store.postgres import set_up_postgres
 from adapters.store.views import TournamentView, game_order
 from engine.arbiter import board_log as board_logs
@@ -130,6 +131,7 @@ class Store(StateCache):
         wall_clock: Callable[[], int] = wall_clock_ms,
         future_tolerance: int | None = None,
         tournament: str | None = None,
+        memory: MemoryLog | None = None,
     ) -> None:
         super().__init__()
         self.url = store_url(url)
@@ -142,13 +144,16 @@ class Store(StateCache):
             future_tolerance if future_tolerance is not None else future_tolerance_ms()
         )
         """How far ahead of ``wall_clock`` a command's instant may be."""
-        env = store_env(self.url)
+        env = store_env(self.url) if memory is None else {}
         sqlite_path = env.get("SQLITE_DBNAME")
-        self.created = bool(sqlite_path) and (
-            sqlite_path == ":memory:" or not Path(str(sqlite_path)).exists()
+        self.created = memory is not None or (
+            bool(sqlite_path) and (sqlite_path == ":memory:" or not Path(str(sqlite_path)).exists())
         )
-        """Whether opening this store set it up (a new SQLite file, a new PostgreSQL schema)."""
-        self.app = CandidatesApplication(env=env)
+        """Whether opening this store set it up (a new SQLite file, a new PostgreSQL schema,
+        a log in memory)."""
+        self.app = CandidatesApplication(env=env) if memory is None else MemoryApplication(memory)
+        """The eventsourcing application: on the store's database, or on ``memory`` (a log
+        held in this process, ``adapters.store.memory_log``: ``url`` merely names it)."""
         if isinstance(self.app.recorder, PostgresApplicationRecorder):
             try:
                 self.created = set_up_postgres(self.app.recorder)

@@ -1,37 +1,66 @@
-"""Waking a follower when the store changes: PostgreSQL ``LISTEN/NOTIFY``.
+"""Waking a follower when the store changes, whichever process wrote to it.
 
-A follower (the gateway, a kept projection) reads the store's notification log
-after a change. On PostgreSQL the ``eventsourcing`` recorder sends ``NOTIFY``
-on its channel in the transaction that appends events (its insert function),
-so a follower listening on that channel is woken the moment any process
-commits, instead of asking ``max(notification_id)`` on a timer. On SQLite there
-is no such signal: the follower keeps a cheap poll (one indexed ``max`` query a
-tick, ``POLL_INTERVAL_S`` in the gateway).
+A follower (the gateway, the analysis service) reads the store's notification log
+after a change. ``listen_for_changes`` gives it a ``ChangeListener`` that calls
+``on_change`` from its own thread when any process commits (the caller hands that
+to its event loop: ``loop.call_soon_threadsafe``), the same on both stores:
 
-``ChangeListener`` calls ``on_change`` from its own thread; the caller hands
-that to its event loop (``loop.call_soon_threadsafe``). A notification carries
-nothing but the fact of a change, so a lost one costs only latency: the
-follower still reads on a slow safety timer (``FALLBACK_S``), and the listener
-reconnects (waking the follower once) if its connection drops.
+- PostgreSQL (``NotifyListener``): the ``eventsourcing`` recorder sends ``NOTIFY``
+  on its channel in the transaction that appends events (its insert function);
+  the listener ``LISTEN``s on one connection of its own and reconnects (waking the
+  follower once) if it drops.
+- SQLite (``FileListener``): every commit writes the database's write-ahead log,
+  so the listener watches the directory holding the database (``inotify``,
+  ``adapters.store.inotify``) and wakes the follower when the log, the database
+  (a checkpoint, rollback-journal mode) or its journal is written, created or
+  put in place. A burst of writes read together is one call. SQLite publishes a
+  commit to readers after its last write to the log (and the log's ``fsync``), so
+  a wake-up may come a moment before the commit it announces can be read: a
+  follower that finds nothing asks ``writing()`` whether a process still holds
+  the store's write lock, and reads again until it does not (then once more).
+
+A notification carries nothing but the fact of a change, so a lost one costs only
+latency: the follower still reads on a slow safety timer (``FALLBACK_S``). Where
+neither works (SQLite in memory, no ``inotify``: not Linux, no watches left)
+``listen_for_changes`` says why in the log and returns None, and the follower
+reads the store on its own short timer.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import select
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from eventsourcing.persistence import InterfaceError, OperationalError
 from psycopg.sql import SQL, Identifier
 
+from adapters.store import inotify
 from adapters.store.door import Store
 
 log = logging.getLogger(__name__)
 
 FALLBACK_S = 1.0
 """How often a listening follower reads the store anyway (a notification lost with a
-dropped connection costs at most this)."""
+dropped connection, or a write the watch did not see, costs at most this)."""
 RECONNECT_S = 1.0
+SETTLE_S = 0.05
+"""SQLite, where ``writing()`` cannot tell: how long a follower woken by a write to the
+store's files reads again when it found nothing (the commit is published to readers after
+the write that woke it)."""
+FILE_SUFFIXES = ("", "-wal", "-journal")
+"""The files of a SQLite store whose writes are commits (not ``-shm``: readers use it)."""
+WAL_WRITE_LOCK_BYTE = 120
+"""The byte of a SQLite store's ``-shm`` file a writer locks from its first write to the
+end of its transaction, after the commit is published (``WAL_WRITE_LOCK``: SQLite's
+documented WAL-index format, https://www.sqlite.org/walformat.html)."""
+PROC_LOCKS = Path("/proc/locks")
+"""Every file lock held on the machine (Linux). The locks are read there, never by opening
+the ``-shm`` file: closing any descriptor of a file drops every POSIX lock this process
+holds on it, the store's own connections' included."""
 
 
 def first_line(error: BaseException) -> str:
@@ -40,19 +69,52 @@ def first_line(error: BaseException) -> str:
 
 
 class ChangeListener:
-    """A thread that ``LISTEN``s on the store's channel and calls ``on_change`` per commit."""
+    """A thread that calls ``on_change`` when the store may have changed (a commit of any
+    process), once when it starts listening (whatever was committed before), and
+    ``close()`` to stop it."""
 
-    def __init__(self, store: Store, on_change: Callable[[], None]) -> None:
-        recorder = store.app.recorder
-        self.channel: str = recorder.channel_name  # type: ignore[attr-defined]
-        self._datastore = recorder.datastore  # type: ignore[attr-defined]
+    settle_s = 0.0
+    """How long after a wake-up a follower that found nothing reads again when
+    ``writing()`` cannot tell (0: a commit is readable when it is announced)."""
+
+    def __init__(self, on_change: Callable[[], None], name: str) -> None:
         self._on_change = on_change
         self._stopped = threading.Event()
         self.listening = threading.Event()
-        """Set once the first ``LISTEN`` is in place (tests wait for it)."""
+        """Set once the first notification can be received (tests wait for it)."""
         self.notifications = 0
-        self._thread = threading.Thread(target=self._run, name="store-listener", daemon=True)
+        """Changes announced (the start's catch-up not counted)."""
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def _start(self) -> None:
         self._thread.start()
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def _announce(self) -> None:
+        self.notifications += 1
+        self._on_change()
+
+    def writing(self) -> bool | None:
+        """Whether a commit announced may still be unreadable: a process is writing to the
+        store (None: it cannot be told; then look again for ``settle_s``)."""
+        return False
+
+    def close(self) -> None:
+        self._stopped.set()
+        self._thread.join(5)
+
+
+class NotifyListener(ChangeListener):
+    """PostgreSQL: ``LISTEN`` on the store's channel, ``on_change`` per notification."""
+
+    def __init__(self, store: Store, on_change: Callable[[], None]) -> None:
+        super().__init__(on_change, "store-listener")
+        recorder = store.app.recorder
+        self.channel: str = recorder.channel_name  # type: ignore[attr-defined]
+        self._datastore = recorder.datastore  # type: ignore[attr-defined]
+        self._start()
 
     def _run(self) -> None:
         while not self._stopped.is_set():
@@ -64,8 +126,7 @@ class ChangeListener:
                     self._on_change()  # whatever was appended before the LISTEN
                     while not self._stopped.is_set():
                         for _ in conn.notifies(timeout=0.2, stop_after=1):
-                            self.notifications += 1
-                            self._on_change()
+                            self._announce()
             except (OperationalError, InterfaceError) as exc:  # the server went away
                 if self._stopped.is_set():
                     return
@@ -79,13 +140,121 @@ class ChangeListener:
                 log.exception("listening for store changes failed; reconnecting")
                 self._stopped.wait(RECONNECT_S)
 
+
+class FileListener(ChangeListener):
+    """SQLite: the database's directory watched, ``on_change`` per batch of writes to its
+    files (the write-ahead log, the database, the rollback journal)."""
+
+    settle_s = SETTLE_S
+
+    def __init__(self, database: Path, on_change: Callable[[], None]) -> None:
+        super().__init__(on_change, "store-file-listener")
+        self.database = database
+        self.names = frozenset(database.name + suffix for suffix in FILE_SUFFIXES)
+        self._shm = database.with_name(database.name + "-shm")
+        self._watch = inotify.DirectoryWatch(database.parent)  # OSError: no inotify here
+        self._stop_r, self._stop_w = os.pipe()
+        self._start()
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self._watch.fileno(), select.POLLIN)
+        poller.register(self._stop_r, select.POLLIN)
+        self.listening.set()
+        self._on_change()  # whatever was committed before the watch
+        try:
+            while not self._stopped.is_set():
+                poller.poll()  # no timeout: close() writes to the pipe
+                if self._stopped.is_set():
+                    return
+                if self._changed():
+                    self._announce()
+        except Exception:
+            log.exception("watching the store's files failed: it is read every %g s", FALLBACK_S)
+
+    def writing(self) -> bool | None:
+        """Whether a process holds the store's write lock now (a commit whose write woke
+        the follower is published before the lock is released); None without a
+        ``-shm`` file (rollback-journal mode) or ``/proc/locks`` to ask."""
+        try:
+            inode = os.stat(self._shm).st_ino
+            locks = PROC_LOCKS.read_text()
+        except OSError:
+            return None
+        return write_lock_held(locks, inode)
+
+    def _changed(self) -> bool:
+        """Whether the events waiting name one of the store's files (all are read: a burst
+        is one wake-up)."""
+        changed = False
+        for mask, name in self._watch.events():
+            if mask & inotify.IN_Q_OVERFLOW:
+                changed = True  # events were lost: read the store
+            elif mask & inotify.IN_IGNORED:
+                log.warning(
+                    "the directory of the store %s is no longer watched (removed?): it is "
+                    "read every %g s",
+                    self.database,
+                    FALLBACK_S,
+                )
+                self._stopped.set()
+                return True
+            elif name in self.names:
+                changed = True
+        return changed
+
     def close(self) -> None:
         self._stopped.set()
+        os.write(self._stop_w, b"x")
         self._thread.join(5)
+        self._watch.close()
+        os.close(self._stop_r)
+        os.close(self._stop_w)
+
+
+def write_lock_held(locks: str, inode: int) -> bool:
+    """Whether ``locks`` (the text of ``/proc/locks``) holds a lock of the file ``inode``
+    over ``WAL_WRITE_LOCK_BYTE`` (lines ``N: POSIX ADVISORY WRITE pid maj:min:inode start
+    end``; a waiter's line, ``N: -> ...``, holds nothing)."""
+    for line in locks.splitlines():
+        fields = line.split()
+        if len(fields) < 8 or fields[1] == "->":
+            continue
+        try:
+            file_inode = int(fields[5].rsplit(":", 1)[1])
+            start = int(fields[6])
+            end = WAL_WRITE_LOCK_BYTE if fields[7] == "EOF" else int(fields[7])
+        except (IndexError, ValueError):
+            continue
+        if file_inode == inode and start <= WAL_WRITE_LOCK_BYTE <= end:
+            return True
+    return False
+
+
+def sqlite_file(store: Store) -> Path | None:
+    """The database file of a SQLite store (None in memory, or not a plain path)."""
+    datastore = getattr(store.app.recorder, "datastore", None)  # none: a log in memory
+    pool = getattr(datastore, "pool", None)
+    name = str(getattr(pool, "db_name", "") or "")
+    if pool is None or pool.is_sqlite_memory_mode or name.startswith("file:") or not name:
+        return None
+    return Path(name).resolve()
 
 
 def listen_for_changes(store: Store, on_change: Callable[[], None]) -> ChangeListener | None:
-    """A listener on PostgreSQL; None on SQLite (the caller polls)."""
-    if not store.is_postgres:
+    """A listener of the store's commits; None where there is none (said in the log: the
+    caller reads the store on its own timer)."""
+    if store.is_postgres:
+        return NotifyListener(store, on_change)
+    database = sqlite_file(store)
+    if database is None:
         return None
-    return ChangeListener(store, on_change)
+    try:
+        return FileListener(database, on_change)
+    except OSError as exc:
+        log.info(
+            "the files of the store %s cannot be watched (%s): it is read on a timer",
+            database,
+            exc.strerror or exc,
+        )
+        return None

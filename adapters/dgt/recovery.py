@@ -1,0 +1,129 @@
+"""Rule 7 of the reconstruction: a move the board confirmed wrongly, found and put right.
+
+A move is confirmed on evidence that it is complete (the next move, quiet time,
+the end of the input), and the evidence can mislead: a knight put down a square
+off, then moved on after the quiet confirmed it, leaves the game one ply off
+the board. Only moves the board inferred can be misread: a lever press completes
+a move (Laws 2009 6.7 a), and the recovery never reaches behind one.
+
+The board matches a position reachable from the position one or two plies back
+(``recover_plies``) by a line of ``back`` or ``back + 1`` moves (the board moves
+one ply at a time: it is level with the game or one ply ahead) whose first move
+differs from the game's: ``find_recovery``. Nearest position and shortest line
+first; a line is taken only if it is the only one of its length, else the
+candidates go to the arbiter with the impossible-position alert (``Ambiguous``).
+A placement that only lacks pieces is a hand in the air, never a move.
+
+The reconstructor (``adapters.dgt.reconstruct``) lets a recovery wait for
+evidence (the next move after it, ``extended``; the lever; standing
+``alert_after_ms``; the end of the input), then rewrites the line and reports
+it (``line_recovered``): the store feed proposes the arbiter's correction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import chess
+
+from adapters.dgt.lines import lines_to
+from adapters.dgt.observations import LineRecovered
+from adapters.dgt.placements import changed_squares, puts_down
+from engine.arbiter.claim_verification import PlacementKey as Key
+from engine.arbiter.claim_verification import placement_key as key_of
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """A line from ``back`` plies ago that leads to ``placement``, where the game's
+    moves since do not."""
+
+    back: int
+    line: list[chess.Move]
+    placement: Key
+
+
+@dataclass(frozen=True)
+class Ambiguous:
+    """More than one line of the shortest length leads there: the arbiter decides."""
+
+    lines: list[list[str]]
+    """The candidate lines, in UCI."""
+
+
+def find_recovery(
+    board: chess.Board,
+    placements: Sequence[Key],
+    placement: Key,
+    *,
+    recover_plies: int,
+    pressed_ply: int,
+    max_nodes: int,
+) -> Recovery | Ambiguous | None:
+    """The recovery that explains ``placement`` on the game ``board`` (its placements
+    ply by ply: ``placements``), reaching back at most ``recover_plies`` and never to
+    a ply at or before ``pressed_ply`` (completed by a lever press)."""
+    if not puts_down(placements[-1], placement):
+        # Only pieces missing: a hand in the air (a capture, a lifted piece), no move.
+        return None
+    ply = len(board.move_stack)
+    for back in range(1, min(recover_plies, ply - pressed_ply) + 1):
+        parent = board.copy()
+        for _ in range(back):
+            parent.pop()
+        lines = lines_to(
+            parent,
+            placement,
+            (back, back + 1),
+            changed=changed_squares(placements[ply - back], placement),
+            not_first=board.move_stack[ply - back],
+            max_nodes=max_nodes,
+        )
+        if len(lines) == 1:
+            return Recovery(back, lines[0], placement)
+        if lines:
+            return Ambiguous([[m.uci() for m in line] for line in lines])
+    return None
+
+
+def extended(recovery: Recovery, board: chess.Board, placement: Key) -> Recovery | None:
+    """The board went on from a waiting recovery: its line and one more move that
+    leads to ``placement``, or None."""
+    if placement == recovery.placement:
+        return None
+    ahead = board.copy()
+    for _ in range(recovery.back):
+        ahead.pop()
+    for move in recovery.line:
+        ahead.push(move)
+    for move in ahead.legal_moves:
+        ahead.push(move)
+        hit = key_of(ahead) == placement
+        ahead.pop()
+        if hit:
+            return Recovery(recovery.back, [*recovery.line, move], placement)
+    return None
+
+
+def line_recovered(board: chess.Board, recovery: Recovery, at_ms: int) -> LineRecovered:
+    """What taking the recovery does to the game ``board``: the plies it replaces, from
+    which ply, with the line played instead."""
+    from_ply = len(board.move_stack) - recovery.back + 1
+    parent = board.copy()
+    for _ in range(recovery.back):
+        parent.pop()
+    replaced = board.move_stack[from_ply - 1 :]
+    replaced_san = parent.variation_san(replaced)
+    played_san = parent.variation_san(recovery.line)
+    message = (
+        f"the board shows {played_san} at ply {from_ply} where {replaced_san} was "
+        f"confirmed: the line is corrected from ply {from_ply}"
+    )
+    return LineRecovered(
+        at_ms,
+        from_ply,
+        tuple(m.uci() for m in replaced),
+        tuple(m.uci() for m in recovery.line),
+        message,
+    )

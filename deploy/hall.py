@@ -1,0 +1,217 @@
+"""The drill's hall: the machine's paths moved under a directory, and systemd played.
+
+The runbook's commands name the hall's paths (``/etc/candidates``,
+``/var/lib/candidates``, ``/dev/ttyDGT``...), its database host and the
+gateways' ports; the hall runs them with the paths moved under the drill's
+directory and the drill's own ports (``Hall.here``). ``systemctl`` is played: the
+hall reads the unit files the runbook installs and runs their ``ExecStart``
+(``%i`` filled in, ``Environment=`` honoured); ``postgresql`` is the drill's own
+cluster (``deploy/cluster.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from deploy.cluster import Cluster, free_port
+from deploy.runbook import DrillError
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+"""Where the program's commands are (``candidates``): this interpreter's."""
+
+
+@dataclass
+class Unit:
+    name: str
+    exec_start: str
+    environment: dict[str, str]
+    oneshot: bool
+
+
+def read_unit(path: Path) -> Unit:
+    text = path.read_text(encoding="utf-8")
+    env: dict[str, str] = {}
+    exec_start = ""
+    oneshot = False
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if not sep:
+            continue
+        if key == "ExecStart":
+            exec_start = value.strip()
+        elif key == "Environment":
+            name, _, val = value.strip().partition("=")
+            env[name] = val
+        elif key == "Type" and value.strip() == "oneshot":
+            oneshot = True
+    return Unit(path.name, exec_start, env, oneshot)
+
+
+class Hall:
+    """The drill's hall: paths, ports, the database, the units it runs."""
+
+    def __init__(self, base: Path, out: Callable[[str], None]) -> None:
+        self.base = base
+        self.out = out
+        self.cluster = Cluster(base)
+        self.ports = {"8765": free_port(), "8766": free_port()}
+        self.logs = base / "journal"
+        self.logs.mkdir()
+        self.dev = base / "dev"
+        self.dev.mkdir()
+        self.moved = {
+            "/opt/candidates": str(ROOT),
+            "/etc/candidates": str(base / "etc" / "candidates"),
+            "/etc/systemd/system": str(base / "etc" / "systemd" / "system"),
+            "/var/backups/candidates": str(base / "backups"),
+            "/var/lib/candidates": str(base / "lib"),
+            "/dev/ttyDGT": str(self.dev / "ttyDGT"),
+            "db.hall.lan:5432": f"127.0.0.1:{self.cluster.port}",
+            "db.hall.lan": "127.0.0.1",
+        }
+        self.units_dir = base / "etc" / "systemd" / "system"
+        self.units_dir.mkdir(parents=True)  # there on every machine already
+        self.units: dict[str, Unit] = {}
+        self.running: dict[str, subprocess.Popen[bytes]] = {}
+        self.timers: set[str] = set()
+        self.ran: list[tuple[str, str]] = []
+        """(block, command) of every runbook command run, in order."""
+
+    # paths, ports and the environment of a technician's shell on the hall's machines
+    def here(self, text: str) -> str:
+        for old in sorted(self.moved, key=len, reverse=True):
+            text = text.replace(old, self.moved[old])
+        for old, new in self.ports.items():
+            text = re.sub(rf"\b{old}\b", str(new), text)
+        if re.search(r"\b5432\b", text):
+            raise DrillError(f"a command would reach the machine's PostgreSQL: {text}")
+        return text
+
+    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = dict(os.environ)
+        env.pop("CANDIDATES_STORE", None)
+        env.update(
+            PATH=f"{BIN}:{env.get('PATH', '/usr/bin:/bin')}",
+            CANDIDATES_CONFIG=self.here("/etc/candidates/hall.toml"),
+            PGHOST="127.0.0.1",
+            PGPORT=str(self.cluster.port),
+            PGUSER="postgres",
+            PYTHONUNBUFFERED="1",
+        )
+        for key, value in (extra or {}).items():
+            env[key] = self.here(value)
+        return env
+
+    # the runbook
+    def run_block(self, name: str, blocks: dict[str, list[str]]) -> list[str]:
+        if name not in blocks:
+            raise DrillError(f"docs/operations.md has no block <!-- drill: {name} -->")
+        outputs = []
+        for line in blocks[name]:
+            self.ran.append((name, line))
+            outputs.append(self.run_line(line))
+        return outputs
+
+    def run_line(self, line: str) -> str:
+        command = self.here(line)
+        if command.startswith("systemctl "):
+            self.systemctl(shlex.split(command)[1:])
+            return ""
+        done = subprocess.run(
+            ["bash", "-o", "pipefail", "-c", command],
+            cwd=ROOT,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if done.returncode:
+            said = (done.stderr or done.stdout).strip()[-800:]
+            raise DrillError(f"`{line}` failed ({done.returncode}): {said}")
+        return done.stdout
+
+    # systemctl
+    def systemctl(self, argv: list[str]) -> None:
+        verb, *names = [a for a in argv if a != "--now"]
+        if verb == "daemon-reload":
+            self.units = {p.name: read_unit(p) for p in self.units_dir.glob("candidates-*")}
+            return
+        for name in names:
+            if name == "postgresql":
+                if verb in ("start", "restart"):
+                    self.cluster.start()
+                continue
+            if name.endswith(".timer"):
+                self.timers.add(name)
+                continue
+            if verb in ("stop", "restart"):
+                self.stop(name)
+            if verb in ("start", "restart", "enable"):
+                self.start(name)
+
+    def unit_of(self, name: str) -> tuple[Unit, str]:
+        unit_name = name if "." in name else f"{name}.service"
+        base, at, instance = unit_name.partition("@")
+        if at:
+            instance, _, suffix = instance.partition(".")
+            template = f"{base}@.{suffix}"
+        else:
+            template = unit_name
+        unit = self.units.get(template)
+        if unit is None:
+            raise DrillError(f"no unit {template} in {self.units_dir} (systemctl daemon-reload?)")
+        return unit, instance
+
+    def start(self, name: str) -> None:
+        unit, instance = self.unit_of(name)
+        argv = shlex.split(self.here(unit.exec_start.replace("%i", instance)))
+        env = self.env(unit.environment)
+        if unit.oneshot:
+            done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+            (self.logs / f"{name}.log").write_text(done.stdout + done.stderr)
+            if done.returncode:
+                raise DrillError(f"{name} failed: {done.stderr.strip()[-400:]}")
+            return
+        if name in self.running and self.running[name].poll() is None:
+            return
+        log = (self.logs / f"{name}.log").open("ab")
+        self.running[name] = subprocess.Popen(
+            argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.base
+        )
+
+    def stop(self, name: str) -> None:
+        proc = self.running.pop(name, None)
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+
+    def kill(self, name: str) -> int:
+        """SIGKILL a unit's process, as a crash would; its pid."""
+        proc = self.running[name]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        return proc.pid
+
+    def stop_all(self) -> None:
+        for name in list(self.running):
+            self.stop(name)
+
+    def gateway_url(self, port: str, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.ports[port]}{path}"
+
+    def ws_url(self, port: str) -> str:
+        return f"ws://127.0.0.1:{self.ports[port]}/ws"

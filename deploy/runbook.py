@@ -1,0 +1,72 @@
+"""The runbook as the drill reads it: docs/operations.md's ``sh`` blocks, by name.
+
+Every ``sh`` block of the runbook carries a ``<!-- drill: NAME -->`` line; the
+drill (``deploy/drill.py``) runs the blocks by name, in the order of ``STEPS``.
+A block's command lines are read as a shell would join them (``\\``
+continuations joined, comments and blank lines dropped).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNBOOK = ROOT / "docs" / "operations.md"
+STEPS = (
+    "install",
+    "database",
+    "configure",
+    "check-config",
+    "tournament",
+    "units",
+    "start-gateways",
+    "start-boards",
+    "backup-timer",
+    "during-play",
+    "board-reader-died",
+    "gateway-died",
+    "database-restarted",
+    "backup-now",
+    "restore",
+    "machine-lost",
+)
+"""The runbook's blocks, in the order the drill runs them (tests/test_operations.py
+checks that every ``sh`` block of docs/operations.md is one of these)."""
+
+
+class DrillError(Exception):
+    """A step of the drill could not be carried out (not a finding: a failure to run)."""
+
+
+def runbook_blocks(text: str | None = None) -> dict[str, list[str]]:
+    """Name -> the command lines of each ``<!-- drill: NAME -->`` block (``\\``
+    continuations joined, comments and blank lines dropped)."""
+    text = RUNBOOK.read_text(encoding="utf-8") if text is None else text
+    blocks: dict[str, list[str]] = {}
+    for name, body in re.findall(r"<!-- drill: ([\w-]+) -->\s*\n```sh\n(.*?)```", text, re.S):
+        blocks[name] = command_lines(body)
+    return blocks
+
+
+def sh_blocks(text: str | None = None) -> list[str]:
+    """The body of every ``sh`` code block of the runbook, tagged or not."""
+    text = RUNBOOK.read_text(encoding="utf-8") if text is None else text
+    return re.findall(r"```sh\n(.*?)```", text, re.S)
+
+
+def command_lines(body: str) -> list[str]:
+    lines: list[str] = []
+    pending = ""
+    for raw in body.splitlines():
+        line = raw.rstrip()
+        if not pending and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1].strip() + " "
+            continue
+        lines.append((pending + line.strip()).strip())
+        pending = ""
+    if pending:
+        lines.append(pending.strip())
+    return lines
