@@ -36,8 +36,19 @@ lint: $(VENV)/.installed
 types: $(VENV)/.installed
 	$(BIN)/mypy engine projections adapters tools
 
+# Scopes are handed out in the suite's order (--no-loadscope-reorder), which puts the longest
+# first (LONGEST_FIRST in tests/conftest.py): none is left to finish alone at the end.
+# Bytecode is written even where the environment asks otherwise (PYTHONDONTWRITEBYTECODE):
+# the suite starts the `candidates` command line in a few hundred subprocesses, and each would
+# compile every module it imports again (about twice the start-up of a cached one).
+# Temporary stores live in memory (/dev/shm where there is one): the tests prove what is
+# written and what survives a killed process, not the disk's fsync, which made a test of
+# 20,000 commits wait on the disk for most of its time.
+TEST_TMPDIR ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
+pytest: export PYTHONDONTWRITEBYTECODE :=
+pytest: export TMPDIR := $(TEST_TMPDIR)
 pytest: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -n 4 --dist loadscope
+	$(BIN)/python -m pytest -q -n 4 --dist loadscope --no-loadscope-reorder
 
 test: lint types browser stockfish pytest
 

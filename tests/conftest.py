@@ -21,6 +21,27 @@ from tests.world import World
 
 PG_URL = os.environ.get("CANDIDATES_TEST_PG")
 
+LONGEST_FIRST = (
+    "tests/test_operations.py",
+    "tests/test_demo.py",
+    "tests/test_scenario_full_event.py",
+    "tests/test_dgt_serial.py",
+    "tests/test_clock_truth_imports.py",
+    "tests/test_kills.py",
+    "tests/test_pg_setup.py",
+    "tests/test_kept_projections.py",
+    "tests/test_scenarios.py",
+)
+"""The modules holding the longest single units of work (a test, or a module or class
+that ``--dist loadscope`` keeps on one worker), in the order they are handed out: one
+started last would leave the other workers idle while it finishes alone. Only the order
+changes; each module's own order is kept (the full event's steps run in order)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
 
 def _pg_schema_url(base: str) -> Iterator[str]:
     import psycopg
