@@ -100,12 +100,13 @@ def write_commands(path: Path, commands: list[dict[str, Any]]) -> Path:
 
 
 KILLER = """
-import os, signal, sys, threading
+import contextlib, os, signal, sys, threading
 
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from adapters import store as store_module
+from adapters.store.log_writer import PostgresLogWriter, SQLiteLogWriter
 
 mode, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 count = 0
@@ -116,19 +117,43 @@ def die():
 
 
 if mode == "commit":  # right after the Nth commit: the answer is never printed
-    original = store_module.Store.append
+    original = store_module.Store._append
 
-    def append(self, events):
+    def append(self, events, after, batch=None):
         global count
-        ids = original(self, events)
-        if ids and not self.chain._sealing:
+        inserted = original(self, events, after, batch)
+        if inserted.ids and not self.chain._sealing:
             count += 1
             if count == n:
                 die()
-        return ids
+        return inserted
 
-    store_module.Store.append = append
+    store_module.Store._append = append
 elif mode == "insert":  # inside the Nth insert: rows written, transaction not committed
+    class DyingAfterRows:  # the writer's SQLite connection, killed once it wrote the rows
+
+        def __init__(self, conn):
+            self.conn = conn
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+        def executemany(self, *args):
+            global count
+            result = self.conn.executemany(*args)
+            count += 1
+            if count == n:
+                die()
+            return result
+
+    sqlite_connection = SQLiteLogWriter.connection
+
+    @contextlib.contextmanager
+    def dying_connection(self):
+        with sqlite_connection(self) as conn:
+            yield DyingAfterRows(conn)
+
+    SQLiteLogWriter.connection = dying_connection
     sqlite_insert = SQLiteApplicationRecorder._insert_events
 
     def sqlite_rows(self, c, stored_events, **kwargs):
@@ -140,16 +165,21 @@ elif mode == "insert":  # inside the Nth insert: rows written, transaction not c
         return result
 
     SQLiteApplicationRecorder._insert_events = sqlite_rows
-    pg_insert = PostgresApplicationRecorder.insert_events
 
-    def pg_rows(self, stored_events, **kwargs):
-        global count
-        count += 1
-        if count == n:  # the insert is one statement: killed while the server runs it
-            threading.Timer(delay, die).start()
-        return pg_insert(self, stored_events, **kwargs)
+    def pg_counted(original):
+        def insert(self, *args, **kwargs):
+            global count
+            count += 1
+            if count == n:  # the insert is one statement: killed while the server runs it
+                threading.Timer(delay, die).start()
+            return original(self, *args, **kwargs)
 
-    PostgresApplicationRecorder.insert_events = pg_rows
+        return insert
+
+    PostgresLogWriter.insert = pg_counted(PostgresLogWriter.insert)
+    PostgresApplicationRecorder.insert_events = pg_counted(
+        PostgresApplicationRecorder.insert_events
+    )
 elif mode == "timer":
     threading.Timer(delay, die).start()
 
