@@ -305,7 +305,7 @@ class TestAnEngineThatDies:
         with Store(store_url) as store:
             paired_tournament(store)
             play(store, "1.1", ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"])
-        analyser = Analyser(store_url, Budget(nodes=1_000_000, movetime_ms=None, nice=0))
+        analyser = Analyser(store_url, Budget(nodes=400_000, movetime_ms=None, nice=0))
         stop = threading.Event()
         thread = threading.Thread(target=analyser.run, args=(stop,), daemon=True)
         thread.start()
