@@ -32,6 +32,7 @@ import logging
 import os
 import select
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,7 +69,7 @@ def first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
-class ChangeListener:
+class ChangeListener(ABC):
     """A thread that calls ``on_change`` when the store may have changed (a commit of any
     process), once when it starts listening (whatever was committed before), and
     ``close()`` to stop it."""
@@ -89,8 +90,9 @@ class ChangeListener:
     def _start(self) -> None:
         self._thread.start()
 
+    @abstractmethod
     def _run(self) -> None:
-        raise NotImplementedError
+        """Listen until ``close()``: announce each change (``_announce``)."""
 
     def _announce(self) -> None:
         self.notifications += 1
