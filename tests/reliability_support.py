@@ -106,7 +106,8 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from adapters import store as store_module
-from adapters.store.log_writer import PostgresLogWriter, SQLiteLogWriter
+from adapters.store.log_writer import SQLiteLogWriter
+from adapters.store.postgres_log_writer import PostgresLogWriter
 
 mode, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 count = 0

@@ -42,12 +42,12 @@ from pathlib import Path
 from typing import Any
 
 from eventsourcing.persistence import IntegrityError
-from eventsourcing.postgres import PostgresApplicationRecorder
 
 from adapters.host.clock import wall_clock_ms
 from adapters.store.application import (
     CandidatesApplication,
     future_tolerance_ms,
+    is_postgres_recorder,
     store_env,
     store_url,
 )
@@ -55,7 +55,6 @@ from adapters.store.cache import EVOLVERS, Cached, StateCache, logical_event, st
 from adapters.store.chain import Chain
 from adapters.store.log_writer import Inserted, log_writer
 from adapters.store.memory_log import MemoryApplication, MemoryLog
-from adapters.store.postgres import set_up_postgres
 from adapters.store.views import TournamentView, game_order
 from engine.arbiter import board_log as board_logs
 from engine.arbiter.board_log import BoardLog
@@ -180,7 +179,9 @@ class Store(StateCache):
         self.app = CandidatesApplication(env=env) if memory is None else MemoryApplication(memory)
         """The eventsourcing application: on the store's database, or on ``memory`` (a log
         held in this process, ``adapters.store.memory_log``: ``url`` merely names it)."""
-        if isinstance(self.app.recorder, PostgresApplicationRecorder):
+        if is_postgres_recorder(self.app.recorder):
+            from adapters.store.postgres import set_up_postgres  # only with the driver
+
             try:
                 self.created = set_up_postgres(self.app.recorder)
             except Exception:
