@@ -115,6 +115,8 @@ class LogReading:
         SQLite commit announced by a write to its files, not by the writer's signal, is
         readable a moment after that write)."""
         self._unsure_looked = 0
+        """The listener's ``unsure`` count at the last look that found every change
+        announced readable (before a read: ``_readable_upto``)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._kept: KeptProjection | None = None
         self._folded = GatewayState()

@@ -189,8 +189,7 @@ class FileListener(ChangeListener):
         poller.register(self._stop_r, select.POLLIN)
         self.listening.set()
         self._on_change()  # whatever was committed before the watch
-        unsigned_at: float | None = None
-        """When the store's files were first written with no commit signal after it."""
+        unsigned_at: float | None = None  # a write to the store's files no signal followed
         try:
             while not self._stopped.is_set():
                 if unsigned_at is None:
@@ -227,10 +226,9 @@ class FileListener(ChangeListener):
         """(a commit signal was written, a store's file was written after the last commit
         signal) in the events waiting; all are read: a burst is one wake-up. Events lost
         (the queue overflowed) or a directory no longer watched wake the follower at once
-        (``unsure``). A signal covers the writes seen before it: those of its own commit
-        (and of a commit made just before by a writer that does not signal, whose write
-        came between the signalling writer's commit and its signal, only the safety read
-        sees at once)."""
+        (``unsure``). A signal covers the writes seen before it, its own commit's; a
+        commit of a writer that does not signal, whose write came between another
+        writer's commit and that writer's signal, is left to the safety read."""
         signalled = unsigned = lost = False
         for mask, name in self._watch.events():
             if mask & inotify.IN_Q_OVERFLOW:
