@@ -202,4 +202,3 @@ class SQLiteLogWriter:
                 self.own = None
             if self.signal is not None:
                 self.signal.close()
-
