@@ -69,7 +69,10 @@ def event_fields(event: Event) -> dict[str, Any]:
     before its class gained a field (with a default) keeps exactly the fields it
     was stored with, so its link still holds.
     """
-    return {k: v for k, v in vars(event).items() if k not in FRAME}
+    fields = vars(event).copy()
+    for name in FRAME:
+        fields.pop(name, None)
+    return fields
 
 
 def canonical(stream: str, version: int, kind: str, at_ms: int, body: dict[str, Any]) -> bytes:

@@ -417,10 +417,13 @@ def reading_events(
         model_white = clock.remaining_ms(Side.WHITE, at_ms)
         model_black = clock.remaining_ms(Side.BLACK, at_ms)
         findings = [
-            judge(clock, Side.WHITE, white_ms, at_ms, tolerance_ms, model_white),
-            judge(clock, Side.BLACK, black_ms, at_ms, tolerance_ms, model_black),
+            judge(clock, side, reading, at_ms, tolerance_ms, model)
+            for side, reading, model in (
+                (Side.WHITE, white_ms, model_white),
+                (Side.BLACK, black_ms, model_black),
+            )
+            if abs(reading - model) > tolerance_ms  # else ``judge`` finds they agree
         ]
-        findings = [f for f in findings if f.kind != "agrees"]
         open_now = tuple(f.key for f in findings)
     else:
         open_now = () if g.clock is None else tuple(log.open_alerts)
