@@ -222,6 +222,7 @@ class Chain:
         """Compute the link of each event (in order) and hand them to the mapper."""
         batch: dict[str, tuple[int, bytes]] = {}
         links: list[bytes] = []
+        pending = self.mapper.pending
         for event in events:
             stream, version = event.originator_id, event.originator_version
             head = batch.get(stream)
@@ -233,7 +234,7 @@ class Chain:
             link = next_link(previous, event_canonical(event))
             batch[stream] = (version, link)
             links.append(link)
-            self.mapper.pending[(stream, version)] = link
+            pending[(stream, version)] = link
         return links
 
     def done(self) -> None:

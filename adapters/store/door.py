@@ -367,8 +367,9 @@ class Store(StateCache):
     def _decide(self, raw: object, received: int) -> tuple[Command, list[Event]]:
         """Decide one command on its tournament; the events come back with their stored names
         (and, for a further tournament's creation, its listing on ``tournaments``)."""
-        cmd = raw if isinstance(raw, Command) else parse_command(raw)
-        creating = isinstance(cmd, CreateTournament)
+        # ``Command`` is abstract: asking a dict whether it is one costs more than the dict test
+        cmd = parse_command(raw) if isinstance(raw, dict) or not isinstance(raw, Command) else raw
+        creating = cmd.cmd == CreateTournament.cmd
         view = self.view(cmd.tournament, creating=creating)
         _, events = decide(cmd, view, received, self.future_tolerance_ms)
         namespace = view.namespace
