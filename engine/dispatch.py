@@ -92,7 +92,8 @@ def decide(
     if received_ms is not None:
         require_not_in_future(cmd, received_ms, future_tolerance_ms)
     require_within_event(cmd, world)
-    if cmd.cmd == moves.PlayMove.cmd and isinstance(cmd, moves.PlayMove):  # a retried move is a duplicate, whatever its instant
+    # a retried move is a duplicate, whatever its instant
+    if cmd.cmd == moves.PlayMove.cmd and isinstance(cmd, moves.PlayMove):
         moves.check_ply(world.game(cmd.game), cmd)
     spec = REGISTRY[cmd.cmd]
     if spec.in_time_order:
