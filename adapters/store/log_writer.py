@@ -16,6 +16,9 @@ a batch of boards' readings, ``adapters.store.views``).
 - **SQLite**: ``BEGIN IMMEDIATE`` takes the database's write lock first, so the
   position read and the insert see one state and no other writer commits between
   them; notification ids are rowids, each one more than the largest before it.
+  After the commit, the writer signals it to the followers (a write to the file
+  ``<database>-commits``, ``adapters.store.commit_signal``): the commit can be read
+  from then on, which the write-ahead log's own writes do not tell.
 - **PostgreSQL**: one call of the store's own database function
   (``adapters.store.postgres``), which locks the events table against other writers
   (``EXCLUSIVE``: readers go on), reads the position, inserts, and notifies the
@@ -30,6 +33,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import psycopg
@@ -44,6 +48,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.sql import SQL, Identifier
 from psycopg.types.composite import register_composite
 
+from adapters.store.commit_signal import CommitSignal
 from adapters.store.postgres import append_function_name
 
 
@@ -121,6 +126,12 @@ class SQLiteLogWriter:
         )
         self.lock = threading.Lock()
         self.own: sqlite3.Connection | None = None
+        pool = self.datastore.pool
+        name = str(pool.db_name or "")
+        in_file = name and not name.startswith("file:") and not pool.is_sqlite_memory_mode
+        self.signal = CommitSignal(Path(name)) if in_file else None
+        """The followers' signal of each commit (none for a database in memory or named
+        by a URI, which no follower watches)."""
 
     @contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
@@ -160,6 +171,8 @@ class SQLiteLogWriter:
                     found = conn.execute(self.ids_sql, (before, len(rows))).fetchall()
                     ids = [row[0] for row in found]
                 conn.execute("COMMIT")
+                if self.signal is not None:
+                    self.signal.committed(ids[-1] if ids else before)
             except sqlite3.IntegrityError as exc:
                 conn.execute("ROLLBACK")
                 raise IntegrityError(exc) from exc
@@ -188,6 +201,8 @@ class SQLiteLogWriter:
             if self.own is not None:
                 self.own.close()
                 self.own = None
+            if self.signal is not None:
+                self.signal.close()
 
 
 class PostgresLogWriter:
