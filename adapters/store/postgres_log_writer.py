@@ -32,7 +32,9 @@ class PostgresLogWriter:
         assert isinstance(kwargs, dict)
         self.kwargs = {k: v for k, v in kwargs.items() if k != "row_factory"}
         schema, table = self.datastore.schema, recorder.events_table_name
-        self.call_sql = SQL("SELECT * FROM {}.{}(%s, %s)").format(
+        # The records in binary: psycopg writes an array of composites as text field by
+        # field (escaping each), about ten times the time of the binary form.
+        self.call_sql = SQL("SELECT * FROM {}.{}(%b, %s)").format(
             Identifier(schema), Identifier(append_function_name(recorder))
         )
         self.last_sql = (
