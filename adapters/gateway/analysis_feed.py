@@ -39,6 +39,7 @@ from adapters.gateway.hub import COMMENTARY, Channel, Client
 from adapters.gateway.tokens import ARBITER, COMMENTATOR, Identity
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
+from adapters.store.outage import Outage
 from projections.evaluation import Evaluation, analysis_frame
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ class AnalysisFeed:
         self._store: Store | None = None
         self._table: AnalysisTable | None = None
         self._looked_at = float("-inf")
+        self.outage = Outage("reading the analyses", log, None)
+        """A store that cannot be read: said once, read again at the next turn."""
         self._evals: dict[tuple[str, str | None], tuple[int, dict[str, Any]]] = {}
         """The last ``evals`` answer per (audience, tournament), while its version holds."""
         live.catch_up = self.catch_up
@@ -161,10 +164,14 @@ class AnalysisFeed:
     # --- following the table (analysis thread) -------------------------------------
 
     def _read(self) -> list[AnalysisRow]:
-        if self._store is None:
-            self._store = Store(self.store_url)
-            self._table = analysis_table(self._store)
-        assert self._table is not None
+        if self._table is None:
+            store = Store(self.store_url)
+            try:
+                self._table = analysis_table(store)
+            except BaseException:
+                store.close()
+                raise
+            self._store = store
         if self.last_id == 0 and not self._table.exists():
             return []
         return self._table.since(self.last_id)
@@ -184,8 +191,10 @@ class AnalysisFeed:
                     self._looked_at = loop.time()
                     try:
                         rows = await loop.run_in_executor(self._reader, self._read)
-                    except Exception:
-                        log.warning("reading the analyses failed; retrying", exc_info=True)
+                    except Exception as error:
+                        self.outage.failed(error)
+                    else:
+                        self.outage.succeeded()
                 self.take(rows)
                 self.release(wall_clock_ms())
                 with contextlib.suppress(TimeoutError):

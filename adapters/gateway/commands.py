@@ -57,9 +57,9 @@ class CommandDesk:
                 await asyncio.wait_for(self._no_commands.wait(), COMMAND_WAIT_S)
 
     def _handle(self, command: dict[str, Any]) -> dict[str, Any]:
-        if self._store is None:
-            self._store = Store(self.store_url)
         try:
+            if self._store is None:  # opened here: a database down at first is said the same
+                self._store = Store(self.store_url)
             return self._store.handle(command)
         except Exception as exc:  # the store itself failed: say so, keep serving
             log.exception("command failed in the store")

@@ -22,8 +22,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from eventsourcing.persistence import InterfaceError, OperationalError
-
 from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.commands import CommandDesk
 from adapters.gateway.deltas import incidents_frame, quiet_clock_frames, tournament_frames
@@ -35,7 +33,8 @@ from adapters.gateway.public import PublicView
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
-from adapters.store.wakeup import ChangeListener, first_line, listen_for_changes
+from adapters.store.outage import RETRY_S, Outage
+from adapters.store.wakeup import ChangeListener, listen_for_changes
 from engine.events import AlertRaised, Event
 
 log = logging.getLogger(__name__)
@@ -125,6 +124,9 @@ class LogReading:
         self._kept_submitted = 0
         self._kept_at = float("-inf")
         self.stopping = False
+        self.outage = Outage("reading the store", log)
+        """A store that cannot be read: said once, read again every ``retry_s``."""
+        self.retry_s = RETRY_S
 
     async def _in(self, executor: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
@@ -264,6 +266,12 @@ class LogReading:
         if self.public_view is not None:
             self.public_view.close()
 
+    def _discard_start(self) -> None:
+        """After a first read that failed: what it opened is closed, to be opened again."""
+        with contextlib.suppress(Exception):
+            self.close_stores()
+        self.follower = self.public_view = self._listener = self._kept = None
+
     # --- following the store (event loop) -------------------------------------------
 
     async def open(self) -> None:
@@ -295,6 +303,23 @@ class LogReading:
             self.public_shown = dict(public.games)
             self.needs.later(self.public, public.needs)
 
+    async def open_retrying(self, stop: asyncio.Event) -> bool:
+        """``open``, made again every ``retry_s`` while the store cannot be read (the
+        database is down, or went away during the first read); False if ``stop`` was set
+        first."""
+        while not stop.is_set() and not self.stopping:
+            try:
+                await self.open()
+            except Exception as exc:
+                self.outage.failed(exc)
+                await self.read(self._discard_start)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.retry_s)
+            else:
+                self.outage.succeeded()
+                return True
+        return False
+
     async def follow(self, stop: asyncio.Event) -> None:
         """Read the log when it changed (when the store's listener announces a commit, or
         every ``FALLBACK_S``; every tick without a listener); hand what changed to the live
@@ -321,14 +346,13 @@ class LogReading:
                 elif self.public_view is not None:
                     public = await self.read(self._release)
             except Exception as exc:
-                if isinstance(exc, OperationalError | InterfaceError):  # the server went away
-                    log.warning("reading the store failed (%s); retrying in 1 s", first_line(exc))
-                else:
-                    log.exception("reading the store failed; retrying in 1 s")
+                self.outage.failed(exc)
                 update = public = None
                 self._changed = True
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), 1.0)
+                    await asyncio.wait_for(stop.wait(), self.retry_s)
+            else:
+                self.outage.succeeded()
             if update is not None:
                 await self.desk.settled()  # it may hold a command's events: its result first
                 self._dispatch_or_log(self.live, self.shown, update)

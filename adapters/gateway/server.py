@@ -138,13 +138,15 @@ class Gateway:
         stop: asyncio.Event,
         ready: Callable[[Server], Awaitable[None] | None] | None = None,
     ) -> None:
-        """Serve until ``stop`` is set (the store is read once before listening)."""
+        """Serve until ``stop`` is set (the store is read once before listening: again
+        every second while it cannot be, ``LogReading.open_retrying``)."""
         follower: asyncio.Task[None] | None = None
         evaluations: asyncio.Task[None] | None = None
         stop_waiter = asyncio.create_task(stop.wait())
         stop_waiter.add_done_callback(lambda _: self.reading.notified())
         try:
-            await self.reading.open()
+            if not await self.reading.open_retrying(stop):
+                return  # stopped before the store could be read
             follower = asyncio.create_task(self.reading.follow(stop))
             evaluations = asyncio.create_task(self.analysis.follow(stop))
             async with serve(

@@ -6,8 +6,8 @@ records go (``memory_log``), the cache of states (``cache``), one tournament's
 view (``views``), the inserts and looks at the log (``log_writer``), PostgreSQL
 set-up (``postgres``), the hash links and seals (``chain``), the stored encoding
 (``codec``), kept projections (``kept``), the PostgreSQL wake-up of followers
-(``wakeup``) and the contract's queries (``queries``). Other rooms import the
-store's public names from here.
+(``wakeup``), a store that went away said once (``outage``) and the contract's
+queries (``queries``). Other rooms import the store's public names from here.
 """
 
 from adapters.host.clock import wall_clock_ms

@@ -19,12 +19,18 @@ The games found and the position they were read up to are kept in the store
 and when the check stops: a restarted ``candidates serve`` reads only the events
 after that position instead of the whole log. ``events`` counts the events
 folded into the kept set (each once, across restarts and crashes).
+
+A store that cannot be opened or read (the database went away, at any moment of a
+check) never ends the check, nor ``candidates serve`` with it: the check is made again
+every second and resumes from the store once it answers, said once in the log
+(``adapters.store.outage``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sys
 import time
 from collections.abc import Callable
@@ -32,9 +38,12 @@ from typing import Any
 
 from adapters.store import Store, wall_clock_ms
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
+from adapters.store.outage import RETRY_S, Outage
 from engine.events import split_stream
 from engine.game.state import IN_PROGRESS
 from engine.timefmt import format_instant
+
+log = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL_S = 1.0
 STALE_MS = 12 * 3600 * 1000
@@ -156,24 +165,43 @@ def _game_sort(key: tuple[str | None, str]) -> tuple[str, str]:
 
 
 async def watch_flags(
-    url: str, stop: asyncio.Event, interval_s: float = DEFAULT_INTERVAL_S
+    url: str,
+    stop: asyncio.Event,
+    interval_s: float = DEFAULT_INTERVAL_S,
+    *,
+    retry_s: float = RETRY_S,
 ) -> None:
-    """Run the flag check every ``interval_s`` seconds until ``stop`` is set."""
-    store = Store(url)
-    watch = FlagWatch(store)
+    """Run the flag check every ``interval_s`` seconds until ``stop`` is set.
+
+    A store that cannot be opened or read (the database went away, at any moment of a
+    check) never ends it: the check is made again every ``retry_s`` and resumes from
+    the store once it answers (said once in the log, ``adapters.store.outage``)."""
     loop = asyncio.get_running_loop()
+    outage = Outage("the flag check", log)
+    watch: FlagWatch | None = None
     try:
         while not stop.is_set():
-            answer = await loop.run_in_executor(None, watch.tick)
-            if answer is not None and not answer["ok"]:
-                error = answer["error"]
-                print(f"candidates serve: flag check: {error['message']}", file=sys.stderr)
+            wait_s = interval_s
+            try:
+                if watch is None:
+                    watch = FlagWatch(await loop.run_in_executor(None, Store, url))
+                answer = await loop.run_in_executor(None, watch.tick)
+            except Exception as error:
+                outage.failed(error)
+                wait_s = retry_s
+            else:
+                outage.succeeded()
+                if answer is not None and not answer["ok"]:
+                    refusal = answer["error"]["message"]
+                    print(f"candidates serve: flag check: {refusal}", file=sys.stderr)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), interval_s)
+                await asyncio.wait_for(stop.wait(), wait_s)
     finally:
-        with contextlib.suppress(Exception):
-            await loop.run_in_executor(None, lambda: watch.save(force=True))
-        store.close()
+        if watch is not None:
+            kept = watch
+            with contextlib.suppress(Exception):
+                await loop.run_in_executor(None, lambda: kept.save(force=True))
+            kept.store.close()
 
 
 def _games_and_events(
