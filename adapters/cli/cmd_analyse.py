@@ -20,12 +20,11 @@ import sys
 import threading
 from typing import Any
 
-from adapters.analysis.service import KEPT_NAME, Analyser
+from adapters.analysis.service import Analyser
 from adapters.analysis.table import analysis_table
 from adapters.analysis.uci import Budget
 from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.store import store_url
-from adapters.store.kept import kept_recorder
 
 DEFAULTS = Budget()
 
@@ -155,8 +154,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.drop:
         with store_of(args) as store:
-            dropped = analysis_table(store).drop()
-            kept_recorder(store).drop(KEPT_NAME)
+            table = analysis_table(store)
+            try:
+                dropped = table.drop()
+            finally:
+                table.close()
         print_json({"dropped": dropped})
         return 0
     with store_of(args):
