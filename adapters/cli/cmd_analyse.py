@@ -22,7 +22,7 @@ from typing import Any
 
 from adapters.analysis.service import Analyser
 from adapters.analysis.table import analysis_table
-from adapters.analysis.uci import Budget
+from adapters.analysis.uci import Budget, lower_this_process
 from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.store import store_url
 
@@ -163,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     with store_of(args):
         pass  # a mistyped --store is refused here, before the engine starts
+    lower_this_process(budget)  # it holds no lock of the store: the moves first, always
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="candidates analyse: %(message)s",
