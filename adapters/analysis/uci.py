@@ -41,6 +41,9 @@ ANSWER_S = 60.0
 """How long past its budget a search may take before the engine is taken for stuck: in the
 idle class a busy machine may give it no time at all for a while."""
 ENGINE_ENV = "CANDIDATES_ENGINE"
+PROCESS_NICE = 19
+"""``candidates analyse``'s own priority (and its engine's group's) with the idle class: the
+lowest."""
 
 
 @dataclass(frozen=True)
@@ -98,18 +101,19 @@ def lower_priority_of_this_thread(nice: int) -> None:
 def lower_this_process(budget: Budget) -> None:
     """``candidates analyse``, a process of its own that holds no lock of the store (its
     evaluations and position are beside it): the calling thread, and every thread and
-    process it starts from now on, at the budget's ``nice`` and, with ``idle``, in the
-    idle class; its scheduling group too when the process leads its own session (a
-    service of its own), where no other program shares the group. Call it first."""
-    lower_priority_of_this_thread(budget.nice)
-    if budget.idle:
-        idle_scheduling(0)
+    process it starts from now on, at the lowest priority (19) with ``idle``, else at the
+    budget's ``nice``; its scheduling group too when the process leads its own session
+    (a service of its own), where no other program shares the group. Not the idle class:
+    a process in it gets no time at all on a machine kept busy, not even to stop when
+    told to. Call it first."""
+    nice = PROCESS_NICE if budget.idle else budget.nice
+    lower_priority_of_this_thread(nice)
     try:
         leads_its_session = os.getsid(0) == os.getpid()
     except (AttributeError, OSError):  # no sessions here
         return
     if leads_its_session:
-        lower_group_priority(os.getpid(), 19 if budget.idle else budget.nice)
+        lower_group_priority(os.getpid(), nice)
 
 
 def idle_scheduling(pid: int) -> None:
@@ -179,7 +183,7 @@ class Analyst:
         transport = self.engine.protocol.transport
         if transport is not None:
             pid = transport.get_pid()
-            lower_group_priority(pid, 19 if budget.idle else nice)
+            lower_group_priority(pid, PROCESS_NICE if budget.idle else nice)
             if budget.idle:
                 idle_scheduling(pid)
         self.engine.timeout = ANSWER_S

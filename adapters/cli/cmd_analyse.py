@@ -73,13 +73,15 @@ def add_budget_options(parser: argparse.ArgumentParser) -> None:
         "--nice",
         type=int,
         default=DEFAULTS.nice,
-        help=f"the engine's CPU priority below the rest, 0-19 (default {DEFAULTS.nice})",
+        help="the engine's CPU priority below the rest (with --no-idle, candidates "
+        f"analyse's too), 0-19 (default {DEFAULTS.nice})",
     )
     parser.add_argument(
         "--idle",
         action=argparse.BooleanOptionalAction,
         default=DEFAULTS.idle,
-        help="on Linux, run the engine only on a core nothing else wants (SCHED_IDLE; "
+        help="on Linux, run the engine only on a core nothing else wants (SCHED_IDLE, in "
+        "a session of its own at the lowest priority; candidates analyse at nice 19; "
         f"default {'on' if DEFAULTS.idle else 'off'})",
     )
 
