@@ -15,9 +15,11 @@ shared machine weighs alike on both. In each phase:
 - move to viewer: ``--moves`` moves on ``v.1`` stored by this process, 1.5 s apart; the
   latency from the store's commit to the delta's arrival at every viewer, p50/p99;
 - single move: ``play_move`` decided, stored and its game object projected (as
-  ``bench/load.py`` measures it), median, over 15 moves of a game of its own, in a
-  process of its own (as a board's writer is: not the viewers' and the commentator's,
-  whose frames would otherwise take turns with it under one interpreter lock);
+  ``bench/load.py`` measures it), median, of a game of its own moving every 100 ms all
+  through the phase (so that a burst of the shared machine's load weighs on few of
+  them), in a process of its own (as a board's writer is: not the viewers' and the
+  commentator's, whose frames would otherwise take turns with it under one
+  interpreter lock);
 - move to evaluation (phases with analysis): from the commit of each move of every board
   in the phase to the commentator's ``analysis`` frame of that position, p50/p99, and how
   many of those positions were evaluated by the end of the phase (plus 2 s): when the
@@ -71,8 +73,8 @@ EVAL_GRACE_S = 2.0
 STOP_S = 120
 """How long the analysis may take to stop (it runs at the lowest priority: on a busy machine
 its last evaluation and its summary wait for a free core)."""
-SINGLE_MOVES = 15
-"""Single moves measured per phase."""
+SINGLE_EVERY_S = 0.1
+"""How often the single move's game moves, all through each phase."""
 SPACING_S = 1.5
 """Between two moves of ``v.1`` (a board's moves are half a minute apart in a real game;
 this keeps the run short and still lets the evaluation of one move come before the next)."""
@@ -246,29 +248,35 @@ class Followers:
         await asyncio.gather(*(ws.close() for ws in self.sockets), return_exceptions=True)
 
 
-def single_moves(store: Store, gid: str, count: int) -> list[float]:
-    """``count`` moves of a game of its own: decided, stored, its game object projected."""
+def single_moves(store: Store, gid: str, seconds: float) -> list[float]:
+    """A game of its own moving every ``SINGLE_EVERY_S`` for ``seconds``: each move
+    decided, stored, its game object projected."""
     store.execute({"cmd": "start_game", "game": gid, "white": "p1", "black": "p2", "at": at_now()})
-    spent = []
-    for i in range(count):
+    spent: list[float] = []
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
         began = time.perf_counter()
-        store.execute({"cmd": "play_move", "game": gid, "move": CYCLE[i % 4], "at": at_now()})
+        move = CYCLE[len(spent) % 4]
+        store.execute({"cmd": "play_move", "game": gid, "move": move, "at": at_now()})
         game_object(store, gid)
         spent.append((time.perf_counter() - began) * 1000)
+        time.sleep(max(0.0, SINGLE_EVERY_S - (time.perf_counter() - began)))
     return spent
 
 
 def single_move_worker(url: str) -> int:
-    """``--single-moves URL``: for each game id read on stdin, its ``single_moves`` as a
-    JSON line (the bench's process of its own for the single move)."""
+    """``--single-moves URL``: for each line ``GAME SECONDS`` read on stdin, its
+    ``single_moves`` as a JSON line (the bench's process of its own for the single move)."""
     with Store(url) as store:
         for line in sys.stdin:
-            print(json.dumps(single_moves(store, line.strip(), SINGLE_MOVES)), flush=True)
+            gid, seconds = line.split()
+            print(json.dumps(single_moves(store, gid, float(seconds))), flush=True)
     return 0
 
 
 class SingleMoves:
-    """The single move's process (``single_move_worker``), asked once per phase."""
+    """The single move's process (``single_move_worker``), asked once per phase, for the
+    whole phase."""
 
     def __init__(self, url: str) -> None:
         self.proc = subprocess.Popen(
@@ -276,9 +284,9 @@ class SingleMoves:
             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )  # fmt: skip
 
-    def measure(self, gid: str) -> list[float]:
+    def measure(self, gid: str, seconds: float) -> list[float]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(gid + "\n")
+        self.proc.stdin.write(f"{gid} {seconds}\n")
         self.proc.stdin.flush()
         return [float(ms) for ms in json.loads(self.proc.stdout.readline())]
 
@@ -299,6 +307,9 @@ async def phase(
     """(move-to-viewer ms, single move ms, (ply, commit instant) of the v.1 moves)."""
     latencies: list[float] = []
     commits: list[tuple[int, float]] = []
+    measured = asyncio.create_task(
+        asyncio.to_thread(single.measure, f"s.{name}", moves * SPACING_S)
+    )  # all through the phase, beside the v.1 moves
     for _ in range(moves):
         game = store.game("v.1")
         ply = (game.ply if game else 0) + 1
@@ -310,8 +321,7 @@ async def phase(
         arrived = await followers.wait_delta(ply, viewers)
         latencies.extend((t - committed) * 1000 for t in arrived)
         await asyncio.sleep(SPACING_S)
-    spent = await asyncio.to_thread(single.measure, f"s.{name}")
-    return latencies, spent, commits
+    return latencies, await measured, commits
 
 
 async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
