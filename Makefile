@@ -1,16 +1,18 @@
 # Two commands on a fresh machine with Python 3.11 and make:
 #   make demo   the main job, on the embedded SQLite default (PORT=9000: another web port)
-#   make test   lint, types and the whole suite (4 pytest-xdist workers: most tests wait
-#               on fsync, PostgreSQL, subprocesses and sockets, so 4 keep 2 cores busy)
+#   make test   lint, types and the whole suite (6 pytest-xdist workers: most tests wait
+#               on PostgreSQL, subprocesses, sockets and paced boards, so 6 keep 2 cores
+#               busy where 4 left a third of them idle; TEST_WORKERS=N for another count)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: demo test lint types pytest bench bench-each clean browser stockfish docs drill
 
+# The venv's own pip (Python 3.11 ships one that installs in editable mode): no upgrade,
+# which cost a round trip to the index and a reinstall on every fresh clone.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
@@ -44,11 +46,12 @@ types: $(VENV)/.installed
 # Temporary stores live in memory (/dev/shm where there is one): the tests prove what is
 # written and what survives a killed process, not the disk's fsync, which made a test of
 # 20,000 commits wait on the disk for most of its time.
+TEST_WORKERS ?= 6
 TEST_TMPDIR ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
 pytest: export PYTHONDONTWRITEBYTECODE :=
 pytest: export TMPDIR := $(TEST_TMPDIR)
 pytest: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -n 4 --dist loadscope --no-loadscope-reorder
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 test: lint types browser stockfish pytest
 

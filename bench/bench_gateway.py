@@ -8,8 +8,8 @@ loopback only:
   paths: ``socket``, an arbiter client sends ``play_move`` commands over the
   gateway (decided and stored by the gateway, read back at once, fanned
   out); ``store``, this process stores the moves itself, as a DGT board or
-  the CLI would, and the gateway is woken by the commit's write to the
-  store's write-ahead log (``adapters.store.wakeup``). Each client notes
+  the CLI would, and the gateway is woken by the writer's signal of the
+  commit (a write to ``<database>-commits``, ``adapters.store.wakeup``). Each client notes
   when the delta of the move arrives. Latency = arrival - sending of the
   command. CPU = the gateway process's on-CPU time (every thread, from the
   scheduler's counters) during the moves, divided by the messages delivered

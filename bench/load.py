@@ -26,7 +26,8 @@ What is measured (each on SQLite and on PostgreSQL):
   transaction per second.
 - board to viewer: M websocket clients spread over K gateway processes (``candidates
   serve``), a move stored by another process (which wakes the gateways: ``NOTIFY`` on
-  PostgreSQL, the write to the database's write-ahead log on SQLite); latency from the
+  PostgreSQL, the writer's signal of the commit on SQLite, a write to the file
+  ``<database>-commits``); latency from the
   store's commit to the delta's arrival, p50/p99. Baseline: K bare ``websockets``
   servers ``broadcast()``ing the same bytes to the same number of clients, triggered
   at the same moment.
@@ -570,10 +571,13 @@ LIMITS = {
         "one, and on PostgreSQL the look is a round trip."
     ),
     "ingest": (
-        "The decision of each clock reading (the regulation clock run on and compared with "
-        "the device's, in Python) costs about as much as the whole bare save of it; the "
-        "store's part is one batched insert a second, and the answer of each command (its "
-        "events in the contract's form). Each board's first reading also reads its clock "
+        "Per reading, a few microseconds each: the command's form checked, the decision "
+        "(the regulation clock, kept in the cached game state, run on to the reading's "
+        "instant and compared with the device's), the event built and folded into the "
+        "cached state, its hash link and encoding, and its answer in the contract's form; "
+        "Python's garbage collector, passing over the cached states of every game, about "
+        "a tenth. The store's part is one batched insert a second (binary on PostgreSQL) "
+        "and a seal about every second; each board's first reading also reads its clock "
         "stream's tail (the batch's in one request)."
     ),
     "viewers": (
@@ -584,15 +588,16 @@ LIMITS = {
         "several gateways each do so for every move."
     ),
     "viewers_sqlite": (
-        "On SQLite a gateway is woken by the writer's write to the write-ahead log, which "
-        "comes before the commit can be read (the fsync and the commit's publication in the "
-        "shared index come after it, and neither is a file event): the first read finds "
-        "nothing about nine times in ten, and the gateway reads again, backing off, while "
-        "a process holds the write lock. The move waits for the commit plus the back-off's "
-        "overshoot (the p50 is about 12 ms over the bare broadcast's, where PostgreSQL's "
-        "NOTIFY, sent at the commit, gives 1-2 ms). A signal from the writer after its "
-        "commit (a file it touches, which the gateways watch as they watch the log) would "
-        "wake them at the right moment."
+        "On SQLite the writer signals each commit once it can be read (a write to the file "
+        "`<database>-commits`, which the gateways watch through inotify), so a gateway's "
+        "first read has the move, as PostgreSQL's NOTIFY gives it (until the signal, they "
+        "were woken by the write to the write-ahead log, before the commit could be read, "
+        "and read again, backing off: p50 about 12 ms over the bare broadcast's). What "
+        "remains is the gateways' work on the same 2 cores as the clients and the writer: "
+        "each reads the store in its own process (SQLite) and passes over its clients, "
+        "and several gateways, woken by the same signal, do so at once for every move. A "
+        "gateway's kept state saved (no signal) wakes the others 50 ms later for a read "
+        "that finds nothing."
     ),
     "replay": "Every event is linked (SHA-256) and re-encoded by the store as it is appended.",
     "machine": (
@@ -736,7 +741,8 @@ def suite(args: argparse.Namespace) -> str:
     out(
         "Latency: from the writer's commit to the delta's arrival at each client (msgpack, "
         "loopback). The writer's commit wakes the gateways: on PostgreSQL its NOTIFY, on "
-        "SQLite its write to the database's write-ahead log, which they watch (inotify). "
+        "SQLite its signal once the commit can be read (a write to the file "
+        "`<database>-commits`, which they watch with the write-ahead log: inotify). "
         "Bare: K plain `websockets` servers each `broadcast()`ing the very "
         "bytes the gateway sent for a move to its share of the clients, from the moment "
         "the trigger is sent. Clients only note arrivals. Clients, gateways and the writer "

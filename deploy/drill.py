@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,12 +95,23 @@ def store_moves(url: str) -> tuple[dict[str, list[str]], dict[int, tuple[str, in
         return games, seqs, store.last_seq()
 
 
+def stored_games(url: str, game_ids: Iterable[str]) -> dict[str, list[str]]:
+    """The stored moves of the games named (each game's own stream, not the whole log:
+    the drill's waits look several times a second while the clocks' readings pile up)."""
+    from adapters.store import Store
+
+    with Store(url) as store:
+        return {g: list(game.moves) for g in game_ids if (game := store.game(g)) is not None}
+
+
 class Drill:
     def __init__(self, short: bool, keep: bool, out: Callable[[str], None] = print) -> None:
         self.short = short
         self.keep = keep
         self.out = out
         self.plies = 24 if short else None
+        self.game_ids = [f"{ROUND}.{board}" for board in BOARDS]
+        """The round's games: the only ones the drill plays."""
         self.tmp = Path(tempfile.mkdtemp(prefix="candidates-drill-"))
         os.chmod(self.tmp, 0o755)
         self.hall = Hall(self.tmp, out)
@@ -123,8 +134,7 @@ class Drill:
         return self.hall.cluster.url()
 
     def ply_count(self) -> int:
-        games, _, _ = store_moves(self.url)
-        return sum(len(m) for m in games.values())
+        return sum(len(m) for m in stored_games(self.url, self.game_ids).values())
 
     def wait_for(self, what: str, done: Callable[[], bool], timeout_s: float = 300) -> None:
         deadline = time.monotonic() + timeout_s
@@ -136,7 +146,7 @@ class Drill:
                 pass
             if time.monotonic() > deadline:
                 try:
-                    state = {g: len(m) for g, m in store_moves(self.url)[0].items()}
+                    state = {g: len(m) for g, m in stored_games(self.url, self.game_ids).items()}
                 except Exception as exc:
                     state = {"store": repr(exc)}
                 raise DrillError(f"timed out waiting for {what} (plies stored: {state})")
@@ -250,7 +260,7 @@ class Drill:
         group_a = [f"{ROUND}.{b}" for b in GROUPS["a"]]
 
         def plies_a() -> int:
-            return sum(len(m) for g, m in store_moves(self.url)[0].items() if g in group_a)
+            return sum(len(m) for m in stored_games(self.url, group_a).values())
 
         seen_a = plies_a()
         self.wait_for("a move of group a", lambda: plies_a() > seen_a, 60)
@@ -308,7 +318,7 @@ class Drill:
         expected = {g: [m.uci() for m in games[g].mainline_moves()] for g in games}
         self.wait_for(
             "every move of the round in the store",
-            lambda: store_moves(self.url)[0] == expected,
+            lambda: stored_games(self.url, expected) == expected,
             600,
         )
         play_to = time.monotonic()

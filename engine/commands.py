@@ -254,6 +254,14 @@ class CommandSpec:
         """Every key a command of this kind may carry (``cmd`` and its fields' names)."""
         return frozenset({"cmd", *(f.wire for f in self.fields)})
 
+    @functools.cached_property
+    def reading(self) -> tuple[tuple[str, str, Checker, str, bool, bool], ...]:
+        """What ``parse_command`` reads of each field: (wire name, attribute, check, the
+        field as a refusal names it, required, nullable), worked out once."""
+        return tuple(
+            (f.wire, f.attribute, f.check, f.where, f.required, f.nullable) for f in self.fields
+        )
+
 
 REGISTRY: dict[str, CommandSpec] = {}
 """Command name -> declaration; filled by ``@command`` as the chapters are imported
@@ -375,15 +383,19 @@ def parse_command(raw: object) -> Command:
         unknown = sorted(set(raw) - spec.wires)
         raise MalformedCommand(f"{name}: unknown field(s) {', '.join(map(repr, unknown))}")
     values: dict[str, Any] = {}
-    for f in spec.fields:
-        if f.wire not in raw:
-            if f.required:
-                raise MalformedCommand(f"{name}: missing field {f.wire!r}")
+    for wire, attribute, check, where, required, nullable in spec.reading:
+        value = raw.get(wire, _ABSENT)
+        if value is _ABSENT:
+            if required:
+                raise MalformedCommand(f"{name}: missing field {wire!r}")
             continue
-        value = raw[f.wire]
-        if value is None and (f.nullable or not f.required):
-            if f.nullable:
-                values[f.attribute] = None  # given, and null: e.g. no clock running
+        if value is None and (nullable or not required):
+            if nullable:
+                values[attribute] = None  # given, and null: e.g. no clock running
             continue  # an optional null counts as absent
-        values[f.attribute] = f.check(f.where, value)
+        values[attribute] = check(where, value)
     return spec.cls(**values)
+
+
+_ABSENT = object()
+"""A field the command does not carry (``None`` is ``null``, which it may carry)."""

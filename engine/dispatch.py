@@ -87,11 +87,13 @@ def decide(
     ``received_ms``: when the adapter received the command (its wall clock); an
     instant later than that by more than ``future_tolerance_ms`` is refused. None
     (a pure caller: a replay, a test of a rule) skips that check."""
-    cmd = raw if isinstance(raw, Command) else parse_command(raw)
+    # ``Command`` is abstract: asking a dict whether it is one costs more than the dict test
+    cmd = parse_command(raw) if isinstance(raw, dict) or not isinstance(raw, Command) else raw
     if received_ms is not None:
         require_not_in_future(cmd, received_ms, future_tolerance_ms)
     require_within_event(cmd, world)
-    if isinstance(cmd, moves.PlayMove):  # a retried move is a duplicate, whatever its instant
+    # a retried move is a duplicate, whatever its instant
+    if cmd.cmd == moves.PlayMove.cmd and isinstance(cmd, moves.PlayMove):
         moves.check_ply(world.game(cmd.game), cmd)
     spec = REGISTRY[cmd.cmd]
     if spec.in_time_order:

@@ -127,9 +127,13 @@ def _integers_in_range(where: str, value: object) -> None:
 
 def side(where: str, value: object) -> Side:
     """``"white"`` or ``"black"``."""
-    if not isinstance(value, str) or value not in SIDES:
+    found = _SIDE_NAMED.get(value) if isinstance(value, str) else None
+    if found is None:
         raise MalformedCommand(f"{where} must be 'white' or 'black', got {quoted(value)}")
-    return Side(value)
+    return found
+
+
+_SIDE_NAMED = {str(s.value): s for s in SIDES}
 
 
 def result(where: str, value: object) -> str:

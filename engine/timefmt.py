@@ -35,17 +35,27 @@ def read_instant(where: str, text: object) -> int:
     if not isinstance(text, str):
         raise MalformedCommand(f"{where} must be an ISO-8601 UTC string, got {quoted(text)}")
     try:
-        parsed = datetime.fromisoformat(text.replace("z", "Z"))
+        at_ms = _instant_ms(text)
     except ValueError:
         raise MalformedCommand(
             f"{where} is not an ISO-8601 instant: {quoted(text)} "
             '(expected e.g. "2013-03-15T14:00:00.000Z")'
         ) from None
-    if parsed.tzinfo is None:
+    if at_ms is None:
         raise MalformedCommand(
             f"{where} has no time zone: {quoted(text)}; write the instant in UTC with a "
             '"Z" (e.g. "2013-03-15T14:00:00.000Z") or with an offset ("+01:00")'
         )
+    return at_ms
+
+
+@functools.lru_cache(maxsize=4096)
+def _instant_ms(text: str) -> int | None:
+    """Epoch ms of an ISO-8601 instant, None when it has no zone; ValueError when it is
+    not an instant (the commands of a batch, a second's readings, share theirs)."""
+    parsed = datetime.fromisoformat(text.replace("z", "Z"))
+    if parsed.tzinfo is None:
+        return None
     return round(parsed.timestamp() * 1000)
 
 

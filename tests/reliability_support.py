@@ -102,13 +102,15 @@ def write_commands(path: Path, commands: list[dict[str, Any]]) -> Path:
 KILLER = """
 import contextlib, os, signal, sys, threading
 
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from adapters import store as store_module
-from adapters.store.log_writer import PostgresLogWriter, SQLiteLogWriter
+from adapters.store.log_writer import SQLiteLogWriter
 
 mode, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+postgres = any(a.startswith(("postgresql://", "postgres://")) for a in sys.argv[4:])
+if postgres:  # the driver only for a PostgreSQL store, as the command line itself
+    from adapters.store.postgres_log_writer import PostgresLogWriter
 count = 0
 
 
@@ -176,10 +178,13 @@ elif mode == "insert":  # inside the Nth insert: rows written, transaction not c
 
         return insert
 
-    PostgresLogWriter.insert = pg_counted(PostgresLogWriter.insert)
-    PostgresApplicationRecorder.insert_events = pg_counted(
-        PostgresApplicationRecorder.insert_events
-    )
+    if postgres:
+        from eventsourcing.postgres import PostgresApplicationRecorder
+
+        PostgresLogWriter.insert = pg_counted(PostgresLogWriter.insert)
+        PostgresApplicationRecorder.insert_events = pg_counted(
+            PostgresApplicationRecorder.insert_events
+        )
 elif mode == "timer":
     threading.Timer(delay, die).start()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import chess.pgn
@@ -46,13 +47,19 @@ def round_one(limit_plies: int = 60) -> dict[str, list[str]]:
     return found
 
 
-@pytest.fixture
-def commentated(sqlite_store: Store) -> Store:
+@pytest.fixture(scope="module")
+def commentated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     """Round 1 in progress since four hours ago: a move every 30 s to 4.5 min (the time
-    use differs move by move), every position evaluated."""
+    use differs move by move), every position evaluated. Made once for the module's
+    tests, which only read it (each through a gateway of its own)."""
     games = round_one()
     if not games:
         pytest.skip(f"{GAMES_2013} is not here")
+    with Store(str(tmp_path_factory.mktemp("commentated") / "store.sqlite")) as store:
+        yield _commentate(store, games)
+
+
+def _commentate(sqlite_store: Store, games: dict[str, list[str]]) -> Store:
     paired_tournament(sqlite_store)
     start_ms = (sqlite_store_now_ms() - 4 * 3600_000) // 1000 * 1000
     for board, moves in sorted(games.items()):

@@ -9,6 +9,12 @@ tournaments (default: its only one). ``--config FILE`` (or ``$CANDIDATES_CONFIG`
 reads the hall's one configuration file (``adapters.cli.hall_config``): what the
 command line leaves out is taken from it.
 
+Only the module of the subcommand named is imported (``COMMANDS``): a command that reads
+a SQLite store does not load the gateway, the engine analysis or the PostgreSQL driver,
+and starts in about half the time. ``candidates --help``, an unknown name or a line the
+quick look cannot read imports every module, so the help lists every command and argparse
+says what is wrong as it always did.
+
 No subcommand ends in a traceback: a refusal, a file that cannot be read or
 written, text that is not UTF-8 or is nested too deeply, all end with one
 ``candidates: ...`` line on stderr and exit status 2 (``tests/test_cli_inputs.py``).
@@ -18,16 +24,75 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
 
 from adapters.cli.hall_config import ConfigError, apply_config
 from engine.errors import CommandRefused
 
+COMMANDS: dict[str, str] = {
+    "analyse": "cmd_analyse",
+    "apply": "cmd_apply",
+    "audit": "cmd_audit",
+    "bid-check": "cmd_qualify",
+    "clocks": "cmd_game",
+    "crosstable": "cmd_tournament",
+    "demo": "cmd_demo",
+    "dgt": "cmd_dgt",
+    "event-pgn": "cmd_event_pgn",
+    "export": "cmd_log",
+    "game": "cmd_game",
+    "import-log": "cmd_log",
+    "import-pgn": "cmd_game",
+    "incidents": "cmd_incidents",
+    "init": "cmd_init",
+    "kept": "cmd_kept",
+    "needs": "cmd_needs",
+    "pairings": "cmd_tournament",
+    "pgn": "cmd_game",
+    "prizes": "cmd_tournament",
+    "qualify": "cmd_qualify",
+    "replay": "cmd_replay",
+    "report": "cmd_incidents",
+    "schedule": "cmd_tournament",
+    "seal": "cmd_log",
+    "serve": "cmd_serve",
+    "standings": "cmd_tournament",
+    "trf": "cmd_tournament",
+    "watch": "cmd_watch",
+}
+"""Each subcommand and the module of this package that registers it (tests/test_cli_start.py
+checks the table against what the modules register)."""
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+GLOBAL_VALUE_OPTIONS = ("--store", "--tournament", "--config", "--future-tolerance")
+
+
+class _Guessed(Exception):
+    """The parser built for the subcommand named could not read the line."""
+
+
+class _TrialParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _Guessed(message)
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, read as argparse would in the usual cases: the first
+    word that is not a global option or its value. None when there is no such word."""
+    words = iter(argv)
+    for word in words:
+        if word in GLOBAL_VALUE_OPTIONS:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(
+    command: str | None = None, parser_class: type[argparse.ArgumentParser] | None = None
+) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of ``command``'s module only when it is one."""
+    parser = (parser_class or argparse.ArgumentParser)(
         prog="candidates",
         description="A live, event-sourced engine for the FIDE Candidates Tournament.",
     )
@@ -59,16 +124,28 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $CANDIDATES_FUTURE_TOLERANCE_S, else 300)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("cmd_"):
-            module = importlib.import_module(f"{__name__}.{info.name}")
-            module.register(sub)
+    names = [COMMANDS[command]] if command in COMMANDS else sorted(set(COMMANDS.values()))
+    for name in names:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
+def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """``argv`` parsed with only the named subcommand's module loaded; on anything that
+    parser cannot read, parsed again by the parser of every subcommand (its help, its
+    error message)."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = command_named(words)
+    if command in COMMANDS:
+        try:
+            return build_parser(command, _TrialParser).parse_args(words)
+        except _Guessed:
+            pass
+    return build_parser().parse_args(words)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_arguments(argv)
     try:
         apply_config(args)
     except ConfigError as error:

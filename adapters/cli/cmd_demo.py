@@ -28,6 +28,7 @@ from adapters.cli.cmd_replay import gateway_entry, serve_replay
 from adapters.formats.replay import Pace, parse_speed, replay, round_of, standings
 from adapters.formats.replay_log import Log, LogError, Record, read_log
 from adapters.store import Store, open_store
+from adapters.store.commit_signal import SIGNAL_SUFFIX
 from engine.errors import CommandRefused
 from engine.events import ResultRecorded
 from engine.game.state import FINISHED
@@ -173,7 +174,7 @@ def _run(args: argparse.Namespace) -> int:
     speed = parse_speed(args.speed) if args.speed else demo_speed(log, args.round_seconds)
     path = Path(args.demo_store)
     path.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", SIGNAL_SUFFIX):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     name = log.header.get("name") or log.tournament or "the log"
     print(f"{name}: {len(log.records)} events, replayed into {path}")

@@ -109,8 +109,14 @@ class LogReading:
         listener)."""
         self._listener: ChangeListener | None = None
         self._announced: tuple[float, float] | None = None
-        """When the listener first and last announced changes not known to be read yet (a
-        SQLite commit is readable a moment after the write that announces it)."""
+        """When the listener first and last announced changes not known to be read yet."""
+        self._unsure_read = 0
+        """The listener's ``unsure`` count up to which those changes are known read (a
+        SQLite commit announced by a write to its files, not by the writer's signal, is
+        readable a moment after that write)."""
+        self._unsure_looked = 0
+        """The listener's ``unsure`` count at the last look that found every change
+        announced readable (before a read: ``_readable_upto``)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._kept: KeptProjection | None = None
         self._folded = GatewayState()
@@ -147,13 +153,15 @@ class LogReading:
 
     def _readable_upto(self, now: float) -> float | None:
         """Before a read: the instant up to which every change announced is readable (a
-        commit announced then is in the read), None if some may not be yet (a process
-        is writing to the store, or that cannot be told)."""
+        commit announced then is in the read), None if some may not be yet (announced
+        ``unsure`` while a process is writing to the store, or that cannot be told)."""
         listener = self._listener
         if self._announced is None or listener is None:
             return None
-        if listener.settle_s <= 0 or listener.writing() is False:
-            return now  # the writer announced was done (published) before this look
+        unsure = listener.unsure  # counted before the announcement: looked at first
+        if unsure == self._unsure_read or listener.writing() is False:
+            self._unsure_looked = unsure  # readable, every one announced before this look
+            return now
         return None
 
     # --- blocking parts (reader and keeper threads) ------------------------------
@@ -309,6 +317,7 @@ class LogReading:
                     announced = self._announced
                     if announced and readable_upto is not None and announced[1] <= readable_upto:
                         self._announced = None  # everything announced has been read
+                        self._unsure_read = self._unsure_looked
                 elif self.public_view is not None:
                     public = await self.read(self._release)
             except Exception as exc:
@@ -334,16 +343,18 @@ class LogReading:
         """How long to wait for a poke before the next turn of ``follow``: a tick without a
         listener, or with a public copy to release; otherwise until the safety read.
 
-        A change announced and not known to be read (a SQLite commit is published after
-        the write that announced it) is read again while a process is writing to the
-        store (``ChangeListener.writing``), every quarter of the time since it was first
+        A change announced ``unsure`` (a write to a SQLite store's files with no signal of
+        the commit after it: the commit is published after that write) and not known to be
+        read is read again while a process is writing to the store
+        (``ChangeListener.writing``), every quarter of the time since it was first
         announced (at least ``SETTLE_STEP_S``, at most ``fallback_s``), and at once when
         none is (that read, made after the writer was seen done, has it); where the
-        writer cannot be seen, for ``settle_s``."""
+        writer cannot be seen, for ``settle_s``. Any other change was readable when
+        announced: one announced during a read poked the loop, which reads again at once."""
         listener = self._listener
         if listener is None:
             return self.poll_interval_s
-        if self._announced is not None:
+        if self._announced is not None and listener.unsure != self._unsure_read:
             since = now - self._announced[0]
             writing = listener.writing()
             if writing is not None or since < listener.settle_s:
@@ -352,6 +363,7 @@ class LogReading:
                     0.0 if writing is False else min(max(SETTLE_STEP_S, since / 4), self.fallback_s)
                 )
             self._announced = None
+            self._unsure_read = listener.unsure
         return self.fallback_s if self.public is self.live else self.poll_interval_s
 
     def _dispatch_or_log(

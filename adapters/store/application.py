@@ -9,7 +9,9 @@ the chain's mapper). The future tolerance is the store's one other setting.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeGuard
 from urllib.parse import parse_qs, unquote, urlparse
 
 from eventsourcing.application import Application
@@ -18,6 +20,9 @@ from adapters.store.chain import ChainMapper
 from adapters.store.codec import TOPIC as MSGPACK_TOPIC
 from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS
 from engine.errors import MalformedCommand
+
+if TYPE_CHECKING:
+    from eventsourcing.postgres import PostgresApplicationRecorder
 
 DEFAULT_STORE = "./var/candidates.sqlite"
 
@@ -73,6 +78,14 @@ def store_env(url: str) -> dict[str, str]:
             SQLITE_LOCK_TIMEOUT="10",
         )
     return env
+
+
+def is_postgres_recorder(recorder: object) -> TypeGuard[PostgresApplicationRecorder]:
+    """Whether ``recorder`` is the library's PostgreSQL recorder. The PostgreSQL driver is
+    loaded only by a store of a ``postgresql://`` URL (a command on a SQLite store starts
+    without it): while it is not loaded, no recorder can be one."""
+    module = sys.modules.get("eventsourcing.postgres")
+    return module is not None and isinstance(recorder, module.PostgresApplicationRecorder)
 
 
 class CandidatesApplication(Application[str]):

@@ -55,8 +55,11 @@ EVOLVERS: dict[str, Callable[[Any, Event], Any]] = {
 """Stream kind -> its fold: the states the cache keeps up to date event by event."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Cached:
+    """A stream's folded state and the version it stands at (one a stream the cache
+    holds: slots, since a second's readings of many boards make as many)."""
+
     state: Any
     version: int
 
@@ -288,12 +291,15 @@ class StateCache:
         event: Event,
         read: Callable[[str, str | None, str], None],
         before: dict[str, Cached | None],
+        decided: Event | None = None,
     ) -> None:
         """Fold an event this store decided and has not saved yet (stored name) into its
         stream's cached state; ``read(stream, namespace, name)`` first brings up to date a
         stream the cache does not hold (``name``: the stream as the engine names it).
         ``before`` keeps each stream's cached state as it was before its first pending
-        event (None: not cached), for ``restore``."""
+        event (None: not cached), for ``restore``. ``decided``: the event as the engine
+        decided it, folded instead of a copy of ``event`` under the engine's name when it
+        is that copy (a further tournament's event named back)."""
         stream = event.originator_id
         namespace, name = split_stream(stream)
         kind = name.partition("/")[0]
@@ -308,7 +314,9 @@ class StateCache:
             read(stream, namespace, name)
         cached = self._cache[stream]
         before.setdefault(stream, cached)
-        state = evolve(cached.state, logical_event(event, namespace))
+        if decided is None or namespace is None or decided.originator_id != name:
+            decided = logical_event(event, namespace)
+        state = evolve(cached.state, decided)
         self._cache[stream] = Cached(state, event.originator_version)
 
     def forget(self, streams: set[str] | Sequence[str]) -> None:

@@ -69,7 +69,10 @@ def event_fields(event: Event) -> dict[str, Any]:
     before its class gained a field (with a default) keeps exactly the fields it
     was stored with, so its link still holds.
     """
-    return {k: v for k, v in vars(event).items() if k not in FRAME}
+    fields = vars(event).copy()
+    for name in FRAME:
+        fields.pop(name, None)
+    return fields
 
 
 def canonical(stream: str, version: int, kind: str, at_ms: int, body: dict[str, Any]) -> bytes:
@@ -219,6 +222,7 @@ class Chain:
         """Compute the link of each event (in order) and hand them to the mapper."""
         batch: dict[str, tuple[int, bytes]] = {}
         links: list[bytes] = []
+        pending = self.mapper.pending
         for event in events:
             stream, version = event.originator_id, event.originator_version
             head = batch.get(stream)
@@ -230,7 +234,7 @@ class Chain:
             link = next_link(previous, event_canonical(event))
             batch[stream] = (version, link)
             links.append(link)
-            self.mapper.pending[(stream, version)] = link
+            pending[(stream, version)] = link
         return links
 
     def done(self) -> None:

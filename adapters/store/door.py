@@ -42,12 +42,12 @@ from pathlib import Path
 from typing import Any
 
 from eventsourcing.persistence import IntegrityError
-from eventsourcing.postgres import PostgresApplicationRecorder
 
 from adapters.host.clock import wall_clock_ms
 from adapters.store.application import (
     CandidatesApplication,
     future_tolerance_ms,
+    is_postgres_recorder,
     store_env,
     store_url,
 )
@@ -55,7 +55,6 @@ from adapters.store.cache import EVOLVERS, Cached, StateCache, logical_event, st
 from adapters.store.chain import Chain
 from adapters.store.log_writer import Inserted, log_writer
 from adapters.store.memory_log import MemoryApplication, MemoryLog
-from adapters.store.postgres import set_up_postgres
 from adapters.store.views import TournamentView, game_order
 from engine.arbiter import board_log as board_logs
 from engine.arbiter.board_log import BoardLog
@@ -180,7 +179,9 @@ class Store(StateCache):
         self.app = CandidatesApplication(env=env) if memory is None else MemoryApplication(memory)
         """The eventsourcing application: on the store's database, or on ``memory`` (a log
         held in this process, ``adapters.store.memory_log``: ``url`` merely names it)."""
-        if isinstance(self.app.recorder, PostgresApplicationRecorder):
+        if is_postgres_recorder(self.app.recorder):
+            from adapters.store.postgres import set_up_postgres  # only with the driver
+
             try:
                 self.created = set_up_postgres(self.app.recorder)
             except Exception:
@@ -364,21 +365,23 @@ class Store(StateCache):
 
     # --- the door -------------------------------------------------------------
 
-    def _decide(self, raw: object, received: int) -> tuple[Command, list[Event]]:
+    def _decide(self, raw: object, received: int) -> tuple[Command, list[Event], list[Event]]:
         """Decide one command on its tournament; the events come back with their stored names
-        (and, for a further tournament's creation, its listing on ``tournaments``)."""
-        cmd = raw if isinstance(raw, Command) else parse_command(raw)
-        creating = isinstance(cmd, CreateTournament)
+        (and, for a further tournament's creation, its listing on ``tournaments``), then as
+        the engine decided them (the same list for the store's first tournament)."""
+        # ``Command`` is abstract: asking a dict whether it is one costs more than the dict test
+        cmd = parse_command(raw) if isinstance(raw, dict) or not isinstance(raw, Command) else raw
+        creating = cmd.cmd == CreateTournament.cmd
         view = self.view(cmd.tournament, creating=creating)
         _, events = decide(cmd, view, received, self.future_tolerance_ms)
         namespace = view.namespace
         if namespace is None:
-            return cmd, events
+            return cmd, events, events
         stored = [stored_event(e, namespace) for e in events]
         if creating:
             created = next(e for e in events if isinstance(e, TournamentCreated))
             stored.append(listing.list_tournament(self.listed(), created))
-        return cmd, stored
+        return cmd, stored, events
 
     def _decide_in(self, batch: Batch, raw: object) -> Decided:
         """One command through the door: its id (a repeat answers as the first time), its
@@ -399,7 +402,7 @@ class Store(StateCache):
             if found is not None:
                 return Decided(parse_command(body), found, repeat=True)
         try:
-            cmd, events = self._decide(body, batch.received)
+            cmd, events, decided = self._decide(body, batch.received)
         except (CommandRefused, AlreadyRecorded):
             # Another writer may have applied this very command between the look-up above
             # and the decision (which then refuses what that copy did): its first answer.
@@ -411,8 +414,10 @@ class Store(StateCache):
         if command_id is not None and digest is not None:
             recorded.append(command_applied(command_id, digest, cmd, events))
             batch.ids[command_id] = (digest, events)
-        for event in recorded:
-            self.fold_pending(event, self._read_for_pending, batch.before)
+        for index, event in enumerate(recorded):
+            # the engine's own event when it is ``event`` under the engine's name
+            engine = decided[index] if index < len(decided) else None
+            self.fold_pending(event, self._read_for_pending, batch.before, engine)
             batch.touched.add(event.originator_id)
         batch.pending.extend(recorded)
         return Decided(cmd, events)

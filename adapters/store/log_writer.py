@@ -16,11 +16,15 @@ a batch of boards' readings, ``adapters.store.views``).
 - **SQLite**: ``BEGIN IMMEDIATE`` takes the database's write lock first, so the
   position read and the insert see one state and no other writer commits between
   them; notification ids are rowids, each one more than the largest before it.
+  After the commit, the writer signals it to the followers (a write to the file
+  ``<database>-commits``, ``adapters.store.commit_signal``): the commit can be read
+  from then on, which the write-ahead log's own writes do not tell.
 - **PostgreSQL**: one call of the store's own database function
   (``adapters.store.postgres``), which locks the events table against other writers
   (``EXCLUSIVE``: readers go on), reads the position, inserts, and notifies the
   followers, in one round trip, on a connection the writer opens at its first insert
-  (a store that only reads opens none); the look goes through libpq directly.
+  (a store that only reads opens none); the look goes through libpq directly
+  (``adapters.store.postgres_log_writer``, loaded by PostgreSQL stores only).
 """
 
 from __future__ import annotations
@@ -30,21 +34,19 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Protocol
 
-import psycopg
 from eventsourcing.persistence import (
     ApplicationRecorder,
     IntegrityError,
     OperationalError,
     StoredEvent,
 )
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
-from psycopg.sql import SQL, Identifier
-from psycopg.types.composite import register_composite
 
-from adapters.store.postgres import append_function_name
+from adapters.store.application import is_postgres_recorder
+from adapters.store.commit_signal import CommitSignal
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,9 @@ class LogWriter(Protocol):
 
 def log_writer(recorder: ApplicationRecorder) -> LogWriter:
     """The writer for the application recorder of a store."""
-    if isinstance(recorder, PostgresApplicationRecorder):
+    if is_postgres_recorder(recorder):
+        from adapters.store.postgres_log_writer import PostgresLogWriter  # only with the driver
+
         return PostgresLogWriter(recorder)
     if isinstance(recorder, SQLiteApplicationRecorder):
         return SQLiteLogWriter(recorder)
@@ -121,6 +125,12 @@ class SQLiteLogWriter:
         )
         self.lock = threading.Lock()
         self.own: sqlite3.Connection | None = None
+        pool = self.datastore.pool
+        name = str(pool.db_name or "")
+        in_file = name and not name.startswith("file:") and not pool.is_sqlite_memory_mode
+        self.signal = CommitSignal(Path(name)) if in_file else None
+        """The followers' signal of each commit (none for a database in memory or named
+        by a URI, which no follower watches)."""
 
     @contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
@@ -160,6 +170,8 @@ class SQLiteLogWriter:
                     found = conn.execute(self.ids_sql, (before, len(rows))).fetchall()
                     ids = [row[0] for row in found]
                 conn.execute("COMMIT")
+                if self.signal is not None:
+                    self.signal.committed(ids[-1] if ids else before)
             except sqlite3.IntegrityError as exc:
                 conn.execute("ROLLBACK")
                 raise IntegrityError(exc) from exc
@@ -188,110 +200,5 @@ class SQLiteLogWriter:
             if self.own is not None:
                 self.own.close()
                 self.own = None
-
-
-class PostgresLogWriter:
-    """Writes on a connection of its own, opened at the first insert (a store that only
-    reads, a gateway's follower, costs the server no connection more) and again after
-    the server dropped it; looks on it once it is open, else on the store's pooled
-    connection, through libpq directly (no cursor)."""
-
-    def __init__(self, recorder: PostgresApplicationRecorder) -> None:
-        self.recorder = recorder
-        self.datastore = recorder.datastore
-        kwargs = self.datastore.pool.kwargs
-        assert isinstance(kwargs, dict)
-        self.kwargs = {k: v for k, v in kwargs.items() if k != "row_factory"}
-        schema, table = self.datastore.schema, recorder.events_table_name
-        self.call_sql = SQL("SELECT * FROM {}.{}(%s, %s)").format(
-            Identifier(schema), Identifier(append_function_name(recorder))
-        )
-        self.last_sql = (
-            SQL("SELECT max(notification_id) FROM {}.{}")
-            .format(Identifier(schema), Identifier(table))
-            .as_bytes(None)
-        )
-        self.tails_sql = SQL(
-            "SELECT e.originator_id, e.originator_version, e.topic, e.state "
-            "FROM unnest(%s::text[]) AS s(id) CROSS JOIN LATERAL (SELECT * FROM {}.{} t "
-            "WHERE t.originator_id = s.id ORDER BY t.originator_version DESC LIMIT %s) AS e"
-        ).format(Identifier(schema), Identifier(table))
-        self.lock = threading.Lock()
-        self.own: psycopg.Connection[tuple[Any, ...]] | None = None
-
-    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
-        if self.own is None or self.own.closed:
-            try:
-                conn = psycopg.connect(**self.kwargs, autocommit=True)
-            except psycopg.OperationalError as exc:
-                raise OperationalError(str(exc)) from exc
-            self.datastore.register_type_adapters()
-            for info in self.datastore.psycopg_type_adapters.values():
-                register_composite(info, conn, info.python_type)
-            self.own = conn
-        return self.own
-
-    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
-        events = [
-            self.recorder.construct_pg_stored_event(
-                r.originator_id, r.originator_version, r.topic, r.state
-            )
-            for r in records
-        ]
-        with self.lock:
-            conn = self._connect()
-            try:
-                rows = conn.execute(self.call_sql, (events, after), prepare=True).fetchall()
-            except psycopg.IntegrityError as exc:
-                raise IntegrityError(str(exc)) from exc
-            except psycopg.OperationalError as exc:
-                conn.close()  # the outcome is unknown: the caller's next look tells
-                raise OperationalError(str(exc)) from exc
-        before = int(rows[0][0]) if rows else 0
-        ids = sorted(int(row[1]) for row in rows if row[1] is not None)
-        return Inserted(before, ids)
-
-    def last_id(self) -> int:
-        for attempt in (1, 2):
-            with self.lock:
-                if self.own is not None and not self.own.closed:
-                    result = self._look(self.own)
-                else:
-                    with self.datastore.get_connection() as conn:
-                        result = self._look(conn)
-            if isinstance(result, int):
-                return result
-            if attempt == 2:
-                raise OperationalError(f"cannot look at the store's log: {result}")
-        raise AssertionError("unreachable")
-
-    def _look(self, conn: psycopg.Connection[Any]) -> int | str:
-        """The log's last notification id, or why it could not be read (the connection
-        is then closed: a look is safe to make again)."""
-        try:
-            result = conn.pgconn.exec_(self.last_sql)
-        except psycopg.OperationalError as exc:
-            conn.close()
-            return str(exc)
-        if result.status == psycopg.pq.ExecStatus.TUPLES_OK:
-            value = result.get_value(0, 0)
-            return int(value) if value else 0
-        conn.close()
-        return (result.error_message or b"").decode(errors="replace")
-
-    def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]:
-        """The last ``limit`` records of each stream, newest first, in one round trip."""
-        found: dict[str, list[StoredEvent]] = {stream: [] for stream in streams}
-        with self.datastore.get_connection() as conn:
-            rows = conn.execute(self.tails_sql, (list(streams), limit), prepare=True)
-            for row in rows.fetchall():
-                stream, version = row["originator_id"], row["originator_version"]
-                record = StoredEvent(stream, version, row["topic"], bytes(row["state"]))
-                found[stream].append(record)
-        return found
-
-    def close(self) -> None:
-        with self.lock:
-            if self.own is not None:
-                self.own.close()
-                self.own = None
+            if self.signal is not None:
+                self.signal.close()

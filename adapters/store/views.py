@@ -36,6 +36,8 @@ from engine.tournament.tournament import Tournament
 if TYPE_CHECKING:
     from adapters.store.door import Store
 
+PHYSICAL_NAMES = 1 << 16
+"""At most this many stream names a view keeps worked out (then it starts again)."""
 TAIL = 8
 """How many of a clock stream's last events are read for its last reading at first."""
 
@@ -48,13 +50,20 @@ class TournamentView:
         self.store = store
         self.namespace = namespace
         """None for the store's first tournament (plain stream names), else its id."""
+        self._physical: dict[str, str] = {}
+        """Stream name as the engine names it -> as stored (asked several times a command)."""
 
     @property
     def id(self) -> str | None:
         return self.namespace if self.namespace is not None else self.store.first_tournament_id()
 
     def physical(self, stream: str) -> str:
-        return physical_stream(stream, self.namespace)
+        found = self._physical.get(stream)
+        if found is None:
+            if len(self._physical) >= PHYSICAL_NAMES:  # game ids of refused commands too
+                self._physical.clear()
+            found = self._physical[stream] = physical_stream(stream, self.namespace)
+        return found
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
         """The events of one of this tournament's streams (named as the engine names it)."""

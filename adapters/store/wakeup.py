@@ -9,15 +9,20 @@ to its event loop: ``loop.call_soon_threadsafe``), the same on both stores:
   on its channel in the transaction that appends events (its insert function);
   the listener ``LISTEN``s on one connection of its own and reconnects (waking the
   follower once) if it drops.
-- SQLite (``FileListener``): every commit writes the database's write-ahead log,
-  so the listener watches the directory holding the database (``inotify``,
-  ``adapters.store.inotify``) and wakes the follower when the log, the database
-  (a checkpoint, rollback-journal mode) or its journal is written, created or
-  put in place. A burst of writes read together is one call. SQLite publishes a
-  commit to readers after its last write to the log (and the log's ``fsync``), so
-  a wake-up may come a moment before the commit it announces can be read: a
-  follower that finds nothing asks ``writing()`` whether a process still holds
-  the store's write lock, and reads again until it does not (then once more).
+- SQLite (``FileListener``): the listener watches the directory holding the
+  database (``inotify``, ``adapters.store.inotify``). The store's writer signals
+  each commit once it can be read, by a write to the file ``<database>-commits``
+  (``adapters.store.commit_signal``): the listener wakes the follower at once then.
+  Every commit also writes the database's write-ahead log, which comes before the
+  commit can be read (SQLite publishes it after its last write to the log and the
+  log's ``fsync``); a write to the log, the database (a checkpoint, rollback-journal
+  mode) or its journal that no signal follows within ``SIGNAL_GRACE_S`` (a writer
+  that does not signal: an older version, another tool, or a write that appends no
+  event) wakes the follower too, then, as a change it may not be able to read yet
+  (``unsure``): a follower that finds nothing then asks ``writing()`` whether a
+  process still holds the store's write lock, and reads again until it does not
+  (then once more). Files written, created or put in place are seen alike, and a
+  burst of writes read together is one call.
 
 A notification carries nothing but the fact of a change, so a lost one costs only
 latency: the follower still reads on a slow safety timer (``FALLBACK_S``). Where
@@ -29,9 +34,11 @@ reads the store on its own short timer.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import select
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +47,7 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 from psycopg.sql import SQL, Identifier
 
 from adapters.store import inotify
+from adapters.store.commit_signal import signal_path
 from adapters.store.door import Store
 
 log = logging.getLogger(__name__)
@@ -52,6 +60,10 @@ SETTLE_S = 0.05
 """SQLite, where ``writing()`` cannot tell: how long a follower woken by a write to the
 store's files reads again when it found nothing (the commit is published to readers after
 the write that woke it)."""
+SIGNAL_GRACE_S = 0.05
+"""SQLite: how long after a write to the store's files the listener waits for the writer's
+signal of its commit before it wakes the follower without one (a writer that does not
+signal: the follower then reads while the write lock is held, ``writing()``)."""
 FILE_SUFFIXES = ("", "-wal", "-journal")
 """The files of a SQLite store whose writes are commits (not ``-shm``: readers use it)."""
 WAL_WRITE_LOCK_BYTE = 120
@@ -75,8 +87,8 @@ class ChangeListener(ABC):
     ``close()`` to stop it."""
 
     settle_s = 0.0
-    """How long after a wake-up a follower that found nothing reads again when
-    ``writing()`` cannot tell (0: a commit is readable when it is announced)."""
+    """How long after an ``unsure`` wake-up a follower that found nothing reads again
+    when ``writing()`` cannot tell."""
 
     def __init__(self, on_change: Callable[[], None], name: str) -> None:
         self._on_change = on_change
@@ -85,6 +97,11 @@ class ChangeListener(ABC):
         """Set once the first notification can be received (tests wait for it)."""
         self.notifications = 0
         """Changes announced (the start's catch-up not counted)."""
+        self.unsure = 0
+        """Changes announced that may not be readable yet (counted before ``on_change``):
+        a write to the store's files that no commit signal followed. A follower that
+        found nothing after one asks ``writing()``; every other announcement is of a
+        commit readable when it was made."""
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def _start(self) -> None:
@@ -94,13 +111,15 @@ class ChangeListener(ABC):
     def _run(self) -> None:
         """Listen until ``close()``: announce each change (``_announce``)."""
 
-    def _announce(self) -> None:
+    def _announce(self, *, unsure: bool = False) -> None:
         self.notifications += 1
+        if unsure:
+            self.unsure += 1
         self._on_change()
 
     def writing(self) -> bool | None:
-        """Whether a commit announced may still be unreadable: a process is writing to the
-        store (None: it cannot be told; then look again for ``settle_s``)."""
+        """Whether an ``unsure`` change announced may still be unreadable: a process is
+        writing to the store (None: it cannot be told; then look again for ``settle_s``)."""
         return False
 
     def close(self) -> None:
@@ -144,15 +163,21 @@ class NotifyListener(ChangeListener):
 
 
 class FileListener(ChangeListener):
-    """SQLite: the database's directory watched, ``on_change`` per batch of writes to its
-    files (the write-ahead log, the database, the rollback journal)."""
+    """SQLite: the database's directory watched; ``on_change`` at each commit signal
+    (``adapters.store.commit_signal``), and for a batch of writes to the store's files
+    (the write-ahead log, the database, the rollback journal) that no signal followed
+    within ``SIGNAL_GRACE_S`` (``unsure``)."""
 
     settle_s = SETTLE_S
 
-    def __init__(self, database: Path, on_change: Callable[[], None]) -> None:
+    def __init__(
+        self, database: Path, on_change: Callable[[], None], grace_s: float = SIGNAL_GRACE_S
+    ) -> None:
         super().__init__(on_change, "store-file-listener")
         self.database = database
         self.names = frozenset(database.name + suffix for suffix in FILE_SUFFIXES)
+        self.signal = signal_path(database).name
+        self.grace_s = grace_s
         self._shm = database.with_name(database.name + "-shm")
         self._watch = inotify.DirectoryWatch(database.parent)  # OSError: no inotify here
         self._stop_r, self._stop_w = os.pipe()
@@ -164,13 +189,25 @@ class FileListener(ChangeListener):
         poller.register(self._stop_r, select.POLLIN)
         self.listening.set()
         self._on_change()  # whatever was committed before the watch
+        unsigned_at: float | None = None  # a write to the store's files no signal followed
         try:
             while not self._stopped.is_set():
-                poller.poll()  # no timeout: close() writes to the pipe
+                if unsigned_at is None:
+                    poller.poll()  # no timeout: close() writes to the pipe
+                else:
+                    left_s = unsigned_at + self.grace_s - time.monotonic()
+                    poller.poll(max(0, math.ceil(left_s * 1000)))
                 if self._stopped.is_set():
                     return
-                if self._changed():
+                signalled, unsigned = self._changes()
+                if signalled:
                     self._announce()
+                    unsigned_at = None
+                if unsigned and unsigned_at is None:
+                    unsigned_at = time.monotonic()
+                if unsigned_at is not None and time.monotonic() >= unsigned_at + self.grace_s:
+                    unsigned_at = None
+                    self._announce(unsure=True)
         except Exception:
             log.exception("watching the store's files failed: it is read every %g s", FALLBACK_S)
 
@@ -185,13 +222,17 @@ class FileListener(ChangeListener):
             return None
         return write_lock_held(locks, inode)
 
-    def _changed(self) -> bool:
-        """Whether the events waiting name one of the store's files (all are read: a burst
-        is one wake-up)."""
-        changed = False
+    def _changes(self) -> tuple[bool, bool]:
+        """(a commit signal was written, a store's file was written after the last commit
+        signal) in the events waiting; all are read: a burst is one wake-up. Events lost
+        (the queue overflowed) or a directory no longer watched wake the follower at once
+        (``unsure``). A signal covers the writes seen before it, its own commit's; a
+        commit of a writer that does not signal, whose write came between another
+        writer's commit and that writer's signal, is left to the safety read."""
+        signalled = unsigned = lost = False
         for mask, name in self._watch.events():
             if mask & inotify.IN_Q_OVERFLOW:
-                changed = True  # events were lost: read the store
+                lost = True  # events were lost: read the store
             elif mask & inotify.IN_IGNORED:
                 log.warning(
                     "the directory of the store %s is no longer watched (removed?): it is "
@@ -200,10 +241,14 @@ class FileListener(ChangeListener):
                     FALLBACK_S,
                 )
                 self._stopped.set()
-                return True
+                lost = True
+            elif name == self.signal:
+                signalled, unsigned = True, False
             elif name in self.names:
-                changed = True
-        return changed
+                unsigned = True
+        if lost:
+            self._announce(unsure=True)
+        return signalled, unsigned
 
     def close(self) -> None:
         self._stopped.set()

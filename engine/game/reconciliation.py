@@ -109,18 +109,26 @@ def _clock_text(ms: int) -> str:
     return f"{sign}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def judge(clock: Clock, side: Side, reading_ms: int, at_ms: int, tolerance_ms: int) -> Finding:
-    """Compare one side's device reading with the regulation clock at ``at_ms``."""
-    model = clock.remaining_ms(side, at_ms)
+def judge(
+    clock: Clock,
+    side: Side,
+    reading_ms: int,
+    at_ms: int,
+    tolerance_ms: int,
+    model_ms: int | None = None,
+) -> Finding:
+    """Compare one side's device reading with the regulation clock at ``at_ms``
+    (``model_ms``: the regulation clock's time for ``side`` there, when already known)."""
+    model = clock.remaining_ms(side, at_ms) if model_ms is None else model_ms
     diff = reading_ms - model
+    if -tolerance_ms <= diff <= tolerance_ms:
+        return Finding(side, "agrees", reading_ms, model, "")
     own = clock.side(side)
     control = clock.control
 
     def finding(kind: str, explanation: str) -> Finding:
         return Finding(side, kind, reading_ms, model, explanation)
 
-    if abs(diff) <= tolerance_ms:
-        return finding("agrees", "")
     shown = f"the clock shows {_clock_text(reading_ms)}, the regulation clock {_clock_text(model)}"
     # Bonuses credited so far, most recent last, with the move that earned each.
     credited: list[tuple[int, int]] = []
@@ -281,6 +289,13 @@ def device_flag_alerts(
     the next period). The arbiter rules (Laws 2009 6.8, 6.10 a: ``rule_flag``)."""
     reading = readings[0] if readings else None
     if (
+        flag is None
+        and isinstance(reading, ClockReadingRecorded)
+        and reading.white_ms
+        and reading.black_ms
+    ):
+        return []  # no flag shown, no 0:00 (every reading of a game in play)
+    if (
         not isinstance(reading, ClockReadingRecorded)
         or game.status != IN_PROGRESS
         or reading.model_white_ms is None
@@ -396,17 +411,22 @@ def reading_events(
     # but not judged: the regulation clock in hand already counts the later moves,
     # so comparing the two would raise false mismatches.
     clock = g.clock if at_ms >= g.last_at_ms else None
-    readings = {Side.WHITE: white_ms, Side.BLACK: black_ms}
-    findings = (
-        [judge(clock, side, readings[side], at_ms, tolerance_ms) for side in SIDES]
-        if clock is not None
-        else []
-    )
-    open_now = (
-        tuple(f.key for f in findings if f.kind != "agrees")
-        if clock is not None or g.clock is None
-        else tuple(log.open_alerts)
-    )
+    model_white = model_black = None
+    findings: list[Finding] = []
+    if clock is not None:
+        model_white = clock.remaining_ms(Side.WHITE, at_ms)
+        model_black = clock.remaining_ms(Side.BLACK, at_ms)
+        findings = [
+            judge(clock, side, reading, at_ms, tolerance_ms, model)
+            for side, reading, model in (
+                (Side.WHITE, white_ms, model_white),
+                (Side.BLACK, black_ms, model_black),
+            )
+            if abs(reading - model) > tolerance_ms  # else ``judge`` finds they agree
+        ]
+        open_now = tuple(f.key for f in findings)
+    else:
+        open_now = () if g.clock is None else tuple(log.open_alerts)
     version = log.version + 1
     events.append(
         ClockReadingRecorded(
@@ -418,17 +438,18 @@ def reading_events(
             white_ms=white_ms,
             black_ms=black_ms,
             running=running,
-            model_white_ms=clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
-            model_black_ms=clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
+            model_white_ms=model_white,
+            model_black_ms=model_black,
             ply=ply,
             open_alerts=open_now,
         )
     )
+    if not findings:
+        return events
+    assert clock is not None  # only a judged reading has findings
     already = set(log.open_alerts)
     before = _differences(log.last)
     for found in findings:
-        if found.kind == "agrees":
-            continue
         if found.key in already:
             was = before.get(found.side)
             if was is None or abs(found.difference_ms - was) <= tolerance_ms:
@@ -452,9 +473,9 @@ def reading_events(
                     "difference_ms": found.difference_ms,
                     "white_ms": white_ms,
                     "black_ms": black_ms,
-                    "regulation_white_ms": clock.remaining_ms(Side.WHITE, at_ms) if clock else None,
-                    "regulation_black_ms": clock.remaining_ms(Side.BLACK, at_ms) if clock else None,
-                    "moves_completed": clock.side(found.side).moves if clock else None,
+                    "regulation_white_ms": model_white,
+                    "regulation_black_ms": model_black,
+                    "moves_completed": clock.side(found.side).moves,
                     "tolerance_ms": tolerance_ms,
                     **({"updated": True} if found.key in already else {}),
                 },

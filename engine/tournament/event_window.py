@@ -15,6 +15,7 @@ and is not judged. Pure: the tournament's state is given.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, date, datetime, timedelta
 
 from engine.commands import Command
@@ -36,10 +37,17 @@ RULE = (
 
 def earliest_ms(tournament: Tournament) -> int | None:
     """The earliest instant of a game of ``tournament``; None when its start is unknown."""
-    if not tournament.start_date:
+    return _earliest_of(tournament.start_date)
+
+
+@functools.lru_cache(maxsize=64)
+def _earliest_of(start_date: str) -> int | None:
+    """``earliest_ms`` of a start date (asked for every command about a game: the date's
+    few values are worked out once each)."""
+    if not start_date:
         return None
     try:
-        day = date.fromisoformat(tournament.start_date)
+        day = date.fromisoformat(start_date)
     except ValueError:
         return None
     start = datetime(day.year, day.month, day.day, tzinfo=UTC) - ZONE_MARGIN
