@@ -7,7 +7,7 @@ commentators get an evaluation?
 For each number of boards, one SQLite store: N games in progress (the first plies of the
 2013 games), every board making a move about every 30 s (a writer thread of this
 process, as the DGT boards would), one gateway process (``candidates serve``) with M
-viewers and one commentator (every board). ``candidates analyse`` (its own process, the
+viewers and one commentator (every board). ``candidates analyse`` (its own process and session, the
 stated budget) runs all along, stopped with its engine (SIGSTOP) in every other phase: the
 phases without analysis and with it alternate ``--rounds`` times, so that the load of a
 shared machine weighs alike on both. In each phase:
@@ -15,7 +15,11 @@ shared machine weighs alike on both. In each phase:
 - move to viewer: ``--moves`` moves on ``v.1`` stored by this process, 1.5 s apart; the
   latency from the store's commit to the delta's arrival at every viewer, p50/p99;
 - single move: ``play_move`` decided, stored and its game object projected (as
-  ``bench/load.py`` measures it), median, over 15 moves of a game of its own;
+  ``bench/load.py`` measures it), median, of a game of its own moving every 100 ms all
+  through the phase (so that a burst of the shared machine's load weighs on few of
+  them), in a process of its own (as a board's writer is: not the viewers' and the
+  commentator's, whose frames would otherwise take turns with it under one
+  interpreter lock);
 - move to evaluation (phases with analysis): from the commit of each move of every board
   in the phase to the commentator's ``analysis`` frame of that position, p50/p99, and how
   many of those positions were evaluated by the end of the phase (plus 2 s): when the
@@ -66,6 +70,11 @@ CYCLE = ["g1f3", "g8f6", "f3g1", "f6g8"]
 OPENING_PLIES = 6
 EVAL_GRACE_S = 2.0
 """After a phase with analysis, how long the evaluations under way may still arrive."""
+STOP_S = 120
+"""How long the analysis may take to stop (it runs at the lowest priority: on a busy machine
+its last evaluation and its summary wait for a free core)."""
+SINGLE_EVERY_S = 0.1
+"""How often the single move's game moves, all through each phase."""
 SPACING_S = 1.5
 """Between two moves of ``v.1`` (a board's moves are half a minute apart in a real game;
 this keeps the run short and still lets the evaluation of one move come before the next)."""
@@ -176,6 +185,20 @@ def start_analyser(url: str, args: argparse.Namespace, errors: Any) -> subproces
     )  # fmt: skip
 
 
+def signal_analysis(analyser: subprocess.Popen[str], sig: int) -> None:
+    """Signal the analysis' process group and its engine, which is in a session of its
+    own (``adapters.analysis.uci``): its children, read from ``/proc``."""
+    engines: list[int] = []
+    for task in Path(f"/proc/{analyser.pid}/task").glob("*"):
+        with contextlib.suppress(OSError, ValueError):
+            engines += [int(pid) for pid in (task / "children").read_text().split()]
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(analyser.pid, sig)
+    for pid in engines:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+
+
 class Followers:
     """Viewers of ``v.1`` (public) and one commentator: the arrival of each ply's delta at
     every viewer, and of each ply's evaluation at the commentator."""
@@ -225,24 +248,68 @@ class Followers:
         await asyncio.gather(*(ws.close() for ws in self.sockets), return_exceptions=True)
 
 
-def single_moves(store: Store, gid: str, count: int) -> list[float]:
-    """``count`` moves of a game of its own: decided, stored, its game object projected."""
+def single_moves(store: Store, gid: str, seconds: float) -> list[float]:
+    """A game of its own moving every ``SINGLE_EVERY_S`` for ``seconds``: each move
+    decided, stored, its game object projected."""
     store.execute({"cmd": "start_game", "game": gid, "white": "p1", "black": "p2", "at": at_now()})
-    spent = []
-    for i in range(count):
+    spent: list[float] = []
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
         began = time.perf_counter()
-        store.execute({"cmd": "play_move", "game": gid, "move": CYCLE[i % 4], "at": at_now()})
+        move = CYCLE[len(spent) % 4]
+        store.execute({"cmd": "play_move", "game": gid, "move": move, "at": at_now()})
         game_object(store, gid)
         spent.append((time.perf_counter() - began) * 1000)
+        time.sleep(max(0.0, SINGLE_EVERY_S - (time.perf_counter() - began)))
     return spent
 
 
+def single_move_worker(url: str) -> int:
+    """``--single-moves URL``: for each line ``GAME SECONDS`` read on stdin, its
+    ``single_moves`` as a JSON line (the bench's process of its own for the single move)."""
+    with Store(url) as store:
+        for line in sys.stdin:
+            gid, seconds = line.split()
+            print(json.dumps(single_moves(store, gid, float(seconds))), flush=True)
+    return 0
+
+
+class SingleMoves:
+    """The single move's process (``single_move_worker``), asked once per phase, for the
+    whole phase."""
+
+    def __init__(self, url: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--single-moves", url],
+            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    def measure(self, gid: str, seconds: float) -> list[float]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{gid} {seconds}\n")
+        self.proc.stdin.flush()
+        return [float(ms) for ms in json.loads(self.proc.stdout.readline())]
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(30)
+
+
 async def phase(
-    store: Store, followers: Followers, viewers: int, moves: int, name: str
+    store: Store,
+    followers: Followers,
+    single: SingleMoves,
+    viewers: int,
+    moves: int,
+    name: str,
 ) -> tuple[list[float], list[float], list[tuple[int, float]]]:
     """(move-to-viewer ms, single move ms, (ply, commit instant) of the v.1 moves)."""
     latencies: list[float] = []
     commits: list[tuple[int, float]] = []
+    measured = asyncio.create_task(
+        asyncio.to_thread(single.measure, f"s.{name}", moves * SPACING_S)
+    )  # all through the phase, beside the v.1 moves
     for _ in range(moves):
         game = store.game("v.1")
         ply = (game.ply if game else 0) + 1
@@ -254,8 +321,7 @@ async def phase(
         arrived = await followers.wait_delta(ply, viewers)
         latencies.extend((t - committed) * 1000 for t in arrived)
         await asyncio.sleep(SPACING_S)
-    single = await asyncio.to_thread(single_moves, store, f"s.{name}", 15)
-    return latencies, single, commits
+    return latencies, await measured, commits
 
 
 async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -276,6 +342,8 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
         evals: list[float] = []
         asked = 0
         counters: list[dict[str, Any]] = []
+        single = SingleMoves(url)
+        analyser: subprocess.Popen[str] | None = None
         try:
             await followers.open(ws_url, args.viewers)
             writer.start()
@@ -292,15 +360,15 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
                     await asyncio.sleep(0.1)  # steady state: the engine up, v.1 evaluated
                 for index in range(2 * args.rounds):
                     analysing = index % 2 == 1
-                    os.killpg(analyser.pid, signal.SIGCONT if analysing else signal.SIGSTOP)
+                    signal_analysis(analyser, signal.SIGCONT if analysing else signal.SIGSTOP)
                     key = "on" if analysing else "off"
                     began = time.perf_counter()
-                    lat, single, commits = await phase(
-                        store, followers, args.viewers, args.moves, f"{index}"
+                    lat, spent, commits = await phase(
+                        store, followers, single, args.viewers, args.moves, f"{index}"
                     )
                     ended = time.perf_counter()
                     figures[f"viewer_{key}"] += lat
-                    figures[f"single_{key}"] += single
+                    figures[f"single_{key}"] += spent
                     if analysing:
                         # every move of every board committed in the phase
                         moves = {("v.1", p): t for p, t in commits}
@@ -315,9 +383,10 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
                             and followers.eval_at[k] <= ended + EVAL_GRACE_S
                         ]
                         asked += len(moves)
-                os.killpg(analyser.pid, signal.SIGCONT)
+                signal_analysis(analyser, signal.SIGCONT)
                 analyser.terminate()
-                out, _ = analyser.communicate(timeout=30)
+                out, _ = analyser.communicate(timeout=STOP_S)
+                analyser = None
                 try:
                     counters.append(json.loads(out.strip().splitlines()[-1]))
                 except (ValueError, IndexError):
@@ -325,6 +394,11 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
                     said = (Path(tmp) / "analyse.err").read_text()[-2000:]
                     print(f"bench_analysis: the analysis ended without its summary:\n{said}")
         finally:
+            if analyser is not None:  # the run failed: its analysis goes too, never left stopped
+                signal_analysis(analyser, signal.SIGCONT)
+                analyser.kill()
+                analyser.wait(30)
+            single.close()
             writer.stop.set()
             await followers.close()
             gateway.terminate()
@@ -345,6 +419,8 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--single-moves"]:
+        return single_move_worker(sys.argv[2])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", default="4,100")
     parser.add_argument("--moves", type=int, default=5, help="v.1 moves per phase")

@@ -36,9 +36,12 @@ ENGINE = find_engine()
 needs_engine = pytest.mark.skipif(
     ENGINE is None, reason="Stockfish is not installed (make stockfish)"
 )
-SMALL = Budget(nodes=20_000, movetime_ms=None, nice=0)
-"""A small node budget: the same answer on a slow or a fast machine."""
+SMALL = Budget(nodes=20_000, movetime_ms=None, nice=0, idle=False)
+"""A small node budget: the same answer on a slow or a fast machine. Not in the idle class:
+on a machine kept busy (the rest of the suite) an idle engine would get no time at all."""
 ROOT = Path(__file__).resolve().parents[1]
+AUTOGROUP = Path("/proc/self/autogroup")
+"""Linux's scheduling groups by session (absent where autogroups are off)."""
 
 
 def play(store: Store, game: str, sans: list[str], start_s: int = 0) -> None:
@@ -82,16 +85,46 @@ class TestTheEngineWithinABudget:
     def test_the_engine_runs_only_on_a_core_nothing_else_wants(self) -> None:
         """docs/analysis.md, the budget: the engine is in the idle class by default (a
         busy core goes to the write path and the viewers first), in the normal one when
-        told (``--no-idle``)."""
+        told (``--no-idle``); always in a session of its own, whose scheduling group
+        (Linux's autogroup) is at the lowest priority with the idle class, at the
+        budget's ``nice`` without it."""
         assert ENGINE is not None
-        for idle, policy in ((True, os.SCHED_IDLE), (False, os.SCHED_OTHER)):
-            budget = Budget(nodes=1_000, movetime_ms=None, nice=0, idle=idle)
+        for idle, policy, group_nice in ((True, os.SCHED_IDLE, 19), (False, os.SCHED_OTHER, 3)):
+            budget = Budget(nodes=1_000, movetime_ms=None, nice=3, idle=idle)
             with Analyst(ENGINE, budget) as analyst:
                 analyst.evaluate(chess.Board(), 0)
                 transport = analyst.engine.protocol.transport
                 assert transport is not None
                 pid = transport.get_pid()
                 assert os.sched_getscheduler(pid) == policy
+                assert os.getsid(pid) == pid
+                if AUTOGROUP.exists():
+                    said = Path(f"/proc/{pid}/autogroup").read_text()
+                    assert said.split()[-1] == str(group_nice)
+
+    @pytest.mark.skipif(
+        not hasattr(os, "SCHED_IDLE"), reason="the idle scheduling class is Linux's"
+    )
+    def test_the_analysis_process_runs_below_the_moves(self) -> None:
+        """``candidates analyse`` holds no lock of the store: the whole process runs at
+        the lowest priority (not the idle class, where it could not even stop on a busy
+        machine), and its group too when it leads its own session."""
+        probe = (
+            "import os; from adapters.analysis.uci import Budget, lower_this_process; "
+            "lower_this_process(Budget()); "
+            "print(os.sched_getscheduler(0) == os.SCHED_OTHER, os.getpriority(os.PRIO_PROCESS, 0));"
+            "print(open('/proc/self/autogroup').read() if os.path.exists('/proc/self/autogroup')"
+            " else 'nice 19')"
+        )
+        said = subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            start_new_session=True,
+            check=True,
+        ).stdout.split()
+        assert said == ["True", "19", *said[2:-1], "19"]
 
     def test_the_budget_bounds_the_search(self) -> None:
         assert ENGINE is not None
@@ -154,7 +187,11 @@ def analyse_cli(
 
 def _rows(url: str) -> list:
     with Store(url) as store:
-        return analysis_table(store).since(0)
+        table = analysis_table(store)
+        try:
+            return table.since(0)
+        finally:
+            table.close()
 
 
 @needs_engine
@@ -240,6 +277,7 @@ class TestKilledAndRestarted:
             "250",
             "--nice",
             "0",
+            "--no-idle",
             "-v",
         ]
         first = subprocess.Popen(
@@ -305,7 +343,7 @@ class TestAnEngineThatDies:
         with Store(store_url) as store:
             paired_tournament(store)
             play(store, "1.1", ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"])
-        analyser = Analyser(store_url, Budget(nodes=400_000, movetime_ms=None, nice=0))
+        analyser = Analyser(store_url, Budget(nodes=400_000, movetime_ms=None, nice=0, idle=False))
         stop = threading.Event()
         thread = threading.Thread(target=analyser.run, args=(stop,), daemon=True)
         thread.start()

@@ -2,12 +2,12 @@
 in progress (``candidates analyse``, its own process; ``serve --analysis``, a thread).
 
 It reads the store as a gateway does (the notification log after its position)
-and writes nothing to the log: its evaluations go to the table ``analyses``
-beside the store (``adapters.analysis.table``), where every gateway of the
-store reads them. Its own position in the log is kept as the kept projections'
-are (``adapters.store.kept``: the position and the games in progress, in the store's
-database, saved at most once a second), so a restart reads only the events
-after it; and a position already in the table is never evaluated again, so an
+and writes nothing to the store: its evaluations go to the table ``analyses``
+beside the store (``adapters.analysis.table``: on SQLite a file of its own), where
+every gateway of the store reads them. Its own position in the log is kept as the
+kept projections' are (``adapters.store.kept``: the position and the games in
+progress, saved at most once a second), beside the evaluations, so a restart reads
+only the events after it; and a position already in the table is never evaluated again, so an
 analyser killed at any moment (SIGKILL included) and started again goes on
 from where it was without repeating a finished position.
 
@@ -34,7 +34,7 @@ from typing import Any
 import chess
 import chess.engine
 
-from adapters.analysis.table import AnalysisTable, analysis_table
+from adapters.analysis.table import KEPT_NAME, AnalysisTable, analysis_table
 from adapters.analysis.uci import Analyst, Budget, find_engine, lower_priority_of_this_thread
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
@@ -47,7 +47,6 @@ from projections.evaluation import Evaluation
 
 log = logging.getLogger(__name__)
 
-KEPT_NAME = "analysis"
 KEPT_FORMAT = 1
 RETRY_S = 1.0
 """How long the analysis waits after the store failed before it tries again."""
@@ -222,10 +221,10 @@ class Analyser:
         store = self._store = Store(self.store_url)
         woken = threading.Event()
         listener = listen_for_changes(store, woken.set)
+        table = self._table = analysis_table(store)
         try:
-            self._table = analysis_table(store)
-            self._table.set_up()
-            self._kept = open_kept(store, KEPT_NAME, KEPT_FORMAT)
+            table.set_up()
+            self._kept = open_kept(store, KEPT_NAME, KEPT_FORMAT, table.kept())
             self._start()
             while not stop.is_set():
                 analyst = self._open_engine(path)
@@ -238,6 +237,7 @@ class Analyser:
         finally:
             if listener is not None:
                 listener.close()
+            table.close()
             store.close()
         return True
 

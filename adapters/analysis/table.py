@@ -1,30 +1,50 @@
-"""The evaluations, kept beside the store: the table ``analyses`` in its own database.
+"""The evaluations, kept beside the store: the table ``analyses``.
 
 An evaluation is derived data, not an event of the record: it is never appended
-to the log, never sealed nor audited. It is kept in the store's own database
-(the same SQLite file, the same PostgreSQL schema) in a table of its own, one
-row per position of a game (``tournament``, ``game``, ``ply``, ``fen``: a
-corrected line's positions are other rows), numbered in the order written
-(``id``), so a gateway reads the rows after the last it read as it reads the
-log. A position is written once: a second write of it changes nothing
-(``INSERT ... ON CONFLICT DO NOTHING``), so an analyser that restarts never
-stores a position twice. ``drop`` removes them all (``candidates analyse
+to the log, never sealed nor audited. It is kept in a table of its own, one row
+per position of a game (``tournament``, ``game``, ``ply``, ``fen``: a corrected
+line's positions are other rows), numbered in the order written (``id``), so a
+gateway reads the rows after the last it read as it reads the log. A position is
+written once: a second write of it changes nothing (``INSERT ... ON CONFLICT DO
+NOTHING``), so an analyser that restarts never stores a position twice.
+
+Where the table is:
+
+- **SQLite**: in a database file of its own beside the store's,
+  ``<store file>-analyses`` (``analyses_file``), with the analysis' own position
+  in the log (its kept projection, ``KEPT_NAME``). The analysis so never takes
+  the store's write lock: an insert of an evaluation (its lock, its ``fsync``)
+  never makes a move wait, an analysis paused or starved at the lowest priority
+  holds nothing a move needs, and its writes wake none of the store's followers
+  (``adapters.store.wakeup`` watches the store's own files). An older store kept
+  its evaluations in its own file: they are read there until the analysis next
+  sets the table up, which copies them (with their ids) into the file beside it;
+  the old table is left as it is, unread, until ``drop``.
+- **PostgreSQL**: in the store's schema (a server's tables lock row by row).
+- A store in memory (tests): in its own database.
+
+``drop`` removes them all and the analysis' position (``candidates analyse
 --drop``): they are rebuilt by the next analysis.
 """
 
 from __future__ import annotations
 
-import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
-from eventsourcing.persistence import IntegrityError
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from psycopg.sql import SQL, Composed, Identifier
 
 from adapters.store import Store
-from adapters.store.kept import advisory_lock
+from adapters.store.kept import (
+    KeptRecorder,
+    PostgresKeptRecorder,
+    SQLiteKeptRecorder,
+    advisory_lock,
+)
 from projections.evaluation import Evaluation
 
 TABLE = "analyses"
@@ -33,6 +53,22 @@ COLUMNS = (
     "pv, pv_san, depth, nodes, analysed_at_ms"
 )
 SETUP_LOCK = "candidates: set up the analyses of {schema}"
+KEPT_NAME = "analysis"
+"""The analysis' own position in the log, a kept projection (``adapters.store.kept``) kept
+where its evaluations are."""
+FILE_SUFFIX = "-analyses"
+"""A SQLite store's evaluations are in ``<store file>-analyses`` (``analyses_file``)."""
+LOCK_TIMEOUT_S = 10
+"""How long a write to the analyses' file waits for another writer of it (as the store's)."""
+SQLITE_CREATE = (
+    f"CREATE TABLE {TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+    "tournament TEXT NOT NULL, game TEXT NOT NULL, ply INTEGER NOT NULL, "
+    "fen TEXT NOT NULL, at_ms INTEGER NOT NULL, cp INTEGER, mate INTEGER, "
+    "wdl_win INTEGER NOT NULL, wdl_draw INTEGER NOT NULL, wdl_loss INTEGER NOT NULL, "
+    "pv TEXT NOT NULL, pv_san TEXT NOT NULL, depth INTEGER NOT NULL, "
+    "nodes INTEGER NOT NULL, analysed_at_ms INTEGER NOT NULL, "
+    "UNIQUE (tournament, game, ply, fen))"
+)
 
 
 @dataclass(frozen=True)
@@ -61,7 +97,15 @@ class AnalysisTable(Protocol):
 
     def count(self) -> int: ...
 
-    def drop(self) -> int: ...
+    def kept(self) -> KeptRecorder:
+        """Where the analysis keeps its own position (``KEPT_NAME``): beside its rows."""
+        ...
+
+    def drop(self) -> int:
+        """Every evaluation and the analysis' position dropped; how many evaluations."""
+        ...
+
+    def close(self) -> None: ...
 
 
 def _values(tournament: str, game: str, e: Evaluation, analysed_at_ms: int) -> tuple[Any, ...]:
@@ -101,7 +145,8 @@ def _row(r: Any) -> AnalysisRow:
 
 
 class SQLiteAnalyses:
-    """``analyses`` in the store's SQLite file."""
+    """``analyses`` in one SQLite database (the file beside the store, or the store's own
+    database: in memory, or an older store's)."""
 
     def __init__(self, datastore: SQLiteDatastore) -> None:
         self.datastore = datastore
@@ -115,21 +160,32 @@ class SQLiteAnalyses:
         return self.ready
 
     def set_up(self) -> None:
-        if self.exists():
-            return
-        with (
-            contextlib.suppress(IntegrityError),
-            self.datastore.transaction(commit=True) as c,
-        ):
-            c.execute(
-                f"CREATE TABLE IF NOT EXISTS {TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, "
-                "tournament TEXT NOT NULL, game TEXT NOT NULL, ply INTEGER NOT NULL, "
-                "fen TEXT NOT NULL, at_ms INTEGER NOT NULL, cp INTEGER, mate INTEGER, "
-                "wdl_win INTEGER NOT NULL, wdl_draw INTEGER NOT NULL, wdl_loss INTEGER NOT NULL, "
-                "pv TEXT NOT NULL, pv_san TEXT NOT NULL, depth INTEGER NOT NULL, "
-                "nodes INTEGER NOT NULL, analysed_at_ms INTEGER NOT NULL, "
-                "UNIQUE (tournament, game, ply, fen))"
-            )
+        if not self.exists():
+            self.create()
+
+    def create(self, rows: Sequence[AnalysisRow] = ()) -> None:
+        """The table with ``rows`` (their ids kept), in one transaction that holds the
+        write lock from its start: another process setting it up at once waits, then
+        finds it whole and adds nothing."""
+        with self.datastore.get_connection(commit=True) as conn:
+            c = conn.cursor().sqlite_cursor
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                c.execute("SELECT count(*) FROM sqlite_master WHERE name = ?", (TABLE,))
+                if c.fetchone()[0] == 0:
+                    c.execute(SQLITE_CREATE)
+                    c.executemany(
+                        f"INSERT INTO {TABLE} (id, {COLUMNS}) VALUES ({', '.join('?' * 16)})",
+                        [
+                            (r.id, *_values(r.tournament, r.game, r.evaluation, r.analysed_at_ms))
+                            for r in rows
+                        ],
+                    )
+                c.execute("COMMIT")
+            except BaseException:
+                if c.connection.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
         self.ready = True
 
     def insert(
@@ -145,6 +201,7 @@ class SQLiteAnalyses:
             return bool(c.sqlite_cursor.rowcount)
 
     def since(self, after_id: int, limit: int = 1000) -> list[AnalysisRow]:
+        """The rows after ``after_id``, at most ``limit`` (-1: all)."""
         if not self.exists():
             return []
         with self.datastore.transaction(commit=False) as c:
@@ -171,14 +228,92 @@ class SQLiteAnalyses:
             c.execute(f"SELECT count(*) FROM {TABLE}")
             return int(c.fetchone()[0])
 
+    def kept(self) -> KeptRecorder:
+        return SQLiteKeptRecorder(self.datastore)
+
     def drop(self) -> int:
-        if not self.exists():
-            return 0
-        count = self.count()
-        with self.datastore.transaction(commit=True) as c:
-            c.execute(f"DROP TABLE {TABLE}")
-        self.ready = False
+        count = 0
+        if self.exists():
+            count = self.count()
+            with self.datastore.transaction(commit=True) as c:
+                c.execute(f"DROP TABLE {TABLE}")
+            self.ready = False
+        self.kept().drop(KEPT_NAME)
         return count
+
+    def close(self) -> None:
+        """The connections are the store's: it closes them."""
+
+
+class SQLiteAnalysesFile:
+    """The analyses of a SQLite store, in the file beside it (``analyses_file``): the
+    store's own file is only read, for an older store's table until ``set_up`` copied it."""
+
+    def __init__(self, store: SQLiteDatastore, path: Path) -> None:
+        self.path = path
+        self.legacy = SQLiteAnalyses(store)
+        """An older store's table, in the store's own file."""
+        self._own: SQLiteAnalyses | None = None
+
+    def own(self, create: bool = False) -> SQLiteAnalyses | None:
+        """The table in the file beside the store, once the file is there (or made, with
+        ``create``): a gateway that only reads never makes it."""
+        if self._own is None and (create or self.path.exists()):
+            self._own = SQLiteAnalyses(SQLiteDatastore(str(self.path), lock_timeout=LOCK_TIMEOUT_S))
+        return self._own
+
+    def _made(self) -> SQLiteAnalyses:
+        own = self.own(create=True)
+        assert own is not None
+        return own
+
+    def _reading(self) -> SQLiteAnalyses:
+        """The table beside the store; an older store's own until that one is set up."""
+        own = self.own()
+        if own is not None and own.exists():
+            return own
+        return self.legacy
+
+    def set_up(self) -> None:
+        own = self._made()
+        if own.exists():
+            return
+        own.create(self.legacy.since(0, -1))  # an older store's evaluations move with their ids
+
+    def exists(self) -> bool:
+        return self._reading().exists()
+
+    def insert(
+        self, tournament: str, game: str, evaluation: Evaluation, analysed_at_ms: int
+    ) -> bool:
+        self.set_up()
+        return self._made().insert(tournament, game, evaluation, analysed_at_ms)
+
+    def since(self, after_id: int, limit: int = 1000) -> list[AnalysisRow]:
+        return self._reading().since(after_id, limit)
+
+    def positions(self, tournament: str, game: str) -> set[tuple[int, str]]:
+        return self._reading().positions(tournament, game)
+
+    def count(self) -> int:
+        return self._reading().count()
+
+    def kept(self) -> KeptRecorder:
+        return self._made().kept()
+
+    def drop(self) -> int:
+        """Both tables (the file's, and an older store's, which would be copied again)."""
+        count = self.count()
+        own = self.own()
+        if own is not None:
+            own.drop()
+        self.legacy.drop()
+        return count
+
+    def close(self) -> None:
+        if self._own is not None:
+            self._own.datastore.close()
+            self._own = None
 
 
 class PostgresAnalyses:
@@ -263,21 +398,43 @@ class PostgresAnalyses:
             row = curs.execute(self._sql("SELECT count(*) AS n FROM {table}")).fetchone()
         return int(row["n"]) if row else 0
 
+    def kept(self) -> KeptRecorder:
+        return PostgresKeptRecorder(self.datastore)
+
     def drop(self) -> int:
-        if not self.exists():
-            return 0
-        count = self.count()
-        with self.datastore.transaction(commit=True) as curs:
-            curs.execute(self._sql("DROP TABLE {table}"))
-        self.ready = False
+        count = 0
+        if self.exists():
+            count = self.count()
+            with self.datastore.transaction(commit=True) as curs:
+                curs.execute(self._sql("DROP TABLE {table}"))
+            self.ready = False
+        self.kept().drop(KEPT_NAME)
         return count
+
+    def close(self) -> None:
+        """The connections are the store's: it closes them."""
+
+
+def analyses_file(store: SQLiteDatastore) -> Path | None:
+    """The file of a SQLite store's analyses, ``<store file>-analyses`` beside it; None for
+    a store in memory (or named by a URI), whose analyses stay in its own database."""
+    pool = store.pool
+    name = str(pool.db_name or "")
+    if pool.is_sqlite_memory_mode or not name or name.startswith("file:"):
+        return None
+    database = Path(name)
+    return database.with_name(database.name + FILE_SUFFIX)
 
 
 def analysis_table(store: Store) -> AnalysisTable:
-    """The analyses of a store, in its own database (through the same connections)."""
+    """The analyses of a store: in the file beside it on SQLite, in its schema on
+    PostgreSQL. ``close()`` it before the store."""
     recorder = store.app.recorder
     if isinstance(recorder, PostgresApplicationRecorder):
         return PostgresAnalyses(recorder.datastore)
     if isinstance(recorder, SQLiteApplicationRecorder):
-        return SQLiteAnalyses(recorder.datastore)
+        path = analyses_file(recorder.datastore)
+        if path is None:
+            return SQLiteAnalyses(recorder.datastore)
+        return SQLiteAnalysesFile(recorder.datastore, path)
     raise TypeError(f"no analyses beside {type(recorder).__name__}")  # pragma: no cover

@@ -7,6 +7,15 @@ priority so that the write path and the viewers always come first (``nice``;
 on Linux also the idle scheduling class, ``SCHED_IDLE``: the engine runs only
 on a core no other process wants, and is put off it the moment one does), and
 evaluates one position at a time within the budget's nodes and time.
+
+A priority is only weighed against the processes of the same scheduling group: on
+Linux each session is one (``autogroup``), and the groups share a core equally
+whatever their members' priorities. An engine in the idle class inside the
+analysis' own session (``candidates analyse`` from another terminal, a service of
+its own) so still took half of a core from the session of the moves. The engine is
+therefore started in a session of its own, alone in its group, and that group's
+priority lowered to the budget's (``/proc/<pid>/autogroup``; the lowest, 19, with
+the idle class).
 """
 
 from __future__ import annotations
@@ -32,6 +41,9 @@ ANSWER_S = 60.0
 """How long past its budget a search may take before the engine is taken for stuck: in the
 idle class a busy machine may give it no time at all for a while."""
 ENGINE_ENV = "CANDIDATES_ENGINE"
+PROCESS_NICE = 19
+"""``candidates analyse``'s own priority (and its engine's group's) with the idle class: the
+lowest."""
 
 
 @dataclass(frozen=True)
@@ -86,12 +98,42 @@ def lower_priority_of_this_thread(nice: int) -> None:
         return
 
 
+def lower_this_process(budget: Budget) -> None:
+    """``candidates analyse``, a process of its own that holds no lock of the store (its
+    evaluations and position are beside it): the calling thread, and every thread and
+    process it starts from now on, at the lowest priority (19) with ``idle``, else at the
+    budget's ``nice``; its scheduling group too when the process leads its own session
+    (a service of its own), where no other program shares the group. Not the idle class:
+    a process in it gets no time at all on a machine kept busy, not even to stop when
+    told to. Call it first."""
+    nice = PROCESS_NICE if budget.idle else budget.nice
+    lower_priority_of_this_thread(nice)
+    try:
+        leads_its_session = os.getsid(0) == os.getpid()
+    except (AttributeError, OSError):  # no sessions here
+        return
+    if leads_its_session:
+        lower_group_priority(os.getpid(), nice)
+
+
 def idle_scheduling(pid: int) -> None:
-    """Put process ``pid`` (the engine) in Linux's idle scheduling class; elsewhere, or
-    where it is refused, leave it as it is."""
+    """Put process ``pid`` (the engine; 0: the calling thread) in Linux's idle scheduling
+    class; elsewhere, or where it is refused, leave it as it is."""
     try:
         os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
+        return
+
+
+def lower_group_priority(pid: int, nice: int) -> None:
+    """Lower the priority of process ``pid``'s scheduling group (Linux's autogroup: its
+    session) to ``nice``, never raising it; nothing where there are no autogroups."""
+    path = Path(f"/proc/{pid}/autogroup")
+    try:
+        current = int(path.read_text().split("nice")[1])
+        if nice > current:
+            path.write_text(f"{min(19, nice)}\n")
+    except (OSError, IndexError, ValueError):  # not Linux, autogroups off, or refused
         return
 
 
@@ -125,7 +167,7 @@ class Analyst:
             lower_priority_of_this_thread(nice)
 
         self.engine = chess.engine.SimpleEngine.popen_uci(
-            path, preexec_fn=lower_priority, timeout=START_S
+            path, preexec_fn=lower_priority, timeout=START_S, start_new_session=True
         )
         options: dict[str, Any] = {}
         if "Threads" in self.engine.options:
@@ -139,8 +181,11 @@ class Analyst:
         # started and configured at the normal class (a start starved by a busy machine
         # would be taken for a broken engine); from now on, only on a core nothing wants
         transport = self.engine.protocol.transport
-        if budget.idle and transport is not None:
-            idle_scheduling(transport.get_pid())
+        if transport is not None:
+            pid = transport.get_pid()
+            lower_group_priority(pid, PROCESS_NICE if budget.idle else nice)
+            if budget.idle:
+                idle_scheduling(pid)
         self.engine.timeout = ANSWER_S
 
     def evaluate(self, board: chess.Board, ply: int, at_ms: int = 0) -> Evaluation:

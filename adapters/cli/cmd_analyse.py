@@ -20,12 +20,11 @@ import sys
 import threading
 from typing import Any
 
-from adapters.analysis.service import KEPT_NAME, Analyser
+from adapters.analysis.service import Analyser
 from adapters.analysis.table import analysis_table
-from adapters.analysis.uci import Budget
+from adapters.analysis.uci import Budget, lower_this_process
 from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.store import store_url
-from adapters.store.kept import kept_recorder
 
 DEFAULTS = Budget()
 
@@ -74,13 +73,15 @@ def add_budget_options(parser: argparse.ArgumentParser) -> None:
         "--nice",
         type=int,
         default=DEFAULTS.nice,
-        help=f"the engine's CPU priority below the rest, 0-19 (default {DEFAULTS.nice})",
+        help="the engine's CPU priority below the rest (with --no-idle, candidates "
+        f"analyse's too), 0-19 (default {DEFAULTS.nice})",
     )
     parser.add_argument(
         "--idle",
         action=argparse.BooleanOptionalAction,
         default=DEFAULTS.idle,
-        help="on Linux, run the engine only on a core nothing else wants (SCHED_IDLE; "
+        help="on Linux, run the engine only on a core nothing else wants (SCHED_IDLE, in "
+        "a session of its own at the lowest priority; candidates analyse at nice 19; "
         f"default {'on' if DEFAULTS.idle else 'off'})",
     )
 
@@ -155,12 +156,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.drop:
         with store_of(args) as store:
-            dropped = analysis_table(store).drop()
-            kept_recorder(store).drop(KEPT_NAME)
+            table = analysis_table(store)
+            try:
+                dropped = table.drop()
+            finally:
+                table.close()
         print_json({"dropped": dropped})
         return 0
     with store_of(args):
         pass  # a mistyped --store is refused here, before the engine starts
+    lower_this_process(budget)  # it holds no lock of the store: the moves first, always
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="candidates analyse: %(message)s",

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.analysis.service import run_in_thread
+from adapters.analysis.table import FILE_SUFFIX as ANALYSES_SUFFIX
 from adapters.analysis.uci import Budget, find_engine
 from adapters.cli.cmd_replay import gateway_entry, serve_replay
 from adapters.formats.replay import Pace, parse_speed, replay, round_of, standings
@@ -174,7 +175,16 @@ def _run(args: argparse.Namespace) -> int:
     speed = parse_speed(args.speed) if args.speed else demo_speed(log, args.round_seconds)
     path = Path(args.demo_store)
     path.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm", SIGNAL_SUFFIX):
+    analyses = ANALYSES_SUFFIX  # the evaluations of an earlier demo go with its store
+    for suffix in (
+        "",
+        "-wal",
+        "-shm",
+        SIGNAL_SUFFIX,
+        analyses,
+        f"{analyses}-wal",
+        f"{analyses}-shm",
+    ):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     name = log.header.get("name") or log.tournament or "the log"
     print(f"{name}: {len(log.records)} events, replayed into {path}")

@@ -177,6 +177,8 @@ class AnalysisFeed:
         return self._table.since(self.last_id)
 
     def _close(self) -> None:
+        if self._table is not None:
+            self._table.close()
         if self._store is not None:
             self._store.close()
 

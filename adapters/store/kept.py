@@ -320,11 +320,14 @@ KEEP_EVERY_S = 1.0
 T = TypeVar("T")
 
 
-def open_kept(store: Store, name: str, format_version: int) -> KeptProjection | None:
-    """The kept projection ``name`` of ``store``; None (said in a warning) when the store
-    cannot hold one: the process then folds the whole log, as before."""
+def open_kept(
+    store: Store, name: str, format_version: int, recorder: KeptRecorder | None = None
+) -> KeptProjection | None:
+    """The kept projection ``name`` of ``store`` (kept by ``recorder``, else in the store's
+    database); None (said in a warning) when the store cannot hold one: the process then
+    folds the whole log, as before."""
     try:
-        return KeptProjection(store, name, format_version)
+        return KeptProjection(store, name, format_version, recorder)
     except Exception:
         log.warning("no kept state in this store (it cannot be set up)", exc_info=True)
         return None
@@ -339,12 +342,19 @@ class KeptProjection:
     state with its position in one transaction, False when the store already holds
     that position or a later one (another process got there first)."""
 
-    def __init__(self, store: Store, name: str, format_version: int) -> None:
+    def __init__(
+        self,
+        store: Store,
+        name: str,
+        format_version: int,
+        recorder: KeptRecorder | None = None,
+    ) -> None:
         self.store = store
         self.name = name
         self.format = f"{name}/{format_version}/{program_fingerprint()}"
         """Written with every state; a state of any other format is not used."""
-        self.recorder = kept_recorder(store)
+        self.recorder = recorder if recorder is not None else kept_recorder(store)
+        """Where it is kept: the store's database, or beside it (the analysis')."""
 
     def load(self) -> tuple[int, dict[str, Any]] | None:
         try:
