@@ -424,7 +424,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", default="4,100")
     parser.add_argument("--moves", type=int, default=5, help="v.1 moves per phase")
-    parser.add_argument("--rounds", type=int, default=4, help="pairs of phases (off, on)")
+    parser.add_argument("--rounds", type=int, default=8, help="pairs of phases (off, on)")
     parser.add_argument("--viewers", type=int, default=20)
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--movetime", type=int, default=200, help="ms")
