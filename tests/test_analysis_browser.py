@@ -104,6 +104,9 @@ def test_evaluation_bars_best_lines_and_openings_on_every_board(
                 "document.querySelector('.card[data-game=\"1.1\"] .white-share').style.height"
             )
             assert share.endswith("%") and 0 < float(share[:-1]) < 100
+            # 3.7: 56 games left are 3^56 combinations, written as people read them
+            method = browser.wait_for("document.querySelector('#needs p')?.textContent")
+            assert "of the 5.2 × 10²⁶ combinations" in method and "e+" not in method, method
             if phone:  # nothing is clipped at phone width
                 wide = browser.js("document.documentElement.scrollWidth")
                 assert wide <= 420, f"the page is {wide} px wide on a 420 px phone"

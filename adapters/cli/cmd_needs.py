@@ -66,11 +66,11 @@ def render_needs(needs: dict[str, Any]) -> str:
     if method["kind"] == "every combination":
         how = (
             f"every combination of the {len(needs['games'])} remaining games "
-            f"({method['scenarios']})"
+            f"({method['scenarios']:,})"
         )
     else:
         how = (
-            f"a sample of {method['scenarios']} of the {method['combinations']} combinations "
+            f"a sample of {method['scenarios']:,} of the {method['combinations']:,} combinations "
             f"of the {len(needs['games'])} remaining games (seed {method['seed']})"
         )
     lines = [

@@ -5,6 +5,17 @@
 
 window.candidatesNeeds = (box, needs) => {
   if (!box) return;
+  const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+  /** A count as people read it: 6,561; beyond what a number holds exactly (3^56 results of
+   * 56 games), its order of magnitude, 5.2 × 10²⁶, never JavaScript's 5.233476330273606e+26. */
+  const count = (n) => {
+    const value = Number(n);
+    if (!Number.isFinite(value)) return String(n);
+    if (Number.isSafeInteger(value)) return value.toLocaleString("en");
+    const [mantissa, exponent] = value.toExponential(1).split("e");
+    const power = [...String(Number(exponent))].map((d) => SUPERSCRIPT[Number(d)] ?? d).join("");
+    return `${mantissa} × 10${power}`;
+  };
   const el = (tag, attrs = {}, ...children) => {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -29,7 +40,7 @@ window.candidatesNeeds = (box, needs) => {
     ? `${left.length} game${left.length === 1 ? "" : "s"} to play (round${rounds.length === 1 ? "" : "s"} ${rounds.join(", ")})`
     : "every game played";
   const how = m.kind === "sample"
-    ? `a sample of ${m.scenarios} of the ${m.combinations} combinations (seed ${m.seed})`
+    ? `a sample of ${count(m.scenarios)} of the ${count(m.combinations)} combinations (seed ${m.seed})`
     : `every combination of their results (${m.scenarios})`;
   const wordsList = el("ul", { class: "needs-words" },
     ...rows.filter(([, p]) => p.outright || p.playoff).map(([id, p]) => el("li", { "data-player": id }, p.needs)));
