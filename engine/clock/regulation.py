@@ -155,15 +155,12 @@ class Clock:
         fall first (6.9: the player whose time ran out first failed first; 6.11 when
         the order cannot be established)."""
         if self.white.fell_at_ms is None and self.black.fell_at_ms is None:
-            # No fall kept: only the running side's time can have run out by ``at_ms``
-            # (what ``fell_at_ms`` finds, without asking both sides: asked every reading).
-            running = self.running
-            if running is None or at_ms is None:
-                return []
-            own = self.white if running == Side.WHITE else self.black
-            if own.remaining_ms == 0 or self.at_ms + own.remaining_ms > at_ms:
-                return []
-        found = [(side, self.fell_at_ms(side, at_ms)) for side in SIDES]
+            # No fall kept: only the running side's time can have run out (asked every
+            # reading, so the other side is not asked)
+            sides: tuple[Side, ...] = () if self.running is None else (self.running,)
+        else:
+            sides = SIDES
+        found = [(side, self.fell_at_ms(side, at_ms)) for side in sides]
         return sorted(((s, t) for s, t in found if t is not None), key=lambda f: (f[1], f[0]))
 
     def first_fall(self, at_ms: int | None = None) -> tuple[Side, int] | None:

@@ -109,6 +109,11 @@ def _clock_text(ms: int) -> str:
     return f"{sign}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+def agrees(reading_ms: int, model_ms: int, tolerance_ms: int) -> bool:
+    """Whether a device's time is the regulation clock's, within the tolerance."""
+    return -tolerance_ms <= reading_ms - model_ms <= tolerance_ms
+
+
 def judge(
     clock: Clock,
     side: Side,
@@ -120,9 +125,9 @@ def judge(
     """Compare one side's device reading with the regulation clock at ``at_ms``
     (``model_ms``: the regulation clock's time for ``side`` there, when already known)."""
     model = clock.remaining_ms(side, at_ms) if model_ms is None else model_ms
-    diff = reading_ms - model
-    if -tolerance_ms <= diff <= tolerance_ms:
+    if agrees(reading_ms, model, tolerance_ms):
         return Finding(side, "agrees", reading_ms, model, "")
+    diff = reading_ms - model
     own = clock.side(side)
     control = clock.control
 
@@ -289,13 +294,6 @@ def device_flag_alerts(
     the next period). The arbiter rules (Laws 2009 6.8, 6.10 a: ``rule_flag``)."""
     reading = readings[0] if readings else None
     if (
-        flag is None
-        and isinstance(reading, ClockReadingRecorded)
-        and reading.white_ms
-        and reading.black_ms
-    ):
-        return []  # no flag shown, no 0:00 (every reading of a game in play)
-    if (
         not isinstance(reading, ClockReadingRecorded)
         or game.status != IN_PROGRESS
         or reading.model_white_ms is None
@@ -303,6 +301,8 @@ def device_flag_alerts(
         return []
     shown = {Side.WHITE: reading.white_ms, Side.BLACK: reading.black_ms}
     sides = [side for side in SIDES if side == flag or shown[side] == 0]
+    if not sides:
+        return []  # no flag shown, no 0:00 (every reading of a game in play)
     explained = {
         str(alert.details.get("side"))
         for alert in readings[1:]
@@ -422,7 +422,7 @@ def reading_events(
                 (Side.WHITE, white_ms, model_white),
                 (Side.BLACK, black_ms, model_black),
             )
-            if abs(reading - model) > tolerance_ms  # else ``judge`` finds they agree
+            if not agrees(reading, model, tolerance_ms)  # nothing more to find of it
         ]
         open_now = tuple(f.key for f in findings)
     else:
