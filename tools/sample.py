@@ -57,7 +57,7 @@ from adapters.dgt.simulator import BoardSimulator, _think_times_s
 from adapters.formats.pgn_import import player_id, read_games
 from adapters.formats.replay_log import export_log
 from adapters.store import Store
-from adapters.store.commit_signal import SIGNAL_SUFFIX
+from adapters.store.sqlite_files import remove_database
 from engine.clock.regulation import Clock
 from engine.clock.time_control import parse_time_control
 from engine.game.state import IN_PROGRESS, position
@@ -629,8 +629,7 @@ def write_sample(target: Path = SAMPLE_LOG, work: Path | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="candidates-sample-") as tmp:
         path = Path(work or tmp) / "sample.sqlite"
-        for suffix in ("", "-wal", "-shm", SIGNAL_SUFFIX):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        remove_database(path)
         with Store(str(path)) as store:
             build_sample(store)
             return export_log(store, target, notes=NOTES, generated=GENERATED)

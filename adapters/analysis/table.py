@@ -45,6 +45,7 @@ from adapters.store.kept import (
     SQLiteKeptRecorder,
     advisory_lock,
 )
+from adapters.store.sqlite_files import beside, database_file
 from projections.evaluation import Evaluation
 
 TABLE = "analyses"
@@ -418,12 +419,8 @@ class PostgresAnalyses:
 def analyses_file(store: SQLiteDatastore) -> Path | None:
     """The file of a SQLite store's analyses, ``<store file>-analyses`` beside it; None for
     a store in memory (or named by a URI), whose analyses stay in its own database."""
-    pool = store.pool
-    name = str(pool.db_name or "")
-    if pool.is_sqlite_memory_mode or not name or name.startswith("file:"):
-        return None
-    database = Path(name)
-    return database.with_name(database.name + FILE_SUFFIX)
+    database = database_file(store)
+    return beside(database, FILE_SUFFIX) if database is not None else None
 
 
 def analysis_table(store: Store) -> AnalysisTable:

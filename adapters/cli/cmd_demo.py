@@ -29,7 +29,7 @@ from adapters.cli.cmd_replay import gateway_entry, serve_replay
 from adapters.formats.replay import Pace, parse_speed, replay, round_of, standings
 from adapters.formats.replay_log import Log, LogError, Record, read_log
 from adapters.store import Store, open_store
-from adapters.store.commit_signal import SIGNAL_SUFFIX
+from adapters.store.sqlite_files import beside, remove_database
 from engine.errors import CommandRefused
 from engine.events import ResultRecorded
 from engine.game.state import FINISHED
@@ -175,17 +175,8 @@ def _run(args: argparse.Namespace) -> int:
     speed = parse_speed(args.speed) if args.speed else demo_speed(log, args.round_seconds)
     path = Path(args.demo_store)
     path.parent.mkdir(parents=True, exist_ok=True)
-    analyses = ANALYSES_SUFFIX  # the evaluations of an earlier demo go with its store
-    for suffix in (
-        "",
-        "-wal",
-        "-shm",
-        SIGNAL_SUFFIX,
-        analyses,
-        f"{analyses}-wal",
-        f"{analyses}-shm",
-    ):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    remove_database(path)
+    remove_database(beside(path, ANALYSES_SUFFIX))  # an earlier demo's evaluations go with it
     name = log.header.get("name") or log.tournament or "the log"
     print(f"{name}: {len(log.records)} events, replayed into {path}")
     if speed is not None:

@@ -34,7 +34,6 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 from eventsourcing.persistence import (
@@ -47,6 +46,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from adapters.store.application import is_postgres_recorder
 from adapters.store.commit_signal import CommitSignal
+from adapters.store.sqlite_files import database_file
 
 
 @dataclass(frozen=True)
@@ -125,10 +125,8 @@ class SQLiteLogWriter:
         )
         self.lock = threading.Lock()
         self.own: sqlite3.Connection | None = None
-        pool = self.datastore.pool
-        name = str(pool.db_name or "")
-        in_file = name and not name.startswith("file:") and not pool.is_sqlite_memory_mode
-        self.signal = CommitSignal(Path(name)) if in_file else None
+        database = database_file(self.datastore)
+        self.signal = CommitSignal(database) if database is not None else None
         """The followers' signal of each commit (none for a database in memory or named
         by a URI, which no follower watches)."""
 

@@ -49,6 +49,7 @@ from psycopg.sql import SQL, Identifier
 from adapters.store import inotify
 from adapters.store.commit_signal import signal_path
 from adapters.store.door import Store
+from adapters.store.sqlite_files import database_file
 
 log = logging.getLogger(__name__)
 
@@ -280,12 +281,8 @@ def write_lock_held(locks: str, inode: int) -> bool:
 
 def sqlite_file(store: Store) -> Path | None:
     """The database file of a SQLite store (None in memory, or not a plain path)."""
-    datastore = getattr(store.app.recorder, "datastore", None)  # none: a log in memory
-    pool = getattr(datastore, "pool", None)
-    name = str(getattr(pool, "db_name", "") or "")
-    if pool is None or pool.is_sqlite_memory_mode or name.startswith("file:") or not name:
-        return None
-    return Path(name).resolve()
+    database = database_file(getattr(store.app.recorder, "datastore", None))  # none: in memory
+    return database.resolve() if database is not None else None
 
 
 def listen_for_changes(store: Store, on_change: Callable[[], None]) -> ChangeListener | None:
