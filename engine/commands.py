@@ -368,6 +368,14 @@ def command(
     return register
 
 
+def as_command(raw: object) -> Command:
+    """``raw`` itself when it is a command already, else ``parse_command(raw)``."""
+    # ``Command`` is abstract: asking a dict whether it is one costs more than the dict test
+    if isinstance(raw, dict) or not isinstance(raw, Command):
+        return parse_command(raw)
+    return raw
+
+
 def parse_command(raw: object) -> Command:
     """Check a decoded JSON object against the contract and return the typed command."""
     if not isinstance(raw, dict):

@@ -22,7 +22,7 @@ from engine.arbiter import (
     incidents,
     withdrawal_reasons,
 )
-from engine.commands import REGISTRY, Command, parse_command
+from engine.commands import REGISTRY, Command, as_command, parse_command
 from engine.errors import MalformedCommand
 from engine.events import Event
 from engine.game import importing, moves, reconciliation
@@ -87,8 +87,7 @@ def decide(
     ``received_ms``: when the adapter received the command (its wall clock); an
     instant later than that by more than ``future_tolerance_ms`` is refused. None
     (a pure caller: a replay, a test of a rule) skips that check."""
-    # ``Command`` is abstract: asking a dict whether it is one costs more than the dict test
-    cmd = parse_command(raw) if isinstance(raw, dict) or not isinstance(raw, Command) else raw
+    cmd = as_command(raw)
     if received_ms is not None:
         require_not_in_future(cmd, received_ms, future_tolerance_ms)
     require_within_event(cmd, world)

@@ -60,7 +60,7 @@ from engine.arbiter import board_log as board_logs
 from engine.arbiter.board_log import BoardLog
 from engine.arbiter.incident_book import IncidentBook
 from engine.command_ids import check_repeat, command_applied, command_identity
-from engine.commands import Command, parse_command
+from engine.commands import Command, as_command, parse_command
 from engine.dispatch import decide
 from engine.errors import (
     AlreadyRecorded,
@@ -369,8 +369,7 @@ class Store(StateCache):
         """Decide one command on its tournament; the events come back with their stored names
         (and, for a further tournament's creation, its listing on ``tournaments``), then as
         the engine decided them (the same list for the store's first tournament)."""
-        # ``Command`` is abstract: asking a dict whether it is one costs more than the dict test
-        cmd = parse_command(raw) if isinstance(raw, dict) or not isinstance(raw, Command) else raw
+        cmd = as_command(raw)
         creating = cmd.cmd == CreateTournament.cmd
         view = self.view(cmd.tournament, creating=creating)
         _, events = decide(cmd, view, received, self.future_tolerance_ms)
