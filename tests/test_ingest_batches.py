@@ -132,7 +132,7 @@ def test_batches_on_cached_states_answer_and_store_as_commands_decided_afresh(
     assert refusals == ["out_of_order", "unknown_game", "malformed_command"]
 
 
-def test_the_falls_without_a_kept_fall_are_those_each_side_reports() -> None:
+def test_6_9_the_falls_without_a_kept_fall_are_those_each_side_reports() -> None:
     """``Clock.falls`` asks only the running side when no fall is kept: the same answer
     as asking each side (``fell_at_ms``), before, at and after the instant it runs out,
     with the clock stopped, after a move, and with a fall kept or ruled away."""

@@ -49,7 +49,7 @@ def said(caplog: pytest.LogCaptureFixture, what: str) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.getMessage().startswith(what)]
 
 
-def test_the_flag_check_outlives_a_database_that_went_away_and_checks_the_flag_after(
+def test_6_8_the_flag_check_outlives_a_database_that_went_away_and_checks_the_flag_after(
     sqlite_store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     paired_tournament(sqlite_store)
