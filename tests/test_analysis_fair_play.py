@@ -29,7 +29,6 @@ import chess.pgn
 import pytest
 
 from adapters.analysis.service import Analyser
-from adapters.analysis.uci import Budget, find_engine
 from adapters.store import Store
 from engine.events import MovePlayed, game_stream
 from engine.game.state import position_fen
@@ -43,14 +42,10 @@ from tests.gateway_support import (
     now_at,
 )
 from tests.helpers import ok, paired_tournament
+from tests.test_analysis import ENGINE, SMALL, needs_engine
 from tests.test_gateway_http import get
 
-ENGINE = find_engine()
-pytestmark = pytest.mark.skipif(
-    ENGINE is None, reason="Stockfish is not installed (make stockfish)"
-)
-SMALL = Budget(nodes=20_000, movetime_ms=None, nice=0, idle=False)
-"""Not in the idle class: on a machine kept busy an idle engine would get no time at all."""
+pytestmark = needs_engine
 DELAY_S = 30.0
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,8 +16,6 @@ import sqlite3
 import threading
 from pathlib import Path
 
-import pytest
-
 from adapters.analysis.service import Analyser, line_positions
 from adapters.analysis.table import (
     KEPT_NAME,
@@ -26,20 +24,12 @@ from adapters.analysis.table import (
     analyses_file,
     analysis_table,
 )
-from adapters.analysis.uci import Budget, find_engine
 from adapters.store import Store
 from adapters.store.kept import kept_recorder
 from engine.events import game_stream
 from projections.evaluation import Evaluation
 from tests.helpers import paired_tournament
-from tests.test_analysis import analyse_cli, play
-
-ENGINE = find_engine()
-needs_engine = pytest.mark.skipif(
-    ENGINE is None, reason="Stockfish is not installed (make stockfish)"
-)
-SMALL = Budget(nodes=20_000, movetime_ms=None, nice=0, idle=False)
-"""Not in the idle class: on a machine kept busy an idle engine would get no time at all."""
+from tests.test_analysis import ENGINE, SMALL, analyse_cli, needs_engine, play
 
 
 def rows(url: str, after_id: int = 0) -> list[AnalysisRow]:
