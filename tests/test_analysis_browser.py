@@ -105,7 +105,12 @@ def test_evaluation_bars_best_lines_and_openings_on_every_board(
             )
             assert share.endswith("%") and 0 < float(share[:-1]) < 100
             # 3.7: 56 games left are 3^56 combinations, written as people read them
-            method = browser.wait_for("document.querySelector('#needs p')?.textContent")
+            # the panel shows a placeholder until the needs frame comes: wait for its method
+            method = browser.wait_for(
+                "document.querySelector('#needs .needs-bars') && "
+                "document.querySelector('#needs p').textContent",
+                timeout=30,
+            )
             assert "of the 5.2 × 10²⁶ combinations" in method and "e+" not in method, method
             if phone:  # nothing is clipped at phone width
                 wide = browser.js("document.documentElement.scrollWidth")
