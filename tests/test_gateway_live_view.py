@@ -8,10 +8,13 @@ gateway that (re)starts shows it at once.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import Any
 
 import pytest
 
+from adapters.gateway.reading import LogReading
 from adapters.store import Store
 from engine.timefmt import format_instant, parse_instant
 from tests.gateway_support import (
@@ -244,6 +247,37 @@ class TestTheDeskHasTheWholePicture:
                 assert back.next("subscribed")["resumed"] is True
                 alerts = [f for f in back.quiet(0.5) if f["op"] == "alert"]
                 assert [a["key"] for a in alerts] == ["1.1/clock_mismatch:white"]
+
+    def test_an_alert_opened_while_a_resume_reads_the_store_reaches_it_once(
+        self, live: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The resume's open alerts are those of its position: an alert opened while the
+        missed events are read comes once, as the frame after it (it came twice when the
+        resume took the alerts open at the end of its read)."""
+        read = LogReading.read
+
+        async def mismatch_during_the_read(reading: LogReading, fn: Any, *args: Any) -> Any:
+            found = await read(reading, fn, *args)
+            if getattr(fn, "__name__", "") == "events_between":
+                await asyncio.get_running_loop().run_in_executor(None, self.mismatch, live)
+                reading.notified()
+                while not reading.alerts.now():  # the live channel folded it meanwhile
+                    await asyncio.sleep(0.01)
+            return found
+
+        monkeypatch.setattr(LogReading, "read", mismatch_during_the_read)
+        with RunningGateway(live.url) as gw:
+            with Peer(gw) as desk:
+                desk.subscribe(token=ARBITER_TOKEN)
+                since = desk.next("snapshot")["seq"]
+            move(live, "e4", 0)
+            with Peer(gw) as back:
+                back.subscribe(token=ARBITER_TOKEN, since=since)
+                assert back.next("subscribed")["resumed"] is True
+                frames = back.quiet(0.5)
+                alerts = [f for f in frames if f["op"] == "alert"]
+                assert [a["key"] for a in alerts] == ["1.1/clock_mismatch:white"]
+                assert any(f["op"] == "delta" for f in frames)  # the missed move came too
 
 
 def _epoch(instant: str) -> float:

@@ -124,6 +124,9 @@ class Sessions:
         # From here on the channel queues every frame after ``seq`` for this client.
         channel.clients.add(client)
         seq, objects, standings = channel.seq, dict(channel.games), channel.standings
+        # the alerts open at ``seq``: those opened or closed while the missed events are
+        # read reach the client's queue as frames of their own (never twice)
+        open_alerts = client.open_alerts()
         resumable = (
             since is not None
             and channel is self.live
@@ -154,7 +157,7 @@ class Sessions:
                 log.exception("reading the events after %s failed", since)
                 client.needs_snapshot = True
             else:
-                missed = self._resume_frames(events, objects, standings, client)
+                missed = self._resume_frames(events, objects, standings, open_alerts, client)
                 missed += client.needs_now()  # not in the log: as it stands now
                 client.queue.extendleft(reversed(missed))
                 client.queued_bytes += sum(len(f.encoded(client.encoding)) for f in missed)
@@ -176,9 +179,12 @@ class Sessions:
         events: list[tuple[int, Event]],
         objects: dict[str, dict[str, Any]],
         standings: Any,
+        open_alerts: list[Frame],
         client: Client,
     ) -> list[Frame]:
-        """What a client missed between ``since`` and the channel's ``seq``, from the store."""
+        """What a client missed between ``since`` and the channel's ``seq``, from the store:
+        its objects as they stood at ``seq`` and the alerts then open (``open_alerts``; the
+        log's alert frames in between are left out, as they may be closed since)."""
         first = self.live.first
         touched, all_games, relevant = touched_by(events, first)
         keys = {game_key(t, g, first) for t, g in touched}
@@ -190,7 +196,7 @@ class Sessions:
         alerts = [f for f in frames if f.body.get("op") == "alert"]
         kept = [f for f in frames if f not in alerts]
         evaluations = self.live.catch_up(client) if self.live.catch_up is not None else []
-        return kept + client.open_alerts() + client.incident_book() + evaluations
+        return kept + open_alerts + client.incident_book() + evaluations
 
     async def _command(self, client: Client, frame: dict[str, Any]) -> None:
         asked = parse_command(frame, client.identity, client.channel is not None)
