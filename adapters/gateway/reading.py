@@ -124,9 +124,17 @@ class LogReading:
         self._kept_submitted = 0
         self._kept_at = float("-inf")
         self.stopping = False
-        self.outage = Outage("reading the store", log)
+        self.outage = Outage("reading the store", log, RETRY_S)
         """A store that cannot be read: said once, read again every ``retry_s``."""
-        self.retry_s = RETRY_S
+
+    @property
+    def retry_s(self) -> float:
+        """How long a failed read waits before it is made again (the outage says it)."""
+        return self.outage.every_s or 0.0
+
+    @retry_s.setter
+    def retry_s(self, every_s: float) -> None:
+        self.outage.every_s = every_s
 
     async def _in(self, executor: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)

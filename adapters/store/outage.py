@@ -27,12 +27,17 @@ class Outage:
     def __init__(self, what: str, log: logging.Logger, every_s: float | None = RETRY_S) -> None:
         self.what = what
         self.log = log
-        self.retrying = "retrying" if every_s is None else f"retrying every {every_s:g} s"
-        """How the log says it is tried again."""
+        self.every_s = every_s
+        """How long the activity waits before it tries again (None: it does not say)."""
         self.failures = 0
         """Attempts failed since the last success."""
         self.outages = 0
         """Outages seen (each said once)."""
+
+    @property
+    def retrying(self) -> str:
+        """How the log says it is tried again."""
+        return "retrying" if self.every_s is None else f"retrying every {self.every_s:g} s"
 
     @property
     def ongoing(self) -> bool:

@@ -177,7 +177,7 @@ async def watch_flags(
     check) never ends it: the check is made again every ``retry_s`` and resumes from
     the store once it answers (said once in the log, ``adapters.store.outage``)."""
     loop = asyncio.get_running_loop()
-    outage = Outage("the flag check", log)
+    outage = Outage("the flag check", log, retry_s)
     watch: FlagWatch | None = None
     try:
         while not stop.is_set():
