@@ -36,7 +36,7 @@ lint: $(VENV)/.installed
 
 # Strict (pyproject.toml) end to end: the rulebook, the projections, every adapter and the tools.
 types: $(VENV)/.installed
-	$(BIN)/mypy engine projections adapters tools
+	$(BIN)/mypy engine projections adapters tools deploy
 
 # Scopes are handed out in the suite's order (--no-loadscope-reorder), which puts the longest
 # first (LONGEST_FIRST in tests/conftest.py): none is left to finish alone at the end.

@@ -107,7 +107,14 @@ class FeedClient(threading.Thread):
         while not self.stop.is_set():
             url = self.urls[turn % len(self.urls)]
             try:
-                with connect(url, subprotocols=["json"], open_timeout=3) as ws:  # type: ignore[list-item]
+                # no keepalive, as a browser sends none: a gateway the drill kills closes
+                # the socket, and a ping into it only printed its broken pipe's traceback
+                with connect(
+                    url,
+                    subprotocols=["json"],  # type: ignore[list-item]
+                    open_timeout=3,
+                    ping_interval=None,
+                ) as ws:
                     self.ws = ws
                     ws.send(json.dumps(self.subscribe_frame()))
                     self.connected.set()

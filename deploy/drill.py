@@ -145,6 +145,7 @@ class Drill:
             except Exception:
                 pass
             if time.monotonic() > deadline:
+                state: dict[str, object]
                 try:
                     state = {g: len(m) for g, m in stored_games(self.url, self.game_ids).items()}
                 except Exception as exc:
@@ -216,8 +217,9 @@ class Drill:
             [hall.gateway_url(p, f"/pgn/round/{ROUND}.pgn") for p in ("8765", "8766")],
         )
         sheets = ScoreSheets(desk, games)
-        for client in [*self.clients, poller, sheets]:
-            client.start()
+        workers: list[FeedClient | PgnPoller | ScoreSheets] = [*self.clients, poller, sheets]
+        for worker in workers:
+            worker.start()
         for client in self.clients:
             if not client.connected.wait(30):
                 raise DrillError(f"{client.name} could not connect")
@@ -335,8 +337,8 @@ class Drill:
             60,
         )
         time.sleep(2)
-        for client in [*self.clients, poller, sheets]:
-            client.stop.set()
+        for worker in workers:
+            worker.stop.set()
 
         # the machine is lost: the last backup, and what the score sheets show since
         self.write_score_sheets(in_backup, backup_at, desk)
@@ -373,12 +375,13 @@ class Drill:
     def end_game(self, desk: ArbiterDesk, game_id: str, game: chess.pgn.Game) -> None:
         """The arbiters end the game at the desk: a resignation for a decisive result, else
         the draw claim the player on move makes (3.9.2 b), advised and ruled."""
+        from adapters.formats.pgn_players import player_id
         from tools import sample
 
         board = game.end().board()
         result = game.headers.get("Result", "*")
-        white = sample.player_id(game.headers["White"])
-        black = sample.player_id(game.headers["Black"])
+        white = player_id(game.headers["White"])
+        black = player_id(game.headers["Black"])
         if result in ("1-0", "0-1"):
             desk.command(
                 {"cmd": "resign", "game": game_id, "by": "black" if result == "1-0" else "white"}

@@ -152,7 +152,7 @@ def round_games(plies: int | None) -> dict[str, chess.pgn.Game]:
             if game.headers["Round"].split(".")[0] != str(ROUND):
                 continue
             if plies is not None:
-                node = game
+                node: chess.pgn.GameNode = game
                 for _ in range(plies):
                     if not node.variations:
                         break

@@ -82,7 +82,9 @@ class Browser:
         )
         self.port = self._devtools_port()
         page = self._page_target()
-        self.ws = connect(page["webSocketDebuggerUrl"], max_size=2**26).__enter__()
+        self.ws = connect(
+            page["webSocketDebuggerUrl"], max_size=2**26, ping_interval=None
+        ).__enter__()
         self.ids = itertools.count(1)
         if phone:  # a phone held upright: 420 CSS pixels wide, a touch screen
             self.call(

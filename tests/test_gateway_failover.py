@@ -85,7 +85,9 @@ class Viewer(threading.Thread):
     def run(self) -> None:
         for n, url in enumerate(self.urls):
             try:
-                with connect(url, subprotocols=[JSON]) as ws:
+                # no keepalive: a killed gateway closes the socket, and a ping into it
+                # would only print its broken pipe
+                with connect(url, subprotocols=[JSON], ping_interval=None) as ws:
                     frame: dict[str, Any] = {"op": "subscribe", "games": "*"}
                     if n:
                         frame["since"] = self.last_seq
