@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -47,6 +48,8 @@ class TestDemo:
         out = capsys.readouterr().out
         assert "Serving the replay on http://127.0.0.1:" in out
         assert "Round 14/14" in out
+        # the page is served before the replay's first event, however fast the replay
+        assert out.index("Serving the replay") < out.index("Round 1/14")
         assert "Carlsen, Magnus" in out and "Kramnik, Vladimir" in out
         final = out[out.index("Final") :].splitlines()
         assert "8½" in final[1] and "8½" in final[2]
@@ -63,6 +66,20 @@ class TestDemo:
         assert code == 2
         assert err.splitlines() == [f"candidates: no replay log at {str(missing)!r}"]
         assert not missing.exists() and not store.exists()
+
+    def test_demo_on_a_port_in_use_says_so_in_one_line_and_replays_nothing(
+        self, tmp_path: Path, capsys
+    ) -> None:
+        store = tmp_path / "demo.sqlite"
+        with socket.create_server(("127.0.0.1", 0)) as taken:
+            port = str(taken.getsockname()[1])
+            code = main(["demo", "--once", "--speed", "max", "--port", port,
+                         "--demo-store", str(store)])  # fmt: skip
+        captured = capsys.readouterr()
+        assert code == 2
+        [line] = captured.err.splitlines()
+        assert line.startswith("candidates: ") and "address already in use" in line, line
+        assert "Round 1/14" not in captured.out and "Serving" not in captured.out
 
     def test_the_runtime_default_is_the_shipped_sample(self) -> None:
         assert SAMPLE_LOG.is_file() and SAMPLE_LOG == ROOT / "replay_logs/candidates-2013.msgpack"

@@ -160,14 +160,25 @@ def serve_replay(
         with contextlib.suppress(NotImplementedError, RuntimeError):
             asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
 
+        serving = asyncio.Event()
+
         def ready(server: Any) -> None:
             sockets = getattr(server, "sockets", None) or []
             bound = sockets[0].getsockname()[1] if sockets else port
             announce(f"Serving the replay on http://{host}:{bound}/")
+            serving.set()
 
         gateway = asyncio.create_task(
             serve_forever(store.url, host, port, public_delay_s=0, stop=stop, ready=ready)
         )
+        # the replay starts once the page can be opened (a viewer sees it from its first
+        # event; on a slow machine a fast replay could end before the gateway served)
+        opened = asyncio.create_task(serving.wait())
+        await asyncio.wait({gateway, opened}, return_when=asyncio.FIRST_COMPLETED)
+        if not opened.done():  # the gateway ended first: stopped, or its error (a port in use)
+            opened.cancel()
+            gateway.result()
+            return
         try:
             await asyncio.to_thread(
                 replay, store, records, pace, progress, halt.wait, stopped=halt.is_set
