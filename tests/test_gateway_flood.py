@@ -131,6 +131,8 @@ def _close_of(data: bytes) -> tuple[int | None, str]:
         elif size == 127:
             size, i = int.from_bytes(data[i : i + 8], "big"), i + 8
         if opcode == 0x8:
+            if len(data) < i + size:  # the rest of the frame is still to come
+                return None, ""
             body = data[i : i + size]
             return int.from_bytes(body[:2], "big"), body[2:].decode()
         i += size
