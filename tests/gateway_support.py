@@ -125,6 +125,9 @@ class Peer:
 
     def __init__(self, gateway: RunningGateway, *, json_text: bool = False, **kw: Any) -> None:
         self.encoding = JSON if json_text else MSGPACK
+        # no keepalive: a peer a test leaves open would ping a stopped gateway 20 s later
+        # and print the broken pipe's traceback in the suite's output
+        kw.setdefault("ping_interval", None)
         self.ws: ClientConnection = connect(
             gateway.url, subprotocols=[JSON] if json_text else None, **kw
         ).__enter__()
