@@ -34,7 +34,8 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Strict (pyproject.toml) end to end: the rulebook, the projections, every adapter and the tools.
+# Strict (pyproject.toml) end to end: the rulebook, the projections, every adapter, the tools
+# and the hall's drill.
 types: $(VENV)/.installed
 	$(BIN)/mypy engine projections adapters tools deploy
 
