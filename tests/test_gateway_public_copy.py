@@ -8,6 +8,7 @@ import pytest
 
 from adapters.gateway import public
 from adapters.gateway.follower import Follower
+from adapters.gateway.hub import Channel
 from adapters.gateway.public import KEEP_READINGS, DelayedLog, PublicView
 from adapters.store import Store
 from engine.events import ClockReadingRecorded
@@ -116,5 +117,35 @@ def test_the_copy_stays_bounded_over_many_readings_on_a_log_of_its_own(
         shown = Follower(delayed.copy).start().games
         for game in ("1.1", "1.2"):
             assert shown[game]["clock"]["device"]["white_ms"] == 7_200_000 - 300 * 1000
+    finally:
+        view.close()
+
+
+def test_fair_play_a_public_snapshot_is_never_dated_after_an_event_it_does_not_show(
+    sqlite_store: Store,
+) -> None:
+    """A release that runs late (a busy machine): the public channel's ``now`` stops just
+    before the first event held back, until what was due is released and folded in."""
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(10)})
+    move_ms = T0_MS + 10_000
+    delay_ms = 2_000
+    live = Follower(sqlite_store)
+    view = PublicView(delay_ms)
+    channel = Channel("public", delay_ms)
+    try:
+        start = view.start(live, sqlite_store.last_seq(), move_ms + delay_ms - 1)
+        assert start.games["1.1"]["moves"] == []  # the move is held back
+        channel.held_from_ms = view.next_release_ms
+        assert view.next_release_ms == move_ms + delay_ms
+        # its time has come, the release has not run yet: the view is just before it
+        assert channel.view_ms(move_ms + delay_ms + 5_000) == move_ms - 1
+        assert channel.view_ms(move_ms + delay_ms - 500) == move_ms - 500  # earlier: now - delay
+        update = view.poll(None, move_ms + delay_ms + 5_000)  # the release, late
+        assert update is not None and update.games["1.1"]["moves"] == ["e4"]
+        channel.held_from_ms = view.next_release_ms
+        assert view.next_release_ms is None
+        assert channel.view_ms(move_ms + delay_ms + 5_000) == move_ms + 5_000
     finally:
         view.close()

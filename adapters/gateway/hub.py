@@ -122,6 +122,9 @@ class Channel:
         self.clients: set[Client] = set()
         self.alerts: OpenAlerts | None = None
         """The open alerts (live channel): sent to an arbiter after a snapshot or a resume."""
+        self.held_from_ms: int | None = None
+        """A delayed channel: when the first event it does not hold yet is due (set once
+        what came before is folded in); None: nothing held back."""
         self.catch_up: Callable[[Client], list[Frame]] | None = None
         """What else a client gets after its snapshot (the newest engine evaluations,
         ``adapters.gateway.analysis_feed``)."""
@@ -130,6 +133,15 @@ class Channel:
         ] = {}
 
     # --- state ------------------------------------------------------------------
+
+    def view_ms(self, now_ms: int) -> int:
+        """The instant this channel's objects show: ``now - delay``, or just before the
+        first event held back whose time has come (a release running late on a busy
+        machine never dates a view after an event it does not show yet)."""
+        view = now_ms - self.delay_ms
+        if self.held_from_ms is not None:
+            view = min(view, self.held_from_ms - self.delay_ms - 1)
+        return view
 
     def open(
         self,
@@ -226,7 +238,7 @@ class Channel:
             "tournaments": [
                 {"id": t, "name": self.names[t], "standings": self.standings.get(t)} for t in chosen
             ],
-            "now": format_instant(now - self.delay_ms),
+            "now": format_instant(self.view_ms(now)),
             "delay_ms": self.delay_ms,
         }
         frame = Frame(body, self.seq, broad=True)

@@ -135,6 +135,9 @@ class PublicView:
     def __init__(self, delay_ms: int) -> None:
         self.delayed = DelayedLog(delay_ms)
         self.follower: Follower | None = None
+        self.next_release_ms: int | None = None
+        """When the first event held back at the last release is due (None: none held):
+        the copy shows nothing from its instant on, however late the next release runs."""
 
     @property
     def store(self) -> Store | None:
@@ -145,6 +148,7 @@ class PublicView:
         """The public's state at ``now_ms - delay``, from the live log up to ``upto``."""
         self.delayed.take(live.events_between(0, upto), None)
         self.delayed.release(now_ms)
+        self.next_release_ms = self.delayed.next_release_ms()
         self.follower = Follower(self.delayed.copy)
         public = self.follower.start()
         self.delayed.prune(public.seq)
@@ -156,6 +160,7 @@ class PublicView:
         if update is not None:
             self.delayed.take(update.events, update.seen_ms)
         public = self.follower.poll() if self.delayed.release(now_ms) else None
+        self.next_release_ms = self.delayed.next_release_ms()
         self.delayed.prune(self.follower.seq)
         return public
 

@@ -257,6 +257,12 @@ class LogReading:
             log.exception("the public copy failed to take what the live log gained")
             return update, None
 
+    def _public_viewed(self) -> None:
+        """What the public copy held back at its last release (event loop, once what that
+        release gave is folded in: a snapshot is never dated after its objects)."""
+        if self.public_view is not None and self.public is not self.live:
+            self.public.held_from_ms = self.public_view.next_release_ms
+
     def _release(self) -> Update | None:
         """What the public copy gained by the clock alone (events now due)."""
         assert self.public_view is not None
@@ -308,6 +314,7 @@ class LogReading:
         self.stats.folded_at_start = start.folded
         if public is not None:
             self.public.open(public.seq, public.games, public.standings, start.first, start.names)
+            self._public_viewed()
             self.public_shown = dict(public.games)
             self.needs.later(self.public, public.needs)
 
@@ -366,6 +373,7 @@ class LogReading:
                 self._dispatch_or_log(self.live, self.shown, update)
             if public is not None:
                 self._dispatch_or_log(self.public, self.public_shown, public)
+            self._public_viewed()
             self._keep(loop.time())  # after the frames were handed out, off their path
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._poked.wait(), self._wait_s(loop.time()))
