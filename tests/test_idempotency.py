@@ -285,7 +285,14 @@ def test_eight_processes_applying_the_same_lines_to_a_new_store_all_get_the_firs
     ]
     outputs = [run.communicate(timeout=300) for run in runs]
     codes = [run.returncode for run in runs]
-    assert codes == [0] * 8, outputs
+    refused = [
+        f"process {n}: exit {code}; refused: "
+        + "; ".join(line for line in out.splitlines() if '"ok": false' in line)
+        + (f"; stderr: {err}" if err else "")
+        for n, (code, (out, err)) in enumerate(zip(codes, outputs, strict=True))
+        if code != 0
+    ]
+    assert codes == [0] * 8, "\n".join(refused)  # what was refused, whole
     answers = [[json.loads(line) for line in out.splitlines()] for out, _ in outputs]
     assert all(a == answers[0] for a in answers), answers
     with Store(store_url) as store:
