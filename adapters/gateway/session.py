@@ -124,9 +124,6 @@ class Sessions:
         # From here on the channel queues every frame after ``seq`` for this client.
         channel.clients.add(client)
         seq, objects, standings = channel.seq, dict(channel.games), channel.standings
-        # the alerts open at ``seq``: those opened or closed while the missed events are
-        # read reach the client's queue as frames of their own (never twice)
-        open_alerts = client.open_alerts()
         resumable = (
             since is not None
             and channel is self.live
@@ -151,6 +148,9 @@ class Sessions:
             client.needs_snapshot = True
         else:
             assert since is not None
+            # the alerts open at ``seq`` (no await since it was read): those opened or
+            # closed while the missed events are read reach the queue as frames of their own
+            open_alerts = client.open_alerts()
             try:
                 events = await self.reading.read(self.reading.events_between, since, seq)
             except Exception:  # the store could not be read: a snapshot instead
