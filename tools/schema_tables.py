@@ -417,6 +417,10 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "delay_ms": {"type": "integer", "minimum": 0},
             "since": {"type": ["integer", "null"]},
             "resumed": {"type": "boolean"},
+            "not_resumed": {
+                "description": "with a since that does not resume: why a snapshot follows",
+                "enum": ["public", "position_unknown", "too_old"],
+            },
             "tournament": {"type": "string"},
             "tournaments": {"type": "array", "items": ANY_OBJECT},
         },
