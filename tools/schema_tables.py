@@ -500,6 +500,12 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
                 "required": ["code", "message"],
                 "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
             },
+            "seq": {
+                "description": "a refusal's position of the log: decided on the state after "
+                "that event",
+                "type": "integer",
+                "minimum": 0,
+            },
         },
         "oneOf": [
             {"properties": {"ok": {"const": True}}, "required": ["events"]},

@@ -506,13 +506,17 @@ class Store(StateCache):
         return decided.command, decided.events
 
     def handle(self, raw: object) -> dict[str, Any]:
-        """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
+        """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``.
+
+        A refusal names the position of the log it was decided at (``seq``: the state
+        after that event, confirmed still current when it was answered), so anyone can
+        decide the command again on the log up to there and find the same refusal."""
         try:
             _, events = self.execute(raw)
         except AlreadyRecorded as repeat:
             return duplicate_answer(repeat)
         except CommandRefused as refused:
-            return {"ok": False, "error": refused.as_error()}
+            return {"ok": False, "error": refused.as_error(), "seq": self._synced_seq}
         return answer_of(events)
 
     def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
