@@ -381,6 +381,7 @@ class Writers:
             for sent, line in zip(sents, done.stdout.splitlines(), strict=False):
                 sent.answer = json.loads(line)
                 self.h.journal.learned(sent)
+            stop.wait(rng.uniform(0.2, 0.8))  # a process's start costs a core a second
 
     def arbiter(self, gateway: Gateway, stop: threading.Event) -> None:
         rng = random.Random(self.h.seed * 17 + gateway.port)
@@ -829,7 +830,7 @@ def postgres_cluster(work: Path) -> Iterator[Any]:
 
 
 def run_histories(
-    count: int, backend: str, first_seed: int = 1, seconds: float = 4.0, board: bool = True
+    count: int, backend: str, first_seed: int = 1, seconds: float = 3.0, board: bool = True
 ) -> list[Outcome]:
     base = Path(tempfile.mkdtemp(prefix="histories-"))
     outcomes: list[Outcome] = []
@@ -899,9 +900,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--histories", type=int, default=200)
     parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument("--seed", type=int, default=1, help="the first history's seed")
-    parser.add_argument("--seconds", type=float, default=4.0, help="how long each history writes")
+    parser.add_argument("--seconds", type=float, default=3.0, help="how long each history writes")
     parser.add_argument("--no-board", action="store_true", help="no board reader")
     args = parser.parse_args(argv)
+    # stopped from outside: its gateways, board readers and database are stopped too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
     failed = False
     for backend in backends:
