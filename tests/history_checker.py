@@ -712,11 +712,19 @@ class History:
         known = [0]  # the log's last acknowledged position after each acknowledgement
         for pair in self.journal.acked:
             known.append(max(known[-1], seq_of.get(pair, 0)))
+        # An acceptance may answer a copy sent again (its first answer, read back): it was
+        # decided when the first copy was sent. A refusal is decided anew each time.
+        first_sent: dict[str, int] = {}
+        for sent in self.journal.sent:
+            first_sent[sent.command_id] = min(
+                first_sent.get(sent.command_id, sent.acked), sent.acked
+            )
         for position, sent in decisions:
-            if position < known[sent.acked]:
+            acked = first_sent[sent.command_id] if sent.answer and sent.answer["ok"] else sent.acked
+            if position < known[acked]:
                 self._anomaly(
-                    f"{sent.command_id} decided at {position}, before {known[sent.acked]}, "
-                    "an event acknowledged before it was sent"
+                    f"{sent.command_id} decided at {position}, before {known[acked]}, "
+                    f"an event acknowledged before it was sent (answer: {sent.answer})"
                 )
         fresh = Store(":memory:")
         fresh.chain.seal_every = 0
