@@ -47,7 +47,7 @@ def test_3_7_1_the_needs_frame_and_api_follow_a_result(before_round_6: Store) ->
         needs = peer.next(lambda f: f.get("op") == "needs" and f["needs"] is not None)["needs"]
         assert needs["method"]["scenarios"] == 9
         assert needs["players"]["b"]["needs"] == (
-            "B cannot finish first outright; he reaches a playoff if he wins and A draws"
+            "B cannot finish first outright but reaches a playoff with a win if A draws"
         )
         api = get(gw.http + "/api/needs?token=" + COMMENTATOR_TOKEN)
         assert api["players"] == needs["players"] and len(api["scenarios"]) == 9
@@ -59,10 +59,10 @@ def test_3_7_1_the_needs_frame_and_api_follow_a_result(before_round_6: Store) ->
         narrowed = frame["needs"]
         assert len(narrowed["scenarios"]) == 3 and [g["game"] for g in narrowed["games"]] == ["6.2"]
         assert narrowed["players"]["b"]["needs"] == (
-            "B cannot finish first outright; he reaches a playoff if A draws"
+            "B cannot finish first outright but reaches a playoff if A draws"
         )
         assert narrowed["players"]["a"]["needs"] == (
-            "A finishes first if he wins; at least a playoff if he does not lose"
+            "A finishes first with a win; at least a playoff with a win or a draw"
         )
     with RunningGateway(before_round_6.url, public_delay_s=0) as gw:
         deadline = time.monotonic() + 10
@@ -79,7 +79,7 @@ def test_3_7_the_page_shows_a_bar_per_player_and_the_words(before_round_6: Store
             bars = browser.wait_for("document.querySelectorAll('#needs .need').length")
             assert bars == 4
             words = browser.wait_for("document.querySelector('#needs .needs-words').textContent")
-            b_needs = "B cannot finish first outright; he reaches a playoff if he wins and A draws"
+            b_needs = "B cannot finish first outright but reaches a playoff with a win if A draws"
             assert b_needs in words
             width = browser.js(
                 "document.querySelector('#needs .need[data-player=d] .fill').style.width"
@@ -88,7 +88,7 @@ def test_3_7_the_page_shows_a_bar_per_player_and_the_words(before_round_6: Store
             finish(before_round_6, "6.1", "0-1")
             browser.wait_for(
                 "document.querySelector('#needs .needs-words').textContent"
-                ".includes('B cannot finish first outright; he reaches a playoff if A draws')"
+                ".includes('B cannot finish first outright but reaches a playoff if A draws')"
             )
             assert browser.js("document.querySelector('#needs p').textContent") == (
                 "1 game to play (round 6): every combination of their results (3)."

@@ -39,7 +39,17 @@ PLAYER_NEEDS: dict[str, Any] = {
     "not_first": COUNT,
     "first_if": {"type": ["string", "null"]},
     "playoff_if": {"type": ["string", "null"]},
-    "needs": {"type": "string"},
+    "display": {"type": "string", "description": "the display name (projections.names)"},
+    "decided_by": {
+        "type": "array",
+        "items": {"enum": ["h2h", "wins", "sb", "koya", "withdrawal"]},
+        "description": "the criteria that put the player first level on points",
+    },
+    "needs": {"type": "string", "description": "the sentence for the air, no pronoun"},
+    "detail": {
+        "type": ["string", "null"],
+        "description": "the scenario counts behind the sentence",
+    },
     "chance": PROBABILITY,
     "chance_outright": PROBABILITY,
     "chance_playoff": PROBABILITY,
@@ -250,6 +260,14 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
             "rounds": {"type": "integer", "minimum": 1},
             "rules": {"type": "string"},
             "criteria": {"type": "array", "items": {"enum": ["h2h", "wins", "sb", "koya"]}},
+            "tiebreak": {
+                "type": "string",
+                "description": "the tie-break for first place in words, once for the panel",
+            },
+            "warning": {
+                "type": ["string", "null"],
+                "description": "the rounds asked about (after_round) are not the record's",
+            },
             "games": {
                 "type": "array",
                 "items": {

@@ -75,17 +75,22 @@ def render_needs(needs: dict[str, Any]) -> str:
         )
     lines = [
         f"{needs['tournament']}: after round {needs['after_round']} of {needs['rounds']}; {how}",
-        f"{'Player':<24} {'First':>6} {'Playoff':>8} {'Not 1st':>8} {'Chance':>7}",
     ]
+    if needs.get("warning"):
+        lines.append(f"Warning: {needs['warning']}")
+    lines.append(
+        f"{'Player':<24} {'Chance':>7}   {'Scenarios: first':>16} {'playoff':>8} {'not 1st':>8}"
+    )
     rows = sorted(needs["players"].items(), key=lambda kv: (-kv[1]["chance"], kv[0]))
     for _, p in rows:
         lines.append(
-            f"{p['name']:<24} {p['outright']:>6} {p['playoff']:>8} {p['not_first']:>8} "
-            f"{100 * p['chance']:>6.1f}%"
+            f"{p['name']:<24} {100 * p['chance']:>6.1f}%   {p['outright']:>16,} "
+            f"{p['playoff']:>8,} {p['not_first']:>8,}"
         )
     lines.append("")
     for _, p in rows:
         lines.append(p["needs"])
+    lines.append(needs["tiebreak"])
     chances = needs["chances"]
     lines.append("")
     how_chances = (
