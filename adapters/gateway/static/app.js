@@ -326,14 +326,25 @@
     }
   }
 
-  function moveList(game) {
-    const list = el("ol", { class: "movelist", "data-game": game.game });
+  // The moves, the last one marked ("last"); followMoves scrolls each list to it.
+  function moveList(game, cls = "movelist") {
+    const list = el("ol", { class: cls, "data-game": game.game });
     const moves = game.moves || [];
+    const move = (i) => {
+      const span = el("span", i === moves.length - 1 ? { class: "last" } : {}, moves[i] || "");
+      return marked(game, i + 1, span);
+    };
     for (let i = 0; i < moves.length; i += 2) {
-      list.append(el("li", {}, marked(game, i + 1, el("span", {}, moves[i])), " ",
-        marked(game, i + 2, el("span", {}, moves[i + 1] || ""))));
+      list.append(el("li", {}, move(i), " ", move(i + 1)));
     }
     return list;
+  }
+
+  // A list of moves follows the game: scrolled so that its last move shows.
+  function followMoves(root) {
+    for (const list of (root || document).querySelectorAll(".movelist, .moves")) {
+      list.scrollTop = list.scrollHeight;
+    }
   }
 
   // A move the engine judged a mistake or a blunder (analysis frames) carries its mark.
@@ -348,7 +359,7 @@
   function player(game, side) {
     const id = game[side] || "?";
     return el("div", { class: `player ${side}` },
-      el("span", { class: "name", title: id }, nameOf(id, tidOf(game))),
+      el("span", { class: "name", title: nameOf(id, tidOf(game)) }, nameOf(id, tidOf(game))),
       el("span", { class: "clock", "data-game": keyOf(game), "data-side": side }, ""));
   }
 
@@ -373,7 +384,8 @@
       player(game, "black"),
       el("div", { class: "play" },
         C ? el("div", { class: "boardwrap" }, C.evalBar(keyOf(game), game), boardOf(game)) : boardOf(game),
-        moveList(game)),
+        // the game page lists the moves once, beside the board (#moves)
+        ...(link ? [moveList(game)] : [])),
       C && C.bestLine(keyOf(game), game),
       player(game, "white"),
       el("div", { class: "foot" },
@@ -436,6 +448,7 @@
         el("h3", {}, t.name || t.id), el("div", { class: "boards" }, ...shown.map((g) => card(g))));
     });
     container.replaceChildren(...groups);
+    followMoves(container);
   }
 
   function renderBoards(container, all) {
@@ -463,6 +476,7 @@
       games = games.filter((g) => g.status === "in_progress");
     }
     container.replaceChildren(...games.map((g) => card(g)));
+    followMoves(container);
     const link = $("round-pgn"), shown = state.round ?? currentRound();
     const query = outputQuery(shownTournament());
     if (link && shown != null) {
@@ -505,7 +519,8 @@
       el("tbody", {}, ...rows.map((row) =>
         el("tr", { "data-player": row.player }, ...present.map(([k]) => el("td", {}, row[k] ?? ""))))));
     const notes = [];
-    if (s.after_round != null) notes.push(el("p", { class: "muted" }, `After round ${s.after_round}`));
+    const label = stateLabel(s, tid);
+    if (label) notes.push(el("p", { class: "state", "data-state": label.state }, label.text));
     const who = (id) => nameOf(id, tid);
     if ((s.first_place_level || []).length) notes.push(el("p", { class: "level" },
       `First place level on points: ${s.first_place_level.map(who).join(", ")}; a playoff, if the event's regulations hold one, is the organiser's`));
@@ -516,10 +531,30 @@
       notes.push(el("p", { class: "playoff" },
         `Playoff needed${p.stage ? ` (${p.stage})` : ""}: ${(p.players || []).map(who).join(", ")}` +
         (p.games && p.games.length ? `; games ${p.games.map((g) => g.game || g).join(", ")}` : "")));
-    } else if (p) {
+    } else if (p && !s.final) {
       notes.push(el("p", { class: "muted" }, "No playoff needed so far."));
     }
     box.replaceChildren(table, ...notes);
+  }
+
+  // What the table is, as it is: "Final", "Playoff in progress", "Round 14 in progress" (the
+  // points after round 13), "After round 13" between rounds.
+  function stateLabel(s, tid) {
+    if (s.after_round == null) return null;
+    const mine = [...state.games.values()].filter((g) => tidOf(g) === tid || (!g.tournament && tid === state.first));
+    const playing = mine.filter((g) => g.status === "in_progress");
+    const playoff = s.playoff && s.playoff.needed;
+    if (s.final && !playoff) return { state: "final", text: `Final, after round ${s.after_round} of ${s.rounds}` };
+    if (playoff) {
+      const on = playing.some((g) => g.round == null || g.round > s.rounds);
+      return { state: "playoff", text: `Playoff${on ? " in progress" : ""}${s.playoff.stage ? ` (${String(s.playoff.stage).replaceAll("_", " ")})` : ""}` };
+    }
+    const live = [...new Set(playing.map((g) => g.round).filter((r) => r != null))].sort((a, b) => a - b);
+    if (live.length) {
+      const r = live[live.length - 1];
+      return { state: "in_progress", text: `Round ${r} in progress; the points after round ${s.after_round} and the games finished since` };
+    }
+    return { state: "between_rounds", text: `After round ${s.after_round} of ${s.rounds}` };
   }
 
   function gameId() {
@@ -535,12 +570,8 @@
     $("title").textContent = `${nameOf(game.white, tidOf(game))} – ${nameOf(game.black, tidOf(game))}, round ${game.round ?? "?"}`;
     box.replaceChildren(card(game, false));
     const moves = $("moves");
-    const items = [];
-    for (let i = 0; i < (game.moves || []).length; i += 2) {
-      items.push(el("li", {}, marked(game, i + 1, el("span", { class: "white-move" }, game.moves[i])), " ",
-        marked(game, i + 2, el("span", { class: "black-move" }, game.moves[i + 1] || ""))));
-    }
-    moves.replaceChildren(...items);
+    moves.replaceChildren(...moveList(game, "moves").childNodes);
+    followMoves(moves.parentElement);
     if (C && $("timechart")) {
       const key = keyOf(game);
       C.loadTimeUse(key, game, `/api/games/${encodeURIComponent(game.game)}${outputQuery(tidOf(game))}`, state.token, render);

@@ -1,0 +1,216 @@
+"""The live page as people read it, in real headless Chromium at 1280 and 420 px.
+
+A board card follows its game (the move list scrolled to the last move), names are never
+cut ("Vidit, Santosh Gujrathi", "Nepomniachtchi, Ian", "Gukesh D"), a board is at least
+240 px wide at 1280, the game page lists the moves once, and the standings say what they
+are: "Round 1 in progress", "Final", "Playoff". Screenshots go to ``test-output/`` and,
+when ``CANDIDATES_SHOTS`` names a folder, there too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+from adapters.formats.pgn_import import import_pgn
+from adapters.store import Store
+from tests.gateway_support import RunningGateway, now_at
+from tests.helpers import ARBITERS, ok
+from tests.test_gateway_browser import CHROMIUM, OUTPUT, PHONE_WIDTH, Browser, card
+from tests.tournament_helpers import all_draws, event, play_rounds
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make browser)")
+
+PGN_2013 = Path(__file__).resolve().parents[1] / "replay_logs" / "sources" / "candidates-2013.pgn"
+FIELD = [
+    ("vidit", "Vidit, Santosh Gujrathi"),
+    ("nepo", "Nepomniachtchi, Ian"),
+    ("gukesh", "Gukesh D"),
+    ("pragg", "Praggnanandhaa R"),
+    ("caruana", "Caruana, Fabiano"),
+    ("nakamura", "Nakamura, Hikaru"),
+    ("abasov", "Abasov, Nijat"),
+    ("firouzja", "Firouzja, Alireza"),
+]
+
+
+def shot(browser: Browser, name: str) -> Path:
+    path = OUTPUT / name
+    browser.screenshot(path)
+    assert path.stat().st_size > 10_000
+    extra = os.environ.get("CANDIDATES_SHOTS")
+    if extra:
+        Path(extra).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(extra) / name)
+    return path
+
+
+def long_game() -> list[str]:
+    """The moves of the 2013 event's longest game: a card must follow it to its end."""
+    with PGN_2013.open(encoding="utf-8") as handle:
+        games = []
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    longest = max(games, key=lambda g: len(list(g.mainline_moves())))
+    board = longest.board()
+    out = []
+    for move in longest.mainline_moves():
+        out.append(board.san(move))
+        board.push(move)
+    return out
+
+
+@pytest.fixture
+def broadcast(sqlite_store: Store) -> tuple[Store, list[str]]:
+    """A field written as broadcasts write it; game 1.1 at its 60th-odd move, 1.2 started."""
+    ok(
+        sqlite_store,
+        {
+            "cmd": "create_tournament",
+            "tournament": "t",
+            "name": "Candidates as broadcast",
+            "start_date": "2013-03-13",
+            "cycles": 2,
+            "players": [
+                {"id": pid, "name": name, "federation": "FID", "rating": 2760 - 5 * i}
+                for i, (pid, name) in enumerate(FIELD)
+            ],
+            "arbiters": ARBITERS,
+        },
+    )
+    numbers = {pid: i for i, (pid, _) in enumerate(FIELD, start=1)}
+    ok(sqlite_store, {"cmd": "draw_lots", "tournament": "t", "numbers": numbers})
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": now_at()})
+    moves = long_game()[:121]
+    for n, move in enumerate(moves):
+        ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": move, "at": now_at(n * 0.001)})
+    for game in ("1.2", "1.3", "1.4"):
+        ok(sqlite_store, {"cmd": "start_game", "game": game, "at": now_at()})
+    return sqlite_store, moves
+
+
+UNCUT = """[...document.querySelectorAll('.card .name, #standings td, #needs .name')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1
+            || getComputedStyle(e).textOverflow === 'ellipsis')
+  .map(e => e.textContent)"""
+
+
+def last_move_shown(game: str) -> str:
+    """The card's last listed move, when the list is scrolled so that it shows."""
+    listed = card(game, ".movelist")
+    return f"""(() => {{
+      const list = {listed};
+      const last = list && list.querySelector('span.last');
+      if (!last) return '';
+      const a = list.getBoundingClientRect(), b = last.getBoundingClientRect();
+      const middle = (b.top + b.bottom) / 2;  // the move's line shows in the list's box
+      return middle > a.top && middle < a.bottom ? last.textContent : '';
+    }})()"""
+
+
+@pytest.mark.parametrize("width", [1280, PHONE_WIDTH])
+def test_the_card_follows_the_game_names_are_whole_and_the_label_says_in_progress(
+    broadcast: tuple[Store, list[str]], width: int
+) -> None:
+    store, moves = broadcast
+    with RunningGateway(store.url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/", phone=width == PHONE_WIDTH)
+        try:
+            browser.wait_for(f"innerWidth === {width} && document.readyState === 'complete'")
+            # the card's list is scrolled to the last move, which is marked
+            assert browser.wait_for(last_move_shown("1.1")) == moves[-1]
+            assert browser.js(f"{card('1.1', '.last-move')}.textContent") == f"61. {moves[-1]}"
+            # a move made now: the list follows it
+            board = chess.Board()
+            for move in moves:
+                board.push_san(move)
+            reply = board.san(next(iter(board.legal_moves)))
+            ok(store, {"cmd": "play_move", "game": "1.1", "move": reply, "at": now_at()})
+            assert browser.wait_for(f"{last_move_shown('1.1')} === {json.dumps(reply)}")
+            # names whole, as the source writes them
+            names = browser.wait_for(
+                "[...document.querySelectorAll('.card .name')].map(e => e.textContent)"
+                ".join('|').includes('Vidit') && "
+                "[...document.querySelectorAll('.card .name')].map(e => e.textContent)"
+            )
+            assert {"Vidit, Santosh Gujrathi", "Nepomniachtchi, Ian", "Gukesh D"} <= set(names)
+            browser.wait_for("!!document.querySelector('#standings table')")
+            assert browser.js(UNCUT) == []
+            label = browser.wait_for("document.querySelector('#standings .state')?.textContent")
+            assert label.startswith("Round 1 in progress")
+            if width == 1280:
+                size = browser.js(f"{card('1.1', '.board')}.getBoundingClientRect().width")
+                assert size >= 240, size
+                four = browser.js(
+                    "[...document.querySelectorAll('.card')].map(c => "
+                    "Math.round(c.getBoundingClientRect().top))"
+                )
+                assert len(set(four)) == 1  # the round's four boards side by side
+            assert browser.js("document.documentElement.scrollWidth") <= width
+            browser.js("window.scrollTo(0, 0)")
+            shot(browser, f"page-boards-{width}.png")
+        finally:
+            browser.close()
+
+
+def test_the_game_page_lists_the_moves_once_and_follows_the_last(
+    broadcast: tuple[Store, list[str]],
+) -> None:
+    store, moves = broadcast
+    with RunningGateway(store.url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/game/1.1")
+        try:
+            count = browser.wait_for("document.querySelectorAll('#moves li').length")
+            assert count == (len(moves) + 1) // 2
+            assert browser.js("document.querySelectorAll('.movelist, ol').length") == 1
+            assert browser.js("document.querySelector('#moves span.last').textContent") == moves[-1]
+            visible = """(() => { const l = document.getElementById('moves');
+              const a = l.getBoundingClientRect(), b = l.querySelector('span.last')
+                .getBoundingClientRect(); const m = (b.top + b.bottom) / 2;
+              return m > a.top && m < a.bottom; })()"""
+            assert browser.wait_for(visible)
+            shot(browser, "page-game-1280.png")
+        finally:
+            browser.close()
+
+
+def test_the_standings_say_final_after_the_last_round(tmp_path: Path) -> None:
+    with Store(str(tmp_path / "london.sqlite")) as store:
+        import_pgn(store, PGN_2013)
+        url = store.url
+    with RunningGateway(url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/")
+        try:
+            label = browser.wait_for("document.querySelector('#standings .state')?.textContent")
+            assert label == "Final, after round 14 of 14"
+            text = browser.js("document.getElementById('standings').textContent")
+            assert "No playoff needed so far" not in text
+            assert browser.js(UNCUT) == []
+            browser.js("document.getElementById('standings').scrollIntoView()")
+            shot(browser, "page-standings-final-1280.png")
+        finally:
+            browser.close()
+
+
+def test_the_standings_say_playoff_when_first_place_goes_to_tie_break_games(
+    sqlite_store: Store,
+) -> None:
+    event(sqlite_store, ["alpha", "beta", "gamma", "delta"])
+    play_rounds(sqlite_store, all_draws)
+    with RunningGateway(sqlite_store.url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/", phone=True)
+        try:
+            label = browser.wait_for("document.querySelector('#standings .state')?.textContent")
+            assert label.startswith("Playoff"), label
+            assert browser.js("document.querySelector('#standings .state').dataset.state") == (
+                "playoff"
+            )
+            browser.js("document.getElementById('standings').scrollIntoView()")
+            shot(browser, f"page-standings-playoff-{PHONE_WIDTH}.png")
+        finally:
+            browser.close()
