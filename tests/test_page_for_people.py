@@ -19,7 +19,7 @@ import pytest
 
 from adapters.formats.pgn_import import import_pgn
 from adapters.store import Store
-from tests.gateway_support import RunningGateway, now_at
+from tests.gateway_support import COMMENTATOR_TOKEN, RunningGateway, now_at
 from tests.helpers import ARBITERS, ok
 from tests.test_gateway_browser import CHROMIUM, OUTPUT, PHONE_WIDTH, Browser, card
 from tests.tournament_helpers import all_draws, event, play_rounds
@@ -214,3 +214,95 @@ def test_the_standings_say_playoff_when_first_place_goes_to_tie_break_games(
             shot(browser, f"page-standings-playoff-{PHONE_WIDTH}.png")
         finally:
             browser.close()
+
+
+CONTROLS = "document.querySelectorAll('a, button, select, input, textarea, nav').length"
+
+
+def sized(browser: Browser, width: int, height: int) -> None:
+    """A screen of ``width`` x ``height`` CSS pixels (a venue screen, a stream's source)."""
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        width=width,
+        height=height,
+        deviceScaleFactor=1,
+        mobile=False,
+    )
+    browser.call("Page.reload")
+    browser.wait_for(f"innerWidth === {width} && innerHeight === {height}")
+
+
+@pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720)])
+def test_the_hall_display_shows_one_board_large_the_four_the_standings_and_the_ticker(
+    broadcast: tuple[Store, list[str]], width: int, height: int
+) -> None:
+    store, moves = broadcast
+    with RunningGateway(store.url, public_delay_s=0) as gw:
+        browser = Browser(gw.http + "/display?board=1")
+        try:
+            sized(browser, width, height)
+            last = browser.wait_for(
+                "document.querySelector('#featured .lastmoves .san.last')?.textContent"
+            )
+            assert last == moves[-1]
+            shown = browser.js("document.querySelectorAll('#featured .lastmoves .san').length")
+            assert shown == 10  # the last ten moves
+            assert browser.js(CONTROLS) == 0  # no controls on a hall screen
+            assert browser.js("document.querySelectorAll('#four .mini').length") == 4
+            big = browser.js("document.querySelector('#featured .board').getBoundingClientRect()"
+                             ".width")  # fmt: skip
+            assert big >= 0.5 * height
+            assert browser.js("document.querySelector('#featured .evalbar') !== null")
+            clocks = browser.js(
+                "[...document.querySelectorAll('#featured .clock')].map(c => c.textContent)"
+            )
+            assert len(clocks) == 2 and all(":" in c for c in clocks)
+            rows = browser.wait_for(
+                "document.querySelectorAll('#display-standings tbody tr').length"
+            )
+            assert rows == 8
+            ticker = browser.wait_for("document.getElementById('ticker').textContent")
+            assert "to finish first" in ticker or "finishes first" in ticker
+            shot(browser, f"display-{width}x{height}.png")
+            # the whole screen, nothing to scroll, no name cut
+            assert browser.js("document.documentElement.scrollHeight") <= height
+            assert browser.js("document.documentElement.scrollWidth") <= width
+            assert (
+                browser.js(
+                    "[...document.querySelectorAll('.dplayer .name')]"
+                    ".filter(e => e.scrollWidth > e.clientWidth + 1).length"
+                )
+                == 0
+            )
+            shot(browser, f"display-{width}x{height}.png")
+        finally:
+            browser.close()
+
+
+def test_the_hall_display_is_the_publics_even_with_a_token_in_its_url(
+    broadcast: tuple[Store, list[str]],
+) -> None:
+    """A venue screen never shows more than the delay allows: /display takes no token."""
+    store, moves = broadcast
+    with RunningGateway(store.url, public_delay_s=900) as gw:
+        studio = Browser(gw.http + f"/#token={COMMENTATOR_TOKEN}")
+        hall = Browser(gw.http + f"/display#token={COMMENTATOR_TOKEN}")
+        try:
+            assert browser_text(studio, "#status").startswith("commentator")
+            assert studio.wait_for(f"{card('1.1', '.last-move')}?.textContent") == (
+                f"61. {moves[-1]}"
+            )
+            assert browser_text(hall, "#status").startswith("public view")
+            assert hall.js("document.querySelectorAll('.lastmoves .san').length") == 0
+            assert "61." not in hall.js("document.body.innerText")
+        finally:
+            studio.close()
+            hall.close()
+
+
+def browser_text(browser: Browser, selector: str) -> str:
+    found = browser.wait_for(
+        f"document.querySelector({json.dumps(selector)})?.textContent.includes(': live') && "
+        f"document.querySelector({json.dumps(selector)}).textContent"
+    )
+    return str(found)

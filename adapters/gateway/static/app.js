@@ -141,7 +141,7 @@
     const ws = new WebSocket(url, ["json"]);
     state.ws = ws;
     ws.onopen = () => {
-      const frame = { op: "subscribe", games: wanted(), needs: view === "boards" };
+      const frame = { op: "subscribe", games: wanted(), needs: view === "boards" || view === "display" };
       if (state.tournament !== "*") frame.tournament = state.tournament;
       if (state.seq != null) frame.since = state.seq;
       if (state.token) frame.token = state.token;
@@ -708,7 +708,80 @@
     return id;
   }
 
+  // --- the hall display (/display): no controls; one board large, the round's boards, the
+  // standings and the needs as a ticker. Always the public's delayed feed (no token). ------
+  function displayPlayer(game, side, big) {
+    return el("div", { class: `dplayer ${side}${big ? " big" : ""}` },
+      el("span", { class: "name" }, nameOf(game[side] || "?", tidOf(game))),
+      el("span", { class: "clock", "data-game": keyOf(game), "data-side": side }, ""));
+  }
+
+  // The last moves with their numbers ("23. Nf3 Nc6 24. Bb5"), the newest marked.
+  function lastMoves(game, plies) {
+    const moves = game.moves || [];
+    const from = Math.max(0, moves.length - plies);
+    const out = [];
+    for (let i = from; i < moves.length; i++) {
+      const number = Math.floor(i / 2) + 1;
+      if (i % 2 === 0) out.push(el("span", { class: "num" }, `${number}.`));
+      else if (i === from) out.push(el("span", { class: "num" }, `${number}…`));
+      out.push(el("span", { class: i === moves.length - 1 ? "san last" : "san" }, moves[i]));
+    }
+    return el("div", { class: "lastmoves", "data-game": keyOf(game) }, ...out);
+  }
+
+  function renderDisplay() {
+    const tid = shownTournament();
+    const mine = [...state.games.values()].filter((g) => !tid || tidOf(g) === tid);
+    const played = mine.filter((g) => g.status !== "not_started" && g.round != null);
+    const round = played.length ? Math.max(...played.map((g) => g.round)) : (rounds()[0] ?? null);
+    const boards = mine.filter((g) => g.round === round).sort((a, b) => (a.board ?? 0) - (b.board ?? 0));
+    const wantedBoard = Number(new URLSearchParams(location.search).get("board"));
+    const featured = boards.find((g) => g.board === wantedBoard)
+      || boards.find((g) => g.status === "in_progress") || boards[0];
+    const name = tid && nameOfTournament(tid);
+    if (name) $("title").textContent = name;
+    const s = state.standings;
+    const label = s ? stateLabel(s, tid) : null;
+    $("round-label").textContent = label ? label.text.split(";")[0] : (round != null ? `Round ${round}` : "");
+    if (featured) {
+      $("featured").replaceChildren(
+        el("div", { class: "head" }, `Board ${featured.board ?? "?"}`),
+        displayPlayer(featured, "black", true),
+        el("div", { class: "boardwrap" }, ...(C ? [C.evalBar(keyOf(featured), featured)] : []), boardOf(featured)),
+        displayPlayer(featured, "white", true),
+        lastMoves(featured, 10),
+        el("div", { class: `result ${featured.status}` }, resultText(featured)));
+      $("featured").dataset.game = keyOf(featured);
+    } else {
+      $("featured").replaceChildren(el("p", { class: "muted" }, "The boards appear when the round is paired."));
+    }
+    $("four").replaceChildren(...boards.map((g) => el("div", { class: "mini", "data-game": keyOf(g) },
+      el("div", { class: "head" }, `Board ${g.board ?? "?"}`),
+      displayPlayer(g, "black", false), boardOf(g), displayPlayer(g, "white", false),
+      el("div", { class: "foot" }, el("span", { class: "last-move" }, lastMove(g)),
+        el("span", { class: `result ${g.status}` }, g.status === "finished" ? g.result : "")))));
+    const rows = (s && s.rows) || [];
+    $("display-standings").replaceChildren(el("table", { class: "standings" },
+      el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"), el("th", {}, "Pts"), el("th", {}, "G"))),
+      el("tbody", {}, ...rows.map((r) => el("tr", { "data-player": r.player },
+        el("td", {}, r.rank), el("td", { class: "name" }, r.name || r.player), el("td", {}, r.points), el("td", {}, r.games))))));
+    const needs = state.needsBy.get(tid);
+    const said = needs && needs.players
+      ? Object.values(needs.players).filter((p) => p.outright || p.playoff)
+        .sort((a, b) => b.chance - a.chance).map((p) => p.needs)
+      : [];
+    const text = said.join("  ·  ");
+    const ticker = $("ticker");
+    if (ticker.dataset.text !== text) {  // a new text restarts the crawl; the same keeps it going
+      ticker.dataset.text = text;
+      ticker.replaceChildren(...(text ? [el("span", {}, text), el("span", { "aria-hidden": "true" }, text)] : []));
+      ticker.style.animationDuration = `${Math.max(20, text.length / 8)}s`;
+    }
+  }
+
   function render() {
+    if (view === "display") { renderDisplay(); tickClocks(); return; }
     if (view === "boards") {
       renderSwitcher(); renderBoards($("boards"), false); renderStandings();
       if (window.candidatesNeeds) window.candidatesNeeds($("needs"), state.needsBy.get(shownTournament()));
@@ -720,7 +793,9 @@
 
   // --- start -----------------------------------------------------------------------
   const fragment = new URLSearchParams(location.hash.slice(1));
-  if (fragment.get("token")) state.token = fragment.get("token");
+  // the hall display is for the public: it never takes a token, so it never shows more
+  // than the public delay allows
+  if (fragment.get("token") && view !== "display") state.token = fragment.get("token");
   if (view === "arbiter") {
     for (const button of document.querySelectorAll("[data-ruling]")) {
       button.addEventListener("click", () => buildRuling(button.dataset.ruling));
