@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import chess.pgn
@@ -306,3 +307,46 @@ def browser_text(browser: Browser, selector: str) -> str:
         f"document.querySelector({json.dumps(selector)}).textContent"
     )
     return str(found)
+
+
+def test_the_demos_printed_urls_open_the_desk_the_commentators_page_and_the_display(
+    tmp_path: Path,
+) -> None:
+    """``candidates demo`` as ``make demo`` runs it: each printed URL opens its side."""
+    from tests.test_demo import _demo, _read_until, _urls
+
+    proc = _demo(tmp_path, "--round-seconds", "60")
+    try:
+        urls = _urls(_read_until(proc, "they are shown only here"))
+        desk = Browser(urls["Arbiters' desk"])
+        try:
+            status = desk.wait_for(
+                "document.getElementById('status').textContent.includes('arbiter') && "
+                "document.getElementById('status').textContent"
+            )
+            assert "Demo Chief Arbiter" in status
+            desk.wait_for("document.querySelectorAll('#boards .card').length > 0")
+            shot(desk, "demo-arbiters-desk-1280.png")
+        finally:
+            desk.close()
+        studio = Browser(urls["Commentators"])
+        try:
+            assert "commentator" in studio.wait_for(
+                "document.getElementById('status').textContent.includes(': live') && "
+                "document.getElementById('status').textContent"
+            )
+            studio.wait_for("document.querySelectorAll('#boards .card .movelist li').length > 4")
+            shot(studio, "demo-commentator-1280.png")
+        finally:
+            studio.close()
+        hall = Browser(urls["Hall display"])
+        try:
+            sized(hall, 1920, 1080)
+            hall.wait_for("document.querySelectorAll('#featured .lastmoves .san').length > 4")
+            assert hall.js(CONTROLS) == 0
+            shot(hall, "demo-display-1920x1080.png")
+        finally:
+            hall.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)

@@ -11,7 +11,8 @@ the flag check and the arbiter's ruling on the flag it alerts to, Laws 2009
 instant as they would reach the engine live. What is real and what is
 generated (the header of the log says the same):
 
-- real: the players, their ratings (FIDE list of March 2013), the pairings
+- real: the players, their titles, FIDE ids and ratings (FIDE list of March 2013), the
+  Site (London ENG), the Chief Arbiter (Werner Stubenvoll), the pairings
   (the Berger numbers of the real drawing of lots, the real order of the
   rounds and the boards as published: 3.2), every move, every result, the dates of the rounds (14:00
   London time);
@@ -21,7 +22,7 @@ generated (the header of the log says the same):
   choreography on the board, the way each game ended when the score sheet
   does not show it (a resignation, a flag fall for Ivanchuk's five losses on
   time, the draw claims the 2012 regulations require: 3.9.2 b), and the
-  arbiters' names.
+  names of the Deputy Chief Arbiter and the Technical Advisor (their offices stand in).
 
 Two of Ivanchuk's losses on time end, in the published score, with his
 opponent on move (the score stops before the flag fell): there the Chief
@@ -71,21 +72,82 @@ SOURCE_PGN = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
 
 TOURNAMENT = "london-2013"
 PLAYERS_BY_ID = [
-    {"id": "aronian", "name": "Aronian, Levon", "federation": "ARM", "rating": 2809},
-    {"id": "gelfand", "name": "Gelfand, Boris", "federation": "ISR", "rating": 2740},
-    {"id": "ivanchuk", "name": "Ivanchuk, Vassily", "federation": "UKR", "rating": 2757},
-    {"id": "kramnik", "name": "Kramnik, Vladimir", "federation": "RUS", "rating": 2810},
-    {"id": "svidler", "name": "Svidler, Peter", "federation": "RUS", "rating": 2747},
-    {"id": "radjabov", "name": "Radjabov, Teimour", "federation": "AZE", "rating": 2793},
-    {"id": "grischuk", "name": "Grischuk, Alexander", "federation": "RUS", "rating": 2764},
-    {"id": "carlsen", "name": "Carlsen, Magnus", "federation": "NOR", "rating": 2872},
+    {
+        "id": "aronian",
+        "name": "Aronian, Levon",
+        "title": "GM",
+        "federation": "ARM",
+        "rating": 2809,
+        "fide_id": "13300474",
+    },
+    {
+        "id": "gelfand",
+        "name": "Gelfand, Boris",
+        "title": "GM",
+        "federation": "ISR",
+        "rating": 2740,
+        "fide_id": "2805677",
+    },
+    {
+        "id": "ivanchuk",
+        "name": "Ivanchuk, Vassily",
+        "title": "GM",
+        "federation": "UKR",
+        "rating": 2757,
+        "fide_id": "14100010",
+    },
+    {
+        "id": "kramnik",
+        "name": "Kramnik, Vladimir",
+        "title": "GM",
+        "federation": "RUS",
+        "rating": 2810,
+        "fide_id": "4101588",
+    },
+    {
+        "id": "svidler",
+        "name": "Svidler, Peter",
+        "title": "GM",
+        "federation": "RUS",
+        "rating": 2747,
+        "fide_id": "4102142",
+    },
+    {
+        "id": "radjabov",
+        "name": "Radjabov, Teimour",
+        "title": "GM",
+        "federation": "AZE",
+        "rating": 2793,
+        "fide_id": "13400924",
+    },
+    {
+        "id": "grischuk",
+        "name": "Grischuk, Alexander",
+        "title": "GM",
+        "federation": "RUS",
+        "rating": 2764,
+        "fide_id": "4126025",
+    },
+    {
+        "id": "carlsen",
+        "name": "Carlsen, Magnus",
+        "title": "GM",
+        "federation": "NOR",
+        "rating": 2872,
+        "fide_id": "1503014",
+    },
 ]
-"""The field with its FIDE ratings of March 2013; the pairing numbers come from the games."""
+"""The field with its titles, FIDE ids and FIDE ratings of March 2013; the pairing numbers
+come from the games."""
 ARBITERS = [
-    {"id": "chief", "name": "Chief Arbiter", "role": "chief"},
+    {"id": "chief", "name": "Stubenvoll, Werner", "role": "chief"},
     {"id": "deputy", "name": "Deputy Chief Arbiter", "role": "deputy"},
     {"id": "advisor", "name": "Technical Advisor", "role": "advisor"},
 ]
+"""The Chief Arbiter of London 2013, IA Werner Stubenvoll (AUT); the Deputy and the
+Technical Advisor are named by their office only (their names are not in the sources)."""
+START_DATE = "2013-03-13"
+"""Day 1 of 3.2 (arrivals): the opening on 14 March, round 1 on 15 March 2013, as played."""
 LOST_ON_TIME = "ivanchuk"
 """The public record: Ivanchuk lost five games on time (all five of his losses)."""
 
@@ -95,11 +157,12 @@ GENERATED = [
     "simulator; deterministic from each game's id",
     "how each game ended when the score sheet does not show it: resignations, flag falls "
     "(Ivanchuk's five losses on time), the draw claims and rulings 3.9.2 b requires",
-    "the arbiters' names",
+    "the names of the Deputy Chief Arbiter and the Technical Advisor (named by their office)",
 ]
 NOTES = (
     "FIDE Candidates Tournament, London, 15 March - 1 April 2013, played under the 2012 "
-    "regulations. Players, ratings, pairings, moves, results and round dates are real "
+    "regulations. Players, titles, FIDE ids, ratings, the Site, the Chief Arbiter, pairings, "
+    "moves, results and round dates (round 1 on 15 March) are real "
     "(replay_logs/sources/candidates-2013.pgn); what is generated is listed under "
     "'generated'. Built by replay_logs/build_sample.py."
 )
@@ -607,8 +670,11 @@ def _create() -> dict[str, Any]:
         "tournament": TOURNAMENT,
         "name": "FIDE Candidates Tournament 2013",
         "rules": "candidates-2012",
-        "start_date": "2013-03-14",
+        "start_date": START_DATE,
         "cycles": 2,
+        "site": "London ENG",
+        "city": "London",
+        "country": "ENG",
         "players": PLAYERS_BY_ID,
         "arbiters": ARBITERS,
         "by": "organiser",

@@ -468,7 +468,7 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
                     "type": {"type": "string"},
                     "stream": {"type": "string"},
                     "version": {"type": "integer"},
-                    "at": INSTANT,
+                    "at": {"anyOf": [INSTANT, {"type": "null"}]},
                 },
             },
             "object": {"$ref": "queries.schema.json#/$defs/game"},
