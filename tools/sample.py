@@ -71,71 +71,19 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE_PGN = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
 
 TOURNAMENT = "london-2013"
+FIELD = [  # id, name, federation, rating (FIDE, March 2013), FIDE id; every one a GM
+    ("aronian", "Aronian, Levon", "ARM", 2809, "13300474"),
+    ("gelfand", "Gelfand, Boris", "ISR", 2740, "2805677"),
+    ("ivanchuk", "Ivanchuk, Vassily", "UKR", 2757, "14100010"),
+    ("kramnik", "Kramnik, Vladimir", "RUS", 2810, "4101588"),
+    ("svidler", "Svidler, Peter", "RUS", 2747, "4102142"),
+    ("radjabov", "Radjabov, Teimour", "AZE", 2793, "13400924"),
+    ("grischuk", "Grischuk, Alexander", "RUS", 2764, "4126025"),
+    ("carlsen", "Carlsen, Magnus", "NOR", 2872, "1503014"),
+]
 PLAYERS_BY_ID = [
-    {
-        "id": "aronian",
-        "name": "Aronian, Levon",
-        "title": "GM",
-        "federation": "ARM",
-        "rating": 2809,
-        "fide_id": "13300474",
-    },
-    {
-        "id": "gelfand",
-        "name": "Gelfand, Boris",
-        "title": "GM",
-        "federation": "ISR",
-        "rating": 2740,
-        "fide_id": "2805677",
-    },
-    {
-        "id": "ivanchuk",
-        "name": "Ivanchuk, Vassily",
-        "title": "GM",
-        "federation": "UKR",
-        "rating": 2757,
-        "fide_id": "14100010",
-    },
-    {
-        "id": "kramnik",
-        "name": "Kramnik, Vladimir",
-        "title": "GM",
-        "federation": "RUS",
-        "rating": 2810,
-        "fide_id": "4101588",
-    },
-    {
-        "id": "svidler",
-        "name": "Svidler, Peter",
-        "title": "GM",
-        "federation": "RUS",
-        "rating": 2747,
-        "fide_id": "4102142",
-    },
-    {
-        "id": "radjabov",
-        "name": "Radjabov, Teimour",
-        "title": "GM",
-        "federation": "AZE",
-        "rating": 2793,
-        "fide_id": "13400924",
-    },
-    {
-        "id": "grischuk",
-        "name": "Grischuk, Alexander",
-        "title": "GM",
-        "federation": "RUS",
-        "rating": 2764,
-        "fide_id": "4126025",
-    },
-    {
-        "id": "carlsen",
-        "name": "Carlsen, Magnus",
-        "title": "GM",
-        "federation": "NOR",
-        "rating": 2872,
-        "fide_id": "1503014",
-    },
+    {"id": i, "name": n, "title": "GM", "federation": f, "rating": r, "fide_id": x}
+    for i, n, f, r, x in FIELD
 ]
 """The field with its titles, FIDE ids and FIDE ratings of March 2013; the pairing numbers
 come from the games."""
