@@ -10,10 +10,14 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import chess
 import pytest
 
+from adapters.analysis.service import Analyser
+from adapters.analysis.uci import Budget, find_engine
+from adapters.cli import main
 from adapters.store import Store
 from projections.pgn import game_pgn, same_position
 from tests.gateway_support import COMMENTATOR_TOKEN, RunningGateway, now_at
@@ -94,3 +98,51 @@ def test_the_page_marks_an_older_positions_evaluation_with_the_move_it_is_for(
             assert not browser.js(f"{card('1.1', '.evalbar')}.classList.contains('stale')")
         finally:
             browser.close()
+
+
+class RestsTaken(threading.Event):
+    """A stop event that records each rest the analysis asks of it (never set here)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rests: list[float] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if timeout is not None:
+            self.rests.append(timeout)
+        return super().wait(0)
+
+
+def test_the_engine_searches_a_quarter_of_the_time_by_default() -> None:
+    budget = Budget()
+    assert budget.duty == 0.25
+    assert budget.rest_s(0.2) == pytest.approx(0.6)  # 200 ms of search, 600 ms of rest
+    assert Budget(duty=1.0).rest_s(0.2) == 0
+    assert "searching 25% of the time" in budget.describe()
+
+
+@pytest.mark.skipif(find_engine() is None, reason="Stockfish is not installed (make stockfish)")
+def test_the_analysis_rests_between_searches_for_its_duty(sqlite_store: Store) -> None:
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": now_at(-60)})
+    for n, move in enumerate(["e4", "e5", "Nf3"]):
+        ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": move, "at": now_at(n - 50)})
+    budget = Budget(nodes=2_000, movetime_ms=None, nice=0, idle=False, duty=0.5)
+    stop = RestsTaken()
+    analyser = Analyser(sqlite_store.url, budget, find_engine(), until_idle=True)
+    assert analyser.run(stop)
+    assert analyser.counters.analysed >= 1
+    # one rest after each search, as long as the search (duty 0.5): never none
+    assert len(stop.rests) >= analyser.counters.analysed
+    assert all(rest >= 0 for rest in stop.rests)
+
+
+def test_the_command_line_refuses_a_duty_out_of_range(
+    sqlite_store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for duty in ("0", "1.5", "-0.1"):
+        assert main(["--store", sqlite_store.url, "analyse", "--duty", duty]) == 2
+        err = capsys.readouterr().err
+        assert err.splitlines() == [
+            "candidates analyse: --duty must be over 0 and at most 1 (1: no rest)"
+        ], err

@@ -242,8 +242,9 @@ def _run(args: argparse.Namespace, log: Log) -> int:
     return 0
 
 
-DEMO_BUDGET = Budget(nodes=150_000, movetime_ms=300)
-"""The demo replays a round a minute: a light budget, so most positions get their turn."""
+DEMO_BUDGET = Budget(nodes=150_000, movetime_ms=300, duty=1.0)
+"""The demo replays a round a minute: a light budget, searching all the time (no rest), so
+most positions get their turn; the page marks an evaluation of an older position."""
 
 
 def start_analysis(store: str, stop: threading.Event) -> None:
