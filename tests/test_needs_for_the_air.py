@@ -154,6 +154,37 @@ def test_names_as_broadcasts_write_them_are_kept_whole(world: World) -> None:
     assert needs["players"]["vidit"]["display"] == "Vidit"
 
 
+MADRID = Path(__file__).resolve().parent / "data" / "broadcasts" / "candidates-2022-madrid.pgn"
+
+
+def test_a_real_broadcast_2022_after_round_12_every_sentence(tmp_path: Path) -> None:
+    """The 2022 Candidates as the broadcast wrote it ("Nepomniachtchi, Ian", "Ding, Liren";
+    its profile sends a tie for first to a playoff)."""
+    with Store(str(tmp_path / "madrid.sqlite")) as store:
+        import_pgn(store, MADRID)
+        needs, _ = needs_object(store, 12)
+    said = sentences(needs)
+    assert needs["tiebreak"] == "Level on points for first: a playoff (3.7.1)"
+    assert said == {
+        "nepomniachtchi": "Nepomniachtchi finishes first with more points than Ding and "
+        "Nakamura; at least a playoff whatever the results",
+        "ding": "Ding cannot finish first outright but reaches a playoff with two wins if "
+        "Nepomniachtchi loses both games",
+        "nakamura": "Nakamura cannot finish first outright but reaches a playoff with two wins "
+        "if Nepomniachtchi loses both games",
+        **{
+            pid: f"{name} cannot finish first"
+            for pid, name in (
+                ("duda", "Duda"),
+                ("rapport", "Rapport"),
+                ("caruana", "Caruana"),
+                ("radjabov", "Radjabov"),
+                ("firouzja", "Firouzja"),
+            )
+        },
+    }
+
+
 class TestConstructedRaces:
     def test_3_7_two_way_race_into_the_last_round(self, world: World) -> None:
         event(world, ["alpha", "beta", "gamma", "delta"])
