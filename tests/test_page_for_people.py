@@ -143,7 +143,16 @@ def test_the_card_follows_the_game_names_are_whole_and_the_label_says_in_progres
             browser.wait_for("!!document.querySelector('#standings table')")
             assert browser.js(UNCUT) == []
             label = browser.wait_for("document.querySelector('#standings .state')?.textContent")
-            assert label.startswith("Round 1 in progress")
+            assert label == "Round 1 in progress; no game has finished yet"
+            # a game of the round ends: the table counts it, and says so
+            ok(store, {"cmd": "resign", "game": "1.2", "by": "white", "at": now_at()})
+            label = browser.wait_for(
+                "document.querySelector('#standings .state')?.textContent.includes('include') "
+                "&& document.querySelector('#standings .state').textContent"
+            )
+            assert label == (
+                "Round 1 in progress; the points include the games of round 1 already finished"
+            )
             if width == 1280:
                 size = browser.js(f"{card('1.1', '.board')}.getBoundingClientRect().width")
                 assert size >= 240, size

@@ -537,8 +537,8 @@
     box.replaceChildren(table, ...notes);
   }
 
-  // What the table is, as it is: "Final", "Playoff in progress", "Round 14 in progress" (the
-  // points after round 13), "After round 13" between rounds.
+  // What the table is, as it is: "Final", "Playoff in progress", "Round 14 in progress" (with
+  // what the points count), "After round 13" between rounds.
   function stateLabel(s, tid) {
     if (s.after_round == null) return null;
     const mine = [...state.games.values()].filter((g) => tidOf(g) === tid || (!g.tournament && tid === state.first));
@@ -552,7 +552,10 @@
     const live = [...new Set(playing.map((g) => g.round).filter((r) => r != null))].sort((a, b) => a - b);
     if (live.length) {
       const r = live[live.length - 1];
-      return { state: "in_progress", text: `Round ${r} in progress; the points after round ${s.after_round} and the games finished since` };
+      // the table counts every result so far: of round r, the games already finished
+      const counted = s.after_round >= r ? `the points include the games of round ${r} already finished`
+        : s.after_round ? `the points after round ${s.after_round}` : "no game has finished yet";
+      return { state: "in_progress", text: `Round ${r} in progress; ${counted}` };
     }
     return { state: "between_rounds", text: `After round ${s.after_round} of ${s.rounds}` };
   }
