@@ -539,8 +539,13 @@ def needs_in_words(
         f"first outright in {_count(outright):,} of {total:,}{sampled} scenarios, "
         f"at least a playoff in {_count(share):,}"
     )
+    settled = not table.space.remaining  # every game played: what is, not what may be
     if share == 0:
         sentence = f"{name} cannot finish first"
+    elif settled and outright:
+        sentence = f"{name} has finished first{note}"
+    elif settled:
+        sentence = f"{name} plays the playoff for first place"
     elif counted:
         sentence = (
             f"{name}: {percent(chance)} to finish first"

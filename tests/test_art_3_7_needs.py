@@ -343,8 +343,7 @@ def test_3_1_a_withdrawn_player_level_after_3_7_a_c_is_placed_behind() -> None:
         {"b": "B"},
     )
     assert words["needs"] == (
-        "B finishes first whatever the results (3.1, a withdrawn player cannot play tie-break "
-        "games)"
+        "B has finished first (3.1, a withdrawn player cannot play tie-break games)"
     )
 
 

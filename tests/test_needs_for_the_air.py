@@ -227,6 +227,16 @@ class TestConstructedRaces:
         )
 
 
+def test_3_7_1_once_every_game_is_played_the_sentences_say_what_is(world: World) -> None:
+    event(world, ["alpha", "beta", "gamma", "delta"])
+    play_rounds(world, all_draws)
+    said = sentences(needs_object(world)[0])
+    assert set(said.values()) == {
+        f"{pid.capitalize()} plays the playoff for first place"
+        for pid in ("alpha", "beta", "gamma", "delta")
+    }
+
+
 def test_a_question_about_rounds_not_on_the_record_is_answered_with_a_warning(
     world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
