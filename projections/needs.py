@@ -1,4 +1,4 @@
-"""The ``needs`` object: what each player needs to finish first, and his chances.
+"""The ``needs`` object: what each player needs to finish first, and the chances of each.
 
 ``{tournament, after_round, rounds, rules, criteria, games, method, scenarios,
 players, chances, decided}``, the same for ``candidates needs --format json``,

@@ -247,7 +247,7 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "needs": {
         "title": "needs",
-        "description": "What each player needs to finish first, and his chances "
+        "description": "What each player needs to finish first, and the chances of each "
         "(`candidates needs --format json`, `/api/needs`, the `needs` frame; docs/needs.md).",
         "type": "object",
         "required": [
@@ -602,9 +602,10 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
         "properties": {"op": {"const": "pong"}, "id": {}},
     },
     "needs": {
-        "description": "what each player needs to finish first and his chances (docs/needs.md): "
-        "a tournament's needs object, at start and whenever its standings change; the "
-        "scenarios listed when at most 729 (else `scenarios_omitted`; /api/needs lists all)",
+        "description": "what each player needs to finish first and the chances of each "
+        "(docs/needs.md): a tournament's needs object, at start and whenever its standings "
+        "change; the scenarios listed when at most 729 (else `scenarios_omitted`; /api/needs "
+        "lists all)",
         "type": "object",
         "required": ["op", "tournament", "needs"],
         "properties": {
