@@ -8,14 +8,17 @@ shows a bar per player and the words; a screenshot is kept under ``test-output/`
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import time
 import urllib.request
 from typing import Any
 
 import pytest
 
-from adapters.gateway.needs_feed import NeedsFeed
+from adapters.gateway.hub import Channel
+from adapters.gateway.needs_feed import NeedsFeed, NeedsService
 from adapters.store import Store
 from adapters.store.queries import needs_inputs
 from tests.gateway_support import COMMENTATOR_TOKEN, Peer, RunningGateway
@@ -141,3 +144,37 @@ def test_3_7_needs_frames_go_to_the_subscribers_that_ask_and_follow_a_resume(
             wrong.send({"op": "subscribe", "games": "*", "needs": "yes"}, valid=False)
             error = wrong.next("error")
             assert error["code"] == "malformed_frame" and "'needs'" in error["message"]
+
+
+def test_3_7_changes_that_come_while_the_needs_are_computed_leave_only_the_newest(
+    before_round_6: Store,
+) -> None:
+    """At a replay's speed every result changes the standings: the gateway computes the
+    newest inputs once the computation under way is done, never a queue of every change."""
+    inputs = [needs_inputs(before_round_6, r) for r in (3, 4, 5)]
+
+    async def scenario() -> tuple[int, Any, int, Any]:
+        service = NeedsService()
+        channel = Channel("live", 0)
+        try:
+            for given in inputs:  # three changes before the computation starts
+                service.later(channel, {"t": given})
+            while service.tasks:
+                await asyncio.gather(*service.tasks)
+            first = (service.computed, channel.needs["t"]["after_round"])
+            hold = threading.Event()
+            service.pool.submit(hold.wait)  # the needs' thread busy with an earlier one
+            service.later(channel, {"t": inputs[0]})
+            await asyncio.sleep(0)  # its computation waits for the thread
+            service.later(channel, {"t": inputs[1]})
+            service.later(channel, {"t": inputs[2]})
+            hold.set()
+            while service.tasks:
+                await asyncio.gather(*service.tasks)
+            return (*first, service.computed, channel.needs["t"]["after_round"])
+        finally:
+            service.close()
+
+    computed, after, again, newest = asyncio.run(scenario())
+    assert (computed, after) == (1, 5)  # one computation, of the newest inputs
+    assert (again, newest) == (3, 5)  # the one under way, then the newest of the two after
