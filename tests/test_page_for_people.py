@@ -352,6 +352,10 @@ def test_the_demos_printed_urls_open_the_desk_the_commentators_page_and_the_disp
         try:
             sized(hall, 1920, 1080)
             hall.wait_for("document.querySelectorAll('#featured .lastmoves .san').length > 4")
+            # what each player needs crawls along the bottom once the gateway has it
+            assert "finish" in hall.wait_for(
+                "document.getElementById('ticker').textContent", timeout=120
+            )
             assert hall.js(CONTROLS) == 0
             shot(hall, "demo-display-1920x1080.png")
         finally:
