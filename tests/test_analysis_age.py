@@ -85,6 +85,18 @@ def test_the_page_marks_an_older_positions_evaluation_with_the_move_it_is_for(
             assert age.startswith("for the position after 1… e5, 3 plies behind the board")
             assert browser.js(f"{card('1.1', '.evalbar')}.classList.contains('stale')")
             assert browser.js(f"{card('1.1', '.bestline')}.dataset.ply") == "2"
+            # the bar is readable at a glance: wide enough for its figure, written in it
+            bar = browser.js(f"{card('1.1', '.evalbar')}.getBoundingClientRect().width")
+            assert bar >= 20, bar
+            assert browser.js(f"{card('1.1', '.evalbar .eval-label')}.textContent") == "+0.35"
+            size = browser.js(
+                f"parseFloat(getComputedStyle({card('1.1', '.evalbar .eval-label')}).fontSize)"
+            )
+            assert size >= 10, size
+            # the best line in full: nothing of it cut
+            line = card("1.1", ".bestline")
+            assert browser.js(f"{line}.scrollWidth <= {line}.clientWidth + 1")
+            assert "2. Nf3 Nc6 3. Bb5" in browser.js(f"{line}.textContent").replace("…", "...")
             # the evaluation of the current position replaces it, unmarked
             current = {**frame, "ply": 5, "fen": fen_after(*moves, "Bb5"), "pv": ["a6"]}
             browser.js(f"window.Commentary.take({json.dumps(current)}, null)")
