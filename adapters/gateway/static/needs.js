@@ -38,7 +38,7 @@ window.candidatesNeeds = (box, needs) => {
   const rounds = [...new Set(left.map((g) => g.round))];
   const toPlay = left.length
     ? `${left.length} game${left.length === 1 ? "" : "s"} to play (round${rounds.length === 1 ? "" : "s"} ${rounds.join(", ")})`
-    : "every game played";
+    : "Every game played";
   const how = m.kind === "sample"
     ? `a sample of ${count(m.scenarios)} of the ${count(m.combinations)} combinations (seed ${m.seed})`
     : `every combination of their results (${m.scenarios})`;
