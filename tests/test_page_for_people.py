@@ -284,7 +284,10 @@ def test_the_hall_display_shows_one_board_large_the_four_the_standings_and_the_t
                 )
                 == 0
             )
-            shot(browser, f"display-{width}x{height}.png")
+            # the URL chooses the board shown large
+            browser.call("Page.navigate", url=gw.http + "/display?board=2")
+            browser.wait_for("document.querySelector('#featured .head')?.textContent === 'Board 2'")
+            assert browser.js("document.getElementById('featured').dataset.game") == "1.2"
         finally:
             browser.close()
 
