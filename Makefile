@@ -83,9 +83,13 @@ stockfish:
 
 # The suite (bench/load.py): several tournaments, boards, viewers and gateways, SQLite and
 # PostgreSQL ($$CANDIDATES_BENCH_PG, else the local test server) side by side, each figure next
-# to a bare baseline of the same run; writes bench/RESULTS.md. A few minutes.
-bench: $(VENV)/.installed
+# to a bare baseline of the same run; writes bench/RESULTS.md. A few minutes. Then the
+# engine's analysis on beside off (bench/bench_analysis.py, 4 and 100 boards: the single
+# move and move->viewer with `candidates analyse` running and stopped in alternate phases),
+# appended to bench/RESULTS.md.
+bench: $(VENV)/.installed stockfish
 	$(BIN)/python bench/load.py --results bench/RESULTS.md
+	$(BIN)/python bench/bench_analysis.py --boards 4,100 --rounds 4 --results bench/RESULTS.md
 
 # Every single-topic bench script in turn.
 bench-each: $(VENV)/.installed

@@ -178,7 +178,7 @@ def start_analyser(url: str, args: argparse.Namespace, errors: Any) -> subproces
         [
             sys.executable, "-m", "adapters.cli", "--store", url, "analyse",
             "--threads", str(args.threads), "--hash", "64", "--nodes", str(args.nodes),
-            "--movetime", str(args.movetime), "--nice", "10",
+            "--movetime", str(args.movetime), "--nice", "10", "--duty", str(args.duty),
         ],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=errors, text=True,
         start_new_session=True,  # its own process group: stopped and continued with its engine
@@ -429,35 +429,69 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--movetime", type=int, default=200, help="ms")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--duty", type=float, default=0.25, help="the engine's share of the time (analyse --duty)"
+    )
     parser.add_argument("--debug", action="store_true")
+    parser.add_argument(
+        "--results", default=None, help="also append the table to this file (make bench)"
+    )
     args = parser.parse_args()
+    lines: list[str] = []
+
+    def out(text: str) -> None:
+        print(text, flush=True)
+        lines.append(text)
+
     engine = find_engine()
     if engine is None:
-        print("bench_analysis: Stockfish is not installed (make stockfish); nothing measured")
+        out("bench_analysis: Stockfish is not installed (make stockfish); nothing measured")
+        write_results(args.results, lines)
         return 1
-    print(
+    out(
         f"engine {engine}; budget: {args.threads} thread, 64 MiB hash, {args.nodes} nodes or "
-        f"{args.movetime} ms a position, nice 10, idle class; "
+        f"{args.movetime} ms a position, nice 10, idle class, searching {args.duty:.0%} of "
+        "the time; "
         f"{args.viewers} viewers + 1 commentator; "
         f"{args.moves} moves x {args.rounds} phases each way"
     )
-    print(
+    out("")
+    out(
         "| boards | move→viewer p50/p99 ms, off | on | p99 ratio | single move ms, off | on "
         "| ratio | move→evaluation p50/p99 ms (got) | analysed / skipped |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    out("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for boards in [int(b) for b in args.boards.split(",")]:
         r = asyncio.run(run_boards(boards, args))
         off, on = r["viewer_off"], r["viewer_on"]
         e50, e99, got, asked = r["eval"]
-        print(
+        out(
             f"| {boards} | {off[0]:.1f} / {off[1]:.1f} | {on[0]:.1f} / {on[1]:.1f} | "
             f"{on[1] / off[1]:.2f} | {r['single_off']:.2f} | {r['single_on']:.2f} | "
             f"{r['single_on'] / r['single_off']:.2f} | {e50:.0f} / {e99:.0f} ({got}/{asked}) | "
-            f"{r['analysed']} / {r['skipped']} |",
-            flush=True,
+            f"{r['analysed']} / {r['skipped']} |"
         )
+    write_results(args.results, lines)
     return 0
+
+
+def write_results(path: str | None, lines: list[str]) -> None:
+    """Append the run to ``path`` (bench/RESULTS.md, after bench/load.py's tables): the
+    analysis on beside off, each ratio against the phases without it of the same run."""
+    if not path:
+        return
+    section = [
+        "",
+        "## Analysis on and off (bench/bench_analysis.py)",
+        "",
+        "The single move and move→viewer with `candidates analyse` running beside the live "
+        "path, against the phases of the same run with it stopped (SIGSTOP); goal: the "
+        "single move and the viewers' p99 within 10 % (ratio <= 1.10).",
+        "",
+        *lines,
+    ]
+    with Path(path).open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(section) + "\n")
 
 
 if __name__ == "__main__":

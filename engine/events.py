@@ -124,12 +124,14 @@ class Event:
         return {name: getattr(self, name) for name in _payload_names(type(self))}
 
     def to_wire(self) -> dict[str, Any]:
-        """The contract's form: type, stream, version, ``at`` as ISO text, then the fields."""
+        """The contract's form: type, stream, version, ``at`` as ISO text, then the fields.
+        ``at`` is null for an event whose command gave no instant (``create_tournament`` or
+        ``draw_lots`` without ``at``: ``at_ms`` 0), never shown as 1970-01-01."""
         wire = {
             "type": type(self).__name__,
             "stream": self.originator_id,
             "version": self.originator_version,
-            "at": format_instant(self.at_ms),
+            "at": format_instant(self.at_ms) if self.at_ms else None,
         }
         for name in _wire_names(type(self)):
             wire[name] = getattr(self, name)

@@ -2,10 +2,19 @@
 
 The engine's events carry ids (``svidler``, ``chief``): the right key for a record, the
 wrong word for a reader. ``Names`` turns them into the words a comment, a report, the
-desk and the watch screen show: a player by his surname as the tournament registered
-him (``Svidler`` for ``"Svidler, Peter"``; a name written without a comma is kept whole,
-``Ding Liren``), an arbiter by his office and name (``Chief Arbiter Geurt Gijssen``). An
-id the tournament does not know is shown as it is. Pure.
+desk, the needs, the prizes, the standings' notes and the watch screen show. This is the
+one place that decides how a person is named:
+
+- the name as the source writes it is kept (``Names.full``: ``"Svidler, Peter"``,
+  ``"Gukesh D"``, ``"Vidit, Santosh Gujrathi"``);
+- its display form (``display_name``) is the part before a comma, the family name as the
+  source put it first (``Svidler``, ``Nepomniachtchi``, ``Vidit``); a name written without
+  a comma is kept whole (``Gukesh D``, ``Praggnanandhaa R``, ``Ding Liren``): the last word
+  of such a name is an initial as often as a surname, so it is never cut;
+- an arbiter by the office and name (``Chief Arbiter Geurt Gijssen``).
+
+An id the tournament does not know is shown as it is. No sentence built from these names
+assumes a pronoun. Pure.
 """
 
 from __future__ import annotations
@@ -22,6 +31,12 @@ OFFICES = {
     "advisor": "Technical Advisor",
 }
 """The offices of 3.9.2 b (the Chief Arbiter, his Deputy, the Technical Advisor)."""
+
+
+def display_name(name: str) -> str:
+    """The display form of a name as the source writes it (see the module docstring):
+    ``Svidler`` of ``"Svidler, Peter"``, ``Gukesh D`` of ``"Gukesh D"``."""
+    return short_name(name)
 
 
 def given_first(name: str) -> str:
@@ -76,11 +91,15 @@ class Names:
         return Names(self.players, self.arbiters, pair[0], pair[1], self.games)
 
     def player(self, player_id: str | None) -> str:
-        """The player's surname (``Svidler``), or the id when unknown."""
+        """The player's display name (``Svidler``, ``Gukesh D``), or the id when unknown."""
         if not player_id:
             return "?"
         name = self.players.get(player_id)
-        return short_name(name) if name else player_id
+        return display_name(name) if name else player_id
+
+    def displayed(self) -> dict[str, str]:
+        """Every player id -> the display name."""
+        return {pid: display_name(name) for pid, name in self.players.items()}
 
     def full(self, player_id: str) -> str:
         """The player's whole registered name."""

@@ -1,4 +1,4 @@
-"""The ``needs`` object: what each player needs to finish first, and his chances.
+"""The ``needs`` object: what each player needs to finish first, and the chances of each.
 
 ``{tournament, after_round, rounds, rules, criteria, games, method, scenarios,
 players, chances, decided}``, the same for ``candidates needs --format json``,
@@ -37,7 +37,8 @@ from projections.chances import (
     model_for,
     results_count,
 )
-from projections.needs_words import Conditions, needs_in_words, short_name
+from projections.names import Names
+from projections.needs_words import Conditions, decided_by, needs_in_words, tiebreak_words
 from projections.scenarios import (
     DEFAULT_SEED,
     ScenarioTable,
@@ -109,7 +110,7 @@ def needs_object(
     """The contract's ``needs`` object for a scored table (see the module docstring)."""
     space = table.space
     players = {p.id: p for p in tournament.players}
-    names = {pid: short_name(p.name) for pid, p in players.items()}
+    names = Names.of(tournament).displayed()
     ratings = {pid: p.rating for pid, p in players.items()}
     last = after_round_shown(space, tournament.rounds) if space.after_round is not None else None
     played = [
@@ -126,9 +127,11 @@ def needs_object(
     conditions = Conditions(table)
     per_player: dict[str, Any] = {}
     for pid, (outright, playoff, not_first) in counts(table).items():
-        words = needs_in_words(table, conditions, pid, names)
+        words = needs_in_words(table, conditions, pid, names, odds.first[pid])
         per_player[pid] = {
             "name": players[pid].name if pid in players else pid,
+            "display": names.get(pid, pid),
+            "decided_by": decided_by(conditions.decided.get(pid, ()), space.chain),
             "outright": outright,
             "playoff": playoff,
             "not_first": not_first,
@@ -153,6 +156,7 @@ def needs_object(
         "rounds": tournament.rounds,
         "rules": tournament.rules,
         "criteria": list(space.chain),
+        "tiebreak": tiebreak_words(space.chain, space.first_place_by_games),
         "games": [
             {
                 "game": p.game,
@@ -189,7 +193,58 @@ def needs_object(
             "simulated with the seed",
         },
         "decided": decided_winner,
+        "warning": rounds_warning(space.after_round, space.remaining, games, last),
     }
+
+
+def _spans(rounds: Iterable[int]) -> str:
+    """``round 3``, ``rounds 2-13``, ``rounds 2, 4-5``."""
+    ordered = sorted(set(rounds))
+    spans: list[str] = []
+    start = prev = ordered[0]
+    for r in [*ordered[1:], None]:
+        if r is not None and r == prev + 1:
+            prev = r
+            continue
+        spans.append(str(start) if start == prev else f"{start}-{prev}")
+        if r is not None:
+            start = prev = r
+    return ("round " if len(ordered) == 1 else "rounds ") + ", ".join(spans)
+
+
+def rounds_warning(
+    asked: int | None,
+    remaining: Sequence[Any],
+    games: Sequence[Game],
+    shown: int | None,
+) -> str | None:
+    """When the record's rounds are not the rounds asked about (``--after-round N``): the
+    rounds up to N not yet played (their games are varied with the rest), or the results
+    after N on the record that the answer leaves out. None when they agree."""
+    if asked is None:
+        return None
+    unplayed = sorted({p.round for p in remaining if p.round <= asked})
+    later = sorted(
+        {
+            g.round
+            for g in games
+            if g.stage == "tournament" and g.status == "finished" and g.round > asked
+        }
+    )
+    parts: list[str] = []
+    if unplayed:
+        parts.append(
+            f"after round {asked} was asked, but {_spans(unplayed)} "
+            f"{'is' if len(unplayed) == 1 else 'are'} not played on the record: "
+            f"{'its' if len(unplayed) == 1 else 'their'} games are varied with the rest "
+            f"({len(remaining)} remaining games)"
+        )
+    if later:
+        parts.append(
+            f"the results of {_spans(later)} on the record are left out: the answer is as "
+            f"the event stood after round {shown if shown is not None else asked}"
+        )
+    return "; ".join(parts) or None
 
 
 def for_frame(needs: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,32 +1,35 @@
-"""What a player needs, in words: the shortest condition exactly true over the scenarios.
+"""What a player needs, in words for the air: the shortest condition exactly true over
+the scenarios.
 
-Never written by hand: for each contender the scenarios where he finishes first
-(outright; then those where he at least reaches a playoff) are a set, and a
-small search finds the shortest condition on the varied games' results that
-holds in exactly that set of scenarios (``projections.scenarios``).
+Never written by hand: for each contender the scenarios where the player finishes first
+(outright; then those with at least a playoff) are a set, and a small search finds the
+shortest condition on the varied games' results that holds in exactly that set of
+scenarios (``projections.scenarios``).
 
-The conditions are built from *atoms* about the points each player scores in
-the varied games (a single game: a win, a draw, a loss):
+The conditions are built from *atoms* about the points each player scores in the varied
+games (a single game: a win, a draw, a loss), said without a pronoun:
 
-- his own result: at least / at most / exactly a value ("he wins", "he does
-  not lose", "he draws");
-- his result against a rival's: "his result is at least Kramnik's", "better
-  than Kramnik's"; his final points against a rival's: "he finishes ahead of
-  Kramnik on points";
-- a rival's result: "Kramnik loses", "Kramnik does not win".
+- the player's own result, after "with": "with a win", "with a win or a draw", "with two
+  wins", "with at least 1½ from 2";
+- the result against a rival's: "with a result at least as good as Kramnik's", "a better
+  result than Kramnik's"; the final points against a rival's: "with more points than
+  Kramnik", "as many points as Kramnik" (where being ahead is impossible);
+- a rival's result, after "if": "if Kramnik loses", "if Carlsen and Kramnik do not win".
 
-Conditions are conjunctions of atoms, or a disjunction of two conjunctions of
-one or two atoms (two-atom ones among the ``MAX_TERMS`` that cover the most
-scenarios, so the search stays bounded); the search goes by length (the
-number of atoms: 1, 2, 3, 4), conjunctions before disjunctions of the same
-length, the player's own result first, so the first condition found is among
-the shortest. "in every scenario" and "in no scenario" are said as such. Over a
-sample (more than two rounds left) the scenarios are only counted ("finishes
-first in 296 of 2187 sampled scenarios"): no short condition is exact over so
-many games.
+Conditions are conjunctions of atoms, or a disjunction of two conjunctions of one or two
+atoms (two-atom ones among the ``MAX_TERMS`` that cover the most scenarios, so the search
+stays bounded); the search goes by length (the number of atoms: 1, 2, 3, 4), conjunctions
+before disjunctions of the same length, the player's own result first, so the first
+condition found is among the shortest; results a commentator can name are preferred to a
+comparison when they take at most one atom more. "whatever the results" is said as such.
+Where no short condition is exact (always over a sample: more than two rounds left) the
+sentence gives the chance ("Aronian: 20.9% to finish first") and the scenario counts are
+the detail ("first outright in 601 of 2,187 sampled scenarios, ...").
 
-Where he finishes first level on points, the criteria that decided it are
-named after the condition: "(3.7 b, more wins)".
+The tie-break chain is named once for the panel (``tiebreak_words``); which criteria put
+a player first when level is data (``decided_by``); only a first place a withdrawal
+decides is said in the sentence ("(3.1, a withdrawn player cannot play tie-break
+games)").
 """
 
 from __future__ import annotations
@@ -48,12 +51,16 @@ from projections.scenarios import (
 MAX_ATOMS = 4
 """The longest condition searched (atoms)."""
 COMPARISONS = {
-    "cmp_ge": ("his result is at least {rival}'s", "he scores at least as much as {rival}"),
-    "cmp_gt": ("his result is better than {rival}'s", "he scores more than {rival}"),
-    "fin_ge": ("he finishes level with or ahead of {rival} on points",) * 2,
-    "fin_gt": ("he finishes ahead of {rival} on points",) * 2,
+    "cmp_ge": ("a result at least as good as {rival}'s", "at least {rival}'s score"),
+    "cmp_gt": ("a better result than {rival}'s", "a better score than {rival}'s"),
+    "cmp_eq": ("the same result as {rival}", "the same score as {rival}"),
+    "fin_ge": ("at least as many points as {rival}",) * 2,
+    "fin_gt": ("more points than {rival}",) * 2,
+    "fin_eq": ("as many points as {rival}",) * 2,
 }
-"""A comparison with a rival's result in words: over one game, over several."""
+"""A comparison with a rival, after "with": over one game, over several."""
+RESULT_KINDS = ("ge", "le", "eq")
+"""Atoms about one player's own results."""
 MAX_PAIR_ATOMS = 48
 """Two-atom terms of a disjunction are made of the first (simplest) atoms only."""
 MAX_TERMS = 120
@@ -186,7 +193,9 @@ class Conditions:
                                 ge |= vb & wb
                             if v + offset > w:
                                 gt |= vb & wb
-                    out.append(Atom(kind + "_ge", player, 0, rival, ge, rank + order))
+                    # never ahead: "level with", not "level with or ahead of"
+                    ge_kind = kind + ("_ge" if gt else "_eq")
+                    out.append(Atom(ge_kind, player, 0, rival, ge, rank + order))
                     out.append(Atom(kind + "_gt", player, 0, rival, gt, rank + order))
         universe = self.universe
         unique: dict[int, Atom] = {}
@@ -204,20 +213,32 @@ class Conditions:
         if not self.table.exhaustive:
             return None  # over a sample of many games no short condition is exact: counted
         atoms = sorted(self.atoms(player), key=lambda a: a.rank)
-        supersets = [a for a in atoms if a.bits & target == target]
-        subsets = [a for a in atoms if a.bits & ~target == 0]
-        pairs: list[tuple[int, list[Atom]]] | None = None
-        for length in range(1, MAX_ATOMS + 1):
-            found = _conjunction(supersets, target, length)
-            if found is not None:
-                return "dnf", [found]
-            if length >= 2:
-                if pairs is None:
-                    pairs = widest(_terms(atoms[:MAX_PAIR_ATOMS], target, 2))
-                found_or = _disjunction(atoms, subsets, target, length, pairs)
-                if found_or is not None:
-                    return "dnf", found_or
-        return None
+        found = _shortest(atoms, target, MAX_ATOMS)
+        if found is None or all(a.kind in RESULT_KINDS for t in found[1] for a in t):
+            return found
+        # results a commentator can name ("with a win if Beta loses") before a comparison,
+        # when they take at most one statement more
+        length = sum(len(t) for t in found[1])
+        results = [a for a in atoms if a.kind in RESULT_KINDS]
+        return _shortest(results, target, min(MAX_ATOMS, length + 1)) or found
+
+
+def _shortest(atoms: Sequence[Atom], target: int, most: int) -> tuple[str, list[list[Atom]]] | None:
+    """The first condition of at most ``most`` atoms true in exactly ``target``."""
+    supersets = [a for a in atoms if a.bits & target == target]
+    subsets = [a for a in atoms if a.bits & ~target == 0]
+    pairs: list[tuple[int, list[Atom]]] | None = None
+    for length in range(1, most + 1):
+        found = _conjunction(supersets, target, length)
+        if found is not None:
+            return "dnf", [found]
+        if length >= 2:
+            if pairs is None:
+                pairs = widest(_terms(atoms[:MAX_PAIR_ATOMS], target, 2))
+            found_or = _disjunction(atoms, subsets, target, length, pairs)
+            if found_or is not None:
+                return "dnf", found_or
+    return None
 
 
 def _conjunction(atoms: Sequence[Atom], target: int, length: int) -> list[Atom] | None:
@@ -274,6 +295,11 @@ def _disjunction(
 
 
 # --- words -----------------------------------------------------------------------
+#
+# A condition is said without a pronoun (nobody's is assumed): the player's own results
+# after "with" ("with a win", "with a draw or a win and more points than Carlsen"), the
+# rivals' after "if" ("if Kramnik loses"), alternatives after ", or": "Kramnik finishes
+# first with a win, or with a draw if Carlsen loses".
 
 
 def _points(half: int) -> str:
@@ -282,14 +308,36 @@ def _points(half: int) -> str:
     return text or "0"
 
 
-def _clause(atom: Atom, player: str, names: Mapping[str, str], games: int) -> str:
-    """One atom in words ("he wins", "Kramnik does not lose", "his result is at least
-    Kramnik's")."""
-    who = "he" if atom.player == player else names.get(atom.player, atom.player)
+def _own(atom: Atom, names: Mapping[str, str], games: int) -> str:
+    """The subject's own result or a comparison, to follow "with"."""
     if atom.kind in COMPARISONS:
         one, several = COMPARISONS[atom.kind]
-        template = one if games == 1 else several
-        return template.format(rival=names.get(atom.rival or "", atom.rival or ""))
+        rival = names.get(atom.rival or "", atom.rival or "")
+        return (one if games == 1 else several).format(rival=rival)
+    if games == 1:
+        return {
+            ("ge", 2): "a win",
+            ("ge", 1): "a win or a draw",
+            ("le", 0): "a loss",
+            ("le", 1): "a draw or a loss",
+        }.get((atom.kind, atom.value), "a draw")
+    top = 2 * games
+    if atom.kind == "ge":
+        if atom.value == top:
+            return f"{NUMBERS.get(games, str(games))} wins"
+        return f"at least {_points(atom.value)} from {games}"
+    if atom.kind == "le":
+        if atom.value == 0:
+            return f"{NUMBERS.get(games, str(games))} losses"
+        return f"at most {_points(atom.value)} from {games}"
+    return f"exactly {_points(atom.value)} from {games}"
+
+
+NUMBERS = {2: "two", 3: "three", 4: "four"}
+
+
+def _rival(atom: Atom, who: str, games: int) -> str:
+    """A rival's result as a clause ("Kramnik loses", "Kramnik scores at most 1 of 2")."""
     if games == 1:
         if atom.kind == "ge":
             return f"{who} wins" if atom.value == 2 else f"{who} does not lose"
@@ -297,7 +345,7 @@ def _clause(atom: Atom, player: str, names: Mapping[str, str], games: int) -> st
             return f"{who} loses" if atom.value == 0 else f"{who} does not win"
         return f"{who} draws"
     top = 2 * games
-    every = "both his games" if games == 2 else f"all his {games} games"
+    every = "both games" if games == 2 else f"all {games} games"
     if atom.kind == "ge":
         if atom.value == top:
             return f"{who} wins {every}"
@@ -318,27 +366,51 @@ def _join(parts: Sequence[str]) -> str:
 def _term_words(
     term: Sequence[Atom], player: str, names: Mapping[str, str], games: Mapping[str, int]
 ) -> str:
-    """A conjunction in words; rivals with the same result are named together
-    ("Carlsen and Kramnik lose")."""
-    grouped: dict[tuple[str, int, int], list[Atom]] = {}
-    ordered: list[tuple[str, int, int]] = []
+    """A conjunction in words: "with a win if Kramnik loses"; rivals with the same result
+    are named together ("if Carlsen and Kramnik lose")."""
+    own, rivals = _term_parts(term, player, names, games)
+    words = f"with {own}" if own else ""
+    if rivals:
+        words += (" if " if own else "if ") + rivals
+    return words
+
+
+def _term_parts(
+    term: Sequence[Atom], player: str, names: Mapping[str, str], games: Mapping[str, int]
+) -> tuple[str, str]:
+    """(the player's own part, to follow "with"; the rivals' part, to follow "if")."""
+    compared: dict[str, list[str]] = {}
+    own: list[str] = []
     for atom in term:
-        key = (atom.kind, atom.value, games.get(atom.player, 1))
-        if atom.player == player or atom.kind.startswith("cmp"):
-            key = (atom.kind + ":" + (atom.rival or atom.player), atom.value, key[2])
-        if key not in grouped:
-            ordered.append(key)
-        grouped.setdefault(key, []).append(atom)
-    words: list[str] = []
-    for key in ordered:
-        atoms = grouped[key]
-        first = _clause(atoms[0], player, names, games.get(atoms[0].player, 1))
+        if atom.player != player:
+            continue
+        if atom.kind in COMPARISONS and atom.rival is not None:
+            # "at least as many points as Carlsen and Kramnik"
+            if atom.kind not in compared:
+                own.append(atom.kind)
+            compared.setdefault(atom.kind, []).append(names.get(atom.rival, atom.rival))
+        else:
+            own.append(_own(atom, names, games.get(player, 1)))
+    count = games.get(player, 1)
+    own = [
+        (COMPARISONS[o][0 if count == 1 else 1].format(rival=_join(compared[o])))
+        if o in compared
+        else o
+        for o in own
+    ]
+    grouped: dict[tuple[str, int, int], list[Atom]] = {}
+    for atom in term:
+        if atom.player != player:
+            key = (atom.kind, atom.value, games.get(atom.player, 1))
+            grouped.setdefault(key, []).append(atom)
+    rivals: list[str] = []
+    for atoms in grouped.values():
+        count = games.get(atoms[0].player, 1)
         if len(atoms) == 1:
-            words.append(first)
+            rivals.append(_rival(atoms[0], names.get(atoms[0].player, atoms[0].player), count))
             continue
         who = _join([names.get(a.player, a.player) for a in atoms])
-        name0 = names.get(atoms[0].player, atoms[0].player)
-        rest = first.removeprefix(name0)
+        rest = _rival(atoms[0], "", count)
         # "Carlsen and Kramnik lose", "Carlsen and Kramnik do not win"
         rest = (
             rest.replace(" does not ", " do not ")
@@ -347,24 +419,8 @@ def _term_words(
             .replace(" draws", " draw")
             .replace(" scores", " each score")
         )
-        words.append(f"both {who}{rest}" if len(atoms) == 2 else f"{who}{rest}")
-    return _join(_on_points_together(words))
-
-
-FINISHES, ON_POINTS = "he finishes ", " on points"
-
-
-def _on_points_together(words: list[str]) -> list[str]:
-    """Comparisons of final points said once: "he finishes level with or ahead of
-    Carlsen and ahead of Kramnik on points"."""
-    final = [w for w in words if w.startswith(FINISHES) and w.endswith(ON_POINTS)]
-    if len(final) < 2:
-        return words
-    inner = [w.removeprefix(FINISHES).removesuffix(ON_POINTS) for w in final]
-    merged = FINISHES + _join(inner) + ON_POINTS
-    first = words.index(final[0])
-    rest = [w for w in words if w not in final]
-    return [*rest[:first], merged, *rest[first:]]
+        rivals.append(f"{who}{rest}")
+    return _join(own), _join(rivals)
 
 
 def condition_words(
@@ -373,30 +429,61 @@ def condition_words(
     names: Mapping[str, str],
     games: Mapping[str, int],
 ) -> str:
-    """The condition as a phrase to follow "finishes first if" (or a sentence ending)."""
+    """The condition, to follow "finishes first" ("with a win", "if Kramnik loses",
+    "whatever the results", "in no case")."""
     if found is None:
         return ""
     kind, terms = found
     if kind == "all":
-        return "in every scenario"
+        return "whatever the results"
     if kind == "none":
-        return "in no scenario"
+        return "in no case"
+    if len(terms) == 2 and games.get(player, 1) == 1:
+        terms = [terms[0], [_beside(terms[0], a, player) for a in terms[1]]]
+    parts = [_term_parts(t, player, names, games) for t in terms]
+    if len(parts) == 2 and parts[0][0] and parts[0][0] == parts[1][0] and all(r for _, r in parts):
+        # the same result of his own under either condition: said once
+        return f"with {parts[0][0]} if {parts[0][1]}, or if {parts[1][1]}"
     return ", or ".join(_term_words(t, player, names, games) for t in terms)
 
 
+def _beside(first: Sequence[Atom], atom: Atom, player: str) -> Atom:
+    """In "with a win, or with a win or a draw if ...", the second "a win" is already said
+    by the first alternative: "with a win, or with a draw if ..." (the same scenarios)."""
+    if len(first) != 1 or first[0].player != player or atom.player != player:
+        return atom
+    said = first[0]
+    if said.kind == "ge" and said.value == 2 and atom.kind == "ge" and atom.value == 1:
+        return Atom("eq", player, 1, None, atom.bits, atom.rank)
+    if said.kind == "le" and said.value == 0 and atom.kind == "le" and atom.value == 1:
+        return Atom("eq", player, 1, None, atom.bits, atom.rank)
+    return atom
+
+
+def tiebreak_words(chain: Sequence[str], first_place_by_games: bool) -> str:
+    """The tie-break for first place, named once for the whole panel: "Level on points:
+    3.7 a the games between the tied players, 3.7 b more wins, 3.7 c Sonneborn-Berger;
+    then a playoff (3.7.1)"."""
+    if first_place_by_games:
+        return "Level on points for first: a playoff (3.7.1)"
+    named = [f"3.7 {LETTERS[i]} {CRITERION_WORDS.get(c, c)}" for i, c in enumerate(chain)]
+    return "Level on points: " + ", ".join(named) + "; then a playoff (3.7.1)"
+
+
 def criteria_note(decided: Iterable[str], chain: Sequence[str]) -> str:
-    """The criteria that put the player first where he was level on points (``decided``:
-    the ``decided_by`` of the scenarios he wins): "(3.7 b, more wins)"; empty when points
-    alone did."""
+    """What the panel's tie-break line does not say: a first place that a withdrawal
+    decided (3.1). The chain's criteria are named once (``tiebreak_words``), never per
+    player."""
+    if WITHDRAWAL in set(decided):
+        return " (3.1, a withdrawn player cannot play tie-break games)"
+    return ""
+
+
+def decided_by(decided: Iterable[str], chain: Sequence[str]) -> list[str]:
+    """The criteria that put the player first where he was level on points, in the
+    chain's order (``h2h``, ``wins``, ...; ``withdrawal``)."""
     seen = {c for c in decided if c not in (POINTS, PLAYOFF)}
-    notes = []
-    for criterion in sorted(seen, key=lambda c: chain.index(c) if c in chain else 99):
-        if criterion == WITHDRAWAL:
-            notes.append("3.1, a withdrawn player cannot play tie-break games")
-        elif criterion in chain:
-            letter = LETTERS[chain.index(criterion)]
-            notes.append(f"3.7 {letter}, {CRITERION_WORDS.get(criterion, criterion)}")
-    return f" ({'; '.join(notes)})" if notes else ""
+    return sorted(seen, key=lambda c: chain.index(c) if c in chain else 99)
 
 
 def as_bits(indexes: Sequence[int], size: int) -> int:
@@ -409,52 +496,80 @@ def as_bits(indexes: Sequence[int], size: int) -> int:
     return int(text, 2)
 
 
+def percent(chance: float) -> str:
+    """``20.9%``; ``under 0.1%`` / ``over 99.9%`` rather than a 0 or 100 that is not."""
+    if 0 < chance < 0.0005:
+        return "under 0.1%"
+    if 0.9995 < chance < 1:
+        return "over 99.9%"
+    return f"{100 * chance:.1f}%"
+
+
 def needs_in_words(
-    table: ScenarioTable, conditions: Conditions, player: str, names: Mapping[str, str]
+    table: ScenarioTable,
+    conditions: Conditions,
+    player: str,
+    names: Mapping[str, str],
+    chance: float | None = None,
 ) -> dict[str, str | None]:
     """``first_if`` and ``playoff_if`` (the conditions to finish first, and to reach at
-    least the playoff when that differs; None where there is none, or no short one) and
-    ``needs``, a sentence: the condition, or the count of scenarios where none is short
-    enough (and always over a sample)."""
+    least the playoff when that differs; None where there is none, or no short one),
+    ``needs``, the sentence for the air, and ``detail``, the scenario counts behind it.
+
+    Where no short condition is exact (always over a sample) the sentence gives the
+    ``chance`` first ("Aronian: 20.9% to finish first") and the counts go to ``detail``
+    ("first in 601 of 2,187 sampled scenarios"): a count of sampled scenarios is not a
+    chance, and side by side they read as a contradiction."""
     name = names.get(player, player)
     outright = conditions.first.get(player, 0)
     share = outright | conditions.playoff.get(player, 0)
+    total = len(table.outcomes)
     sampled = "" if table.exhaustive else " sampled"
+    counted = False
 
-    def phrase(bits: int) -> tuple[str | None, str]:
+    def phrase(bits: int) -> str | None:
+        nonlocal counted
         found = conditions.search(player, bits)
         if found is None:
-            return None, f"in {_count(bits)} of {len(table.outcomes)}{sampled} scenarios"
-        words = condition_words(found, player, names, conditions.games)
-        return words, f"if {words}"
+            counted = True
+            return None
+        return condition_words(found, player, names, conditions.games)
 
-    first_if, first = phrase(outright) if outright else (None, "")
-    playoff_if: str | None = None
-    playoff = ""
-    if share != outright:
-        playoff_if, playoff = phrase(share)
+    first_if = phrase(outright) if outright else None
+    playoff_if = phrase(share) if share not in (outright, 0) else None
     note = criteria_note(conditions.decided.get(player, ()), table.space.chain)
+    detail = (
+        f"first outright in {_count(outright):,} of {total:,}{sampled} scenarios, "
+        f"at least a playoff in {_count(share):,}"
+    )
+    settled = not table.space.remaining  # every game played: what is, not what may be
     if share == 0:
-        sentence = f"{name} cannot finish first" + (" in any sampled scenario" if sampled else "")
+        sentence = f"{name} cannot finish first"
+    elif settled and outright:
+        sentence = f"{name} has finished first{note}"
+    elif settled:
+        sentence = f"{name} plays the playoff for first place"
+    elif counted:
+        sentence = (
+            f"{name}: {percent(chance)} to finish first"
+            if chance is not None
+            else f"{name} finishes first in {_count(share):,} of {total:,}{sampled} scenarios"
+        )
     elif outright == conditions.universe:
-        sentence = f"{name} finishes first in every{sampled} scenario{note}"
+        sentence = f"{name} finishes first whatever the results{note}"
     elif outright == 0:
-        sentence = f"{name} cannot finish first outright; he reaches a playoff {playoff}"
+        sentence = f"{name} cannot finish first outright but reaches a playoff {playoff_if}"
     else:
-        sentence = f"{name} finishes first {first}{note}"
-        if playoff:
-            sentence += f"; at least a playoff {playoff}"
-    return {"first_if": first_if, "playoff_if": playoff_if, "needs": sentence}
+        sentence = f"{name} finishes first {first_if}{note}"
+        if playoff_if:
+            sentence += f"; at least a playoff {playoff_if}"
+    return {
+        "first_if": first_if,
+        "playoff_if": playoff_if,
+        "needs": sentence,
+        "detail": detail if share else None,
+    }
 
 
 def _count(bits: int) -> int:
     return bin(bits).count("1")
-
-
-def short_name(name: str) -> str:
-    """The name a commentator says: the surname ("Carlsen" of "Carlsen,M" or "Magnus
-    Carlsen")."""
-    if "," in name:
-        return name.split(",")[0].strip() or name
-    parts = name.split()
-    return parts[-1] if parts else name

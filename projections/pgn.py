@@ -105,8 +105,10 @@ def pgn_termination(game: Game) -> str:
 
 ClockAfterPly = Mapping[int, int]
 """Ply -> the remaining time (ms) of the side that made that move, just after it."""
-EvalAfterPly = Mapping[int, tuple[int | None, int | None]]
-"""Ply -> the evaluation (centipawns, mate) of the position after that move, White's view."""
+EvalAfterPly = Mapping[int, tuple[int | None, int | None] | tuple[int | None, int | None, str]]
+"""Ply -> the evaluation (centipawns, mate) of the position after that move, White's view;
+with the FEN it was made for, it is written only where the game's position at that ply is
+that one (a correction of the moves leaves it out, never under another position)."""
 GameOpening = tuple[str, str]
 """(ECO code, name) of a game's opening."""
 CommentsAtPly = Mapping[int, Sequence[str]]
@@ -222,9 +224,17 @@ def game_pgn(
         if clocks is not None and ply in clocks:
             node.set_clock(max(0, clocks[ply]) / 1000)
         if evals is not None and ply in evals:
-            node.set_eval(_pov_score(*evals[ply]))
+            found = evals[ply]
+            if len(found) < 3 or same_position(str(found[-1]), node.board().fen()):
+                node.set_eval(_pov_score(found[0], found[1]))
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
     return pgn.accept(exporter)
+
+
+def same_position(fen: str, other: str) -> bool:
+    """The same placement, side to move and castling rights (the move counters and the en
+    passant square aside, which writers of FEN set differently)."""
+    return fen.split(" ")[:3] == other.split(" ")[:3]
 
 
 def _pov_score(cp: int | None, mate: int | None) -> chess.engine.PovScore:

@@ -287,7 +287,7 @@ def notes(
                 {
                     "player": incident.player,
                     "article": "Laws 2009 13.4 g",
-                    "note": f"expelled from the event (incident {incident.incident}); his games "
+                    "note": f"expelled from the event (incident {incident.incident}); the games "
                     "follow the withdrawal rules of 3.1",
                 }
             )

@@ -36,7 +36,7 @@ ENGINE = find_engine()
 needs_engine = pytest.mark.skipif(
     ENGINE is None, reason="Stockfish is not installed (make stockfish)"
 )
-SMALL = Budget(nodes=20_000, movetime_ms=None, nice=0, idle=False)
+SMALL = Budget(nodes=20_000, movetime_ms=None, nice=0, idle=False, duty=1.0)
 """A small node budget: the same answer on a slow or a fast machine. Not in the idle class:
 on a machine kept busy (the rest of the suite) an idle engine would get no time at all."""
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ class TestTheEngineWithinABudget:
         budget's ``nice`` without it."""
         assert ENGINE is not None
         for idle, policy, group_nice in ((True, os.SCHED_IDLE, 19), (False, os.SCHED_OTHER, 3)):
-            budget = Budget(nodes=1_000, movetime_ms=None, nice=3, idle=idle)
+            budget = Budget(nodes=1_000, movetime_ms=None, nice=3, idle=idle, duty=1.0)
             with Analyst(ENGINE, budget) as analyst:
                 analyst.evaluate(chess.Board(), 0)
                 transport = analyst.engine.protocol.transport
@@ -343,7 +343,9 @@ class TestAnEngineThatDies:
         with Store(store_url) as store:
             paired_tournament(store)
             play(store, "1.1", ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"])
-        analyser = Analyser(store_url, Budget(nodes=400_000, movetime_ms=None, nice=0, idle=False))
+        analyser = Analyser(
+            store_url, Budget(nodes=400_000, movetime_ms=None, nice=0, idle=False, duty=1.0)
+        )
         stop = threading.Event()
         thread = threading.Thread(target=analyser.run, args=(stop,), daemon=True)
         thread.start()

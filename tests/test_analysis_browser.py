@@ -32,7 +32,7 @@ pytestmark = [
     pytest.mark.skipif(ENGINE is None, reason="Stockfish is not installed (make stockfish)"),
 ]
 GAMES_2013 = Path("/work/shared/data/candidates-2013.pgn")
-TINY = Budget(nodes=5_000, movetime_ms=None, nice=0, idle=False)
+TINY = Budget(nodes=5_000, movetime_ms=None, nice=0, idle=False, duty=1.0)
 
 
 def round_one(limit_plies: int = 60) -> dict[str, list[str]]:

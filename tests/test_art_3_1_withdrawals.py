@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from adapters.cli.cmd_tournament import render_standings
 from adapters.store import Store
 from adapters.store.queries import crosstable_object, game_object, standings_object
+from projections.names import Names
 from tests.helpers import at, ok, paired_tournament, refused
 from tests.tournament_helpers import all_draws, play_rounds
 from tests.world import World
@@ -57,6 +59,10 @@ class TestArt3_1WithdrawalAfterHalfTheGames:
         defaults = [e for e in events if e["type"] == "ResultRecorded"]
         assert len(defaults) == 7
         assert {e["termination"] for e in defaults} == {"default"}
+        # the reason names the player as people read it, not the id
+        assert {e["reason"] for e in defaults} == {
+            "3.1: Ivanchuk withdrew after completing 7 of 14 games"
+        }
         later = {g for g in games_of(world, GONE) if int(g.split(".")[0]) >= 8}
         assert {e["stream"].removeprefix("game/") for e in defaults} == later
         one = sorted(later)[0]
@@ -114,6 +120,11 @@ class TestArt3_1WithdrawalBeforeHalfTheGames:
         table = standings_object(world)
         assert GONE not in {r["player"] for r in table["rows"]}
         assert table["withdrawn"][0]["annulled"] is True
+        # the table's note names the player (who has no row to take the name from)
+        text = render_standings(table, Names.of(world.tournament()).displayed())
+        assert "      Ivanchuk: withdrew after 6 of 14 games; results annulled (3.1)" in (
+            text.splitlines()
+        )
         # everyone else is back to his games among the other seven, all drawn
         met_gone = {p for wb in games_of(world, GONE).values() for p in wb} - {GONE}
         for r in table["rows"]:
@@ -201,7 +212,7 @@ class TestArt3_3_3WithdrawalBeforeTheStart:
         opponent = black if white == GONE else white
         assert [e["type"] for e in events] == ["GameStarted", "ResultRecorded", "PlayerWithdrew"]
         assert events[1]["reason"] == (
-            f"3.3.3: {GONE} withdrew before the start; his first-round opponent wins"
+            "3.3.3: Ivanchuk withdrew before the start; the first-round opponent wins"
         )
         assert game_object(world, first)["termination"] == "default"
         # his other games are not played (the 50% rule would annul the declared

@@ -9,6 +9,7 @@ import pytest
 from adapters.cli.cmd_tournament import render_standings
 from adapters.store import Store
 from adapters.store.queries import standings_object
+from projections.names import Names
 from tests.helpers import at, ok, paired_tournament, refused
 
 
@@ -60,9 +61,11 @@ class TestArt3_3_4WithdrawalReason:
 
     def test_3_3_4_the_standings_table_prints_the_note(self, withdrawn: Store) -> None:
         ok(withdrawn, ruling())
-        text = render_standings(standings_object(withdrawn))
+        text = render_standings(
+            standings_object(withdrawn), Names.of(withdrawn.tournament()).displayed()
+        )
         assert (
-            "      ivanchuk: reason for withdrawal not satisfactory: excluded from the next World "
+            "      Ivanchuk: reason for withdrawal not satisfactory: excluded from the next World "
             "Championship cycle (no medical certificate was produced) (3.3.4)"
         ) in text.splitlines()
 

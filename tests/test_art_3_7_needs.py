@@ -147,10 +147,15 @@ class TestArt3_7NeedsOfThe2013Candidates:
     def test_3_7_b_the_words_for_the_two_leaders(self, after_13: dict[str, Any]) -> None:
         players = after_13["players"]
         assert players["carlsen"]["needs"] == (
-            "Carlsen finishes first if his result is at least Kramnik's (3.7 b, more wins)"
+            "Carlsen finishes first with a result at least as good as Kramnik's"
         )
         assert players["kramnik"]["needs"] == (
-            "Kramnik finishes first if his result is better than Carlsen's"
+            "Kramnik finishes first with a better result than Carlsen's"
+        )
+        assert players["carlsen"]["decided_by"] == ["wins"]
+        assert after_13["tiebreak"] == (
+            "Level on points: 3.7 a the games between the tied players, 3.7 b more wins, "
+            "3.7 c Sonneborn-Berger; then a playoff (3.7.1)"
         )
         assert players["aronian"]["needs"] == "Aronian cannot finish first"
 
@@ -207,7 +212,8 @@ class TestArt3_7NeedsOfThe2013Candidates:
         url = london.url
         assert main(["--store", url, "needs", "--after-round", "13"]) == 0
         text = capsys.readouterr().out
-        assert "Carlsen finishes first if his result is at least Kramnik's" in text
+        assert "Carlsen finishes first with a result at least as good as Kramnik's" in text
+        assert text.count("3.7 b more wins") == 1  # the tie-break named once
         assert main(["--store", url, "needs", "--after-round", "13", "--format", "json"]) == 0
         assert json.loads(capsys.readouterr().out)["method"]["scenarios"] == 81
 
@@ -250,7 +256,7 @@ class TestArt3_7_1ThreeWayTie:
         players = needs["players"]
         assert players["b"]["outright"] == 0 and players["b"]["playoff"] == 1
         assert players["b"]["needs"] == (
-            "B cannot finish first outright; he reaches a playoff if he wins and A draws"
+            "B cannot finish first outright but reaches a playoff with a win if A draws"
         )
         odds = playoff_odds(("a", "b", "c"), {"a": 2700, "b": 2700, "c": 2700}, seed=1)
         assert sum(odds.values()) == pytest.approx(1)
@@ -337,7 +343,7 @@ def test_3_1_a_withdrawn_player_level_after_3_7_a_c_is_placed_behind() -> None:
         {"b": "B"},
     )
     assert words["needs"] == (
-        "B finishes first in every scenario (3.1, a withdrawn player cannot play tie-break games)"
+        "B has finished first (3.1, a withdrawn player cannot play tie-break games)"
     )
 
 

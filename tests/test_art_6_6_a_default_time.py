@@ -61,6 +61,10 @@ class TestLaws2009_6_6aDefaultTime:
         assert [e["type"] for e in events] == ["DefaultRuled", "ResultRecorded"]
         assert events[0]["result"] == "1-0" and events[0]["default_time_ms"] == 0
         assert events[1]["termination"] == "default"
+        # the reason names the player, never the id ("carlsen was not at the board")
+        assert events[1]["reason"] == (
+            "Laws 2009 6.6 a: Carlsen was not at the board at the start (default time 0 min)"
+        )
         assert game_object(event, "1.1")["result"] == "1-0"
         row = next(r for r in standings_object(event)["rows"] if r["player"] == "aronian")
         assert (row["points"], row["wins"]) == (1, 1)

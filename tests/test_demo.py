@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import io
+import json
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
+
+from websockets.sync.client import connect
 
 from adapters.audit import INTEGRITY, audit_log
 from adapters.cli import main
@@ -209,3 +214,107 @@ def test_make_demo_takes_a_port() -> None:
 
     assert demo_line("PORT=9123").split()[-3:] == ["demo", "--port", "9123"]
     assert demo_line().split()[-1] == "demo"
+
+
+def _urls(out: str) -> dict[str, str]:
+    """The URLs the demo printed, by the side they open."""
+    found = {}
+    for line in out.splitlines():
+        for label in ("Public page", "Commentators", "Arbiters' desk", "Hall display"):
+            if line.startswith(label + ":"):
+                found[label] = line.split()[len(label.split())].strip()
+    return found
+
+
+def _subscribed(url: str) -> dict[str, object]:
+    """The ``subscribed`` frame of the page at ``url`` (its #token, as the page sends it)."""
+    parts = urllib.parse.urlsplit(url)
+    token = urllib.parse.parse_qs(parts.fragment).get("token", [None])[0]
+    with connect(f"ws://{parts.netloc}/ws", subprotocols=["json"], ping_interval=None) as ws:
+        ws.send(
+            json.dumps({"op": "subscribe", "games": "*", **({"token": token} if token else {})})
+        )
+        while True:
+            data = json.loads(ws.recv(timeout=30))
+            for answer in data if isinstance(data, list) else [data]:
+                if answer.get("op") in ("subscribed", "error"):
+                    return dict(answer)
+
+
+class TestDemoShowsEverySide:
+    def test_the_demo_prints_a_url_for_every_side_and_each_opens_it(self, tmp_path: Path) -> None:
+        proc = _demo(tmp_path, "--round-seconds", "600")
+        try:
+            out = _read_until(proc, "they are shown only here")
+            urls = _urls(out)
+            assert set(urls) == {"Public page", "Commentators", "Arbiters' desk", "Hall display"}
+            assert _subscribed(urls["Public page"])["role"] == "public"
+            studio = _subscribed(urls["Commentators"])
+            assert studio["role"] == "commentator"
+            desk = _subscribed(urls["Arbiters' desk"])
+            assert desk["role"] == "arbiter"
+            assert urls["Arbiters' desk"].split("#")[0].endswith("/arbiter")
+            for url in urls.values():
+                with urllib.request.urlopen(url.split("#")[0]) as page:
+                    assert page.status == 200 and b"<!doctype html>" in page.read()
+            # the tokens are this run's: printed once, written nowhere beside the store
+            token = urls["Commentators"].split("#token=")[1]
+            assert out.count(token) == 1
+            assert not any(token in p.read_text(errors="ignore") for p in tmp_path.iterdir()
+                           if p.is_file() and p.stat().st_size < 1_000_000)  # fmt: skip
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+
+    def test_a_second_demo_on_the_same_store_is_refused_and_removes_nothing(
+        self, tmp_path: Path, capsys
+    ) -> None:
+        proc = _demo(tmp_path, "--round-seconds", "600")
+        try:
+            _read_until(proc, "Serving the replay")
+            store = tmp_path / "demo.sqlite"
+            before = store.stat().st_ino
+            code = main(["demo", "--once", "--speed", "max", "--demo-store", str(store)])
+            err = capsys.readouterr().err
+            assert code == 2
+            assert err.splitlines() == [
+                f"candidates: {store} is being served by another candidates demo (process "
+                f"{proc.pid}): stop it first (Ctrl-C), or give this one --demo-store another path"
+            ]
+            assert store.stat().st_ino == before  # the running demo's store is untouched
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+
+    def test_a_store_another_process_has_open_is_refused(self, tmp_path: Path, capsys) -> None:
+        store = tmp_path / "demo.sqlite"
+        holder = subprocess.Popen(
+            [sys.executable, "-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1]);"
+             " c.execute('create table t (x)'); print('open', flush=True); time.sleep(60)",
+             str(store)],
+            stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+            code = main(["demo", "--once", "--speed", "max", "--demo-store", str(store)])
+            err = capsys.readouterr().err
+            assert code == 2 and f"is open in another process ({holder.pid})" in err
+            assert store.exists()
+        finally:
+            holder.kill()
+            holder.wait()
+
+
+def test_the_sample_carries_the_real_dates_site_titles_fide_ids_and_chief_arbiter() -> None:
+    log = read_log(SAMPLE_LOG)
+    created = next(r for r in log.records if r.type == "TournamentCreated")
+    data = created.fields
+    assert data["site"] == "London ENG" and data["city"] == "London"
+    assert data["start_date"] == "2013-03-13"  # day 1, arrivals: round 1 on 15 March
+    players = {p["id"]: p for p in data["players"]}
+    assert all(p["title"] == "GM" and p["fide_id"].isdigit() for p in players.values())
+    assert players["carlsen"]["fide_id"] == "1503014"
+    chief = next(a for a in data["arbiters"] if a["role"] == "chief")
+    assert chief["name"] == "Stubenvoll, Werner"
+    starts = sorted(r.at_ms for r in log.records if r.type == "GameStarted")
+    assert time.strftime("%Y-%m-%d", time.gmtime(starts[0] / 1000)) == "2013-03-15"

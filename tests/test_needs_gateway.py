@@ -8,14 +8,17 @@ shows a bar per player and the words; a screenshot is kept under ``test-output/`
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import time
 import urllib.request
 from typing import Any
 
 import pytest
 
-from adapters.gateway.needs_feed import NeedsFeed
+from adapters.gateway.hub import Channel
+from adapters.gateway.needs_feed import NeedsFeed, NeedsService
 from adapters.store import Store
 from adapters.store.queries import needs_inputs
 from tests.gateway_support import COMMENTATOR_TOKEN, Peer, RunningGateway
@@ -47,7 +50,7 @@ def test_3_7_1_the_needs_frame_and_api_follow_a_result(before_round_6: Store) ->
         needs = peer.next(lambda f: f.get("op") == "needs" and f["needs"] is not None)["needs"]
         assert needs["method"]["scenarios"] == 9
         assert needs["players"]["b"]["needs"] == (
-            "B cannot finish first outright; he reaches a playoff if he wins and A draws"
+            "B cannot finish first outright but reaches a playoff with a win if A draws"
         )
         api = get(gw.http + "/api/needs?token=" + COMMENTATOR_TOKEN)
         assert api["players"] == needs["players"] and len(api["scenarios"]) == 9
@@ -59,10 +62,10 @@ def test_3_7_1_the_needs_frame_and_api_follow_a_result(before_round_6: Store) ->
         narrowed = frame["needs"]
         assert len(narrowed["scenarios"]) == 3 and [g["game"] for g in narrowed["games"]] == ["6.2"]
         assert narrowed["players"]["b"]["needs"] == (
-            "B cannot finish first outright; he reaches a playoff if A draws"
+            "B cannot finish first outright but reaches a playoff if A draws"
         )
         assert narrowed["players"]["a"]["needs"] == (
-            "A finishes first if he wins; at least a playoff if he does not lose"
+            "A finishes first with a win; at least a playoff with a win or a draw"
         )
     with RunningGateway(before_round_6.url, public_delay_s=0) as gw:
         deadline = time.monotonic() + 10
@@ -79,7 +82,7 @@ def test_3_7_the_page_shows_a_bar_per_player_and_the_words(before_round_6: Store
             bars = browser.wait_for("document.querySelectorAll('#needs .need').length")
             assert bars == 4
             words = browser.wait_for("document.querySelector('#needs .needs-words').textContent")
-            b_needs = "B cannot finish first outright; he reaches a playoff if he wins and A draws"
+            b_needs = "B cannot finish first outright but reaches a playoff with a win if A draws"
             assert b_needs in words
             width = browser.js(
                 "document.querySelector('#needs .need[data-player=d] .fill').style.width"
@@ -88,7 +91,7 @@ def test_3_7_the_page_shows_a_bar_per_player_and_the_words(before_round_6: Store
             finish(before_round_6, "6.1", "0-1")
             browser.wait_for(
                 "document.querySelector('#needs .needs-words').textContent"
-                ".includes('B cannot finish first outright; he reaches a playoff if A draws')"
+                ".includes('B cannot finish first outright but reaches a playoff if A draws')"
             )
             assert browser.js("document.querySelector('#needs p').textContent") == (
                 "1 game to play (round 6): every combination of their results (3)."
@@ -141,3 +144,37 @@ def test_3_7_needs_frames_go_to_the_subscribers_that_ask_and_follow_a_resume(
             wrong.send({"op": "subscribe", "games": "*", "needs": "yes"}, valid=False)
             error = wrong.next("error")
             assert error["code"] == "malformed_frame" and "'needs'" in error["message"]
+
+
+def test_3_7_changes_that_come_while_the_needs_are_computed_leave_only_the_newest(
+    before_round_6: Store,
+) -> None:
+    """At a replay's speed every result changes the standings: the gateway computes the
+    newest inputs once the computation under way is done, never a queue of every change."""
+    inputs = [needs_inputs(before_round_6, r) for r in (3, 4, 5)]
+
+    async def scenario() -> tuple[int, Any, int, Any]:
+        service = NeedsService()
+        channel = Channel("live", 0)
+        try:
+            for given in inputs:  # three changes before the computation starts
+                service.later(channel, {"t": given})
+            while service.tasks:
+                await asyncio.gather(*service.tasks)
+            first = (service.computed, channel.needs["t"]["after_round"])
+            hold = threading.Event()
+            service.pool.submit(hold.wait)  # the needs' thread busy with an earlier one
+            service.later(channel, {"t": inputs[0]})
+            await asyncio.sleep(0)  # its computation waits for the thread
+            service.later(channel, {"t": inputs[1]})
+            service.later(channel, {"t": inputs[2]})
+            hold.set()
+            while service.tasks:
+                await asyncio.gather(*service.tasks)
+            return (*first, service.computed, channel.needs["t"]["after_round"])
+        finally:
+            service.close()
+
+    computed, after, again, newest = asyncio.run(scenario())
+    assert (computed, after) == (1, 5)  # one computation, of the newest inputs
+    assert (again, newest) == (3, 5)  # the one under way, then the newest of the two after

@@ -110,6 +110,10 @@ def test_cli_crosstable_and_prizes_of_the_2013_event(tmp_path, capsys) -> None:
         22_000,
         17_000,
     ]
+    assert [p["name"] for p in prizes["prizes"]][:2] == ["Carlsen", "Kramnik"]
+    assert main(["--store", store, "prizes"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[1].split() == ["Carlsen", "8.5", "91,500"]  # the name, never the id
     assert main(["--store", store, "standings"]) == 0
     text = capsys.readouterr().out
     assert "Winner: Carlsen,M (decided by the number of wins (3.7 b))" in text

@@ -11,7 +11,8 @@ the flag check and the arbiter's ruling on the flag it alerts to, Laws 2009
 instant as they would reach the engine live. What is real and what is
 generated (the header of the log says the same):
 
-- real: the players, their ratings (FIDE list of March 2013), the pairings
+- real: the players, their titles, FIDE ids and ratings (FIDE list of March 2013), the
+  Site (London ENG), the Chief Arbiter (Werner Stubenvoll), the pairings
   (the Berger numbers of the real drawing of lots, the real order of the
   rounds and the boards as published: 3.2), every move, every result, the dates of the rounds (14:00
   London time);
@@ -21,7 +22,7 @@ generated (the header of the log says the same):
   choreography on the board, the way each game ended when the score sheet
   does not show it (a resignation, a flag fall for Ivanchuk's five losses on
   time, the draw claims the 2012 regulations require: 3.9.2 b), and the
-  arbiters' names.
+  names of the Deputy Chief Arbiter and the Technical Advisor (their offices stand in).
 
 Two of Ivanchuk's losses on time end, in the published score, with his
 opponent on move (the score stops before the flag fell): there the Chief
@@ -70,22 +71,31 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE_PGN = ROOT / "replay_logs" / "sources" / "candidates-2013.pgn"
 
 TOURNAMENT = "london-2013"
-PLAYERS_BY_ID = [
-    {"id": "aronian", "name": "Aronian, Levon", "federation": "ARM", "rating": 2809},
-    {"id": "gelfand", "name": "Gelfand, Boris", "federation": "ISR", "rating": 2740},
-    {"id": "ivanchuk", "name": "Ivanchuk, Vassily", "federation": "UKR", "rating": 2757},
-    {"id": "kramnik", "name": "Kramnik, Vladimir", "federation": "RUS", "rating": 2810},
-    {"id": "svidler", "name": "Svidler, Peter", "federation": "RUS", "rating": 2747},
-    {"id": "radjabov", "name": "Radjabov, Teimour", "federation": "AZE", "rating": 2793},
-    {"id": "grischuk", "name": "Grischuk, Alexander", "federation": "RUS", "rating": 2764},
-    {"id": "carlsen", "name": "Carlsen, Magnus", "federation": "NOR", "rating": 2872},
+FIELD = [  # id, name, federation, rating (FIDE, March 2013), FIDE id; every one a GM
+    ("aronian", "Aronian, Levon", "ARM", 2809, "13300474"),
+    ("gelfand", "Gelfand, Boris", "ISR", 2740, "2805677"),
+    ("ivanchuk", "Ivanchuk, Vassily", "UKR", 2757, "14100010"),
+    ("kramnik", "Kramnik, Vladimir", "RUS", 2810, "4101588"),
+    ("svidler", "Svidler, Peter", "RUS", 2747, "4102142"),
+    ("radjabov", "Radjabov, Teimour", "AZE", 2793, "13400924"),
+    ("grischuk", "Grischuk, Alexander", "RUS", 2764, "4126025"),
+    ("carlsen", "Carlsen, Magnus", "NOR", 2872, "1503014"),
 ]
-"""The field with its FIDE ratings of March 2013; the pairing numbers come from the games."""
+PLAYERS_BY_ID = [
+    {"id": i, "name": n, "title": "GM", "federation": f, "rating": r, "fide_id": x}
+    for i, n, f, r, x in FIELD
+]
+"""The field with its titles, FIDE ids and FIDE ratings of March 2013; the pairing numbers
+come from the games."""
 ARBITERS = [
-    {"id": "chief", "name": "Chief Arbiter", "role": "chief"},
+    {"id": "chief", "name": "Stubenvoll, Werner", "role": "chief"},
     {"id": "deputy", "name": "Deputy Chief Arbiter", "role": "deputy"},
     {"id": "advisor", "name": "Technical Advisor", "role": "advisor"},
 ]
+"""The Chief Arbiter of London 2013, IA Werner Stubenvoll (AUT); the Deputy and the
+Technical Advisor are named by their office only (their names are not in the sources)."""
+START_DATE = "2013-03-13"
+"""Day 1 of 3.2 (arrivals): the opening on 14 March, round 1 on 15 March 2013, as played."""
 LOST_ON_TIME = "ivanchuk"
 """The public record: Ivanchuk lost five games on time (all five of his losses)."""
 
@@ -95,11 +105,12 @@ GENERATED = [
     "simulator; deterministic from each game's id",
     "how each game ended when the score sheet does not show it: resignations, flag falls "
     "(Ivanchuk's five losses on time), the draw claims and rulings 3.9.2 b requires",
-    "the arbiters' names",
+    "the names of the Deputy Chief Arbiter and the Technical Advisor (named by their office)",
 ]
 NOTES = (
     "FIDE Candidates Tournament, London, 15 March - 1 April 2013, played under the 2012 "
-    "regulations. Players, ratings, pairings, moves, results and round dates are real "
+    "regulations. Players, titles, FIDE ids, ratings, the Site, the Chief Arbiter, pairings, "
+    "moves, results and round dates (round 1 on 15 March) are real "
     "(replay_logs/sources/candidates-2013.pgn); what is generated is listed under "
     "'generated'. Built by replay_logs/build_sample.py."
 )
@@ -607,8 +618,11 @@ def _create() -> dict[str, Any]:
         "tournament": TOURNAMENT,
         "name": "FIDE Candidates Tournament 2013",
         "rules": "candidates-2012",
-        "start_date": "2013-03-14",
+        "start_date": START_DATE,
         "cycles": 2,
+        "site": "London ENG",
+        "city": "London",
+        "country": "ENG",
         "players": PLAYERS_BY_ID,
         "arbiters": ARBITERS,
         "by": "organiser",

@@ -39,7 +39,17 @@ PLAYER_NEEDS: dict[str, Any] = {
     "not_first": COUNT,
     "first_if": {"type": ["string", "null"]},
     "playoff_if": {"type": ["string", "null"]},
-    "needs": {"type": "string"},
+    "display": {"type": "string", "description": "the display name (projections.names)"},
+    "decided_by": {
+        "type": "array",
+        "items": {"enum": ["h2h", "wins", "sb", "koya", "withdrawal"]},
+        "description": "the criteria that put the player first level on points",
+    },
+    "needs": {"type": "string", "description": "the sentence for the air, no pronoun"},
+    "detail": {
+        "type": ["string", "null"],
+        "description": "the scenario counts behind the sentence",
+    },
     "chance": PROBABILITY,
     "chance_outright": PROBABILITY,
     "chance_playoff": PROBABILITY,
@@ -237,7 +247,7 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "needs": {
         "title": "needs",
-        "description": "What each player needs to finish first, and his chances "
+        "description": "What each player needs to finish first, and the chances of each "
         "(`candidates needs --format json`, `/api/needs`, the `needs` frame; docs/needs.md).",
         "type": "object",
         "required": [
@@ -250,6 +260,14 @@ QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
             "rounds": {"type": "integer", "minimum": 1},
             "rules": {"type": "string"},
             "criteria": {"type": "array", "items": {"enum": ["h2h", "wins", "sb", "koya"]}},
+            "tiebreak": {
+                "type": "string",
+                "description": "the tie-break for first place in words, once for the panel",
+            },
+            "warning": {
+                "type": ["string", "null"],
+                "description": "the rounds asked about (after_round) are not the record's",
+            },
             "games": {
                 "type": "array",
                 "items": {
@@ -454,7 +472,7 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
                     "type": {"type": "string"},
                     "stream": {"type": "string"},
                     "version": {"type": "integer"},
-                    "at": INSTANT,
+                    "at": {"anyOf": [INSTANT, {"type": "null"}]},
                 },
             },
             "object": {"$ref": "queries.schema.json#/$defs/game"},
@@ -594,9 +612,10 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
         "properties": {"op": {"const": "pong"}, "id": {}},
     },
     "needs": {
-        "description": "what each player needs to finish first and his chances (docs/needs.md): "
-        "a tournament's needs object, at start and whenever its standings change; the "
-        "scenarios listed when at most 729 (else `scenarios_omitted`; /api/needs lists all)",
+        "description": "what each player needs to finish first and the chances of each "
+        "(docs/needs.md): a tournament's needs object, at start and whenever its standings "
+        "change; the scenarios listed when at most 729 (else `scenarios_omitted`; /api/needs "
+        "lists all)",
         "type": "object",
         "required": ["op", "tournament", "needs"],
         "properties": {

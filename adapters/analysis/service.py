@@ -273,8 +273,11 @@ class Analyser:
                     woken.wait(self.poll_s)  # a commit, or the time to look again
                     woken.clear()
                     continue
+                searched_from = time.monotonic()
                 self._evaluate(analyst, position)
                 self._keep(time.monotonic())
+                # the engine's share of the wall clock (Budget.duty): a rest after a search
+                stop.wait(self.budget.rest_s(time.monotonic() - searched_from))
             except (chess.engine.EngineTerminatedError, TimeoutError) as exc:
                 self.counters.failures += 1
                 log.warning(

@@ -66,6 +66,17 @@ class Budget:
     """On Linux, run the engine in the idle scheduling class (``SCHED_IDLE``): a core it
     shares with the write path, the gateway or the viewers goes to them first, whatever
     their load (``nice`` alone still gives the engine a share of a busy core)."""
+    duty: float = 0.25
+    """The share of the wall clock the engine may search (0-1]: after a search of t ms the
+    analysis rests ``t * (1 - duty) / duty`` ms before the next. Even in the idle class a
+    searching engine costs the moves something on a small machine (the cores' caches and
+    memory bandwidth are shared, a virtual machine's cores may be one physical core's two
+    threads): a quarter keeps the single move within 10 % of no analysis
+    (``bench/bench_analysis.py``), at a quarter of the positions a second."""
+
+    def rest_s(self, searched_s: float) -> float:
+        """How long to rest after a search of ``searched_s`` seconds."""
+        return max(0.0, searched_s) * (1 - self.duty) / self.duty
 
     def limit(self) -> chess.engine.Limit:
         return chess.engine.Limit(
@@ -79,9 +90,10 @@ class Budget:
             f"{self.movetime_ms} ms" if self.movetime_ms is not None else "",
         ]
         per = " or ".join(b for b in bounds if b) or "no bound"
+        duty = f", searching {self.duty:.0%} of the time" if self.duty < 1 else ""
         return (
             f"{self.threads} thread(s), {self.hash_mb} MiB hash, {per} per position, "
-            f"nice {self.nice}{', idle class' if self.idle else ''}"
+            f"nice {self.nice}{', idle class' if self.idle else ''}{duty}"
         )
 
 

@@ -84,6 +84,18 @@ def add_budget_options(parser: argparse.ArgumentParser) -> None:
         "a session of its own at the lowest priority; candidates analyse at nice 19; "
         f"default {'on' if DEFAULTS.idle else 'off'})",
     )
+    add_duty_option(parser)
+
+
+def add_duty_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--duty",
+        type=float,
+        default=DEFAULTS.duty,
+        metavar="SHARE",
+        help="the share of the time the engine may search, over 0 up to 1: it rests "
+        f"between searches for the rest (default {DEFAULTS.duty})",
+    )
 
 
 def budget_of(args: argparse.Namespace) -> Budget:
@@ -100,6 +112,8 @@ def budget_of(args: argparse.Namespace) -> Budget:
         raise ValueError("--pv-moves must be 1 or more")
     if not 0 <= args.nice <= 19:
         raise ValueError("--nice must be between 0 and 19")
+    if not 0 < args.duty <= 1:
+        raise ValueError("--duty must be over 0 and at most 1 (1: no rest)")
     return Budget(
         threads=args.threads,
         hash_mb=args.hash,
@@ -108,6 +122,7 @@ def budget_of(args: argparse.Namespace) -> Budget:
         pv_moves=args.pv_moves,
         nice=args.nice,
         idle=args.idle,
+        duty=args.duty,
     )
 
 

@@ -7,7 +7,11 @@ through the gateway at a speed that shows a round in about a minute, with a
 progress bar over the rounds (one line, which messages print above); when the
 replay reaches the end of the log it prints the final standings and the
 tie-break that decided first place (and goes on serving the page unless
-``--once``). Ctrl-C stops it cleanly and prints the standings so far.
+``--once``). Once the page can be opened it prints the URL of every side: the public
+page, the commentators' (a token made for this run), the arbiters' desk (the Chief
+Arbiter's token, made for this run) and the hall display (``adapters.cli.demo_access``).
+A store another demo or another process is serving is refused, never replaced.
+Ctrl-C stops it cleanly and prints the standings so far.
 ``--once`` runs to the end by itself and exits (``--speed max`` for no waiting).
 """
 
@@ -26,6 +30,7 @@ from adapters.analysis.service import run_in_thread
 from adapters.analysis.table import FILE_SUFFIX as ANALYSES_SUFFIX
 from adapters.analysis.uci import Budget, find_engine
 from adapters.cli.cmd_replay import gateway_entry, serve_replay
+from adapters.cli.demo_access import access_lines, demo_tokens, hold_store
 from adapters.formats.replay import Pace, parse_speed, replay, round_of, standings
 from adapters.formats.replay_log import Log, LogError, Record, read_log
 from adapters.store import Store, open_store
@@ -167,14 +172,14 @@ CLEAR_LINE = "\x1b[K"
 
 
 def run(args: argparse.Namespace) -> int:
-    return _run(args)
-
-
-def _run(args: argparse.Namespace) -> int:
     log = load_sample(Path(args.log))
+    with hold_store(Path(args.demo_store)):  # never replace a store another process serves
+        return _run(args, log)
+
+
+def _run(args: argparse.Namespace, log: Log) -> int:
     speed = parse_speed(args.speed) if args.speed else demo_speed(log, args.round_seconds)
     path = Path(args.demo_store)
-    path.parent.mkdir(parents=True, exist_ok=True)
     remove_database(path)
     remove_database(beside(path, ANALYSES_SUFFIX))  # an earlier demo's evaluations go with it
     name = log.header.get("name") or log.tournament or "the log"
@@ -201,6 +206,12 @@ def _run(args: argparse.Namespace) -> int:
             print(final_report(store), flush=True)
             reported.append(True)
 
+        tokens, commentator, arbiter = demo_tokens()
+
+        def every_side(base: str) -> None:
+            for line in access_lines(base, commentator, arbiter):
+                progress.message(line)
+
         try:
             if serve:
                 port = args.port if args.port is not None else (0 if args.once else 8765)
@@ -214,6 +225,8 @@ def _run(args: argparse.Namespace) -> int:
                     progress=progress,
                     announce=progress.message,
                     on_end=at_the_end,
+                    tokens=tokens,
+                    on_serving=every_side,
                 )
             else:
                 replay(store, log.records, Pace(speed), progress)
@@ -229,8 +242,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-DEMO_BUDGET = Budget(nodes=150_000, movetime_ms=300)
-"""The demo replays a round a minute: a light budget, so most positions get their turn."""
+DEMO_BUDGET = Budget(nodes=150_000, movetime_ms=300, duty=1.0)
+"""The demo replays a round a minute: a light budget, searching all the time (no rest), so
+most positions get their turn; the page marks an evaluation of an older position."""
 
 
 def start_analysis(store: str, stop: threading.Event) -> None:

@@ -12,12 +12,13 @@ from adapters.cli.common import add_store_option, store_of
 from adapters.formats.event_export import store_event_pgn
 from adapters.store import Store
 from adapters.store.queries import crosstable_object, standings_object
+from projections.names import Names
 
 
 def store_crosstable(store: Store) -> str:
     """The final standings (3.6.1, 3.7 a-c) and the crosstable, as the arbiters print them."""
     return (
-        render_standings(standings_object(store))
+        render_standings(standings_object(store), Names.of(store.tournament()).displayed())
         + "\n\n"
         + render_crosstable(crosstable_object(store))
         + "\n"

@@ -1,11 +1,11 @@
 """``candidates needs [--after-round N] [--format table|json] [--wdl FILE]``: what each
-player needs to finish first, and his chances (docs/needs.md).
+player needs to finish first, and the chances of each (docs/needs.md).
 
 Every combination of the remaining games' results (at most two rounds' worth; beyond,
 a seeded sample) scored through the event's tie-break chain (3.6.1, 3.7 a-c, the
 playoff of 3.7.1-3.7.3); per player the scenarios he wins outright, those where he
 plays the playoff, those where he cannot finish first, the shortest condition in
-words and his chance of finishing first. ``--wdl FILE``: a JSON object ``{game id:
+words and the chance of finishing first. ``--wdl FILE``: a JSON object ``{game id:
 [white wins, draw, black wins]}`` for games in progress (an analysis' estimate).
 """
 
@@ -23,7 +23,7 @@ from engine.errors import MalformedCommand
 
 def register(sub: Any) -> None:
     needs = sub.add_parser(
-        "needs", help="what each player needs to finish first (3.7), and his chances"
+        "needs", help="what each player needs to finish first (3.7), and the chances of each"
     )
     needs.add_argument("--after-round", type=int, default=None, metavar="N")
     needs.add_argument("--format", choices=("table", "json"), default="table")
@@ -75,17 +75,22 @@ def render_needs(needs: dict[str, Any]) -> str:
         )
     lines = [
         f"{needs['tournament']}: after round {needs['after_round']} of {needs['rounds']}; {how}",
-        f"{'Player':<24} {'First':>6} {'Playoff':>8} {'Not 1st':>8} {'Chance':>7}",
     ]
+    if needs.get("warning"):
+        lines.append(f"Warning: {needs['warning']}")
+    lines.append(
+        f"{'Player':<24} {'Chance':>7}   {'Scenarios: first':>16} {'playoff':>8} {'not 1st':>8}"
+    )
     rows = sorted(needs["players"].items(), key=lambda kv: (-kv[1]["chance"], kv[0]))
     for _, p in rows:
         lines.append(
-            f"{p['name']:<24} {p['outright']:>6} {p['playoff']:>8} {p['not_first']:>8} "
-            f"{100 * p['chance']:>6.1f}%"
+            f"{p['name']:<24} {100 * p['chance']:>6.1f}%   {p['outright']:>16,} "
+            f"{p['playoff']:>8,} {p['not_first']:>8,}"
         )
     lines.append("")
     for _, p in rows:
         lines.append(p["needs"])
+    lines.append(needs["tiebreak"])
     chances = needs["chances"]
     lines.append("")
     how_chances = (

@@ -138,9 +138,13 @@ def serve_replay(
     progress: Progress | None = None,
     announce: Callable[[str], None] = print,
     on_end: Callable[[], None] | None = None,
+    tokens: Any = None,
+    on_serving: Callable[[str], None] | None = None,
 ) -> None:
     """Serve the store on the gateway while the replay fills it; Ctrl-C stops both.
-    ``on_end`` runs once the replay has reached the end of the log (not on Ctrl-C)."""
+    ``on_end`` runs once the replay has reached the end of the log (not on Ctrl-C);
+    ``tokens`` (a ``Tokens``) lets commentators and arbiters in; ``on_serving`` is told the
+    page's base URL once it can be opened."""
     serve_forever = gateway_entry()
 
     halt = threading.Event()
@@ -166,10 +170,12 @@ def serve_replay(
             sockets = getattr(server, "sockets", None) or []
             bound = sockets[0].getsockname()[1] if sockets else port
             announce(f"Serving the replay on http://{host}:{bound}/")
+            if on_serving is not None:
+                on_serving(f"http://{host}:{bound}")
             serving.set()
 
         gateway = asyncio.create_task(
-            serve_forever(store.url, host, port, public_delay_s=0, stop=stop, ready=ready)
+            serve_forever(store.url, host, port, tokens, public_delay_s=0, stop=stop, ready=ready)
         )
         # the replay starts once the page can be opened (a viewer sees it from its first
         # event; on a slow machine a fast replay could end before the gateway served)

@@ -30,6 +30,7 @@ from adapters.store.queries import (
 from engine.errors import MalformedCommand
 from engine.side import SIDES
 from engine.tournament.schedule import schedule, to_ical
+from projections.names import Names, display_name
 
 
 def register(sub: Any) -> None:
@@ -80,7 +81,9 @@ def _num(value: object) -> str:
     return str(value)
 
 
-def render_standings(table: dict[str, Any]) -> str:
+def render_standings(table: dict[str, Any], people: dict[str, str] | None = None) -> str:
+    """The standings as text; ``people``: player id -> display name
+    (``Names.displayed``), for a player the rows do not list (results annulled, 3.1)."""
     state = "final" if table["final"] else "in progress"
     lines = [
         f"{table['tournament']}: after round {table['after_round']} of {table['rounds']} ({state})",
@@ -92,15 +95,18 @@ def render_standings(table: dict[str, Any]) -> str:
             f"{row['rank']:>4}  {row['name']:<24} {_num(row['points']):>5} {row['games']:>3} "
             f"{row['wins']:>3} {_num(row['h2h']):>5} {_num(row['sb']):>7}{mark}"
         )
+    names = {row["player"]: row["name"] for row in table["rows"]}
+    shown = {r: display_name(n) for r, n in names.items()} | (people or {})
     for gone in table["withdrawn"]:
         if gone["annulled"]:
             lines.append(
-                f"      {gone['player']}: withdrew after {gone['games_completed']} of "
-                f"{gone['games_total']} games; results annulled (3.1)"
+                f"      {shown.get(gone['player'], gone['player'])}: withdrew after "
+                f"{gone['games_completed']} of {gone['games_total']} games; results annulled "
+                "(3.1)"
             )
     for note in table.get("notes", ()):
-        lines.append(f"      {note['player']}: {note['note']} ({note['article']})")
-    names = {row["player"]: row["name"] for row in table["rows"]}
+        who = shown.get(note["player"], note["player"])
+        lines.append(f"      {who}: {note['note']} ({note['article']})")
 
     def named(players: list[str]) -> str:
         return ", ".join(names.get(p, p) for p in players)
@@ -158,10 +164,11 @@ DECIDED_BY = {
 def run_standings(args: argparse.Namespace) -> int:
     with store_of(args) as store:
         table = standings_object(store, args.after_round)
+        people = Names.of(store.tournament()).displayed()
     if args.format == "json":
         print_json(table)
     else:
-        print(render_standings(table))
+        print(render_standings(table, people))
     return 0
 
 
@@ -336,15 +343,16 @@ def run_prizes(args: argparse.Namespace) -> int:
             "Candidates'): the organiser's prize fund is not known to the engine"
         )
     points = {r["player"]: r["points"] for r in table["rows"]}
+    names = {r["player"]: display_name(r["name"]) for r in table["rows"]}
+    prizes = [{**p, "name": names.get(p["player"], p["player"])} for p in table["prizes"]]
     if args.format == "json":
-        print_json(
-            {"tournament": table["tournament"], **table["prize_fund"], "prizes": table["prizes"]}
-        )
+        print_json({"tournament": table["tournament"], **table["prize_fund"], "prizes": prizes})
         return 0
     lines = [f"{table['tournament']}: prizes (3.8.1), euros"]
-    for prize in table["prizes"]:
+    width = max((len(p["name"]) for p in prizes), default=16)
+    for prize in prizes:
         lines.append(
-            f"{prize['player']:<16} {_num(points[prize['player']]):>5}  {prize['eur']:>10,}"
+            f"{prize['name']:<{width}} {_num(points[prize['player']]):>5}  {prize['eur']:>10,}"
         )
     lines.append(f"Remaining with FIDE (3.8.2): {table['prize_fund']['retained_by_fide_eur']:,}")
     print("\n".join(lines))

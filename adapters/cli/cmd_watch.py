@@ -27,7 +27,7 @@ from adapters.gateway.frames import MSGPACK, encode, messages
 from adapters.host.clock import wall_clock_ms
 from engine.errors import CommandRefused
 from engine.timefmt import parse_instant
-from engine.tournament.tournament import short_name
+from projections.names import display_name
 
 
 def register(sub: Any) -> None:
@@ -114,7 +114,7 @@ def names_of(frame: dict[str, Any]) -> dict[str, str]:
     for table in tables:
         for row in (table or {}).get("rows") or []:
             if isinstance(row, dict) and row.get("player") and row.get("name"):
-                found[str(row["player"])] = short_name(str(row["name"]))
+                found[str(row["player"])] = display_name(str(row["name"]))
     return found
 
 

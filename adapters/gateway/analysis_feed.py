@@ -125,7 +125,8 @@ class AnalysisFeed:
         return LIVE if self.may_see(identity, self.live) else NONE
 
     def evals(self, audience: str, tournament: str | None) -> tuple[int, dict[str, Any]]:
-        """(version, game id -> ply -> (cp, mate)) of one tournament's games, for ``[%eval]``."""
+        """(version, game id -> ply -> (cp, mate, fen)) of one tournament's games, for
+        ``[%eval]`` (each with the position it is for: never written under another)."""
         if audience == NONE:
             return 0, {}
         version = self.versions[audience]
@@ -133,12 +134,12 @@ class AnalysisFeed:
         if cached is not None and cached[0] == version:
             return cached
         first = self.live.first
-        found: dict[str, Mapping[int, tuple[int | None, int | None]]] = {}
+        found: dict[str, Mapping[int, tuple[int | None, int | None, str]]] = {}
         for key, by_ply in self.shown[audience].items():
             tid, _, gid = key.rpartition("/")
             if (tid or first) != tournament:
                 continue
-            found[gid] = {ply: (e.cp, e.mate) for ply, e in by_ply.items()}
+            found[gid] = {ply: (e.cp, e.mate, e.fen) for ply, e in by_ply.items()}
         self._evals[(audience, tournament)] = (version, found)
         return version, found
 

@@ -83,28 +83,52 @@ def needs_frame(seq: int, tid: str, needs: Mapping[str, Any] | None) -> Frame:
 
 class NeedsService:
     """Computes the channels' ``needs`` objects in a thread of its own and sends their
-    frames when ready (the moves' frames never wait for it)."""
+    frames when ready (the moves' frames never wait for it).
+
+    The newest inputs win: while a tournament's object is being computed, the changes that
+    come meanwhile (a round of results at a replay's speed, each one a change of the
+    standings) leave only their last inputs waiting, computed next. A queue of every change
+    fell further and further behind (an object of the sample takes a second or two): the
+    page said "not available yet" well into round 1 and then showed old answers."""
 
     def __init__(self) -> None:
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="gateway-needs")
         self.feeds: dict[str, NeedsFeed] = {}
         self.tasks: set[asyncio.Task[None]] = set()
+        self.waiting: dict[tuple[str, str], NeedsInputs | None] = {}
+        """(channel, tournament) -> the newest inputs not computed yet."""
+        self.computing: set[tuple[str, str]] = set()
+        """(channel, tournament) whose object is being computed (or about to be)."""
+        self.computed = 0
+        """How many objects were computed (the changes they answered may be more)."""
 
     def later(self, channel: Channel, inputs: Mapping[str, NeedsInputs | None]) -> None:
         """Compute the needs of these tournaments for ``channel``, then send the frames
-        (event loop)."""
+        (event loop); a tournament already being computed gets these inputs next."""
         feed = self.feeds.setdefault(channel.name, NeedsFeed())
         loop = asyncio.get_running_loop()
         for tid, given in inputs.items():
+            key = (channel.name, tid)
+            self.waiting[key] = given
+            if key in self.computing:
+                continue  # computed once the one under way is done: the newest only
+            self.computing.add(key)
 
-            async def run(tid: str = tid, given: NeedsInputs | None = given) -> None:
+            async def run(key: tuple[str, str] = key, tid: str = tid) -> None:
                 try:
-                    needs = await loop.run_in_executor(self.pool, feed.compute, tid, given)
-                except Exception:
-                    log.exception("computing what each player needs failed")
-                    return
-                channel.needs[tid] = needs
-                channel.apply(channel.seq, [needs_frame(channel.seq, tid, needs)], {}, set(), {})
+                    while key in self.waiting:
+                        newest = self.waiting.pop(key)
+                        try:
+                            needs = await loop.run_in_executor(self.pool, feed.compute, tid, newest)
+                        except Exception:
+                            log.exception("computing what each player needs failed")
+                            continue
+                        self.computed += 1
+                        channel.needs[tid] = needs
+                        frame = needs_frame(channel.seq, tid, needs)
+                        channel.apply(channel.seq, [frame], {}, set(), {})
+                finally:
+                    self.computing.discard(key)
 
             task = loop.create_task(run())
             self.tasks.add(task)

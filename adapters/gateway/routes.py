@@ -1,7 +1,8 @@
 """The gateway's plain HTTP: pages, their files, piece images, ``/status`` and the outputs.
 
 Any request that is not a websocket upgrade comes here (``process_request``): the
-live page ``/``, one page per game ``/game/<id>``, the arbiters' view ``/arbiter``,
+live page ``/``, one page per game ``/game/<id>``, the arbiters' view ``/arbiter``, the
+hall display ``/display`` (no controls, always the public's delayed feed),
 their scripts and styles (``/static/...``), piece images drawn by python-chess,
 ``/status``, and the read-only outputs ``/api/...`` (JSON) and ``/pgn/...`` (live
 PGN) of ``adapters.gateway.outputs``.
@@ -31,7 +32,7 @@ from adapters.gateway.requests import MAX_TOKEN
 from adapters.gateway.tokens import Tokens, request_token
 
 STATIC = Path(__file__).with_name("static")
-PAGES = {"/": "index.html", "/arbiter": "arbiter.html"}
+PAGES = {"/": "index.html", "/arbiter": "arbiter.html", "/display": "display.html"}
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",

@@ -116,7 +116,8 @@ def rule_default(
     both = (g.white if opponent == "white" else g.black) in g.absent_at_start()
     result = "0-0" if both else WIN_BY_SIDE[opponent]
     minutes = f"{default_ms // 60_000} min"
-    reason = f"Laws 2009 6.6 a: {player} was not at the board at the start (default time {minutes})"
+    named = tournament.known_as(player) if tournament is not None else player
+    reason = f"Laws 2009 6.6 a: {named} was not at the board at the start (default time {minutes})"
     if both:
         reason += "; neither player was"
     current = book or IncidentBook()

@@ -205,10 +205,11 @@ def withdraw(tournament: Tournament | None, lookup: Lookup, cmd: Withdraw) -> li
         rule = ANNULLED
         defaulted = [item for item in remaining if item[1] in states]
         article = "3.1"
+    named = t.known_as(player)
     reason = (
-        f"{article}: {player} withdrew after completing {len(completed)} of {total} games"
+        f"{article}: {named} withdrew after completing {len(completed)} of {total} games"
         if rule != FIRST_ROUND_DEFAULT
-        else f"3.3.3: {player} withdrew before the start; his first-round opponent wins"
+        else f"3.3.3: {named} withdrew before the start; the first-round opponent wins"
     )
     rules = profile(t.rules)
     events: list[Event] = []

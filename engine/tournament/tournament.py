@@ -49,7 +49,9 @@ class Player:
 
 
 def short_name(name: str) -> str:
-    """``Svidler`` for ``"Svidler, Peter"``; a name without a comma whole (``Ding Liren``)."""
+    """``Svidler`` for ``"Svidler, Peter"``; a name without a comma whole (``Ding Liren``,
+    ``Gukesh D``). The rule of ``projections.names.display_name``, here so that the
+    engine's own reasons name a player the same way."""
     surname, comma, _ = name.partition(",")
     return surname.strip() if comma and surname.strip() else name.strip()
 

@@ -141,7 +141,7 @@
     const ws = new WebSocket(url, ["json"]);
     state.ws = ws;
     ws.onopen = () => {
-      const frame = { op: "subscribe", games: wanted(), needs: view === "boards" };
+      const frame = { op: "subscribe", games: wanted(), needs: view === "boards" || view === "display" };
       if (state.tournament !== "*") frame.tournament = state.tournament;
       if (state.seq != null) frame.since = state.seq;
       if (state.token) frame.token = state.token;
@@ -326,14 +326,25 @@
     }
   }
 
-  function moveList(game) {
-    const list = el("ol", { class: "movelist", "data-game": game.game });
+  // The moves, the last one marked ("last"); followMoves scrolls each list to it.
+  function moveList(game, cls = "movelist") {
+    const list = el("ol", { class: cls, "data-game": game.game });
     const moves = game.moves || [];
+    const move = (i) => {
+      const span = el("span", i === moves.length - 1 ? { class: "last" } : {}, moves[i] || "");
+      return marked(game, i + 1, span);
+    };
     for (let i = 0; i < moves.length; i += 2) {
-      list.append(el("li", {}, marked(game, i + 1, el("span", {}, moves[i])), " ",
-        marked(game, i + 2, el("span", {}, moves[i + 1] || ""))));
+      list.append(el("li", {}, move(i), " ", move(i + 1)));
     }
     return list;
+  }
+
+  // A list of moves follows the game: scrolled so that its last move shows.
+  function followMoves(root) {
+    for (const list of (root || document).querySelectorAll(".movelist, .moves")) {
+      list.scrollTop = list.scrollHeight;
+    }
   }
 
   // A move the engine judged a mistake or a blunder (analysis frames) carries its mark.
@@ -348,7 +359,7 @@
   function player(game, side) {
     const id = game[side] || "?";
     return el("div", { class: `player ${side}` },
-      el("span", { class: "name", title: id }, nameOf(id, tidOf(game))),
+      el("span", { class: "name", title: nameOf(id, tidOf(game)) }, nameOf(id, tidOf(game))),
       el("span", { class: "clock", "data-game": keyOf(game), "data-side": side }, ""));
   }
 
@@ -373,7 +384,8 @@
       player(game, "black"),
       el("div", { class: "play" },
         C ? el("div", { class: "boardwrap" }, C.evalBar(keyOf(game), game), boardOf(game)) : boardOf(game),
-        moveList(game)),
+        // the game page lists the moves once, beside the board (#moves)
+        ...(link ? [moveList(game)] : [])),
       C && C.bestLine(keyOf(game), game),
       player(game, "white"),
       el("div", { class: "foot" },
@@ -436,6 +448,7 @@
         el("h3", {}, t.name || t.id), el("div", { class: "boards" }, ...shown.map((g) => card(g))));
     });
     container.replaceChildren(...groups);
+    followMoves(container);
   }
 
   function renderBoards(container, all) {
@@ -463,6 +476,7 @@
       games = games.filter((g) => g.status === "in_progress");
     }
     container.replaceChildren(...games.map((g) => card(g)));
+    followMoves(container);
     const link = $("round-pgn"), shown = state.round ?? currentRound();
     const query = outputQuery(shownTournament());
     if (link && shown != null) {
@@ -505,7 +519,8 @@
       el("tbody", {}, ...rows.map((row) =>
         el("tr", { "data-player": row.player }, ...present.map(([k]) => el("td", {}, row[k] ?? ""))))));
     const notes = [];
-    if (s.after_round != null) notes.push(el("p", { class: "muted" }, `After round ${s.after_round}`));
+    const label = stateLabel(s, tid);
+    if (label) notes.push(el("p", { class: "state", "data-state": label.state }, label.text));
     const who = (id) => nameOf(id, tid);
     if ((s.first_place_level || []).length) notes.push(el("p", { class: "level" },
       `First place level on points: ${s.first_place_level.map(who).join(", ")}; a playoff, if the event's regulations hold one, is the organiser's`));
@@ -516,10 +531,33 @@
       notes.push(el("p", { class: "playoff" },
         `Playoff needed${p.stage ? ` (${p.stage})` : ""}: ${(p.players || []).map(who).join(", ")}` +
         (p.games && p.games.length ? `; games ${p.games.map((g) => g.game || g).join(", ")}` : "")));
-    } else if (p) {
+    } else if (p && !s.final) {
       notes.push(el("p", { class: "muted" }, "No playoff needed so far."));
     }
     box.replaceChildren(table, ...notes);
+  }
+
+  // What the table is, as it is: "Final", "Playoff in progress", "Round 14 in progress" (with
+  // what the points count), "After round 13" between rounds.
+  function stateLabel(s, tid) {
+    if (s.after_round == null) return null;
+    const mine = [...state.games.values()].filter((g) => tidOf(g) === tid || (!g.tournament && tid === state.first));
+    const playing = mine.filter((g) => g.status === "in_progress");
+    const playoff = s.playoff && s.playoff.needed;
+    if (s.final && !playoff) return { state: "final", text: `Final, after round ${s.after_round} of ${s.rounds}` };
+    if (playoff) {
+      const on = playing.some((g) => g.round == null || g.round > s.rounds);
+      return { state: "playoff", text: `Playoff${on ? " in progress" : ""}${s.playoff.stage ? ` (${String(s.playoff.stage).replaceAll("_", " ")})` : ""}` };
+    }
+    const live = [...new Set(playing.map((g) => g.round).filter((r) => r != null))].sort((a, b) => a - b);
+    if (live.length) {
+      const r = live[live.length - 1];
+      // the table counts every result so far: of round r, the games already finished
+      const counted = s.after_round >= r ? `the points include the games of round ${r} already finished`
+        : s.after_round ? `the points after round ${s.after_round}` : "no game has finished yet";
+      return { state: "in_progress", text: `Round ${r} in progress; ${counted}` };
+    }
+    return { state: "between_rounds", text: `After round ${s.after_round} of ${s.rounds}` };
   }
 
   function gameId() {
@@ -535,12 +573,8 @@
     $("title").textContent = `${nameOf(game.white, tidOf(game))} – ${nameOf(game.black, tidOf(game))}, round ${game.round ?? "?"}`;
     box.replaceChildren(card(game, false));
     const moves = $("moves");
-    const items = [];
-    for (let i = 0; i < (game.moves || []).length; i += 2) {
-      items.push(el("li", {}, marked(game, i + 1, el("span", { class: "white-move" }, game.moves[i])), " ",
-        marked(game, i + 2, el("span", { class: "black-move" }, game.moves[i + 1] || ""))));
-    }
-    moves.replaceChildren(...items);
+    moves.replaceChildren(...moveList(game, "moves").childNodes);
+    followMoves(moves.parentElement);
     if (C && $("timechart")) {
       const key = keyOf(game);
       C.loadTimeUse(key, game, `/api/games/${encodeURIComponent(game.game)}${outputQuery(tidOf(game))}`, state.token, render);
@@ -677,7 +711,80 @@
     return id;
   }
 
+  // --- the hall display (/display): no controls; one board large, the round's boards, the
+  // standings and the needs as a ticker. Always the public's delayed feed (no token). ------
+  function displayPlayer(game, side, big) {
+    return el("div", { class: `dplayer ${side}${big ? " big" : ""}` },
+      el("span", { class: "name" }, nameOf(game[side] || "?", tidOf(game))),
+      el("span", { class: "clock", "data-game": keyOf(game), "data-side": side }, ""));
+  }
+
+  // The last moves with their numbers ("23. Nf3 Nc6 24. Bb5"), the newest marked.
+  function lastMoves(game, plies) {
+    const moves = game.moves || [];
+    const from = Math.max(0, moves.length - plies);
+    const out = [];
+    for (let i = from; i < moves.length; i++) {
+      const number = Math.floor(i / 2) + 1;
+      if (i % 2 === 0) out.push(el("span", { class: "num" }, `${number}.`));
+      else if (i === from) out.push(el("span", { class: "num" }, `${number}…`));
+      out.push(el("span", { class: i === moves.length - 1 ? "san last" : "san" }, moves[i]));
+    }
+    return el("div", { class: "lastmoves", "data-game": keyOf(game) }, ...out);
+  }
+
+  function renderDisplay() {
+    const tid = shownTournament();
+    const mine = [...state.games.values()].filter((g) => !tid || tidOf(g) === tid);
+    const played = mine.filter((g) => g.status !== "not_started" && g.round != null);
+    const round = played.length ? Math.max(...played.map((g) => g.round)) : (rounds()[0] ?? null);
+    const boards = mine.filter((g) => g.round === round).sort((a, b) => (a.board ?? 0) - (b.board ?? 0));
+    const wantedBoard = Number(new URLSearchParams(location.search).get("board"));
+    const featured = boards.find((g) => g.board === wantedBoard)
+      || boards.find((g) => g.status === "in_progress") || boards[0];
+    const name = tid && nameOfTournament(tid);
+    if (name) $("title").textContent = name;
+    const s = state.standings;
+    const label = s ? stateLabel(s, tid) : null;
+    $("round-label").textContent = label ? label.text.split(";")[0] : (round != null ? `Round ${round}` : "");
+    if (featured) {
+      $("featured").replaceChildren(
+        el("div", { class: "head" }, `Board ${featured.board ?? "?"}`),
+        displayPlayer(featured, "black", true),
+        el("div", { class: "boardwrap" }, ...(C ? [C.evalBar(keyOf(featured), featured)] : []), boardOf(featured)),
+        displayPlayer(featured, "white", true),
+        lastMoves(featured, 10),
+        el("div", { class: `result ${featured.status}` }, resultText(featured)));
+      $("featured").dataset.game = keyOf(featured);
+    } else {
+      $("featured").replaceChildren(el("p", { class: "muted" }, "The boards appear when the round is paired."));
+    }
+    $("four").replaceChildren(...boards.map((g) => el("div", { class: "mini", "data-game": keyOf(g) },
+      el("div", { class: "head" }, `Board ${g.board ?? "?"}`),
+      displayPlayer(g, "black", false), boardOf(g), displayPlayer(g, "white", false),
+      el("div", { class: "foot" }, el("span", { class: "last-move" }, lastMove(g)),
+        el("span", { class: `result ${g.status}` }, g.status === "finished" ? g.result : "")))));
+    const rows = (s && s.rows) || [];
+    $("display-standings").replaceChildren(el("table", { class: "standings" },
+      el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"), el("th", {}, "Pts"), el("th", {}, "G"))),
+      el("tbody", {}, ...rows.map((r) => el("tr", { "data-player": r.player },
+        el("td", {}, r.rank), el("td", { class: "name" }, r.name || r.player), el("td", {}, r.points), el("td", {}, r.games))))));
+    const needs = state.needsBy.get(tid);
+    const said = needs && needs.players
+      ? Object.values(needs.players).filter((p) => p.outright || p.playoff)
+        .sort((a, b) => b.chance - a.chance).map((p) => p.needs)
+      : [];
+    const text = said.join("  ·  ");
+    const ticker = $("ticker");
+    if (ticker.dataset.text !== text) {  // a new text restarts the crawl; the same keeps it going
+      ticker.dataset.text = text;
+      ticker.replaceChildren(...(text ? [el("span", {}, text), el("span", { "aria-hidden": "true" }, text)] : []));
+      ticker.style.animationDuration = `${Math.max(20, text.length / 8)}s`;
+    }
+  }
+
   function render() {
+    if (view === "display") { renderDisplay(); tickClocks(); return; }
     if (view === "boards") {
       renderSwitcher(); renderBoards($("boards"), false); renderStandings();
       if (window.candidatesNeeds) window.candidatesNeeds($("needs"), state.needsBy.get(shownTournament()));
@@ -689,7 +796,9 @@
 
   // --- start -----------------------------------------------------------------------
   const fragment = new URLSearchParams(location.hash.slice(1));
-  if (fragment.get("token")) state.token = fragment.get("token");
+  // the hall display is for the public: it never takes a token, so it never shows more
+  // than the public delay allows
+  if (fragment.get("token") && view !== "display") state.token = fragment.get("token");
   if (view === "arbiter") {
     for (const button of document.querySelectorAll("[data-ruling]")) {
       button.addEventListener("click", () => buildRuling(button.dataset.ruling));

@@ -57,7 +57,8 @@ window.Commentary = (() => {
     const label = found ? evalLabel(found.frame) : "";
     const bar = node("div", {
       class: `evalbar${found ? "" : " empty"}${found && found.stale ? " stale" : ""}`,
-      "data-game": key, title: found ? `engine: ${label} (depth ${found.frame.depth})` : "no evaluation yet",
+      "data-game": key, "data-ply": found ? found.frame.ply : "",
+      title: found ? `engine: ${label} (depth ${found.frame.depth}, ${plyText(game, found.frame.ply)}${found.stale ? ", an older position" : ""})` : "no evaluation yet",
     });
     const white = node("div", { class: "white-share" });
     white.style.height = `${(share * 100).toFixed(1)}%`;
@@ -80,12 +81,25 @@ window.Commentary = (() => {
     return out.join(" ");
   }
 
+  // Where an evaluation is for: "after 14. Bxc4" (the ply it carries, in the game's moves).
+  function plyText(game, ply) {
+    if (!ply) return "the start";
+    const san = (game.moves || [])[ply - 1] || "";
+    return `after ${Math.ceil(ply / 2)}${ply % 2 ? "." : "…"} ${san}`;
+  }
+
+  // The best line of the shown position; an older position's is never shown as the current
+  // one: it says which move it is for and how far behind the board it is.
   function bestLine(key, game) {
     const found = current(key, game);
     if (!found) return null;
     const f = found.frame;
-    return node("div", { class: `bestline${found.stale ? " stale" : ""}`, "data-game": key },
-      node("b", {}, evalLabel(f)), " ", lineText(f), node("span", { class: "muted" }, ` · depth ${f.depth}`));
+    const age = found.stale
+      ? node("span", { class: "age", "data-ply": f.ply },
+        `for the position ${plyText(game, f.ply)}, ${game.ply - f.ply} ${game.ply - f.ply === 1 ? "ply" : "plies"} behind the board · `)
+      : null;
+    return node("div", { class: `bestline${found.stale ? " stale" : ""}`, "data-game": key, "data-ply": f.ply },
+      ...(age ? [age] : []), node("b", {}, evalLabel(f)), " ", lineText(f), node("span", { class: "depth" }, ` · depth ${f.depth}`));
   }
 
   function opening(game) {
@@ -155,7 +169,10 @@ window.Commentary = (() => {
     const moves = data.moves;
     const lastMove = Math.max(...moves.map((m) => Math.ceil(m.ply / 2)), ...(data.controls_at_moves || []).filter((c) => c <= 80), 10);
     const minutes = (ms) => (ms || 0) / 60000;
-    const top = Math.max(1, ...moves.map((m) => minutes(m.left_ms)));
+    // the minutes' axis in round steps (120′, 90′, 60′, 30′), never 122′/92′/61′/31′
+    const most = Math.max(1, ...moves.map((m) => minutes(m.left_ms)));
+    const step = [1, 2, 5, 10, 15, 20, 30, 60].find((s) => most / s <= 5) || 60;
+    const top = Math.ceil(most / step) * step;
     const longest = Math.max(0.1, ...moves.map((m) => minutes(m.spent_ms)));
     const span = lastMove + 2;
     const x = (n) => L + ((W - L - R) * n) / span;
@@ -163,8 +180,7 @@ window.Commentary = (() => {
     // the bars have a scale of their own: the longest think fills a third of the height
     const barHeight = (min) => ((H - T - B) / 3) * (min / longest);
     const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "time use chart" });
-    for (let i = 0; i <= 4; i++) {
-      const v = (top * i) / 4;
+    for (let v = 0; v <= top; v += step) {
       chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }),
         svg("text", { x: L - 4, y: y(v) + 4, class: "axis", "text-anchor": "end" }, `${Math.round(v)}′`));
     }

@@ -1,5 +1,5 @@
-// The "needs" panel of the live page: a bar per player of his chance of finishing first,
-// and what he needs, in words (the gateway's "needs" frame: docs/needs.md). app.js calls
+// The "needs" panel of the live page: a bar per player of the chance of finishing first,
+// and what each needs, in words (the gateway's "needs" frame: docs/needs.md). app.js calls
 // window.candidatesNeeds(box, needs) with the shown tournament's needs object.
 "use strict";
 
@@ -23,13 +23,13 @@ window.candidatesNeeds = (box, needs) => {
     return node;
   };
   if (!needs || !needs.players) {
-    box.replaceChildren(el("p", { class: "muted" }, "What each player needs is not available yet."));
+    box.replaceChildren(el("p", { class: "muted" }, "What each player needs is being worked out (every remaining game's results are scored; with many games left this takes a moment)."));
     return;
   }
   const rows = Object.entries(needs.players).sort((a, b) => b[1].chance - a[1].chance || a[0].localeCompare(b[0]));
   const pct = (x) => `${(100 * x).toFixed(1)}%`;
   const bars = rows.map(([id, p]) => el("div", { class: "need", "data-player": id },
-    el("span", { class: "name" }, p.name),
+    el("span", { class: "name", title: p.name }, p.display || p.name),
     el("span", { class: "bar", title: `outright ${pct(p.chance_outright)}, playoff ${pct(p.chance_playoff)}` },
       el("span", { class: "fill", style: `width: ${(100 * p.chance).toFixed(1)}%` })),
     el("span", { class: "pct" }, pct(p.chance))));
@@ -38,17 +38,21 @@ window.candidatesNeeds = (box, needs) => {
   const rounds = [...new Set(left.map((g) => g.round))];
   const toPlay = left.length
     ? `${left.length} game${left.length === 1 ? "" : "s"} to play (round${rounds.length === 1 ? "" : "s"} ${rounds.join(", ")})`
-    : "every game played";
+    : "Every game played";
   const how = m.kind === "sample"
     ? `a sample of ${count(m.scenarios)} of the ${count(m.combinations)} combinations (seed ${m.seed})`
     : `every combination of their results (${m.scenarios})`;
+  // the sentence for the air; the scenario counts behind it as detail (a tooltip)
   const wordsList = el("ul", { class: "needs-words" },
-    ...rows.filter(([, p]) => p.outright || p.playoff).map(([id, p]) => el("li", { "data-player": id }, p.needs)));
+    ...rows.filter(([, p]) => p.outright || p.playoff).map(([id, p]) =>
+      el("li", { "data-player": id, ...(p.detail ? { title: p.detail } : {}) }, p.needs)));
   const c = needs.chances || {};
   box.replaceChildren(
     el("p", { class: "muted" }, left.length ? `${toPlay}: ${how}.` : `${toPlay}.`),
     el("div", { class: "needs-bars" }, ...bars),
     wordsList,
+    ...(needs.tiebreak ? [el("p", { class: "tiebreak small" }, needs.tiebreak)] : []),
+    ...(needs.warning ? [el("p", { class: "warning small" }, `Note: ${needs.warning}`)] : []),
     el("p", { class: "muted small" },
       `Chances: ${c.exact ? "exact over the scenarios" : `${c.simulations} simulations`}; ` +
       `FIDE expectancy, draw rate ${Number(c.draw_rate).toFixed(2)}; playoff simulated (3.7.1-3.7.3).`));
