@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from adapters.formats.jsontext import MAX_NUMBER_DIGITS
 from engine import dispatch, fields
 from engine.arbiter.penalties import PENALTIES, penalty_form
 from engine.commands import (
@@ -84,9 +85,9 @@ def field_schema(command: str, f: FieldSpec) -> dict[str, Any]:
     check = f.check
     schema: dict[str, Any]
     if check in (fields.text, fields.words):
-        schema = {"type": "string", "minLength": 1}
+        schema = {"type": "string", "minLength": 1, "maxLength": fields.MAX_TEXT_CHARS}
     elif check is fields.string:
-        schema = {"type": "string"}
+        schema = {"type": "string", "maxLength": fields.MAX_TEXT_CHARS}
     elif check in (fields.integer, fields.whole):
         schema = {"type": "integer", "minimum": -INT_LIMIT, "maximum": INT_LIMIT}
     elif check is fields.duration:
@@ -299,6 +300,16 @@ def commands_markdown() -> str:
         "`malformed_command` and appends nothing. The future tolerance is",
         "`--future-tolerance` (README); a score sheet that gives no day",
         "(`record_score_sheet` with `date_known` false) is not judged by the event's window.",
+        "",
+        "Limits: a string anywhere in a command (a `reason`, a `message`, a value inside",
+        f"`details`) is at most {fields.MAX_TEXT_CHARS:,} characters (4 KB); an object or list",
+        f"field (`details`, `players`, `moves`) holds at most {fields.MAX_FIELD_CHARS // 1024} K",
+        "(the characters of its strings, plus 8 for each other value: a 300-move game's",
+        "moves, instants and clocks take about 12 K); a number in JSON text is at most",
+        f"{MAX_NUMBER_DIGITS} characters (a 5,000-digit one is refused before it is read); a",
+        "line of `candidates apply` is at most 1 MiB (a longer one is refused by its",
+        "number and the next lines still run). Each is `malformed_command`, names the",
+        "field and its length without echoing it, and appends nothing.",
         "",
         "| command | what | sent by |",
         "| --- | --- | --- |",

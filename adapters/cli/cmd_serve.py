@@ -30,6 +30,7 @@ from adapters.cli.common import (
     require_existing_store,
 )
 from adapters.cli.hall_config import setting
+from adapters.gateway.hub import DEFAULT_CONNECTIONS_PER_ADDRESS, Limits
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
 from adapters.host import public_delay
@@ -100,9 +101,27 @@ def register(sub: Any) -> None:
         help="also send the analysis to arbiters' tokens (never by default: the desk is in "
         "the playing hall)",
     )
+    parser.add_argument(
+        "--max-connections-per-address",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="connections open at once from one IP address; one more is answered 503 "
+        f"(default: gateway.max_connections_per_address, else {DEFAULT_CONNECTIONS_PER_ADDRESS})",
+    )
     add_budget_options(parser)
     add_store_option(parser)
     parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 0 < value <= 10**6 or len(text) > 8:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 1000000, got {text!r}")
+    return value
 
 
 def dgt_specs(args: argparse.Namespace) -> list[str]:
@@ -122,6 +141,12 @@ def resolve(args: argparse.Namespace) -> None:
     args.port = setting(args, "port", "port", 8765)
     args.public_delay_s = setting(args, "public_delay_s", "public_delay_s", public_delay.DEFAULT_S)
     args.flag_check = setting(args, "flag_check", "flag_check_s", DEFAULT_INTERVAL_S)
+    args.max_connections_per_address = setting(
+        args,
+        "max_connections_per_address",
+        "max_connections_per_address",
+        DEFAULT_CONNECTIONS_PER_ADDRESS,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -196,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
                     stop,
                     ready=ready,
                     analysis_to_arbiters=args.analysis_to_arbiters,
+                    limits=Limits(max_connections_per_address=args.max_connections_per_address),
                 )
             )
         ]

@@ -99,7 +99,13 @@ class Sessions:
     async def _frame(self, client: Client, frame: Any) -> None:
         op = frame_op(frame)
         if op == "subscribe":
-            asked = parse_subscribe(frame, self.tokens, self.live.names, self.live.first)
+            try:
+                asked = parse_subscribe(frame, self.tokens, self.live.names, self.live.first)
+            except FrameError:
+                # a refused subscription replaces the earlier one too: the connection is
+                # no longer subscribed, and keeps no role (its next command is refused)
+                self.unsubscribe(client)
+                raise
             # Handled before the next frame of this connection is read, so a command
             # sent right after its subscription acts with its token.
             await self.subscribe(client, asked)
@@ -107,6 +113,19 @@ class Sessions:
             await self._command(client, frame)
         else:
             client.answer({"op": "pong", "id": frame_id(frame, required=False)})
+
+    def unsubscribe(self, client: Client) -> None:
+        """The connection follows nothing and is nobody (anonymous, no channel): what a
+        subscription refused leaves it as, whatever it was before."""
+        if client.channel is not None:
+            client.channel.clients.discard(client)
+        client.channel = None
+        client.identity = ANONYMOUS
+        client.ready = False
+        client.queue.clear()
+        client.queued_bytes = 0
+        client.needs_snapshot = False
+        client.subscription = (False, None, None, False)
 
     async def subscribe(self, client: Client, asked: SubscribeRequest) -> None:
         identity, games, since = asked.identity, asked.games, asked.since
