@@ -35,6 +35,7 @@ from typing import Any
 from eventsourcing.utils import resolve_topic
 
 from adapters.audit.report import AuditReport, Finding
+from adapters.formats.log_state import as_recorded
 from adapters.formats.replay_log import (
     Log,
     LogError,
@@ -436,21 +437,6 @@ def check_projections(
                     f"events give {plain(derived.get(game_id))}",
                     where(f"game/{game_id}"),
                 )
-
-
-def as_recorded(recorded: Any, derived: Any) -> bool:
-    """The derived object says what the recorded one says: every field the trailer
-    recorded, equal, at every depth; a field a later version of a projection added (the
-    standings' ``format``, a game's ``scores``) is not a difference, so a log recorded
-    before it audits clean (old replay logs load and audit unchanged)."""
-    recorded, derived = plain(recorded), plain(derived)
-    if isinstance(recorded, dict) and isinstance(derived, dict):
-        return all(k in derived and as_recorded(v, derived[k]) for k, v in recorded.items())
-    if isinstance(recorded, list) and isinstance(derived, list):
-        return len(recorded) == len(derived) and all(
-            as_recorded(a, b) for a, b in zip(recorded, derived, strict=True)
-        )
-    return bool(recorded == derived)
 
 
 # --- entry points --------------------------------------------------------------------

@@ -34,6 +34,7 @@ from typing import IO, Any
 
 import msgpack
 
+from adapters.formats.log_state import header_contradictions, plain, trailer_contradictions
 from adapters.store import Store
 from adapters.store.cache import logical_event
 from adapters.store.chain import (
@@ -311,15 +312,6 @@ def final_state(events: Iterable[Event]) -> dict[str, Any]:
     return state
 
 
-def plain(value: Any) -> Any:
-    """Lists for tuples, all the way down: a value as msgpack gives it back."""
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [plain(v) for v in value]
-    return value
-
-
 def header_for(store: Store, notes: str = "", generated: Iterable[str] = ()) -> dict[str, Any]:
     tournament = store.tournament()
     return {
@@ -459,7 +451,9 @@ def verify_log(log: Log, classes: dict[str, type[Event]] | None = None) -> list[
     versions run 1, 2, ... and every link (the first of each stream from 32 zero
     bytes; a nil link is refused) is the hash of its content and predecessor,
     every seal the log carries holds over the records it covers (``seal_problems``),
-    and the trailer's count and order digest are those of the records."""
+    the trailer's count and order digest are those of the records, the trailer's
+    ``state`` is the one the events fold to and the header's tournament and name are the
+    founding event's (``adapters.formats.log_state``)."""
     classes = classes or event_classes()
     problems: list[str] = []
     events: list[Event] = []
@@ -509,6 +503,10 @@ def verify_log(log: Log, classes: dict[str, type[Event]] | None = None) -> list[
                 "the trailer's order digest is not the digest of the records' links "
                 "(records added, removed, moved or changed)"
             )
+        if not problems:  # the events hold: what the trailer says of them must too
+            problems.extend(trailer_contradictions(trailer, events, final_state))
+    if not problems:
+        problems.extend(header_contradictions(log.header, events))
     if problems:
         shown = "; ".join(problems[:VERIFY_SHOWN])
         more = f" (and {len(problems) - VERIFY_SHOWN} more)" if len(problems) > VERIFY_SHOWN else ""
