@@ -35,14 +35,13 @@ from typing import Any
 from eventsourcing.utils import resolve_topic
 
 from adapters.audit.report import AuditReport, Finding
-from adapters.formats.log_state import as_recorded
+from adapters.formats.log_state import as_recorded, plain
 from adapters.formats.replay_log import (
     Log,
     LogError,
     Record,
     event_classes,
     final_state,
-    plain,
     record_of,
     standings_by_tournament,
     verify_links,
