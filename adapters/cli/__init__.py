@@ -17,7 +17,9 @@ says what is wrong as it always did.
 
 No subcommand ends in a traceback: a refusal, a file that cannot be read or
 written, text that is not UTF-8 or is nested too deeply, all end with one
-``candidates: ...`` line on stderr and exit status 2 (``tests/test_cli_inputs.py``).
+``candidates: ...`` line on stderr and exit status 2 (``tests/test_cli_inputs.py``); so
+does a store whose database fails under the command, a full disk included
+(``adapters.cli.store_trouble``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import sys
 from collections.abc import Sequence
 
 from adapters.cli.hall_config import ConfigError, apply_config
+from adapters.cli.store_trouble import store_trouble
 from engine.errors import CommandRefused
 
 COMMANDS: dict[str, str] = {
@@ -165,6 +168,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(f"the input is not UTF-8 text ({exc})")
     except RecursionError:
         return fail("the input is nested too deeply to be read")
+    except Exception as exc:  # the store's database failing (a full disk): one line
+        said = store_trouble(exc)
+        if said is None:
+            raise
+        return fail(said)
     return status
 
 

@@ -19,6 +19,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 from adapters.analysis.service import run_in_thread
@@ -26,6 +27,7 @@ from adapters.cli.cmd_analyse import add_budget_options, budget_of
 from adapters.cli.common import (
     add_public_delay_option,
     add_store_option,
+    is_sqlite_path,
     readable_file,
     require_existing_store,
 )
@@ -35,6 +37,7 @@ from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
 from adapters.host import public_delay
 from adapters.store import store_url
+from adapters.store.store_file import writable
 from adapters.watch.flags import DEFAULT_INTERVAL_S, watch_flags
 
 
@@ -177,6 +180,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     url = store_url(getattr(args, "store", None))
     require_existing_store(url)  # a mistyped --store is said, never served as a new store
+    if is_sqlite_path(url) and not writable(Path(url).resolve()):
+        print(
+            f"candidates serve: cannot write the store {url} (a read-only file, folder or "
+            "filesystem): the gateway writes the arbiters' commands and its kept state; "
+            "read a copy with `candidates audit`, `standings` or `pgn`, which only read",
+            file=sys.stderr,
+        )
+        return 2
     boards: Callable[[asyncio.Event], Coroutine[Any, Any, None]] | None = None
     if specs:
         try:
