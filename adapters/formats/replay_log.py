@@ -312,8 +312,12 @@ def final_state(events: Iterable[Event]) -> dict[str, Any]:
     return state
 
 
-def header_for(store: Store, notes: str = "", generated: Iterable[str] = ()) -> dict[str, Any]:
-    tournament = store.tournament()
+def header_for(
+    store: Store, notes: str = "", generated: Iterable[str] = (), extract: str | None = None
+) -> dict[str, Any]:
+    """The header of the store's log: it names the store's first tournament (its founding
+    event is the log's first), or ``extract``, the one tournament an extract holds."""
+    tournament = store.view(extract).tournament() if extract else store.first_tournament()
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -351,19 +355,46 @@ def write_log(
 
 
 def export_log(
-    store: Store, path: str | Path, notes: str = "", generated: Iterable[str] = ()
+    store: Store,
+    path: str | Path,
+    notes: str = "",
+    generated: Iterable[str] = (),
+    *,
+    tournament: str | None = None,
 ) -> int:
-    """Write the store's whole log to ``path``; return the number of events."""
+    """Write the store's whole log to ``path``; return the number of events. With
+    ``tournament`` (one of several in the store), only that tournament's streams are
+    written, whole, and the header says the log is an extract (``extract_of``)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
+    records: Iterable[Record] = store_records(store)
+    ids = store.tournament_ids()
+    if tournament is not None and len(ids) > 1:
+        if tournament not in ids:
+            raise MalformedCommand(
+                f"no tournament {tournament!r} in this store (it holds {', '.join(ids)})"
+            )
+        namespace = None if tournament == ids[0] else tournament
+        records = (r for r in records if owner(r.stream) == namespace)
+        header = header_for(store, notes, generated, extract=tournament)
+        header["extract_of"] = ids
+    else:
+        header = header_for(store, notes, generated)
     try:
         with open(partial, "wb") as handle:
-            count = write_log(handle, header_for(store, notes, generated), store_records(store))
+            count = write_log(handle, header, records)
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)
     return count
+
+
+def owner(stream: str) -> str | None:
+    """The namespace of the tournament a stream belongs to (None: the store's first, whose
+    stream also carries the store's seals); the store's list of further tournaments
+    (``tournaments``) and the shared streams (boards' alerts, command ids) are the first's."""
+    return split_stream(stream)[0]
 
 
 # --- checking and loading ---------------------------------------------------------
@@ -523,6 +554,12 @@ def import_log(store: Store, log: Log) -> int:
     if store.last_seq() != 0:
         raise MalformedCommand(
             f"the store {store.url!r} is not empty: a replay log is loaded into an empty store"
+        )
+    if log.header.get("extract_of"):
+        raise LogError(
+            f"the log holds only tournament {log.tournament!r} of a store of several "
+            "(`export --tournament`): an extract is read (`candidates audit FILE`), not "
+            "loaded; export the whole store to load it. Nothing was appended"
         )
     events = verify_log(log)
     saved_every, store.chain.seal_every = store.chain.seal_every, 0
