@@ -44,6 +44,7 @@ COMMANDS: dict[str, str] = {
     "dgt": "cmd_dgt",
     "event-pgn": "cmd_event_pgn",
     "export": "cmd_log",
+    "founding": "cmd_founding",
     "game": "cmd_game",
     "import-log": "cmd_log",
     "import-pgn": "cmd_game",
