@@ -30,7 +30,6 @@ import sys
 from collections.abc import Sequence
 
 from adapters.cli.hall_config import ConfigError, apply_config
-from adapters.cli.store_trouble import store_trouble
 from engine.errors import CommandRefused
 
 COMMANDS: dict[str, str] = {
@@ -170,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:
         return fail("the input is nested too deeply to be read")
     except Exception as exc:  # the store's database failing (a full disk): one line
+        from adapters.cli.store_trouble import store_trouble  # the store's, loaded by now
+
         said = store_trouble(exc)
         if said is None:
             raise

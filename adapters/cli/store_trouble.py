@@ -9,8 +9,7 @@ running it again once the cause is gone (those applied answer as they did).
 
 from __future__ import annotations
 
-import sqlite3
-import sys
+from adapters.store.database_errors import database_error, said
 
 RERUN = (
     "what was committed before stays; free the space or fix the cause, then run the same "
@@ -21,27 +20,7 @@ RERUN = (
 def store_trouble(error: BaseException) -> str | None:
     """The one line that says ``error`` when it is the store's database failing (here or
     in an exception it was raised from), else None (a fault of the program: raised)."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if _is_database_error(current):
-            return f"the store could not be written or read: {_first_line(current)}; {RERUN}"
-        current = current.__cause__ or current.__context__
-    return None
-
-
-def _is_database_error(error: BaseException) -> bool:
-    if isinstance(error, sqlite3.Error):
-        return True
-    persistence = sys.modules.get("eventsourcing.persistence")
-    if persistence is not None and isinstance(error, persistence.PersistenceError):
-        return True
-    psycopg = sys.modules.get("psycopg")
-    return psycopg is not None and isinstance(error, psycopg.Error)
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    line = text[0] if text else type(error).__name__
-    return line if len(line) <= 200 else line[:197] + "..."
+    found = database_error(error)
+    if found is None:
+        return None
+    return f"the store could not be written or read: {said(found)}; {RERUN}"

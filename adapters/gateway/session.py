@@ -34,6 +34,7 @@ from adapters.gateway.requests import (
     parse_subscribe,
 )
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Tokens
+from adapters.store.database_errors import database_error, said
 from engine.events import Event
 
 log = logging.getLogger(__name__)
@@ -172,8 +173,11 @@ class Sessions:
             open_alerts = client.open_alerts()
             try:
                 events = await self.reading.read(self.reading.events_between, since, seq)
-            except Exception:  # the store could not be read: a snapshot instead
-                log.exception("reading the events after %s failed", since)
+            except Exception as exc:  # the store could not be read: a snapshot instead
+                if database_error(exc) is not None:
+                    log.warning("reading the events after %s failed (%s)", since, said(exc))
+                else:
+                    log.exception("reading the events after %s failed", since)
                 client.needs_snapshot = True
             else:
                 missed = self._resume_frames(events, objects, standings, open_alerts, client)
