@@ -132,3 +132,32 @@ def test_raise_alert_details_beyond_64k_are_refused_and_append_nothing(
 def test_docs_state_the_limits_in_kilobytes() -> None:
     text = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text()
     assert "4,096 characters" in text and "64 K" in text and "1 MiB" in text
+
+
+def _pgn(round_tag: str, clock: str) -> str:
+    return (
+        '[Event "Bounds"]\n[Site "?"]\n[Date "2013.03.15"]\n'
+        f'[Round "{round_tag}"]\n[White "Aronian, Levon"]\n[Black "Carlsen, Magnus"]\n'
+        f'[Result "1-0"]\n\n1. e4 {{[%clk {clock}]}} e5 {{[%clk 1:59:50]}} 1-0\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("round_tag", "clock", "says"),
+    [
+        (NINES, "1:59:58", "without a readable Round tag"),
+        ("1." + NINES, "1:59:58", "without a readable Round tag"),
+        ("1.1", NINES + ":00:00", "[%clk] after ply 1 is no clock's reading"),
+        ("1.1", "25:00:00", "[%clk] after ply 1 is no clock's reading"),
+    ],
+)
+def test_import_pgn_refuses_a_5000_digit_round_or_clock_without_a_traceback(
+    tmp_path: Path, round_tag: str, clock: str, says: str
+) -> None:
+    path = tmp_path / "bounds.pgn"
+    path.write_text(_pgn(round_tag, clock))
+    run = candidates("import-pgn", "--create", str(path), store=str(tmp_path / "s.sqlite"))
+    assert "Traceback" not in run.stderr, run.stderr[-1500:]
+    assert says in run.stdout + run.stderr
+    with Store(str(tmp_path / "s.sqlite")) as store:
+        assert store.game("1.1") is None
