@@ -23,8 +23,10 @@ demo: $(VENV)/.installed
 # of its own, two gateways, four DGT boards on pseudo-terminals, clients; a board reader, a
 # gateway and the database killed mid-round, a backup restored. Exit 1 unless 0 lost,
 # 0 doubled, 0 out of order and every audit passed.
+# PORT_BASE=N: the drill's ports (its cluster's, its gateways') are the first free ones
+# from N up, in a range the machine allows.
 drill: $(VENV)/.installed
-	$(BIN)/python deploy/drill.py
+	$(if $(PORT_BASE),CANDIDATES_DRILL_PORT_BASE=$(PORT_BASE)) $(BIN)/python deploy/drill.py
 
 # The history checker (tests/history_checker.py, docs/architecture.md "One log, many
 # processes"): HISTORIES random histories on each store (SQLite, and PostgreSQL on a cluster

@@ -17,11 +17,43 @@ from pathlib import Path
 
 from deploy.runbook import DrillError
 
+PORT_BASE_ENV = "CANDIDATES_DRILL_PORT_BASE"
+"""``make drill PORT_BASE=N`` sets it: the drill's ports (its PostgreSQL cluster, its
+gateways) are then the first free ones from N up, in a range the machine allows."""
+PORT_RANGE = 100
+"""How many ports from the base the drill may look through."""
+_given: set[int] = set()
+"""Ports this process has handed out (each is bound later, by another process)."""
+
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port free on 127.0.0.1: any (the kernel's choice), or the first free one from
+    ``$CANDIDATES_DRILL_PORT_BASE`` up not handed out before (DrillError when none is
+    free among ``PORT_RANGE``)."""
+    base_text = os.environ.get(PORT_BASE_ENV, "").strip()
+    if not base_text:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+    try:
+        base = int(base_text)
+    except ValueError:
+        base = 0
+    if not 1024 <= base <= 65535 - PORT_RANGE:
+        raise DrillError(
+            f"PORT_BASE={base_text!r}: a port from 1024 to {65535 - PORT_RANGE} is needed"
+        )
+    for port in range(base, base + PORT_RANGE):
+        if port in _given:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _given.add(port)
+        return port
+    raise DrillError(f"no free port from {base} to {base + PORT_RANGE - 1} (PORT_BASE)")
 
 
 def pg_bin(name: str) -> str:

@@ -70,6 +70,7 @@ from deploy.drill_round import (  # noqa: E402
     round_games,
 )
 from deploy.hall import BIN, Hall  # noqa: E402
+from deploy.organisers_list import write_london_2013  # noqa: E402
 from deploy.runbook import DrillError, runbook_blocks  # noqa: E402
 
 
@@ -189,6 +190,9 @@ class Drill:
         self.step("configure")
         edit_config(hall, self.url)
         self.step("check-config")
+        write_london_2013(Path(hall.here("/etc/candidates/players.csv")))
+        self.step("founding")  # the organisers' list into the founding file, as written
+        # ... replaced by London 2013's whole founding: its rounds' order, its boards
         founding = Path(hall.here("/etc/candidates/london-2013.jsonl"))
         founding.write_text("".join(json.dumps(c) + "\n" for c in founding_commands()))
         self.step("tournament")

@@ -11,7 +11,9 @@ cluster (``deploy/cluster.py``).
 
 from __future__ import annotations
 
+import grp
 import os
+import pwd
 import re
 import shlex
 import signal
@@ -25,6 +27,8 @@ from deploy.cluster import Cluster, free_port
 from deploy.runbook import DrillError
 
 ROOT = Path(__file__).resolve().parents[1]
+HALL_USER = "candidates"
+"""The system user (and group) the hall's units run as (docs/operations.md, "Install")."""
 BIN = Path(sys.executable).parent
 """Where the program's commands are (``candidates``): this interpreter's."""
 
@@ -35,6 +39,14 @@ class Unit:
     exec_start: str
     environment: dict[str, str]
     oneshot: bool
+
+
+def _has_user(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
 
 
 def read_unit(path: Path) -> Unit:
@@ -96,6 +108,19 @@ class Hall:
             raise DrillError(f"a command would reach the machine's PostgreSQL: {text}")
         return text
 
+    def as_hall_user(self, command: str) -> str:
+        """``command`` as this machine runs it for the hall's ``candidates`` user: the
+        machine's users are not the drill's, so where there is no such user the lines
+        that make it (``adduser``, ``usermod``) are not run ("") and the files the
+        runbook gives to it are the drill's own user's."""
+        if _has_user(HALL_USER):
+            return command
+        if command.startswith(("adduser ", "usermod ")):
+            return ""
+        me, group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+        command = re.sub(rf"-o {HALL_USER}\b", f"-o {me}", command)
+        return re.sub(rf"-g {HALL_USER}\b", f"-g {group}", command)
+
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = dict(os.environ)
         env.pop("CANDIDATES_STORE", None)
@@ -122,7 +147,9 @@ class Hall:
         return outputs
 
     def run_line(self, line: str) -> str:
-        command = self.here(line)
+        command = self.as_hall_user(self.here(line))
+        if not command:
+            return ""
         if command.startswith("systemctl "):
             self.systemctl(shlex.split(command)[1:])
             return ""

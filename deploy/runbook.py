@@ -18,6 +18,7 @@ STEPS = (
     "database",
     "configure",
     "check-config",
+    "founding",
     "tournament",
     "units",
     "start-gateways",
@@ -32,7 +33,10 @@ STEPS = (
     "machine-lost",
 )
 """The runbook's blocks, in the order the drill runs them (tests/test_operations.py
-checks that every ``sh`` block of docs/operations.md is one of these)."""
+checks that every ``sh`` block of docs/operations.md is one of these). ``founding``
+makes the founding file from the organisers' list, which the drill does not have (it
+writes the real London 2013 founding, its boards as published, itself);
+tests/test_runbook_as_user.py runs that block."""
 
 
 class DrillError(Exception):

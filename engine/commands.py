@@ -401,6 +401,7 @@ def parse_command(raw: object) -> Command:
             if nullable:
                 values[attribute] = None  # given, and null: e.g. no clock running
             continue  # an optional null counts as absent
+        fields.within_bounds(where, value)
         values[attribute] = check(where, value)
     return spec.cls(**values)
 

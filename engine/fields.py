@@ -35,6 +35,50 @@ INT_LIMIT = 2**53 - 1
 inside the store's 64-bit integers (a clock of 2**53 ms is 285,000 years)."""
 
 
+MAX_TEXT_CHARS = 4096
+"""Longest string a command may carry, anywhere in it (a ``reason``, a ``message``, a
+value inside ``details``): 4 KB of words is a long page of an incident report; a 1 MB
+reason is a mistake or an attack, and each client it reaches pays for it."""
+MAX_FIELD_CHARS = 64 * 1024
+"""Most a structured field (an object or a list: ``details``, ``players``, ``moves``) may
+hold, counted as the characters of its strings plus 8 per other value: a 300-move game's
+moves, instants and clocks take about 12 K."""
+
+
+def within_bounds(where: str, value: object) -> None:
+    """MalformedCommand when a string of ``value`` is longer than ``MAX_TEXT_CHARS`` or an
+    object or list holds more than ``MAX_FIELD_CHARS`` (nothing is kept of either)."""
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT_CHARS:
+            raise MalformedCommand(
+                f"{where} is too long ({len(value)} characters); at most {MAX_TEXT_CHARS}"
+            )
+        return
+    if not isinstance(value, dict | list | tuple):
+        return
+    size = 0
+    pending: list[object] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if len(item) > MAX_TEXT_CHARS:
+                raise MalformedCommand(
+                    f"{where} holds a string of {len(item)} characters; at most {MAX_TEXT_CHARS}"
+                )
+            size += len(item)
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+        else:
+            size += 8
+        if size > MAX_FIELD_CHARS:
+            raise MalformedCommand(
+                f"{where} holds more than {MAX_FIELD_CHARS} characters; at most {MAX_FIELD_CHARS}"
+            )
+
+
 def optional(check: Callable[[str, object], T], where: str, value: object) -> T | None:
     """None for ``null`` (or an absent key read with ``.get``), else ``check``'s answer."""
     return None if value is None else check(where, value)

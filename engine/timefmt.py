@@ -9,9 +9,20 @@ refused rather than guessed.
 from __future__ import annotations
 
 import functools
+import re
 from datetime import UTC, date, datetime
 
 from engine.errors import MalformedCommand
+
+INSTANT_FORM = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,3})?)?"
+    r"(?:[Zz]|[+-][0-9]{2}:[0-9]{2})?"
+)
+"""The instants read (ISO 8601 extended form, RFC 3339's profile of it): a date, ``T``, the
+hours and minutes, optional seconds with at most three fractional digits (milliseconds,
+what every event keeps), then ``Z`` or an offset ``+hh:mm``. A space for ``T``, a fourth
+fractional digit, a trailing character (a NUL), the basic form (``20130315T140000Z``) or
+an offset without its colon are refused, never rounded or guessed."""
 
 QUOTED_CHARS = 40
 """How much of a bad value a refusal quotes (a 1 MB field is not echoed back)."""
@@ -36,10 +47,13 @@ def read_instant(where: str, text: object) -> int:
         raise MalformedCommand(f"{where} must be an ISO-8601 UTC string, got {quoted(text)}")
     try:
         at_ms = _instant_ms(text)
+        if at_ms is not None and INSTANT_FORM.fullmatch(text) is None:
+            raise ValueError(text)
     except ValueError:
         raise MalformedCommand(
             f"{where} is not an ISO-8601 instant: {quoted(text)} "
-            '(expected e.g. "2013-03-15T14:00:00.000Z")'
+            '(expected e.g. "2013-03-15T14:00:00.000Z": a "T", at most milliseconds, '
+            'then "Z" or an offset such as "+01:00")'
         ) from None
     if at_ms is None:
         raise MalformedCommand(

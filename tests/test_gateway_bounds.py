@@ -15,6 +15,7 @@ import os
 import socket
 import struct
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -199,7 +200,9 @@ def test_status_shows_public_clients_only_the_public_position_and_no_delivery_co
         assert public["seq"] == before and "public_seq" not in public
         # what moves with live delivery is not for the public either (it would date moves)
         assert "delivered_frames" not in public and "delivered_messages" not in public
-        assert status("?token=not-a-token")["seq"] == before
+        with pytest.raises(urllib.error.HTTPError) as unknown:  # 401, as /api/... answers
+            status("?token=not-a-token")
+        assert unknown.value.code == 401
         inside = status(f"?token={COMMENTATOR_TOKEN}")
         assert inside["seq"] == live and inside["public_seq"] == before
 

@@ -691,3 +691,29 @@ def test_names_where_a_person_reads_the_desk_names_players_and_arbiters(
             assert (OUTPUT / "gateway-arbiter-names.png").stat().st_size > 10_000
         finally:
             browser.close()
+
+
+def test_6_6_a_the_desk_starts_a_game_with_its_button_at_the_desks_clock(
+    sqlite_store: Store,
+) -> None:
+    """The runbook's round begins at the desk: the arbiters start each game (Laws 2009
+    6.6 a) with *Start game*, its instant the desk's clock, nothing typed in."""
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.2", "at": now_at()})
+    with RunningGateway(sqlite_store.url, public_delay_s=900) as gw:
+        browser = Browser(gw.http + f"/arbiter#token={CHIEF_TOKEN}")
+        try:
+            browser.wait_for(
+                "[...document.getElementById('ruling-game').options].some(o => o.value === '1.1')"
+            )
+            browser.js("document.getElementById('ruling-game').value = '1.1'")
+            browser.js("document.querySelector('[data-ruling=start_game]').click()")
+            built = json.loads(browser.js("document.getElementById('command-text').value"))
+            assert (built["cmd"], built["game"], built["by"]) == ("start_game", "1.1", "chief")
+            assert built["at"].endswith("Z")
+            browser.js("document.querySelector('#command button').click()")
+            line = browser.wait_for("document.querySelector('#results li')?.textContent")
+            assert "ok (GameStarted" in line, line
+            assert game_object(sqlite_store, "1.1")["status"] == "in_progress"
+        finally:
+            browser.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -20,6 +21,7 @@ from adapters.formats.replay_log import (
 )
 from adapters.store import Store
 from engine.timefmt import parse_instant
+from tests.cli import candidates
 from tests.helpers import at, ok, paired_tournament, play
 
 SOURCE = Path(__file__).resolve().parents[1] / "replay_logs" / "sources" / "candidates-2013.pgn"
@@ -194,3 +196,77 @@ class TestSchemaEvolution:
         record = Record(7, "game/1.1", 2, "MovePlayed", 0, {"by": "x", "colour": "red"}, None)
         with pytest.raises(LogError, match=r"game/1\.1 v2 .*no field\(s\) \['colour'\]"):
             record.event()
+
+
+def _rewritten(path: Path, out: Path, change: Any) -> Path:
+    """The log at ``path`` with ``change(objects)`` applied to its msgpack objects, as they
+    are (no link, digest or count recomputed)."""
+    with open(path, "rb") as handle:
+        objects = list(msgpack.Unpacker(handle, raw=False, strict_map_key=False))
+    change(objects)
+    out.write_bytes(b"".join(msgpack.packb(o, use_bin_type=True) for o in objects))
+    return out
+
+
+class TestWhatTheLogSaysOfItself:
+    """The header and the trailer are written from the events: one that says otherwise
+    was edited after the export, and the log is refused whole (issue: a trailer result of
+    1.2 changed from 1-0 to 0-1 was imported with exit 0; a renamed header tournament was
+    accepted and printed)."""
+
+    def test_a_trailer_whose_state_contradicts_the_events_is_refused_whole(
+        self, sqlite_store: Store, tmp_path: Path
+    ) -> None:
+        small_event(sqlite_store)
+        log = export_log_to(sqlite_store, tmp_path / "log.msgpack")
+
+        def flip(objects: list[Any]) -> None:
+            objects[-1]["state"]["games"]["1.2"]["result"] = "0-1"
+
+        tampered = _rewritten(log, tmp_path / "flipped.msgpack", flip)
+        with Store(str(tmp_path / "copy.sqlite")) as copy:
+            with pytest.raises(LogError, match=r"game 1\.2: the trailer records .*'0-1'"):
+                import_log(copy, read_log(tampered))
+            assert copy.count() == 0
+        run = candidates("import-log", "--create", str(tampered), store=str(tmp_path / "c.sqlite"))
+        assert run.returncode == 2 and "Traceback" not in run.stderr
+        assert "game 1.2" in run.stderr and "Nothing was appended" in run.stderr
+        assert candidates("audit", str(tampered), store=str(tmp_path / "c.sqlite")).returncode
+
+    def test_a_trailer_whose_standings_contradict_the_events_is_refused(
+        self, sqlite_store: Store, tmp_path: Path
+    ) -> None:
+        small_event(sqlite_store)
+        log = export_log_to(sqlite_store, tmp_path / "log.msgpack")
+
+        def boost(objects: list[Any]) -> None:
+            standings = objects[-1]["state"]["standings"]
+            standings["rows"][-1]["points"] = 9
+
+        tampered = _rewritten(log, tmp_path / "boosted.msgpack", boost)
+        with Store(str(tmp_path / "copy.sqlite")) as copy:
+            with pytest.raises(LogError, match="standings the trailer records differ"):
+                import_log(copy, read_log(tampered))
+            assert copy.count() == 0
+
+    def test_a_header_naming_another_tournament_is_refused(
+        self, sqlite_store: Store, tmp_path: Path
+    ) -> None:
+        small_event(sqlite_store)
+        log = export_log_to(sqlite_store, tmp_path / "log.msgpack")
+
+        def rename(objects: list[Any]) -> None:
+            objects[0]["tournament"] = "zurich-1953"
+
+        tampered = _rewritten(log, tmp_path / "renamed.msgpack", rename)
+        with Store(str(tmp_path / "copy.sqlite")) as copy:
+            with pytest.raises(LogError, match="header's tournament is 'zurich-1953'"):
+                import_log(copy, read_log(tampered))
+            assert copy.count() == 0
+
+    def test_the_logs_kept_in_the_repository_still_import(self, tmp_path: Path) -> None:
+        logs = sorted((SOURCE.parents[1]).glob("*.msgpack"))
+        assert logs
+        for number, path in enumerate(logs):
+            with Store(str(tmp_path / f"{number}.sqlite")) as copy:
+                assert import_log(copy, read_log(path)) > 0

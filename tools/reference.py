@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from adapters.formats.jsontext import MAX_NUMBER_DIGITS
 from engine import dispatch, fields
 from engine.arbiter.penalties import PENALTIES, penalty_form
 from engine.commands import (
@@ -84,9 +85,9 @@ def field_schema(command: str, f: FieldSpec) -> dict[str, Any]:
     check = f.check
     schema: dict[str, Any]
     if check in (fields.text, fields.words):
-        schema = {"type": "string", "minLength": 1}
+        schema = {"type": "string", "minLength": 1, "maxLength": fields.MAX_TEXT_CHARS}
     elif check is fields.string:
-        schema = {"type": "string"}
+        schema = {"type": "string", "maxLength": fields.MAX_TEXT_CHARS}
     elif check in (fields.integer, fields.whole):
         schema = {"type": "integer", "minimum": -INT_LIMIT, "maximum": INT_LIMIT}
     elif check is fields.duration:
@@ -290,7 +291,10 @@ def commands_markdown() -> str:
         "",
         "Types: *instant* is an ISO-8601 string with its zone (`2013-03-15T14:00:00.000Z`,",
         "or an offset such as `+01:00`; an instant without a zone is refused as",
-        "`malformed_command`); *result* is `1-0`, `0-1`, `1/2-1/2` or `*`; a *string*",
+        "`malformed_command`), in the extended form with a `T`, and at most milliseconds",
+        "(`.123`): a space for the `T`, a fourth fractional digit, a trailing character",
+        "(a NUL), the basic form (`20130315T140000Z`) or an offset without its colon is",
+        "refused, never rounded; *result* is `1-0`, `0-1`, `1/2-1/2` or `*`; a *string*",
         "field is not empty; an *integer* is at most 2^53 - 1 in size. An optional field",
         "given as `null` counts as absent; a field the command does not have is refused.",
         "The JSON Schema of every command is `docs/schema/commands.schema.json`; the query",
@@ -303,6 +307,16 @@ def commands_markdown() -> str:
         "`malformed_command` and appends nothing. The future tolerance is",
         "`--future-tolerance` (README); a score sheet that gives no day",
         "(`record_score_sheet` with `date_known` false) is not judged by the event's window.",
+        "",
+        "Limits: a string anywhere in a command (a `reason`, a `message`, a value inside",
+        f"`details`) is at most {fields.MAX_TEXT_CHARS:,} characters (4 KB); an object or list",
+        f"field (`details`, `players`, `moves`) holds at most {fields.MAX_FIELD_CHARS // 1024} K",
+        "(the characters of its strings, plus 8 for each other value: a 300-move game's",
+        "moves, instants and clocks take about 12 K); a number in JSON text is at most",
+        f"{MAX_NUMBER_DIGITS} characters (a 5,000-digit one is refused before it is read); a",
+        "line of `candidates apply` is at most 1 MiB (a longer one is refused by its",
+        "number and the next lines still run). Each is `malformed_command`, names the",
+        "field and its length without echoing it, and appends nothing.",
         "",
         "| command | what | sent by |",
         "| --- | --- | --- |",

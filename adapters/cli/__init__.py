@@ -17,7 +17,9 @@ says what is wrong as it always did.
 
 No subcommand ends in a traceback: a refusal, a file that cannot be read or
 written, text that is not UTF-8 or is nested too deeply, all end with one
-``candidates: ...`` line on stderr and exit status 2 (``tests/test_cli_inputs.py``).
+``candidates: ...`` line on stderr and exit status 2 (``tests/test_cli_inputs.py``); so
+does a store whose database fails under the command, a full disk included
+(``adapters.cli.store_trouble``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "dgt": "cmd_dgt",
     "event-pgn": "cmd_event_pgn",
     "export": "cmd_log",
+    "founding": "cmd_founding",
     "game": "cmd_game",
     "import-log": "cmd_log",
     "import-pgn": "cmd_game",
@@ -165,6 +168,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(f"the input is not UTF-8 text ({exc})")
     except RecursionError:
         return fail("the input is nested too deeply to be read")
+    except Exception as exc:  # the store's database failing (a full disk): one line
+        from adapters.cli.store_trouble import store_trouble  # the store's, loaded by now
+
+        said = store_trouble(exc)
+        if said is None:
+            raise
+        return fail(said)
     return status
 
 

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from typing import IO, Any
 
 from adapters.cli.common import add_create_option, add_store_option, print_json, store_of
 from adapters.formats.jsontext import TextError, loads
 from engine.errors import MalformedCommand
+
+MAX_LINE_BYTES = 2**20
+"""Longest line read as a command (1 MiB, a websocket message's bound too): a longer one
+is refused by its number, read no further than this, and the next lines still run."""
 
 
 def register(sub: Any) -> None:
@@ -40,8 +45,15 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise MalformedCommand(f"cannot read {args.file!r}: {exc.strerror}") from None
     with store_of(args) as store, handle:
-        for number, data in enumerate(handle, start=1):
-            raw, problem = parse_line(data, number)
+        for number, data in enumerate(bounded_lines(handle), start=1):
+            if data is None:
+                raw: object = None
+                problem: str | None = (
+                    f"line {number}: longer than {MAX_LINE_BYTES} bytes; a command is at "
+                    f'most {MAX_LINE_BYTES} bytes (docs/commands.md, "Limits")'
+                )
+            else:
+                raw, problem = parse_line(data, number)
             if problem is None and raw is None:
                 continue
             if problem is not None:
@@ -55,6 +67,21 @@ def run(args: argparse.Namespace) -> int:
             print_json(result)
         store.seal_appended()
     return 1 if refused else 0
+
+
+def bounded_lines(handle: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[bytes | None]:
+    """The lines of ``handle``, each None when longer than ``limit`` bytes (the rest of
+    such a line is skipped in pieces of ``limit``: never held whole in memory)."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or (line.endswith(b"\n") and len(line) == limit + 1):
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = handle.readline(limit)
+        yield None
 
 
 def parse_line(data: bytes, number: int) -> tuple[object, str | None]:

@@ -15,7 +15,8 @@ def register(sub: Any) -> None:
         "export",
         help="write the store's replay log (msgpack, docs/replay-log.md)",
         description="Write every stored event, in global order, with its hash link, "
-        "to a replay log.",
+        "to a replay log. With --tournament ID (a store of several), only that "
+        "tournament's streams: an extract, read by `candidates audit FILE`.",
     )
     export.add_argument("--out", required=True, metavar="FILE", help="the log to write")
     export.add_argument("--notes", default="", help="free text for the log's header")
@@ -56,7 +57,13 @@ def register(sub: Any) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        count = export_log(store, args.out, args.notes, args.generated)
+        count = export_log(
+            store,
+            args.out,
+            args.notes,
+            args.generated,
+            tournament=getattr(args, "tournament", None),
+        )
     print_json({"file": args.out, "events": count})
     return 0
 

@@ -19,6 +19,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 from adapters.analysis.service import run_in_thread
@@ -26,14 +27,17 @@ from adapters.cli.cmd_analyse import add_budget_options, budget_of
 from adapters.cli.common import (
     add_public_delay_option,
     add_store_option,
+    is_sqlite_path,
     readable_file,
     require_existing_store,
 )
 from adapters.cli.hall_config import setting
+from adapters.gateway.hub import DEFAULT_CONNECTIONS_PER_ADDRESS, Limits
 from adapters.gateway.server import serve_forever
 from adapters.gateway.tokens import TokenFileError, load_tokens
 from adapters.host import public_delay
 from adapters.store import store_url
+from adapters.store.store_file import writable
 from adapters.watch.flags import DEFAULT_INTERVAL_S, watch_flags
 
 
@@ -100,9 +104,27 @@ def register(sub: Any) -> None:
         help="also send the analysis to arbiters' tokens (never by default: the desk is in "
         "the playing hall)",
     )
+    parser.add_argument(
+        "--max-connections-per-address",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="connections open at once from one IP address; one more is answered 503 "
+        f"(default: gateway.max_connections_per_address, else {DEFAULT_CONNECTIONS_PER_ADDRESS})",
+    )
     add_budget_options(parser)
     add_store_option(parser)
     parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 0 < value <= 10**6 or len(text) > 8:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 1000000, got {text!r}")
+    return value
 
 
 def dgt_specs(args: argparse.Namespace) -> list[str]:
@@ -122,6 +144,12 @@ def resolve(args: argparse.Namespace) -> None:
     args.port = setting(args, "port", "port", 8765)
     args.public_delay_s = setting(args, "public_delay_s", "public_delay_s", public_delay.DEFAULT_S)
     args.flag_check = setting(args, "flag_check", "flag_check_s", DEFAULT_INTERVAL_S)
+    args.max_connections_per_address = setting(
+        args,
+        "max_connections_per_address",
+        "max_connections_per_address",
+        DEFAULT_CONNECTIONS_PER_ADDRESS,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,6 +180,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     url = store_url(getattr(args, "store", None))
     require_existing_store(url)  # a mistyped --store is said, never served as a new store
+    if is_sqlite_path(url) and not writable(Path(url).resolve()):
+        print(
+            f"candidates serve: cannot write the store {url} (a read-only file, folder or "
+            "filesystem): the gateway writes the arbiters' commands and its kept state; "
+            "read a copy with `candidates audit`, `standings` or `pgn`, which only read",
+            file=sys.stderr,
+        )
+        return 2
     boards: Callable[[asyncio.Event], Coroutine[Any, Any, None]] | None = None
     if specs:
         try:
@@ -196,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
                     stop,
                     ready=ready,
                     analysis_to_arbiters=args.analysis_to_arbiters,
+                    limits=Limits(max_connections_per_address=args.max_connections_per_address),
                 )
             )
         ]

@@ -10,6 +10,7 @@ from typing import Any
 
 from adapters.host import public_delay
 from adapters.store import Store, open_store, store_url
+from adapters.store.store_file import not_a_store
 from engine.errors import MalformedCommand
 
 CREATE_FLAG = "--create"
@@ -17,28 +18,75 @@ CREATE_FLAG = "--create"
 MAKE_ONE = "make one with `candidates init {path}`"
 
 
+READ_COMMANDS = frozenset(
+    {
+        "audit",
+        "clocks",
+        "crosstable",
+        "event-pgn",
+        "export",
+        "game",
+        "incidents",
+        "needs",
+        "pairings",
+        "pgn",
+        "prizes",
+        "report",
+        "schedule",
+        "standings",
+        "trf",
+    }
+)
+"""The commands that only read a store: they open a SQLite store read-only
+(``adapters.store.store_file``), so they never write to it and work on a copy on a
+read-only filesystem or in a read-only file (evidence audited where it lies)."""
+
+
 def store_of(args: argparse.Namespace, *, create: bool = False) -> Store:
     """The store the command names. Unless ``create`` (``init``, or a writing command's
     ``--create``), a SQLite path where there is no store is refused and nothing is
-    created there; ``args.create`` is that flag where the command has it."""
+    created there; ``args.create`` is that flag where the command has it. A file that is
+    not a store is refused either way, in one line, before it is opened. A read
+    command (``READ_COMMANDS``) opens the store read-only."""
     url = store_url(getattr(args, "store", None))
-    if not (create or getattr(args, "create", False)):
+    creating = create or getattr(args, "create", False)
+    if not creating:
         require_existing_store(url, writes=hasattr(args, "create"))
+    elif is_sqlite_path(url) and Path(url).is_file():
+        refuse_what_is_not_a_store(url, empty_ok=True)
+    read_only = (
+        not creating and is_sqlite_path(url) and getattr(args, "command", None) in (READ_COMMANDS)
+    )
     return open_store(
         url,
         getattr(args, "future_tolerance", None),
         tournament=getattr(args, "tournament", None),
+        read_only=read_only,
     )
+
+
+def is_sqlite_path(url: str) -> bool:
+    """Whether ``url`` names a SQLite file (not PostgreSQL, not a database in memory)."""
+    return not url.startswith(("postgresql://", "postgres://")) and url != ":memory:"
 
 
 def require_existing_store(url: str, *, writes: bool = False) -> None:
     """MalformedCommand when ``url`` is a SQLite path with no file (a mistyped ``--store``),
-    saying how to make one (``writes``: the command has ``--create``)."""
-    if url.startswith(("postgresql://", "postgres://")) or url == ":memory:":
+    saying how to make one (``writes``: the command has ``--create``), or a file that is
+    not a store (``adapters.store.store_file.not_a_store``: nothing is written to it)."""
+    if not is_sqlite_path(url):
         return
     if not Path(url).is_file():
         how = MAKE_ONE.format(path=url) + (f" or pass {CREATE_FLAG}" if writes else "")
         raise MalformedCommand(f"no store at {url} ({how})")
+    refuse_what_is_not_a_store(url)
+
+
+def refuse_what_is_not_a_store(url: str, *, empty_ok: bool = False) -> None:
+    """MalformedCommand in one line when the file at ``url`` is not a store."""
+    why = not_a_store(url, empty_ok=empty_ok)
+    if why is not None:
+        raise MalformedCommand(f"{url} is not a candidates store: {why}")
 
 
 def add_create_option(parser: argparse.ArgumentParser) -> None:

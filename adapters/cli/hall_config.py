@@ -15,6 +15,7 @@ environment (``$CANDIDATES_STORE``) and the built-in defaults::
     [gateway]
     host = "127.0.0.1"                # behind the reverse proxy
     flag_check_s = 1
+    max_connections_per_address = 1024
 
     [tokens]                          # the token file's object (docs/protocol.md)
     "chief-7c1d2a9b" = { role = "arbiter", name = "Chief Arbiter", arbiter = "chief" }
@@ -54,7 +55,7 @@ TOP_KEYS = {
     "tokens",
     "dgt",
 }
-GATEWAY_KEYS = {"host", "port", "flag_check_s"}
+GATEWAY_KEYS = {"host", "port", "flag_check_s", "max_connections_per_address"}
 DGT_KEYS = {"debounce_ms", "auto_correct_arbiter", "record_dir", "serial_games", "groups"}
 GROUP_KEYS = {"boards", "livechess"}
 
@@ -75,6 +76,7 @@ class HallConfig:
     host: str | None = None
     port: int | None = None
     flag_check_s: float | None = None
+    max_connections_per_address: int | None = None
     tokens: Tokens | None = None
     debounce_ms: int | None = None
     auto_correct_arbiter: str | None = None
@@ -135,6 +137,13 @@ def _parse(raw: dict[str, Any], name: str) -> HallConfig:
     port = gateway.get("port")
     if port is not None and (not isinstance(port, int) or isinstance(port, bool) or port < 0):
         raise ConfigError(f"configuration {name!r}: gateway.port must be a port number")
+    per_address = gateway.get("max_connections_per_address")
+    if per_address is not None and (
+        not isinstance(per_address, int) or isinstance(per_address, bool) or per_address < 1
+    ):
+        raise ConfigError(
+            f"configuration {name!r}: gateway.max_connections_per_address must be 1 or more"
+        )
     debounce = dgt.get("debounce_ms")
     if debounce is not None and (not isinstance(debounce, int) or debounce < 0):
         raise ConfigError(f"configuration {name!r}: dgt.debounce_ms must be 0 or more")
@@ -147,6 +156,7 @@ def _parse(raw: dict[str, Any], name: str) -> HallConfig:
         host=_string(gateway, "host", name, "gateway."),
         port=port,
         flag_check_s=flag_check,
+        max_connections_per_address=per_address,
         tokens=tokens,
         debounce_ms=debounce,
         auto_correct_arbiter=_string(dgt, "auto_correct_arbiter", name, "dgt."),

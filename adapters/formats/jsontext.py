@@ -17,6 +17,10 @@ from engine.timefmt import quoted
 
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted (a command needs 3)."""
+MAX_NUMBER_DIGITS = 32
+"""Longest number accepted, in characters (sign, digits, point and exponent): a field's
+integer is at most 2**53 - 1 (16 digits), and a 5,000-digit one is refused here, before
+Python converts it (which it refuses beyond 4,300 digits, with a ``ValueError``)."""
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(r"[\[\]{}]")
@@ -68,6 +72,24 @@ def unique_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
     return found
 
 
+class NumberTooLong(TextError):
+    """A number longer than ``MAX_NUMBER_DIGITS`` characters."""
+
+
+def _bounded(convert: Any) -> Any:
+    """``convert`` (``int``, ``float``, ``Decimal``) of a JSON number, refused first when
+    the number is longer than ``MAX_NUMBER_DIGITS`` characters."""
+
+    def read(literal: str) -> Any:
+        if len(literal) > MAX_NUMBER_DIGITS:
+            raise NumberTooLong(
+                f"a number of {len(literal)} characters; at most {MAX_NUMBER_DIGITS} are read"
+            )
+        return convert(literal)
+
+    return read
+
+
 def loads(text: str | bytes, max_depth: int = MAX_DEPTH, **options: Any) -> Any:
     """Parse JSON text (bytes: UTF-8, with or without a byte order mark); TextError
     for undecodable bytes, nesting beyond ``max_depth``, text that is not JSON, or
@@ -88,13 +110,19 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH, **options: Any) -> Any:
     if found > max_depth:
         raise TextError(f"JSON nested {found} levels deep; at most {max_depth}")
     options.setdefault("object_pairs_hook", unique_keys)
+    options["parse_int"] = _bounded(options.get("parse_int", int))
+    options["parse_float"] = _bounded(options.get("parse_float", float))
     try:
         value = json.loads(text, **options)
     except json.JSONDecodeError as exc:
         raise TextError(f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
         raise TextError("JSON nested too deeply") from None
+    except NumberTooLong as exc:
+        raise TextError(str(exc)) from None
     except TextError as exc:  # a duplicate key (``unique_keys``)
         raise TextError(f"not a JSON object of unique keys: {exc}") from None
+    except ValueError as exc:  # a number the converter given refuses
+        raise TextError(f"not JSON ({exc})") from None
     check_unicode(value)
     return value

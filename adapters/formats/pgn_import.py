@@ -202,7 +202,10 @@ class Parsed:
         return f"#{self.index} ({self.header('White', '?')} - {self.header('Black', '?')})"
 
 
-_ROUND = re.compile(r"(\d+)(?:\.(\d+))?")
+_ROUND = re.compile(r"(\d{1,6})(?:\.(\d{1,6}))?")
+"""A Round tag: the round, and the board after a point (``6.3``), six digits each at most
+(a longer number is no round: it is not converted, and the game is refused as one
+without a round)."""
 
 
 def parse_file(text: str) -> list[Parsed]:
@@ -237,7 +240,7 @@ def parse_file(text: str) -> list[Parsed]:
         round_no = int(match[1]) if match and int(match[1]) > 0 else None
         board_no = int(match[2]) if match and match[2] else None
         board_tag = str(pgn.headers.get("Board", "")).strip()
-        if board_no is None and board_tag.isdigit() and int(board_tag) > 0:
+        if board_no is None and board_tag.isdigit() and len(board_tag) <= 6 and int(board_tag) > 0:
             board_no = int(board_tag)  # Round and Board apart, as federations write them
         out.append(Parsed(len(out) + 1, pgn, round_no, board_no))
 

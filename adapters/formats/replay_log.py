@@ -37,6 +37,7 @@ from typing import IO, Any
 
 import msgpack
 
+from adapters.formats.log_state import header_contradictions, plain, trailer_contradictions
 from adapters.store import Store
 from adapters.store.cache import logical_event
 from adapters.store.chain import (
@@ -344,19 +345,13 @@ def final_state(events: Iterable[Event]) -> dict[str, Any]:
     return state
 
 
-def plain(value: Any) -> Any:
-    """Lists for tuples, all the way down: a value as msgpack gives it back."""
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [plain(v) for v in value]
-    return value
-
-
-def header_for(store: Store, notes: str = "", generated: Iterable[str] = ()) -> dict[str, Any]:
-    """The header of a log of ``store`` (version 1: ``write_log`` makes it 2 where the
-    store's positions jump)."""
-    tournament = store.tournament()
+def header_for(
+    store: Store, notes: str = "", generated: Iterable[str] = (), extract: str | None = None
+) -> dict[str, Any]:
+    """The header of the store's log: it names the store's first tournament (its founding
+    event is the log's first), or ``extract``, the one tournament an extract holds
+    (version 1: ``write_log`` makes it 2 where the store's positions jump)."""
+    tournament = store.view(extract).tournament() if extract else store.first_tournament()
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -400,19 +395,46 @@ def write_log(
 
 
 def export_log(
-    store: Store, path: str | Path, notes: str = "", generated: Iterable[str] = ()
+    store: Store,
+    path: str | Path,
+    notes: str = "",
+    generated: Iterable[str] = (),
+    *,
+    tournament: str | None = None,
 ) -> int:
-    """Write the store's whole log to ``path``; return the number of events."""
+    """Write the store's whole log to ``path``; return the number of events. With
+    ``tournament`` (one of several in the store), only that tournament's streams are
+    written, whole, and the header says the log is an extract (``extract_of``)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
+    records: Iterable[Record] = store_records(store)
+    ids = store.tournament_ids()
+    if tournament is not None and len(ids) > 1:
+        if tournament not in ids:
+            raise MalformedCommand(
+                f"no tournament {tournament!r} in this store (it holds {', '.join(ids)})"
+            )
+        namespace = None if tournament == ids[0] else tournament
+        records = (r for r in records if owner(r.stream) == namespace)
+        header = header_for(store, notes, generated, extract=tournament)
+        header["extract_of"] = ids
+    else:
+        header = header_for(store, notes, generated)
     try:
         with open(partial, "wb") as handle:
-            count = write_log(handle, header_for(store, notes, generated), store_records(store))
+            count = write_log(handle, header, records)
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)
     return count
+
+
+def owner(stream: str) -> str | None:
+    """The namespace of the tournament a stream belongs to (None: the store's first, whose
+    stream also carries the store's seals); the store's list of further tournaments
+    (``tournaments``) and the shared streams (boards' alerts, command ids) are the first's."""
+    return split_stream(stream)[0]
 
 
 # --- checking and loading ---------------------------------------------------------
@@ -500,7 +522,9 @@ def verify_log(log: Log, classes: dict[str, type[Event]] | None = None) -> list[
     versions run 1, 2, ... and every link (the first of each stream from 32 zero
     bytes; a nil link is refused) is the hash of its content and predecessor,
     every seal the log carries holds over the records it covers (``seal_problems``),
-    and the trailer's count and order digest are those of the records."""
+    the trailer's count and order digest are those of the records, the trailer's
+    ``state`` is the one the events fold to and the header's tournament and name are the
+    founding event's (``adapters.formats.log_state``)."""
     classes = classes or event_classes()
     problems: list[str] = []
     events: list[Event] = []
@@ -550,6 +574,10 @@ def verify_log(log: Log, classes: dict[str, type[Event]] | None = None) -> list[
                 "the trailer's order digest is not the digest of the records' links "
                 "(records added, removed, moved or changed)"
             )
+        if not problems:  # the events hold: what the trailer says of them must too
+            problems.extend(trailer_contradictions(trailer, events, final_state))
+    if not problems:
+        problems.extend(header_contradictions(log.header, events))
     if problems:
         shown = "; ".join(problems[:VERIFY_SHOWN])
         more = f" (and {len(problems) - VERIFY_SHOWN} more)" if len(problems) > VERIFY_SHOWN else ""
@@ -567,6 +595,12 @@ def import_log(store: Store, log: Log) -> int:
     if store.last_seq() != 0:
         raise MalformedCommand(
             f"the store {store.url!r} is not empty: a replay log is loaded into an empty store"
+        )
+    if log.header.get("extract_of"):
+        raise LogError(
+            f"the log holds only tournament {log.tournament!r} of a store of several "
+            "(`export --tournament`): an extract is read (`candidates audit FILE`), not "
+            "loaded; export the whole store to load it. Nothing was appended"
         )
     events = verify_log(log)
     positions = [r.store_seq for r in log.records]

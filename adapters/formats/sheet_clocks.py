@@ -17,6 +17,8 @@ import chess.pgn
 
 from engine.clock.move_instants import unexplained_rises
 from engine.clock.time_control import read_time_control_text
+from engine.errors import MalformedCommand
+from engine.fields import DURATION_LIMIT_MS
 from engine.rules import profile
 from engine.side import Side
 
@@ -37,10 +39,19 @@ def clock_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def recorded_clocks(pgn: chess.pgn.Game) -> list[int | None]:
-    """The ``[%clk]`` after each move, in ms (None where a move has none)."""
+    """The ``[%clk]`` after each move, in ms (None where a move has none). A reading no
+    clock shows (hours of thousands of digits: Python will not convert them, or more than
+    a day) is refused with the move it follows, never a traceback."""
     clocks: list[int | None] = []
-    for node in pgn.mainline():
-        seconds = node.clock()
+    for ply, node in enumerate(pgn.mainline(), start=1):
+        try:
+            seconds = node.clock()
+        except ValueError:
+            seconds = float("inf")
+        if seconds is not None and not 0 <= seconds <= DURATION_LIMIT_MS / 1000:
+            raise MalformedCommand(
+                f"the [%clk] after ply {ply} is no clock's reading (more than 24 hours)"
+            )
         clocks.append(None if seconds is None else round(seconds * 1000))
     return clocks
 

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from adapters.store import Store
+from adapters.store.database_errors import database_error, said
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,10 @@ class CommandDesk:
                 self._store = Store(self.store_url)
             return self._store.handle(command)
         except Exception as exc:  # the store itself failed: say so, keep serving
-            log.exception("command failed in the store")
+            if database_error(exc) is not None:  # the database went away: one line
+                log.warning("a command failed in the store (%s)", said(exc))
+            else:
+                log.exception("command failed in the store")
             return {
                 "ok": False,
                 "error": {"code": "store_unavailable", "message": f"the store failed: {exc}"},

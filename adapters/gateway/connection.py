@@ -28,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from collections import Counter
+from typing import Any, ClassVar
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Frame
@@ -43,19 +44,37 @@ log = logging.getLogger(__name__)
 
 
 def guarded_connection(limits: Limits) -> type[ServerConnection]:
-    """The connection class of one gateway, with its limits."""
+    """The connection class of one gateway, with its limits and its count of the
+    connections open from each address."""
 
     class Guarded(GuardedConnection):
         pass
 
     Guarded.limits = limits
+    Guarded.open_from = Counter()
     return Guarded
+
+
+def too_many(limit: int) -> bytes:
+    """The answer to a connection over the per-address limit (RFC 9110 15.6.4)."""
+    body = (
+        f"service unavailable: more than {limit} connections from this address are open; "
+        "close some and try again\n"
+    ).encode()
+    return (
+        b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+        b"Connection: close\r\nRetry-After: 5\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
 
 
 class GuardedConnection(ServerConnection):
     """A ``ServerConnection`` with an inbound budget and a bound on what waits to be sent."""
 
     limits = Limits()
+    open_from: ClassVar[Counter[str]] = Counter()
+    """Connections open from each address (this gateway's: ``guarded_connection``)."""
 
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         super().__init__(protocol, *args, **kwargs)
@@ -69,6 +88,8 @@ class GuardedConnection(ServerConnection):
         """Reading is paused until this fires (the client is over its budget)."""
         self.cut: str | None = None
         """Why the gateway closed this connection (it is read no more)."""
+        self.address: str | None = None
+        """The address this connection is counted under (``open_from``); None: not counted."""
 
     # --- reading, paused by the budget or by the library ------------------------------
 
@@ -77,6 +98,24 @@ class GuardedConnection(ServerConnection):
         messages = self.recv_messages
         messages.pause = lambda: self._queue(True)
         messages.resume = lambda: self._queue(False)
+        peer = transport.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else None
+        if address is None:
+            return
+        limit = self.limits.max_connections_per_address
+        if self.open_from[address] >= limit:
+            self.cut = f"over {limit} connections from {address}"
+            log.info("refusing a connection from %s: %s open", address, limit)
+            # answered, then closed once the client has had the grace to read it (what it
+            # sends meanwhile is not read: ``data_received``)
+            assert isinstance(transport, asyncio.WriteTransport)
+            transport.write(too_many(limit))
+            if transport.can_write_eof():
+                transport.write_eof()
+            self.loop.call_later(self.limits.close_grace_s, self._drop)
+            return
+        self.address = address
+        self.open_from[address] += 1
 
     def _queue(self, full: bool) -> None:
         self.queue_full = full
@@ -162,6 +201,11 @@ class GuardedConnection(ServerConnection):
             self.transport.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.address is not None:
+            self.open_from[self.address] -= 1
+            if self.open_from[self.address] <= 0:
+                del self.open_from[self.address]
+            self.address = None
         if self.throttled is not None:
             self.throttled.cancel()
             self.throttled = None

@@ -95,11 +95,40 @@ def decode(message: str | bytes, encoding: str) -> Any:
         raise FrameError("malformed_frame", f"not msgpack: {exc}") from None
     if _depth(value) > MAX_FRAME_DEPTH:
         raise FrameError("malformed_frame", f"frame nested deeper than {MAX_FRAME_DEPTH} levels")
+    keys = _keys_not_text(value)
+    if keys:
+        raise FrameError(
+            "malformed_frame",
+            f"a map's keys are strings, as in JSON; got the key {shown_key(keys[0])}",
+        )
     try:
         check_unicode(value)
     except TextError as exc:
         raise FrameError("malformed_frame", str(exc)) from None
     return value
+
+
+def _keys_not_text(value: Any) -> list[object]:
+    """The first key of a map in ``value`` that is not a string, alone in a list; empty
+    when there is none (msgpack allows any key; a frame is what JSON can say, so a
+    client's map is keyed by strings only)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    return [key]
+                todo.append(inner)
+        elif isinstance(item, list | tuple):
+            todo.extend(item)
+    return []
+
+
+def shown_key(key: object) -> str:
+    """A key as a refusal shows it: its type and a short repr."""
+    text = repr(key)
+    return f"{type(key).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
 
 
 def _depth(value: Any) -> int:
@@ -157,6 +186,31 @@ def batch(frames: Sequence[Frame], encoding: str) -> str | bytes:
     parts = [_array_header(len(frames))]
     parts.extend(bytes(f.encoded(MSGPACK)) for f in frames)  # type: ignore[arg-type]
     return b"".join(parts)
+
+
+MESSAGE_BYTES = 512 * 1024
+"""The most frames batched into one server message take (encoded): what waits for a client
+is sent as several messages rather than one that passes a client's limit (the websocket
+libraries' default is 1 MiB). A single frame larger than this goes alone."""
+
+
+def batches(
+    frames: Sequence[Frame], encoding: str, limit: int = MESSAGE_BYTES
+) -> list[str | bytes]:
+    """``frames`` as messages (``batch``) of at most ``limit`` bytes each, in order."""
+    out: list[str | bytes] = []
+    group: list[Frame] = []
+    size = 0
+    for frame in frames:
+        length = len(frame.encoded(encoding))
+        if group and size + length > limit:
+            out.append(batch(group, encoding))
+            group, size = [], 0
+        group.append(frame)
+        size += length + 1
+    if group:
+        out.append(batch(group, encoding))
+    return out
 
 
 def messages(message: str | bytes, encoding: str) -> list[dict[str, Any]]:

@@ -35,7 +35,7 @@ from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.budget import InboundLimits
 from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import FanOut
-from adapters.gateway.frames import Frame, batch
+from adapters.gateway.frames import Frame, batch, batches
 from adapters.gateway.needs_feed import NEEDS, needs_frame
 from adapters.gateway.tokens import Identity
 from adapters.host.clock import wall_clock_ms
@@ -48,6 +48,11 @@ TOO_SLOW = 1013
 POLICY_VIOLATION = 1008
 """Close code for a client that sends frames and does not read their answers, or sends
 more than its budget (``adapters.gateway.connection``)."""
+
+
+DEFAULT_CONNECTIONS_PER_ADDRESS = 1024
+"""A hall's spectators behind one router share its address: a thousand of them is a
+crowd; many more from one machine is one client holding the gateway's sockets."""
 
 
 @dataclass
@@ -89,6 +94,10 @@ class Limits:
     close_grace_s: float = 2.0
     """How long a client being closed has to take the close frame and answer it before
     its connection is dropped (one that does not read cannot take it)."""
+    max_connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS
+    """Connections open at once from one IP address (websocket or plain HTTP, idle or
+    not): one more is answered ``503`` and closed before it is read (``candidates serve
+    --max-connections-per-address``, ``gateway.max_connections_per_address``)."""
 
 
 COMMENTARY = "commentary"
@@ -465,11 +474,11 @@ class Client:
                 frames = self._take()
                 if not frames:
                     continue
-                message = batch(frames, self.encoding)
                 self.sending = True
                 try:
-                    async with asyncio.timeout(self.limits.send_timeout_s):
-                        await self.ws.send(message)
+                    for message in batches(frames, self.encoding):
+                        async with asyncio.timeout(self.limits.send_timeout_s):
+                            await self.ws.send(message)
                 except TimeoutError:
                     self.disconnect(
                         f"too slow: a message waited more than {self.limits.send_timeout_s:g} s"

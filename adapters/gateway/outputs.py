@@ -69,7 +69,9 @@ PGN_TYPE = "application/x-chess-pgn; charset=utf-8"
 DEFAULT_MAX_AGE_S = 1
 """How long a shared cache may keep a public answer (a broadcast polls every few seconds)."""
 
-ROUND_PGN = re.compile(r"^/pgn/round/(\d+)\.pgn$")
+ROUND_PGN = re.compile(r"^/pgn/round/(\d{1,9})\.pgn$")
+"""A round by its number: nine digits at most (a longer one is no round: 404, never
+converted)."""
 GAME_PGN = re.compile(r"^/pgn/games/([^/]+)\.pgn$")
 GAME_JSON = re.compile(r"^/api/games/([^/]+)$")
 ROUTES = (

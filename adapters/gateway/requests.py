@@ -16,6 +16,7 @@ from adapters.gateway.deltas import game_key
 from adapters.gateway.frames import FrameError
 from adapters.gateway.tokens import ANONYMOUS, Identity, Tokens
 from engine.commands import REGISTRY
+from engine.fields import INT_LIMIT
 
 MAX_FRAME_ID = 128
 """Longest frame ``id`` (characters): it is echoed in every answer."""
@@ -105,9 +106,12 @@ def parse_subscribe(
             f"{MAX_GAME_ID} characters, got {shown(games)}",
         )
     since = frame.get("since")
-    if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
+    if since is not None and (
+        isinstance(since, bool) or not isinstance(since, int) or abs(since) > INT_LIMIT
+    ):
         raise FrameError(
-            "malformed_frame", f"'since' must be a sequence number, got {shown(since)}"
+            "malformed_frame",
+            f"'since' must be a sequence number (|n| <= 2**53 - 1), got {shown(since)}",
         )
     token = frame.get("token")
     identity = ANONYMOUS

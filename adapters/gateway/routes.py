@@ -29,7 +29,7 @@ from adapters.gateway.opening import ALLOWED_METHODS, not_allowed
 from adapters.gateway.outputs import Outputs
 from adapters.gateway.reading import Stats
 from adapters.gateway.requests import MAX_TOKEN
-from adapters.gateway.tokens import Tokens, request_token
+from adapters.gateway.tokens import Identity, Tokens, request_token
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": "index.html", "/arbiter": "arbiter.html", "/display": "display.html"}
@@ -68,6 +68,14 @@ class Routes:
     ) -> Response | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
+        response = await self._answer(request)
+        if request.method == "HEAD":
+            # RFC 9110 9.3.2: the headers a GET would get (its Content-Length too), no
+            # body: a keep-alive client would read the body as its next response
+            response.body = b""
+        return response
+
+    async def _answer(self, request: Request) -> Response:
         if request.method not in ALLOWED_METHODS:
             return not_allowed(request.method, _response(HTTPStatus.OK, b"", "text/plain"))
         refused = self._authorization_refused(request)
@@ -90,6 +98,10 @@ class Routes:
             piece = chess.Piece.from_symbol(symbol if color == "w" else symbol.lower())
             return _response(HTTPStatus.OK, chess.svg.piece(piece).encode(), TYPES[".svg"], 86400)
         if path == "/status":
+            query = parse_qs(urlsplit(request.path).query)
+            token = request_token(query, request.headers.get("Authorization", ""))
+            if token and self._identity(token) is None:
+                return _unauthorized("the token is not one of this gateway's")
             body = self.status(request)
             return _response(HTTPStatus.OK, json.dumps(body).encode(), TYPES[".json"])
         return _response(HTTPStatus.NOT_FOUND, f"no page at {path}\n".encode(), "text/plain")
@@ -109,13 +121,11 @@ class Routes:
             why = "the bearer token is not one of this gateway's"
         else:
             why = f"only Authorization: Bearer <token> is accepted, not {scheme[:20]!r}"
-        headers = Headers()
-        headers["WWW-Authenticate"] = 'Bearer realm="candidates"'
-        body = json.dumps({"error": {"code": "invalid_token", "message": why}}).encode()
-        headers["Content-Type"] = TYPES[".json"]
-        headers["Content-Length"] = str(len(body))
-        status = HTTPStatus.UNAUTHORIZED
-        return Response(status.value, status.phrase, headers, body)
+        return _unauthorized(why)
+
+    def _identity(self, token: str) -> Identity | None:
+        """The identity of a token, None when it is not one of the token file's."""
+        return self.tokens.identify(token) if len(token) <= MAX_TOKEN else None
 
     def status(self, request: Request) -> dict[str, Any]:
         """``/status``: what anyone may see (the public position, the connections); the
@@ -125,7 +135,7 @@ class Routes:
         event reaches a token holder)."""
         query = parse_qs(urlsplit(request.path).query)
         token = request_token(query, request.headers.get("Authorization", ""))
-        identity = self.tokens.identify(token) if token and len(token) <= MAX_TOKEN else None
+        identity = self._identity(token) if token else None
         body: dict[str, Any] = {
             "seq": self.public.seq,
             "public_delay_ms": self.public.delay_ms,
@@ -143,6 +153,19 @@ class Routes:
                 "refused": self.stats.kept_refused,
             }
         return body
+
+
+def _unauthorized(why: str) -> Response:
+    """401 (RFC 9110 15.5.2) with the reason, as ``/api/...`` answers a token it does not
+    know: a wrong token is never served as if the request were public."""
+    headers = Headers()
+    headers["WWW-Authenticate"] = 'Bearer realm="candidates"'
+    body = json.dumps({"error": {"code": "invalid_token", "message": why}}).encode()
+    headers["Content-Type"] = TYPES[".json"]
+    headers["Content-Length"] = str(len(body))
+    headers["Cache-Control"] = "no-cache"
+    status = HTTPStatus.UNAUTHORIZED
+    return Response(status.value, status.phrase, headers, body)
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str, max_age: int = 0) -> Response:

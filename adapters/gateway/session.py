@@ -34,6 +34,7 @@ from adapters.gateway.requests import (
     parse_subscribe,
 )
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Tokens
+from adapters.store.database_errors import database_error, said
 from engine.events import Event
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,13 @@ class Sessions:
     async def _frame(self, client: Client, frame: Any) -> None:
         op = frame_op(frame)
         if op == "subscribe":
-            asked = parse_subscribe(frame, self.tokens, self.live.names, self.live.first)
+            try:
+                asked = parse_subscribe(frame, self.tokens, self.live.names, self.live.first)
+            except FrameError:
+                # a refused subscription replaces the earlier one too: the connection is
+                # no longer subscribed, and keeps no role (its next command is refused)
+                self.unsubscribe(client)
+                raise
             # Handled before the next frame of this connection is read, so a command
             # sent right after its subscription acts with its token.
             await self.subscribe(client, asked)
@@ -107,6 +114,19 @@ class Sessions:
             await self._command(client, frame)
         else:
             client.answer({"op": "pong", "id": frame_id(frame, required=False)})
+
+    def unsubscribe(self, client: Client) -> None:
+        """The connection follows nothing and is nobody (anonymous, no channel): what a
+        subscription refused leaves it as, whatever it was before."""
+        if client.channel is not None:
+            client.channel.clients.discard(client)
+        client.channel = None
+        client.identity = ANONYMOUS
+        client.ready = False
+        client.queue.clear()
+        client.queued_bytes = 0
+        client.needs_snapshot = False
+        client.subscription = (False, None, None, False)
 
     async def subscribe(self, client: Client, asked: SubscribeRequest) -> None:
         identity, games, since = asked.identity, asked.games, asked.since
@@ -150,8 +170,11 @@ class Sessions:
             open_alerts = client.open_alerts()
             try:
                 events = await self.reading.read(self.reading.events_between, since, seq)
-            except Exception:  # the store could not be read: a snapshot instead
-                log.exception("reading the events after %s failed", since)
+            except Exception as exc:  # the store could not be read: a snapshot instead
+                if database_error(exc) is not None:
+                    log.warning("reading the events after %s failed (%s)", since, said(exc))
+                else:
+                    log.exception("reading the events after %s failed", since)
                 client.needs_snapshot = True
             else:
                 missed = self._resume_frames(events, objects, standings, open_alerts, client)

@@ -9,6 +9,7 @@ the chain's mapper). The future tolerance is the store's one other setting.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
@@ -18,6 +19,7 @@ from eventsourcing.application import Application
 
 from adapters.store.chain import ChainMapper
 from adapters.store.codec import TOPIC as MSGPACK_TOPIC
+from adapters.store.store_file import read_only_name
 from engine.dispatch import DEFAULT_FUTURE_TOLERANCE_MS
 from engine.errors import MalformedCommand
 
@@ -50,8 +52,10 @@ def future_tolerance_ms(explicit_s: float | None = None) -> int:
     return round(explicit_s * 1000)
 
 
-def store_env(url: str) -> dict[str, str]:
-    """The eventsourcing environment for a SQLite path or a PostgreSQL URL."""
+def store_env(url: str, *, read_only: bool = False) -> dict[str, str]:
+    """The eventsourcing environment for a SQLite path or a PostgreSQL URL. ``read_only``
+    (a SQLite path): opened through SQLite's read-only URI, no table made, no folder
+    (``adapters.store.store_file.read_only_name``)."""
     env = {"TRANSCODER_TOPIC": MSGPACK_TOPIC, "ORIGINATOR_ID_TYPE": "text"}
     if url.startswith(("postgresql://", "postgres://")):
         parts = urlparse(url)
@@ -67,9 +71,17 @@ def store_env(url: str) -> dict[str, str]:
             CREATE_TABLE="n",  # set up once, under a lock: set_up_postgres
         )
         if "schema" in query:
-            env["POSTGRES_SCHEMA"] = query["schema"][0]
+            env["POSTGRES_SCHEMA"] = schema_name(query["schema"][0])
     else:
         path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+        if read_only and path != ":memory:":
+            env.update(
+                PERSISTENCE_MODULE="eventsourcing.sqlite",
+                SQLITE_DBNAME=read_only_name(path),
+                SQLITE_LOCK_TIMEOUT="10",
+                CREATE_TABLE="n",
+            )
+            return env
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         env.update(
@@ -78,6 +90,24 @@ def store_env(url: str) -> dict[str, str]:
             SQLITE_LOCK_TIMEOUT="10",
         )
     return env
+
+
+SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+"""A schema the store accepts: a PostgreSQL identifier that reads the same quoted or not
+(lower case, digits, underscores; at most 63 bytes). The store's own statements quote it
+(``psycopg.sql.Identifier``); the event store's library writes it into its statements as
+given, so a name that would need quoting is refused rather than sent."""
+
+
+def schema_name(given: str) -> str:
+    """``given`` when it is a ``SCHEMA_NAME``; else MalformedCommand saying what is allowed."""
+    if SCHEMA_NAME.fullmatch(given) is None:
+        shown = given if len(given) <= 40 else given[:37] + "..."
+        raise MalformedCommand(
+            f"schema={shown!r} is not a plain PostgreSQL identifier: use lower-case letters, "
+            "digits and underscores (at most 63, not starting with a digit)"
+        )
+    return given
 
 
 def is_postgres_recorder(recorder: object) -> TypeGuard[PostgresApplicationRecorder]:

@@ -157,6 +157,7 @@ class Store(StateCache):
         future_tolerance: int | None = None,
         tournament: str | None = None,
         memory: MemoryLog | None = None,
+        read_only: bool = False,
     ) -> None:
         super().__init__()
         self.url = store_url(url)
@@ -169,7 +170,7 @@ class Store(StateCache):
             future_tolerance if future_tolerance is not None else future_tolerance_ms()
         )
         """How far ahead of ``wall_clock`` a command's instant may be."""
-        env = store_env(self.url) if memory is None else {}
+        env = store_env(self.url, read_only=read_only) if memory is None else {}
         sqlite_path = env.get("SQLITE_DBNAME")
         self.created = memory is not None or (
             bool(sqlite_path) and (sqlite_path == ":memory:" or not Path(str(sqlite_path)).exists())
@@ -630,9 +631,10 @@ def open_store(
     future_tolerance_s: float | None = None,
     *,
     tournament: str | None = None,
+    read_only: bool = False,
 ) -> Store:
     tolerance = future_tolerance_ms(future_tolerance_s)
     try:
-        return Store(url, future_tolerance=tolerance, tournament=tournament)
+        return Store(url, future_tolerance=tolerance, tournament=tournament, read_only=read_only)
     except Exception as exc:
         raise MalformedCommand(f"cannot open the store {store_url(url)!r}: {exc}") from exc

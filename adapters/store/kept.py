@@ -56,6 +56,7 @@ from eventsourcing.postgres import (
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore, SQLiteTrackingRecorder
 from psycopg.sql import SQL, Identifier
 
+from adapters.store.database_errors import database_error, said
 from adapters.store.door import Store
 
 log = logging.getLogger(__name__)
@@ -413,7 +414,10 @@ class KeptProjection:
         """``save``; None when the store failed (said in a warning: the next save covers it)."""
         try:
             return self.save(position, state)
-        except Exception:
+        except Exception as exc:
+            if database_error(exc) is not None:  # the outage is said by the reading
+                log.debug("saving kept state %r failed (%s)", self.name, said(exc))
+                return None
             log.warning(
                 "saving kept state %r failed; the next save covers it", self.name, exc_info=True
             )

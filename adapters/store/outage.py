@@ -14,7 +14,8 @@ import logging
 
 from eventsourcing.persistence import InterfaceError, OperationalError
 
-from adapters.store.wakeup import first_line
+from adapters.store.database_errors import database_error
+from adapters.store.database_errors import said as first_line
 
 RETRY_S = 1.0
 """How long a process waits before it tries the store again."""
@@ -49,8 +50,10 @@ class Outage:
         if self.failures > 1:
             return
         self.outages += 1
-        if isinstance(error, OperationalError | InterfaceError):  # the server went away
-            self.log.warning("%s failed (%s); %s", self.what, first_line(error), self.retrying)
+        found = database_error(error)  # the server went away (AdminShutdown, a closed link)
+        if isinstance(error, OperationalError | InterfaceError) or found is not None:
+            shown = first_line(found if found is not None else error)
+            self.log.warning("%s failed (%s); %s", self.what, shown, self.retrying)
         else:
             self.log.warning("%s failed; %s", self.what, self.retrying, exc_info=error)
 

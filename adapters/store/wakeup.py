@@ -43,12 +43,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 
-from eventsourcing.persistence import InterfaceError, OperationalError
 from psycopg.sql import SQL, Identifier
 
 from adapters.store import inotify
 from adapters.store.commit_signal import signal_path
 from adapters.store.door import Store
+from adapters.store.outage import Outage
 from adapters.store.sqlite_files import database_file
 
 log = logging.getLogger(__name__)
@@ -139,27 +139,24 @@ class NotifyListener(ChangeListener):
         self._start()
 
     def _run(self) -> None:
+        # said once when it fails and once when it listens again (``Outage``), not at
+        # each attempt while the server is away
+        outage = Outage("listening for store changes", log, RECONNECT_S)
         while not self._stopped.is_set():
             try:
                 with self._datastore.get_connection() as conn:
                     conn.execute(SQL("LISTEN {0}").format(Identifier(self.channel)))
                     conn.commit()
+                    outage.succeeded()
                     self.listening.set()
                     self._on_change()  # whatever was appended before the LISTEN
                     while not self._stopped.is_set():
                         for _ in conn.notifies(timeout=0.2, stop_after=1):
                             self._announce()
-            except (OperationalError, InterfaceError) as exc:  # the server went away
+            except Exception as exc:  # the server went away (said in one line), or worse
                 if self._stopped.is_set():
                     return
-                log.warning(
-                    "listening for store changes failed (%s); reconnecting", first_line(exc)
-                )
-                self._stopped.wait(RECONNECT_S)
-            except Exception:
-                if self._stopped.is_set():
-                    return
-                log.exception("listening for store changes failed; reconnecting")
+                outage.failed(exc)
                 self._stopped.wait(RECONNECT_S)
 
 

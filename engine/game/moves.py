@@ -133,7 +133,10 @@ class StartGame(Command):
         ),
     ),
     notes={
-        "move": "the move, SAN (`Nf3`) or UCI (`g1f3`)",
+        "move": "the move, SAN (`Nf3`) or UCI (`g1f3`); a check or mate mark given must be "
+        "true (`Nf3+` for a move that gives no check is refused; a missing one is no fault) "
+        "and a hyphen only castles (`N-f3`, `e2-e4` are refused); the canonical SAN, marks "
+        "included, is what is stored (`MovePlayed.san`)",
         "white_ms": "White's clock display after the move, milliseconds (with `black_ms`)",
         "black_ms": "Black's clock display after the move, milliseconds (with `white_ms`)",
         "by": "who sent it, for the record (an arbiter, `dgt:<serial>` ...)",

@@ -245,7 +245,44 @@ def parse_move(board: chess.Board, text: str, game_id: str) -> chess.Move:
         raise IllegalMove(f"cannot read move {text!r} (neither UCI nor SAN) {where()}") from None
     if not move:
         raise IllegalMove(f"illegal move {text!r} {where()}{_null_note(move)}")
+    wrong = _marks_wrong(board, move, text)
+    if wrong:
+        raise IllegalMove(f"{wrong} {where()}")
     return move
+
+
+CASTLING_TEXTS = frozenset({"O-O", "O-O-O", "0-0", "0-0-0"})
+"""Castling, the one SAN with a hyphen (PGN 8.2.3.3; zeros as some score sheets write it)."""
+
+
+def _marks_wrong(board: chess.Board, move: chess.Move, text: str) -> str:
+    """Why SAN ``text`` misstates the legal ``move``, or "": a check mark (``+``) on a move
+    that gives no check, a mate mark (``#``) on one that does not mate (Laws 2009 3.9 and
+    5.1 a: the board decides, not the text), or a hyphen outside castling (``N-f6``,
+    ``e2-e4``: long algebraic, not SAN). A missing mark is no fault: the canonical SAN,
+    marks included, is what is stored (``board.san``)."""
+    body = text.rstrip("+#")
+    mark = text[len(body) :]
+    if "-" in body and body not in CASTLING_TEXTS:
+        canonical = board.san(move)
+        return (
+            f"{text!r} is not SAN (a hyphen only castles): write {canonical!r}, or "
+            f"{move.uci()!r} in UCI"
+        )
+    if not mark:
+        return ""
+    if mark not in ("+", "#"):
+        return f"{text!r} carries {mark!r}: a move is marked '+' (check) or '#' (mate), once"
+    gives_check = board.gives_check(move)
+    if mark == "+" and not gives_check:
+        return f"{text!r} is marked check but {board.san(move)!r} gives no check"
+    if mark == "#":
+        board.push(move)
+        mate = board.is_checkmate()
+        board.pop()
+        if not mate:
+            return f"{text!r} is marked mate but {board.san(move)!r} does not mate"
+    return ""
 
 
 def _null_note(move: chess.Move) -> str:

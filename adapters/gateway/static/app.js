@@ -664,6 +664,8 @@
     arbiter: state.arbiter,
   });
   const RULINGS = {
+    // Laws 2009 6.6 a: the arbiter starts the game at the start of the round, now
+    start_game: (f) => ({ cmd: "start_game", game: f.game, by: f.arbiter || "arbiter", at: now() }),
     // Laws 7.4: the arbiter records a completed illegal move; the engine applies the penalty.
     illegal_move: (f) => ({ cmd: "record_illegal_move", game: f.game, by: f.side, arbiter: f.arbiter, at: now() }),
     adjust_clock: (f) => ({ cmd: "adjust_clock", game: f.game, side: f.side, delta_ms: Math.round(f.seconds * 1000),
@@ -685,7 +687,12 @@
   function renderRulingGames() {
     const select = $("ruling-game");
     if (!select) return;
-    const live = [...state.games.values()].filter((g) => g.status !== "not_started");
+    // the games being played, then those still to start (Start game needs them)
+    const games = [...state.games.values()];
+    const live = [
+      ...games.filter((g) => g.status !== "not_started"),
+      ...games.filter((g) => g.status === "not_started"),
+    ];
     const ids = live.map(keyOf);
     if ([...select.options].map((o) => o.value).join() === ids.join()) return;
     const chosen = select.value;
