@@ -24,6 +24,9 @@ from adapters.dgt.simulator import BoardSimulator
 class SimulatedLink(ABC):
     """Where the simulated board writes and reads; ``reopen`` models a reconnection."""
 
+    plies: int = 0
+    """The plies the board played so far (whoever drives a scenario waits on them)."""
+
     @abstractmethod
     async def open(self) -> None: ...
 
@@ -120,6 +123,8 @@ class _LiveBoard:
                 elif step.kind == "drop":
                     self.up = False
                     await self.link.close()
+                elif step.kind == "ply":
+                    self.link.plies = step.ply
                 elif step.kind == "restore":
                     self.mode = "idle"  # a power-cycled / replugged board starts idle
                     await self.link.open()
