@@ -195,6 +195,11 @@ def has_plies(url: str, plies: int) -> Callable[[], bool]:
     return lambda: stored_plies(url) >= plies
 
 
+def store_failed(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """What the boards' writer said about the store (a write failed)."""
+    return [r for r in caplog.records if r.name == "adapters.dgt.writer"]
+
+
 def said(caplog: pytest.LogCaptureFixture, words: str) -> list[logging.LogRecord]:
     return [r for r in caplog.records if words in r.getMessage()]
 
@@ -226,7 +231,7 @@ def test_a_board_reader_keeps_every_move_through_an_outage_and_stores_them_once_
         await until(has_plies(outage.direct, 4), "four plies stored", look_s=0.2)
         await outage.begin()
         began = link.plies
-        await until(lambda: bool(said(caplog, "storing what it read failed")), "the outage seen")
+        await until(lambda: bool(store_failed(caplog)), "a write failed in the outage")
         await until(lambda: link.plies >= began + PLIES_IN_OUTAGE, "plies in the outage")
         ended = link.plies
         await outage.end()

@@ -422,10 +422,8 @@ class StoreSink:
         once: tuple[Any, ...] | None,
     ) -> dict[str, Any] | None:
         """Raise an alert on ``board/<serial>`` (``raise_alert``; ``once``: skip a repeat)."""
-        if once is not None:
-            if once in self._alerted:
-                return None
-            self._alerted.add(once)
+        if once is not None and once in self._alerted:
+            return None
         command: dict[str, Any] = {
             "cmd": "raise_alert",
             "board": self.serial,
@@ -436,7 +434,9 @@ class StoreSink:
             "at": format_instant(at_ms),
             "by": self.by,
         }
-        answer = self.store.handle(command)
+        answer = self.store.handle(command)  # a store out of reach: raised, sent again
+        if once is not None:
+            self._alerted.add(once)
         if not answer["ok"]:
             log.error("alert %s not stored: %s", kind, answer["error"]["message"])
             return None
