@@ -51,6 +51,8 @@ class Seen:
     resumed: int = 0
     snapshots: int = 0
     seqs: list[int] = field(default_factory=list)
+    results: set[str] = field(default_factory=set)
+    """The games whose result this client received (``ResultRecorded``)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def delta(self, game: str, ply: int, uci: str, seq: int) -> None:
@@ -146,6 +148,8 @@ class FeedClient(threading.Thread):
             for game in frame.get("games") or []:
                 self.seen.view(game["game"], list(game.get("uci") or []))
         elif op == "delta":
+            if frame.get("kind") == "ResultRecorded":
+                self.seen.results.add(str(frame.get("game")))
             if self.seen.kind == "deltas" and frame.get("kind") == "MovePlayed":
                 event = frame["event"]
                 self.seen.delta(frame["game"], int(event["ply"]), event["uci"], frame["seq"])
