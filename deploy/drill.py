@@ -75,7 +75,7 @@ from deploy.drill_round import (  # noqa: E402
 from deploy.hall import BIN, Hall  # noqa: E402
 from deploy.runbook import DrillError, runbook_blocks  # noqa: E402
 
-OUTAGE_S = 16.0
+OUTAGE_S = 22.0
 """How long the database stays down after its postmaster is killed, the boards playing
 on (a ply every 3-5 s on each): longer than the four plies a board's dump reconciles."""
 
