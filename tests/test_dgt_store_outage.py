@@ -250,6 +250,9 @@ def test_a_board_reader_keeps_every_move_through_an_outage_and_stores_them_once_
     assert len(said(caplog, "storing what it read failed")) == 1
     assert len(said(caplog, "storing what it read works again")) == 1
     assert not said(caplog, "stopped"), [r.getMessage() for r in said(caplog, "stopped")]
+    with Store(outage.direct) as store:  # the link read on: never lost, never reopened
+        kinds = {a.kind for a in store.stream(board_stream("31337"))}
+        assert not kinds & {"board_disconnected", "board_reconnected"}, kinds
     ours = [r for r in caplog.records if r.name.startswith("adapters")]
     assert not [r for r in ours if r.exc_info], "a traceback in the log"
     outbox = tmp_path / "rec" / outbox_name("ttyDGT1", GAME)
