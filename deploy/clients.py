@@ -230,6 +230,8 @@ class ScoreSheets(threading.Thread):
         self.games = games
         self.stop = threading.Event()
         self.entered = 0
+        self.lost: list[str] = []
+        """Each board shown lost, as the desk showed it (game, ply, the alert's message)."""
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -242,7 +244,9 @@ class ScoreSheets(threading.Thread):
 
     def enter(self, alert: dict[str, Any]) -> None:
         game_id = str(alert.get("game"))
-        shown = (alert.get("details") or {}).get("board_fen")
+        details = alert.get("details") or {}
+        self.lost.append(f"{game_id} at ply {details.get('ply')}: {alert.get('message')}")
+        shown = details.get("board_fen")
         game = self.games.get(game_id)
         if game is None or not shown:
             return

@@ -404,6 +404,7 @@ class Drill:
         self.events["moves"] = len(final_seqs)
         self.events["runbook commands run"] = len(hall.ran)
         self.events["desk: moves entered for boards shown lost"] = sheets.entered
+        self.events["boards shown lost"] = "; ".join(sheets.lost) or "none"
         self.events["moves the arbiters entered from the score sheets"] = by_hand
         self.events["broadcast polls"] = f"{poller.polls} ({poller.not_modified} not modified)"
         return self.report(Figures(rows, audits, self.events), record)
