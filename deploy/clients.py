@@ -51,6 +51,8 @@ class Seen:
     resumed: int = 0
     snapshots: int = 0
     seqs: list[int] = field(default_factory=list)
+    results: set[str] = field(default_factory=set)
+    """The games whose result this client received (``ResultRecorded``)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def delta(self, game: str, ply: int, uci: str, seq: int) -> None:
@@ -146,6 +148,8 @@ class FeedClient(threading.Thread):
             for game in frame.get("games") or []:
                 self.seen.view(game["game"], list(game.get("uci") or []))
         elif op == "delta":
+            if frame.get("kind") == "ResultRecorded":
+                self.seen.results.add(str(frame.get("game")))
             if self.seen.kind == "deltas" and frame.get("kind") == "MovePlayed":
                 event = frame["event"]
                 self.seen.delta(frame["game"], int(event["ply"]), event["uci"], frame["seq"])
@@ -226,6 +230,8 @@ class ScoreSheets(threading.Thread):
         self.games = games
         self.stop = threading.Event()
         self.entered = 0
+        self.lost: list[str] = []
+        """Each board shown lost, as the desk showed it (game, ply, the alert's message)."""
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -238,7 +244,9 @@ class ScoreSheets(threading.Thread):
 
     def enter(self, alert: dict[str, Any]) -> None:
         game_id = str(alert.get("game"))
-        shown = (alert.get("details") or {}).get("board_fen")
+        details = alert.get("details") or {}
+        self.lost.append(f"{game_id} at ply {details.get('ply')}: {alert.get('message')}")
+        shown = details.get("board_fen")
         game = self.games.get(game_id)
         if game is None or not shown:
             return

@@ -9,12 +9,15 @@ playing the round's real games on pseudo-terminals through the real serial
 stack, the arbiters acting through the desk's websocket channel, two
 commentators, a public client and a broadcast poller on ``/pgn/round/N.pgn``.
 Mid-round it kills (SIGKILL) a board reader, a gateway and the database's
-postmaster, restarting each as the runbook says; it takes a backup, restores it
-and audits it; after the round it loses the machine (restores the backup into a
-fresh store and re-enters what the score sheets show since). Then it prints
-what every client saw against the store (moves lost, doubled, out of order, the
-longest gap) and the audits, and exits 1 unless every count is 0 and every
-audit passes.
+postmaster, restarting each as the runbook says (the database after ``OUTAGE_S``,
+the boards playing on); it takes a backup, restores it and audits it; at the end
+of play it loses the machine (restores a backup taken then into a fresh store,
+re-enters what the score sheets show since and points the hall at it), the
+clients subscribe again on the restored copy and the arbiters end the games
+there. Then it prints what every client saw against the restored copy (moves
+lost, doubled, out of order, the longest gap), the audits, how long the
+database was down and the moves no board sent (entered from the score sheets),
+and exits 1 unless every count is 0, the outage lasted and every audit passes.
 
 The commands it runs are the runbook's: every ``sh`` block of docs/operations.md
 carries a ``<!-- drill: NAME -->`` line and the drill runs the blocks by name,
@@ -73,6 +76,10 @@ from deploy.hall import BIN, Hall  # noqa: E402
 from deploy.organisers_list import write_london_2013  # noqa: E402
 from deploy.runbook import DrillError, runbook_blocks  # noqa: E402
 
+OUTAGE_S = 22.0
+"""How long the database stays down after its postmaster is killed, the boards playing
+on (a ply every 3-5 s on each): longer than the four plies a board's dump reconciles."""
+
 
 @dataclass
 class Figures:
@@ -94,6 +101,20 @@ def store_moves(url: str) -> tuple[dict[str, list[str]], dict[int, tuple[str, in
             if isinstance(event, MovePlayed)
         }
         return games, seqs, store.last_seq()
+
+
+def entered_by_hand(url: str) -> int:
+    """The moves in the store that no board sent (``by`` not ``dgt:...``): what the
+    arbiters entered from the score sheets."""
+    from adapters.store import Store
+    from engine.events import MovePlayed
+
+    with Store(url) as store:
+        return sum(
+            1
+            for _, event in store.events_since(0)
+            if isinstance(event, MovePlayed) and not (event.by or "").startswith("dgt:")
+        )
 
 
 def stored_games(url: str, game_ids: Iterable[str]) -> dict[str, list[str]]:
@@ -296,15 +317,21 @@ class Drill:
         self.step("gateway-died")
         self.wait_for("gateway A back", lambda: self.gateway_up("8765"), 60)
 
-        # the database dies
+        # the database dies and stays down while the boards play on
         self.wait_for("a third of the moves", at_share(0.3))
         before = self.ply_count()
         self.events["plies stored when the database was killed"] = f"{before} of {total_plies}"
         pid = hall.cluster.kill()
+        killed = time.monotonic()
         self.say(f"SIGKILL PostgreSQL's postmaster (pid {pid}) at {before} plies")
         self.events["database killed"] = pid
-        time.sleep(2.0)
+        time.sleep(OUTAGE_S)
         self.step("database-restarted")
+        down_s = time.monotonic() - killed
+        self.events["database down"] = f"{down_s:.0f} s"
+        after = self.ply_count()
+        self.say(f"PostgreSQL answers again after {down_s:.1f} s; {after} plies stored")
+        self.events["plies stored when the database answered again"] = f"{after} of {total_plies}"
 
         # a backup while play goes on, restored and audited
         self.wait_for(
@@ -320,7 +347,7 @@ class Drill:
         in_backup = store_moves(hall.cluster.url("candidates_restore"))[0]
         self.say(f"restored: {restored[1]}; {sum(map(len, in_backup.values()))} plies")
 
-        # the end of the round: every board done, every game ended at the desk
+        # the end of play: every board done
         expected = {g: [m.uci() for m in games[g].mainline_moves()] for g in games}
         self.wait_for(
             "every move of the round in the store",
@@ -328,27 +355,46 @@ class Drill:
             600,
         )
         play_to = time.monotonic()
+        played_games, _, _ = store_moves(self.url)
+        by_hand = entered_by_hand(self.url)
+
+        # a backup at the end of play, and then the machine is lost: the backup restored
+        # into a new database with what the score sheets show since, the hall pointed at
+        # it; the clients resume on the restored copy, where the arbiters end the games
+        backup_at = time.time_ns() // 1_000_000
+        self.step("backup-now")
+        self.write_score_sheets(played_games, backup_at, desk)
+        resumed_before = {c.name: c.seen.resumed + c.seen.snapshots for c in self.clients}
+        self.step("machine-lost")
+        restored_url = self.hall.cluster.url("candidates_new")
+        self.wait_for(
+            "the gateways on the restored copy",
+            lambda: self.gateway_up("8765") and self.gateway_up("8766"),
+        )
+        self.wait_for(
+            "the clients back on the restored copy",
+            lambda: all(
+                c.seen.resumed + c.seen.snapshots > resumed_before[c.name] for c in self.clients
+            ),
+            60,
+        )
+        self.say("the clients subscribed again on the restored copy")
         for game_id, game in games.items():
             self.end_game(desk, game_id, game)
-        self.say("desk: every game ended (resignations, claims ruled)")
+        self.say("desk: every game ended on the restored copy (resignations, claims ruled)")
         time.sleep(PUBLIC_DELAY_S + 3)  # the public sees the end after its delay
-        final_games, final_seqs, final_seq = store_moves(self.url)
+        final_games, final_seqs, final_seq = store_moves(restored_url)
         self.wait_for(
-            "the clients caught up",
+            "every result on the restored copy at the clients of the live feed",
             lambda: all(
-                (c.last_seq or 0) >= final_seq for c in self.clients if c.seen.kind == "deltas"
+                c.seen.results >= set(games) for c in self.clients if c.seen.kind == "deltas"
             ),
             60,
         )
         time.sleep(2)
         for worker in workers:
             worker.stop.set()
-
-        # the machine is lost: the last backup, and what the score sheets show since
-        self.write_score_sheets(in_backup, backup_at, desk)
-        self.step("machine-lost")
-        restored_url = self.hall.cluster.url("candidates_new")
-        restored_games, _, _ = store_moves(restored_url)
+        by_hand = max(by_hand, entered_by_hand(restored_url))
 
         rows = [judge(s, final_games, (play_from, play_to)) for s in seen.values()]
         audits = {
@@ -356,12 +402,14 @@ class Drill:
             "restored backup": (restored[0], f"{restored[1]}; the same as the backup log's"),
             "machine-lost copy": self.audit(restored_url),
         }
-        record = {"boards vs score sheets": final_games == expected}
-        record["machine-lost copy vs store"] = restored_games == final_games
-        self.events["store events"] = final_seq
+        record = {"boards vs score sheets": played_games == expected}
+        record["machine-lost copy vs store"] = final_games == played_games
+        self.events["store events (the restored copy)"] = final_seq
         self.events["moves"] = len(final_seqs)
         self.events["runbook commands run"] = len(hall.ran)
-        self.events["moves the arbiters entered from the score sheets"] = sheets.entered
+        self.events["desk: moves entered for boards shown lost"] = sheets.entered
+        self.events["boards shown lost"] = "; ".join(sheets.lost) or "none"
+        self.events["moves the arbiters entered from the score sheets"] = by_hand
         self.events["broadcast polls"] = f"{poller.polls} ({poller.not_modified} not modified)"
         return self.report(Figures(rows, audits, self.events), record)
 
@@ -482,12 +530,19 @@ class Drill:
         doubled = sum(r["doubled"] for r in figures.rows)
         disorder = sum(r["out_of_order"] for r in figures.rows)
         gaps = ", ".join(f"{r['client']} {r['gap_s']:.1f} s" for r in figures.rows)
+        by_hand = int(figures.events.get("moves the arbiters entered from the score sheets", 0))
+        down = figures.events.get("database down", "0 s")
         failed = (
-            lost or doubled or disorder
+            lost or doubled or disorder or by_hand
+            or float(down.split()[0]) < OUTAGE_S - 1
             or not all(ok for ok, _ in figures.audits.values())
             or not all(record.values())
         )  # fmt: skip
-        last = f"{lost} lost, {doubled} doubled, {disorder} out of order; longest gaps: {gaps}"
+        out(f"longest gaps: {gaps}")
+        last = (
+            f"database down {down}; moves the arbiters entered from the score sheets: "
+            f"{by_hand}; {lost} lost, {doubled} doubled, {disorder} out of order"
+        )
         self.summary = {
             "clients": figures.rows,
             "audits": {k: {"passed": ok, "summary": v} for k, (ok, v) in figures.audits.items()},

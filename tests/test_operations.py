@@ -117,7 +117,11 @@ def test_the_short_drill_loses_nothing_through_every_kill(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     last = done.stdout.strip().splitlines()[-1]
-    assert last.startswith("0 lost, 0 doubled, 0 out of order; longest gaps:"), last
+    # a database outage of 15 s or more while the boards played on: nothing to retype
+    assert last.endswith("; 0 lost, 0 doubled, 0 out of order"), last
+    assert "moves the arbiters entered from the score sheets: 0;" in last, last
+    down = re.search(r"database down (\d+) s", last)
+    assert down is not None and int(down.group(1)) >= 15, last
     result = json.loads(summary.read_text(encoding="utf-8"))
     # every client saw every move; the killed gateway's clients resumed on the other
     assert all(c["lost"] == 0 and c["doubled"] == 0 for c in result["clients"])

@@ -134,7 +134,8 @@ def register(sub: Any) -> None:
     run.add_argument(
         "--record-dir",
         default=None,
-        help="keep a .dgt recording of each session (default: dgt.record_dir)",
+        help="keep a .dgt recording of each session, and each board's outbox (what it read "
+        "that the store does not hold yet), there (default: dgt.record_dir)",
     )
     run.add_argument(
         "--debounce-ms", type=int, default=None, help="default: dgt.debounce_ms, else 300"

@@ -119,6 +119,10 @@ class StoreSink:
     public_delay_ms: int = public_delay.DEFAULT_MS
     """How long after a move the public sees it (``adapters.host.public_delay``)."""
     _appended_at: dict[int, int] = field(default_factory=dict)
+    _stored: int = 0
+    """How many plies of the board's line the store holds, as the last look found."""
+    _finished: bool = False
+    """The game is over in the store (the board's later moves are not sent)."""
 
     @property
     def serial(self) -> str:
@@ -137,30 +141,36 @@ class StoreSink:
         else:
             self._line = list(self.session.reconstructor.confirmed_moves)
         self._confirmed = len(self._line)
+        self._stored = len(self._line)
+
+    @property
+    def level(self) -> bool:
+        """Whether the board's line holds nothing the store lacks (every move seen is
+        confirmed and stored, or the game is over): what the sink was given up to now
+        need not be given again after a restart (``adapters.dgt.outbox``)."""
+        return self._finished or len(self._line) <= self._stored
+
+    def board_line(self, observations: list[Observation]) -> tuple[str, ...]:
+        """The board's confirmed line once ``observations`` are delivered (the sink is
+        left as it is): where a reader restarted with them unsent follows its board."""
+        line = list(self._line)
+        confirmed = self._confirmed
+        for obs in observations:
+            confirmed = follow_line(line, confirmed, obs)
+        return tuple(line[:confirmed])
 
     def deliver(self, observations: list[Observation]) -> None:
         for obs in observations:
+            self._confirmed = follow_line(self._line, self._confirmed, obs)
             match obs:
-                case MoveSeen():
-                    del self._line[obs.ply - 1 :]
-                    self._line.append(obs.uci)
-                    self._move_at[obs.ply] = obs.at_ms
-                case MoveCorrected():
-                    del self._line[obs.ply - 1 :]
-                    if obs.uci is not None:
-                        self._line.append(obs.uci)
+                case MoveSeen() | MoveCorrected():
                     self._move_at[obs.ply] = obs.at_ms
                 case LineRecovered():
-                    del self._line[obs.from_ply - 1 :]
-                    self._confirmed = min(self._confirmed, obs.from_ply - 1)
                     self._recovery = obs
                     log.warning("board %s, game %s: %s", self.serial, self.game_id, obs.message)
                 case MoveConfirmed():
-                    self._confirmed = max(self._confirmed, obs.ply)
                     self.sync(obs.at_ms)
                 case TakebackSeen():
-                    del self._line[obs.to_ply :]
-                    self._confirmed = min(self._confirmed, obs.to_ply)
                     self.alert(
                         "takeback",
                         f"the board went back from ply {obs.from_ply} to ply {obs.to_ply} "
@@ -175,7 +185,7 @@ class StoreSink:
                     )
                 case BoardAlert():
                     if obs.kind == "new_game":
-                        self._line, self._confirmed = [], 0
+                        self._finished = False
                     if obs.kind in ("impossible_position", "position_restored"):
                         self._lost = obs.kind == "impossible_position"
                     details = dict(obs.details)
@@ -202,8 +212,11 @@ class StoreSink:
             )
             return
         if game.status == FINISHED:
+            self._finished = True
             return
+        self._finished = False
         stored = list(game.moves)
+        self._stored = common_prefix(stored, self._line)
         if board_moves[: len(stored)] == stored:
             if self._recovery is not None and len(stored) >= self._recovery.from_ply:
                 self._recovery = None  # the record follows the corrected line
@@ -215,12 +228,10 @@ class StoreSink:
                 move_at_ms = max(self._move_at.get(ply, at_ms), floor_ms)
                 if not self.play(board_moves[ply - 1], ply, move_at_ms):
                     break
+                self._stored = ply
                 floor_ms = move_at_ms
             return
-        first = next(
-            (i for i, (a, b) in enumerate(zip(stored, board_moves, strict=False)) if a != b),
-            min(len(stored), len(board_moves)),
-        )
+        first = common_prefix(stored, board_moves)
         recovery = self._recovery
         if recovery is not None and recovery.from_ply <= first + 1 < len(board_moves) + 1:
             self.propose(recovery, first + 1, board_moves, stored, at_ms)
@@ -411,10 +422,8 @@ class StoreSink:
         once: tuple[Any, ...] | None,
     ) -> dict[str, Any] | None:
         """Raise an alert on ``board/<serial>`` (``raise_alert``; ``once``: skip a repeat)."""
-        if once is not None:
-            if once in self._alerted:
-                return None
-            self._alerted.add(once)
+        if once is not None and once in self._alerted:
+            return None
         command: dict[str, Any] = {
             "cmd": "raise_alert",
             "board": self.serial,
@@ -425,7 +434,9 @@ class StoreSink:
             "at": format_instant(at_ms),
             "by": self.by,
         }
-        answer = self.store.handle(command)
+        answer = self.store.handle(command)  # a store out of reach: raised, sent again
+        if once is not None:
+            self._alerted.add(once)
         if not answer["ok"]:
             log.error("alert %s not stored: %s", kind, answer["error"]["message"])
             return None
@@ -435,6 +446,38 @@ class StoreSink:
             self.alerts.append(event)
         log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
         return event
+
+
+def common_prefix(a: list[str], b: list[str]) -> int:
+    """How many moves two lines share from their start."""
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+
+
+def follow_line(line: list[str], confirmed: int, obs: Observation) -> int:
+    """The board's line (``line``, changed in place) and its confirmed plies (returned)
+    after ``obs``: what the sink keeps of the board, store or no store."""
+    match obs:
+        case MoveSeen():
+            del line[obs.ply - 1 :]
+            line.append(obs.uci)
+        case MoveCorrected():
+            del line[obs.ply - 1 :]
+            if obs.uci is not None:
+                line.append(obs.uci)
+        case LineRecovered():
+            del line[obs.from_ply - 1 :]
+            confirmed = min(confirmed, obs.from_ply - 1)
+        case MoveConfirmed():
+            confirmed = max(confirmed, obs.ply)
+        case TakebackSeen():
+            del line[obs.to_ply :]
+            confirmed = min(confirmed, obs.to_ply)
+        case BoardAlert() if obs.kind == "new_game":
+            line.clear()
+            confirmed = 0
+    return confirmed
 
 
 def reading_id(by: str, game_id: str, reading: ColouredReading) -> str:

@@ -39,13 +39,15 @@ from adapters.dgt.link import (
 )
 from adapters.dgt.livechess import run_livechess
 from adapters.dgt.observations import Observation
+from adapters.dgt.outbox import Outbox, outbox_name
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import Recorder
 from adapters.dgt.session import BoardIdentified, BoardSession
-from adapters.dgt.writer import BoardWriter, StoreThread
+from adapters.dgt.writer import BoardWriter, StoreThread, store_unreachable
 from adapters.host import public_delay
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
+from adapters.store.outage import RETRY_S, Outage
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +134,13 @@ class BoardFeed:
                 return
             observations, self.pending = [*self.pending, *observations], []
         self.sink.deliver(observations)
+
+    @property
+    def level(self) -> bool:
+        """Whether the feed holds nothing of what it was given that the store lacks."""
+        if self.sink is None:
+            return not self.pending
+        return self.sink.level
 
     def attach(self, game_id: str) -> None:
         game = self.store.game(game_id)
@@ -231,12 +240,24 @@ async def run_sources(
     tasks: list[Awaitable[None]] = []
     writers: list[BoardWriter] = []
     recorders: list[Recorder] = []
+    boards: dict[tuple[str, str], BoardWriter] = {}
+    """The writer of each board with an outbox, by (label, game)."""
 
     async def fed(
         spec: SourceSpec, game_id: str | None, white_side: str | None, label: str, serial: str = ""
     ) -> tuple[BoardSession, BoardWriter]:
         """A board's session and feed, set up from the store's record in its thread (the
-        link is not running yet), then fed off the loop."""
+        link is not running yet), then fed off the loop. With a recordings directory the
+        board has an outbox there: what an earlier reader read and did not store is
+        sent first, and the board is followed from the line it had read."""
+        outbox = None
+        if record_dir is not None and game_id is not None and spec.kind != "file":
+            earlier = boards.pop((label, game_id), None)
+            if earlier is not None:  # the board started again: its outbox says what is left
+                earlier.abandon()
+            path = Path(record_dir) / outbox_name(label, game_id)
+            outbox = Outbox(path, board=label, game=game_id)
+        unsent = outbox.unsent if outbox is not None else []
 
         def setup() -> tuple[BoardSession, BoardFeed]:
             session = _session_for(thread.store, game_id, white_side, debounce_ms)
@@ -245,10 +266,17 @@ async def run_sources(
             feed = BoardFeed(spec, session, None, thread.store, serial_games, label, [], policy)
             if game_id is not None:
                 feed.attach(game_id)
+            if unsent and feed.sink is not None:
+                line = feed.sink.board_line(unsent)
+                if line != tuple(session.reconstructor.confirmed_moves):
+                    game = thread.store.game(game_id) if game_id is not None else None
+                    session.reconstructor.resume(game.initial_fen if game else None, line)
             return session, feed
 
         session, feed = await thread.call(setup)
-        writer = BoardWriter(feed, thread, label)
+        writer = BoardWriter(feed, thread, label, outbox=outbox, unsent=unsent)
+        if outbox is not None and game_id is not None:
+            boards[label, game_id] = writer
         feed.off_loop(writer)
         writers.append(writer)
         return session, writer
@@ -269,7 +297,8 @@ async def run_sources(
         await FileSource(Path(spec.target), session, writer.deliver, file_speed).run(stop)
         await writer.settled()  # a recording ends once all it said is in the store
 
-    await thread.start()
+    if not await opened(thread, stop):
+        return
     try:
         for spec in parsed:
             if spec.kind == "livechess":
@@ -337,4 +366,26 @@ async def run_sources(
     finally:
         for recorder in recorders:
             recorder.close()
+        for writer in boards.values():
+            if writer.outbox is not None:
+                writer.outbox.close()
         await thread.close()
+
+
+async def opened(thread: StoreThread, stop: asyncio.Event) -> bool:
+    """Open the boards' store, trying again every second while it is out of reach (said
+    once in the log); False if ``stop`` came first."""
+    outage = Outage("opening the boards' store", log)
+    while not stop.is_set():
+        try:
+            await thread.start()
+        except Exception as exc:
+            if not store_unreachable(exc):
+                raise
+            outage.failed(exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), outage.every_s or RETRY_S)
+            continue
+        outage.succeeded()
+        return True
+    return False

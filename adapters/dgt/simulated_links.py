@@ -24,6 +24,14 @@ from adapters.dgt.simulator import BoardSimulator
 class SimulatedLink(ABC):
     """Where the simulated board writes and reads; ``reopen`` models a reconnection."""
 
+    plies: int = 0
+    """The plies the board played so far (whoever drives a scenario waits on them)."""
+    host_bytes: int = 0
+    """The bytes the host sent so far (a host that connected asks for the board)."""
+    paused: bool = False
+    """While set, the players wait (the board still answers the host); their script
+    goes on from where it stood once it is cleared."""
+
     @abstractmethod
     async def open(self) -> None: ...
 
@@ -83,6 +91,7 @@ class _LiveBoard:
             if not data:
                 await asyncio.sleep(0.01)
                 continue
+            self.link.host_bytes += len(data)
             pending += data
             while pending:
                 if pending[0] == p.CLOCK_MESSAGE:
@@ -106,6 +115,11 @@ class _LiveBoard:
         start = loop.time()
         try:
             for step in self.sim.script():
+                if self.link.paused:
+                    paused_at = loop.time()
+                    while self.link.paused:
+                        await asyncio.sleep(0.01)
+                    start += loop.time() - paused_at
                 delay = start + step.at_ms / 1000 - loop.time()
                 if delay > 0:
                     await asyncio.sleep(delay)
@@ -120,6 +134,8 @@ class _LiveBoard:
                 elif step.kind == "drop":
                     self.up = False
                     await self.link.close()
+                elif step.kind == "ply":
+                    self.link.plies = step.ply
                 elif step.kind == "restore":
                     self.mode = "idle"  # a power-cycled / replugged board starts idle
                     await self.link.open()

@@ -12,9 +12,11 @@ calls ``Store.handle``) in a thread of its own, as the gateway's commands are
   goes on reading the board; they are delivered to the sink in the order they came,
   one batch at a time, so every move, reading and alert of a board reaches the store
   in order and gets its answer. What the sink does to the board's session comes back
-  to the loop (``on_session``). A failure of the store in the thread is raised to the
-  link at its next delivery, so the board is restarted from the record
-  (``adapters.dgt.service.kept_running``) as it was when the store ran on the loop.
+  to the loop (``on_session``). A store out of reach holds the queue (and the
+  board's outbox, ``adapters.dgt.outbox``) until it answers; the link goes on
+  reading. Another failure of the feed in the thread is raised to the link at its
+  next delivery, so the board is restarted from the record
+  (``adapters.dgt.service.kept_running``).
 """
 
 from __future__ import annotations
@@ -22,12 +24,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, TypeVar
 
+from eventsourcing.persistence import InterfaceError, OperationalError
+
 from adapters.dgt.observations import Observation
+from adapters.dgt.outbox import Outbox, kept
 from adapters.store import Store
+from adapters.store.outage import RETRY_S, Outage
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +45,11 @@ class Feed(Protocol):
     """What a writer delivers to: a board's feed (``adapters.dgt.service.BoardFeed``)."""
 
     def deliver(self, observations: list[Observation]) -> None: ...
+
+    @property
+    def level(self) -> bool:
+        """Whether the feed holds nothing of what it was given that the store lacks."""
+        ...
 
 
 class StoreThread:
@@ -84,19 +96,53 @@ class StoreThread:
             self.executor.shutdown(wait=False)
 
 
-class BoardWriter:
-    """One board's observations, delivered to its feed in the store's thread, in order."""
+def store_unreachable(error: BaseException) -> bool:
+    """Whether ``error`` says the store is out of reach (its database went away, is
+    restarting, locked by another process past its wait), not that a call was wrong."""
+    if isinstance(error, OperationalError | InterfaceError):
+        return True
+    psycopg = sys.modules.get("psycopg")  # loaded only by a store on PostgreSQL
+    return psycopg is not None and isinstance(error, psycopg.OperationalError)
 
-    def __init__(self, feed: Feed, thread: StoreThread, label: str) -> None:
+
+class BoardWriter:
+    """One board's observations, delivered to its feed in the store's thread, in order.
+
+    While the store is out of reach the observations are held, in order (in the
+    board's ``outbox`` too, when it has one, so that they survive the reader's
+    restart), and delivered again every ``retry_s`` until the store answers: the
+    board's link goes on reading meanwhile. One line of the log says the store went
+    away, one that it answers again. Any other failure is raised to the link at its
+    next delivery, so the board is restarted from the record
+    (``adapters.dgt.service.kept_running``)."""
+
+    def __init__(
+        self,
+        feed: Feed,
+        thread: StoreThread,
+        label: str,
+        *,
+        outbox: Outbox | None = None,
+        unsent: Sequence[Observation] = (),
+        retry_s: float = RETRY_S,
+    ) -> None:
         self.feed = feed
         self.thread = thread
         self.label = label
-        self._pending: list[Observation] = []
+        self.outbox = outbox
+        self.retry_s = retry_s
+        self.outage = Outage(f"board {label}: storing what it read", log, retry_s)
+        self._pending: list[Observation] = list(unsent)
+        """Observations not delivered yet, the first of them the ``_first``-th the
+        writer was given (counted as its outbox counts them)."""
+        self._first = 0
         self._draining: asyncio.Task[None] | None = None
         self._failure: Exception | None = None
         self._idle = asyncio.Event()
         self._idle.set()
         self._loop = asyncio.get_running_loop()
+        if self._pending:
+            self._drain_now()
 
     def on_session(self, call: Callable[[], None]) -> None:
         """Run ``call`` on the event loop, where the board's session lives (the sink's
@@ -104,36 +150,80 @@ class BoardWriter:
         self._loop.call_soon_threadsafe(call)
 
     def deliver(self, observations: list[Observation]) -> None:
-        """Queue ``observations`` (on the loop; never waits). Raises the store's failure
-        of an earlier batch, once."""
+        """Queue ``observations`` (on the loop; never waits). Raises a failure of the
+        feed (not an unreachable store) on an earlier batch, once."""
         if self._failure is not None:
             failure, self._failure = self._failure, None
             raise failure
+        observations = [o for o in observations if kept(o)]
         if not observations:
             return
+        if self.outbox is not None:
+            self.outbox.add(observations)
         self._pending.extend(observations)
+        self._drain_now()
+
+    def _drain_now(self) -> None:
         if self._draining is None or self._draining.done():
             self._idle.clear()
             self._draining = self._loop.create_task(self._drain())
 
     @property
     def queued(self) -> int:
-        """Observations not yet handed to the store's thread."""
+        """Observations not yet in the store."""
         return len(self._pending)
+
+    def _deliver_each(self, batch: list[Observation]) -> tuple[int, int | None, Exception | None]:
+        """In the store's thread: the batch's observations one by one, until one fails.
+        (how many were delivered, after how many of them the feed held nothing the
+        store lacks (None: after none), the failure)."""
+        level: int | None = None
+        for done, observation in enumerate(batch):
+            try:
+                self.feed.deliver([observation])
+            except Exception as exc:
+                return done, level, exc
+            if self.feed.level:
+                level = done + 1
+        return len(batch), level, None
 
     async def _drain(self) -> None:
         try:
             while self._pending:
-                batch, self._pending = self._pending, []
-                await self.thread.call(self.feed.deliver, batch)
-        except Exception as exc:
-            log.error("board %s: the store failed: %s", self.label, exc)
-            self._failure, self._pending = exc, []
+                batch = list(self._pending)
+                done, level, failure = await self.thread.call(self._deliver_each, batch)
+                if level is not None and self.outbox is not None:
+                    self.outbox.stored(self._first + level)
+                del self._pending[:done]
+                self._first += done
+                if failure is None:
+                    self.outage.succeeded()
+                elif store_unreachable(failure):
+                    self.outage.failed(failure)
+                    await asyncio.sleep(self.retry_s)
+                else:
+                    log.error("board %s: the store's feed failed", self.label, exc_info=failure)
+                    del self._pending[:1]  # the observation it failed on is left out
+                    self._first += 1
+                    if self.outbox is not None:  # and never sent again after a restart
+                        self.outbox.stored(self._first)
+                    self._failure = failure
+                    return
         finally:
             self._idle.set()
 
+    def abandon(self) -> None:
+        """Stop delivering (the board is started again with a new writer, which reads
+        what is left from the outbox) and close the outbox."""
+        if self._draining is not None:
+            self._draining.cancel()
+        self._pending = []
+        if self.outbox is not None:
+            self.outbox.close()
+            self.outbox = None
+
     async def settled(self) -> None:
-        """Wait until every observation queued so far has been delivered; raise the
-        store's failure if there was one."""
+        """Wait until every observation queued so far is in the store; raise the feed's
+        failure if there was one."""
         await self._idle.wait()
         self.deliver([])
