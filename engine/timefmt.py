@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime
 from engine.errors import MalformedCommand
 
 INSTANT_FORM = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,3})?)?"
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,3})?)?"
     r"(?:[Zz]|[+-][0-9]{2}:[0-9]{2})?"
 )
 """The instants read (ISO 8601 extended form, RFC 3339's profile of it): a date, ``T``, the

@@ -28,11 +28,11 @@ class RacingStore(Store):
         insert = self.writer.insert
         waited: list[bool] = []
 
-        def racing_insert(records: Any, after: Any) -> Any:
+        def racing_insert(records: Any, after: Any, *positions: Any) -> Any:
             if not waited:
                 waited.append(True)
                 barrier.wait(timeout=30)
-            return insert(records, after)
+            return insert(records, after, *positions)
 
         self.writer.insert = racing_insert  # type: ignore[method-assign]
 
@@ -128,6 +128,7 @@ def test_3_9_2_b_loser_of_the_race_then_finds_the_claim_ruled(store_url: str) ->
             raise AssertionError("a second ruling on the same claim was appended")
         assert deputy.count() == before
         again = deputy.handle(_ruling("deputy", "rejected", "misread the sheet"))
+        assert again.pop("seq") == deputy.last_seq()  # refused on the log as it is now
         assert again == {
             "ok": False,
             "error": {

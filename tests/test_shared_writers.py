@@ -64,10 +64,10 @@ def in_the_window(store: Store, other: Callable[[], object]) -> list[object]:
     insert = store.writer.insert
     done: list[object] = []
 
-    def insert_after_the_other(records: Any, after: Any) -> Any:
+    def insert_after_the_other(records: Any, after: Any, *positions: Any) -> Any:
         if not done:
             done.append(other())
-        return insert(records, after)
+        return insert(records, after, *positions)
 
     store.writer.insert = insert_after_the_other  # type: ignore[method-assign]
     return done

@@ -440,17 +440,17 @@ class Store(StateCache):
         else:
             self.fold(stream, EVOLVERS[kind], namespace)
 
-    def _save(self, batch: Batch) -> None:
+    def _save(self, batch: Batch) -> list[int]:
         """Append what the batch decided, in one transaction, if the log is still where
         its decisions read the cached states (or moved only on streams they did not read);
         Stale otherwise. A batch with nothing to append (refusals, repeats) stands on the
         same condition, checked by one look. On failure the cached states it folded are
-        dropped (read again when next needed)."""
+        dropped (read again when next needed). The positions of what it appended."""
         if not batch.pending:
             self._confirm(batch)
-            return
+            return []
         try:
-            self._append(batch.pending, self._synced_seq, batch)
+            return self._append(batch.pending, self._synced_seq, batch).ids
         except Stale:
             raise
         except BaseException:
@@ -536,6 +536,8 @@ class Store(StateCache):
         for _ in range(ATTEMPTS):
             batch = self._batch()
             answers: list[dict[str, Any]] = []
+            refused_after: dict[int, int] = {}
+            """answer -> how many of the batch's events were decided before its refusal"""
             with self._deciding(batch):
                 self._read_clock_logs(raws)
                 for raw in raws:
@@ -544,13 +546,18 @@ class Store(StateCache):
                     except AlreadyRecorded as repeat:
                         answers.append(duplicate_answer(repeat))
                     except CommandRefused as refused:
+                        refused_after[len(answers)] = len(batch.pending)
                         answers.append({"ok": False, "error": refused.as_error()})
                     else:
                         answers.append(answer_of(decided.events))
             try:
-                self._save(batch)
+                ids = self._save(batch)
             except Stale:
                 continue
+            # each refusal at its position: after the batch's events decided before it
+            for index, before in refused_after.items():
+                position = ids[before - 1] if before else (ids[0] - 1 if ids else None)
+                answers[index]["seq"] = self._synced_seq if position is None else position
             return answers
         return [self.handle(raw) for raw in raws]
 
