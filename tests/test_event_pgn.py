@@ -13,6 +13,9 @@ from adapters.cli import main
 from adapters.formats.event_export import event_games, store_event_pgn
 from adapters.formats.replay import Pace, replay
 from adapters.formats.replay_log import read_log
+from adapters.gateway import public
+from adapters.gateway.follower import Follower
+from adapters.gateway.public import DelayedLog
 from adapters.store import Store, game_order
 from adapters.store.queries import game_object, standings_object
 from projections.pgn import game_pgn, games_pgn
@@ -144,3 +147,25 @@ class TestTheSampleClocks:
 def seconds(text: str) -> float:
     h, m, s = text.split(":")
     return int(h) * 3600 + int(m) * 60 + float(s)
+
+
+def test_one_clk_rule_the_samples_public_pgn_is_the_commentators(
+    event_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole 2013 sample through the public's delayed copy, pruned as a long event's
+    copy is: after the delay every finished game's PGN is the live one, byte for byte
+    (the device's [%clk] for every reader), and the regulation clock in milliseconds
+    nowhere a reading belongs to the move."""
+    monkeypatch.setattr(public, "PRUNE_EVERY", 1_000)
+    delayed = DelayedLog(1000)
+    try:
+        delayed.take(event_store.events_since(0), None)
+        delayed.release(2**62)
+        follower = Follower(delayed.copy)
+        follower.start()
+        assert delayed.prune(follower.seq) > 10_000
+        live = store_event_pgn(event_store)
+        assert store_event_pgn(delayed.copy) == live
+        assert ".992]" not in live and ".993]" not in live
+    finally:
+        delayed.close()
