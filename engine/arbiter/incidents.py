@@ -129,7 +129,7 @@ Lookup = Callable[[str], Game | None]
     refusals=(
         (UnknownTournament, "", "no tournament in this store"),
         (UnknownGame, "", "the incident's game has not been started"),
-        (OutOfOrder, "Laws 2009 6.7 a", "dated before its game's last recorded event"),
+        (OutOfOrder, "", "dated before its game's last recorded event"),
         (
             NotAnArbiter,
             "Laws 2009 13.1",

@@ -62,7 +62,8 @@ from engine.world import World
     "who is at the board may be recorded (Laws 2009 6.6 a).",
     events=(GameStarted, PresenceRecorded, AlertRaised),
     refusals=(
-        (RuleViolation, "3.3.7", "the game has already been started"),
+        (MalformedCommand, "", "the game has already been started (a game starts once)"),
+        (RuleViolation, "3.3.7", "the game was lost by default: no postponement"),
         (
             RuleViolation,
             "3.1",
@@ -231,7 +232,13 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
     """Open a paired game (``<round>.<board>``), or a game with named players."""
     game_id = cmd.game
     if existing is not None:
-        raise RuleViolation("3.3.7", f"game {game_id} has already been started")
+        if existing.termination == "default":
+            raise RuleViolation(
+                "3.3.7",
+                f"game {game_id} was lost by default: no postponement of any game is allowed, "
+                "it is not played later",
+            )
+        raise MalformedCommand(f"game {game_id} has already been started: a game starts once")
     if tournament is not None:
         tournament.check_can_start(game_id)
     pairing = tournament.pairings().get(game_id) if tournament else None
