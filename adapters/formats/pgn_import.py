@@ -142,8 +142,8 @@ def players_file(path: str | Path) -> dict[str, str]:
 class ImportReport:
     game: str
     status: str
-    """``imported``, ``already_imported``, ``refused`` (a game or the whole file) or
-    ``created`` (the tournament)."""
+    """``imported``, ``already_imported``, ``scheduled`` (no moves and ``*``: nothing
+    recorded), ``refused`` (a game or the whole file) or ``created`` (the tournament)."""
     message: str = ""
     events: int = 0
     clock: dict[str, Any] | None = None
@@ -307,7 +307,7 @@ def import_pgn(
         chosen = None
         if store.tournament() is None:
             entrants = len({i.id for i in who.values()})
-            chosen = choose_profile(options.rules, _event_name(games), entrants)
+            chosen = choose_profile(options.rules, _event_name(games), entrants, _year(games))
             check_format(profile(chosen[0]), options.cycles, options.rounds)
     except CommandRefused as refused:
         return [ImportReport("file", "refused", f"{path}: {refused.message}")]
@@ -332,6 +332,18 @@ def import_pgn(
             name = sheet.game
             if tournament is not None:
                 require_tournament_game(tournament, sheet)
+            if not sheet.moves and sheet.result == "*" and sheet.initial_fen is None:
+                # a round's game published before it began: scheduled, not started
+                reports.append(
+                    ImportReport(
+                        sheet.game,
+                        "scheduled",
+                        f"game {sheet.game}: no moves and no result (*): scheduled, not "
+                        "started; nothing is recorded for it",
+                        warnings=warnings,
+                    )
+                )
+                continue
             existing = store.game(sheet.game)
             if existing is not None:
                 same = list(existing.moves) == list(sheet.moves) and existing.result in (
@@ -459,7 +471,7 @@ def _create_tournament(
     last_round = max((r for r, _, _ in pairings), default=0)
     ring = rounds_per_cycle(len(players))
     event_name = _event_name(games)
-    rules, why = chosen or choose_profile(options.rules, event_name, len(players))
+    rules, why = chosen or choose_profile(options.rules, event_name, len(players), _year(games))
     rp = profile(rules)
     if rp.cycles is not None:
         # The format is part of the rules (3.1): a Candidates is a double round robin of
@@ -591,6 +603,15 @@ def _date(text: str) -> datetime | None:
 
 def _event_name(games: Sequence[Parsed]) -> str:
     return next((g.header("Event") for g in games if g.header("Event")), "")
+
+
+def _year(games: Sequence[Parsed]) -> int | None:
+    """The year the file's first dated game was played (``2024.04.04``, ``2024.??.??``)."""
+    for game in games:
+        found = re.match(r"^(\d{4})\.", game.header("Date") or "")
+        if found:
+            return int(found[1])
+    return None
 
 
 def check_start_date(text: str) -> str:
