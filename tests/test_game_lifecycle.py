@@ -38,8 +38,11 @@ class TestStartGame:
         message = refused(game, {"cmd": "start_game", "game": "15.1", "at": at(0)}, "unknown_game")
         assert "15.1" in message
 
-    def test_a_game_is_started_once_3_3_7(self, game: World) -> None:
-        refused(game, {"cmd": "start_game", "game": "1.1", "at": at(5)}, "rule_violation")
+    def test_a_game_is_started_once_citing_no_article(self, game: World) -> None:
+        message = refused(
+            game, {"cmd": "start_game", "game": "1.1", "at": at(5)}, "malformed_command"
+        )
+        assert message == "game 1.1 has already been started: a game starts once"
 
     def test_before_the_drawing_of_lots_no_game_has_players(self, world: World) -> None:
         ok(
