@@ -279,7 +279,9 @@ def import_score_sheet(sheet: RecordScoreSheet, rules: str, by: str = "import") 
             increment_on_control_move=device_rule,
         )
     ]
-    ended: tuple[str, str] | None = None
+    # a starting position that ends the game (a dead position: Laws 2009 5.2 b) ends it
+    # before any move
+    ended: tuple[str, str] | None = outcome_of(board, rules)
     trailing: list[str] = []
     for index, text in enumerate(sheet.moves):
         if ended is not None:

@@ -59,9 +59,10 @@ from engine.world import World
 
 @command(
     "start_game",
-    summary="A game begins: a paired game (<round>.<board>) or one between named players (3.3.7); "
-    "who is at the board may be recorded (Laws 2009 6.6 a).",
-    events=(GameStarted, PresenceRecorded, AlertRaised),
+    summary="A game begins: a paired game (<round>.<board>) or one between named players; "
+    "who is at the board may be recorded (Laws 2009 6.6 a); a starting position that ends "
+    "the game (a dead position, 5.2 b) ends it at once.",
+    events=(GameStarted, PresenceRecorded, AlertRaised, ResultRecorded),
     refusals=(
         (MalformedCommand, "", "the game has already been started (a game starts once)"),
         (RuleViolation, "3.3.7", "the game was lost by default: no postponement"),
@@ -304,7 +305,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
         )
     ]
     if present is None:
-        return started
+        return started + _ended_at_the_start(started, fen, rules, cmd.at_ms, cmd.by)
     absent = tuple(p for p in (white, black) if p not in present)
     started.append(
         PresenceRecorded(
@@ -334,7 +335,33 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
                 details={"absent": list(absent), "default_time_ms": default_ms},
             )
         )
-    return started
+    return started + _ended_at_the_start(started, fen, rules, cmd.at_ms, cmd.by)
+
+
+def _ended_at_the_start(
+    started: list[Event], fen: str | None, rules: str, at_ms: int, by: str
+) -> list[Event]:
+    """A starting position that ends the game (a dead position: neither player can
+    checkmate, as K v K+B; a mate or stalemate set up): the game ends at once (Laws 2009
+    5.1 a, 5.2 a, 5.2 b), recorded with the start."""
+    if fen is None:
+        return []
+    ended = outcome_of(chess.Board(fen), rules)
+    if ended is None:
+        return []
+    result, termination = ended
+    return [
+        ResultRecorded(
+            originator_id=started[0].originator_id,
+            originator_version=len(started) + 1,
+            at_ms=at_ms,
+            by=by,
+            result=result,
+            termination=termination,
+            reason=f"the starting position ends the game ({termination.replace('_', ' ')}): "
+            "the game ends at once (Laws 2009 5.1 a, 5.2)",
+        )
+    ]
 
 
 def _known_as(tournament: Tournament | None, player: str) -> str:
