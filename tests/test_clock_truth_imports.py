@@ -430,3 +430,42 @@ def test_6_9_a_score_sheet_in_progress_is_shown_at_its_last_event_not_flagged_to
     assert shown.returncode == 0, shown.stderr
     assert "FLAG" not in shown.stdout and "not yet recorded" not in shown.stdout
     assert "in progress" in shown.stdout or "in_progress" in shown.stdout
+
+
+def odd_thinking(n: float) -> float:
+    """``scramble_before_40`` with move 50 in a second and the time it saved, and the 25 s
+    the clock gained there, spent on move 51: the players end on the increment as before."""
+    if 50 <= n < 51:
+        return 1
+    if 51 <= n < 52:
+        return scramble_before_40(n) + scramble_before_40(n - 1) - 1 + 25
+    return scramble_before_40(n)
+
+
+def test_6_10_a_no_fall_is_derived_where_the_device_shows_time(
+    sqlite_store: Store, tmp_path: Path
+) -> None:
+    """Readings no known device rule explains (25 s added on both clocks at move 50, moves
+    of a second: time given at the board that the record does not hold): the difference is
+    reported as a mismatch, and the regulation clock keeps no fall the readings do not
+    support (the device shows both players with time to the end)."""
+    odd = device_pgn(
+        moves=90,
+        used_s=odd_thinking,
+        credit=lambda n, left: candidates_2024(n, left) + (25 if n == 50 else 0),
+        tag="40/7200:1800+30",
+        date="2024.04.19",
+        line=long_line(180),
+    )
+    path = tmp_path / "odd-device.pgn"
+    path.write_text(odd)
+    [report] = [
+        r.as_dict()
+        for r in import_pgn(sqlite_store, path, options=ImportOptions(rules="candidates-2024"))
+        if r.game != "tournament"
+    ]
+    assert report["clock"]["mismatches"] > 0
+    view = game_object(sqlite_store, "1.1")
+    assert view["clock"]["falls"] == [] and view["clock"]["flag"] is None
+    rows = game_clock_report(sqlite_store, "1.1")
+    assert min(r["recorded_ms"] for r in rows) > 30_000  # nobody's flag fell on the table

@@ -17,7 +17,9 @@ in turn: the increment credited on the control move itself (move 60), the
 period time not credited. The time used is then derived with the device's
 credit, and the regulation clock carries the difference, which the clock
 report shows as that artefact. A ply without a recorded clock takes no time
-(the next recorded clock of that player accounts for both moves).
+(the next recorded clock of that player accounts for both moves). Where no credit
+explains a reading, the regulation clock reaches zero only if the device shows no time
+left either: a fall is derived only where the readings support it.
 """
 
 from __future__ import annotations
@@ -104,11 +106,16 @@ def _time_used(clock: Clock, side: Side, before: int, after: int) -> tuple[int, 
         credits.append((regulation + extra, before + regulation - after < -GLITCH_TOLERANCE_MS))
     if bonus:
         credits.append((regulation - bonus, False))
+    # The regulation clock reaches zero on this move only where the device agrees (it
+    # shows no time left after the move): a device showing time is conclusive (6.10 a),
+    # so the model keeps a millisecond and the difference is reported as a mismatch,
+    # never as a fall the readings do not support.
+    cap = had if after <= GLITCH_TOLERANCE_MS else max(0, had - 1)
     for credit, device in credits:
         used = before + credit - after
-        if 0 <= used <= had:
+        if 0 <= used <= cap:
             return used, device
-    return max(0, min(before + regulation - after, had)), False
+    return max(0, min(before + regulation - after, cap)), False
 
 
 GLITCH_TOLERANCE_MS = 1_000
