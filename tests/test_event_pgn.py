@@ -10,6 +10,8 @@ import chess.pgn
 import pytest
 
 from adapters.cli import main
+from adapters.cli.cmd_game import render_table
+from adapters.cli.cmd_watch import clocks
 from adapters.formats.event_export import event_games, store_event_pgn
 from adapters.formats.replay import Pace, replay
 from adapters.formats.replay_log import read_log
@@ -142,6 +144,10 @@ class TestTheSampleClocks:
             assert clock["flag"]["side"] == loser and clock["flag"]["recorded"] is True
             assert [f["side"] for f in clock["falls"]] == [loser]
             assert clock["falls"][0]["fell_at"] == clock["flag"]["fell_at"] == clock["at"]
+            # what watch and `candidates game` print from the same object
+            assert f"{loser[0].upper()} 0:00 " in clocks(view) + " "
+            shown = render_table(view, {})
+            assert f"{loser} 0:00" in shown and "flag fell" in shown.lower()
 
 
 def seconds(text: str) -> float:
