@@ -469,3 +469,114 @@ def test_6_10_a_no_fall_is_derived_where_the_device_shows_time(
     assert view["clock"]["falls"] == [] and view["clock"]["flag"] is None
     rows = game_clock_report(sqlite_store, "1.1")
     assert min(r["recorded_ms"] for r in rows) > 30_000  # nobody's flag fell on the table
+
+
+def test_3_5_1_a_real_2024_broadcast_game_shows_the_device_rule_and_agrees(
+    sqlite_store: Store,
+) -> None:
+    """Toronto 2024, round 1, Caruana - Nakamura, as the Lichess broadcast exported it:
+    Black's clock shows the 30 s on move 40 itself (0:08:41 -> 0:38:54 for a move of
+    about 17 s). Imported under the event's profile, the rule is recognised
+    and every reading agrees; no fall; every [%clk] given back."""
+    path = DATA / "broadcasts" / "candidates-2024-round-1-caruana-nakamura.pgn"
+    options = ImportOptions(rules="candidates-2024")  # one game of the eight players' event
+    reports = [r.as_dict() for r in import_pgn(sqlite_store, path, options=options)]
+    [report] = [r for r in reports if r.get("status") == "imported"]
+    assert report["clock"] == {
+        "plies": 82,
+        "agree": 82,
+        "artefacts": {},
+        "mismatches": 0,
+        "device_rule": "increment_on_control_move",
+    }
+    game_id = report["game"]
+    view = game_object(sqlite_store, game_id)
+    assert view["clock"]["falls"] == [] and view["clock"]["flag"] is None
+    text = path.read_text()
+    same, different = given_back(text, store_event_pgn(sqlite_store))
+    assert different == [] and same == 82
+
+
+# --- the device's own rule: the 30 s credited on the control move -------------------------
+
+
+def _no_false_fall(store: Store, game_id: str = "1.1") -> list[dict[str, Any]]:
+    """The game's clock report, checked to hold no fall and no mismatch anywhere."""
+    view = game_object(store, game_id)
+    assert view["clock"]["falls"] == [] and view["clock"]["flag"] is None
+    rows = game_clock_report(store, game_id)
+    assert [r for r in rows if r["status"] != "agrees"] == []
+    return rows
+
+
+def test_3_5_1_a_device_crediting_the_increment_on_move_40_raises_no_false_fall(
+    sqlite_store: Store,
+) -> None:
+    """The 2024 Candidates pattern (40/7200:1800+30 on a device that credits the 30 s on
+    move 40 itself; both players later under 30 s before the increment): the device's
+    rule is recognised once and the regulation clock follows it, so a player the device
+    shows with time is never flagged and no reading is a mismatch (6.10 a)."""
+    report, text = imported(sqlite_store, "increment-on-move-40.pgn", rules="candidates-2024")
+    assert report["clock"]["mismatches"] == 0 and report["clock"]["artefacts"] == {}
+    assert report["clock"]["device_rule"] == "increment_on_control_move"
+    assert report["clock"]["agree"] == report["clock"]["plies"] == 180
+    assert any("follows that device's rule" in w for w in report["warnings"])
+    rows = _no_false_fall(sqlite_store)
+    # the players lived on the increment: under 30 s before it, the device shows < 60 s
+    assert min(r["recorded_ms"] for r in rows if r["move"] > 70) < 45_000
+    assert audit_store(sqlite_store).of(INTEGRITY) == []
+    exported = store_event_pgn(sqlite_store)
+    same, different = given_back(text, exported)
+    assert different == [] and same == 180
+    assert "regulation clock" not in exported
+
+
+def test_3_5_1_a_the_same_device_under_a_control_given_on_the_command_line(
+    sqlite_store: Store,
+) -> None:
+    """The Tata Steel case: a round robin imported with ``--time-control
+    40/7200:1800+30``: the same rule, the same clean record."""
+    report, _ = imported(
+        sqlite_store,
+        "increment-on-move-40.pgn",
+        rules="round-robin",
+        time_control="40/7200:1800+30",
+    )
+    assert report["clock"]["mismatches"] == 0 and report["clock"]["artefacts"] == {}
+    _no_false_fall(sqlite_store)
+
+
+def test_3_5_1_a_a_control_move_that_took_longer_than_the_increment_hides_the_rule(
+    sqlite_store: Store, tmp_path: Path
+) -> None:
+    """Where every control move took longer than the increment the readings cannot show
+    the device's rule: the 30 s fall in the control move's time used, and the regulation
+    clock agrees with the device all the same (no fall, no mismatch)."""
+    slow = device_pgn(
+        moves=90,
+        used_s=slow_control_move,
+        credit=candidates_2024,
+        tag="40/7200:1800+30",
+        date="2024.04.18",
+        line=long_line(180),
+    )
+    path = tmp_path / "slow-control-move.pgn"
+    path.write_text(slow)
+    [report] = [
+        r.as_dict()
+        for r in import_pgn(sqlite_store, path, options=ImportOptions(rules="candidates-2024"))
+        if r.game != "tournament"
+    ]
+    assert "device_rule" not in report["clock"]
+    assert report["clock"]["mismatches"] == 0
+    _no_false_fall(sqlite_store)
+
+
+def slow_control_move(n: float) -> float:
+    """``scramble_before_40`` with 31 s moved from move 39 to move 40: each control move
+    takes longer than the increment."""
+    if 39 <= n < 40:
+        return scramble_before_40(n) - 31
+    if 40 <= n < 41:
+        return scramble_before_40(n) + 31
+    return scramble_before_40(n)
