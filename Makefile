@@ -7,7 +7,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint types pytest bench bench-each clean browser stockfish docs drill
+.PHONY: demo test lint types pytest bench bench-each clean browser stockfish docs drill history
 
 # The venv's own pip (Python 3.11 ships one that installs in editable mode): no upgrade,
 # which cost a round trip to the index and a reinstall on every fresh clone.
@@ -25,6 +25,14 @@ demo: $(VENV)/.installed
 # 0 doubled, 0 out of order and every audit passed.
 drill: $(VENV)/.installed
 	$(BIN)/python deploy/drill.py
+
+# The history checker (tests/history_checker.py, docs/architecture.md "One log, many
+# processes"): HISTORIES random histories on each store (SQLite, and PostgreSQL on a cluster
+# of its own) with writers, a board reader, resuming subscribers and kills, each checked
+# against the log. Exit 1 on any anomaly. About 15 s a history on 2 cores.
+HISTORIES ?= 200
+history: $(VENV)/.installed
+	$(BIN)/python -m tests.history_checker --histories $(HISTORIES) --backend both
 
 # docs/commands.md and docs/schema/ from the engine's command declarations
 docs: $(VENV)/.installed

@@ -24,6 +24,7 @@ PG_URL = os.environ.get("CANDIDATES_TEST_PG")
 LONGEST_FIRST = (
     "tests/test_operations.py",
     "tests/test_demo.py",
+    "tests/test_history_checker.py",
     "tests/test_scenario_full_event.py",
     "tests/test_dgt_serial.py",
     "tests/test_clock_truth_imports.py",

@@ -1,4 +1,7 @@
-"""No subscriber misses an event the gateway's follower has read, whoever wrote it.
+"""No subscriber misses an event the gateway's follower has read, whoever wrote it,
+and each role gets the events meant for it (docs/protocol.md, "Which events a role
+sees"): a commentator every event but the arbiters' own (alerts, the incident book,
+the store's seals), an arbiter every one.
 
 The issue's order of commits, made deterministic: another writer's move and its exit
 seal, read by the gateway; then the arbiter's move through the gateway's own command
@@ -14,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from adapters.gateway.deltas import for_arbiters_only
 from adapters.gateway.public import PublicView
 from adapters.store import Store
 from tests.gateway_support import ARBITER_TOKEN, COMMENTATOR_TOKEN, Peer, RunningGateway, now_at
@@ -46,10 +50,13 @@ def test_a_resumed_client_gets_the_gateways_own_move_after_another_writers_move_
         since = watcher.next("snapshot")["seq"]
         with Store(store.url) as cli:  # another writer: a move, then its exit seal
             ok(cli, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at(-30)})
+            moved = cli.last_seq()
             cli.seal_appended()
         sealed = store.last_seq()
-        while watcher.next("delta")["seq"] < sealed:
+        assert sealed == moved + 1
+        while watcher.next("delta")["seq"] < moved:
             pass
+        arbiter.next(lambda f: f.get("seq") == sealed)  # read by the gateway
         armed.append(True)
         move = {"cmd": "play_move", "game": "1.1", "move": "e5", "at": now_at(-20)}
         arbiter.send({"op": "command", "id": "m", "command": move})
@@ -66,5 +73,13 @@ def test_a_resumed_client_gets_the_gateways_own_move_after_another_writers_move_
             seqs = []
             while not seqs or seqs[-1] < last:
                 seqs.append(back.next("delta")["seq"])
-            expected = [seq for seq, _ in store.events_since(since) if seq <= last]
-            assert seqs == expected
+            stored = [(seq, e) for seq, e in store.events_since(since) if seq <= last]
+            assert seqs == [seq for seq, e in stored if not for_arbiters_only(e)]
+            assert sealed not in seqs  # the seal's digests are the arbiters' and the audit's
+        with Peer(gw) as desk:
+            desk.subscribe(token=ARBITER_TOKEN, since=since)
+            assert desk.next("subscribed")["resumed"] is True
+            seqs = []
+            while not seqs or seqs[-1] < last:
+                seqs.append(desk.next("delta")["seq"])
+            assert seqs == [seq for seq, _ in stored]

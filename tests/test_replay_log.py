@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import msgpack
@@ -126,6 +127,8 @@ class TestRefusals:
             and records[n + 1].stream.startswith("game/1.2")
         )
         records[i], records[i + 1] = records[i + 1], records[i]
+        # written anew in their new order, each at the next position, as a version 1 log
+        records = [replace(r, seq=n, position=0) for n, r in enumerate(records, start=1)]
         swapped = tmp_path / "swapped.msgpack"
         with open(swapped, "wb") as handle:
             write_log(handle, log.header, records)

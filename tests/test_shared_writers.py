@@ -100,6 +100,49 @@ def test_a_move_decided_on_a_stale_cache_is_decided_again_on_the_new_state(
         current(two, store_url)
 
 
+def test_a_game_another_writer_started_and_played_in_is_folded_whole(store_url: str) -> None:
+    """Writer ``one`` holds game 1.1; ``two`` starts 1.2 and plays in it; ``one``'s next
+    command looks at the log and meets 1.2's stream for the first time in the middle of
+    that read: its start and its move are folded together, so ``one`` accepts Black's
+    reply in 1.2, as a fresh process does (a cache that kept only the stream's first
+    event refused it as illegal at ply 1)."""
+    with Store(store_url) as setup:
+        paired_tournament(setup)
+        ok(setup, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    with Store(store_url) as one, Store(store_url) as two:
+        ok(one, move("1.1", "e4", 60))
+        ok(two, {"cmd": "start_game", "game": "1.2", "at": at(0)})
+        ok(two, move("1.2", "e4", 60))
+        ok(one, move("1.1", "e5", 120))
+        assert ok(one, move("1.2", "e5", 120))[0]["ply"] == 2
+        game = one.game("1.2")
+        assert game is not None and game.sans == ("e4", "e5")
+        current(one, store_url)
+
+
+def test_a_refusal_is_answered_only_on_the_log_as_it_is(store_url: str) -> None:
+    """A refusal decided on a cached state is confirmed against the log's position
+    before it is answered: another writer's move lands between ``one``'s decision and
+    its answer; the command, refused on the old state, is decided again and accepted."""
+    started(store_url)
+    with Store(store_url) as one, Store(store_url) as two:
+        one.game("1.1")  # cached at ply 0: Black's e5 is refused there (White to move)
+        confirm = one._confirm
+
+        def with_the_other_first(batch: Any) -> None:
+            if not done:
+                done.append(ok(two, move("1.1", "e4", 1)))
+            confirm(batch)
+
+        done: list[object] = []
+        one._confirm = with_the_other_first  # type: ignore[method-assign]
+        assert ok(one, move("1.1", "e5", 2))[0]["san"] == "e5"
+        assert done  # the other's move landed in the window
+        game = one.game("1.1")
+        assert game is not None and game.sans == ("e4", "e5")
+        current(one, store_url)
+
+
 def test_a_reading_overtaken_between_decision_and_insert_is_stored_after_the_other(
     store_url: str,
 ) -> None:

@@ -417,6 +417,10 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
             "delay_ms": {"type": "integer", "minimum": 0},
             "since": {"type": ["integer", "null"]},
             "resumed": {"type": "boolean"},
+            "not_resumed": {
+                "description": "with a since that does not resume: why a snapshot follows",
+                "enum": ["public", "position_unknown", "too_old"],
+            },
             "tournament": {"type": "string"},
             "tournaments": {"type": "array", "items": ANY_OBJECT},
         },
@@ -495,6 +499,12 @@ FRAME_SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "object",
                 "required": ["code", "message"],
                 "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+            },
+            "seq": {
+                "description": "a refusal's position of the log: decided on the state after "
+                "that event",
+                "type": "integer",
+                "minimum": 0,
             },
         },
         "oneOf": [

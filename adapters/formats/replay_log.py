@@ -2,12 +2,14 @@
 
 A log is a sequence of msgpack objects, written one after another:
 
-1. a **header** map: ``{"format": "candidates-replay-log", "version": 1,
+1. a **header** map: ``{"format": "candidates-replay-log", "version": 1 | 2,
    "tournament": id|None, "name": str|None, "notes": str, "generated": [str]}``;
 2. one **record** array per stored event, in the store's global order:
    ``[stream, version, type, at_ms, fields, link]`` (``fields`` is a map of the
    event's own fields but ``at_ms``; ``link`` the 32-byte hash link of
-   adapters/store/chain.py, or nil for an event stored without one);
+   adapters/store/chain.py, or nil for an event stored without one); in a version 2
+   log, a record whose position in the store is not one more than the record
+   before it (a gap an older store's database left) carries it as a seventh item;
 3. a **trailer** map: ``{"end": true, "events": n, "order_digest": hex,
    "state": {...}}``: the count, the running digest of every link in order, and
    the final state as the exporting engine folded it (each game's fen, ply,
@@ -15,7 +17,8 @@ A log is a sequence of msgpack objects, written one after another:
    compares with what it re-derives.
 
 ``export_log`` writes a store's log; ``import_log`` loads one into an empty
-store, so the round trip store -> log -> store -> log gives the same bytes. It
+store at the same positions (the ``seq`` clients resume from), so the round trip
+store -> log -> store -> log gives the same bytes and the same positions. It
 is all or nothing: ``verify_log`` checks the whole log first (header, every
 record's form and fields against its event type, every link including the first
 of each stream, the trailer's count and order digest), and the events are then
@@ -56,6 +59,10 @@ from projections.standings import standings
 
 FORMAT = "candidates-replay-log"
 FORMAT_VERSION = 1
+"""The version of a log whose positions are those of its records' order (1, 2, ...)."""
+POSITIONS_VERSION = 2
+"""The version of a log that carries the store's positions where they jump."""
+READ_VERSIONS = (FORMAT_VERSION, POSITIONS_VERSION)
 BATCH = 500
 
 
@@ -85,16 +92,28 @@ class Record:
     """One stored event as a log carries it."""
 
     seq: int
-    """Position in the log's global order, from 1."""
+    """Index in the log's global order, from 1 (what seals count)."""
     stream: str
     version: int
     type: str
     at_ms: int
     fields: dict[str, Any]
     link: bytes | None
+    position: int = 0
+    """The event's position in the store (its notification id: the ``seq`` clients see);
+    0: the same as ``seq``."""
 
-    def as_list(self) -> list[Any]:
-        return [self.stream, self.version, self.type, self.at_ms, self.fields, self.link]
+    @property
+    def store_seq(self) -> int:
+        return self.position or self.seq
+
+    def as_list(self, after: int | None = None) -> list[Any]:
+        """The record's items; with ``after`` (the position of the record before it), its
+        position too when it does not follow that one."""
+        items = [self.stream, self.version, self.type, self.at_ms, self.fields, self.link]
+        if after is not None and self.store_seq != after + 1:
+            items.append(self.store_seq)
+        return items
 
     def where(self) -> str:
         return f"{self.stream} v{self.version} ({self.type}, log position {self.seq})"
@@ -139,7 +158,7 @@ class Record:
         return event
 
 
-def record_of(seq: int, event: Event, link: bytes | None) -> Record:
+def record_of(seq: int, event: Event, link: bytes | None, position: int = 0) -> Record:
     return Record(
         seq,
         event.originator_id,
@@ -148,6 +167,7 @@ def record_of(seq: int, event: Event, link: bytes | None) -> Record:
         event.at_ms,
         event_fields(event),
         link,
+        position if position != seq else 0,
     )
 
 
@@ -199,22 +219,24 @@ def parse_objects(objects: Iterable[Any], name: str = "log") -> Log:
         raise LogError(f"{name}: not msgpack ({exc})") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise LogError(f"{name}: not a replay log (the first object must be its header)")
-    if header.get("version") != FORMAT_VERSION:
+    version = header.get("version")
+    if version not in READ_VERSIONS:
         raise LogError(
-            f"{name}: replay-log format version {header.get('version')!r}; "
-            f"this engine reads version {FORMAT_VERSION}"
+            f"{name}: replay-log format version {version!r}; "
+            f"this engine reads versions {', '.join(map(str, READ_VERSIONS))}"
         )
     records: list[Record] = []
     trailer: dict[str, Any] | None = None
     try:
         for item in items:
-            position = len(records) + 1
+            index = len(records) + 1
             if trailer is not None:
-                raise LogError(f"{name}: data after the trailer (object {position + 1})")
+                raise LogError(f"{name}: data after the trailer (object {index + 1})")
             if isinstance(item, dict):
                 trailer = item
                 continue
-            records.append(_record(item, position, name))
+            after = records[-1].store_seq if records else 0
+            records.append(_record(item, index, name, after, version == POSITIONS_VERSION))
     except (
         msgpack.ExtraData,
         msgpack.FormatError,
@@ -227,10 +249,21 @@ def parse_objects(objects: Iterable[Any], name: str = "log") -> Log:
     return Log(header, records, trailer)
 
 
-def _record(item: object, seq: int, name: str) -> Record:
-    if not isinstance(item, tuple | list) or len(item) != 6:
-        raise LogError(f"{name}: record {seq} is not [stream, version, type, at_ms, fields, link]")
-    stream, version, kind, at_ms, body, link = item
+def _record(item: object, seq: int, name: str, after: int, positions: bool) -> Record:
+    """One record; ``after``: the store position of the record before it (0: none);
+    ``positions``: the log may give a record's position (a seventh item, version 2)."""
+    arity = (6, 7) if positions else (6,)
+    if not isinstance(item, tuple | list) or len(item) not in arity:
+        shape = "[stream, version, type, at_ms, fields, link" + (", position?" if positions else "")
+        shape += "]"
+        raise LogError(f"{name}: record {seq} is not {shape}")
+    stream, version, kind, at_ms, body, link = item[:6]
+    position = item[6] if len(item) == 7 else after + 1
+    if not isinstance(position, int) or isinstance(position, bool) or position <= after:
+        raise LogError(
+            f"{name}: record {seq} gives the position {position!r}; positions increase "
+            f"(the record before it is at {after})"
+        )
     if not (
         isinstance(stream, str)
         and isinstance(version, int)
@@ -241,7 +274,7 @@ def _record(item: object, seq: int, name: str) -> Record:
         and (link is None or (isinstance(link, bytes) and len(link) == 32))
     ):
         raise LogError(f"{name}: record {seq} ({stream!r} v{version!r}) has ill-typed items")
-    return Record(seq, stream, version, kind, at_ms, dict(body), link)
+    return Record(seq, stream, version, kind, at_ms, dict(body), link, position)
 
 
 # --- writing -------------------------------------------------------------------
@@ -253,7 +286,7 @@ def store_records(store: Store) -> Iterator[Record]:
     for seq, notification in enumerate(store.notifications(), start=1):
         event, link = mapper.event_and_link(notification)
         if isinstance(event, Event):
-            yield record_of(seq, event, link)
+            yield record_of(seq, event, link, notification.id)
 
 
 def standings_by_tournament(events: Iterable[Event]) -> dict[str | None, Any]:
@@ -321,6 +354,8 @@ def plain(value: Any) -> Any:
 
 
 def header_for(store: Store, notes: str = "", generated: Iterable[str] = ()) -> dict[str, Any]:
+    """The header of a log of ``store`` (version 1: ``write_log`` makes it 2 where the
+    store's positions jump)."""
     tournament = store.tournament()
     return {
         "format": FORMAT,
@@ -338,13 +373,19 @@ def write_log(
     records: Iterable[Record],
     classes: dict[str, type[Event]] | None = None,
 ) -> int:
-    """Write header, records, trailer; return the number of records."""
+    """Write header, records, trailer; return the number of records. A log whose records'
+    store positions jump (a gap an older store's database left) is of version 2 and
+    gives those positions; any other is of version 1, as it always was."""
     packer = msgpack.Packer(use_bin_type=True)
-    handle.write(packer.pack(header))
+    records = list(records)
+    jumps = any(r.store_seq != i for i, r in enumerate(records, start=1))
+    handle.write(packer.pack({**header, "version": POSITIONS_VERSION} if jumps else header))
     classes = classes or event_classes()
     count, links, events = 0, [], []
+    after = 0
     for record in records:
-        handle.write(packer.pack(record.as_list()))
+        handle.write(packer.pack(record.as_list(after if jumps else None)))
+        after = record.store_seq
         count += 1
         links.append(record.link or GENESIS)
         events.append(record.event(classes))
@@ -520,16 +561,20 @@ def verify_log(log: Log, classes: dict[str, type[Event]] | None = None) -> list[
 
 
 def import_log(store: Store, log: Log) -> int:
-    """Load a log into an empty store, exactly, in one transaction; refuse a log that
+    """Load a log into an empty store, exactly, at the positions it gives (each event's
+    ``seq`` as in the store it was exported from), in one transaction; refuse a log that
     does not hold (``verify_log``) with nothing appended."""
     if store.last_seq() != 0:
         raise MalformedCommand(
             f"the store {store.url!r} is not empty: a replay log is loaded into an empty store"
         )
     events = verify_log(log)
+    positions = [r.store_seq for r in log.records]
+    dense = all(p == i for i, p in enumerate(positions, start=1))
     saved_every, store.chain.seal_every = store.chain.seal_every, 0
     try:
-        store.append(events)  # one save: one transaction, all or nothing
+        # one save: one transaction, all or nothing
+        store.append(events, positions=None if dense else positions)
     finally:
         store.chain.seal_every = saved_every
     return len(events)

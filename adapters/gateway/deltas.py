@@ -16,6 +16,10 @@ Events of the incident book (the ``incidents`` stream: 3.9, 6.6 a, 12.3 b,
 12.6, 13.4) go to arbiters only: the public sees their consequences (a result,
 a clock) on the games' own streams, not the incident's details.
 
+The store's seals (``ChainSealed``: digests of the log for ``candidates audit``, a few
+kilobytes of hex each) go to arbiters only too: they change no game and no standing,
+and would cost every viewer their bytes.
+
 ``AlertRaised`` events become ``{"op": "alert", ...}`` frames for arbiters only,
 and so does a claim that waits for a ruling (``kind: "claim_pending"``, with
 the claim): the engine raises that alert when the claim is made; the gateway
@@ -35,6 +39,7 @@ from engine.events import (
     INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     AlertRaised,
+    ChainSealed,
     Event,
     TournamentListed,
     split_stream,
@@ -183,6 +188,15 @@ def tournament_frames(
     return frames
 
 
+def for_arbiters_only(event: Event) -> bool:
+    """Whether an event reaches arbiters alone as a delta: the incident book's and the
+    store's seals (``AlertRaised`` is an ``alert`` frame, for arbiters alone as well).
+    Every other event is a delta for every client that follows its game."""
+    return split_stream(event.originator_id)[1] == INCIDENTS_STREAM or isinstance(
+        event, ChainSealed
+    )
+
+
 def frames_for(
     events: Iterable[tuple[int, Event]],
     objects: Mapping[str, dict[str, Any]],
@@ -211,7 +225,7 @@ def frames_for(
             "game": gid,
             "event": event.to_wire(),
         }
-        if event.originator_id == INCIDENTS_STREAM:
+        if for_arbiters_only(event):
             frames.append(Frame(body, seq, None, audience="arbiter"))
             continue
         frame = Frame(body, seq, gid)

@@ -124,12 +124,8 @@ class Sessions:
         # From here on the channel queues every frame after ``seq`` for this client.
         channel.clients.add(client)
         seq, objects, standings = channel.seq, dict(channel.games), channel.standings
-        resumable = (
-            since is not None
-            and channel is self.live
-            and 0 <= since <= seq
-            and seq - since <= self.resume_limit
-        )
+        not_resumed = self._not_resumed(channel, since, seq)
+        resumable = since is not None and not_resumed is None
         client.answer(
             {
                 "op": "subscribed",
@@ -142,6 +138,7 @@ class Sessions:
                 "delay_ms": channel.delay_ms,
                 "since": since,
                 "resumed": resumable,
+                **({"not_resumed": not_resumed} if since is not None and not resumable else {}),
             }
         )
         if not resumable:
@@ -163,6 +160,22 @@ class Sessions:
                 client.queued_bytes += sum(len(f.encoded(client.encoding)) for f in missed)
         client.ready = True
         client.wake.set()
+
+    def _not_resumed(self, channel: Channel, since: int | None, seq: int) -> str | None:
+        """Why a subscription with ``since`` gets a snapshot instead of what it missed (None:
+        it resumes). ``position_unknown``: this copy of the log holds no event at ``since``
+        (a copy restored from an older backup, or a gateway still behind after the wait):
+        the client holds events this store does not, and is told so, never moved silently
+        to another position."""
+        if since is None:
+            return None
+        if channel is not self.live:
+            return "public"
+        if since < 0 or since > seq:
+            return "position_unknown"
+        if seq - since > self.resume_limit:
+            return "too_old"
+        return None
 
     async def _catch_up(self, channel: Channel, since: int) -> None:
         """A client resuming from another gateway (failover) may have seen events this one

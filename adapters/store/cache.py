@@ -234,7 +234,11 @@ class StateCache:
         untouched = streams.isdisjoint(reads) and streams.isdisjoint(pending)
         if not untouched:
             self.restore(pending)
-        wanted = (n for n in found if n.originator_id in self._cache or n.originator_version == 1)
+        # A stream the cache holds takes in every event; one it meets for the first time
+        # is folded whole when its first event is in the range (every later one with it),
+        # else read from the store when next needed.
+        started = {str(n.originator_id) for n in found if n.originator_version == 1}
+        wanted = (n for n in found if n.originator_id in self._cache or n.originator_id in started)
         decoded = ((n.id, self.app.mapper.to_domain_event(n)) for n in wanted)
         read = [(seq, e) for seq, e in decoded if isinstance(e, Event)]
         self.take_in(self._synced_seq, read, upto=current)

@@ -310,12 +310,20 @@ class Store(StateCache):
 
     # --- writing ------------------------------------------------------------
 
-    def append(self, events: Sequence[Event]) -> list[int]:
-        """Append events in one transaction; Conflict if a stream moved on meanwhile."""
-        return self._append(events, None).ids if events else []
+    def append(
+        self, events: Sequence[Event], *, positions: Sequence[int] | None = None
+    ) -> list[int]:
+        """Append events in one transaction; Conflict if a stream moved on meanwhile.
+        ``positions``: each event's position in the log (a replay log loaded where the
+        store it came from had them), each after the log's last."""
+        return self._append(events, None, positions=positions).ids if events else []
 
     def _append(
-        self, events: Sequence[Event], after: int | None, batch: Batch | None = None
+        self,
+        events: Sequence[Event],
+        after: int | None,
+        batch: Batch | None = None,
+        positions: Sequence[int] | None = None,
     ) -> Inserted:
         """Append events in one transaction: with ``after``, only while the log is still
         at that position, or moved on streams the ``batch``'s decisions did not read
@@ -335,7 +343,7 @@ class Store(StateCache):
         streams = {e.originator_id for e in events}
         for attempt in range(ATTEMPTS + 1):
             try:
-                inserted = self.writer.insert(records, after)
+                inserted = self.writer.insert(records, after, positions)
             except IntegrityError:
                 self.forget(streams | (batch.touched if batch is not None else set()))
                 self.chain.forget(streams)
@@ -498,13 +506,17 @@ class Store(StateCache):
         return decided.command, decided.events
 
     def handle(self, raw: object) -> dict[str, Any]:
-        """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``."""
+        """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``.
+
+        A refusal names the position of the log it was decided at (``seq``: the state
+        after that event, confirmed still current when it was answered), so anyone can
+        decide the command again on the log up to there and find the same refusal."""
         try:
             _, events = self.execute(raw)
         except AlreadyRecorded as repeat:
             return duplicate_answer(repeat)
         except CommandRefused as refused:
-            return {"ok": False, "error": refused.as_error()}
+            return {"ok": False, "error": refused.as_error(), "seq": self._synced_seq}
         return answer_of(events)
 
     def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:

@@ -9,7 +9,9 @@ transaction saw before its own records, so the caller knows whether its cached
 states now stand at its last record without another look.
 
 ``last_id()`` is the look: the log's last notification id, one indexed query (no
-transaction around it). ``tails(streams,
+transaction around it). ``insert(records, after, positions)`` gives each record its
+position (a replay log loaded at the positions of the store it came from, gaps
+included: ``adapters.formats.replay_log``). ``tails(streams,
 limit)`` reads the last records of several streams in one request (the clock logs of
 a batch of boards' readings, ``adapters.store.views``).
 
@@ -61,7 +63,12 @@ class Inserted:
 
 
 class LogWriter(Protocol):
-    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted: ...
+    def insert(
+        self,
+        records: Sequence[StoredEvent],
+        after: int | None,
+        positions: Sequence[int] | None = None,
+    ) -> Inserted: ...
 
     def last_id(self) -> int: ...
 
@@ -90,11 +97,20 @@ class RecorderLogWriter:
         self.recorder = recorder
         self.lock = threading.Lock()
 
-    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
+    def insert(
+        self,
+        records: Sequence[StoredEvent],
+        after: int | None,
+        positions: Sequence[int] | None = None,
+    ) -> Inserted:
         with self.lock:
             before = self.recorder.max_notification_id() or 0
             if after is not None and before != after:
                 return Inserted(before, [])
+            if positions is not None and list(positions) != list(
+                range(before + 1, before + 1 + len(records))
+            ):
+                raise OperationalError("a log held in memory numbers its events 1, 2, ...")
             ids = list(self.recorder.insert_events(records) or [])
         return Inserted(before, ids)
 
@@ -117,6 +133,10 @@ class SQLiteLogWriter:
         self.datastore = recorder.datastore
         table = recorder.events_table_name
         self.insert_sql = f"INSERT INTO {table} VALUES (?,?,?,?)"
+        self.insert_at_sql = (
+            f"INSERT INTO {table} (rowid, originator_id, originator_version, topic, state) "
+            "VALUES (?,?,?,?,?)"
+        )
         self.last_sql = f"SELECT MAX(rowid) FROM {table}"
         self.ids_sql = f"SELECT rowid FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?"
         self.tail_sql = (
@@ -148,7 +168,12 @@ class SQLiteLogWriter:
                 )
             yield self.own
 
-    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
+    def insert(
+        self,
+        records: Sequence[StoredEvent],
+        after: int | None,
+        positions: Sequence[int] | None = None,
+    ) -> Inserted:
         rows = [(str(r.originator_id), r.originator_version, r.topic, r.state) for r in records]
         with self.connection() as conn:
             try:
@@ -160,13 +185,22 @@ class SQLiteLogWriter:
                 if after is not None and before != after:
                     conn.execute("ROLLBACK")
                     return Inserted(before, [])
-                conn.executemany(self.insert_sql, rows)
-                last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
-                if last == before + len(rows):
-                    ids = list(range(before + 1, last + 1))
-                else:  # not the usual rowids (a table at the largest one): read them
-                    found = conn.execute(self.ids_sql, (before, len(rows))).fetchall()
-                    ids = [row[0] for row in found]
+                if positions is None:
+                    conn.executemany(self.insert_sql, rows)
+                    last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+                    if last == before + len(rows):
+                        ids = list(range(before + 1, last + 1))
+                    else:  # not the usual rowids (a table at the largest one): read them
+                        found = conn.execute(self.ids_sql, (before, len(rows))).fetchall()
+                        ids = [row[0] for row in found]
+                else:
+                    if positions and positions[0] <= before:
+                        raise sqlite3.IntegrityError(
+                            f"position {positions[0]} is not after the log's last, {before}"
+                        )
+                    at = [(p, *row) for p, row in zip(positions, rows, strict=True)]
+                    conn.executemany(self.insert_at_sql, at)
+                    ids = list(positions)
                 conn.execute("COMMIT")
                 if self.signal is not None:
                     self.signal.committed(ids[-1] if ids else before)

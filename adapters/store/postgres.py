@@ -2,21 +2,30 @@
 
 Beside the library's own insert function, the store appends through one of its own
 (``append_function``): in one call, it locks the events table against other writers
-(``EXCLUSIVE``, as the library's own inserts without a function do: readers go on,
-and notification ids are issued in commit order), reads the log's last notification
-id, and, when that is the position the caller decided on (or none is asked), inserts
-the records, notifies the followers and returns the new ids, each row with the
-position it found. When the log is elsewhere it inserts nothing and answers one row:
-that position, and no id (``adapters.store.log_writer``)."""
+(``EXCLUSIVE``, as the library's own inserts without a function do: readers go on),
+reads the log's last notification id, and, when that is the position the caller
+decided on (or none is asked), inserts the records, notifies the followers and returns
+the new ids, each row with the position it found. When the log is elsewhere it inserts
+nothing and answers one row: that position, and no id (``adapters.store.log_writer``).
+
+The ids it gives are the log's positions, dense: the last one and the next ones
+(``last + 1``, ``last + 2``, ...), under the lock, not the table's sequence, which a
+rolled-back insert or a crash of the server moves on without a row (a gap of 16 or 32
+after a crash). So a position names the same event in the store, in a replica, and in
+a copy restored from an exported log (docs/architecture.md, "One log, many
+processes"). The sequence is set to the last id after each insert, so the library's
+own inserts stay after it."""
 
 from __future__ import annotations
 
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg.errors import DuplicateObject
-from psycopg.sql import SQL, Composed, Identifier
+from psycopg.sql import SQL, Composed, Identifier, Literal
 
 SETUP_LOCK = "candidates: set up the schema {schema}"
-APPEND_FUNCTION = "candidates_append_{id_type}"
+APPEND_FUNCTION = "candidates_append_dense_{id_type}"
+"""The append function's name: a store set up before the dense positions (whose function
+took the table's sequence) gains this one when it is next opened."""
 
 
 def append_function_name(recorder: PostgresApplicationRecorder) -> str:
@@ -41,11 +50,15 @@ def append_function(recorder: PostgresApplicationRecorder) -> Composed:
         "    END IF; "
         "    NOTIFY {channel}; "
         "    RETURN QUERY WITH inserted AS ("
-        "        INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
-        "        SELECT e.originator_id, e.originator_version, e.topic, e.state "
-        "        FROM unnest(events) AS e "
+        "        INSERT INTO {schema}.{table} "
+        "        (notification_id, originator_id, originator_version, topic, state) "
+        "        SELECT last_id + e.n, e.originator_id, e.originator_version, e.topic, e.state "
+        "        FROM unnest(events) WITH ORDINALITY "
+        "        AS e(originator_id, originator_version, topic, state, n) "
         "        RETURNING {table}.notification_id AS id) "
         "    SELECT last_id, inserted.id FROM inserted; "
+        "    PERFORM setval(pg_get_serial_sequence({qualified}, 'notification_id'), "
+        "        greatest(last_id + cardinality(events), 1)); "
         "END; $BODY$"
     ).format(
         schema=Identifier(datastore.schema),
@@ -53,6 +66,7 @@ def append_function(recorder: PostgresApplicationRecorder) -> Composed:
         event=Identifier(recorder.stored_event_type_name),
         table=Identifier(recorder.events_table_name),
         channel=Identifier(recorder.channel_name),
+        qualified=Literal(f'"{datastore.schema or "public"}"."{recorder.events_table_name}"'),
     )
 
 

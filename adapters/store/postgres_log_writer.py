@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Composed, Identifier
 from psycopg.types.composite import register_composite
 
 from adapters.store.log_writer import Inserted
@@ -42,6 +42,21 @@ class PostgresLogWriter:
             .format(Identifier(schema), Identifier(table))
             .as_bytes(None)
         )
+        qualified = f'"{schema or "public"}"."{table}"'
+        self.insert_at_sql: list[SQL | Composed] = [
+            SQL("LOCK TABLE {}.{} IN EXCLUSIVE MODE").format(Identifier(schema), Identifier(table)),
+            SQL("SELECT coalesce(max(notification_id), 0) FROM {}.{}").format(
+                Identifier(schema), Identifier(table)
+            ),
+            SQL(
+                "INSERT INTO {}.{} (notification_id, originator_id, originator_version, topic, "
+                "state) SELECT * FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::text[], "
+                "%s::bytea[])"
+            ).format(Identifier(schema), Identifier(table)),
+            SQL("SELECT setval(pg_get_serial_sequence(%s, 'notification_id'), %s)"),
+            SQL("NOTIFY {}").format(Identifier(recorder.channel_name)),
+        ]
+        self.qualified = qualified
         self.tails_sql = SQL(
             "SELECT e.originator_id, e.originator_version, e.topic, e.state "
             "FROM unnest(%s::text[]) AS s(id) CROSS JOIN LATERAL (SELECT * FROM {}.{} t "
@@ -62,7 +77,14 @@ class PostgresLogWriter:
             self.own = conn
         return self.own
 
-    def insert(self, records: Sequence[StoredEvent], after: int | None) -> Inserted:
+    def insert(
+        self,
+        records: Sequence[StoredEvent],
+        after: int | None,
+        positions: Sequence[int] | None = None,
+    ) -> Inserted:
+        if positions is not None:
+            return self._insert_at(records, after, positions)
         events = [
             self.recorder.construct_pg_stored_event(
                 r.originator_id, r.originator_version, r.topic, r.state
@@ -81,6 +103,41 @@ class PostgresLogWriter:
         before = int(rows[0][0]) if rows else 0
         ids = sorted(int(row[1]) for row in rows if row[1] is not None)
         return Inserted(before, ids)
+
+    def _insert_at(
+        self, records: Sequence[StoredEvent], after: int | None, positions: Sequence[int]
+    ) -> Inserted:
+        """The records at the positions given, in one transaction under the writers' lock."""
+        lock, last, insert, setval, notify = self.insert_at_sql
+        columns = (
+            list(positions),
+            [str(r.originator_id) for r in records],
+            [r.originator_version for r in records],
+            [r.topic for r in records],
+            [r.state for r in records],
+        )
+        with self.lock:
+            conn = self._connect()
+            try:
+                with conn.transaction():
+                    conn.execute(lock)
+                    row = conn.execute(last).fetchone()
+                    before = int(row[0]) if row else 0
+                    if after is not None and before != after:
+                        return Inserted(before, [])
+                    if positions and positions[0] <= before:
+                        raise IntegrityError(
+                            f"position {positions[0]} is not after the log's last, {before}"
+                        )
+                    conn.execute(insert, columns)
+                    conn.execute(setval, (self.qualified, max([before, *positions, 1])))
+                    conn.execute(notify)
+            except psycopg.IntegrityError as exc:
+                raise IntegrityError(str(exc)) from exc
+            except psycopg.OperationalError as exc:
+                conn.close()
+                raise OperationalError(str(exc)) from exc
+        return Inserted(before, list(positions))
 
     def last_id(self) -> int:
         for attempt in (1, 2):
