@@ -196,9 +196,7 @@ COMMON_REFUSALS = (
 """Refusals of every command (the form ``parse_command`` checks; the tournament it is
 for; the store's command ids)."""
 
-TIME_ORDER_REFUSAL = Refusal(
-    OutOfOrder, "Laws 2009 6.7 a", "it is dated before the game's last recorded event"
-)
+TIME_ORDER_REFUSAL = Refusal(OutOfOrder, "", "it is dated before the game's last recorded event")
 """The refusal of a time-ordered command (``in_time_order``): what
 ``engine.game.state.require_in_time_order`` raises."""
 

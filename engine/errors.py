@@ -11,7 +11,7 @@ Hierarchy (every refusal appends nothing)::
     +-- GameNotInProgress          the game has not started, or has finished
     +-- NotAnArbiter               a command that needs an arbiter of the event
     +-- RuleViolation              the regulations forbid it (article named)
-    |   +-- OutOfOrder             dated before what is already recorded (Laws 6.7 a)
+    +-- OutOfOrder                 dated before what is already recorded (no article)
     +-- Conflict                   someone else changed the same stream first
     +-- CommandIdReused            a ``command_id`` already applied to another command
 
@@ -96,14 +96,13 @@ class Conflict(CommandRefused):
     code = "conflict"
 
 
-class OutOfOrder(RuleViolation):
-    """The command is dated before what the game (or its clock) already recorded: a
-    game's events are recorded in the order they happened (Laws 6.7 a)."""
+class OutOfOrder(CommandRefused):
+    """The command is dated before what the game (or its clock) already recorded: the
+    record keeps a game's events in the order of their instants, so that its clock runs
+    forward. No article orders records (Laws 2009 6.7 a says when a move is completed,
+    not in what order it is written down): the refusal cites none."""
 
     code = "out_of_order"
-
-    def __init__(self, message: str) -> None:
-        super().__init__("6.7 a of the Laws", message)
 
 
 class CommandIdReused(CommandRefused):

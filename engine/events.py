@@ -234,6 +234,11 @@ class GameStarted(Event):
     date_known: bool = True
     """False when the score sheet gave no day (``????.??.??`` or no Date): ``at_ms`` is
     then not a fact (nothing is dated from it)."""
+    increment_on_control_move: bool = False
+    """True when the game's readings show a clock on the table that credits the next
+    period's increment on the move completing a period (move 40 under
+    ``40/7200:1800+30``): that device's rule, which the regulation clock follows
+    (``engine.clock.regulation.Clock``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -454,6 +459,10 @@ class ClockReadingRecorded(Event):
     open_alerts: tuple[str, ...] = ()
     """Clock alerts in force after this reading (``kind:side``), so a persisting
     mismatch is reported once, not on every reading."""
+    glitch: bool = False
+    """True for a score sheet's reading of the mover's clock that contradicts the same
+    player's readings before and after it (a broadcast glitch): kept as read, never
+    judged, never used to place the moves in time, exported marked as a glitch."""
 
 
 # --- alerts (on the stream of whatever raised them) ---------------------------

@@ -30,6 +30,10 @@ class Termination(StrEnum):
     FIFTY_MOVES = "fifty_moves"
     PERPETUAL_CHECK = "perpetual_check"
     THEORETICAL_DRAW = "theoretical_draw"
+    DEAD_POSITION = "dead_position"
+    """Laws 2009 5.2 b: a position in which neither player can checkmate by any series of
+    legal moves, ruled by the arbiter (with the engine's evidence) where the material alone
+    does not show it (insufficient material is drawn at once)."""
     # Penalties (Laws 7.4; 9.5 and 3.7.1.b.3) and the arbiter's rulings.
     ILLEGAL_MOVES = "illegal_moves"
     INCORRECT_CLAIMS = "incorrect_claims"
@@ -42,6 +46,26 @@ class Termination(StrEnum):
     IMPORTED = "imported"
     """The result of an imported score sheet, taken as recorded."""
 
+
+DRAW_TERMINATIONS = frozenset(
+    {
+        Termination.STALEMATE,
+        Termination.INSUFFICIENT_MATERIAL,
+        Termination.DEAD_POSITION,
+        Termination.THREEFOLD_REPETITION,
+        Termination.FIFTY_MOVES,
+        Termination.PERPETUAL_CHECK,
+        Termination.THEORETICAL_DRAW,
+        Termination.FLAG_FALL_DRAW,
+        Termination.BOTH_FLAGS_FALLEN,
+        Termination.ARBITER_DECISION,
+    }
+)
+"""The closed list of the ways a game is drawn other than by the position on the board
+or a claim's ruling that a draw may be *declared* with (3.9.2 b: never by agreement):
+stalemate and a dead position (Laws 2009 5.2 a, b), a claim upheld (9.2, 9.3, the 2012
+regulations' 3.9.2 b claims), a flag fall against a lone king or both flags in the last
+period (6.9, 6.11), and the arbiter's decision citing the article it applies."""
 
 ON_TIME = (Termination.TIME_FORFEIT, Termination.FLAG_FALL_DRAW, Termination.BOTH_FLAGS_FALLEN)
 """The game ended when a flag fell (Laws 6.9): lost, or drawn against a lone king; or

@@ -266,10 +266,11 @@ def clock(event: Event, names: Names) -> Entry | None:
 def result(event: Event, names: Names) -> Entry | None:
     assert isinstance(event, ResultRecorded)
     if event.termination in FLAG_TERMINATIONS:
+        both = event.termination == Termination.BOTH_FLAGS_FALLEN
         return entry(
             event,
             "flag",
-            "Laws 2009 6.9",
+            "Laws 2009 6.11" if both else "Laws 2009 6.9",
             f"flag fell: {event.result} ({event.reason or event.termination})",
         )
     if event.arbiter is None:

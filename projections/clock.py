@@ -30,7 +30,7 @@ from typing import Any
 from engine.clock.regulation import Clock, flag_fall_result
 from engine.events import ClockReadingRecorded, Event, GameStarted, MovePlayed
 from engine.game import state as games
-from engine.game.reconciliation import Finding, judge
+from engine.game.reconciliation import judge
 from engine.game.state import Game, mover, position
 from engine.side import SIDES, Side
 from engine.termination import ON_TIME, Termination
@@ -40,6 +40,10 @@ from engine.timefmt import format_instant
 NOT_JUDGED = (
     "stored as read, not judged: the score sheet named no time control (a reading is not "
     "judged against an assumed control), or the reading reached the engine after later moves"
+)
+GLITCH = (
+    "a broadcast glitch: the reading contradicts the same player's readings before and "
+    "after it; kept as read, not judged, not used to place the moves in time"
 )
 REPORT_TOLERANCE_MS = 999
 """Recorded clocks (``[%clk]``) show whole seconds."""
@@ -101,9 +105,20 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
             loser = "both"  # 6.11: the order cannot be established
         flagged = loser or _flagged_in_draw(clock)
         fell = clock.fell_at_ms(Side(flagged)) if flagged in SIDES else None
+        fell_at = fell if fell is not None else game.last_at_ms
+        if flagged in SIDES and when >= fell_at:
+            # 6.9, as recorded: the loser's time ran out at the fall, whatever the model
+            # kept (a result recorded by the arbiter where the score stops before the
+            # flag fell): the clock of a time forfeit shows him at 0:00 from then on
+            view[f"{flagged}_ms"] = 0
+            if all(f["side"] != flagged for f in view["falls"]):
+                view["falls"] = sorted(
+                    [*view["falls"], {"side": flagged, "fell_at": format_instant(fell_at)}],
+                    key=lambda f: str(f["fell_at"]),
+                )
         view["flag"] = {
             "side": flagged,
-            "fell_at": format_instant(fell if fell is not None else game.last_at_ms),
+            "fell_at": format_instant(fell_at),
             "result": game.result,
             "termination": game.termination,
             "recorded": True,
@@ -154,9 +169,11 @@ def clock_report(
     A reading stored with its ``ply`` (an import's ``[%clk]``, a move's two displays)
     belongs to that ply; one without (a live or DGT reading) to the last move before it.
     Each row: ``ply``, ``move`` (the mover's move number), ``side``, ``san``,
-    ``recorded_ms``, ``regulation_ms``, ``difference_ms``, ``status``
-    (``agrees``, ``artefact`` for a known device behaviour, ``mismatch``),
-    ``kind`` and ``explanation`` (empty when it agrees).
+    ``recorded_ms``, ``regulation_ms`` (None where no control was applied),
+    ``difference_ms``, ``status`` (``agrees``, ``artefact`` for a known device
+    behaviour, ``mismatch``, ``not_judged`` for a reading stored without the regulation
+    clock beside it, ``glitch`` for a broadcast glitch kept as read), ``kind`` and
+    ``explanation`` (empty when it agrees).
     """
     events = list(events)
     by_ply = ply_readings(events, readings)
@@ -164,14 +181,34 @@ def clock_report(
     state: Game | None = None
     for event in events:
         state = games.evolve(state, event)
-        if not isinstance(event, MovePlayed) or state is None or state.clock is None:
+        if not isinstance(event, MovePlayed) or state is None:
             continue
         observed = by_ply.get(event.ply)
         if observed is None:
             continue
         side = mover(state.initial_fen, event.ply)
         recorded = observed.white_ms if side == "white" else observed.black_ms
-        found = judge(state.clock, side, recorded, event.at_ms, tolerance_ms)
+        clock = state.clock
+        row: dict[str, Any] = {
+            "ply": event.ply,
+            "move": clock.side(side).moves if clock is not None else _move_number(state, event),
+            "side": side,
+            "san": event.san,
+            "recorded_ms": recorded,
+        }
+        if observed.glitch or observed.model_white_ms is None or clock is None:
+            # stored unjudged: an assumed or unknown control, a late read, a glitch
+            regulation = None if observed.glitch or clock is None else clock.remaining_ms(side)
+            row |= {
+                "regulation_ms": regulation,
+                "difference_ms": None,
+                "status": "glitch" if observed.glitch else "not_judged",
+                "kind": "broadcast_glitch" if observed.glitch else "",
+                "explanation": GLITCH if observed.glitch else NOT_JUDGED,
+            }
+            rows.append(row)
+            continue
+        found = judge(clock, side, recorded, event.at_ms, tolerance_ms)
         status = (
             "agrees"
             if found.kind == "agrees"
@@ -179,24 +216,21 @@ def clock_report(
             if found.kind == "clock_mismatch"
             else "artefact"
         )
-        if observed.model_white_ms is None:  # stored unjudged: an assumed control, a late read
-            found = Finding(found.side, "agrees", recorded, found.model_ms, NOT_JUDGED)
-            status = "not_judged"
-        rows.append(
-            {
-                "ply": event.ply,
-                "move": state.clock.side(side).moves,
-                "side": side,
-                "san": event.san,
-                "recorded_ms": recorded,
-                "regulation_ms": found.model_ms,
-                "difference_ms": found.difference_ms,
-                "status": status,
-                "kind": "" if found.kind == "agrees" else found.kind,
-                "explanation": found.explanation,
-            }
-        )
+        row |= {
+            "regulation_ms": found.model_ms,
+            "difference_ms": found.difference_ms,
+            "status": status,
+            "kind": "" if found.kind == "agrees" else found.kind,
+            "explanation": found.explanation,
+        }
+        rows.append(row)
     return rows
+
+
+def _move_number(game: Game, move: MovePlayed) -> int:
+    """The mover's move number of a ply (the clock's count, where there is no clock)."""
+    first = mover(game.initial_fen, 1)
+    return (move.ply + 1) // 2 if mover(game.initial_fen, move.ply) == first else move.ply // 2
 
 
 def ply_readings(
@@ -240,29 +274,30 @@ def move_clocks(events: Iterable[Event]) -> list[int | None]:
 
 def shown_clocks(
     events: Sequence[Event], readings: Iterable[ClockReadingRecorded] = ()
-) -> dict[int, tuple[int, int | None]]:
-    """Ply -> (the clock to write as ``[%clk]``, the regulation clock when it differs).
+) -> dict[int, tuple[int, int | None, bool]]:
+    """Ply -> (the clock to write as ``[%clk]``, the regulation clock when it differs,
+    whether the reading is a broadcast glitch).
 
     The ``[%clk]`` of a ply is what the players saw: the mover's clock as the device
     read it after that move (Laws 2009 6.10 a: conclusive unless the arbiter rules the
-    clock defective), and the regulation clock where no reading belongs to the ply. The
-    regulation clock is given beside a reading when the two differ by a second or more
-    (as the PGN shows whole seconds), so it stays available.
+    clock defective), as read (a glitch too, marked), and the regulation clock where no
+    reading belongs to the ply. The regulation clock is given beside a reading only where
+    a control was applied to it (the reading was judged: its regulation values are stored
+    beside it) and the two differ by a second or more.
     """
     model = move_clocks(events)
     observed = ply_readings(events, readings)
-    sides: dict[int, Side] = {}
     initial_fen = next((e.initial_fen for e in events if isinstance(e, GameStarted)), None)
-    for ply in observed:
-        sides[ply] = mover(initial_fen, ply)
-    out: dict[int, tuple[int, int | None]] = {}
+    out: dict[int, tuple[int, int | None, bool]] = {}
     for ply, regulation in enumerate(model, start=1):
         reading = observed.get(ply)
         if reading is None:
             if regulation is not None:
-                out[ply] = (regulation, None)
+                out[ply] = (regulation, None, False)
             continue
-        shown = reading.white_ms if sides[ply] == Side.WHITE else reading.black_ms
-        differs = regulation is not None and abs(shown // 1000 - regulation // 1000) >= 1
-        out[ply] = (shown, regulation if differs else None)
+        side = mover(initial_fen, ply)
+        shown = reading.white_ms if side == Side.WHITE else reading.black_ms
+        judged = reading.model_white_ms is not None and not reading.glitch
+        differs = judged and regulation is not None and abs(shown - regulation) >= 1000
+        out[ply] = (shown, regulation if differs else None, reading.glitch)
     return out

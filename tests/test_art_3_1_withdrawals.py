@@ -7,7 +7,7 @@ from adapters.store import Store
 from adapters.store.queries import crosstable_object, game_object, standings_object
 from projections.names import Names
 from tests.helpers import at, ok, paired_tournament, refused
-from tests.tournament_helpers import all_draws, play_rounds
+from tests.tournament_helpers import all_draws, finish, play_rounds
 from tests.world import World
 
 GONE = "ivanchuk"
@@ -178,6 +178,32 @@ class TestArt3_1WithdrawalBeforeHalfTheGames:
         )
         cmd["player"] = "fischer"
         assert "not a player" in refused(world, cmd, "malformed_command")
+
+    def test_3_1_a_withdrawal_dated_before_his_stored_games_is_refused(self, world: World) -> None:
+        """The record is checked: a withdrawal dated after round 3 while his round 4-7
+        games are stored would annul or default games he played; refused, nothing
+        appended, naming the game; dated after them, it stands."""
+        paired_tournament(world)
+        for game_id in world.tournament().round_robin_pairings():
+            round_no = int(game_id.split(".")[0])
+            if round_no <= 7:  # each round on its own day
+                finish(world, game_id, "1/2-1/2", seconds=(round_no - 1) * 86400)
+        cmd = {
+            "cmd": "withdraw",
+            "tournament": "london-2013",
+            "player": GONE,
+            "at": at(3 * 86400 + 3600),
+            "reason": "ill",
+            "arbiter": "chief",
+        }
+        before = world.last_seq()
+        message = refused(world, cmd, "out_of_order")
+        assert "is dated before the record of his game" in message
+        assert "give the instant he withdrew" in message and "(article" not in message
+        assert world.last_seq() == before
+        assert world.tournament().withdrawal(GONE) is None
+        events = withdraw(world, at(7 * 86400))
+        assert events[-1]["rule"] == "defaults"
 
 
 def _met_by_round(store: Store, player: str, last_round: int) -> bool:

@@ -125,7 +125,10 @@ class TestArt3_3_7NoPostponement:
         message = refused(
             event, {"cmd": "start_game", "game": "1.1", "at": at(3600)}, "rule_violation"
         )
-        assert message == "game 1.1 has already been started (article 3.3.7)"
+        assert message == (
+            "game 1.1 was lost by default: no postponement of any game is allowed, it is not "
+            "played later (article 3.3.7)"
+        )
 
     def test_3_3_7_a_finished_game_cannot_be_defaulted_afterwards(self, event: Store) -> None:
         start(event, ["aronian"])

@@ -41,7 +41,7 @@ def build(path: Path) -> None:
                 "cmd": "declare_result",
                 "game": "1.2",
                 "result": "1/2-1/2",
-                "reason": "both players asked for it",
+                "reason": "a dead position, neither side can mate (Laws 2009 5.2 b)",
                 "arbiter": "chief",
                 "at": at(120),
             },

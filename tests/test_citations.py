@@ -313,3 +313,65 @@ def test_pgn_termination_uses_the_pgn_standards_values(
     )
     assert pgn_termination(game) == expected
     assert expected in PGN_STANDARD_TERMINATIONS
+
+
+def test_a_record_out_of_time_order_cites_no_article() -> None:
+    """No article orders records: Laws 2009 6.7 a says when a move is completed, not in
+    what order the record is written. ``out_of_order`` is refused without an article."""
+    from engine.errors import OutOfOrder, RuleViolation
+
+    assert not issubclass(OutOfOrder, RuleViolation)
+    assert str(OutOfOrder("dated before the last event")) == "dated before the last event"
+    cited = {
+        refusal.article
+        for spec in REGISTRY.values()
+        for refusal in spec.all_refusals()
+        if refusal.code == "out_of_order"
+    }
+    assert cited == {""}
+
+
+def test_a_second_start_cites_3_3_7_only_for_a_game_lost_by_default() -> None:
+    """3.3.7 is "No postponement of any game shall be allowed": it answers a game lost by
+    default started again, not a game started twice."""
+    assert "postponement" in REGULATIONS_TABLE["3.3.7"]
+    refusals = {(r.code, r.article, r.when) for r in REGISTRY["start_game"].all_refusals()}
+    assert ("malformed_command", "", "the game has already been started (a game starts once)") in (
+        refusals
+    )
+    assert [a for c, a, e in refusals if a == "3.3.7"] == ["3.3.7"]
+    assert all("default" in e for c, a, e in refusals if a == "3.3.7")
+
+
+def test_the_report_heads_a_6_11_draw_with_6_11() -> None:
+    """Both flags fallen, the order not established (Laws 2009 6.11): the report's entry
+    cites 6.11, not 6.9 (which is the first flag's rule)."""
+    from engine.events import ResultRecorded
+    from engine.termination import Termination
+    from projections.arbiter_report import result
+    from projections.names import Names
+
+    assert "both flags" in LAWS_TABLE["6.11"].lower()
+    both = ResultRecorded(
+        originator_id="game/1.1",
+        originator_version=9,
+        at_ms=1,
+        by="chief",
+        result="1/2-1/2",
+        termination=Termination.BOTH_FLAGS_FALLEN,
+        reason="both flags fell in the last period",
+        arbiter="chief",
+    )
+    found = result(both, Names.of(None))
+    assert found is not None and found["article"] == "Laws 2009 6.11"
+    lost = ResultRecorded(
+        originator_id="game/1.1",
+        originator_version=9,
+        at_ms=1,
+        by="clock",
+        result="1-0",
+        termination=Termination.TIME_FORFEIT,
+        reason="black's flag fell",
+    )
+    found = result(lost, Names.of(None))
+    assert found is not None and found["article"] == "Laws 2009 6.9"

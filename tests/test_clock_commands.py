@@ -6,6 +6,7 @@ All durations are integer milliseconds.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from adapters.store import Store
@@ -360,6 +361,22 @@ class TestClocksStoppedForAClaim:
                 "at": at(seconds),
             },
         )
+
+    def test_6_12_b_the_docs_and_the_engine_describe_the_clocks_on_a_claim_one_way(
+        self,
+    ) -> None:
+        """docs/claims.md, docs/clocks.md and the engine (the test below) say the same: the
+        clocks stop at the claim's instant and start again at the ruling."""
+        root = Path(__file__).resolve().parents[1]
+        claims = " ".join((root / "docs" / "claims.md").read_text().split())
+        clocks = " ".join((root / "docs" / "clocks.md").read_text().split())
+        engine = " ".join((root / "engine" / "arbiter" / "draw_claims.py").read_text().split())
+        assert "does not stop or start clocks" not in claims
+        assert "the clocks are stopped at the claim's instant (6.12 b, 9.5)" in claims
+        assert "a `DrawClaimed` stops the clocks at its instant" in clocks
+        assert "The clocks are stopped at the claim's instant (9.5, 6.12 b)" in engine
+        for text in (claims, clocks, engine):
+            assert "ClaimRuled" in text
 
     def test_9_5_no_time_runs_while_the_arbiter_rules(self, world: World) -> None:
         start(world)

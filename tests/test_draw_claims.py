@@ -122,6 +122,56 @@ class TestArt3_9_2_b_NoDrawByAgreement:
         message = refused(world, {**cmd, **extra}, "rule_violation")
         assert message == "the players cannot draw a game by agreement (article 3.9.2 b)"
 
+    @pytest.mark.parametrize(
+        "extra",
+        [
+            {"reason": "both players asked for a draw"},
+            {"reason": "both players asked for a draw", "termination": "arbiter_decision"},
+            {"reason": "the players shook hands", "termination": "handshake"},
+            {"reason": "a draw offer accepted (Laws 2009 9.1)"},
+            {"reason": "mutual consent", "termination": "mutual_consent"},
+        ],
+    )
+    def test_3_9_2_b_a_declared_draw_outside_the_closed_list_is_refused_whatever_the_words(
+        self, world: World, extra: dict[str, str]
+    ) -> None:
+        started(world)
+        cmd = {
+            "cmd": "declare_result",
+            "game": "1.1",
+            "result": "1/2-1/2",
+            "arbiter": "chief",
+            "at": at(3000),
+        }
+        message = refused(world, {**cmd, **extra}, "rule_violation")
+        assert message.endswith("(article 3.9.2 b)")
+        assert "cannot draw a game by agreement" in message
+        assert world.game("1.1").status == "in_progress"
+
+    @pytest.mark.parametrize(
+        "extra",
+        [
+            {"reason": "no mate possible: bishops of one colour", "termination": "dead_position"},
+            {"reason": "both stalemated the king", "termination": "stalemate"},
+            {"reason": "claim upheld", "termination": "threefold_repetition"},
+            {"reason": "a dead position, neither side can mate (Laws 2009 5.2 b)"},
+        ],
+    )
+    def test_3_9_2_b_a_declared_draw_for_a_reason_of_the_laws_is_recorded(
+        self, world: World, extra: dict[str, str]
+    ) -> None:
+        started(world)
+        cmd = {
+            "cmd": "declare_result",
+            "game": "1.1",
+            "result": "1/2-1/2",
+            "arbiter": "chief",
+            "at": at(3000),
+        }
+        [ended] = ok(world, {**cmd, **extra})
+        assert ended["result"] == "1/2-1/2"
+        assert ended["termination"] == extra.get("termination", "arbiter_decision")
+
 
 class TestArt3_9_2_b_ClaimsThroughTheArbiter:
     """3.9.2 b: a claim is permitted only through the Chief Arbiter (or Deputy)."""

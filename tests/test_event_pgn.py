@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import chess.pgn
 import pytest
 
 from adapters.cli import main
-from adapters.formats.event_export import event_games
+from adapters.cli.cmd_game import render_table
+from adapters.cli.cmd_watch import clocks
+from adapters.formats.event_export import event_games, store_event_pgn
 from adapters.formats.replay import Pace, replay
 from adapters.formats.replay_log import read_log
+from adapters.gateway import public
+from adapters.gateway.follower import Follower
+from adapters.gateway.public import DelayedLog
 from adapters.store import Store, game_order
-from adapters.store.queries import standings_object
+from adapters.store.queries import game_object, standings_object
 from projections.pgn import game_pgn, games_pgn
 from tests.helpers import at, ok, paired_tournament, play
 from tools.sample import SAMPLE_LOG, source_games
@@ -101,3 +107,71 @@ def parse_all(handle: io.StringIO) -> list[chess.pgn.Game]:
     while (game := chess.pgn.read_game(handle)) is not None:
         games.append(game)
     return games
+
+
+class TestTheSampleClocks:
+    """The shipped 2013 sample: its clocks as every reader sees them (6.9, 6.10 a)."""
+
+    def test_no_regulation_comment_where_the_two_clocks_differ_by_less_than_a_second(
+        self, event_store: Store
+    ) -> None:
+        """A reading 1:59:53 beside a regulation clock of 1:59:52.992 says nothing: the
+        comment is written only at a second or more of difference."""
+        text = store_event_pgn(event_store)
+        games = parse_all(io.StringIO(text))
+        assert len(games) == 56
+        comments = [
+            n.comment for g in games for n in g.mainline() if "regulation clock" in n.comment
+        ]
+        for comment in comments:
+            shown = re.search(r"\[%clk ([0-9:.]+)\]", comment)
+            regulation = re.search(r"regulation clock ([0-9:.]+)", comment)
+            assert shown and regulation
+            assert abs(seconds(shown.group(1)) - seconds(regulation.group(1))) >= 1, comment
+
+    def test_6_9_the_two_time_forfeits_show_the_loser_at_zero_at_the_fall(
+        self, event_store: Store
+    ) -> None:
+        """2.4 and 3.4: Ivanchuk lost on time with the score stopping before the flag fell
+        (the arbiter recorded the time forfeit): the clock shows him at 0:00 at the fall,
+        not the minutes the regulation clock had when the score stops."""
+        for game_id in ("2.4", "3.4"):
+            view = game_object(event_store, game_id)
+            assert view["termination"] == "time_forfeit"
+            loser = "white" if view["result"] == "0-1" else "black"
+            clock = view["clock"]
+            assert clock[f"{loser}_ms"] == 0, (game_id, clock)
+            assert clock["flag"]["side"] == loser and clock["flag"]["recorded"] is True
+            assert [f["side"] for f in clock["falls"]] == [loser]
+            assert clock["falls"][0]["fell_at"] == clock["flag"]["fell_at"] == clock["at"]
+            # what watch and `candidates game` print from the same object
+            assert f"{loser[0].upper()} 0:00 " in clocks(view) + " "
+            shown = render_table(view, {})
+            assert f"{loser} 0:00" in shown and "flag fell" in shown.lower()
+
+
+def seconds(text: str) -> float:
+    h, m, s = text.split(":")
+    return int(h) * 3600 + int(m) * 60 + float(s)
+
+
+def test_one_clk_rule_the_samples_public_pgn_is_the_commentators(
+    event_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole 2013 sample through the public's delayed copy, pruned as a long event's
+    copy is: after the delay every finished game's PGN is the live one, byte for byte
+    (the device's [%clk] for every reader), and the regulation clock in milliseconds
+    nowhere a reading belongs to the move."""
+    monkeypatch.setattr(public, "PRUNE_EVERY", 1_000)
+    delayed = DelayedLog(1000)
+    try:
+        delayed.take(event_store.events_since(0), None)
+        delayed.release(2**62)
+        follower = Follower(delayed.copy)
+        follower.start()
+        assert delayed.prune(follower.seq) > 10_000
+        live = store_event_pgn(event_store)
+        assert store_event_pgn(delayed.copy) == live
+        assert ".992]" not in live and ".993]" not in live
+    finally:
+        delayed.close()

@@ -189,6 +189,54 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
         overrides = [f.message for f in audit_store(store).of(RULE) if f.kind == "arbiter_override"]
         assert any("dismissed white's flag" in m for m in overrides)
 
+    def test_6_10_a_no_regulation_flag_while_the_clock_on_the_table_shows_time(
+        self, store: Store
+    ) -> None:
+        """A regulation fall is raised only where the device agrees (or none was read):
+        the clock on the table, read 10 s before the model's fall, shows White a minute;
+        the timer's look after the model's fall raises nothing while the device, run on,
+        still shows time; once it would show 0:00, the fall is raised."""
+        started(store)
+        reading = {
+            "cmd": "clock_reading",
+            "game": "1.1",
+            "at": at(FALLS - 10),
+            "white_ms": 60 * S,
+            "black_ms": 120 * MIN,
+            "running": "white",
+            "by": "dgt:24567",
+        }
+        events = ok(store, reading)
+        assert [e["kind"] for e in events if e["type"] == "AlertRaised"] == ["clock_mismatch"]
+        assert alerts(ok(store, {"cmd": "check_flags", "at": at(FALLS + 1)})) == []
+        assert alerts(ok(store, {"cmd": "check_flags", "at": at(FALLS + 40)})) == []
+        [alert] = alerts(ok(store, {"cmd": "check_flags", "at": at(FALLS + 51)}))
+        assert alert["details"]["source"] == "regulation" and alert["details"]["side"] == "white"
+
+    def test_6_8_no_clock_adjustment_while_a_flag_alert_stands_unruled(self, store: Store) -> None:
+        """The arbiter rules the flag first: a clock set to 0:59 beside a standing fall would
+        hide the fall the alert reports. Refused with the article; appends nothing; once
+        ruled, the adjustment is taken."""
+        started(store)
+        ok(store, {"cmd": "check_flags", "at": at(FALLS + 1)})
+        adjust = {
+            "cmd": "adjust_clock",
+            "game": "1.1",
+            "side": "white",
+            "delta_ms": 59 * S,
+            "reason": "set to the clock on the table",
+            "arbiter": "chief",
+            "at": at(FALLS + 5),
+        }
+        before = store.last_seq()
+        message = refused(store, adjust, "rule_violation")
+        assert "flag_fall alert for white stands unruled" in message
+        assert "rule the flag first" in message and message.endswith("(article 6.8)")
+        assert store.last_seq() == before
+        rule(store, "not_fallen", FALLS + 10, reason="the clock showed 0:59 left")
+        ok(store, {**adjust, "at": at(FALLS + 11)})
+        assert game_object(store, "1.1")["clock"]["white_ms"] == 59 * S
+
     @pytest.mark.parametrize(
         ("fields", "code", "words"),
         [

@@ -38,8 +38,11 @@ class TestStartGame:
         message = refused(game, {"cmd": "start_game", "game": "15.1", "at": at(0)}, "unknown_game")
         assert "15.1" in message
 
-    def test_a_game_is_started_once_3_3_7(self, game: World) -> None:
-        refused(game, {"cmd": "start_game", "game": "1.1", "at": at(5)}, "rule_violation")
+    def test_a_game_is_started_once_citing_no_article(self, game: World) -> None:
+        message = refused(
+            game, {"cmd": "start_game", "game": "1.1", "at": at(5)}, "malformed_command"
+        )
+        assert message == "game 1.1 has already been started: a game starts once"
 
     def test_before_the_drawing_of_lots_no_game_has_players(self, world: World) -> None:
         ok(
@@ -232,3 +235,60 @@ class TestEndingsByPeople:
                 },
                 "not_an_arbiter",
             )
+
+
+class TestLaws5_2_bADeadPositionAtTheStart:
+    """Laws 2009 5.2 b: a position in which neither player can checkmate ends the game at
+    once, the starting position too (K v K+B set up for a playoff's position, a sheet)."""
+
+    def test_5_2_b_a_game_started_from_k_v_k_b_is_drawn_at_once(self, world: World) -> None:
+        paired_tournament(world)
+        events = ok(
+            world,
+            {
+                "cmd": "start_game",
+                "game": "1.1",
+                "at": at(0),
+                "fen": "8/8/4k3/8/8/3BK3/8/8 w - - 0 1",
+            },
+        )
+        assert [e["type"] for e in events] == ["GameStarted", "ResultRecorded"]
+        assert (events[1]["result"], events[1]["termination"]) == (
+            "1/2-1/2",
+            "insufficient_material",
+        )
+        game = world.game("1.1")
+        assert game is not None and game.status == "finished"
+
+    def test_5_2_b_a_score_sheet_from_a_dead_position_is_drawn_at_once(self, world: World) -> None:
+        paired_tournament(world)
+        events = ok(
+            world,
+            {
+                "cmd": "record_score_sheet",
+                "game": "1.1",
+                "round": 1,
+                "board": 1,
+                "white": world.tournament().pairings()["1.1"][0],
+                "black": world.tournament().pairings()["1.1"][1],
+                "result": "*",
+                "moves": [],
+                "at": at(0),
+                "initial_fen": "8/8/4k3/8/8/3NK3/8/8 w - - 0 1",
+            },
+        )
+        assert [e["type"] for e in events] == ["GameStarted", "ResultRecorded"]
+        assert events[1]["termination"] == "insufficient_material"
+
+    def test_5_2_b_mating_material_is_not_drawn_at_the_start(self, world: World) -> None:
+        paired_tournament(world)
+        events = ok(
+            world,
+            {
+                "cmd": "start_game",
+                "game": "1.1",
+                "at": at(0),
+                "fen": "8/8/4k3/8/8/3RK3/8/8 w - - 0 1",
+            },
+        )
+        assert [e["type"] for e in events] == ["GameStarted"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from adapters.formats.event_export import game_pgn_text
 from adapters.gateway import public
 from adapters.gateway.follower import Follower
 from adapters.gateway.hub import Channel
@@ -44,8 +45,9 @@ def test_the_copy_keeps_each_clocks_last_readings_and_shows_the_same_game(
         follower = Follower(delayed.copy)
         before = follower.start().games["1.1"]
         assert readings_in(delayed.copy) == 60
-        assert delayed.prune(follower.seq) == 60 - KEEP_READINGS
-        assert readings_in(delayed.copy) == KEEP_READINGS
+        # the first reading after e5 is that move's [%clk]: kept with the last ones
+        assert delayed.prune(follower.seq) == 60 - KEEP_READINGS - 1
+        assert readings_in(delayed.copy) == KEEP_READINGS + 1
         assert Follower(delayed.copy).start().games["1.1"] == before
         # more readings and a move come in after the pruning: the copy takes them on
         read(sqlite_store, 70, first_s=61)
@@ -149,3 +151,51 @@ def test_fair_play_a_public_snapshot_is_never_dated_after_an_event_it_does_not_s
         assert channel.view_ms(move_ms + delay_ms + 5_000) == move_ms + 5_000
     finally:
         view.close()
+
+
+def test_one_clk_rule_the_public_pgn_of_a_finished_game_is_the_commentators(
+    sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A DGT board reads the clock every few seconds: after the pruning the public's copy
+    still holds each move's reading, so the public PGN (after the delay) writes the
+    device's [%clk], the same bytes as the live PGN commentators and arbiters read,
+    never the regulation clock in milliseconds."""
+    monkeypatch.setattr(public, "PRUNE_EVERY", 20)
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    shown = {"white": 7_200_000, "black": 7_200_000}
+    seconds = 0
+    for ply, san in enumerate(["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"], start=1):
+        side = "white" if ply % 2 else "black"
+        for _ in range(6):  # the mover thinks; the board reads the clock every 5 s
+            seconds += 5
+            shown[side] -= 5_000
+            reading = {"white_ms": shown["white"], "black_ms": shown["black"], "running": side}
+            ok(sqlite_store, {"cmd": "clock_reading", "game": "1.1", "at": at(seconds), **reading})
+        seconds += 1
+        ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": san, "at": at(seconds)})
+        shown[side] -= 1_000 - 7  # the device's own rounding: a few ms off the model
+        stopped = {"white_ms": shown["white"], "black_ms": shown["black"]}
+        ok(
+            sqlite_store,
+            {
+                "cmd": "clock_reading",
+                "game": "1.1",
+                "at": at(seconds),
+                **stopped,
+                "running": "black" if side == "white" else "white",
+            },
+        )
+    ok(sqlite_store, {"cmd": "resign", "game": "1.1", "by": "white", "at": at(seconds + 1)})
+    live_pgn = game_pgn_text(sqlite_store, "1.1")
+    assert "1. e4 { [%clk 1:59:29.007] }" in live_pgn  # the device, not the model (1:59:29)
+    delayed = DelayedLog(1000)
+    try:
+        delayed.take(sqlite_store.events_since(0), None)
+        delayed.release(T0_MS + DAY_MS)
+        follower = Follower(delayed.copy)
+        follower.start()
+        assert delayed.prune(follower.seq) > 0
+        assert game_pgn_text(delayed.copy, "1.1") == live_pgn
+    finally:
+        delayed.close()

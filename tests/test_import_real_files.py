@@ -283,7 +283,7 @@ def hms(seconds: int) -> str:
     return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
-def test_a_glitch_reading_is_reported_and_not_used_for_the_move_instants(
+def test_a_glitch_reading_is_reported_kept_as_read_and_not_used_for_the_move_instants(
     sqlite_store: Store, tmp_path: Path
 ) -> None:
     # each player uses 60 s a move from 2 h; white's reading after move 12 reads 0:00:00
@@ -294,8 +294,12 @@ def test_a_glitch_reading_is_reported_and_not_used_for_the_move_instants(
     assert reports[0].status == "imported"
     assert any("[%clk 0:00:00] after ply 23" in w for w in reports[0].warnings)
     assert reports[0].clock["mismatches"] == 0
-    plies = [e.ply for e in sqlite_store.readings("2.1")]
-    assert 23 not in plies and 25 in plies
+    kept = {e.ply: e for e in sqlite_store.readings("2.1")}
+    assert kept[23].glitch and kept[23].white_ms == 0 and kept[23].model_white_ms is None
+    assert not kept[25].glitch and kept[25].model_white_ms is not None
+    # not used for the move instants: White's next reading accounts for both his moves
+    moves = [e for e in sqlite_store.stream("game/2.1") if e.__class__.__name__ == "MovePlayed"]
+    assert moves[22].at_ms == moves[21].at_ms and moves[24].at_ms - moves[20].at_ms == 240_000
     game = sqlite_store.game("2.1")
     assert game is not None and game.status == "finished" and game.result == "1/2-1/2"
 
@@ -345,7 +349,8 @@ def test_free_text_time_controls_are_read_and_an_unreadable_one_is_named(
         reports = import_pgn(fresh, write(tmp_path, other, "other.pgn"))
     assert reports[0].status == "imported"
     assert "TimeControl 'classical, see regulations' cannot be read" in reports[0].warnings[0]
-    assert "[%clk] readings are not used" in reports[0].warnings[0]
+    assert "[%clk] readings are kept as read, not judged" in reports[0].warnings[0]
+    assert reports[0].clock is not None and reports[0].clock["not_judged"] == 60
 
 
 def test_fide_id_and_title_are_kept_and_written_back_in_the_event_pgn(

@@ -337,3 +337,37 @@ class TestLaws2009_13_4Penalties:
         first = ok(event, incident(penalty="warning"))[0]
         second = ok(event, incident(game="1.3", player="radjabov"))[0]
         assert (first["incident"], second["incident"]) == ("1", "2")
+
+
+class TestLaws2009_12_8PersistentRefusal:
+    """12.8: persistent refusal to comply with the Laws is penalised by loss of the game."""
+
+    def test_12_8_the_player_who_persistently_refuses_loses_the_game(self, event: Store) -> None:
+        play(event, "1.1", "e4 e5")
+        events = ok(
+            event,
+            incident(
+                kind="persistent_refusal",
+                details="refused three times to record his moves after the arbiter's warnings",
+                penalty="game_lost",
+            ),
+        )
+        assert types(events) == ["IncidentRecorded", "ResultRecorded"]
+        assert events[0]["article"] == "Laws 2009 12.8" and events[0]["result"] == "0-1"
+        assert events[1]["termination"] == "penalty"
+
+    def test_12_8_without_the_loss_of_the_game_is_refused(self, event: Store) -> None:
+        message = refused(event, incident(kind="persistent_refusal"), "rule_violation")
+        assert message == (
+            "a persistent_refusal incident loses the game: give the penalty game_lost "
+            "(article 12.8)"
+        )
+        warned = incident(kind="persistent_refusal", penalty="warning")
+        assert "does not fit a persistent_refusal incident" in refused(
+            event, warned, "rule_violation"
+        )
+        assert "needs the game in progress" in refused(
+            event,
+            incident(kind="persistent_refusal", game=None, penalty="game_lost"),
+            "malformed_command",
+        )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -180,3 +181,51 @@ def test_golden_standings_and_crosstable_of_the_2013_event(sqlite_store: Store) 
         "crosstable": crosstable_object(sqlite_store),
     }
     assert json.loads(json.dumps(got)) == json.loads(GOLDEN.read_text())
+
+
+def test_the_profile_follows_the_years_the_games_are_dated_and_says_so(tmp_path, capsys) -> None:
+    """``Event "Candidates"`` names no year: games dated 2024 are judged under
+    ``candidates-2024``, and the import says why in its one line on the profile."""
+    text = PGN_2013.read_text(encoding="utf-8")
+    text = re.sub(r'\[Event "[^"]*"\]', '[Event "Candidates"]', text)
+    text = re.sub(r'\[Date "2013\.', '[Date "2024.', text)
+    path = tmp_path / "candidates-2024.pgn"
+    path.write_text(text, encoding="utf-8")
+    store = str(tmp_path / "toronto.sqlite")
+    assert main(["--store", store, "import-pgn", "--create", str(path)]) == 0
+    err = capsys.readouterr().err
+    [line] = [line for line in err.splitlines() if "tournament created" in line]
+    assert "rules candidates-2024 (the Event tag names a Candidates ('Candidates') and its " in (
+        line
+    )
+    assert "games are dated 2024" in line
+    with open_store(store) as opened:
+        tournament = opened.tournament()
+        assert tournament is not None and tournament.rules == "candidates-2024"
+
+
+def test_games_with_no_moves_and_no_result_are_scheduled_not_started(tmp_path) -> None:
+    """A mid-event export lists the next round's games with no moves and ``*``: they are
+    scheduled, not started (nothing is recorded for them), and the event stands after the
+    rounds played."""
+    games = PGN_2013.read_text(encoding="utf-8").split("\n\n[Event")
+    kept, blanked = [], 0
+    for index, game in enumerate(games):
+        text = game if index == 0 else "[Event" + game
+        if '[Round "14.' in text:
+            head = text.split("\n\n")[0]
+            head = re.sub(r'\[Result "[^"]*"\]', '[Result "*"]', head)
+            text = head + "\n\n*\n"
+            blanked += 1
+        kept.append(text)
+    assert blanked == 4
+    path = tmp_path / "before-round-14.pgn"
+    path.write_text("\n\n".join(kept), encoding="utf-8")
+    with Store(str(tmp_path / "mid.sqlite")) as store:
+        reports = import_pgn(store, path)
+        scheduled = [r for r in reports if r.status == "scheduled"]
+        assert len(scheduled) == 4 and all("scheduled, not started" in r.message for r in scheduled)
+        assert all(store.game(r.game) is None for r in scheduled)
+        assert sum(r.status == "imported" for r in reports) == 52
+        table = standings_object(store)
+        assert table["after_round"] == 13 and table["final"] is False

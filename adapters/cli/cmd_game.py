@@ -38,7 +38,8 @@ def register(sub: Any) -> None:
         metavar="INSTANT",
         help="show the game and its clocks as they stood at this ISO-8601 UTC instant, "
         "'now' (the clocks run on to the present; a fallen flag shows), or 'last' (at the "
-        "game's last event). Default: now for a game in progress, else its last event",
+        "game's last event). Default: now for a game in progress here, else its last event "
+        "(a finished game, a game recorded from a score sheet)",
     )
     add_store_option(game)
     game.set_defaults(func=run_game)
@@ -215,8 +216,12 @@ def run_game(args: argparse.Namespace) -> int:
         at_ms = parse_instant(args.at, "--at")
     with store_of(args) as store:
         view = game_object(store, args.game_id, at_ms)
-        if args.at is None and view["status"] == "in_progress":
-            # a game in progress: its clocks now, as the players see them
+        game = store.game(args.game_id)
+        from_sheet = game is not None and game.tags is not None
+        if args.at is None and view["status"] == "in_progress" and not from_sheet:
+            # a game in progress here: its clocks now, as the players see them (a game
+            # recorded from a score sheet is shown at its last event: its clock was not
+            # running here, and today's instant would only flag it)
             view = game_object(store, args.game_id, wall_clock_ms())
         tournament = store.tournament()
     if args.format == "json":

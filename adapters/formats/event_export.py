@@ -5,7 +5,9 @@ mover's clock after it (a score sheet's ``[%clk]``, a DGT clock, a move's two
 displays; Laws 2009 6.10 a), and the regulation clock (the time control applied to
 the recorded instants) where no reading belongs to the move
 (``projections.clock.shown_clocks``). Where a reading and the regulation clock
-differ by a second or more, a comment gives the regulation clock beside it. A
+differ by a second or more and the reading was judged against a stated control, a
+comment gives the regulation clock beside it; a reading the import found to be a
+broadcast glitch is written as read with the comment ``clock: broadcast glitch, as read``. A
 game whose clock is unknown and that has no reading is written without ``[%clk]``. Comments are the
 arbiters' record at its ply (``projections.pgn_comments``). The same functions
 serve ``candidates pgn``, ``candidates event-pgn`` and the gateway's
@@ -30,6 +32,10 @@ from projections.names import Names
 from projections.pgn import ClockAfterPly, EvalAfterPly, GameOpening, game_pgn, games_pgn
 from projections.pgn_comments import ply_comments
 
+GLITCH_NOTE = "clock: broadcast glitch, as read"
+"""The comment beside a ``[%clk]`` the import found to contradict the same player's
+readings before and after it (kept as the broadcast wrote it)."""
+
 
 def clock_after_ply(
     events: list[Event], readings: Sequence[ClockReadingRecorded] = ()
@@ -38,12 +44,13 @@ def clock_after_ply(
     reading, else the regulation clock), and ply -> the regulation clock's comment where
     it differs from the reading."""
     shown = shown_clocks(events, readings)
-    notes = {
-        ply: [f"regulation clock {clock_text(regulation)}"]
-        for ply, (_, regulation) in shown.items()
-        if regulation is not None
-    }
-    return {ply: ms for ply, (ms, _) in shown.items()}, notes
+    notes: dict[int, list[str]] = {}
+    for ply, (_, regulation, glitch) in shown.items():
+        if glitch:
+            notes[ply] = [GLITCH_NOTE]
+        elif regulation is not None:
+            notes[ply] = [f"regulation clock {clock_text(regulation)}"]
+    return {ply: ms for ply, (ms, _, _) in shown.items()}, notes
 
 
 def _parts(store: Reads, game: Game) -> tuple[ClockAfterPly, dict[int, list[str]]]:

@@ -3,7 +3,9 @@
 - ``--rules`` when given;
 - the Candidates profile of the year when the file's ``Event`` tag names a Candidates
   (``candidates-2012`` before any later edition) and the file's players fit its format
-  (eight, 3.1);
+  (eight, 3.1): the year the Event tag names, else the year its games are dated (an
+  ``Event "Candidates"`` whose games are dated 2024 is ``candidates-2024``), else
+  ``candidates-2012``;
 - else ``round-robin``: a round robin that is not a Candidates is never judged by the
   Candidates' regulations (``engine.rules``).
 
@@ -23,18 +25,30 @@ ROUND_ROBIN_PROFILE = "round-robin"
 
 
 def choose_profile(
-    rules: str | None, event_name: str, entrants: int | None = None
+    rules: str | None, event_name: str, entrants: int | None = None, year: int | None = None
 ) -> tuple[str, str]:
-    """(the rules profile of a file's event, why it applies)."""
+    """(the rules profile of a file's event, why it applies); ``year``: the year the
+    file's games are dated, when they are."""
     if rules is not None:
         return rules, "given with --rules"
     if re.search(r"candidates", event_name.lower()):
-        hint = profile_hint(event_name) or DEFAULT_PROFILE
+        named = profile_hint(event_name)
+        dated = profile_hint(f"candidates {year}") if named is None and year else None
+        hint = named or dated or DEFAULT_PROFILE
         wanted = profile(hint).players
         if entrants is not None and wanted is not None and entrants != wanted:
             return ROUND_ROBIN_PROFILE, (
                 f"the Event tag names a Candidates ({event_name!r}) but the file has "
                 f"{entrants} players, not the {wanted} of its format ({hint})"
+            )
+        if dated is not None:
+            return hint, (
+                f"the Event tag names a Candidates ({event_name!r}) and its games are dated {year}"
+            )
+        if named is None:
+            return hint, (
+                f"the Event tag names a Candidates ({event_name!r}) of no year, and its games "
+                "give none"
             )
         return hint, f"the Event tag names a Candidates ({event_name!r})"
     named = f"the Event tag {event_name!r}" if event_name else "no Event tag"

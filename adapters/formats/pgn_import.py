@@ -47,9 +47,10 @@ whatever table produced them.
 Clocks: a ``TimeControl`` tag is read in the PGN standard form or the common
 free-text forms (``engine.clock.time_control.read_time_control_text``);
 ``--time-control TAG`` overrides every game's; an unreadable tag is a warning
-naming the game, and that game's clocks are not used. A ``[%clk]`` reading
-that contradicts the same player's readings before and after it is reported
-and not used (``engine.clock.move_instants.glitched_readings``).
+naming the game, and that game's clocks are kept as read, not judged. A ``[%clk]``
+reading that contradicts the same player's readings before and after it is reported,
+kept as read and marked as a glitch, and not used for the move instants
+(``engine.clock.move_instants.glitched_readings``).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
 from engine.errors import CommandRefused, MalformedCommand
-from engine.events import ClockReadingRecorded, ResultRecorded
+from engine.events import ClockReadingRecorded, GameStarted, ResultRecorded
 from engine.game.importing import RecordScoreSheet, require_tournament_game
 from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
@@ -141,8 +142,8 @@ def players_file(path: str | Path) -> dict[str, str]:
 class ImportReport:
     game: str
     status: str
-    """``imported``, ``already_imported``, ``refused`` (a game or the whole file) or
-    ``created`` (the tournament)."""
+    """``imported``, ``already_imported``, ``scheduled`` (no moves and ``*``: nothing
+    recorded), ``refused`` (a game or the whole file) or ``created`` (the tournament)."""
     message: str = ""
     events: int = 0
     clock: dict[str, Any] | None = None
@@ -309,7 +310,7 @@ def import_pgn(
         chosen = None
         if store.tournament() is None:
             entrants = len({i.id for i in who.values()})
-            chosen = choose_profile(options.rules, _event_name(games), entrants)
+            chosen = choose_profile(options.rules, _event_name(games), entrants, _year(games))
             check_format(profile(chosen[0]), options.cycles, options.rounds)
     except CommandRefused as refused:
         return [ImportReport("file", "refused", f"{path}: {refused.message}")]
@@ -334,6 +335,18 @@ def import_pgn(
             name = sheet.game
             if tournament is not None:
                 require_tournament_game(tournament, sheet)
+            if not sheet.moves and sheet.result == "*" and sheet.initial_fen is None:
+                # a round's game published before it began: scheduled, not started
+                reports.append(
+                    ImportReport(
+                        sheet.game,
+                        "scheduled",
+                        f"game {sheet.game}: no moves and no result (*): scheduled, not "
+                        "started; nothing is recorded for it",
+                        warnings=warnings,
+                    )
+                )
+                continue
             existing = store.game(sheet.game)
             if existing is not None:
                 same = list(existing.moves) == list(sheet.moves) and existing.result in (
@@ -347,6 +360,14 @@ def import_pgn(
             _, events = store.execute(replace(sheet, rules=rules, by=by))
             readings = [e for e in events if isinstance(e, ClockReadingRecorded)]
             summary = clock_summary(clock_report(events, readings)) if readings else None
+            started = next((e for e in events if isinstance(e, GameStarted)), None)
+            if summary is not None and started is not None and started.increment_on_control_move:
+                summary["device_rule"] = "increment_on_control_move"
+                warnings.append(
+                    f"game {sheet.game}: the clock on the table credits the next period's "
+                    "increment on the move completing a period (its readings show it); the "
+                    "regulation clock follows that device's rule (docs/clocks.md)"
+                )
             ended = next((e for e in events if isinstance(e, ResultRecorded)), None)
             if ended is not None and ended.reason and ended.termination != "imported":
                 warnings.append(f"game {sheet.game}: {ended.reason}")
@@ -387,7 +408,8 @@ def _score_sheet(
     time_control, assumed = control_for(
         game, game_id, clocks, options.time_control, rules, warnings
     )
-    if clocks and time_control not in ("?", "-"):
+    glitches: list[int] = []
+    if clocks and time_control not in ("?", "-") and not assumed:
         control = read_time_control_text(time_control)
         assert control is not None
         first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE
@@ -396,10 +418,11 @@ def _score_sheet(
             assert value is not None
             warnings.append(
                 f"game {game_id}: [%clk {clock_text(value)}] after ply {ply + 1} contradicts "
-                "the same player's readings before and after it (a broadcast glitch): "
-                "not used for the move instants, not stored, not exported"
+                "the same player's readings before and after it (a broadcast glitch): kept "
+                "as read and exported marked as a glitch, not judged, not used for the move "
+                "instants"
             )
-            clocks[ply] = None
+            glitches.append(ply + 1)
     return RecordScoreSheet(
         game=game_id,
         round=round_no,
@@ -412,6 +435,7 @@ def _score_sheet(
         at_ms=tag_instant(game.header("Date"), game.header("UTCTime") or None),
         time_control=time_control,
         time_control_assumed=assumed,
+        glitch_plies=glitches or None,
         initial_fen=fen,
         tags={str(k): str(v) for k, v in headers.items()},
         date_known=_date(game.header("Date")) is not None,
@@ -450,7 +474,7 @@ def _create_tournament(
     last_round = max((r for r, _, _ in pairings), default=0)
     ring = rounds_per_cycle(len(players))
     event_name = _event_name(games)
-    rules, why = chosen or choose_profile(options.rules, event_name, len(players))
+    rules, why = chosen or choose_profile(options.rules, event_name, len(players), _year(games))
     rp = profile(rules)
     if rp.cycles is not None:
         # The format is part of the rules (3.1): a Candidates is a double round robin of
@@ -582,6 +606,15 @@ def _date(text: str) -> datetime | None:
 
 def _event_name(games: Sequence[Parsed]) -> str:
     return next((g.header("Event") for g in games if g.header("Event")), "")
+
+
+def _year(games: Sequence[Parsed]) -> int | None:
+    """The year the file's first dated game was played (``2024.04.04``, ``2024.??.??``)."""
+    for game in games:
+        found = re.match(r"^(\d{4})\.", game.header("Date") or "")
+        if found:
+            return int(found[1])
+    return None
 
 
 def check_start_date(text: str) -> str:

@@ -27,8 +27,9 @@ def clock_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Counts of a clock report (``projections.clock.clock_report``)."""
     summary: dict[str, Any] = {"plies": len(rows), "agree": 0, "artefacts": {}, "mismatches": 0}
     for row in rows:
-        if row["status"] == "not_judged":  # the control was assumed: nothing to judge by
-            summary["not_judged"] = summary.get("not_judged", 0) + 1
+        if row["status"] in ("not_judged", "glitch"):  # nothing to judge by
+            key = "not_judged" if row["status"] == "not_judged" else "glitches"
+            summary[key] = summary.get(key, 0) + 1
         elif row["status"] == "agrees":
             summary["agree"] += 1
         elif row["status"] == "artefact":
@@ -71,10 +72,11 @@ def control_for(
     rise where it credits nothing: a tag saying 60 moves where the clocks show the next
     period at move 40) and the rules
     profile's control fits them: the readings are observations of the clock, so the
-    control they fit is used, with a warning. An unreadable tag is a warning and the
-    game's readings are not used. Without a tag (or ``?``) the profile's control is
-    assumed, with a warning: the readings are stored as read and never judged against a
-    control nobody stated (3.5.1 is not every event's control).
+    control they fit is used, with a warning. An unreadable tag is a warning: the
+    profile's control is assumed and the readings are kept as read, never judged.
+    Without a tag (or ``?``) the profile's control is assumed, with a warning: the
+    readings are stored as read and never judged against a control nobody stated (3.5.1
+    is not every event's control); a profile naming no control keeps them as read too.
     """
     label = f"game {game_id} {game.label()}"
     recorded = any(c is not None for c in clocks)
@@ -87,10 +89,9 @@ def control_for(
         if recorded and not stated and default == "?":
             warnings.append(
                 f"{label}: no TimeControl tag, and the {profile(rules).name} profile names no "
-                "control: its [%clk] readings cannot be placed in time and are not imported "
-                "(pass --time-control to keep them)"
+                "control: its [%clk] readings are kept as read, not judged and not placed in "
+                "time (pass --time-control to judge them)"
             )
-            clocks.clear()
             return default, False
         if recorded and not stated:
             warnings.append(
@@ -102,13 +103,12 @@ def control_for(
         return tag or default, False
     control = read_time_control_text(tag)
     if control is None:
-        dropped = " its [%clk] readings are not used;" if recorded else ""
+        kept = " its [%clk] readings are kept as read, not judged;" if recorded else ""
         warnings.append(
-            f"{label}: TimeControl {tag!r} cannot be read;{dropped} the "
+            f"{label}: TimeControl {tag!r} cannot be read;{kept} the "
             f"{profile(rules).name} control is assumed (pass --time-control)"
         )
-        clocks.clear()
-        return default, False
+        return default, recorded
     if recorded and not stated and control.tag != default:
         fen = game.pgn.headers.get("FEN") if game.pgn.headers.get("SetUp") == "1" else None
         first = Side.BLACK if fen and chess.Board(fen).turn == chess.BLACK else Side.WHITE

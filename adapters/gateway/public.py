@@ -27,8 +27,10 @@ The copy is a store on a log of our own held in memory
 (``adapters.store.memory_log``), read through the store's interface like the
 live one. It keeps what the public view is made of, not the whole log: of each
 clock's readings it keeps the last ``KEEP_READINGS`` (a game object shows the
-last one), so the memory it holds grows with the moves played, not with the
-readings boards send every second. Readings are let go (``MemoryLog.drop``)
+last one) and the one each move's ``[%clk]`` is written from (so a game's PGN, once
+released, is the same for the public as for commentators and arbiters: one
+``[%clk]`` rule for every reader), so the memory it holds grows with the moves
+played, not with the readings boards send every second. Readings are let go (``MemoryLog.drop``)
 only once the public channel has read past them (``prune``).
 """
 
@@ -42,7 +44,7 @@ from eventsourcing.utils import get_topic
 
 from adapters.gateway.follower import Follower, Update
 from adapters.store import MemoryLog, Store
-from engine.events import ClockReadingRecorded, Event
+from engine.events import ClockReadingRecorded, Event, MovePlayed
 
 _copies = itertools.count(1)
 
@@ -72,6 +74,13 @@ class DelayedLog:
         """Readings released into the copy since it was last pruned."""
         self.pruned = 0
         """Readings dropped from the copy (``prune``), ever."""
+        self.move_readings: set[int] = set()
+        """The copy's ids of the readings a move's ``[%clk]`` is written from (one with its
+        ``ply``, or the first after a move): never dropped, so that a game's PGN is the
+        same for the public after the delay as for commentators and arbiters."""
+        self.awaiting: set[str] = set()
+        """Games (``<namespace>/<id>`` as the streams name them) whose last move has no
+        reading yet."""
 
     def release_ms(self, event: Event, seen_ms: int | None) -> int:
         """When the public may see ``event``: its instant plus the delay; without an
@@ -104,10 +113,23 @@ class DelayedLog:
         if not due:
             return 0
         due.sort(key=lambda item: item[0])
-        self.copy.append([event for _, event in due])
+        ids = self.copy.append([event for _, event in due])
+        for copied, (_, event) in zip(ids, due, strict=True):
+            self._note(copied, event)
         self.released += len(due)
         self.readings_unpruned += sum(isinstance(e, ClockReadingRecorded) for _, e in due)
         return len(due)
+
+    def _note(self, copied: int, event: Event) -> None:
+        """Keep track of the readings a move's ``[%clk]`` comes from
+        (``projections.clock.ply_readings``)."""
+        kind, _, game = event.originator_id.partition("/")
+        if kind == "game" and isinstance(event, MovePlayed):
+            self.awaiting.add(game)
+        elif kind == "clock" and isinstance(event, ClockReadingRecorded):
+            if event.ply is not None or game in self.awaiting:
+                self.move_readings.add(copied)
+            self.awaiting.discard(game)
 
     def prune(self, read_upto: int) -> int:
         """Drop from the copy the readings of each clock but its last ``KEEP_READINGS``,
@@ -117,7 +139,7 @@ class DelayedLog:
         if self.readings_unpruned < PRUNE_EVERY:
             return 0
         self.readings_unpruned = 0
-        dropped = self.log.drop(read_upto, READING_TOPIC, KEEP_READINGS)
+        dropped = self.log.drop(read_upto, READING_TOPIC, KEEP_READINGS, self.move_readings)
         self.pruned += dropped
         return dropped
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 from uuid import UUID
 
@@ -183,9 +184,10 @@ class MemoryLog(ApplicationRecorder):
 
     # --- letting records go -----------------------------------------------------------
 
-    def drop(self, upto: int, topic: str, keep: int) -> int:
+    def drop(self, upto: int, topic: str, keep: int, kept: AbstractSet[int] = frozenset()) -> int:
         """Let go of the records of ``topic`` with ids up to ``upto``, but for the last
-        ``keep`` versions of each stream (of any topic); how many were dropped."""
+        ``keep`` versions of each stream (of any topic) and the ids in ``kept``; how many
+        were dropped."""
         with self._lock:
             gone: set[int] = set()
             for records in self._streams.values():
@@ -195,7 +197,12 @@ class MemoryLog(ApplicationRecorder):
                 versions: list[int] = []
                 ids: list[int] = []
                 for version, i in zip(records.versions, records.ids, strict=True):
-                    if version < threshold and i <= upto and self._records[i][2] == topic:
+                    if (
+                        version < threshold
+                        and i <= upto
+                        and i not in kept
+                        and self._records[i][2] == topic
+                    ):
                         gone.add(i)
                     else:
                         versions.append(version)

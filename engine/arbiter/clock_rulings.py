@@ -13,7 +13,9 @@ Under ``candidates-2012-unsupervised`` an adjustment after the regulation flag
 has fallen is refused (the game ended at that instant, 6.9): the arbiter gives
 an ``at`` before the flag fell, or records the result. Under the supervised
 profiles the regulation clock is a model and the arbiter may set it right after
-dismissing a flag (``rule_flag`` not_fallen, 6.10 a).
+dismissing a flag (``rule_flag`` not_fallen, 6.10 a); while a ``flag_fall`` alert of
+the game stands unruled, ``adjust_clock`` is refused (Laws 2009 6.8: the flag is
+the arbiter's to rule first, and a clock set beside a standing fall would hide it).
 
 ``check_flags {game?, games?, at}``: ``candidates serve`` sends it every
 second; every named game (or every started game of the tournament's
@@ -57,6 +59,11 @@ from engine.world import World
         (GameNotInProgress, "", "the game is finished"),
         (MalformedCommand, "", "no reason, or delta_ms of 0"),
         (RuleViolation, "6.9", "a flag fell before the adjustment's instant"),
+        (
+            RuleViolation,
+            "6.8",
+            "a flag_fall alert of the game stands unruled: the arbiter rules the flag first",
+        ),
     ),
     notes={
         "side": "the side whose clock is adjusted: `white` or `black`",
@@ -123,6 +130,14 @@ def adjust_clock(tournament: Tournament | None, game: Game | None, cmd: AdjustCl
     if delta == 0:
         raise MalformedCommand("adjust_clock: delta_ms is 0, nothing to adjust")
     at_ms = cmd.at_ms
+    standing = sorted({key.split(":")[1] for key in g.open_flag_alerts})
+    if standing:
+        raise RuleViolation(
+            "6.8",
+            f"game {g.game_id}: a flag_fall alert for {' and '.join(standing)} stands unruled; "
+            "a flag is fallen when the arbiter observes it: rule the flag first (rule_flag "
+            "fallen, not_fallen or both_fallen), then adjust the clock",
+        )
     fallen = fallen_flag(g.clock, at_ms) if automatic(g) else None
     if fallen is not None:
         side, falls = fallen

@@ -19,8 +19,10 @@ The flow, one command each:
    of playing it (9.2 a, 9.3 a); no other claim takes a written move (8.1).
 2. While the claim is pending the game is paused: no move is accepted and
    no other claim is taken until the ruling (``engine.game.record``).
-   The clocks are stopped by the claimant or the arbiter (9.5, 6.12 b);
-   the clock stream records it like any other reading.
+   The clocks are stopped at the claim's instant (9.5, 6.12 b): the regulation
+   clock pauses with the ``DrawClaimed`` and the side that was running starts again
+   at the ``ClaimRuled`` (``engine.clock.regulation.Clock.pause`` / ``resume``); the
+   physical clock's stop is recorded on the clock stream like any other reading.
 3. ``advise_claim`` {game, claim, opinion: draw|not_draw, advisor, at,
    reason?}: the Technical Advisor's opinion; required before a ruling on a
    theoretical draw, allowed on any pending claim.

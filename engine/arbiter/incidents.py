@@ -22,7 +22,8 @@ Commands:
 - ``record_incident {game?, player?, kind, arbiter, at, details, penalty?}``:
   kinds ``device_sounded`` (12.3 b), ``extraneous_equipment`` (3.9.2 a),
   ``left_playing_area`` (3.9.2 c), ``unauthorised_person`` (3.9.1),
-  ``disturbance`` (12.6), ``other`` (13.4). ``IncidentRecorded`` goes to the
+  ``disturbance`` (12.6), ``persistent_refusal`` (12.8: persistent refusal to
+  comply with the Laws loses the game), ``other`` (13.4). ``IncidentRecorded`` goes to the
   ``incidents`` stream, the penalty's consequences to their own streams, in
   one transaction. Refused, appending nothing: an arbiter who is not the Chief
   Arbiter or a Deputy (only the Chief Arbiter for 3.9.2 a, which names him); a
@@ -84,6 +85,7 @@ KINDS: dict[str, str] = {
     "left_playing_area": "3.9.2 c",
     "unauthorised_person": "3.9.1",
     "disturbance": "Laws 2009 12.6",
+    "persistent_refusal": "Laws 2009 12.8",
     "other": "Laws 2009 13.4",
 }
 """Incident kinds and the rule each one breaches."""
@@ -96,17 +98,19 @@ PENALTIES_FITTING: dict[str, frozenset[str]] = {
     "extraneous_equipment": ALL_PENALTIES,
     "left_playing_area": ALL_PENALTIES,
     "disturbance": ALL_PENALTIES,
+    # 12.8: persistent refusal to comply with the Laws is penalised by loss of the game.
+    "persistent_refusal": frozenset({"game_lost"}),
     "other": ALL_PENALTIES,
     # 3.9.1: the person is not a player; the player who brought him may be warned.
     "unauthorised_person": frozenset({"warning"}),
 }
 """The penalties of 13.4 each kind may carry; any other is refused."""
 
-PENALTY_REQUIRED = frozenset({"device_sounded"})
-"""Kinds whose penalty the Laws fix (12.3 b): recording one without it is refused."""
+PENALTY_REQUIRED = frozenset({"device_sounded", "persistent_refusal"})
+"""Kinds whose penalty the Laws fix (12.3 b, 12.8): recording one without it is refused."""
 
-NEEDS_GAME_KINDS = frozenset({"device_sounded"})
-"""12.3 b: the sounding device loses *the game*: there must be one in progress."""
+NEEDS_GAME_KINDS = frozenset({"device_sounded", "persistent_refusal"})
+"""12.3 b, 12.8: the offence loses *the game*: there must be one in progress."""
 
 DRAW_TEST = frozenset({"device_sounded"})
 """Kinds where the Laws give the draw test for a game declared lost (12.3 b)."""
@@ -129,7 +133,7 @@ Lookup = Callable[[str], Game | None]
     refusals=(
         (UnknownTournament, "", "no tournament in this store"),
         (UnknownGame, "", "the incident's game has not been started"),
-        (OutOfOrder, "Laws 2009 6.7 a", "dated before its game's last recorded event"),
+        (OutOfOrder, "", "dated before its game's last recorded event"),
         (
             NotAnArbiter,
             "Laws 2009 13.1",
@@ -143,17 +147,18 @@ Lookup = Callable[[str], Game | None]
     ),
     notes={
         "game": "the game in progress the incident concerns, if any (required for "
-        "`device_sounded`)",
+        "`device_sounded` and `persistent_refusal`)",
         "player": "the player concerned: a player's id, or `white` / `black` with `game`; may "
         "be left out only for `unauthorised_person` (3.9.1: the person is not a player)",
         "kind": "`device_sounded` (Laws 2009 12.3 b), `extraneous_equipment` (3.9.2 a), "
         "`left_playing_area` (3.9.2 c), `unauthorised_person` (3.9.1), `disturbance` (Laws "
-        "2009 12.6) or `other` (Laws 2009 13.4)",
+        "2009 12.6), `persistent_refusal` (Laws 2009 12.8: persistent refusal to comply with "
+        "the Laws) or `other` (Laws 2009 13.4)",
         "details": "what happened, in words, for the record",
         "penalty": "the penalty of Laws 2009 13.4: `warning`, `time_added`, `time_deducted`, "
         "`game_lost`, `points_reduced`, `opponent_points_raised` or `expelled`, or an object "
         '`{kind, ...}` with its amounts (`{"kind": "time_added", "ms": 120000}`); '
-        "`device_sounded` requires `game_lost`",
+        "`device_sounded` and `persistent_refusal` require `game_lost`",
     },
 )
 @dataclass(frozen=True, kw_only=True)
@@ -304,8 +309,8 @@ def _check_fit(kind: str, penalty: Penalty | None, player: str | None) -> None:
         if kind in PENALTY_REQUIRED:
             raise RuleViolation(
                 article,
-                f"a {kind} incident loses the game: give the penalty game_lost "
-                "(the draw test is applied)",
+                f"a {kind} incident loses the game: give the penalty game_lost"
+                + (" (the draw test is applied)" if kind in DRAW_TEST else ""),
             )
         return
     fitting = PENALTIES_FITTING[kind]

@@ -17,7 +17,9 @@ in turn: the increment credited on the control move itself (move 60), the
 period time not credited. The time used is then derived with the device's
 credit, and the regulation clock carries the difference, which the clock
 report shows as that artefact. A ply without a recorded clock takes no time
-(the next recorded clock of that player accounts for both moves).
+(the next recorded clock of that player accounts for both moves). Where no credit
+explains a reading, the regulation clock reaches zero only if the device shows no time
+left either: a fall is derived only where the readings support it.
 """
 
 from __future__ import annotations
@@ -35,43 +37,85 @@ def derive_move_instants(
     start_ms: int,
     first_side: Side,
     clocks_ms: Sequence[int | None],
+    *,
+    increment_on_control_move: bool = False,
 ) -> list[int]:
-    """The instant each ply was completed, from the mover's recorded clock after it."""
-    clock = Clock.start(control, start_ms, first_side)
+    """The instant each ply was completed, from the mover's recorded clock after it
+    (``increment_on_control_move``: the device's rule the regulation clock follows)."""
+    derived = _derive(control, start_ms, first_side, clocks_ms, increment_on_control_move)
+    return [at for at, _ in derived]
+
+
+def increment_credited_on_control_move(
+    control: TimeControl, first_side: Side, clocks_ms: Sequence[int | None]
+) -> bool:
+    """Whether the readings show a clock that credits the next period's increment on the
+    move completing a period (move 40 under ``40/7200:1800+30``, move 60 under 3.5.1):
+    a control move played faster than that increment whose reading rises by the period's
+    time *and* the increment (under the regulation credit the move would have taken
+    less than no time). A control move that took longer cannot show it, and then the
+    difference is absorbed in its time used: the regulation clock agrees either way."""
+    return any(
+        device
+        for _, device in _derive(control, 0, first_side, clocks_ms, increment_on_control_move=False)
+    )
+
+
+def _derive(
+    control: TimeControl,
+    start_ms: int,
+    first_side: Side,
+    clocks_ms: Sequence[int | None],
+    increment_on_control_move: bool,
+) -> list[tuple[int, bool]]:
+    """Per ply: the instant it was completed, and whether its reading showed the next
+    period's increment credited on the control move."""
+    clock = Clock.start(
+        control, start_ms, first_side, increment_on_control_move=increment_on_control_move
+    )
     previous = {side: control.initial_ms(side) for side in SIDES}
     side = first_side
-    instants: list[int] = []
+    out: list[tuple[int, bool]] = []
     now = start_ms
     for recorded in clocks_ms:
-        used = 0
+        used, device = 0, False
         if recorded is not None:
-            used = _time_used(clock, side, previous[side], recorded)
+            used, device = _time_used(clock, side, previous[side], recorded)
             previous[side] = recorded
         now += used
         clock = clock.complete_move(side, now)
-        instants.append(now)
+        out.append((now, device))
         side = side.opponent
-    return instants
+    return out
 
 
-def _time_used(clock: Clock, side: Side, before: int, after: int) -> int:
+def _time_used(clock: Clock, side: Side, before: int, after: int) -> tuple[int, bool]:
+    """(the time the move took, whether the reading shows the next period's increment
+    credited on the control move while the regulation clock does not)."""
     control = clock.control
     number = clock.side(side).moves + 1
     following = control.control_after(number)
-    bonus = control.period(following).time_ms(side) if following is not None else 0
-    increment = control.period(control.period_of_move(number)).increment_ms
+    bonus, increment = clock.credit_ms(side, number)
     regulation = bonus + increment
     had = clock.remaining_ms(side)
-    credits = [regulation]
-    if following is not None:
-        credits.append(regulation + control.period(following).increment_ms)
+    extra = 0
+    if following is not None and not clock.increment_on_control_move:
+        extra = control.period(following).increment_ms
+    credits = [(regulation, False)]
+    if extra:
+        credits.append((regulation + extra, before + regulation - after < -GLITCH_TOLERANCE_MS))
     if bonus:
-        credits.append(regulation - bonus)
-    for credit in credits:
+        credits.append((regulation - bonus, False))
+    # The regulation clock reaches zero on this move only where the device agrees (it
+    # shows no time left after the move): a device showing time is conclusive (6.10 a),
+    # so the model keeps a millisecond and the difference is reported as a mismatch,
+    # never as a fall the readings do not support.
+    cap = had if after <= GLITCH_TOLERANCE_MS else max(0, had - 1)
+    for credit, device in credits:
         used = before + credit - after
-        if 0 <= used <= had:
-            return used
-    return max(0, min(before + regulation - after, had))
+        if 0 <= used <= cap:
+            return used, device
+    return max(0, min(before + regulation - after, cap)), False
 
 
 GLITCH_TOLERANCE_MS = 1_000

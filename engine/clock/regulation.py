@@ -91,14 +91,26 @@ class Clock:
     paused: Side | None = None
     """The side whose clock was running when the clocks were stopped for a claim
     (Laws 2009 6.12 b, 9.5); it starts again at the ruling."""
+    increment_on_control_move: bool = False
+    """The clock on the table credits the next period's increment on the move that
+    completes a period (move 40 under ``40/7200:1800+30``) instead of from the move after
+    it: recognised from an imported game's readings, this is that device's rule (6.10 a:
+    its indication is conclusive) and the regulation clock follows it."""
 
     # --- building -------------------------------------------------------------
 
     @staticmethod
-    def start(control: TimeControl, at_ms: int, running: Side = Side.WHITE) -> Clock:
+    def start(
+        control: TimeControl,
+        at_ms: int,
+        running: Side = Side.WHITE,
+        *,
+        increment_on_control_move: bool = False,
+    ) -> Clock:
         """The clock at the start of the game: the first period's time, ``running`` started.
 
-        3.7.3.a gives the two sides different starting times.
+        3.7.3.a gives the two sides different starting times. ``increment_on_control_move``:
+        the device's rule the clock follows (the class's field).
         """
         return Clock(
             control=control,
@@ -106,7 +118,23 @@ class Clock:
             black=SideClock(control.initial_ms(Side.BLACK)),
             running=Side.of(running),
             at_ms=at_ms,
+            increment_on_control_move=increment_on_control_move,
         )
+
+    def credit_ms(self, side: Side, number: int) -> tuple[int, int]:
+        """(period time, increment) credited for ``side``'s move ``number`` completed in
+        time: the next period's time on the last move of a period, the increment of the
+        move's period, and, under the device rule ``increment_on_control_move``, the next
+        period's increment on the control move itself."""
+        control = self.control
+        bonus = 0
+        following = control.control_after(number)
+        increment = control.period(control.period_of_move(number)).increment_ms
+        if following is not None:
+            bonus = control.period(following).time_ms(side)
+            if self.increment_on_control_move:
+                increment += control.period(following).increment_ms
+        return bonus, increment
 
     # --- reading --------------------------------------------------------------
 
@@ -226,12 +254,7 @@ class Clock:
         own = now.side(side)
         fell = own.fell_at_ms
         number = own.moves + 1
-        control = self.control
-        bonus = 0
-        following = control.control_after(number)
-        if following is not None:
-            bonus = control.period(following).time_ms(side)
-        increment = control.period(control.period_of_move(number)).increment_ms
+        bonus, increment = self.credit_ms(side, number)
         if fell is not None:
             bonus = increment = 0
         updated = replace(
@@ -301,10 +324,8 @@ class Clock:
         """(period time, increments, number of increments) credited for ``moves`` moves."""
         bonus = increments = count = 0
         for number in range(1, moves + 1):
-            following = self.control.control_after(number)
-            if following is not None:
-                bonus += self.control.period(following).time_ms(side)
-            increment = self.control.period(self.control.period_of_move(number)).increment_ms
+            period_ms, increment = self.credit_ms(side, number)
+            bonus += period_ms
             increments += increment
             count += 1 if increment else 0
         return bonus, increments, count

@@ -190,7 +190,9 @@ def flag_check(
     """What the regulation clock says by ``at_ms``, and the game after it.
 
     Unsupervised: the flag-fall result if the flag has fallen (the game is then
-    finished). Supervised: a ``flag_fall`` alert, raised once; the game goes on."""
+    finished). Supervised: a ``flag_fall`` alert, raised once; the game goes on; not
+    where ``device``, the clock on the table as last read, still shows that side with
+    time (6.10 a: its indication is conclusive; ``device_shows_time``)."""
     if game.status != IN_PROGRESS or game.clock is None:
         return [], game
     if automatic(game):
@@ -203,11 +205,32 @@ def flag_check(
     for side, _fell in game.clock.falls(at_ms):  # each side's fall, in order (6.9, 6.11)
         if any(k.startswith(f"regulation:{side}:") for k in after.open_flag_alerts):
             continue  # that fall is before the arbiters already
+        if device_shows_time(device, side, at_ms):
+            continue  # the clock on the table is conclusive (6.10 a): no fall to raise
         alert = flag_alert(after, "regulation", side, at_ms, by, device)
         if alert is not None:
             events.append(alert)
             after = _evolved(after, alert)
     return events, after
+
+
+DEVICE_TIME_MS = 2_000
+"""What a device must still show for a side (beyond a DGT display's rounding and a
+second's reading interval) for its reading to contradict a regulation fall."""
+
+
+def device_shows_time(device: ClockReadingRecorded | None, side: Side, at_ms: int) -> bool:
+    """Whether the clock on the table, as last read (run on to ``at_ms`` if that side was
+    running), still shows ``side`` with time: a judged reading of the game in play (not a
+    late one, not an import's) whose time for the side is more than ``DEVICE_TIME_MS``.
+    A regulation fall is raised only where the device agrees or no device was read; the
+    difference itself is the reading's alert (``engine.game.reconciliation``)."""
+    if device is None or device.model_white_ms is None or device.glitch:
+        return False
+    shown = device.white_ms if Side.of(side) is Side.WHITE else device.black_ms
+    if device.running == side:
+        shown -= max(0, at_ms - device.at_ms)
+    return shown > DEVICE_TIME_MS
 
 
 def _evolved(game: Game, event: Event) -> Game:

@@ -25,7 +25,10 @@ from dataclasses import dataclass
 
 import chess
 
-from engine.clock.move_instants import derive_move_instants
+from engine.clock.move_instants import (
+    derive_move_instants,
+    increment_credited_on_control_move,
+)
 from engine.clock.time_control import TimeControl, parse_time_control
 from engine.commands import Command, command
 from engine.errors import IllegalMove, MalformedCommand
@@ -41,7 +44,7 @@ from engine.events import (
 from engine.fields import Instant
 from engine.game.state import Game, evolve, mover, outcome_of
 from engine.rules import DEFAULT_PROFILE, profile
-from engine.side import Side
+from engine.side import SIDES, Side
 from engine.termination import Termination
 from engine.tournament.tournament import Tournament
 from engine.world import World
@@ -83,8 +86,12 @@ from engine.world import World
         "gives the move instants",
         "time_control": "the game's time control (PGN `TimeControl` form, "
         "`40/7200:20/3600:900+30`); default the rules profile's",
-        "time_control_assumed": "true when the sheet named no control and `time_control` "
-        "is assumed: the clocks are stored as read, never judged against it",
+        "time_control_assumed": "true when the sheet named no control (or one that cannot be "
+        "read) and `time_control` is assumed: the clocks are stored as read, never judged "
+        "against it, and the regulation clock of the game is unknown",
+        "glitch_plies": "the plies (1-based) whose clock in `clocks_ms` is a broadcast glitch "
+        "(it contradicts the same player's readings before and after it): stored as read and "
+        "marked, never judged, not used for the move instants",
         "initial_fen": "a starting position other than the initial one",
         "rules": "the rules profile of a game outside a tournament: `candidates-2012` (default) "
         "or another profile; a tournament's game follows its rules",
@@ -117,6 +124,8 @@ class RecordScoreSheet(Command):
     time_control_assumed: bool = False
     """The sheet named no control and ``time_control`` (or the rules') is assumed: the
     recorded clocks are stored as read, never judged against it."""
+    glitch_plies: list[int] | None = None
+    """Plies (1-based) whose recorded clock is a broadcast glitch: kept as read, marked."""
     initial_fen: str | None = None
     rules: str | None = None
     """The rules profile of a game outside a tournament (a tournament's own rules otherwise)."""
@@ -149,6 +158,14 @@ class RecordScoreSheet(Command):
             raise MalformedCommand(f"{where}: 'move_at_ms' must be a list of instants in ms")
         if self.clocks_ms is not None and not all(c is None or _whole(c) for c in self.clocks_ms):
             raise MalformedCommand(f"{where}: 'clocks_ms' must be a list of times in ms or null")
+        if self.glitch_plies is not None and not all(
+            _whole(p) and 1 <= p <= len(self.moves) and self.clocks_ms is not None
+            for p in self.glitch_plies
+        ):
+            raise MalformedCommand(
+                f"{where}: 'glitch_plies' must be plies of the game (1 to {len(self.moves)}) "
+                "with a clock in 'clocks_ms'"
+            )
         for name, values in (("move_at_ms", self.move_at_ms), ("clocks_ms", self.clocks_ms)):
             if values is not None and len(values) != len(self.moves):
                 raise MalformedCommand(
@@ -225,13 +242,23 @@ def import_score_sheet(sheet: RecordScoreSheet, rules: str, by: str = "import") 
     clocks = (
         sheet.clocks_ms if sheet.clocks_ms and any(c is not None for c in sheet.clocks_ms) else None
     )
-    if move_at_ms is None and clocks is not None:
-        control = _control_or_none(time_control)
-        if control is not None:
-            first = Side.to_move(board.turn)
-            move_at_ms = derive_move_instants(control, sheet.at_ms, first, clocks)
-        else:
-            clocks = None
+    device_rule = False
+    control = _control_or_none(time_control)
+    if (
+        move_at_ms is None
+        and clocks is not None
+        and control is not None
+        and not sheet.time_control_assumed
+    ):
+        # The readings place the moves in time under a stated control; a glitch does not
+        # (3.5.1; Laws 2009 6.10 a: the clock on the table, its own rule recognised).
+        glitches = set(sheet.glitch_plies or ())
+        usable = [None if ply in glitches else c for ply, c in enumerate(clocks, start=1)]
+        first = Side.to_move(board.turn)
+        device_rule = increment_credited_on_control_move(control, first, usable)
+        move_at_ms = derive_move_instants(
+            control, sheet.at_ms, first, usable, increment_on_control_move=device_rule
+        )
     events: list[Event] = [
         GameStarted(
             originator_id=stream,
@@ -249,9 +276,12 @@ def import_score_sheet(sheet: RecordScoreSheet, rules: str, by: str = "import") 
             move_times_known=move_at_ms is not None,
             tags=dict(sheet.tags) if sheet.tags else None,
             date_known=sheet.date_known,
+            increment_on_control_move=device_rule,
         )
     ]
-    ended: tuple[str, str] | None = None
+    # a starting position that ends the game (a dead position: Laws 2009 5.2 b) ends it
+    # before any move
+    ended: tuple[str, str] | None = outcome_of(board, rules)
     trailing: list[str] = []
     for index, text in enumerate(sheet.moves):
         if ended is not None:
@@ -362,22 +392,36 @@ def _control_or_none(tag: str) -> TimeControl | None:
 def _readings(
     sheet: RecordScoreSheet, events: list[Event], clocks: Sequence[int | None], by: str
 ) -> list[Event]:
-    """Each recorded clock as a reading on the clock stream, beside the regulation clock
-    (none beside it when the control was assumed: nothing to judge the reading by)."""
+    """Each recorded clock as a reading on the clock stream, as read, beside the regulation
+    clock where a control was applied (none beside it when the control was assumed or is
+    unknown, nor beside a glitch: nothing to judge the reading by)."""
     readings: list[Event] = []
     state: Game | None = None
+    glitches = set(sheet.glitch_plies or ())
+    first_read: dict[Side, int] = {}
+    for ply, recorded in enumerate(clocks, start=1):
+        if recorded is not None and ply not in glitches:
+            first_read.setdefault(mover(sheet.initial_fen, ply), recorded)
     shown: dict[Side, int] = {}
     assumed = sheet.time_control_assumed
     for event in events:
         state = evolve(state, event)
-        if not isinstance(event, MovePlayed) or state is None or state.clock is None:
+        if not isinstance(event, MovePlayed) or state is None:
             continue
         side = mover(state.initial_fen, event.ply)
         recorded = clocks[event.ply - 1] if event.ply - 1 < len(clocks) else None
         if recorded is None:
             continue
-        shown[side] = recorded
+        glitch = event.ply in glitches
         clock = state.clock
+        if not glitch:
+            shown[side] = recorded
+        values = {**shown, side: recorded}
+        for s in SIDES:
+            if s not in values:  # not read yet: its first period's time, or its first reading
+                known = clock.control.initial_ms(s) if clock is not None else None
+                values[s] = known if known is not None else first_read.get(s, recorded)
+        judged = clock is not None and not assumed and not glitch
         readings.append(
             ClockReadingRecorded(
                 originator_id=clock_stream(sheet.game),
@@ -385,12 +429,13 @@ def _readings(
                 at_ms=event.at_ms,
                 by=by,
                 game=sheet.game,
-                white_ms=shown.get(Side.WHITE, clock.control.initial_ms(Side.WHITE)),
-                black_ms=shown.get(Side.BLACK, clock.control.initial_ms(Side.BLACK)),
-                running=clock.running,
-                model_white_ms=None if assumed else clock.remaining_ms(Side.WHITE),
-                model_black_ms=None if assumed else clock.remaining_ms(Side.BLACK),
+                white_ms=values[Side.WHITE],
+                black_ms=values[Side.BLACK],
+                running=clock.running if clock is not None else side.opponent,
+                model_white_ms=clock.remaining_ms(Side.WHITE) if judged and clock else None,
+                model_black_ms=clock.remaining_ms(Side.BLACK) if judged and clock else None,
                 ply=event.ply,
+                glitch=glitch,
             )
         )
     return readings

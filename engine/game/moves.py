@@ -6,6 +6,7 @@ the events to append, or raises with nothing appended.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,18 +52,20 @@ from engine.game.state import (
 from engine.rules import DEFAULT_PROFILE, profile
 from engine.scores import is_individual, nearest_pgn_result, read_scores
 from engine.side import Side
-from engine.termination import Termination
+from engine.termination import DRAW_TERMINATIONS, Termination
 from engine.tournament.tournament import RULING_ROLES, Tournament, require_ruling_arbiter
 from engine.world import World
 
 
 @command(
     "start_game",
-    summary="A game begins: a paired game (<round>.<board>) or one between named players (3.3.7); "
-    "who is at the board may be recorded (Laws 2009 6.6 a).",
-    events=(GameStarted, PresenceRecorded, AlertRaised),
+    summary="A game begins: a paired game (<round>.<board>) or one between named players; "
+    "who is at the board may be recorded (Laws 2009 6.6 a); a starting position that ends "
+    "the game (a dead position, 5.2 b) ends it at once.",
+    events=(GameStarted, PresenceRecorded, AlertRaised, ResultRecorded),
     refusals=(
-        (RuleViolation, "3.3.7", "the game has already been started"),
+        (MalformedCommand, "", "the game has already been started (a game starts once)"),
+        (RuleViolation, "3.3.7", "the game was lost by default: no postponement"),
         (
             RuleViolation,
             "3.1",
@@ -202,12 +205,23 @@ class Resign(Command):
         (UnknownGame, "", "the game has not been started"),
         (GameNotInProgress, "", "the game is finished"),
         (MalformedCommand, "", "the result is '*'"),
-        (RuleViolation, "3.9.2 b", "a draw whose reason or termination is an agreement"),
+        (
+            RuleViolation,
+            "3.9.2 b",
+            "a draw by a termination outside the closed list (stalemate, insufficient material, "
+            "dead_position, a claim's kind, flag_fall_draw, both_flags_fallen, arbiter_decision "
+            "whose reason cites the article applied), or whose reason or termination is an "
+            "agreement, whatever the words",
+        ),
     ),
     notes={
         "result": "`1-0`, `0-1` or `1/2-1/2` (`*` is refused, but with `scores` `0-0`)",
         "reason": "why, in words, for the record",
-        "termination": "how the game ended, in words (`time forfeit`, `default` ...)",
+        "termination": "how the game ended (`time_forfeit`, `default` ...); a draw only by one "
+        "of `stalemate`, `insufficient_material`, `dead_position`, `threefold_repetition`, "
+        "`fifty_moves`, `perpetual_check`, `theoretical_draw`, `flag_fall_draw`, "
+        "`both_flags_fallen`, or `arbiter_decision` (the default) with a reason citing the "
+        "article applied (`... (Laws 2009 5.2 b)`; not 9.1, the draw offer)",
         "scores": "each player's own score, White's first, where the Laws give them apart from "
         "the result: `0-1/2` (Laws 2009 12.3 b, 13.4 e), `0-0` (a double default, 6.6 a; with "
         "result `*`), `1/2-1` (13.4 f); `result` must be the nearest PGN result",
@@ -234,7 +248,13 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
     """Open a paired game (``<round>.<board>``), or a game with named players."""
     game_id = cmd.game
     if existing is not None:
-        raise RuleViolation("3.3.7", f"game {game_id} has already been started")
+        if existing.termination == "default":
+            raise RuleViolation(
+                "3.3.7",
+                f"game {game_id} was lost by default: no postponement of any game is allowed, "
+                "it is not played later",
+            )
+        raise MalformedCommand(f"game {game_id} has already been started: a game starts once")
     if tournament is not None:
         tournament.check_can_start(game_id)
     pairing = tournament.pairings().get(game_id) if tournament else None
@@ -288,7 +308,7 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
         )
     ]
     if present is None:
-        return started
+        return started + _ended_at_the_start(started, fen, rules, cmd.at_ms, cmd.by)
     absent = tuple(p for p in (white, black) if p not in present)
     started.append(
         PresenceRecorded(
@@ -318,7 +338,33 @@ def start_game(tournament: Tournament | None, existing: Game | None, cmd: StartG
                 details={"absent": list(absent), "default_time_ms": default_ms},
             )
         )
-    return started
+    return started + _ended_at_the_start(started, fen, rules, cmd.at_ms, cmd.by)
+
+
+def _ended_at_the_start(
+    started: list[Event], fen: str | None, rules: str, at_ms: int, by: str
+) -> list[Event]:
+    """A starting position that ends the game (a dead position: neither player can
+    checkmate, as K v K+B; a mate or stalemate set up): the game ends at once (Laws 2009
+    5.1 a, 5.2 a, 5.2 b), recorded with the start."""
+    if fen is None:
+        return []
+    ended = outcome_of(chess.Board(fen), rules)
+    if ended is None:
+        return []
+    result, termination = ended
+    return [
+        ResultRecorded(
+            originator_id=started[0].originator_id,
+            originator_version=len(started) + 1,
+            at_ms=at_ms,
+            by=by,
+            result=result,
+            termination=termination,
+            reason=f"the starting position ends the game ({termination.replace('_', ' ')}): "
+            "the game ends at once (Laws 2009 5.1 a, 5.2)",
+        )
+    ]
 
 
 def _known_as(tournament: Tournament | None, player: str) -> str:
@@ -485,8 +531,10 @@ def declare_result(
 ) -> list[Event]:
     """The Chief Arbiter (or Deputy) records a result with a reason.
 
-    3.9.2 b: "The players cannot draw a game by agreement." A declared draw
-    whose reason is an agreement is refused.
+    3.9.2 b: "The players cannot draw a game by agreement." A declared draw is taken
+    only for a reason of the closed list ``DRAW_TERMINATIONS``, whatever the words: an
+    arbiter's decision must cite the article it applies (not 9.1, the draw offer), and a
+    reason or termination that speaks of an agreement is refused.
     """
     g = require_in_progress(game, cmd.game)
     result, reason = cmd.result, cmd.reason
@@ -499,6 +547,8 @@ def declare_result(
     termination = (cmd.termination or "").lower()
     if result == "1/2-1/2" and ("agree" in reason.lower() or "agree" in termination):
         raise RuleViolation("3.9.2 b", "the players cannot draw a game by agreement")
+    if result == "1/2-1/2" and scores is None:
+        _require_a_reason_of_the_laws(termination or Termination.ARBITER_DECISION, reason)
     return [
         ResultRecorded(
             originator_id=g.stream,
@@ -512,6 +562,33 @@ def declare_result(
             scores=scores,
         )
     ]
+
+
+CITED_ARTICLE = re.compile(r"\b(\d+(?:\.\d+)+)(?:\s?[a-g]\b)?")
+"""An article number in a reason: ``5.2 b``, ``9.2``, ``3.9.2 b``, ``6.9``."""
+
+
+def _require_a_reason_of_the_laws(termination: str, reason: str) -> None:
+    """A declared draw names a way the Laws draw a game (``DRAW_TERMINATIONS``); the
+    arbiter's own decision cites the article it applies. 3.9.2 b forbids a draw by
+    agreement whatever the words ("both players asked for a draw" is one)."""
+    listed = ", ".join(sorted(DRAW_TERMINATIONS))
+    if termination not in DRAW_TERMINATIONS:
+        raise RuleViolation(
+            "3.9.2 b",
+            f"a draw is declared only for a reason the Laws give (termination one of {listed}); "
+            f"{termination!r} is not one: the players cannot draw a game by agreement",
+        )
+    if termination != Termination.ARBITER_DECISION:
+        return
+    cited = [m[1] for m in CITED_ARTICLE.finditer(reason)]
+    if not [a for a in cited if a != "9.1"]:
+        raise RuleViolation(
+            "3.9.2 b",
+            "a draw by the arbiter's decision cites the article it applies in its reason (e.g. "
+            "'a dead position (Laws 2009 5.2 b)'), or names its termination (one of "
+            f"{listed}); the players cannot draw a game by agreement, whatever the words",
+        )
 
 
 def _declared_scores(cmd: DeclareResult) -> str | None:

@@ -500,4 +500,9 @@ def _starting_clock(event: GameStarted) -> Clock | None:
         return None
     if not control.known:
         return None
-    return Clock.start(control, event.at_ms, mover(event.initial_fen, 1))
+    return Clock.start(
+        control,
+        event.at_ms,
+        mover(event.initial_fen, 1),
+        increment_on_control_move=event.increment_on_control_move,
+    )

@@ -37,6 +37,9 @@ How the engine applies them:
   (a withdrawal on the opening day, with no game completed, annuls nothing
   but cancels all his games). These are the boundaries the qualification
   module uses too (``docs/qualification.md``).
+- A withdrawal is checked against the stored record: dated before the last event of
+  one of his games (a move, a result), it is refused (``out_of_order``): the record
+  says he was still playing then.
 - Under 3.8.2 a withdrawn player receives no prize (``projections.prizes``).
 """
 
@@ -48,6 +51,7 @@ from datetime import UTC, date, datetime
 from engine.commands import Command, command
 from engine.errors import (
     MalformedCommand,
+    OutOfOrder,
     RuleViolation,
     UnknownTournament,
 )
@@ -70,6 +74,7 @@ from engine.standings.tiebreaks import (
     Lookup,
     round_robin_states,
 )
+from engine.timefmt import format_instant
 from engine.tournament.tournament import (
     RULING_ROLES,
     Tournament,
@@ -103,6 +108,12 @@ DAY_MS = 86_400_000
             RuleViolation,
             "3.3.3",
             "dated before the start although the player has completed games",
+        ),
+        (
+            OutOfOrder,
+            "",
+            "dated before the stored record of one of his games (its last event): the record "
+            "says he was still playing",
         ),
     ),
     notes={
@@ -192,6 +203,17 @@ def withdraw(tournament: Tournament | None, lookup: Lookup, cmd: Withdraw) -> li
             "3.3.3",
             f"the withdrawal is dated before the start ({t.start_date}) but {player} has "
             f"completed {len(completed)} game(s): give the instant he withdrew",
+        )
+    later = sorted(
+        ((states[gid].last_at_ms, gid) for _, gid, _, _ in mine if gid in states),
+        reverse=True,
+    )
+    if later and later[0][0] > at_ms:
+        last_ms, gid = later[0]
+        raise OutOfOrder(
+            f"withdraw: {player}'s withdrawal at {format_instant(at_ms)} is dated before the "
+            f"record of his game {gid} (its last event at {format_instant(last_ms)}): the "
+            "stored record says he was still playing; give the instant he withdrew"
         )
     if before_start:
         rule = FIRST_ROUND_DEFAULT
