@@ -70,11 +70,13 @@ def test_tournament_commands_never_crash() -> None:
             for cmd in sequence:
                 before = store.count()
                 answer = store.handle(cmd)
-                assert set(answer) in ({"ok", "events"}, {"ok", "error"})
+                # a refusal names the position it was decided at (docs/commands.md)
+                assert set(answer) in ({"ok", "events"}, {"ok", "error", "seq"})
                 OUTCOMES.add((cmd["cmd"], "ok" if answer["ok"] else answer["error"]["code"]))
                 if not answer["ok"]:
                     assert answer["error"]["message"]
                     assert store.count() == before
+                    assert answer["seq"] == store.last_seq()
 
         run()
     # the decisions themselves were reached, not only the form checks
