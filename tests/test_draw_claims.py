@@ -508,22 +508,33 @@ class TestArt3_9_2_b_PerpetualCheck:
 class TestArt3_9_2_b_FinishedPositions:
     """3.9.2 b stalemate and insufficient material: Laws 5.2 a, 5.2 b / 9.6."""
 
-    def test_5_2_a_stalemate_claim_confirmed_from_the_position(self, world: World) -> None:
+    def test_5_2_a_a_game_started_in_stalemate_is_drawn_at_once_and_takes_no_claim(
+        self, world: World
+    ) -> None:
+        """Stalemate ends the game (5.2 a): a game started from one is drawn at its start,
+        and a stalemate claim there is refused as a claim in a finished game."""
         started(world, fen="7k/5Q2/6K1/8/8/8/8/8 b - - 0 70")
-        event = claim(world, "black", "stalemate")
-        assert event["verified"] is True
-        assert event["evidence"]["legal_moves"] == 0
-        assert rule(world, "accepted")[1]["termination"] == "stalemate"
+        game = game_object(world, "1.1")
+        assert (game["result"], game["termination"]) == ("1/2-1/2", "stalemate")
+        when = after_last(world, "1.1", 500)
+        stale = {"cmd": "claim_draw", "game": "1.1", "by": "black", "kind": "stalemate"}
+        refused(world, {**stale, "at": when}, "game_not_in_progress")
 
     def test_5_2_a_stalemate_claim_refuted_when_moves_remain(self, world: World) -> None:
         started(world)
         assert claim(world, "white", "stalemate")["verified"] is False
 
-    def test_5_2_b_insufficient_material_confirmed(self, world: World) -> None:
+    def test_5_2_b_a_game_started_without_mating_material_is_drawn_at_once(
+        self, world: World
+    ) -> None:
+        """No sequence of legal moves can mate (5.2 b, K+N v K): the game is drawn at its
+        start, and a claim of insufficient material there is refused as too late."""
         started(world, fen="8/8/4k3/8/8/3NK3/8/8 w - - 0 70")
-        event = claim(world, "white", "insufficient_material")
-        assert event["verified"] is True
-        assert event["evidence"]["material"] == {"white": "KN", "black": "K"}
+        game = game_object(world, "1.1")
+        assert (game["result"], game["termination"]) == ("1/2-1/2", "insufficient_material")
+        when = after_last(world, "1.1", 500)
+        dead = {"cmd": "claim_draw", "game": "1.1", "by": "white", "kind": "insufficient_material"}
+        refused(world, {**dead, "at": when}, "game_not_in_progress")
 
     def test_5_2_b_insufficient_material_refuted_with_mating_material(self, world: World) -> None:
         started(world, fen="8/8/4k3/8/8/3RK3/8/8 b - - 0 70")
