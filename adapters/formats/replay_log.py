@@ -275,7 +275,9 @@ def _record(item: object, seq: int, name: str, after: int, positions: bool) -> R
         and (link is None or (isinstance(link, bytes) and len(link) == 32))
     ):
         raise LogError(f"{name}: record {seq} ({stream!r} v{version!r}) has ill-typed items")
-    return Record(seq, stream, version, kind, at_ms, dict(body), link, position)
+    return Record(
+        seq, stream, version, kind, at_ms, dict(body), link, position if position != seq else 0
+    )
 
 
 # --- writing -------------------------------------------------------------------
