@@ -27,6 +27,12 @@ def started(store: Store, rules: str = "candidates-2012", **extra: Any) -> None:
     ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0), **extra})
 
 
+def declared_draw(**extra: str) -> dict[str, Any]:
+    """The arbiter declaring game 1.1 drawn (``declare_result``), with ``extra`` fields."""
+    cmd = {"cmd": "declare_result", "game": "1.1", "result": "1/2-1/2", "arbiter": "chief"}
+    return {**cmd, "at": at(3000), **extra}
+
+
 def playoff(store: Store, rules: str = "candidates-2012", stage: str = "rapid") -> None:
     paired_tournament(store, rules)
     ok(
@@ -112,14 +118,7 @@ class TestArt3_9_2_b_NoDrawByAgreement:
         self, world: World, extra: dict[str, str]
     ) -> None:
         started(world)
-        cmd = {
-            "cmd": "declare_result",
-            "game": "1.1",
-            "result": "1/2-1/2",
-            "arbiter": "chief",
-            "at": at(3000),
-        }
-        message = refused(world, {**cmd, **extra}, "rule_violation")
+        message = refused(world, declared_draw(**extra), "rule_violation")
         assert message == "the players cannot draw a game by agreement (article 3.9.2 b)"
 
     @pytest.mark.parametrize(
@@ -136,14 +135,7 @@ class TestArt3_9_2_b_NoDrawByAgreement:
         self, world: World, extra: dict[str, str]
     ) -> None:
         started(world)
-        cmd = {
-            "cmd": "declare_result",
-            "game": "1.1",
-            "result": "1/2-1/2",
-            "arbiter": "chief",
-            "at": at(3000),
-        }
-        message = refused(world, {**cmd, **extra}, "rule_violation")
+        message = refused(world, declared_draw(**extra), "rule_violation")
         assert message.endswith("(article 3.9.2 b)")
         assert "cannot draw a game by agreement" in message
         assert world.game("1.1").status == "in_progress"

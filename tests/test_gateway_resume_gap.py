@@ -67,19 +67,19 @@ def test_a_resumed_client_gets_the_gateways_own_move_after_another_writers_move_
         got = watcher.next(lambda f: f.get("seq", 0) >= last and f["op"] in ("delta", "snapshot"))
         if got["op"] == "snapshot":
             assert next(g for g in got["games"] if g["game"] == "1.1")["moves"] == ["e4", "e5"]
-        with Peer(gw) as back:
-            back.subscribe(token=COMMENTATOR_TOKEN, since=since)
-            assert back.next("subscribed")["resumed"] is True
-            seqs = []
-            while not seqs or seqs[-1] < last:
-                seqs.append(back.next("delta")["seq"])
-            stored = [(seq, e) for seq, e in store.events_since(since) if seq <= last]
-            assert seqs == [seq for seq, e in stored if not for_arbiters_only(e)]
-            assert sealed not in seqs  # the seal's digests are the arbiters' and the audit's
-        with Peer(gw) as desk:
-            desk.subscribe(token=ARBITER_TOKEN, since=since)
-            assert desk.next("subscribed")["resumed"] is True
-            seqs = []
-            while not seqs or seqs[-1] < last:
-                seqs.append(desk.next("delta")["seq"])
-            assert seqs == [seq for seq, _ in stored]
+        stored = [(seq, e) for seq, e in store.events_since(since) if seq <= last]
+        seqs = resumed_seqs(gw, COMMENTATOR_TOKEN, since, last)
+        assert seqs == [seq for seq, e in stored if not for_arbiters_only(e)]
+        assert sealed not in seqs  # the seal's digests are the arbiters' and the audit's
+        assert resumed_seqs(gw, ARBITER_TOKEN, since, last) == [seq for seq, _ in stored]
+
+
+def resumed_seqs(gw: RunningGateway, token: str, since: int, last: int) -> list[int]:
+    """The seqs of the deltas a client resuming with ``since`` gets, up to ``last``."""
+    with Peer(gw) as back:
+        back.subscribe(token=token, since=since)
+        assert back.next("subscribed")["resumed"] is True
+        seqs: list[int] = []
+        while not seqs or seqs[-1] < last:
+            seqs.append(back.next("delta")["seq"])
+        return seqs

@@ -134,14 +134,20 @@ def test_a_log_whose_positions_do_not_increase_is_refused(tmp_path: Path) -> Non
         parse_objects(objects, "bad.msgpack")
 
 
-def test_positions_stay_dense_when_the_databases_sequence_jumps(store_url: str) -> None:
+@pytest.fixture
+def pg_store_url() -> Iterator[str]:
+    """A fresh PostgreSQL store (the case is PostgreSQL's own: its table's sequence)."""
+    if not PG_URL:
+        pytest.skip("CANDIDATES_TEST_PG is not set: PostgreSQL tests skipped")
+    yield from _pg_schema_url(PG_URL)
+
+
+def test_positions_stay_dense_when_the_databases_sequence_jumps(pg_store_url: str) -> None:
     """After a crash PostgreSQL's sequence is ahead of the last row: the next event still
     takes the next position."""
-    if not store_url.startswith("postgresql"):
-        pytest.skip("the sequence of a PostgreSQL table")
     import psycopg
 
-    with Store(store_url) as store:
+    with Store(pg_store_url) as store:
         played(store)
         last = store.last_seq()
         schema = store.app.recorder.datastore.schema  # type: ignore[attr-defined]
