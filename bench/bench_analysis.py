@@ -258,7 +258,7 @@ def single_moves(store: Store, gid: str, seconds: float) -> list[float]:
         began = time.perf_counter()
         move = CYCLE[len(spent) % 4]
         store.execute({"cmd": "play_move", "game": gid, "move": move, "at": at_now()})
-        game_object(store, gid)
+        game_object(store.reads, gid)
         spent.append((time.perf_counter() - began) * 1000)
         time.sleep(max(0.0, SINGLE_EVERY_S - (time.perf_counter() - began)))
     return spent
@@ -311,7 +311,7 @@ async def phase(
         asyncio.to_thread(single.measure, f"s.{name}", moves * SPACING_S)
     )  # all through the phase, beside the v.1 moves
     for _ in range(moves):
-        game = store.game("v.1")
+        game = store.reads.game("v.1")
         ply = (game.ply if game else 0) + 1
         move = {"cmd": "play_move", "game": "v.1", "move": CYCLE[(ply - 1) % 4], "at": at_now()}
         answer = await asyncio.to_thread(store.handle, move)
@@ -353,7 +353,7 @@ async def run_boards(boards: int, args: argparse.Namespace) -> dict[str, Any]:
                 # shared machine weighs alike on both
                 errors = (Path(tmp) / "analyse.err").open("w")
                 analyser = start_analyser(url, args, errors)
-                game = store.game("v.1")
+                game = store.reads.game("v.1")
                 current = ("v.1", game.ply if game else 0)
                 deadline = time.perf_counter() + 90
                 while current not in followers.eval_at and time.perf_counter() < deadline:

@@ -117,7 +117,7 @@ def command_path(games: list[list[str]], url: str) -> tuple[float, float]:
                     "at": at,
                 }
             )
-            game_object(store, gid)
+            game_object(store.reads, gid)
             middle = time.perf_counter()
             store.execute(
                 {
@@ -130,7 +130,7 @@ def command_path(games: list[list[str]], url: str) -> tuple[float, float]:
                     "at": at,
                 }
             )
-            game_object(store, gid)
+            game_object(store.reads, gid)
             claim_s += middle - start
             rule_s += time.perf_counter() - middle
     return claim_s, rule_s

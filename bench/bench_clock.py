@@ -56,7 +56,7 @@ def build(path: str, readings: int) -> float:
         cycle = ["Nf3", "Nf6", "Ng1", "Ng8"]
         for i in range(20):
             store.handle({"cmd": "play_move", "game": "1.1", "move": cycle[i % 4], "at": at(i + 1)})
-        white = store.game("1.1").clock.remaining_ms("white")
+        white = store.reads.game("1.1").clock.remaining_ms("white")
         batch = []
         start = time.perf_counter()
         for i in range(readings):
@@ -92,7 +92,7 @@ def main() -> int:
         stream = clock_stream("1.1")
         with Store(path) as store:
             stored = store.app.recorder.select_events(stream)
-            events = store.stream(stream)
+            events = store.cache.stream(stream)
         assert len(stored) == n
 
         def baseline() -> None:
@@ -107,24 +107,24 @@ def main() -> int:
         def read_and_fold() -> None:
             with Store(path) as store:
                 state = None
-                for event in store.stream(stream):
+                for event in store.cache.stream(stream):
                     state = reconciliation.evolve(state, event)
 
         at_ms = T0_MS + (21 + n // 4) * 1000
 
         def load_for_decision() -> None:
             with Store(path) as store:
-                game = store.game("1.1")
-                store.clock_log("1.1")
+                game = store.reads.game("1.1")
+                store.reads.clock_log("1.1")
                 clock_view(game, at_ms)
 
         def query_at() -> None:
             with Store(path) as store:
-                game_object(store, "1.1", at_ms)
+                game_object(store.reads, "1.1", at_ms)
 
         def open_empty() -> None:
             with Store(path) as store:
-                store.tournament()
+                store.reads.tournament()
 
         # Interleaved rounds, medians: the machine is shared, so each round
         # measures every figure and its baseline under the same load.

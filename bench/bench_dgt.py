@@ -78,18 +78,18 @@ def adapter_latency(games: list[chess.pgn.Game], url: str) -> tuple[list[float],
             session = BoardSession(reconstructor=MoveReconstructor(alert_after_ms=0), timed=False)
             sink = StoreSink(store, game_id, session)
             for at, data in sim.raw_stream():
-                before = store.game(game_id)
+                before = store.reads.game(game_id)
                 stored_before = len(before.moves) if before else 0
                 t0 = time.perf_counter()
                 session.receive_data(data, T0_MS + at)
                 sink.deliver(session.observations())
                 elapsed = time.perf_counter() - t0
-                after = store.game(game_id)
+                after = store.reads.game(game_id)
                 if after is not None and len(after.moves) == stored_before + 1:
                     latencies.append(elapsed)
             session.finish(T0_MS + 10**8)
             sink.deliver(session.observations())
-            stored = store.game(game_id)
+            stored = store.reads.game(game_id)
             assert stored is not None and list(stored.moves) == [
                 m.uci() for m in game.mainline_moves()
             ], f"game {index} not reconstructed"

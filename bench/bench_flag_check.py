@@ -82,7 +82,7 @@ def main() -> None:
 
         def correct() -> None:
             now["ms"] += 1000
-            game = store.game("1.2")
+            game = store.reads.game("1.2")
             assert game is not None
             moves = [CYCLE[i % 4] for i in range(game.ply - 10, game.ply)]
             cmd = {

@@ -58,7 +58,7 @@ def whole_path(games: list[list[str]], url: str) -> float:
             for ply, uci in enumerate(moves, start=1):
                 at = format_instant(T0_MS + ply * 1000)
                 store.execute({"cmd": "play_move", "game": gid, "move": uci, "at": at})
-                game_object(store, gid)
+                game_object(store.reads, gid)
         return time.perf_counter() - start
 
 

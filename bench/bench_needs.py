@@ -70,9 +70,9 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, Store(str(Path(tmp) / "bench.sqlite")) as store:
         import_pgn(store, SOURCE)
-        tournament = store.tournament()
+        tournament = store.reads.tournament()
         assert tournament is not None
-        games = _all_games(store)
+        games = _all_games(store.reads)
     space = scenario_space(tournament, games, 12)
     combos = list(product(range(3), repeat=len(space.remaining)))
 
@@ -147,7 +147,7 @@ def live_figures(results: dict[tuple[frozenset[str], int], tuple[str, str]]) -> 
         url = str(Path(tmp) / "live.sqlite")
         with Store(url) as store:
             lots_drawn(store)
-            pairings = store.tournament().round_robin_pairings()  # type: ignore[union-attr]
+            pairings = store.reads.tournament().round_robin_pairings()  # type: ignore[union-attr]
             seen: dict[frozenset[str], int] = {}
             round13 = []
             for gid in sorted(pairings, key=lambda g: tuple(map(int, g.split(".")))):

@@ -148,12 +148,12 @@ def import_kills(pg: str | None, tmp: Path, kills: int) -> None:
             run = run_cli(args, kill=kill)
             tracebacks += "Traceback" in run.stderr
             with Store(url) as store:
-                count = store.last_seq() and store.count()
+                count = store.last_seq() and store.cache.count()
             outcomes["empty" if count == 0 else "complete" if count == total else "partial"] += 1
             if count == 0:
                 retry = run_cli(args)
                 with Store(url) as store:
-                    outcomes["partial"] += retry.returncode != 0 or store.count() != total
+                    outcomes["partial"] += retry.returncode != 0 or store.cache.count() != total
         row(
             f"import-log of the sample killed ({backend})",
             f"{kills} kills",
@@ -318,7 +318,7 @@ def resumes(pg: str | None, tmp: Path, runs: int) -> None:
                         with Store(url) as cli:
                             move = {"cmd": "play_move", "game": "1.1", "move": RESUME_MOVES[i]}
                             ok(cli, {**move, "at": now_at(-3000 + 10 * i)})
-                            cli.seal_appended()
+                            cli.writer.seal_appended()
                         command = {
                             "cmd": "play_move",
                             "game": "1.1",
@@ -327,7 +327,7 @@ def resumes(pg: str | None, tmp: Path, runs: int) -> None:
                         }
                         arbiter.send({"op": "command", "id": str(i), "command": command})
                         arbiter.next("result")
-                        wanted = [seq for seq, _ in store.events_since(since)]
+                        wanted = [seq for seq, _ in store.cache.events_since(since)]
                         watcher.subscribe(token=COMMENTATOR_TOKEN, since=since)
                         got: set[int] = set()
                         try:

@@ -50,10 +50,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, Store(str(Path(tmp) / "b.sqlite")) as store:
         import_log(store, read_log(str(LOG)))
-        tournament = store.tournament()
+        tournament = store.reads.tournament()
         assert tournament is not None
         players = [p.id for p in tournament.players]
-        at_ms = max(e.at_ms for _, e in store.events_since(0)) + 1000
+        at_ms = max(e.at_ms for _, e in store.cache.events_since(0)) + 1000
         for i in range(args.incidents):
             answer = store.handle(
                 {
@@ -67,13 +67,13 @@ def main() -> None:
                 }
             )
             assert answer["ok"], answer
-        total = store.count()
-        report = report_object(store)
+        total = store.cache.count()
+        report = report_object(store.reads)
 
         def baseline() -> None:
-            report_entries(e for _, e in store.events_since(0))
+            report_entries(e for _, e in store.cache.events_since(0))
 
-        ours = timed(lambda: report_object(store), args.runs)
+        ours = timed(lambda: report_object(store.reads), args.runs)
         base = timed(baseline, args.runs)
     mine, theirs = statistics.median(ours), statistics.median(base)
     print(f"store: {total} events, report: {len(report['entries'])} entries")

@@ -42,13 +42,13 @@ def main() -> int:
         url = args.store or str(Path(tmp) / "bench.sqlite")
         with Store(url) as store:
             import_pgn(store, SOURCE)
-            tournament = store.tournament()
-            games = _all_games(store)
+            tournament = store.reads.tournament()
+            games = _all_games(store.reads)
             pure = timed(lambda: standings(tournament, games), args.repeat)
-            warm = timed(lambda: standings_object(store), args.repeat)
+            warm = timed(lambda: standings_object(store.reads), args.repeat)
         with Store(url) as cold_store:
             start = time.perf_counter()
-            table = standings_object(cold_store)
+            table = standings_object(cold_store.reads)
             cold = time.perf_counter() - start
     assert table["winner"] == {"player": "carlsen", "decided_by": "wins"}
     print(f"standings of 56 games, median of {args.repeat} calls")

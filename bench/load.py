@@ -150,7 +150,7 @@ def single_move(url: str, bare_url: str, games: list[list[str]]) -> tuple[float,
                     at = format_instant(t0 + ply * 1000)
                     began = time.perf_counter()
                     store.execute({"cmd": "play_move", "game": gid, "move": uci, "at": at})
-                    game_object(store, gid)
+                    game_object(store.reads, gid)
                     ours.append(time.perf_counter() - began)
                     began = time.perf_counter()
                     chessboard.push_uci(uci)
@@ -417,7 +417,7 @@ async def viewers(url: str, m: int, k: int, moves: int) -> Viewers:
     """M clients over K gateways; ``moves`` moves stored by this process (another writer)."""
     cycle = ["g1f3", "g8f6", "f3g1", "f6g8"]
     with Store(url) as store:
-        if store.first_tournament_id() is None:
+        if store.registry.first_tournament_id() is None:
             store.execute(
                 {
                     "cmd": "create_tournament",
@@ -436,7 +436,7 @@ async def viewers(url: str, m: int, k: int, moves: int) -> Viewers:
                     "at": format_instant(time.time_ns() // 1_000_000),
                 }
             )
-        first_ply = len(store.game("v.1").moves) + 1  # type: ignore[union-attr]
+        first_ply = len(store.reads.game("v.1").moves) + 1  # type: ignore[union-attr]
         procs, urls = start_gateways(url, k)
         try:
             before = sum(rss_kib(p.pid) for p in procs)

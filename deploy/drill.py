@@ -94,10 +94,11 @@ def store_moves(url: str) -> tuple[dict[str, list[str]], dict[int, tuple[str, in
     from engine.events import MovePlayed
 
     with Store(url) as store:
-        games = {g: list(store.game(g).moves) for g in store.game_ids() if store.game(g)}  # type: ignore[union-attr]
+        reads = store.reads
+        games = {g: list(game.moves) for g in reads.game_ids() if (game := reads.game(g))}
         seqs = {
             seq: (event.originator_id.removeprefix("game/"), event.ply)
-            for seq, event in store.events_since(0)
+            for seq, event in store.cache.events_since(0)
             if isinstance(event, MovePlayed)
         }
         return games, seqs, store.last_seq()
@@ -112,7 +113,7 @@ def entered_by_hand(url: str, since_ms: int = 0) -> int:
     with Store(url) as store:
         return sum(
             1
-            for _, event in store.events_since(0)
+            for _, event in store.cache.events_since(0)
             if isinstance(event, MovePlayed)
             and not (event.by or "").startswith("dgt:")
             and event.at_ms >= since_ms
@@ -125,7 +126,7 @@ def stored_games(url: str, game_ids: Iterable[str]) -> dict[str, list[str]]:
     from adapters.store import Store
 
     with Store(url) as store:
-        return {g: list(game.moves) for g in game_ids if (game := store.game(g)) is not None}
+        return {g: list(game.moves) for g in game_ids if (game := store.reads.game(g)) is not None}
 
 
 class Drill:
@@ -487,7 +488,7 @@ class Drill:
 
         lines: list[tuple[int, dict[str, Any]]] = []
         with Store(self.url) as store:
-            for _, event in store.events_since(0):
+            for _, event in store.cache.events_since(0):
                 game_id = event.originator_id.removeprefix("game/")
                 if isinstance(event, MovePlayed) and event.ply > len(in_backup.get(game_id, [])):
                     lines.append(

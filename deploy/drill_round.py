@@ -129,7 +129,7 @@ def founding_commands() -> list[dict[str, Any]]:
             answer = store.handle({**command, "by": "organiser"})
             if not answer["ok"]:
                 raise DrillError(f"founding command refused: {answer['error']}")
-        tournament = store.tournament()
+        tournament = store.reads.tournament()
         assert tournament is not None
         boards = sample.published_boards(games, tournament.pairings())
     if boards:

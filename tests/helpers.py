@@ -36,11 +36,11 @@ def ok(store: Store, cmd: dict[str, Any]) -> list[dict[str, Any]]:
 
 def refused(store: Store, cmd: dict[str, Any], code: str) -> str:
     """Apply a command that must be refused with ``code``, appending nothing; return the message."""
-    before = store.count()
+    before = store.cache.count()
     result = store.handle(cmd)
     assert not result["ok"], result
     assert result["error"]["code"] == code, result
-    assert store.count() == before, "a refused command appended events"
+    assert store.cache.count() == before, "a refused command appended events"
     return result["error"]["message"]
 
 

@@ -620,7 +620,7 @@ class History:
         """Let every subscriber reach the log's end, as it is once the writers stopped
         (a gateway seals what its arbiters appended when it stops, after this)."""
         with Store(self.store) as store:
-            log = list(store.events_since(0))
+            log = list(store.cache.events_since(0))
         for role in ("arbiter", "commentator"):
             visible = [seq for seq, e in log if sees(role, e)]
             self.ends[role] = visible[-1] if visible else 0
@@ -635,7 +635,7 @@ class History:
     def check(self) -> None:
         outcome = self.outcome
         with Store(self.store) as store:
-            log = list(store.events_since(0))
+            log = list(store.cache.events_since(0))
         outcome.events = len(log)
         self._check_commands(log)
         self._check_decisions(log)
@@ -789,9 +789,9 @@ def decided_again(fresh: Store, command: dict[str, Any]) -> tuple[str, list[Any]
     refusal's code, ``duplicate``, or ``accepted`` with the events in their contract form."""
     body, _, _ = command_identity(command)
     received = parse_instant(str(command["at"])) + 1000
-    with fresh.session():
+    with fresh.cache.session():
         try:
-            _, events = decide(body, fresh.view(), received, fresh.future_tolerance_ms)
+            _, events = decide(body, fresh.view(), received, fresh.decider.future_tolerance_ms)
         except AlreadyRecorded:
             return "duplicate", None
         except CommandRefused as refused:

@@ -104,8 +104,8 @@ import contextlib, os, signal, sys, threading
 
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-from adapters import store as store_module
 from adapters.store.log_writer import SQLiteLogWriter
+from adapters.store.writer import Writer
 
 mode, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 postgres = any(a.startswith(("postgresql://", "postgres://")) for a in sys.argv[4:])
@@ -119,7 +119,7 @@ def die():
 
 
 if mode == "commit":  # right after the Nth commit: the answer is never printed
-    original = store_module.Store._append
+    original = Writer.insert
 
     def append(self, events, after, batch=None):
         global count
@@ -130,7 +130,7 @@ if mode == "commit":  # right after the Nth commit: the answer is never printed
                 die()
         return inserted
 
-    store_module.Store._append = append
+    Writer.insert = append
 elif mode == "insert":  # inside the Nth insert: rows written, transaction not committed
     class DyingAfterRows:  # the writer's SQLite connection, killed once it wrote the rows
 
@@ -221,6 +221,6 @@ def recorded(store_url: str) -> list[tuple[str, int, str, dict[str, Any]]]:
     with Store(store_url) as store:
         return [
             (e.originator_id, e.originator_version, e.kind, {"at_ms": e.at_ms, **event_fields(e)})
-            for _, e in store.events_since(0)
+            for _, e in store.cache.events_since(0)
             if e.kind != "ChainSealed"
         ]

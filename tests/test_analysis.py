@@ -161,10 +161,10 @@ class TestPositionsOfALine:
         paired_tournament(sqlite_store)
         play(sqlite_store, "1.1", ["e4", "e5", "Nf3"])
         state, positions = line_positions(
-            "london-2013", "1.1", sqlite_store.stream(game_stream("1.1"))
+            "london-2013", "1.1", sqlite_store.cache.stream(game_stream("1.1"))
         )
         assert state is not None and [p.ply for p in positions] == [0, 1, 2, 3]
-        game = sqlite_store.game("1.1")
+        game = sqlite_store.reads.game("1.1")
         assert game is not None and positions[-1].fen == position_fen(game)
         instants = [p.at_ms for p in positions]
         assert instants == sorted(instants) and len(set(instants)) == 4
@@ -202,14 +202,14 @@ class TestKeptBesideTheStore:
         with Store(store_url) as store:
             paired_tournament(store)
             play(store, "1.1", ["e4", "e5", "Nf3", "Nc6"])
-            events_before = store.count()
+            events_before = store.cache.count()
         analyser = Analyser(store_url, SMALL, ENGINE, until_idle=True)
         assert analyser.run(threading.Event())
         rows = _rows(store_url)
         assert sorted(r.evaluation.ply for r in rows) == [0, 1, 2, 3, 4]
         assert {r.game for r in rows} == {"1.1"} and {r.tournament for r in rows} == {"london-2013"}
         with Store(store_url) as store:
-            assert store.count() == events_before  # derived data: never an event
+            assert store.cache.count() == events_before  # derived data: never an event
         again = Analyser(store_url, SMALL, ENGINE, until_idle=True)
         again.run(threading.Event())
         assert again.counters.analysed == 0  # nothing is evaluated twice
@@ -250,7 +250,7 @@ class TestKeptBesideTheStore:
 
 
 def _when(store: Store, game: str, ply: int) -> int:
-    _, positions = line_positions("london-2013", game, store.stream(game_stream(game)))
+    _, positions = line_positions("london-2013", game, store.cache.stream(game_stream(game)))
     return positions[ply].at_ms
 
 
@@ -393,9 +393,11 @@ class TestEvalInThePgnWriter:
     def test_eval_after_each_move_in_the_form_broadcasts_read(self, sqlite_store: Store) -> None:
         paired_tournament(sqlite_store)
         play(sqlite_store, "1.1", ["f3", "e5", "g4"])
-        game = sqlite_store.game("1.1")
+        game = sqlite_store.reads.game("1.1")
         assert game is not None
-        text = game_pgn(game, sqlite_store.tournament(), evals={1: (-35, None), 3: (None, -1)})
+        text = game_pgn(
+            game, sqlite_store.reads.tournament(), evals={1: (-35, None), 3: (None, -1)}
+        )
         assert "[%eval -0.35]" in text and "[%eval #-1]" in text
         parsed = chess.pgn.read_game(io.StringIO(text))
         assert parsed is not None
@@ -461,7 +463,9 @@ class TestTheQueue:
     def test_7_4_a_a_corrected_line_has_positions_of_its_own(self, sqlite_store: Store) -> None:
         paired_tournament(sqlite_store)
         play(sqlite_store, "1.1", ["e4", "e5", "Nf3"])
-        _, before = line_positions("london-2013", "1.1", sqlite_store.stream(game_stream("1.1")))
+        _, before = line_positions(
+            "london-2013", "1.1", sqlite_store.cache.stream(game_stream("1.1"))
+        )
         correction = {
             "cmd": "correct_moves",
             "game": "1.1",
@@ -472,7 +476,9 @@ class TestTheQueue:
             "moves": ["Nc3"],
         }
         ok(sqlite_store, correction)
-        _, after = line_positions("london-2013", "1.1", sqlite_store.stream(game_stream("1.1")))
+        _, after = line_positions(
+            "london-2013", "1.1", sqlite_store.cache.stream(game_stream("1.1"))
+        )
         assert [p.fen for p in after[:3]] == [p.fen for p in before[:3]]
         assert after[3].fen != before[3].fen and after[3].moves[-1] == "b1c3"
         assert after[3].at_ms > before[3].at_ms  # dated by the correction

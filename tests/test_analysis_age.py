@@ -39,14 +39,14 @@ def test_the_pgn_writes_an_evaluation_only_under_the_position_it_is_for(
     ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": now_at(-60)})
     for n, move in enumerate(["e4", "e5", "Nf3"]):
         ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": move, "at": now_at(n - 50)})
-    game = sqlite_store.game("1.1")
+    game = sqlite_store.reads.game("1.1")
     assert game is not None
     evals = {
         1: (30, None, fen_after("e4")),
         2: (25, None, fen_after("d4", "d5")),  # another position at ply 2: not this game's
         3: (40, None, fen_after("e4", "e5", "Nf3")),
     }
-    text = game_pgn(game, sqlite_store.tournament(), evals=evals)
+    text = game_pgn(game, sqlite_store.reads.tournament(), evals=evals)
     assert "1. e4 { [%eval 0.30] } 1... e5 2. Nf3 { [%eval 0.40] }" in text
     assert text.count("[%eval") == 2
     assert same_position(fen_after("e4"), fen_after("e4").replace(" 0 1", " 5 9"))

@@ -226,13 +226,13 @@ def pgn_game(gw: RunningGateway, path: str) -> chess.pgn.Game:
 
 
 def live_fen(store: Store) -> str:
-    game = store.game("1.1")
+    game = store.reads.game("1.1")
     assert game is not None
     return position_fen(game)
 
 
 def live_move_at(store: Store, ply: int) -> str:
-    for event in store.stream(game_stream("1.1")):
+    for event in store.cache.stream(game_stream("1.1")):
         if isinstance(event, MovePlayed) and event.ply == ply:
             return format_instant(event.at_ms)
     raise AssertionError(f"no move at ply {ply}")

@@ -56,7 +56,7 @@ def older_store(store: Store, plies: int) -> list[Evaluation]:
     """The layout before the file of their own: the first ``plies`` positions of 1.1
     evaluated in the store's own file (table ``analyses``), the analysis' position kept
     there too."""
-    _, positions = line_positions("london-2013", "1.1", store.stream(game_stream("1.1")))
+    _, positions = line_positions("london-2013", "1.1", store.cache.stream(game_stream("1.1")))
     evaluations = [
         Evaluation(p.ply, p.fen, 20 - p.ply, None, (300, 600, 100), (), (), 12, 20_000, p.at_ms)
         for p in positions[:plies]

@@ -12,9 +12,12 @@ so that a store on SQLite never loads the driver).
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import pytest
+
+from adapters.store.door import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -244,3 +247,73 @@ def test_no_file_over_about_600_lines() -> None:
             if lines > MAX_LINES and where not in LONG_FILES:
                 long[where] = lines
     assert long == {}, f"files over {MAX_LINES} lines: {long}"
+
+
+def store_imports() -> dict[str, set[str]]:
+    """Module of ``adapters/store`` -> the modules of ``adapters/store`` it imports: every
+    import in its source (at the top, in a function, under ``TYPE_CHECKING``), the
+    package itself (``adapters/store/__init__.py``, which re-exports) left out."""
+    folder = ROOT / "adapters" / "store"
+    graph: dict[str, set[str]] = {}
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module)
+                names |= {f"{node.module}.{alias.name}" for alias in node.names}
+        graph[path.stem] = {
+            name.removeprefix("adapters.store.")
+            for name in names
+            if name.startswith("adapters.store.") and is_module(name)
+        } - {path.stem}
+    return graph
+
+
+def test_no_import_cycle_among_the_store_modules() -> None:
+    """Each part of the store imports in one direction (door -> decisions -> registry ->
+    views -> cache, ...): no module of ``adapters/store`` reaches itself again through
+    what it imports, not even through a lazy or a typing-only import."""
+    graph = store_imports()
+    assert {"door", "cache", "views", "registry", "writer"} <= set(graph), "the scan finds none"
+    cycles = []
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        if module in path:
+            cycles.append([*path[path.index(module) :], module])
+            return
+        if module in done:
+            return
+        for imported in sorted(graph.get(module, ())):
+            visit(imported, [*path, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])
+    assert cycles == [], f"import cycles in adapters/store: {cycles}"
+
+
+STORE_METHODS = 15
+"""At most this many methods on the store's door, inherited ones included."""
+
+
+def test_the_store_is_a_door_of_few_methods_holding_its_parts() -> None:
+    """``Store`` holds its parts (cache, registry, decider, writer) instead of inheriting
+    them: it derives from ``object`` alone, and its methods, counted as the functions and
+    properties defined by the class and every base but ``object`` (``__init__`` and
+    private ones included), are at most ``STORE_METHODS``."""
+    assert Store.__bases__ == (object,)
+    methods = {
+        name
+        for cls in Store.__mro__
+        if cls is not object
+        for name, value in vars(cls).items()
+        if inspect.isfunction(value) or isinstance(value, property | classmethod | staticmethod)
+    }
+    assert len(methods) <= STORE_METHODS, sorted(methods)
+    added = {n for n in set(dir(Store)) - set(dir(object)) if callable(getattr(Store, n))}
+    assert added <= methods, "every callable dir() adds beyond object is counted above"

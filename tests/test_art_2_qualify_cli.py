@@ -160,14 +160,14 @@ class TestCreateTournament:
         store = str(tmp_path / "s.sqlite")
         assert main(["apply", "--create", str(commands), "--store", store]) == 0
         with Store(store) as s:
-            assert s.tournament().player("nom").rating == 2702.5
+            assert s.reads.tournament().player("nom").rating == 2702.5
 
     def test_create_tournament_in_the_store(self, tmp_path, store_url, capsys):
         path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))
         assert main(self.args(path, "--create-tournament", "--create", "--store", store_url)) == 0
         assert "Tournament 'c2012' created" in capsys.readouterr().out
         with Store(store_url) as s:
-            t = s.tournament()
+            t = s.reads.tournament()
             assert t.id == "c2012"
             assert len(t.players) == 8
             assert t.player("r1").rating == 2805
@@ -181,7 +181,7 @@ class TestCreateTournament:
         assert "the field is not complete" in err
         assert "2.6: the organiser has not nominated a player" in err
         with Store(store) as s:
-            assert s.count() == 0
+            assert s.cache.count() == 0
 
     def test_a_second_tournament_in_the_same_store_is_refused(self, tmp_path, capsys):
         path = write(tmp_path, qualification_file(TEN_RATED, nominee="nom"))

@@ -89,7 +89,7 @@ class TestWorkedExample2013:
         )
         answer = store.handle(cmd)
         assert answer["ok"], answer
-        ratings = {p.id: p.rating for p in store.tournament().players}
+        ratings = {p.id: p.rating for p in store.reads.tournament().players}
         assert ratings["radjabov"] == 2758.5
         assert ratings["carlsen"] == 2828
         assert ratings["grischuk"] == 2753.5

@@ -37,7 +37,7 @@ def gone_wins(_round: int, white: str, black: str) -> str:
 
 
 def games_of(store: Store, player: str) -> dict[str, tuple[str, str]]:
-    pairings = store.tournament().round_robin_pairings()
+    pairings = store.reads.tournament().round_robin_pairings()
     return {g: wb for g, wb in pairings.items() if player in wb}
 
 
@@ -216,8 +216,8 @@ def _met_by_round(store: Store, player: str, last_round: int) -> bool:
 def _sb_without(table: dict, store: Store, player: str) -> float:
     points = {r["player"]: r["points"] for r in table["rows"]}
     total = 0.0
-    for game_id in store.game_ids():
-        game = store.game(game_id)
+    for game_id in store.reads.game_ids():
+        game = store.reads.game(game_id)
         if GONE in (game.white, game.black) or player not in (game.white, game.black):
             continue
         other = game.black if game.white == player else game.white

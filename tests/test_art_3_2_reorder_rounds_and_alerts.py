@@ -23,17 +23,17 @@ def reorder(order: list[object], **extra: object) -> dict[str, object]:
 class TestArt3_2ReorderRounds:
     def test_3_2_round_6_plays_the_tables_round_7(self, sqlite_store: Store) -> None:
         paired_tournament(sqlite_store)
-        table = sqlite_store.tournament()
+        table = sqlite_store.reads.tournament()
         assert table is not None
         before = table.pairings()
         [event] = ok(sqlite_store, reorder(SWAP_6_7, by="chief"))
         assert event["type"] == "RoundsReordered" and list(event["order"]) == SWAP_6_7
-        after = sqlite_store.tournament()
+        after = sqlite_store.reads.tournament()
         assert after is not None and after.round_order == tuple(SWAP_6_7)
         pairings = after.pairings()
         assert pairings["6.1"] == before["7.1"] and pairings["7.1"] == before["6.1"]
         assert pairings["5.1"] == before["5.1"]
-        assert isinstance(sqlite_store.stream("tournament")[-1], RoundsReordered)
+        assert isinstance(sqlite_store.cache.stream("tournament")[-1], RoundsReordered)
 
     def test_3_2_the_order_lists_each_round_once(self, sqlite_store: Store) -> None:
         paired_tournament(sqlite_store)
@@ -48,7 +48,7 @@ class TestArt3_2ReorderRounds:
         paired_tournament(sqlite_store)
         fresh = Store(str(sqlite_store.url) + ".2.sqlite")
         with fresh:
-            first = sqlite_store.stream("tournament")[0]
+            first = sqlite_store.cache.stream("tournament")[0]
             fresh.append([first])
             refused(fresh, reorder(SWAP_6_7), "rule_violation")
 
@@ -77,7 +77,7 @@ class TestBoardAlerts:
         assert (first["stream"], first["version"]) == (board_stream("31337"), 1)
         assert (second["stream"], second["version"]) == ("board/31337", 2)
         assert first["by"] == "dgt:31337" and second["game"] is None
-        stored = sqlite_store.stream(board_stream("31337"))
+        stored = sqlite_store.cache.stream(board_stream("31337"))
         assert [type(e) for e in stored] == [AlertRaised, AlertRaised]
         assert stored[0].details == {"to": (1, 2)}
 

@@ -47,7 +47,7 @@ class TestArt3_2Schedule:
 
     def test_3_2_query_of_a_tournament(self, sqlite_store: Store) -> None:
         paired_tournament(sqlite_store)
-        view = schedule_object(sqlite_store)
+        view = schedule_object(sqlite_store.reads)
         assert view["total_days"] == 22
         assert view["days"][2] == {
             "day": 3,
@@ -76,7 +76,9 @@ class TestArt3_2Schedule:
         from dataclasses import replace
 
         paired_tournament(sqlite_store)
-        tournament = replace(sqlite_store.tournament(), name="London; Candidates, " + "x" * 80)
+        tournament = replace(
+            sqlite_store.reads.tournament(), name="London; Candidates, " + "x" * 80
+        )
         text = to_ical(tournament, schedule(tournament.start_date, 14))
         assert "London\\; Candidates\\, " in text
         assert "\r\n " in text  # a folded line

@@ -47,7 +47,7 @@ class TestArt3_3_4WithdrawalReason:
     ) -> None:
         events = ok(withdrawn, ruling())
         assert events[0]["type"] == "WithdrawalReasonRuled"
-        table = standings_object(withdrawn)
+        table = standings_object(withdrawn.reads)
         gone = next(w for w in table["withdrawn"] if w["player"] == "ivanchuk")
         assert gone["reason_satisfactory"] is False
         assert table["notes"] == [
@@ -62,7 +62,7 @@ class TestArt3_3_4WithdrawalReason:
     def test_3_3_4_the_standings_table_prints_the_note(self, withdrawn: Store) -> None:
         ok(withdrawn, ruling())
         text = render_standings(
-            standings_object(withdrawn), Names.of(withdrawn.tournament()).displayed()
+            standings_object(withdrawn.reads), Names.of(withdrawn.reads.tournament()).displayed()
         )
         assert (
             "      Ivanchuk: reason for withdrawal not satisfactory: excluded from the next World "
@@ -72,9 +72,9 @@ class TestArt3_3_4WithdrawalReason:
     def test_3_3_4_a_later_ruling_replaces_the_earlier_and_keeps_it(self, withdrawn: Store) -> None:
         ok(withdrawn, ruling())
         ok(withdrawn, ruling(satisfactory=True, reason="certificate received", at=at(7200)))
-        gone = standings_object(withdrawn)["withdrawn"][0]
+        gone = standings_object(withdrawn.reads)["withdrawn"][0]
         assert gone["reason_satisfactory"] is True
-        book = withdrawn.incident_book()
+        book = withdrawn.reads.incident_book()
         assert book is not None and len(book.reason_rulings) == 2
 
     def test_3_3_4_only_the_chief_arbiter_rules(self, withdrawn: Store) -> None:
@@ -90,5 +90,5 @@ class TestArt3_3_4WithdrawalReason:
         )
 
     def test_3_3_4_standings_without_rulings_carry_no_notes(self, withdrawn: Store) -> None:
-        table = standings_object(withdrawn)
+        table = standings_object(withdrawn.reads)
         assert "notes" not in table and "reason_satisfactory" not in table["withdrawn"][0]

@@ -32,7 +32,7 @@ def playoff_cmd(name: str, **extra: object) -> dict:
 
 def play_stage(store: Store, result: str = "1/2-1/2") -> list[str]:
     """Finish every pending game of the first-place playoff; return their ids."""
-    pending = standings_object(store)["playoff"]["pending"]
+    pending = standings_object(store.reads)["playoff"]["pending"]
     for gid in pending:
         finish(store, gid, result)
     return pending
@@ -207,16 +207,16 @@ def play_sudden_death(store: Store) -> list[tuple[str, str, str]]:
     Returns (game, white, black) in the order played."""
     played = []
     while True:
-        playoff = standings_object(store)["playoff"]
+        playoff = standings_object(store.reads)["playoff"]
         if not playoff["needed"]:
             return played
         if playoff["action"] == "pair_sudden_death":
             ok(store, playoff_cmd("advance_playoff", seed=f"lots-{len(played)}"))
             continue
-        for gid in standings_object(store)["playoff"]["pending"]:
+        for gid in standings_object(store.reads)["playoff"]["pending"]:
             ok(store, playoff_cmd("choose_colour", game=gid, colour="white"))
             finish(store, gid, "1/2-1/2")
-            game = store.game(gid)
+            game = store.reads.game(gid)
             assert game.stage == "sudden_death" and game.time_control == "60/300|240:0+3"
             played.append((gid, game.white, game.black))
 

@@ -103,7 +103,7 @@ def london(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 
 @pytest.fixture(scope="module")
 def after_13(london: Store) -> dict[str, Any]:
-    needs, _ = needs_object(london, 13)
+    needs, _ = needs_object(london.reads, 13)
     return needs
 
 
@@ -182,7 +182,7 @@ class TestArt3_7NeedsOfThe2013Candidates:
         assert after_13["chances"]["exact"] is True
 
     def test_3_7_after_round_12_every_two_round_combination_is_scored(self, london: Store) -> None:
-        needs, table = needs_object(london, 12)
+        needs, table = needs_object(london.reads, 12)
         assert needs["method"]["scenarios"] == 3**8 == len(needs["scenarios"])
         players = needs["players"]
         assert (
@@ -191,7 +191,7 @@ class TestArt3_7NeedsOfThe2013Candidates:
             == 3**8
         )
         # the round-13 results narrow the same table: nothing is scored again
-        space = scenario_space(london.tournament(), _games(london), 13)
+        space = scenario_space(london.reads.tournament(), _games(london), 13)
         narrowed = table.follow(space)
         assert narrowed is not None and len(narrowed.outcomes) == 81
         assert narrowed.outcomes == scenarios(space).outcomes
@@ -199,12 +199,12 @@ class TestArt3_7NeedsOfThe2013Candidates:
     def test_3_7_a_game_in_progress_takes_the_analysis_probabilities(self, london: Store) -> None:
         carlsen = game_of(after_13_of(london), "carlsen", "svidler")
         kramnik = game_of(after_13_of(london), "ivanchuk", "kramnik")
-        sure, _ = needs_object(london, 13, {carlsen: [0, 0, 1], kramnik: [1, 0, 0]})
+        sure, _ = needs_object(london.reads, 13, {carlsen: [0, 0, 1], kramnik: [1, 0, 0]})
         # Svidler beats Carlsen and Ivanchuk beats Kramnik for sure: level on 8.5, 3.7 b
         assert sure["players"]["carlsen"]["chance"] == pytest.approx(1)
         assert {g["game"]: g["source"] for g in sure["games"]}[carlsen] == "analysis"
         with pytest.raises(MalformedCommand, match="not games of"):
-            needs_object(london, 13, {"99.9": [1, 1, 1]})
+            needs_object(london.reads, 13, {"99.9": [1, 1, 1]})
 
     def test_the_command_line_prints_the_table_and_the_json(
         self, london: Store, capsys: pytest.CaptureFixture[str]
@@ -225,11 +225,11 @@ def game_of(needs: dict[str, Any], white: str, black: str) -> str:
 
 
 def after_13_of(store: Store) -> dict[str, Any]:
-    return needs_object(store, 13)[0]
+    return needs_object(store.reads, 13)[0]
 
 
 def _games(store: Store) -> list[Any]:
-    return _all_games(store)
+    return _all_games(store.reads)
 
 
 # --- small events ---------------------------------------------------------------
@@ -369,7 +369,7 @@ def test_fide_table_8_1_b_expectancy_and_draw_rate() -> None:
 
 
 def test_the_needs_table_is_seeded_beyond_two_rounds(london: Store) -> None:
-    tournament = london.tournament()
+    tournament = london.reads.tournament()
     games = _games(london)
     one = needs_table(tournament, games, 10, seed=7)
     two = needs_table(tournament, games, 10, seed=7)

@@ -65,8 +65,8 @@ class TestLaws2009_6_6aDefaultTime:
         assert events[1]["reason"] == (
             "Laws 2009 6.6 a: Carlsen was not at the board at the start (default time 0 min)"
         )
-        assert game_object(event, "1.1")["result"] == "1-0"
-        row = next(r for r in standings_object(event)["rows"] if r["player"] == "aronian")
+        assert game_object(event.reads, "1.1")["result"] == "1-0"
+        row = next(r for r in standings_object(event.reads)["rows"] if r["player"] == "aronian")
         assert (row["points"], row["wins"]) == (1, 1)
 
     def test_6_6_a_both_absent_lose_both(self, event: Store) -> None:

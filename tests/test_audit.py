@@ -191,7 +191,7 @@ class TestTampering:
 
         with Store(str(db)) as store:
             previous = store.chain.stored_link("clock/1.1", 1)
-            event = store.stream("clock/1.1")[1]
+            event = store.cache.stream("clock/1.1")[1]
         forged = type(event).__new__(type(event))
         object.__setattr__(forged, "__dict__", {**vars(event), "model_white_ms": 7_200_000})
         link = hashlib.sha256(previous + event_canonical(forged)).digest()
@@ -215,7 +215,7 @@ class TestTampering:
 
         with Store(str(db)) as store:
             previous = store.chain.stored_link("game/1.1", 2)
-            event = store.stream("game/1.1")[2]
+            event = store.cache.stream("game/1.1")[2]
         cls = event_classes()["MovePlayed"]
         forged = cls(**{**event.__dict__, "uci": "c7c5", "san": "c5"})
         link = hashlib.sha256(previous + event_canonical(forged)).digest()
@@ -260,7 +260,7 @@ class TestSeals:
             paired_tournament(store)
             ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
             play(store, "1.1", "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6")
-            seals = [e for e in store.stream("tournament") if e.kind == "ChainSealed"]
+            seals = [e for e in store.cache.stream("tournament") if e.kind == "ChainSealed"]
             assert len(seals) == 2
             assert seals[-1].events_before % 5 in (0, 1, 2)
             report = audit_store(store)

@@ -25,7 +25,7 @@ class RacingStore(Store):
 
     def __init__(self, url: str, barrier: threading.Barrier) -> None:
         super().__init__(url)
-        insert = self.writer.insert
+        insert = self.writer.log.insert
         waited: list[bool] = []
 
         def racing_insert(records: Any, after: Any, *positions: Any) -> Any:
@@ -34,7 +34,7 @@ class RacingStore(Store):
                 barrier.wait(timeout=30)
             return insert(records, after, *positions)
 
-        self.writer.insert = racing_insert  # type: ignore[method-assign]
+        self.writer.log.insert = racing_insert  # type: ignore[method-assign]
 
 
 def _claimed(url: str) -> None:
@@ -73,9 +73,9 @@ def test_3_9_2_b_two_arbiters_ruling_at_once_exactly_one_lands(store_url: str) -
     barrier = threading.Barrier(2)
     answers: dict[str, dict[str, Any]] = {}
     with RacingStore(store_url, barrier) as chief, RacingStore(store_url, barrier) as deputy:
-        chief.game("1.1")
-        deputy.game("1.1")  # both hold the claim pending
-        before = chief.count()
+        chief.reads.game("1.1")
+        deputy.reads.game("1.1")  # both hold the claim pending
+        before = chief.cache.count()
 
         def rule(store: Store, name: str, cmd: dict[str, Any]) -> None:
             answers[name] = store.handle(cmd)
@@ -97,12 +97,12 @@ def test_3_9_2_b_two_arbiters_ruling_at_once_exactly_one_lands(store_url: str) -
         assert answers[lost[0]]["error"]["code"] == "rule_violation"
         assert "a ruling is final" in answers[lost[0]]["error"]["message"]
         winner_events = answers[landed[0]]["events"]
-        assert chief.count() == before + len(winner_events)
+        assert chief.cache.count() == before + len(winner_events)
 
     with Store(store_url) as reader:
-        game = reader.game("1.1")
+        game = reader.reads.game("1.1")
         assert game is not None
-        rulings = [e for e in reader.stream("game/1.1") if e.kind == "ClaimRuled"]
+        rulings = [e for e in reader.cache.stream("game/1.1") if e.kind == "ClaimRuled"]
         assert len(rulings) == 1
         assert rulings[0].by == landed[0]
         claim = game.record.claim("1")
@@ -116,17 +116,17 @@ def test_3_9_2_b_loser_of_the_race_then_finds_the_claim_ruled(store_url: str) ->
         # Both hold the state with the claim pending, and both decide on it.
         from engine.dispatch import decide
 
-        _, chief_events = decide(_ruling("chief", "accepted"), chief)
-        _, deputy_events = decide(_ruling("deputy", "rejected", "misread the sheet"), deputy)
+        _, chief_events = decide(_ruling("chief", "accepted"), chief.reads)
+        _, deputy_events = decide(_ruling("deputy", "rejected", "misread the sheet"), deputy.reads)
         chief.append(chief_events)
-        before = deputy.count()
+        before = deputy.cache.count()
         try:
             deputy.append(deputy_events)
         except Exception as exc:
             assert type(exc).__name__ == "Conflict"
         else:
             raise AssertionError("a second ruling on the same claim was appended")
-        assert deputy.count() == before
+        assert deputy.cache.count() == before
         again = deputy.handle(_ruling("deputy", "rejected", "misread the sheet"))
         assert again.pop("seq") == deputy.last_seq()  # refused on the log as it is now
         assert again == {

@@ -46,7 +46,7 @@ def test_every_line_gets_a_result_and_refusals_set_the_exit_status(tmp_path: Pat
     assert results[3]["events"][0]["type"] == "MovePlayed"
     assert results[3]["events"][0]["at"] == "2013-03-15T14:00:05.000Z"
     with Store(store) as s:
-        g = s.game("1.1")
+        g = s.reads.game("1.1")
         assert g is not None and g.sans == ("d4", "Nf6")
 
 

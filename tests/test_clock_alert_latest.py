@@ -42,7 +42,7 @@ def test_6_10_a_the_mismatch_alert_carries_the_latest_difference_then_closes(
     assert "+274.0 s" in second["message"]
     # the desk keeps one alert per key, the latest
     desk = OpenAlerts()
-    objects = {"1.1": game_object(store, "1.1")}
+    objects = {"1.1": game_object(store.reads, "1.1")}
     frames = [alert_of(n, _event(alert)) for n, alert in ((1, first), (2, second))]
     desk.update(frames, objects, 2)
     [shown] = desk.now()
@@ -50,7 +50,7 @@ def test_6_10_a_the_mismatch_alert_carries_the_latest_difference_then_closes(
     assert shown.body["details"]["difference_ms"] == 274 * S
     # back within the tolerance: the condition closes, and the desk closes the alert
     assert mismatches(reading(store, 73, white, 120 * MIN - 13 * S, "black")) == []
-    objects = {"1.1": game_object(store, "1.1")}
+    objects = {"1.1": game_object(store.reads, "1.1")}
     assert objects["1.1"]["clock"]["device"]["open_alerts"] == []
     [closing] = desk.update([], objects, 3)
     assert closing.body["closed"] is True and desk.now() == []
@@ -84,8 +84,8 @@ def test_6_10_b_watch_counts_down_from_the_adjusted_clock(sqlite_store: Store) -
         "at": at(80),
     }
     ok(store, adjust)
-    clock = game_object(store, "1.1")["clock"]
+    clock = game_object(store.reads, "1.1")["clock"]
     assert clock["at"] == at(80)
     later = T0_MS + 200 * S
-    truth = game_object(store, "1.1", at_ms=later)["clock"]["black_ms"]
+    truth = game_object(store.reads, "1.1", at_ms=later)["clock"]["black_ms"]
     assert counted_down(clock, later) == truth == 120 * MIN - 190 * S + MIN

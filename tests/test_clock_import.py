@@ -75,7 +75,7 @@ def test_pgn_export_writes_clk_after_every_move_and_reads_back(
     with Store(str(tmp_path / "other.sqlite")) as other:
         import_pgn(other, path)
         exported = game_object(world, "1.1")["clock"]
-        imported = game_object(other, "3.1")["clock"]
+        imported = game_object(other.reads, "3.1")["clock"]
         assert (imported["white_ms"], imported["black_ms"]) == (
             exported["white_ms"],
             exported["black_ms"],

@@ -297,12 +297,12 @@ def test_3_5_1_a_device_crediting_30_s_on_move_60_is_its_rule_not_a_mismatch(
     report, text = imported(sqlite_store, "control-move-increment.pgn")
     assert report["clock"]["mismatches"] == 0 and report["clock"]["artefacts"] == {}
     assert report["clock"]["device_rule"] == "increment_on_control_move"
-    rows = game_clock_report(sqlite_store, "1.1")
+    rows = game_clock_report(sqlite_store.reads, "1.1")
     assert {r["status"] for r in rows} == {"agrees"}
     # the model never bottoms out: the regulation clock keeps real time to the end
     assert all(r["regulation_ms"] > 30_000 for r in rows)
     assert audit_store(sqlite_store).of(INTEGRITY) == []
-    same, different = given_back(text, store_event_pgn(sqlite_store))
+    same, different = given_back(text, store_event_pgn(sqlite_store.reads))
     assert different == [] and same == 150
 
 
@@ -311,10 +311,10 @@ def test_3_5_1_the_last_period_increment_with_tenths_agrees_everywhere(
 ) -> None:
     report, text = imported(sqlite_store, "last-period-increment.pgn")
     assert report["clock"] == {"plies": 170, "agree": 170, "artefacts": {}, "mismatches": 0}
-    view = game_object(sqlite_store, "1.1")
+    view = game_object(sqlite_store.reads, "1.1")
     assert view["clock"]["period"] == {"white": 3, "black": 3}
     assert audit_store(sqlite_store).of(INTEGRITY) == []
-    exported = store_event_pgn(sqlite_store)
+    exported = store_event_pgn(sqlite_store.reads)
     same, different = given_back(text, exported)
     assert different == [] and same == 170
     assert "[%clk 0:" in exported and "." in exported.split("[%clk ")[-1][:12]
@@ -333,11 +333,11 @@ def test_glitch_readings_are_reported_kept_as_read_and_marked(
     assert "[%clk 1:59:59] after ply 52" in glitches[1]
     assert report["clock"]["mismatches"] == 0 and report["clock"]["plies"] == 100
     assert report["clock"]["glitches"] == 2 and report["clock"]["agree"] == 98
-    rows = {r["ply"]: r for r in game_clock_report(sqlite_store, "1.1")}
+    rows = {r["ply"]: r for r in game_clock_report(sqlite_store.reads, "1.1")}
     assert rows[31]["status"] == "glitch" and rows[31]["recorded_ms"] == 0
     assert rows[52]["kind"] == "broadcast_glitch" and rows[52]["regulation_ms"] is None
     assert audit_store(sqlite_store).of(INTEGRITY) == []
-    exported = store_event_pgn(sqlite_store)
+    exported = store_event_pgn(sqlite_store.reads)
     same, different = given_back(text, exported)
     assert same == 100 and different == []
     assert exported.count("clock: broadcast glitch, as read") == 2
@@ -354,9 +354,9 @@ def test_an_export_without_time_control_says_so_and_is_never_judged(
     assert "no TimeControl tag" in warning and "assumed" in warning
     assert report["clock"]["mismatches"] == 0 and report["clock"]["artefacts"] == {}
     assert report["clock"]["not_judged"] == 90
-    assert all(r["status"] == "not_judged" for r in game_clock_report(sqlite_store, "1.1"))
+    assert all(r["status"] == "not_judged" for r in game_clock_report(sqlite_store.reads, "1.1"))
     assert audit_store(sqlite_store).of(INTEGRITY) == []
-    exported = store_event_pgn(sqlite_store)
+    exported = store_event_pgn(sqlite_store.reads)
     same, different = given_back(text, exported)
     assert different == [] and same == 90  # 0:41:02 stays 0:41:02
 
@@ -379,9 +379,9 @@ def test_an_export_without_time_control_under_a_profile_without_one_keeps_every_
     assert "kept as read" in warning and "--time-control" in warning
     assert "not imported" not in warning
     assert report["clock"]["not_judged"] == report["clock"]["plies"] == 90
-    assert game_object(sqlite_store, "1.1")["clock"]["known"] is False
+    assert game_object(sqlite_store.reads, "1.1")["clock"]["known"] is False
     assert audit_store(sqlite_store).of(INTEGRITY) == []
-    exported = store_event_pgn(sqlite_store)
+    exported = store_event_pgn(sqlite_store.reads)
     same, different = given_back(text, exported)
     assert different == [] and same == 90
     assert "regulation clock" not in exported
@@ -403,7 +403,7 @@ def test_an_unreadable_time_control_keeps_every_reading_as_read(
             if r.game != "tournament"
         ]
         assert report["clock"]["not_judged"] == 170 and report["clock"]["mismatches"] == 0
-        exported = store_event_pgn(sqlite_store)
+        exported = store_event_pgn(sqlite_store.reads)
         same, different = given_back(text, exported)
         assert different == [] and same == 170
         assert "regulation clock" not in exported
@@ -465,9 +465,9 @@ def test_6_10_a_no_fall_is_derived_where_the_device_shows_time(
         if r.game != "tournament"
     ]
     assert report["clock"]["mismatches"] > 0
-    view = game_object(sqlite_store, "1.1")
+    view = game_object(sqlite_store.reads, "1.1")
     assert view["clock"]["falls"] == [] and view["clock"]["flag"] is None
-    rows = game_clock_report(sqlite_store, "1.1")
+    rows = game_clock_report(sqlite_store.reads, "1.1")
     assert min(r["recorded_ms"] for r in rows) > 30_000  # nobody's flag fell on the table
 
 
@@ -490,10 +490,10 @@ def test_3_5_1_a_real_2024_broadcast_game_shows_the_device_rule_and_agrees(
         "device_rule": "increment_on_control_move",
     }
     game_id = report["game"]
-    view = game_object(sqlite_store, game_id)
+    view = game_object(sqlite_store.reads, game_id)
     assert view["clock"]["falls"] == [] and view["clock"]["flag"] is None
     text = path.read_text()
-    same, different = given_back(text, store_event_pgn(sqlite_store))
+    same, different = given_back(text, store_event_pgn(sqlite_store.reads))
     assert different == [] and same == 82
 
 
@@ -502,9 +502,9 @@ def test_3_5_1_a_real_2024_broadcast_game_shows_the_device_rule_and_agrees(
 
 def _no_false_fall(store: Store, game_id: str = "1.1") -> list[dict[str, Any]]:
     """The game's clock report, checked to hold no fall and no mismatch anywhere."""
-    view = game_object(store, game_id)
+    view = game_object(store.reads, game_id)
     assert view["clock"]["falls"] == [] and view["clock"]["flag"] is None
-    rows = game_clock_report(store, game_id)
+    rows = game_clock_report(store.reads, game_id)
     assert [r for r in rows if r["status"] != "agrees"] == []
     return rows
 
@@ -525,7 +525,7 @@ def test_3_5_1_a_device_crediting_the_increment_on_move_40_raises_no_false_fall(
     # the players lived on the increment: under 30 s before it, the device shows < 60 s
     assert min(r["recorded_ms"] for r in rows if r["move"] > 70) < 45_000
     assert audit_store(sqlite_store).of(INTEGRITY) == []
-    exported = store_event_pgn(sqlite_store)
+    exported = store_event_pgn(sqlite_store.reads)
     same, different = given_back(text, exported)
     assert different == [] and same == 180
     assert "regulation clock" not in exported

@@ -216,7 +216,7 @@ def test_dgt_run_feeds_the_store_from_a_recording(tmp_path: Path) -> None:
     )
     assert status == 0
     with Store(store_path) as store:
-        game = store.game("11.2")
+        game = store.reads.game("11.2")
         assert game is not None
         assert list(game.moves) == [m.uci() for m in load_game(PGN, round_="11.2").mainline_moves()]
 

@@ -44,9 +44,9 @@ class TestMovesIntoTheStore:
         hands, sink = wired(store)
         hands.move("d2", "d4").settle().move("g8", "f6").settle().wait(1500)
         pump(hands, sink)
-        game = store.game("1.1")
+        game = store.reads.game("1.1")
         assert game is not None and game.moves == ("d2d4", "g8f6")
-        played = [e for e in store.stream("game/1.1") if e.kind == "MovePlayed"]
+        played = [e for e in store.cache.stream("game/1.1") if e.kind == "MovePlayed"]
         assert [e.by for e in played] == ["dgt:31337", "dgt:31337"]
         assert sink.commands_sent[0] == {
             "cmd": "play_move",
@@ -64,10 +64,10 @@ class TestMovesIntoTheStore:
         hands, sink = wired(sqlite_store, confirm_ms=5000)
         hands.lift("e2").put("e3", "P").settle()
         pump(hands, sink)
-        assert sqlite_store.game("1.1").moves == ()  # type: ignore[union-attr]
+        assert sqlite_store.reads.game("1.1").moves == ()  # type: ignore[union-attr]
         hands.lift("e3").put("e4", "P").settle().wait(5000)
         pump(hands, sink)
-        assert sqlite_store.game("1.1").moves == ("e2e4",)  # type: ignore[union-attr]
+        assert sqlite_store.reads.game("1.1").moves == ("e2e4",)  # type: ignore[union-attr]
 
     def test_moves_before_the_game_is_started_are_kept_and_played_once_it_is(
         self, sqlite_store: Store
@@ -75,12 +75,12 @@ class TestMovesIntoTheStore:
         hands, sink = wired(sqlite_store)
         hands.move("e2", "e4").settle().wait(1500)
         pump(hands, sink)
-        [alert] = sqlite_store.stream(board_stream("31337"))
+        [alert] = sqlite_store.cache.stream(board_stream("31337"))
         assert alert.kind == "game_not_started"
         start(sqlite_store)
         hands.move("c7", "c5").settle().wait(1500)
         pump(hands, sink)
-        assert sqlite_store.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
+        assert sqlite_store.reads.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
 
     def test_a_move_seen_before_the_arbiter_started_the_game_is_dated_at_the_start(
         self, sqlite_store: Store
@@ -98,8 +98,8 @@ class TestMovesIntoTheStore:
         assert answer["ok"], answer
         hands.wait(100)
         sink.sync(hands.t)
-        assert sqlite_store.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
-        played = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovePlayed"]
+        assert sqlite_store.reads.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
+        played = [e for e in sqlite_store.cache.stream("game/1.1") if e.kind == "MovePlayed"]
         assert {format_instant(e.at_ms) for e in played} == {late}
 
     def test_a_takeback_is_an_alert_and_changes_nothing_in_the_record(self, store: Store) -> None:
@@ -109,17 +109,17 @@ class TestMovesIntoTheStore:
         hands.wait(1500)  # Nf3 stood: complete (quiet), then taken back
         hands.move("f3", "g1").settle()
         pump(hands, sink)
-        game = store.game("1.1")
+        game = store.reads.game("1.1")
         assert game is not None and game.moves == ("e2e4", "e7e5", "g1f3")
-        alerts = store.stream(board_stream("31337"))
+        alerts = store.cache.stream(board_stream("31337"))
         assert [a.kind for a in alerts] == ["takeback"]
         assert alerts[0].details == {"from_ply": 3, "to_ply": 2, "undone": ("g1f3",)}
         assert alerts[0].game == "1.1" and alerts[0].by == "dgt:31337"
         # Another move from the earlier position: the board left the record's line.
         hands.move("b1", "c3").settle().wait(1500)
         pump(hands, sink)
-        assert store.game("1.1").moves == ("e2e4", "e7e5", "g1f3")  # type: ignore[union-attr]
-        assert store.stream(board_stream("31337"))[-1].kind == "board_diverged"
+        assert store.reads.game("1.1").moves == ("e2e4", "e7e5", "g1f3")  # type: ignore[union-attr]
+        assert store.cache.stream(board_stream("31337"))[-1].kind == "board_diverged"
 
     def test_alerts_are_in_the_global_log_for_the_gateway(self, sqlite_store: Store) -> None:
         start(sqlite_store)
@@ -127,7 +127,7 @@ class TestMovesIntoTheStore:
         hands.lift("e2").lift("d2").put("e4", "P").put("d4", "P").wait(1500)
         pump(hands, sink)
         raised = [
-            e for _, e in sqlite_store.events_since(0) if e.originator_id.startswith("board/")
+            e for _, e in sqlite_store.cache.events_since(0) if e.originator_id.startswith("board/")
         ]
         assert [e.kind for e in raised] == ["impossible_position"]
         wire = raised[0].to_wire()
@@ -140,9 +140,9 @@ class TestMovesIntoTheStore:
         hands.physical.set_board_fen("8/8/8/3k4/4K3/8/8/8")
         hands.dump()
         pump(hands, sink)
-        [alert] = sqlite_store.stream(board_stream("31337"))
+        [alert] = sqlite_store.cache.stream(board_stream("31337"))
         assert alert.kind == "result_signalled" and alert.details["result"] == "1-0"
-        game = sqlite_store.game("1.1")
+        game = sqlite_store.reads.game("1.1")
         assert game is not None and game.status == "in_progress"
 
 

@@ -218,9 +218,9 @@ def test_held_pieces_over_a_pseudo_terminal_through_pyserial(tmp_path: Path) -> 
     )
     with Store(str(tmp_path / "store.sqlite")) as store:
         sink, _, _ = over_a_pty(tmp_path, sim, store, session)
-        stored = store.game("6.3")
+        stored = store.reads.game("6.3")
         assert stored is not None and list(stored.moves) == truth(sim)
-        kinds = [a.kind for a in store.stream(board_stream("31337"))]
+        kinds = [a.kind for a in store.cache.stream(board_stream("31337"))]
         assert "impossible_position" not in kinds
         assert "correction_proposed" not in kinds
         assert sink.proposals == []
@@ -236,12 +236,12 @@ def test_a_capture_timed_by_a_slow_clock_with_held_pieces_into_the_store(
     sim = BoardSimulator.from_pgn(game, noise=Noise(held=0.6), seed=5, clock_every_ms=every_ms)
     url, _ = replay_recording(tmp_path, sim.clock_timed_stream())
     with Store(url) as store:
-        stored = store.game("6.3")
+        stored = store.reads.game("6.3")
         assert stored is not None
         assert list(stored.moves) == [m.uci() for m in game.mainline_moves()]
-        kinds = [a.kind for a in store.stream(board_stream("31337"))]
+        kinds = [a.kind for a in store.cache.stream(board_stream("31337"))]
         assert kinds == []
-        corrected = [e for e in store.stream("game/6.3") if e.kind == "MovesCorrected"]
+        corrected = [e for e in store.cache.stream("game/6.3") if e.kind == "MovesCorrected"]
         assert corrected == []
 
 

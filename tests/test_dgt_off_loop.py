@@ -94,11 +94,11 @@ def test_the_loop_answers_while_a_board_s_store_write_is_held(tmp_path: Path) ->
     asyncio.run(scenario())
     assert said == ["store call entered", "ping answered", "store call released"]
     with Store(url) as store:
-        game = store.game("11.2")
+        game = store.reads.game("11.2")
         assert game is not None
         wanted = [m.uci() for m in load_game(PGN, round_="11.2").mainline_moves()]
         assert list(game.moves) == wanted
-        assert store.readings("11.2"), "the clock readings were stored too"
+        assert store.reads.readings("11.2"), "the clock readings were stored too"
 
 
 def test_a_sink_keeps_no_log_unless_asked_and_bounds_its_refusals(tmp_path: Path) -> None:
@@ -107,8 +107,8 @@ def test_a_sink_keeps_no_log_unless_asked_and_bounds_its_refusals(tmp_path: Path
         sink = StoreSink(store, "1.1", Hands().session)
         assert sink.keep_log is False
         assert sink.refusals.maxlen == REFUSALS_KEPT
-        before = store.count()
+        before = store.cache.count()
         for n in range(3):
             sink.alert("board_disconnected", f"cut {n}", {}, wall_clock_ms(), once=None)
-        assert store.count() == before + 3, "every alert is stored"
+        assert store.cache.count() == before + 3, "every alert is stored"
         assert sink.commands_sent == [] and sink.alerts == [] and sink.readings == []

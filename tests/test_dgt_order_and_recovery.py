@@ -179,14 +179,16 @@ class TestRecovery:
         assert len(recovery.moves) <= 2
         assert sink.session.reconstructor.uci_moves == moves
         # The record is never rewritten by the board: the arbiter gets a proposal.
-        game = sqlite_store.game("1.1")
+        game = sqlite_store.reads.game("1.1")
         assert game is not None and game.moves[ply - 1] != moves[ply - 1]
         [proposal] = sink.proposals
         assert proposal["cmd"] == "correct_moves"
         assert proposal["from_ply"] == ply - 1  # the plies kept
         assert proposal["moves"][0] == moves[ply - 1]
         alerts = [
-            a for a in sqlite_store.stream(board_stream("31337")) if a.kind == "correction_proposed"
+            a
+            for a in sqlite_store.cache.stream(board_stream("31337"))
+            if a.kind == "correction_proposed"
         ]
         [alert] = alerts
         assert alert.by == "dgt:31337"
@@ -198,23 +200,25 @@ class TestRecovery:
         answer = sqlite_store.handle({**proposal, "arbiter": "chief"})
         assert answer["ok"], answer
         sink.sync(parse_instant(proposal["at"]))
-        game = sqlite_store.game("1.1")
+        game = sqlite_store.reads.game("1.1")
         assert game is not None and list(game.moves) == moves
-        corrected = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovesCorrected"]
+        corrected = [e for e in sqlite_store.cache.stream("game/1.1") if e.kind == "MovesCorrected"]
         assert [e.replaced_uci[0] for e in corrected] == [wrong[0].to_json()["uci"]]
         assert not [
-            a for a in sqlite_store.stream(board_stream("31337")) if a.kind == "impossible_position"
+            a
+            for a in sqlite_store.cache.stream(board_stream("31337"))
+            if a.kind == "impossible_position"
         ]
 
     def test_under_the_automatic_policy_an_unpublished_misread_is_corrected_at_once(
         self, sqlite_store: Store
     ) -> None:
         sim, sink, _ = misread_run(GAMES[0], sqlite_store, auto_correct_arbiter="chief")
-        game = sqlite_store.game("1.1")
+        game = sqlite_store.reads.game("1.1")
         assert game is not None and list(game.moves) == truth(sim)
-        kinds = [a.kind for a in sqlite_store.stream(board_stream("31337"))]
+        kinds = [a.kind for a in sqlite_store.cache.stream(board_stream("31337"))]
         assert "correction_applied" in kinds and "correction_proposed" not in kinds
-        [event] = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovesCorrected"]
+        [event] = [e for e in sqlite_store.cache.stream("game/1.1") if e.kind == "MovesCorrected"]
         assert event.arbiter == "chief" and event.from_ply == sim.misread_ply() - 1  # type: ignore[operator]
         assert sink.proposals == []
 
@@ -222,7 +226,7 @@ class TestRecovery:
         _, sink, _ = misread_run(
             GAMES[0], sqlite_store, auto_correct_arbiter="chief", public_delay_ms=1000
         )
-        kinds = [a.kind for a in sqlite_store.stream(board_stream("31337"))]
+        kinds = [a.kind for a in sqlite_store.cache.stream(board_stream("31337"))]
         assert "correction_proposed" in kinds and "correction_applied" not in kinds
         assert len(sink.proposals) == 1
 

@@ -75,7 +75,7 @@ def test_a_lost_board_is_followed_from_the_moves_the_arbiter_entered(
     assert session.reconstructor.ply == 5
     assert session.reconstructor.uci_moves[-1] == "f1c4"
     assert bytes([p.SEND_BRD]) in session.data_to_send()
-    kinds = [e.kind for e in store.stream("board/ttyDGT1")]
+    kinds = [e.kind for e in store.cache.stream("board/ttyDGT1")]
     assert kinds[-1] == "board_follows_record"
-    game = store.game("1.1")
+    game = store.reads.game("1.1")
     assert game is not None and game.ply == 5  # nothing appended by the board itself

@@ -93,10 +93,10 @@ def plies_stored(url_or_store: str | Store, plies: int, game_id: str = "6.3") ->
 
     def done() -> bool:
         if isinstance(url_or_store, Store):
-            game = url_or_store.game(game_id)
+            game = url_or_store.reads.game(game_id)
         else:
             with Store(url_or_store) as store:
-                game = store.game(game_id)
+                game = store.reads.game(game_id)
         return game is not None and game.ply >= plies
 
     return done
@@ -142,10 +142,10 @@ def over_a_pty(
 
 def check_game(store: Store, sink: StoreSink, sim: BoardSimulator, game: chess.pgn.Game) -> None:
     expected = [m.uci() for m in game.mainline_moves()][: len(sim.moves)]
-    stored = store.game("6.3")
+    stored = store.reads.game("6.3")
     assert stored is not None
     assert list(stored.moves) == expected
-    moves = [e for e in store.stream("game/6.3") if e.kind == "MovePlayed"]
+    moves = [e for e in store.cache.stream("game/6.3") if e.kind == "MovePlayed"]
     assert {e.by for e in moves} == {"dgt:31337"}
     # Clock readings: White's side inferred (never assumed), every reading mapped right.
     readings = sink.readings
@@ -157,7 +157,7 @@ def check_game(store: Store, sink: StoreSink, sim: BoardSimulator, game: chess.p
     if "clock_reading" in REGISTRY:
         refused = [r for r in sink.refusals if r["command"]["cmd"] == "clock_reading"]
         assert not refused, refused[:3]
-        recorded = [e for e in store.stream("clock/6.3") if e.kind == "ClockReadingRecorded"]
+        recorded = [e for e in store.cache.stream("clock/6.3") if e.kind == "ClockReadingRecorded"]
         assert len(recorded) == len(readings)
         assert {e.by for e in recorded} == {"dgt:31337"}
 
@@ -182,7 +182,7 @@ def test_a_whole_game_over_a_pseudo_terminal_through_pyserial(
         check_game(store, sink, sim, game)
         assert session.clock_sides.white_side == white_side
         assert adapter.disconnects >= 1 and adapter.connects >= 2
-        kinds = [a.kind for a in store.stream(board_stream("31337"))]
+        kinds = [a.kind for a in store.cache.stream(board_stream("31337"))]
         assert "board_disconnected" in kinds and "board_reconnected" in kinds
         assert "impossible_position" in kinds  # a knocked piece stood too long
         assert session.parser.errors == 0
@@ -250,10 +250,10 @@ def test_a_recording_replayed_through_run_sources(tmp_path: Path) -> None:
     sim = BoardSimulator.from_pgn(game, noise=Noise(knocks=0.1), seed=3)
     url, start = replay_recording(tmp_path, sim.raw_stream())
     with Store(url) as store:
-        stored = store.game("6.3")
+        stored = store.reads.game("6.3")
         assert stored is not None
         assert list(stored.moves) == [m.uci() for m in game.mainline_moves()]
-        first = store.stream("game/6.3")[1]
+        first = store.cache.stream("game/6.3")[1]
         assert first.at_ms >= start  # the moves keep the recording's instants
 
 
@@ -286,7 +286,7 @@ def test_livechess_boards_followed_by_serial_number(tmp_path: Path) -> None:
         for _ in range(int(last * 2 / 0.1) + 100):
             await asyncio.sleep(0.1)
             with Store(url) as store:
-                g = store.game("6.3")
+                g = store.reads.game("6.3")
                 if g is not None and len(g.moves) == 20:
                     break
         stop.set()
@@ -295,10 +295,10 @@ def test_livechess_boards_followed_by_serial_number(tmp_path: Path) -> None:
 
     asyncio.run(main())
     with Store(url) as store:
-        stored = store.game("6.3")
+        stored = store.reads.game("6.3")
         assert stored is not None
         assert list(stored.moves) == [m.uci() for m in game.mainline_moves()][:20]
-        kinds = [a.kind for a in store.stream(board_stream("24680"))]
+        kinds = [a.kind for a in store.cache.stream(board_stream("24680"))]
         assert "board_disconnected" in kinds and "board_reconnected" in kinds
 
 
@@ -336,7 +336,7 @@ def test_run_sources_maps_a_board_by_its_serial_number_and_records_it(tmp_path: 
     asyncio.run(main())
     expected = [m.uci() for m in sim.moves]
     with Store(url) as store:
-        stored = store.game("6.3")
+        stored = store.reads.game("6.3")
         assert stored is not None and list(stored.moves) == expected
     [recording] = list((tmp_path / "rec").glob("*.dgt"))
     lines = reconstruct_lines(recording.read_bytes(), chess.STARTING_FEN, debounce_ms=45)

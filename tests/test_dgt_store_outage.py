@@ -167,12 +167,12 @@ def outage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Outage]:
 def check_the_record(url: str, plies: list[str], serial: str = "31337") -> None:
     """Every ply stored once, in order, by the board; no impossible position."""
     with Store(url) as store:
-        game = store.game(GAME)
+        game = store.reads.game(GAME)
         assert game is not None and list(game.moves) == plies
-        played = [e for e in store.stream(f"game/{GAME}") if isinstance(e, MovePlayed)]
+        played = [e for e in store.cache.stream(f"game/{GAME}") if isinstance(e, MovePlayed)]
         assert [e.ply for e in played] == list(range(1, len(plies) + 1)), "a ply doubled or lost"
         assert {e.by for e in played} == {f"dgt:{serial}"}, "a move not from the board"
-        kinds = [a.kind for a in store.stream(board_stream(serial))]
+        kinds = [a.kind for a in store.cache.stream(board_stream(serial))]
         assert "impossible_position" not in kinds, kinds
 
 
@@ -187,7 +187,7 @@ async def until(done: Callable[[], bool], what: str, *, look_s: float = 0.05) ->
 
 def stored_plies(url: str) -> int:
     with Store(url) as store:
-        game = store.game(GAME)
+        game = store.reads.game(GAME)
         return 0 if game is None else game.ply
 
 
@@ -251,7 +251,7 @@ def test_a_board_reader_keeps_every_move_through_an_outage_and_stores_them_once_
     assert len(said(caplog, "storing what it read works again")) == 1
     assert not said(caplog, "stopped"), [r.getMessage() for r in said(caplog, "stopped")]
     with Store(outage.direct) as store:  # the link read on: never lost, never reopened
-        kinds = {a.kind for a in store.stream(board_stream("31337"))}
+        kinds = {a.kind for a in store.cache.stream(board_stream("31337"))}
         assert not kinds & {"board_disconnected", "board_reconnected"}, kinds
     ours = [r for r in caplog.records if r.name.startswith("adapters")]
     assert not [r for r in ours if r.exc_info], "a traceback in the log"

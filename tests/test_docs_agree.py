@@ -58,7 +58,7 @@ def test_a_commentators_resume_skips_the_seqs_of_arbiters_only_events(
     rule = {"cmd": "rule_claim", "game": "1.1", "claim": "1", "decision": "rejected"}
     ok(sqlite_store, {**rule, "arbiter": "chief", "at": now_at(-30)})
     ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": "e5", "at": now_at(-20)})
-    stored = [(seq, event) for seq, event in sqlite_store.events_since(since)]
+    stored = [(seq, event) for seq, event in sqlite_store.cache.events_since(since)]
     alerts = [seq for seq, event in stored if type(event).__name__ == "AlertRaised"]
     others = [seq for seq, event in stored if type(event).__name__ != "AlertRaised"]
     assert alerts and others

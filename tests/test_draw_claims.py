@@ -55,7 +55,7 @@ def playoff(store: Store, rules: str = "candidates-2012", stage: str = "rapid") 
 def after_last(store: Store, game: str, seconds: float) -> str:
     """``at(seconds)``, or a second after the game's last event if that is later: a
     claim and its ruling are held to time order like every game command."""
-    state = store.game(game)
+    state = store.reads.game(game)
     if state is None:
         return at(seconds)
     return at(max(seconds, (state.last_at_ms - T0_MS) / 1000 + 1))
@@ -88,7 +88,7 @@ def types(events: list[dict[str, Any]]) -> list[str]:
 
 
 def view(store: Store, game: str = "1.1") -> dict[str, Any]:
-    return game_object(store, game)
+    return game_object(store.reads, game)
 
 
 class TestArt3_9_2_b_NoDrawByAgreement:

@@ -41,7 +41,7 @@ class TestClockComments:
         paired_tournament(sqlite_store)
         ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
         play(sqlite_store, "1.1", "e4 e5 Nf3")
-        game = sqlite_store.game("1.1")
+        game = sqlite_store.reads.game("1.1")
         text = game_pgn(game, clocks={1: 7_200_000, 2: 3_599_500, 3: -5})
         assert "{ [%clk 2:00:00] }" in text and "{ [%clk 0:59:59.5] }" in text
         assert "{ [%clk 0:00:00] }" in text
@@ -50,8 +50,8 @@ class TestClockComments:
         paired_tournament(sqlite_store)
         ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
         play(sqlite_store, "1.1", "e4 e5 Nf3")
-        game = sqlite_store.game("1.1")
-        text = game_pgn(game, sqlite_store.tournament(), clocks={1: 7_190_000, 2: 7_185_500})
+        game = sqlite_store.reads.game("1.1")
+        text = game_pgn(game, sqlite_store.reads.tournament(), clocks={1: 7_190_000, 2: 7_185_500})
         parsed = chess.pgn.read_game(io.StringIO(text))
         clocks = [node.clock() for node in parsed.mainline()]
         assert clocks == [7190.0, 7185.5, None]
@@ -60,8 +60,8 @@ class TestClockComments:
 
 class TestWholeEvent:
     def test_every_game_in_round_and_board_order(self, event_store: Store) -> None:
-        games = event_games(event_store)
-        text = games_pgn(games, event_store.tournament())
+        games = event_games(event_store.reads)
+        text = games_pgn(games, event_store.reads.tournament())
         handle = io.StringIO(text)
         parsed = []
         while (game := chess.pgn.read_game(handle)) is not None:
@@ -79,14 +79,14 @@ class TestWholeEvent:
         sources = source_games()
         assert len(sources) == 56
         for src in sources:
-            game = event_store.game(src.game)
+            game = event_store.reads.game(src.game)
             assert game is not None and (game.white, game.black) == (src.white, src.black)
-        text = games_pgn(event_games(event_store), event_store.tournament())
+        text = games_pgn(event_games(event_store.reads), event_store.reads.tournament())
         tags = [f"{g.headers['Round']}.{g.headers['Board']}" for g in parse_all(io.StringIO(text))]
         assert tags == [src.game for src in sorted(sources, key=lambda s: game_order(s.game))]
 
     def test_3_7_b_the_replayed_event_is_won_by_carlsen_on_wins(self, event_store: Store) -> None:
-        table = standings_object(event_store)
+        table = standings_object(event_store.reads)
         assert [r["player"] for r in table["rows"][:2]] == ["carlsen", "kramnik"]
         assert (table["winner"]["player"], table["winner"]["decided_by"]) == ("carlsen", "wins")
 
@@ -117,7 +117,7 @@ class TestTheSampleClocks:
     ) -> None:
         """A reading 1:59:53 beside a regulation clock of 1:59:52.992 says nothing: the
         comment is written only at a second or more of difference."""
-        text = store_event_pgn(event_store)
+        text = store_event_pgn(event_store.reads)
         games = parse_all(io.StringIO(text))
         assert len(games) == 56
         comments = [
@@ -136,7 +136,7 @@ class TestTheSampleClocks:
         (the arbiter recorded the time forfeit): the clock shows him at 0:00 at the fall,
         not the minutes the regulation clock had when the score stops."""
         for game_id in ("2.4", "3.4"):
-            view = game_object(event_store, game_id)
+            view = game_object(event_store.reads, game_id)
             assert view["termination"] == "time_forfeit"
             loser = "white" if view["result"] == "0-1" else "black"
             clock = view["clock"]
@@ -165,13 +165,13 @@ def test_one_clk_rule_the_samples_public_pgn_is_the_commentators(
     monkeypatch.setattr(public, "PRUNE_EVERY", 1_000)
     delayed = DelayedLog(1000)
     try:
-        delayed.take(event_store.events_since(0), None)
+        delayed.take(event_store.cache.events_since(0), None)
         delayed.release(2**62)
         follower = Follower(delayed.copy)
         follower.start()
         assert delayed.prune(follower.seq) > 10_000
-        live = store_event_pgn(event_store)
-        assert store_event_pgn(delayed.copy) == live
+        live = store_event_pgn(event_store.reads)
+        assert store_event_pgn(delayed.copy.reads) == live
         assert ".992]" not in live and ".993]" not in live
     finally:
         delayed.close()

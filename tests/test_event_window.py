@@ -107,4 +107,4 @@ def test_an_import_whose_start_date_follows_its_games_appends_no_game(tmp_path: 
     assert done.returncode == 1
     assert "is before the tournament" in done.stdout
     with Store(store) as opened:
-        assert opened.game("1.1") is None and opened.game("1.2") is None
+        assert opened.reads.game("1.1") is None and opened.reads.game("1.2") is None

@@ -73,4 +73,4 @@ def test_an_integer_out_of_range_inside_an_object_or_a_list_is_refused(tmp_path)
             }
         )
         assert answer["ok"] is False and answer["error"]["code"] == "malformed_command"
-        assert "out of range" in answer["error"]["message"] and store.count() == 0
+        assert "out of range" in answer["error"]["message"] and store.cache.count() == 0

@@ -121,7 +121,7 @@ def test_a_listener_is_woken_by_a_commit_whose_log_did_not_exist_when_it_started
         assert woken.acquire(timeout=10)
         assert listener.notifications >= 1
         with Store(str(store_path)) as follower:
-            game = follower.game("1.1")
+            game = follower.reads.game("1.1")
             assert game is not None and game.moves == ("e2e4",)
     finally:
         listener.close()
@@ -204,7 +204,7 @@ def test_a_store_whose_commit_signal_cannot_be_written_still_wakes_its_followers
             assert store.handle(move("e4", 5))["ok"]
             assert woken.acquire(timeout=10)  # by the writes to the write-ahead log
             assert store.handle(move("e5", 10))["ok"]
-            game = store.game("1.1")
+            game = store.reads.game("1.1")
             assert game is not None and game.moves == ("e2e4", "e7e5")
         assert listener.unsure >= 1
     finally:

@@ -63,7 +63,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
         assert details["moves_completed"] == {"white": 0, "black": 0}
         assert details["moves_to_control"] == 40 and details["control_reached"] is False
         assert "rule_flag" in alert["message"] and "6.8" in alert["message"]
-        assert game_object(store, "1.1")["status"] == "in_progress"
+        assert game_object(store.reads, "1.1")["status"] == "in_progress"
         # The timer looks again every second: the same evidence is not raised twice.
         assert ok(store, {"cmd": "check_flags", "at": at(FALLS + 2)}) == []
 
@@ -73,7 +73,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
         started(store)
         events = ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(FALLS + 3)})
         assert [e["type"] for e in events] == ["AlertRaised", "MovePlayed"]
-        assert game_object(store, "1.1")["ply"] == 1
+        assert game_object(store.reads, "1.1")["ply"] == 1
         assert audit_store(store).of(INTEGRITY) == []
 
     def test_6_10_a_a_device_flag_raises_an_alert_with_both_clocks(self, store: Store) -> None:
@@ -144,7 +144,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
             "time_forfeit",
             at(FALLS + 20),
         )
-        view = game_object(store, "1.1")
+        view = game_object(store.reads, "1.1")
         assert view["flag_rulings"][0]["decision"] == "fallen"
         report = audit_store(store)
         assert report.of(INTEGRITY) == []
@@ -171,7 +171,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
         assert "needs a reason" in refused(store, cmd, "malformed_command")
         [ruled] = rule(store, "not_fallen", FALLS + 10, reason="the clock showed 0:42 left")
         assert ruled["override"] is True
-        assert game_object(store, "1.1")["status"] == "in_progress"
+        assert game_object(store.reads, "1.1")["status"] == "in_progress"
         # The timer does not raise the dismissed evidence again, and the arbiter sets the
         # model to the clock on the table (6.10 a; refused only in unsupervised play).
         assert ok(store, {"cmd": "check_flags", "at": at(FALLS + 12)}) == []
@@ -185,7 +185,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
             "at": at(FALLS + 13),
         }
         ok(store, adjust)
-        assert game_object(store, "1.1")["clock"]["white_ms"] == 42 * S
+        assert game_object(store.reads, "1.1")["clock"]["white_ms"] == 42 * S
         overrides = [f.message for f in audit_store(store).of(RULE) if f.kind == "arbiter_override"]
         assert any("dismissed white's flag" in m for m in overrides)
 
@@ -235,7 +235,7 @@ class TestLaws6_8TheEngineDetectsTheArbiterRules:
         assert store.last_seq() == before
         rule(store, "not_fallen", FALLS + 10, reason="the clock showed 0:59 left")
         ok(store, {**adjust, "at": at(FALLS + 11)})
-        assert game_object(store, "1.1")["clock"]["white_ms"] == 59 * S
+        assert game_object(store.reads, "1.1")["clock"]["white_ms"] == 59 * S
 
     @pytest.mark.parametrize(
         ("fields", "code", "words"),
@@ -320,7 +320,7 @@ class TestTheFlagCheckOnATimer:
                 time.sleep(0.2)
                 found = [
                     e
-                    for _, e in sqlite_store.events_since(0)
+                    for _, e in sqlite_store.cache.events_since(0)
                     if type(e).__name__ == "AlertRaised" and getattr(e, "kind", "") == "flag_fall"
                 ]
             seen_ms = wall_clock_ms()

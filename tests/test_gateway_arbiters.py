@@ -59,11 +59,11 @@ class TestRoles:
         with RunningGateway(started.url) as gw, Peer(gw) as desk:
             desk.subscribe(token=ARBITER_TOKEN)
             desk.next("snapshot")
-            before = started.count()
+            before = started.cache.count()
             desk.send(command("m1", {**E4, "move": "e5"}))
             result = desk.next("result")
             assert result["ok"] is False and result["error"]["code"] == "illegal_move"
-            assert started.count() == before
+            assert started.cache.count() == before
 
     def test_3_9_2_b_a_draw_by_agreement_is_refused_over_the_socket_too(
         self, started: Store
@@ -90,22 +90,22 @@ class TestRoles:
         with RunningGateway(started.url) as gw, Peer(gw) as peer:
             peer.subscribe(**({"token": token} if token else {}))
             peer.next("snapshot")
-            before = started.count()
+            before = started.cache.count()
             peer.send(command("m1", E4))
             error = peer.next("error")
             assert error["code"] == "forbidden" and error["id"] == "m1"
             assert "only an arbiter may send commands" in error["message"]
             time.sleep(0.2)
-            assert started.count() == before
+            assert started.cache.count() == before
             assert [f for f in peer.quiet(0.2) if f["op"] == "delta"] == []
 
     def test_a_command_before_subscribing_is_refused(self, started: Store) -> None:
         with RunningGateway(started.url) as gw, Peer(gw) as peer:
-            before = started.count()
+            before = started.cache.count()
             peer.send(command("m1", E4))
             assert (error := peer.next("error"))["code"] == "not_subscribed"
             assert "subscribe first" in error["message"]
-            assert started.count() == before
+            assert started.cache.count() == before
 
     def test_an_unknown_token_is_refused(self, started: Store) -> None:
         with RunningGateway(started.url) as gw, Peer(gw) as peer:
@@ -121,7 +121,7 @@ class TestRoles:
         with RunningGateway(started.url) as gw, Peer(gw) as desk:
             desk.subscribe(token=CHIEF_TOKEN)
             desk.next("snapshot")
-            before = started.count()
+            before = started.cache.count()
             resign_as_deputy = {
                 "cmd": "declare_result",
                 "game": "1.1",
@@ -133,7 +133,7 @@ class TestRoles:
             desk.send(command("r1", resign_as_deputy))
             error = desk.next("error")
             assert error["code"] == "forbidden" and "'chief'" in error["message"]
-            assert started.count() == before
+            assert started.cache.count() == before
 
 
 class TestAlerts:

@@ -192,7 +192,7 @@ def test_a_move_made_through_the_engine_appears_on_the_page_and_the_clock_runs(
             assert browser.js(f"{card('1.1', '.last-move')}.textContent") == "1. e4"
             assert browser.js(f"{card('1.1', '[data-square=e4]')}.classList.contains('last')")
 
-            clock = game_object(live_game, "1.1")["clock"]
+            clock = game_object(live_game.reads, "1.1")["clock"]
             assert clock["white_ms"] is not None and clock["running"] == "black", clock
             black = card("1.1", ".clock[data-side=black]")
             browser.wait_for(f"{black}.classList.contains('running')")
@@ -266,7 +266,7 @@ def test_3_9_2_b_the_chief_arbiter_rules_on_a_claim_from_the_desk(live_game: Sto
             browser.wait_for("!document.querySelector('#claims tr[data-claim]')")
             line = browser.wait_for("document.querySelector('#results li')?.textContent")
             assert "ok (ClaimRuled" in line, line
-            claims = game_object(live_game, "1.1")["claims"]
+            claims = game_object(live_game.reads, "1.1")["claims"]
             assert [c["status"] for c in claims] == ["rejected"]
             assert claims[0]["ruling"]["arbiter"] == "chief"
         finally:
@@ -550,7 +550,7 @@ def test_an_illegal_move_a_clock_and_a_correction_are_ruled_from_the_desks_butto
             browser.js("document.querySelector('#command button').click()")
             line = browser.wait_for("document.querySelector('#results li')?.textContent")
             assert "ok (IllegalMoveRecorded" in line, line
-            view = game_object(live_game, "1.1")
+            view = game_object(live_game.reads, "1.1")
             assert view["illegal_moves"] == {"white": 0, "black": 1}
             # Laws 7.4 (2009): two minutes for the opponent, on White's clock
             browser.js("document.getElementById('ruling-seconds').value = '-30'")
@@ -573,7 +573,7 @@ def test_an_illegal_move_a_clock_and_a_correction_are_ruled_from_the_desks_butto
                 "[...document.querySelectorAll('#results li')]"
                 ".some(li => li.textContent.includes('ok (MovesCorrected'))"
             )
-            assert game_object(live_game, "1.1")["moves"] == ["d4"]
+            assert game_object(live_game.reads, "1.1")["moves"] == ["d4"]
             browser.wait_for(
                 f"{card('1.1', '.corrected')}?.textContent === 'corrected by the arbiter'"
             )
@@ -615,7 +615,7 @@ def test_3_9_2_c_the_desk_shows_who_is_out_with_whom_and_records_the_return(
             browser.screenshot(OUTPUT / "gateway-arbiter-incidents.png")
             browser.js(f"{row}.querySelector('button').click()")
             browser.wait_for(f"!{row}")
-            book = live_game.incident_book()
+            book = live_game.reads.incident_book()
             assert book is not None and book.out == ()
         finally:
             browser.close()
@@ -633,7 +633,7 @@ def test_names_where_a_person_reads_the_desk_names_players_and_arbiters(
     shipped example (docs/examples/create-tournament.jsonl)."""
     ok(sqlite_store, json.loads(EXAMPLE.read_text(encoding="utf-8").splitlines()[0]))
     ok(sqlite_store, {"cmd": "draw_lots", "tournament": "london-2013", "seed": "athens-2012"})
-    tournament = sqlite_store.tournament()
+    tournament = sqlite_store.reads.tournament()
     assert tournament is not None
     game, (white, black) = sorted(tournament.round_robin_pairings().items())[0]
     ok(sqlite_store, {"cmd": "start_game", "game": game, "at": now_at()})
@@ -714,6 +714,6 @@ def test_6_6_a_the_desk_starts_a_game_with_its_button_at_the_desks_clock(
             browser.js("document.querySelector('#command button').click()")
             line = browser.wait_for("document.querySelector('#results li')?.textContent")
             assert "ok (GameStarted" in line, line
-            assert game_object(sqlite_store, "1.1")["status"] == "in_progress"
+            assert game_object(sqlite_store.reads, "1.1")["status"] == "in_progress"
         finally:
             browser.close()

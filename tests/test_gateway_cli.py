@@ -116,16 +116,16 @@ def test_serve_feeds_a_dgt_board_into_the_store(sqlite_store: Store, tmp_path) -
     )
     try:
         deadline = time.monotonic() + 90
-        game = sqlite_store.game("1.1")
+        game = sqlite_store.reads.game("1.1")
         while time.monotonic() < deadline and (game is None or game.ply < 61):
             time.sleep(0.5)
-            game = sqlite_store.game("1.1")
+            game = sqlite_store.reads.game("1.1")
     finally:
         server.send_signal(signal.SIGINT)
         _, err = server.communicate(timeout=30)
     assert game is not None and game.ply == 61, err
     assert game.sans[-1] == "Rc2"  # the last move of Aronian - Carlsen, round 1
-    moves = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovePlayed"]
+    moves = [e for e in sqlite_store.cache.stream("game/1.1") if e.kind == "MovePlayed"]
     assert all(e.by.startswith("dgt:") for e in moves)
 
 

@@ -121,7 +121,7 @@ def counted_down(clock: dict[str, Any], side: str, at_ms: int) -> int:
 
 def engine_ms(store: Store, side: str, at_ms: int) -> int:
     """The engine's own clock at ``at_ms`` (``candidates game ID --at``)."""
-    return int(game_object(store, "1.1", at_ms=at_ms)["clock"][f"{side}_ms"])
+    return int(game_object(store.reads, "1.1", at_ms=at_ms)["clock"][f"{side}_ms"])
 
 
 def api_clock(gw: RunningGateway) -> dict[str, Any]:
@@ -143,7 +143,7 @@ def test_the_clock_after_a_clock_changing_command_counts_down_right_everywhere(
     running_black: Store, name: str
 ) -> None:
     store = running_black
-    game = game_object(store, "1.1")
+    game = game_object(store.reads, "1.1")
     with RunningGateway(store.url, public_delay_s=0) as gw, Peer(gw) as peer:
         peer.subscribe()
         peer.next("snapshot")

@@ -141,7 +141,9 @@ def test_a_client_fails_over_to_another_gateway_and_misses_nothing(pg_url: str) 
                         time.sleep(0.01)
                     first.kill()
                 time.sleep(0.02)
-            stored = [seq for seq, event in writer.events_since(0) if isinstance(event, MovePlayed)]
+            stored = [
+                seq for seq, event in writer.cache.events_since(0) if isinstance(event, MovePlayed)
+            ]
             last = writer.last_seq()
         for viewer in (moving, staying):
             viewer.target = last

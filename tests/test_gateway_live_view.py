@@ -139,16 +139,16 @@ class TestCommandsFollowTheirSubscription:
                     assert answer["op"] == "result", answer  # decided by the engine
                     # the first one plays e4; later ones are Black's turn: an illegal move
                     assert answer["ok"] is (i == 0), answer
-        assert live.game("1.1").sans == ("e4",)
+        assert live.reads.game("1.1").sans == ("e4",)
 
     def test_a_command_without_a_subscription_is_told_to_subscribe_first(self, live: Store) -> None:
         with RunningGateway(live.url) as gw, Peer(gw) as desk:
-            before = live.count()
+            before = live.cache.count()
             desk.send({"op": "command", "id": "x", "command": {"cmd": "resign"}})
             error = desk.next("error")
             assert (error["code"], error["id"]) == ("not_subscribed", "x")
             assert error["message"].startswith("subscribe first")
-            assert live.count() == before
+            assert live.cache.count() == before
 
 
 class TestTheDeskHasTheWholePicture:
@@ -190,7 +190,7 @@ class TestTheDeskHasTheWholePicture:
             desk.subscribe(token=ARBITER_TOKEN)
             desk.next("alert")
             now = now_at(0)
-            regulation = live.game("1.1").clock
+            regulation = live.reads.game("1.1").clock
             assert regulation is not None
             at_ms = parse_instant(now, "at")
             ok(

@@ -27,7 +27,7 @@ def read(store: Store, upto_s: int, first_s: int = 1) -> None:
 
 
 def readings_in(store: Store) -> int:
-    return sum(isinstance(e, ClockReadingRecorded) for _, e in store.events_since(0))
+    return sum(isinstance(e, ClockReadingRecorded) for _, e in store.cache.events_since(0))
 
 
 def test_the_copy_keeps_each_clocks_last_readings_and_shows_the_same_game(
@@ -40,7 +40,7 @@ def test_the_copy_keeps_each_clocks_last_readings_and_shows_the_same_game(
     read(sqlite_store, 60)
     delayed = DelayedLog(1000)
     try:
-        delayed.take(sqlite_store.events_since(0), None)
+        delayed.take(sqlite_store.cache.events_since(0), None)
         assert delayed.release(T0_MS + DAY_MS) > 60
         follower = Follower(delayed.copy)
         before = follower.start().games["1.1"]
@@ -53,7 +53,7 @@ def test_the_copy_keeps_each_clocks_last_readings_and_shows_the_same_game(
         read(sqlite_store, 70, first_s=61)
         ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": "Nf3", "at": at(101)})
         seq = sqlite_store.last_seq()
-        delayed.take(sqlite_store.events_since(seq - 11), T0_MS)
+        delayed.take(sqlite_store.cache.events_since(seq - 11), T0_MS)
         delayed.release(T0_MS + DAY_MS)
         update = follower.poll()
         assert update is not None
@@ -74,7 +74,7 @@ def test_nothing_the_public_channel_has_not_read_is_dropped(
     read(sqlite_store, 30)
     delayed = DelayedLog(1000)
     try:
-        delayed.take(sqlite_store.events_since(0), None)
+        delayed.take(sqlite_store.cache.events_since(0), None)
         delayed.release(T0_MS + DAY_MS)
         assert delayed.prune(read_upto=0) == 0  # the channel has read nothing yet
         assert readings_in(delayed.copy) == 30
@@ -110,8 +110,8 @@ def test_the_copy_stays_bounded_over_many_readings_on_a_log_of_its_own(
             if seconds % 7 == 0 or seconds == 300:
                 view.poll(live.poll(), T0_MS + DAY_MS)
                 assert readings_in(delayed.copy) <= 2 * KEEP_READINGS + public.PRUNE_EVERY
-        assert readings_in(sqlite_store) == 600 and delayed.released == sqlite_store.count()
-        others = sqlite_store.count() - 600
+        assert readings_in(sqlite_store) == 600 and delayed.released == sqlite_store.cache.count()
+        others = sqlite_store.cache.count() - 600
         kept = readings_in(delayed.copy)
         assert delayed.pruned == 600 - kept and kept <= 2 * KEEP_READINGS + public.PRUNE_EVERY
         assert delayed.log.held() == kept + others  # nothing but readings was let go
@@ -187,15 +187,15 @@ def test_one_clk_rule_the_public_pgn_of_a_finished_game_is_the_commentators(
             },
         )
     ok(sqlite_store, {"cmd": "resign", "game": "1.1", "by": "white", "at": at(seconds + 1)})
-    live_pgn = game_pgn_text(sqlite_store, "1.1")
+    live_pgn = game_pgn_text(sqlite_store.reads, "1.1")
     assert "1. e4 { [%clk 1:59:29.007] }" in live_pgn  # the device, not the model (1:59:29)
     delayed = DelayedLog(1000)
     try:
-        delayed.take(sqlite_store.events_since(0), None)
+        delayed.take(sqlite_store.cache.events_since(0), None)
         delayed.release(T0_MS + DAY_MS)
         follower = Follower(delayed.copy)
         follower.start()
         assert delayed.prune(follower.seq) > 0
-        assert game_pgn_text(delayed.copy, "1.1") == live_pgn
+        assert game_pgn_text(delayed.copy.reads, "1.1") == live_pgn
     finally:
         delayed.close()

@@ -51,7 +51,7 @@ def test_a_resumed_client_gets_the_gateways_own_move_after_another_writers_move_
         with Store(store.url) as cli:  # another writer: a move, then its exit seal
             ok(cli, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": now_at(-30)})
             moved = cli.last_seq()
-            cli.seal_appended()
+            cli.writer.seal_appended()
         sealed = store.last_seq()
         assert sealed == moved + 1
         while watcher.next("delta")["seq"] < moved:
@@ -67,7 +67,7 @@ def test_a_resumed_client_gets_the_gateways_own_move_after_another_writers_move_
         got = watcher.next(lambda f: f.get("seq", 0) >= last and f["op"] in ("delta", "snapshot"))
         if got["op"] == "snapshot":
             assert next(g for g in got["games"] if g["game"] == "1.1")["moves"] == ["e4", "e5"]
-        stored = [(seq, e) for seq, e in store.events_since(since) if seq <= last]
+        stored = [(seq, e) for seq, e in store.cache.events_since(since) if seq <= last]
         seqs = resumed_seqs(gw, COMMENTATOR_TOKEN, since, last)
         assert seqs == [seq for seq, e in stored if not for_arbiters_only(e)]
         assert sealed not in seqs  # the seal's digests are the arbiters' and the audit's

@@ -55,7 +55,7 @@ class TestSnapshotAndDeltas:
             snap = peer.next("snapshot")
             assert hello["seq"] == snap["seq"] == started.last_seq()
             games = {g["game"]: g for g in snap["games"]}
-            assert dump(games["1.1"]) == dump(game_object(started, "1.1"))
+            assert dump(games["1.1"]) == dump(game_object(started.reads, "1.1"))
             assert games["1.1"]["moves"] == ["d4", "Nf6"]
             # every paired game of the 14 rounds is in the snapshot, not started yet
             assert len(games) == 56 and games["14.4"]["status"] == "not_started"
@@ -70,7 +70,7 @@ class TestSnapshotAndDeltas:
             assert delta["kind"] == "MovePlayed" and delta["game"] == "1.1"
             assert delta["event"]["san"] == "e4" and delta["event"]["at"] == at(5)
             assert delta["object"]["moves"] == ["e4"]
-            assert delta["object"]["fen"] == game_object(started, "1.1")["fen"]
+            assert delta["object"]["fen"] == game_object(started.reads, "1.1")["fen"]
 
     def test_a_game_ending_carries_the_result_in_its_object(self, started: Store) -> None:
         with RunningGateway(started.url) as gw, Peer(gw) as peer:
@@ -144,7 +144,9 @@ class TestResume:
                 play(started, "1.1", "e5 Nf3 Nc6", start_s=20)
                 ok(started, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(60)})
                 missed = [
-                    seq for seq, _ in started.events_since(last_seen) if seq <= started.last_seq()
+                    seq
+                    for seq, _ in started.cache.events_since(last_seen)
+                    if seq <= started.last_seq()
                 ]
                 watched = [watcher2.next("delta")["seq"] for _ in missed]
             with Peer(gw) as back:
@@ -155,7 +157,7 @@ class TestResume:
                 assert [d["seq"] for d in got] == missed == watched
                 assert back.quiet(0.3) == []  # no duplicate, and no snapshot
                 assert got[-1]["object"]["result"] == "1-0"
-                assert dump(got[-1]["object"]) == dump(game_object(started, "1.1"))
+                assert dump(got[-1]["object"]) == dump(game_object(started.reads, "1.1"))
 
     def test_since_that_is_current_sends_nothing_but_new_deltas(self, started: Store) -> None:
         with RunningGateway(started.url) as gw, Peer(gw) as peer:
@@ -379,11 +381,11 @@ class TestStandings:
         with RunningGateway(started.url) as gw, Peer(gw) as peer:
             peer.send({"op": "subscribe", "games": ["1.2"]})  # another game
             snap = peer.next("snapshot")
-            assert snap["standings"] == standings_object(started)
+            assert snap["standings"] == standings_object(started.reads)
             ok(started, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(30)})
             delta = peer.next(lambda f: "standings" in f)
             assert delta["game"] == "1.1" and delta["kind"] == "ResultRecorded"
-            assert dump(delta["standings"]) == dump(standings_object(started))
+            assert dump(delta["standings"]) == dump(standings_object(started.reads))
 
 
 class TestClockReadings:

@@ -35,13 +35,13 @@ def test_a_repeated_command_id_answers_the_first_answer_and_appends_nothing(
     move = {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(5), "command_id": "m1"}
     first = store.handle(move)
     assert first["ok"] and [e["type"] for e in first["events"]] == ["MovePlayed"]
-    count = store.count()
+    count = store.cache.count()
     again = store.handle(dict(reversed(list(move.items()))))  # key order does not matter
     assert again == first
-    assert store.count() == count
-    assert store.game("1.1").ply == 1  # type: ignore[union-attr]
+    assert store.cache.count() == count
+    assert store.reads.game("1.1").ply == 1  # type: ignore[union-attr]
     # the record names the id, the command and the events it appended
-    records = [e for _, e in store.events_since(0) if isinstance(e, CommandApplied)]
+    records = [e for _, e in store.cache.events_since(0) if isinstance(e, CommandApplied)]
     assert [(r.command_id, r.command, r.events) for r in records] == [
         ("m1", "play_move", (("game/1.1", 2),))
     ]
@@ -91,10 +91,10 @@ def test_laws_6_7_a_a_duplicated_move_with_ply_is_never_the_opponents_move(
     )
     move = {"cmd": "play_move", "game": "1.1", "move": "Qg4", "at": at(5), "ply": 1}
     assert store.handle(move)["ok"]
-    count = store.count()
+    count = store.cache.count()
     repeat = store.handle(move)
     assert repeat["ok"] and repeat["duplicate"] and repeat["events"] == []
-    assert store.count() == count
+    assert store.cache.count() == count
     # a different move at a recorded ply, or a ply beyond the next, is a conflict
     refused(store, {**move, "move": "Qd2"}, "conflict")
     refused(store, {**move, "move": "Qg5", "ply": 3}, "conflict")
@@ -111,7 +111,7 @@ def test_a_repeated_mating_move_with_ply_is_a_duplicate_not_game_over(store: Sto
     mate = {"cmd": "play_move", "game": "1.1", "move": "Qh4#", "at": at(100), "ply": 4}
     assert store.handle(mate)["ok"]
     assert store.handle(mate)["duplicate"]
-    assert store.game("1.1").result == "0-1"  # type: ignore[union-attr]
+    assert store.reads.game("1.1").result == "0-1"  # type: ignore[union-attr]
 
 
 def test_laws_7_4_b_illegal_move_sent_three_times_by_two_writers_counts_once(
@@ -130,7 +130,7 @@ def test_laws_7_4_b_illegal_move_sent_three_times_by_two_writers_counts_once(
         }
         answers = [one.handle(command), two.handle(command), one.handle(command)]
         assert answers[0]["ok"] and answers[1] == answers[0] == answers[2]
-        game = two.game("1.1")
+        game = two.reads.game("1.1")
         assert game is not None and game.status == "in_progress"
         assert game.record.illegal_moves.white == 1
 
@@ -148,12 +148,12 @@ def test_two_writers_racing_with_one_id_have_one_winner(store_url: str) -> None:
             "running": "white",
             "command_id": "dgt:1/1.1/clock/3000",
         }
-        two.game("1.1")
-        two.clock_log("1.1")  # both caches are current before either appends
+        two.reads.game("1.1")
+        two.reads.clock_log("1.1")  # both caches are current before either appends
         first = one.handle(reading)
         second = two.handle(reading)
         assert first["ok"] and second == first
-        assert len(two.readings("1.1")) == 1
+        assert len(two.reads.readings("1.1")) == 1
 
 
 def test_execute_many_answers_repeats_in_the_store_and_in_the_batch(store: Store) -> None:
@@ -171,10 +171,10 @@ def test_execute_many_answers_repeats_in_the_store_and_in_the_batch(store: Store
         for s in (1, 2, 3)
     ]
     first = store.execute_many(readings[:2])
-    count = store.count()
+    count = store.cache.count()
     answers = store.execute_many([readings[1], readings[2], readings[2]])
     assert answers[0] == first[1] and answers[1] == answers[2]
-    assert store.count() == count + 2  # one reading, one record
+    assert store.cache.count() == count + 2  # one reading, one record
     conflict = {**readings[2], "white_ms": 1}
     assert store.execute_many([conflict])[0]["error"]["code"] == "command_id_reused"
 
@@ -194,12 +194,14 @@ def test_a_restarted_dgt_feed_sending_everything_again_stores_it_once(
     StoreSink(store, "1.1", hands.session).deliver(observations)
 
     def recorded() -> list[Any]:  # what the game and its clock hold (alerts apart)
-        return [e for _, e in store.events_since(0) if not e.originator_id.startswith("board/")]
+        return [
+            e for _, e in store.cache.events_since(0) if not e.originator_id.startswith("board/")
+        ]
 
     before = recorded()
-    game = store.game("1.1")
+    game = store.reads.game("1.1")
     assert game is not None and game.moves == ("e2e4", "e7e5")
-    assert len(store.readings("1.1")) == 2
+    assert len(store.reads.readings("1.1")) == 2
     again = StoreSink(store, "1.1", hands.session, keep_log=True)
     again.deliver(observations)
     for sent in again.commands_sent:
@@ -223,9 +225,9 @@ def test_command_id_works_for_every_command_of_the_registry(store: Store) -> Non
     }
     first = store.handle(correction)
     assert first["ok"], first
-    count = store.count()
+    count = store.cache.count()
     assert store.handle(correction) == first
-    assert store.count() == count
+    assert store.cache.count() == count
     other = {**correction, "result": "1/2-1/2"}
     assert store.handle(other)["error"]["code"] == "command_id_reused"
 
@@ -244,7 +246,7 @@ def test_a_copy_applied_in_the_window_before_the_decision_answers_the_first_answ
         for line in FOUNDING[:2]:
             assert one.handle(line)["ok"]
         first: list[dict[str, Any]] = []
-        looked_up = two.applied
+        looked_up = two.decider.applied
 
         def other_writer_commits_in_the_window(command_id: str, digest: str) -> Any:
             found = looked_up(command_id, digest)
@@ -252,10 +254,10 @@ def test_a_copy_applied_in_the_window_before_the_decision_answers_the_first_answ
                 first.append(one.handle(FOUNDING[2]))
             return found
 
-        two.applied = other_writer_commits_in_the_window  # type: ignore[method-assign]
+        two.decider.applied = other_writer_commits_in_the_window  # type: ignore[method-assign]
         second = two.handle(FOUNDING[2])
         assert first[0]["ok"] and second == first[0]
-        assert sum(isinstance(e, CommandApplied) for _, e in two.events_since(0)) == 3
+        assert sum(isinstance(e, CommandApplied) for _, e in two.cache.events_since(0)) == 3
 
 
 def test_eight_processes_applying_the_same_lines_to_a_new_store_all_get_the_first_answers(
@@ -296,4 +298,4 @@ def test_eight_processes_applying_the_same_lines_to_a_new_store_all_get_the_firs
     answers = [[json.loads(line) for line in out.splitlines()] for out, _ in outputs]
     assert all(a == answers[0] for a in answers), answers
     with Store(store_url) as store:
-        assert sum(isinstance(e, CommandApplied) for _, e in store.events_since(0)) == 3
+        assert sum(isinstance(e, CommandApplied) for _, e in store.cache.events_since(0)) == 3

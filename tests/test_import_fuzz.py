@@ -90,7 +90,7 @@ def test_every_variation_imports_or_says_why_and_a_refusal_appends_nothing(
                 if report.status == "refused":
                     assert report.message and "Traceback" not in report.message
             if any(r.game == "file" for r in reports):
-                assert store.count() == 0
+                assert store.cache.count() == 0
         code = main(
             ["--store", str(Path(folder) / "cli.sqlite"), "import-pgn", "--create", str(path)]
         )

@@ -51,9 +51,9 @@ def test_the_2013_candidates_import_as_56_games(tmp_path: Path) -> None:
     assert len(reports) == 56
     assert {r["status"] for r in reports} == {"imported"}
     with Store(store) as s:
-        assert len(s.game_ids()) == 56
+        assert len(s.reads.game_ids()) == 56
         # Round 12 Radjabov - Grischuk ends in stalemate, round 5 Ivanchuk - Carlsen in K+N v K.
-        terminations = {gid: s.game(gid).termination for gid in s.game_ids()}  # type: ignore[union-attr]
+        terminations = {gid: s.reads.game(gid).termination for gid in s.reads.game_ids()}  # type: ignore[union-attr]
         assert "stalemate" in terminations.values()
         assert terminations["5.1"] == "insufficient_material"
         # Ivanchuk lost on time with the score stopping early: the sheet's result is kept.
@@ -63,10 +63,10 @@ def test_the_2013_candidates_import_as_56_games(tmp_path: Path) -> None:
 def test_importing_the_same_file_twice_adds_nothing(tmp_path: Path) -> None:
     with Store(str(tmp_path / "s.sqlite")) as store:
         import_pgn(store, LONDON_2013)
-        count = store.count()
+        count = store.cache.count()
         again = import_pgn(store, LONDON_2013)
         assert {r.status for r in again} == {"already_imported"}
-        assert store.count() == count
+        assert store.cache.count() == count
 
 
 def test_a_game_with_an_illegal_move_is_refused_whole_and_the_rest_imports(tmp_path: Path) -> None:
@@ -84,8 +84,8 @@ def test_a_game_with_an_illegal_move_is_refused_whole_and_the_rest_imports(tmp_p
     assert "illegal" in refusal[0]["message"] and "'Ke3'" in refusal[0]["message"]
     assert "C,c - D,d" in refusal[0]["message"]
     with Store(store) as s:
-        assert s.game("1.2") is None
-        no_moves = s.game("1.3")
+        assert s.reads.game("1.2") is None
+        no_moves = s.reads.game("1.3")
         assert no_moves is not None and no_moves.moves == () and no_moves.result == "1/2-1/2"
 
 
@@ -132,9 +132,9 @@ def test_pgn_export_round_trips_through_import(tmp_path: Path) -> None:
     other = str(tmp_path / "t.sqlite")
     assert candidates("import-pgn", "--create", str(out), store=other).returncode == 0
     with Store(store) as a, Store(other) as b:
-        assert a.game_ids() == b.game_ids()
-        for gid in a.game_ids():
-            ga, gb = a.game(gid), b.game(gid)
+        assert a.reads.game_ids() == b.reads.game_ids()
+        for gid in a.reads.game_ids():
+            ga, gb = a.reads.game(gid), b.reads.game(gid)
             assert ga is not None and gb is not None
             assert (ga.moves, ga.result) == (gb.moves, gb.result)
 

@@ -78,7 +78,7 @@ def test_3_7_real_event_imports_to_its_official_final_standings(
     rules, order = OFFICIAL[name]
     reports = import_pgn(sqlite_store, DATA / name, options=ImportOptions(rules=rules))
     assert [r.status for r in reports] == ["imported"] * 56
-    table = standings_object(sqlite_store)
+    table = standings_object(sqlite_store.reads)
     assert table["final"] is True and table["after_round"] == 14
     assert [(r["player"], r["points"]) for r in table["rows"]] == order
     assert [r["rank"] for r in table["rows"]] == list(range(1, 9))
@@ -95,7 +95,7 @@ def test_2022_as_published_lacks_one_game_and_is_not_final(
     seventh before Rapport on Sonneborn-Berger although Rapport won their games."""
     options = ImportOptions(rules="candidates-2022")
     import_pgn(sqlite_store, DATA / "candidates-2022.pgn", options=options)
-    table = standings_object(sqlite_store)
+    table = standings_object(sqlite_store.reads)
     assert table["final"] is False and table["winner"] is None and table["prizes"] == []
     missing = tmp_path / "round-12-board-4.pgn"
     missing.write_text(
@@ -104,7 +104,7 @@ def test_2022_as_published_lacks_one_game_and_is_not_final(
         '[Result "1/2-1/2"]\n\n1/2-1/2\n'
     )
     assert [r.status for r in import_pgn(sqlite_store, missing, options=options)] == ["imported"]
-    table = standings_object(sqlite_store)
+    table = standings_object(sqlite_store.reads)
     assert table["final"] is True
     assert [(r["player"], r["points"]) for r in table["rows"]] == [
         ("nepomniachtchi", 9.5),
@@ -128,8 +128,8 @@ def test_2014_is_off_the_berger_table_and_still_final(sqlite_store: Store) -> No
     created: list = []
     import_pgn(sqlite_store, DATA / "candidates-2014.pgn", created=created)
     assert "do not follow a Berger table" in created[0].message
-    assert sqlite_store.tournament().numbers is None  # type: ignore[union-attr]
-    assert standings_object(sqlite_store)["final"] is True
+    assert sqlite_store.reads.tournament().numbers is None  # type: ignore[union-attr]
+    assert standings_object(sqlite_store.reads)["final"] is True
 
 
 def test_2020_21_places_5_and_6_depend_on_the_chain(sqlite_store: Store, tmp_path: Path) -> None:
@@ -140,5 +140,5 @@ def test_2020_21_places_5_and_6_depend_on_the_chain(sqlite_store: Store, tmp_pat
         DATA / "candidates-2020-21.pgn",
         options=ImportOptions(rules="candidates-2022"),
     )
-    rows = [r["player"] for r in standings_object(sqlite_store)["rows"]]
+    rows = [r["player"] for r in standings_object(sqlite_store.reads)["rows"]]
     assert rows[4:6] == ["grischuk", "ding-liren"]

@@ -52,7 +52,7 @@ def test_3_1_a_double_round_robin_off_the_berger_table_ends_final_with_its_winne
     reports = import_pgn(sqlite_store, write(tmp_path, pgn(games)), created=created)
     assert [r.status for r in reports] == ["imported"] * 56
     assert "do not follow a Berger table" in created[0].message
-    table = standings_object(sqlite_store)
+    table = standings_object(sqlite_store.reads)
     assert table["final"] is True and table["after_round"] == 14
     assert table["winner"] == {"player": "goryachkina", "decided_by": "points"}
     assert table["rows"][0]["points"] == 14
@@ -66,7 +66,7 @@ def test_two_players_of_one_surname_are_two_players(sqlite_store: Store, tmp_pat
         g.white_name = g.white.name.replace("Anna", "A.") if "Muzychuk" in g.white.name else None
     reports = import_pgn(sqlite_store, write(tmp_path, pgn(games, fide_ids=False)))
     assert {r.status for r in reports} == {"imported"}
-    tournament = sqlite_store.tournament()
+    tournament = sqlite_store.reads.tournament()
     assert tournament is not None
     ids = sorted(p.id for p in tournament.players)
     assert ids == sorted(
@@ -81,7 +81,7 @@ def test_two_players_of_one_surname_are_two_players(sqlite_store: Store, tmp_pat
             "dzagnidze",
         ]
     )
-    table = standings_object(sqlite_store)
+    table = standings_object(sqlite_store.reads)
     rows = {r["player"]: r for r in table["rows"]}
     assert rows["muzychuk-anna"]["games"] == rows["muzychuk-mariya"]["games"] == 14
 
@@ -100,12 +100,12 @@ def test_one_player_under_two_spellings_is_merged_by_her_fide_id(
     sqlite_store: Store, tmp_path: Path
 ) -> None:
     import_pgn(sqlite_store, write(tmp_path, spelled_two_ways(fide_ids=True)))
-    tournament = sqlite_store.tournament()
+    tournament = sqlite_store.reads.tournament()
     assert tournament is not None and len(tournament.players) == 8
     goryachkina = tournament.player("goryachkina")
     assert goryachkina is not None and goryachkina.fide_id == "4147103"
     assert goryachkina.title == "GM"
-    assert standings_object(sqlite_store)["winner"]["player"] == "goryachkina"
+    assert standings_object(sqlite_store.reads)["winner"]["player"] == "goryachkina"
 
 
 def test_one_player_under_two_spellings_without_fide_id_is_refused_appending_nothing(
@@ -116,7 +116,7 @@ def test_one_player_under_two_spellings_without_fide_id_is_refused_appending_not
     assert [r.status for r in reports] == ["refused"]
     assert "'Goryachkina, Aleksandra' / 'Goryachkina, Alexandra'" in reports[0].message
     assert "--players FILE" in reports[0].message
-    assert sqlite_store.count() == 0
+    assert sqlite_store.cache.count() == 0
     # the players file says who is who
     mapping = tmp_path / "players.json"
     mapping.write_text(
@@ -132,7 +132,7 @@ def test_one_player_under_two_spellings_without_fide_id_is_refused_appending_not
         == 0
     )
     with Store(store) as s:
-        assert standings_object(s)["winner"]["player"] == "goryachkina"
+        assert standings_object(s.reads)["winner"]["player"] == "goryachkina"
 
 
 def first_cycle(tmp_path: Path) -> Path:
@@ -157,7 +157,7 @@ def test_3_1_a_candidates_half_file_is_in_progress_after_round_7_of_14_with_no_w
     assert "event in progress after round 7 of 14: no winner and no prize" in err
     assert f"rules {rules} (double round robin of 8 players (14 rounds))" in err
     with Store(store) as s:
-        table = standings_object(s)
+        table = standings_object(s.reads)
     assert (table["final"], table["after_round"], table["rounds"]) == (False, 7, 14)
     assert table["winner"] is None and table["prizes"] == [] and table["prize_fund"] is None
     assert table["leader"]["player"] == "goryachkina"  # the leader, not a winner
@@ -189,7 +189,7 @@ def test_3_1_a_a_candidates_profile_refuses_cycles_that_contradict_its_format(
     assert "--cycles 1: candidates-2012 is a double round robin of 8 players (14 rounds)" in err
     assert "pass --rules round-robin" in err
     with Store(store) as s:
-        assert s.tournament() is None  # refused before anything was appended
+        assert s.reads.tournament() is None  # refused before anything was appended
 
 
 def test_3_1_a_first_cycle_export_with_cycles_2_is_in_progress_after_round_7_of_14(
@@ -202,7 +202,7 @@ def test_3_1_a_first_cycle_export_with_cycles_2_is_in_progress_after_round_7_of_
     assert "cycle inferred" not in err
     assert "event in progress after round 7 of 14" in err
     with Store(store) as s:
-        table = standings_object(s)
+        table = standings_object(s.reads)
     assert (table["final"], table["after_round"], table["rounds"]) == (False, 7, 14)
     assert table["winner"] is None and table["prizes"] == []
     assert table["leader"]["player"] == "goryachkina"
@@ -222,7 +222,7 @@ def test_missing_round_tags_are_an_error_naming_the_games_unless_numbered_from_o
         in reports[0].message
     )
     assert "--round-from-order" in reports[0].message
-    assert sqlite_store.count() == 0
+    assert sqlite_store.cache.count() == 0
     reports = import_pgn(sqlite_store, path, options=ImportOptions(round_from_order=True))
     assert [r.game for r in reports] == [f"{r}.{b}" for r in (1, 2) for b in (1, 2, 3, 4)]
     assert all(r.status == "imported" for r in reports)
@@ -247,11 +247,11 @@ def test_laws_5_2_b_a_move_recorded_after_a_dead_position_is_kept_and_does_not_r
 ) -> None:
     reports = import_pgn(sqlite_store, write(tmp_path, DEAD_POSITION))
     assert [r.status for r in reports] == ["imported"]
-    game = sqlite_store.game("6.3")
+    game = sqlite_store.reads.game("6.3")
     assert game is not None and list(game.moves) == ["g2h1"]
     assert (game.result, game.termination) == ("1/2-1/2", "insufficient_material")
     ended = next(
-        e for e in sqlite_store.stream(game_stream("6.3")) if isinstance(e, ResultRecorded)
+        e for e in sqlite_store.cache.stream(game_stream("6.3")) if isinstance(e, ResultRecorded)
     )
     assert "recorded after the end: Ke5 Ke2 (2 trailing moves, not played)" in ended.reason
     warning = " ".join(reports[0].warnings)
@@ -294,13 +294,15 @@ def test_a_glitch_reading_is_reported_kept_as_read_and_not_used_for_the_move_ins
     assert reports[0].status == "imported"
     assert any("[%clk 0:00:00] after ply 23" in w for w in reports[0].warnings)
     assert reports[0].clock["mismatches"] == 0
-    kept = {e.ply: e for e in sqlite_store.readings("2.1")}
+    kept = {e.ply: e for e in sqlite_store.reads.readings("2.1")}
     assert kept[23].glitch and kept[23].white_ms == 0 and kept[23].model_white_ms is None
     assert not kept[25].glitch and kept[25].model_white_ms is not None
     # not used for the move instants: White's next reading accounts for both his moves
-    moves = [e for e in sqlite_store.stream("game/2.1") if e.__class__.__name__ == "MovePlayed"]
+    moves = [
+        e for e in sqlite_store.cache.stream("game/2.1") if e.__class__.__name__ == "MovePlayed"
+    ]
     assert moves[22].at_ms == moves[21].at_ms and moves[24].at_ms - moves[20].at_ms == 240_000
-    game = sqlite_store.game("2.1")
+    game = sqlite_store.reads.game("2.1")
     assert game is not None and game.status == "finished" and game.result == "1/2-1/2"
 
 
@@ -325,9 +327,9 @@ def test_3_5_1_a_device_crediting_the_increment_on_the_control_move_never_flags_
     text = clocked_game(readings, "40/7200:1800+30", moves=42)
     reports = import_pgn(sqlite_store, write(tmp_path, text))
     assert reports[0].status == "imported", reports[0].message
-    game = sqlite_store.game("2.1")
+    game = sqlite_store.reads.game("2.1")
     assert game is not None and (game.result, game.termination) == ("1/2-1/2", "imported")
-    readings_events = sqlite_store.readings("2.1")
+    readings_events = sqlite_store.reads.readings("2.1")
     assert all(
         isinstance(r, ClockReadingRecorded) and r.model_white_ms > 0 and r.model_black_ms > 0
         for r in readings_events
@@ -341,7 +343,7 @@ def test_free_text_time_controls_are_read_and_an_unreadable_one_is_named(
     readings = [hms(7200 - 60 * (ply // 2 + 1)) for ply in range(60)]
     text = clocked_game(readings, "120'/40 + 30'/end + 30\"/move from move 1")
     reports = import_pgn(sqlite_store, write(tmp_path, text))
-    game = sqlite_store.game("2.1")
+    game = sqlite_store.reads.game("2.1")
     assert game is not None and game.time_control == "40/7200+30:1800+30"
     assert reports[0].warnings == []
     other = text.replace("120'/40 + 30'/end + 30\"/move from move 1", "classical, see regulations")
@@ -357,9 +359,9 @@ def test_fide_id_and_title_are_kept_and_written_back_in_the_event_pgn(
     sqlite_store: Store, tmp_path: Path
 ) -> None:
     import_pgn(sqlite_store, write(tmp_path, pgn(double_round_robin(WOMEN_2019, goryachkina_wins))))
-    game = sqlite_store.game("1.1")
+    game = sqlite_store.reads.game("1.1")
     assert game is not None
-    text = game_pgn(game, sqlite_store.tournament())
+    text = game_pgn(game, sqlite_store.reads.tournament())
     assert '[WhiteFideId "4147103"]' in text and '[WhiteTitle "GM"]' in text
 
 
@@ -369,7 +371,7 @@ def test_latin_1_files_are_read_with_a_warning(sqlite_store: Store, tmp_path: Pa
     created: list = []
     import_pgn(sqlite_store, write(tmp_path, text, encoding="latin-1"), created=created)
     assert any("read as Latin-1" in w for w in created[0].warnings)
-    tournament = sqlite_store.tournament()
+    tournament = sqlite_store.reads.tournament()
     assert tournament is not None
     assert tournament.player("tan") is not None
     assert tournament.player("tan").name == "Tán, Zhöngyi"
@@ -389,9 +391,9 @@ def test_a_known_store_maps_a_second_files_spellings_onto_its_players(
         sqlite_store, write(tmp_path, pgn(games[28:], fide_ids=False), "second.pgn")
     )
     assert {r.status for r in reports} == {"imported"}
-    tournament = sqlite_store.tournament()
+    tournament = sqlite_store.reads.tournament()
     assert tournament is not None and len(tournament.players) == 8
-    assert standings_object(sqlite_store)["final"] is True
+    assert standings_object(sqlite_store.reads)["final"] is True
 
 
 def test_3_2_rounds_and_start_date_options_say_what_would_be_inferred(
@@ -403,7 +405,7 @@ def test_3_2_rounds_and_start_date_options_say_what_would_be_inferred(
     err = capsys.readouterr().err
     assert "--start-date '31 March' is not an ISO date" in err
     with Store(store) as s:
-        assert s.count() == 0
+        assert s.cache.count() == 0
     args = [
         "--store",
         store,
@@ -419,6 +421,6 @@ def test_3_2_rounds_and_start_date_options_say_what_would_be_inferred(
     err = capsys.readouterr().err
     assert "inferred" not in err
     with Store(store) as s:
-        tournament = s.tournament()
+        tournament = s.reads.tournament()
         assert tournament is not None
         assert (tournament.cycles, tournament.start_date) == (2, "2019-03-09")

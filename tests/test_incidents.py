@@ -63,7 +63,7 @@ class TestLaws2009_12_3bDeviceSounded:
         assert types(events) == ["IncidentRecorded", "ResultRecorded"]
         assert events[0]["article"] == "Laws 2009 12.3 b" and events[0]["result"] == "0-1"
         assert events[1]["termination"] == "penalty"
-        game = game_object(event, "1.1")
+        game = game_object(event.reads, "1.1")
         assert (game["status"], game["result"]) == ("finished", "0-1")
 
     def test_12_3_b_the_offender_loses_and_the_opponent_who_could_not_win_scores_a_draw(
@@ -179,7 +179,7 @@ class TestArt3_9_2cLeavingThePlayingArea:
     ) -> None:
         events = ok(event, self.permit())
         assert events[0]["type"] == "LeavePermitted" and events[0]["game"] == "1.3"
-        out = incidents_object(event)["out"]
+        out = incidents_object(event.reads)["out"]
         assert out == [
             {
                 "player": "ivanchuk",
@@ -193,7 +193,7 @@ class TestArt3_9_2cLeavingThePlayingArea:
         ]
         back = ok(event, {"cmd": "returned", "player": "ivanchuk", "at": at(400)})
         assert back[0]["type"] == "PlayerReturned" and back[0]["by"] == "deputy"
-        assert incidents_object(event)["out"] == []
+        assert incidents_object(event.reads)["out"] == []
 
     def test_3_9_2_c_only_the_chief_arbiter_gives_the_permission(self, event: Store) -> None:
         refused(event, self.permit(arbiter="deputy"), "not_an_arbiter")
@@ -239,8 +239,8 @@ class TestLaws2009_12_6Disturbance:
         )
         assert events[1]["delta_ms"] == -300_000
         # White's clock ran from the start (14:00:00) to the ruling at 14:01:00, then lost 5 min.
-        assert game_object(event, "1.1")["clock"]["white_ms"] == 7_200_000 - 60_000 - 300_000
-        book = event.incident_book()
+        assert game_object(event.reads, "1.1")["clock"]["white_ms"] == 7_200_000 - 60_000 - 300_000
+        book = event.reads.incident_book()
         assert book is not None and book.warnings_of("aronian") == 1
 
 
@@ -248,9 +248,9 @@ class TestLaws2009_13_4Penalties:
     """13.4 a-g, each applied with its consequences."""
 
     def test_13_4_a_a_warning_is_recorded_and_changes_nothing_else(self, event: Store) -> None:
-        before = game_object(event, "1.1")
+        before = game_object(event.reads, "1.1")
         assert types(ok(event, incident(penalty="warning"))) == ["IncidentRecorded"]
-        assert game_object(event, "1.1")["clock"] == before["clock"]
+        assert game_object(event.reads, "1.1")["clock"] == before["clock"]
 
     def test_13_4_b_time_is_added_to_the_opponent(self, event: Store) -> None:
         events = ok(event, incident(penalty={"kind": "time_added", "ms": 120_000}))
@@ -276,7 +276,7 @@ class TestLaws2009_13_4Penalties:
     def test_13_4_e_points_reduced_lower_the_standings(self, event: Store) -> None:
         ok(event, incident(penalty={"kind": "points_reduced", "points": "1/2"}))
         ok(event, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(70)})
-        table = standings_object(event)
+        table = standings_object(event.reads)
         row = next(r for r in table["rows"] if r["player"] == "aronian")
         assert row["points"] == 0.5 and row["wins"] == 1
         assert table["notes"] == [
@@ -299,8 +299,8 @@ class TestLaws2009_13_4Penalties:
         assert "PlayerWithdrew" in types(events)
         withdrew = next(e for e in events if e["type"] == "PlayerWithdrew")
         assert withdrew["rule"] == "annulled" and withdrew["reason"].startswith("expelled")
-        assert game_object(event, "1.1")["result"] == "0-1"
-        table = standings_object(event)
+        assert game_object(event.reads, "1.1")["result"] == "0-1"
+        table = standings_object(event.reads)
         assert "aronian" not in {r["player"] for r in table["rows"]}
         assert table["notes"][0]["article"] == "Laws 2009 13.4 g"
 

@@ -53,7 +53,7 @@ def ruled(sqlite_store: Store) -> Store:
 
 
 def rows(store: Store) -> dict[str, dict]:
-    return {r["player"]: r for r in standings_object(store)["rows"]}
+    return {r["player"]: r for r in standings_object(store.reads)["rows"]}
 
 
 def test_laws_12_3_b_and_6_6_a_individual_scores_in_the_standings(ruled: Store) -> None:
@@ -62,12 +62,12 @@ def test_laws_12_3_b_and_6_6_a_individual_scores_in_the_standings(ruled: Store) 
     assert (table["grischuk"]["points"], table["grischuk"]["wins"]) == (0.5, 0)  # a draw
     assert (table["aronian"]["points"], table["carlsen"]["points"]) == (0, 0)
     assert (table["aronian"]["games"], table["carlsen"]["games"]) == (1, 1)
-    game = game_object(ruled, "1.2")
+    game = game_object(ruled.reads, "1.2")
     assert (game["status"], game["result"], game["scores"]) == ("finished", "0-1", "0-1/2")
 
 
 def test_laws_12_3_b_and_6_6_a_each_players_own_score_in_the_crosstable(ruled: Store) -> None:
-    cells = {p["player"]: p["results"] for p in crosstable_object(ruled)["players"]}
+    cells = {p["player"]: p["results"] for p in crosstable_object(ruled.reads)["players"]}
     assert cells["gelfand"]["grischuk"][0]["score"] == "0"
     assert cells["grischuk"]["gelfand"][0]["score"] == "1/2"
     assert cells["aronian"]["carlsen"][0]["score"] == "0"
@@ -75,7 +75,7 @@ def test_laws_12_3_b_and_6_6_a_each_players_own_score_in_the_crosstable(ruled: S
 
 
 def test_laws_12_3_b_and_6_6_a_each_players_own_result_code_in_the_trf(ruled: Store) -> None:
-    report = parse_trf(trf_report(ruled))
+    report = parse_trf(trf_report(ruled.reads))
     by_name = {p.name: p for p in report.players}
     first = {name: p.rounds[0] for name, p in by_name.items()}
     gelfand = next(n for n in by_name if n.startswith("Gelfand"))
@@ -90,13 +90,13 @@ def test_laws_12_3_b_and_6_6_a_each_players_own_result_code_in_the_trf(ruled: St
 def test_laws_12_3_b_and_6_6_a_pgn_gives_the_nearest_legal_result_and_each_score(
     ruled: Store,
 ) -> None:
-    phone = chess.pgn.read_game(io.StringIO(game_pgn_text(ruled, "1.2")))
+    phone = chess.pgn.read_game(io.StringIO(game_pgn_text(ruled.reads, "1.2")))
     assert phone is not None
     assert phone.headers["Result"] == "0-1"  # Gelfand lost
     assert phone.headers["Termination"] == "rules infraction"
     assert "Gelfand (White) scores 0 and Grischuk (Black) 1/2" in phone.comment
     assert "12.3 b" in phone.comment
-    double = chess.pgn.read_game(io.StringIO(game_pgn_text(ruled, "1.1")))
+    double = chess.pgn.read_game(io.StringIO(game_pgn_text(ruled.reads, "1.1")))
     assert double is not None
     assert double.headers["Result"] == "*"  # PGN has no double loss
     assert double.headers["Termination"] == "rules infraction"

@@ -100,7 +100,7 @@ def seconds_of_readings() -> list[list[dict[str, Any]]]:
 def records(store: Store) -> list[tuple[int, str, int, str, bytes]]:
     return [
         (n.id, str(n.originator_id), n.originator_version, n.topic, bytes(n.state))
-        for n in store.notifications()
+        for n in store.cache.notifications()
     ]
 
 
@@ -176,7 +176,7 @@ def test_a_view_names_streams_as_stored_also_after_it_started_again(
     monkeypatch.setattr(views, "PHYSICAL_NAMES", 3)
     with Store(str(tmp_path / "s.sqlite")) as store:
         for namespace in (None, "womens"):
-            view = views.TournamentView(store, namespace)
+            view = views.TournamentView(store.cache, namespace, store.registry.first_tournament_id)
             names = [f"game/{i}.1" for i in range(5)] + ["clock/1.1", "tournament", "board/7"]
             for name in names * 2:
                 assert view.physical(name) == physical_stream(name, namespace)

@@ -71,7 +71,7 @@ def test_apply_refuses_a_5000_digit_line_by_number_and_runs_the_next(
         assert result["error"]["code"] == "malformed_command"
         assert result["error"]["message"].startswith(f"line {number}: a number of 5000")
     with Store(started.url) as store:
-        game = store.game("1.1")
+        game = store.reads.game("1.1")
         assert game is not None and game.sans == ("d4",)
 
 
@@ -89,7 +89,7 @@ def test_apply_refuses_a_line_over_1_mib_without_holding_it_and_runs_the_next(
     assert run.returncode == 1 and [r["ok"] for r in results] == [False, True]
     assert "line 1: longer than 1048576 bytes" in results[0]["error"]["message"]
     with Store(started.url) as store:
-        game = store.game("1.1")
+        game = store.reads.game("1.1")
         assert game is not None and game.sans == ("e4",) and game.result == "*"
 
 
@@ -160,4 +160,4 @@ def test_import_pgn_refuses_a_5000_digit_round_or_clock_without_a_traceback(
     assert "Traceback" not in run.stderr, run.stderr[-1500:]
     assert says in run.stdout + run.stderr
     with Store(str(tmp_path / "s.sqlite")) as store:
-        assert store.game("1.1") is None
+        assert store.reads.game("1.1") is None

@@ -81,7 +81,7 @@ def log_counts(url: str, upto: int) -> tuple[int, int]:
     """(events, AlertRaised events) in the log up to ``upto``."""
     events = alerts = 0
     with Store(url) as store:
-        for notification in store.notifications():
+        for notification in store.cache.notifications():
             if notification.id > upto:
                 break
             events += 1

@@ -78,7 +78,7 @@ def test_import_log_killed_inside_its_transaction_leaves_the_store_empty(
     for kill in kills:  # SQLite: rows written, no commit; PostgreSQL: mid-statement; any time
         run = run_cli(args, kill=kill)
         with Store(store_url) as store:
-            count = store.last_seq() and store.count()
+            count = store.last_seq() and store.cache.count()
         assert count in (0, total), (kill, count)
         assert "Traceback" not in run.stderr
         if count:
@@ -88,7 +88,7 @@ def test_import_log_killed_inside_its_transaction_leaves_the_store_empty(
         done = run_cli(args)
         assert done.returncode == 0, done.stderr
     with Store(store_url) as store:
-        assert store.count() == total
+        assert store.cache.count() == total
 
 
 def test_import_pgn_killed_inside_a_games_insert_never_leaves_half_a_game(
@@ -104,14 +104,14 @@ def test_import_pgn_killed_inside_a_games_insert_never_leaves_half_a_game(
         )
         assert run.returncode in (KILLED, 0)
         with Store(store_url) as store:
-            tournament = store.tournament()
+            tournament = store.reads.tournament()
             if store.last_seq():
                 assert tournament is not None and tournament.numbers is not None
-            for game_id in store.game_ids():
-                game = store.game(game_id)
+            for game_id in store.reads.game_ids():
+                game = store.reads.game(game_id)
                 assert game is not None and game.status == "finished", game_id
     done = run_cli(["--store", store_url, "import-pgn", "--create", str(PGN)])
     assert done.returncode == 0, done.stderr
     with Store(store_url) as store:
-        stored = sorted(store.game(g).ply for g in store.game_ids())  # type: ignore[union-attr]
+        stored = sorted(store.reads.game(g).ply for g in store.reads.game_ids())  # type: ignore[union-attr]
     assert stored == sorted(plies)

@@ -44,7 +44,7 @@ class TestLaws7_4_aCorrectMoves:
         [event] = ok(store, correction())
         assert event["type"] == "MovesCorrected"
         assert (list(event["replaced_san"]), list(event["san"])) == (["Bb5", "a6"], ["Bc4", "Nf6"])
-        view = game_object(store, "1.1")
+        view = game_object(store.reads, "1.1")
         assert view["moves"] == ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"]
         assert view["ply"] == 6 and view["status"] == "in_progress"
         [shown] = view["corrections"]
@@ -56,7 +56,7 @@ class TestLaws7_4_aCorrectMoves:
     def test_7_4_a_moves_may_be_taken_back_and_the_side_to_move_follows(self, store: Store) -> None:
         started(store)
         ok(store, correction(from_ply=5, moves=[]))
-        view = game_object(store, "1.1")
+        view = game_object(store.reads, "1.1")
         assert view["moves"][-1] == "Bb5" and view["clock"]["running"] == "black"
         ok(store, {"cmd": "play_move", "game": "1.1", "move": "Nf6", "at": at(110)})
 
@@ -64,7 +64,7 @@ class TestLaws7_4_aCorrectMoves:
         started(store)
         [event] = ok(store, correction(white_ms=100 * MIN, black_ms=99 * MIN))
         assert event["replaced_white_ms"] == 120 * MIN - 30 * S - 40 * S
-        clock = game_object(store, "1.1")["clock"]
+        clock = game_object(store.reads, "1.1")["clock"]
         assert (clock["white_ms"], clock["black_ms"]) == (100 * MIN, 99 * MIN)
 
     def test_6_13_the_move_counter_follows_the_corrected_line_at_the_control(
@@ -73,11 +73,11 @@ class TestLaws7_4_aCorrectMoves:
         # 40 moves each: both completed move 40 and were credited the 60 minutes (3.5.1).
         cycle = ["Nf3", "Nf6", "Ng1", "Ng8"] * 20
         started(store, " ".join(cycle))
-        before = game_object(store, "1.1")["clock"]
+        before = game_object(store.reads, "1.1")["clock"]
         assert before["period"] == {"white": 2, "black": 2}
         # Black's move 40 was a misread: taken back, Black has not reached the control.
         ok(store, correction(from_ply=79, moves=[], at=at(900)))
-        after = game_object(store, "1.1")["clock"]
+        after = game_object(store.reads, "1.1")["clock"]
         assert after["period"] == {"white": 2, "black": 1}
         assert after["moves_to_control"]["black"] == 1
         assert after["black_ms"] == before["black_ms"] - 60 * MIN
@@ -112,7 +112,7 @@ class TestLaws7_4_aCorrectMoves:
         started(store, "e4 e5 Bc4 Nc6 Qh5 Nf6 Qg4")
         events = ok(store, correction(from_ply=6, moves=["Qxf7#"], at=at(200)))
         assert [e["type"] for e in events] == ["MovesCorrected", "ResultRecorded"]
-        assert game_object(store, "1.1")["termination"] == "checkmate"
+        assert game_object(store.reads, "1.1")["termination"] == "checkmate"
 
 
 class TestCorrectResult:
@@ -144,29 +144,29 @@ class TestCorrectResult:
     ) -> None:
         started(store)
         self.declare(store)
-        points = {r["player"]: r["points"] for r in standings_object(store)["rows"]}
+        points = {r["player"]: r["points"] for r in standings_object(store.reads)["rows"]}
         assert (points["aronian"], points["carlsen"]) == (1, 0)
         [event] = self.correct(store, "0-1")
         assert (event["replaced_result"], event["result"]) == ("1-0", "0-1")
         assert event["termination"] == "arbiter_decision"
-        view = game_object(store, "1.1")
+        view = game_object(store.reads, "1.1")
         assert (view["result"], view["status"]) == ("0-1", "finished")
         assert view["corrections"][0]["replaced_result"] == "1-0"
-        points = {r["player"]: r["points"] for r in standings_object(store)["rows"]}
+        points = {r["player"]: r["points"] for r in standings_object(store.reads)["rows"]}
         assert (points["aronian"], points["carlsen"]) == (0, 1)
 
     def test_3_9_2_b_a_result_withdrawn_reopens_the_game_with_its_clock(self, store: Store) -> None:
         started(store)
-        before = game_object(store, "1.1", None)["clock"]
+        before = game_object(store.reads, "1.1", None)["clock"]
         self.declare(store)  # at 100 s: White's clock had run 40 s since his move at 60 s
         self.correct(store, None, reason="nobody resigned: a wrong button on the desk")
-        view = game_object(store, "1.1")
+        view = game_object(store.reads, "1.1")
         assert (view["status"], view["result"], view["termination"]) == ("in_progress", "*", None)
         clock = view["clock"]
         assert clock["running"] == "white"
         assert clock["white_ms"] == before["white_ms"] - 40 * S  # no time ran in between
         ok(store, {"cmd": "play_move", "game": "1.1", "move": "O-O", "at": at(210)})
-        points = {r["player"]: r["points"] for r in standings_object(store)["rows"]}
+        points = {r["player"]: r["points"] for r in standings_object(store.reads)["rows"]}
         assert points["aronian"] == 0 and points["carlsen"] == 0
 
     @pytest.mark.parametrize(
@@ -242,7 +242,7 @@ def test_corrections_show_in_pgn_and_audit_as_arbiter_corrections(store: Store) 
             "result": "0-1",
         },
     )
-    pgn = game_pgn_text(store, "1.1")
+    pgn = game_pgn_text(store.reads, "1.1")
     assert "2... Nc6" in pgn
     assert "Chief Arbiter (2013-03-15T14:01:40.000Z) corrected the moves after ply 4" in pgn
     assert "they were Bb5 a6, now Bc4 Nf6" in pgn

@@ -85,7 +85,7 @@ def objects_of(log: Path) -> list[Any]:
 
 
 def positions(store: Store) -> list[tuple[int, str, int]]:
-    return [(seq, e.originator_id, e.originator_version) for seq, e in store.events_since(0)]
+    return [(seq, e.originator_id, e.originator_version) for seq, e in store.cache.events_since(0)]
 
 
 def test_a_restored_copy_keeps_every_position_of_a_log_with_a_gap(
@@ -159,7 +159,7 @@ def test_positions_stay_dense_when_the_databases_sequence_jumps(pg_store_url: st
             )
         play(store, "1.2", "d4", start_s=60)
         assert store.last_seq() == last + 1
-        assert [seq for seq, _ in store.events_since(last - 1)] == [last, last + 1]
+        assert [seq for seq, _ in store.cache.events_since(last - 1)] == [last, last + 1]
 
 
 def test_a_commentator_resumes_on_the_restored_copy_as_on_the_original(
@@ -170,7 +170,9 @@ def test_a_commentator_resumes_on_the_restored_copy_as_on_the_original(
         open_a_gap(original, original.last_seq() - 3)
         since = original.last_seq() - 1  # a position after the gap
         play(original, "1.2", "d4 d5 c4", start_s=60)
-        expected = [seq for seq, e in original.events_since(since) if not for_arbiters_only(e)]
+        expected = [
+            seq for seq, e in original.cache.events_since(since) if not for_arbiters_only(e)
+        ]
         log = tmp_path / "backup.msgpack"
         export_log(original, log)
     with Store(copy_url) as copy:

@@ -86,10 +86,10 @@ class TestTwoTournaments:
                         "at": at(1 + i * 10),
                     },
                 )
-        streams = {n.originator_id for n in store.notifications()}
+        streams = {n.originator_id for n in store.cache.notifications()}
         assert {"tournament", "game/1.1", "tournament/womens", "game/womens/1.1"} <= streams
         assert "tournaments" in streams  # the store's list of its further tournaments
-        assert store.tournament_ids() == ["open", "womens"]
+        assert store.registry.tournament_ids() == ["open", "womens"]
         open_game = game_object(store.view("open"), "1.1")
         womens_game = game_object(store.view("womens"), "1.1")
         assert open_game["moves"] == ["e4", "e5", "Nf3"]
@@ -159,7 +159,7 @@ class TestTwoTournaments:
         )
         assert "'blitz'" in message and "'open', 'womens'" in message
         with pytest.raises(Exception, match="2 tournaments"):
-            store.game("1.1")
+            store.reads.game("1.1")
 
     def test_the_same_id_twice_is_refused(self, store: Store) -> None:
         two_events(store)
@@ -206,16 +206,16 @@ class TestOldStores:
         self, sqlite_store: Store
     ) -> None:
         count = import_log(sqlite_store, read_log(OLD_LOG))
-        assert count == sqlite_store.count()
+        assert count == sqlite_store.cache.count()
         golden = json.loads(GOLDEN.read_text())["standings"]["rows"]
-        before = standings_object(sqlite_store)["rows"]
+        before = standings_object(sqlite_store.reads)["rows"]
         assert [(r["player"], r["points"], r["sb"]) for r in before] == [
             (r["player"], r["points"], r["sb"]) for r in golden
         ]
-        streams_before = {n.originator_id for n in sqlite_store.notifications()}
+        streams_before = {n.originator_id for n in sqlite_store.cache.notifications()}
         create(sqlite_store, "womens-2013", WOMENS)
         # the old event is the first: its streams and answers are unchanged
-        assert sqlite_store.tournament_ids() == ["london-2013", "womens-2013"]
+        assert sqlite_store.registry.tournament_ids() == ["london-2013", "womens-2013"]
         assert standings_object(sqlite_store.view("london-2013"))["rows"] == before
         assert standings_object(sqlite_store.view("womens-2013"))["rows"][0]["points"] == 0
         assert not any("/" in s and s.count("/") > 1 for s in streams_before)
@@ -247,7 +247,7 @@ class TestAudit:
             for i, move in enumerate(("e4", "e5", "Nf3", "Nc6")):
                 cmd = {"cmd": "play_move", "tournament": tid, "game": "1.1", "move": move}
                 ok(store, {**cmd, "at": at(1 + i)})
-        seals = [e for _, e in store.events_since(0) if e.originator_id == "tournament"]
+        seals = [e for _, e in store.cache.events_since(0) if e.originator_id == "tournament"]
         assert any(type(e).__name__ == "ChainSealed" for e in seals)
         assert not [f for f in audit_store(store).of("integrity")]
 
@@ -360,12 +360,14 @@ class TestImport:
                 "arbiters": ARBITERS,
             },
         )
-        sqlite_store.default_tournament = "london-2013"  # candidates --tournament london-2013
+        sqlite_store.registry.default_tournament = (
+            "london-2013"  # candidates --tournament london-2013
+        )
         reports = import_pgn(sqlite_store, PGN_2013)
         assert sum(r.status == "imported" for r in reports) == 56, reports[0]
         assert len(sqlite_store.view("london-2013").game_ids()) == 56
         assert sqlite_store.view("womens").game_ids() == []
-        streams = {n.originator_id for n in sqlite_store.notifications()}
+        streams = {n.originator_id for n in sqlite_store.cache.notifications()}
         assert "game/london-2013/14.4" in streams and "game/14.4" not in streams
         rows = standings_object(sqlite_store.view("london-2013"))["rows"]
         assert rows[0]["player"] == "carlsen" and rows[0]["points"] == 8.5

@@ -447,7 +447,7 @@ class TestBoardAlertsPerTournament:
         ok(store, board_alert("womens", "2001"))
         stored = {
             e.originator_id: e.details
-            for _, e in store.events_since(0)
+            for _, e in store.cache.events_since(0)
             if type(e).__name__ == "AlertRaised"
         }
         assert stored["board/1001"] == {}  # the first tournament's: as in a store of one

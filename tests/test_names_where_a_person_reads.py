@@ -27,7 +27,7 @@ def example(sqlite_store: Store) -> tuple[Store, str]:
     Arbiter, his opponent's clock given the 3 minutes (Laws 2009 9.5), an incident."""
     ok(sqlite_store, json.loads(EXAMPLE.read_text(encoding="utf-8").splitlines()[0]))
     ok(sqlite_store, {"cmd": "draw_lots", "tournament": "london-2013", "seed": "athens-2012"})
-    tournament = sqlite_store.tournament()
+    tournament = sqlite_store.reads.tournament()
     assert tournament is not None
     game = next(
         g for g, pair in sorted(tournament.round_robin_pairings().items()) if "svidler" in pair
@@ -62,7 +62,7 @@ def test_the_example_tournament_carries_fide_ids_and_titles() -> None:
 
 def test_pgn_comments_are_sentences_with_names(example: tuple[Store, str]) -> None:
     store, game = example
-    exported = chess.pgn.read_game(io.StringIO(game_pgn_text(store, game)))
+    exported = chess.pgn.read_game(io.StringIO(game_pgn_text(store.reads, game)))
     assert exported is not None
     text = exported.comment
     side = "White" if exported.headers["White"].startswith("Svidler") else "Black"

@@ -53,7 +53,7 @@ def london(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 
 class TestTheReal2013Event:
     def test_3_7_b_after_round_13_every_sentence(self, london: Store) -> None:
-        needs, _ = needs_object(london, 13)
+        needs, _ = needs_object(london.reads, 13)
         said = sentences(needs)
         assert said == {
             "carlsen": "Carlsen finishes first with a result at least as good as Kramnik's",
@@ -79,7 +79,7 @@ class TestTheReal2013Event:
     def test_3_7_after_round_12_results_a_commentator_can_name_before_a_comparison(
         self, london: Store
     ) -> None:
-        needs, _ = needs_object(london, 12)
+        needs, _ = needs_object(london.reads, 12)
         said = sentences(needs)
         assert said["aronian"] == (
             "Aronian finishes first with two wins if Carlsen scores at most 1 of 2 and "
@@ -94,7 +94,7 @@ class TestTheReal2013Event:
         )
 
     def test_3_7_over_a_sample_no_count_stands_beside_a_chance(self, london: Store) -> None:
-        needs, _ = needs_object(london, 4)
+        needs, _ = needs_object(london.reads, 4)
         assert needs["method"]["kind"] == "sample"
         for p in needs["players"].values():
             if p["outright"] or p["playoff"]:
@@ -162,7 +162,7 @@ def test_a_real_broadcast_2022_after_round_12_every_sentence(tmp_path: Path) -> 
     its profile sends a tie for first to a playoff)."""
     with Store(str(tmp_path / "madrid.sqlite")) as store:
         import_pgn(store, MADRID)
-        needs, _ = needs_object(store, 12)
+        needs, _ = needs_object(store.reads, 12)
     said = sentences(needs)
     assert needs["tiebreak"] == "Level on points for first: a playoff (3.7.1)"
     assert said == {

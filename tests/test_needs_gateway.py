@@ -108,7 +108,7 @@ def test_3_7_an_analysis_of_a_game_in_progress_reweighs_the_chances(
 ) -> None:
     """The plain input an analysis service feeds: game -> win/draw/loss."""
     feed = NeedsFeed()
-    by_ratings = feed.compute("t", needs_inputs(before_round_6))
+    by_ratings = feed.compute("t", needs_inputs(before_round_6.reads))
     table = feed.tables["t"]
     feed.set_wdl("t", {"6.1": [0, 0, 1], "9.9": [1, 0, 0]})  # d-b: b wins; 9.9 is no game
     analysed = feed.compute("t", feed.inputs["t"])
@@ -151,7 +151,7 @@ def test_3_7_changes_that_come_while_the_needs_are_computed_leave_only_the_newes
 ) -> None:
     """At a replay's speed every result changes the standings: the gateway computes the
     newest inputs once the computation under way is done, never a queue of every change."""
-    inputs = [needs_inputs(before_round_6, r) for r in (3, 4, 5)]
+    inputs = [needs_inputs(before_round_6.reads, r) for r in (3, 4, 5)]
 
     async def scenario() -> tuple[int, Any, int, Any]:
         service = NeedsService()

@@ -87,13 +87,13 @@ class TestThe2013Games:
         store = str(tmp_path / "s.sqlite")
         assert candidates("import-pgn", "--create", str(LONDON_2013), store=store).returncode == 0
         with Store(store) as s:
-            opening = game_object(s, "1.1")["opening"]
+            opening = game_object(s.reads, "1.1")["opening"]
             assert opening == {
                 "eco": "E11",
                 "name": "Bogo-Indian Defense: Exchange Variation",
                 "ply": 8,
             }
-            assert all(game_object(s, gid)["opening"] for gid in s.game_ids())
+            assert all(game_object(s.reads, gid)["opening"] for gid in s.reads.game_ids())
         run = candidates("pgn", "1.1", store=store)
         assert run.returncode == 0, run.stderr
         game = chess.pgn.read_game(io.StringIO(run.stdout))

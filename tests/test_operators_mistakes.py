@@ -220,7 +220,7 @@ def test_a_disk_that_fills_under_apply_is_one_line_and_the_rerun_completes(
     results = json_lines(rerun.stdout)
     assert len(results) == 120 and all(r["ok"] for r in results)
     with Store(str(path)) as store:
-        raised = [e for _, e in store.events_since(0) if type(e).__name__ == "AlertRaised"]
+        raised = [e for _, e in store.cache.events_since(0) if type(e).__name__ == "AlertRaised"]
         assert len(raised) == 120
 
 
@@ -251,7 +251,7 @@ def test_a_plain_schema_is_used_as_given(tmp_path: Path) -> None:
     try:
         with Store(url) as store:
             paired_tournament(store)
-            assert store.tournament() is not None
+            assert store.reads.tournament() is not None
     finally:
         with psycopg.connect(PG_URL, autocommit=True) as connection:
             connection.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")

@@ -56,7 +56,7 @@ class TestTags:
         create(sqlite_store, city="London", country="ENG")
         ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
         play(sqlite_store, "1.1", "e4 e5")
-        headers = parsed(game_pgn_text(sqlite_store, "1.1")).headers
+        headers = parsed(game_pgn_text(sqlite_store.reads, "1.1")).headers
         assert (headers["Round"], headers["Board"], headers["Site"]) == ("1", "1", "London ENG")
         assert (headers["White"], headers["WhiteTitle"], headers["WhiteElo"]) == (
             "Aronian, Levon",
@@ -71,7 +71,10 @@ class TestTags:
     def test_site_as_given_wins_over_city_and_country(self, sqlite_store: Store) -> None:
         create(sqlite_store, site="London, Savoy Place", city="London", country="ENG")
         ok(sqlite_store, {"cmd": "start_game", "game": "1.2", "at": at(0)})
-        assert parsed(game_pgn_text(sqlite_store, "1.2")).headers["Site"] == "London, Savoy Place"
+        assert (
+            parsed(game_pgn_text(sqlite_store.reads, "1.2")).headers["Site"]
+            == "London, Savoy Place"
+        )
 
     def test_fide_ids_and_titles_are_read_back_by_import_pgn(
         self, sqlite_store: Store, tmp_path: Path
@@ -81,14 +84,14 @@ class TestTags:
         play(sqlite_store, "1.1", "e4 e5")
         ok(sqlite_store, {"cmd": "resign", "game": "1.1", "by": "black", "at": at(30)})
         path = tmp_path / "one.pgn"
-        path.write_text(game_pgn_text(sqlite_store, "1.1") + "\n")
+        path.write_text(game_pgn_text(sqlite_store.reads, "1.1") + "\n")
         with Store(str(tmp_path / "other.sqlite")) as other:
             import_pgn(other, path)
-            tournament = other.tournament()
+            tournament = other.reads.tournament()
             assert tournament is not None
             players = {p.id: p for p in tournament.players}
             assert (players["aronian"].fide_id, players["aronian"].title) == ("13300474", "GM")
-            assert other.game("1.1") is not None  # Round 1, Board 1: the same id
+            assert other.reads.game("1.1") is not None  # Round 1, Board 1: the same id
 
     @pytest.mark.parametrize(
         ("change", "message"),
@@ -128,7 +131,7 @@ class TestTheArbitersRecordAsComments:
         ok(sqlite_store, {**claim, "kind": "threefold_repetition"})
         ruling = {"cmd": "rule_claim", "game": "1.1", "claim": "1", "arbiter": "chief"}
         ok(sqlite_store, {**ruling, "decision": "accepted", "at": at(120)})
-        game = parsed(game_pgn_text(sqlite_store, "1.1"))
+        game = parsed(game_pgn_text(sqlite_store.reads, "1.1"))
         last = list(game.mainline())[-1]
         assert last.san() == "Ng8" and last.clock() is not None  # [%clk] kept beside it
         assert (
@@ -147,7 +150,7 @@ class TestTheArbitersRecordAsComments:
         illegal = {"cmd": "record_illegal_move", "game": "1.1", "by": "black", "move": "Ke7"}
         ok(sqlite_store, {**illegal, "arbiter": "chief", "at": at(20)})
         play(sqlite_store, "1.1", "e5", start_s=30)
-        game = parsed(game_pgn_text(sqlite_store, "1.1"))
+        game = parsed(game_pgn_text(sqlite_store.reads, "1.1"))
         first, second = list(game.mainline())
         assert "Illegal move (Ke7) by Carlsen (Black), recorded by Chief Arbiter" in first.comment
         assert "Chief Arbiter added 2 min to Aronian's clock" in first.comment
@@ -164,7 +167,7 @@ class TestTheArbitersRecordAsComments:
         create(sqlite_store)
         ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0), "by": "chief"})
         play(sqlite_store, "1.1", "e4")
-        assert parsed(game_pgn_text(sqlite_store, "1.1")).comment == "Started by chief"
+        assert parsed(game_pgn_text(sqlite_store.reads, "1.1")).comment == "Started by chief"
 
 
 class TestArt3_2BoardsAsPublished:
@@ -172,7 +175,7 @@ class TestArt3_2BoardsAsPublished:
         self, sqlite_store: Store
     ) -> None:
         create(sqlite_store)
-        before = sqlite_store.tournament()
+        before = sqlite_store.reads.tournament()
         assert before is not None and before.pairings()["2.1"] != before.pairings()["2.2"]
         table = {b: before.pairings()[f"2.{b}"] for b in range(1, 5)}
         ok(
@@ -184,7 +187,7 @@ class TestArt3_2BoardsAsPublished:
                 "reason": "the boards as published",
             },
         )
-        after = sqlite_store.tournament()
+        after = sqlite_store.reads.tournament()
         assert after is not None
         assert [after.pairings()[f"2.{b}"] for b in (2, 1, 4, 3)] == [table[b] for b in range(1, 5)]
         assert after.pairings()["1.1"] == before.pairings()["1.1"]  # other rounds as they were

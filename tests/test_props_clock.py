@@ -141,12 +141,14 @@ def test_replaying_in_any_batching_gives_the_same_state(
             else:
                 for cmd in cmds:
                     store.handle(cmd)
-            live = (store.game("1.1"), store.clock_log("1.1"))
+            live = (store.reads.game("1.1"), store.reads.clock_log("1.1"))
             with Store(f"{tmp}/s.sqlite") as fresh:
-                reloaded = (fresh.game("1.1"), fresh.clock_log("1.1"))
+                reloaded = (fresh.reads.game("1.1"), fresh.reads.clock_log("1.1"))
             assert live[0] == reloaded[0]
             assert live[1].last == reloaded[1].last
-            states.append((live[0], live[1].last, [e.to_wire() for e in store.readings("1.1")]))
+            states.append(
+                (live[0], live[1].last, [e.to_wire() for e in store.reads.readings("1.1")])
+            )
     assert states[0] == states[1]
 
 

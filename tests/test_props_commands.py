@@ -106,7 +106,7 @@ def test_every_command_gets_an_answer_and_refusals_append_nothing(
         paired_tournament(store)
         ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
         for raw in batch:
-            before = store.count()
+            before = store.cache.count()
             answer = store.handle(raw)
             assert isinstance(answer, dict) and isinstance(answer["ok"], bool), answer
             if answer["ok"]:
@@ -114,4 +114,4 @@ def test_every_command_gets_an_answer_and_refusals_append_nothing(
             else:
                 assert set(answer["error"]) == {"code", "message"}, answer
                 assert answer["error"]["message"], answer
-                assert store.count() == before, (raw, answer)
+                assert store.cache.count() == before, (raw, answer)

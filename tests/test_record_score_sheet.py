@@ -139,10 +139,10 @@ def all_or_nothing(target: Store) -> None:
         assert refusal.code == "malformed_command"
     else:
         raise AssertionError("draw_lots with a number out of range was accepted")
-    assert target.count() == 0 and target.tournament() is None
+    assert target.cache.count() == 0 and target.reads.tournament() is None
     numbers = {p["id"]: i for i, p in enumerate(PLAYERS_2013, start=1)}
     decided = target.execute_all([create(), {**lots, "numbers": numbers}])
     assert [c.cmd for c, _ in decided] == ["create_tournament", "draw_lots"]
-    assert target.count() == sum(len(events) for _, events in decided)
-    tournament = target.tournament()
+    assert target.cache.count() == sum(len(events) for _, events in decided)
+    tournament = target.reads.tournament()
     assert tournament is not None and tournament.numbers == numbers

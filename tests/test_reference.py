@@ -161,23 +161,23 @@ def event_2013(tmp_path_factory: pytest.TempPathFactory):
 def test_query_objects_of_the_2013_event_match_the_schema(event_2013) -> None:
     store = event_2013
     games = validator("queries.schema.json", "game")
-    tournament = store.tournament()
+    tournament = store.reads.tournament()
     assert tournament is not None
     for game_id in sorted(tournament.pairings()):
-        games.validate(game_object(store, game_id))
+        games.validate(game_object(store.reads, game_id))
     standings = validator("queries.schema.json", "standings")
     for after in range(0, 15):
-        standings.validate(standings_object(store, after))
-    validator("queries.schema.json", "crosstable").validate(crosstable_object(store))
-    validator("queries.schema.json", "pairings").validate(pairings_object(store))
+        standings.validate(standings_object(store.reads, after))
+    validator("queries.schema.json", "crosstable").validate(crosstable_object(store.reads))
+    validator("queries.schema.json", "pairings").validate(pairings_object(store.reads))
     needs = validator("queries.schema.json", "needs")
     for after in (12, 13, 14):  # every combination of two rounds, one round, none left
-        needs.validate(needs_object(store, after)[0])
+        needs.validate(needs_object(store.reads, after)[0])
 
 
 def test_a_wrong_game_object_is_refused_by_the_schema(event_2013) -> None:
     games = validator("queries.schema.json", "game")
-    good = game_object(event_2013, "1.1")
+    good = game_object(event_2013.reads, "1.1")
     assert games.is_valid(good)
     assert not games.is_valid({**good, "status": "paused"})
     assert not games.is_valid({k: v for k, v in good.items() if k != "fen"})

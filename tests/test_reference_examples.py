@@ -71,15 +71,15 @@ def test_the_example_gets_the_answer_the_reference_prints(name: str, tmp_path: P
     setting, raw, expected = DOCUMENTED[name]
     with Store(str(tmp_path / "store.sqlite")) as store:
         prepared(store, setting)
-        before = store.count()
+        before = store.cache.count()
         answer = store.handle(raw)
         if expected["ok"]:
             assert answer["ok"], answer
             assert [e["type"] for e in answer["events"]] == expected["events"]
-            assert store.count() == before + len(expected["events"])
+            assert store.cache.count() == before + len(expected["events"])
         else:
             assert not answer["ok"] and answer["error"]["code"] == expected["code"], answer
-            assert store.count() == before
+            assert store.cache.count() == before
 
 
 # -- what each command actually raises ----------------------------------------------------------

@@ -49,15 +49,17 @@ class TestRoundTrip:
         first = tmp_path / "first.msgpack"
         second = tmp_path / "second.msgpack"
         count = export_log(store, first, notes="test")
-        assert count == store.count()
+        assert count == store.cache.count()
         with Store(str(tmp_path / "copy.sqlite")) as copy:
             assert import_log(copy, read_log(first)) == count
             export_log(copy, second, notes="test")
             original = [(r.as_list()) for r in store_records(store)]
             copied = [(r.as_list()) for r in store_records(copy)]
             assert copied == original
-            assert [e for _, e in copy.events_since(0)] == [e for _, e in store.events_since(0)]
-            assert copy.game("1.1") == store.game("1.1")
+            assert [e for _, e in copy.cache.events_since(0)] == [
+                e for _, e in store.cache.events_since(0)
+            ]
+            assert copy.reads.game("1.1") == store.reads.game("1.1")
         assert first.read_bytes() == second.read_bytes()
 
     def test_whole_2013_event_round_trips(self, sqlite_store: Store, tmp_path: Path) -> None:
@@ -91,10 +93,10 @@ class TestRefusals:
         small_event(sqlite_store)
         path = tmp_path / "log.msgpack"
         export_log(sqlite_store, path)
-        before = sqlite_store.count()
+        before = sqlite_store.cache.count()
         with pytest.raises(Exception, match="not empty"):
             import_log(sqlite_store, read_log(path))
-        assert sqlite_store.count() == before
+        assert sqlite_store.cache.count() == before
 
     def test_a_tampered_log_is_refused_naming_the_event(
         self, sqlite_store: Store, tmp_path: Path
@@ -112,7 +114,7 @@ class TestRefusals:
         with Store(str(tmp_path / "copy.sqlite")) as copy:
             with pytest.raises(LogError, match=r"game/1\.1 v3 \(MovePlayed"):
                 import_log(copy, read_log(tampered))
-            assert copy.count() == 0
+            assert copy.cache.count() == 0
 
     def test_a_log_its_own_seal_contradicts_is_refused_whole(
         self, sqlite_store: Store, tmp_path: Path
@@ -137,7 +139,7 @@ class TestRefusals:
         with Store(str(tmp_path / "copy.sqlite")) as copy:
             with pytest.raises(LogError, match=r"ChainSealed.*seal's digest is not that of"):
                 import_log(copy, read_log(swapped))
-            assert copy.count() == 0
+            assert copy.cache.count() == 0
 
     def test_not_a_log(self, tmp_path: Path) -> None:
         path = tmp_path / "x.msgpack"
@@ -178,7 +180,7 @@ class TestSchemaEvolution:
         )
         sqlite_store.append([old.event()])
         play(sqlite_store, "1.1", "e4 e5")
-        assert sqlite_store.game("1.1").stage == "tournament"
+        assert sqlite_store.reads.game("1.1").stage == "tournament"
         assert audit_store(sqlite_store).of(INTEGRITY) == []
         first, second = tmp_path / "a.msgpack", tmp_path / "b.msgpack"
         export_log(sqlite_store, first)
@@ -227,7 +229,7 @@ class TestWhatTheLogSaysOfItself:
         with Store(str(tmp_path / "copy.sqlite")) as copy:
             with pytest.raises(LogError, match=r"game 1\.2: the trailer records .*'0-1'"):
                 import_log(copy, read_log(tampered))
-            assert copy.count() == 0
+            assert copy.cache.count() == 0
         run = candidates("import-log", "--create", str(tampered), store=str(tmp_path / "c.sqlite"))
         assert run.returncode == 2 and "Traceback" not in run.stderr
         assert "game 1.2" in run.stderr and "Nothing was appended" in run.stderr
@@ -247,7 +249,7 @@ class TestWhatTheLogSaysOfItself:
         with Store(str(tmp_path / "copy.sqlite")) as copy:
             with pytest.raises(LogError, match="standings the trailer records differ"):
                 import_log(copy, read_log(tampered))
-            assert copy.count() == 0
+            assert copy.cache.count() == 0
 
     def test_a_header_naming_another_tournament_is_refused(
         self, sqlite_store: Store, tmp_path: Path
@@ -262,7 +264,7 @@ class TestWhatTheLogSaysOfItself:
         with Store(str(tmp_path / "copy.sqlite")) as copy:
             with pytest.raises(LogError, match="header's tournament is 'zurich-1953'"):
                 import_log(copy, read_log(tampered))
-            assert copy.count() == 0
+            assert copy.cache.count() == 0
 
     def test_the_logs_kept_in_the_repository_still_import(self, tmp_path: Path) -> None:
         logs = sorted((SOURCE.parents[1]).glob("*.msgpack"))

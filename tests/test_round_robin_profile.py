@@ -109,7 +109,7 @@ def test_a_10_player_single_round_robin_is_judged_by_the_round_robin_profile_whi
     )
     assert "3.7 a" not in err and "winner" not in err
     with Store(store) as s:
-        table = standings_object(s)
+        table = standings_object(s.reads)
     assert table["tiebreaks"]["rules"] == "round-robin"
     assert table["tiebreaks"]["criteria"] == ["h2h", "wins", "sb", "koya"]
     assert table["tiebreaks"]["first_place"] == "organiser"
@@ -176,11 +176,11 @@ def test_unknown_dates_invent_nothing(tmp_path: Path, capsys: pytest.CaptureFixt
     exported = capsys.readouterr().out
     outputs.append(exported)
     with Store(store) as s:
-        tournament = s.tournament()
+        tournament = s.reads.tournament()
         assert tournament is not None and tournament.start_date == ""
-        outputs.append(trf_report(s))
-        outputs.append(json.dumps(standings_object(s)))
-        outputs.append(json.dumps(tournament_object(s)))
+        outputs.append(trf_report(s.reads))
+        outputs.append(json.dumps(standings_object(s.reads)))
+        outputs.append(json.dumps(tournament_object(s.reads)))
     assert main(["--store", store, "schedule"]) == 2
     assert "the event's start date is unknown" in capsys.readouterr().err
     for text in outputs:

@@ -111,7 +111,7 @@ class Event:
         from adapters.store import Store
 
         with Store(self.store) as store:
-            return store.count()
+            return store.cache.count()
 
     def query(self, *args: str) -> Any:
         done = candidates(*args, "--format", "json", store=self.store)

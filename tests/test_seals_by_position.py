@@ -19,7 +19,9 @@ EVERY = 10
 
 def seal_points(url: str) -> list[int]:
     with Store(url) as store:
-        return [e.events_before for _, e in store.events_since(0) if isinstance(e, ChainSealed)]
+        return [
+            e.events_before for _, e in store.cache.events_since(0) if isinstance(e, ChainSealed)
+        ]
 
 
 def write(url: str, commands: list[dict[str, Any]], runs: int) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from adapters.store import Store, door
+from adapters.store import Store
+from adapters.store import decisions as decisions_module
 from engine.dispatch import decide
 from engine.events import ClockReadingRecorded, CommandApplied, MovePlayed
 from tests.helpers import at, ok, paired_tournament, refused
@@ -61,7 +62,7 @@ def move(game: str, san: str, seconds: float, **extra: Any) -> dict[str, Any]:
 
 def in_the_window(store: Store, other: Callable[[], object]) -> list[object]:
     """Run ``other`` once, between ``store``'s next decision and its insert."""
-    insert = store.writer.insert
+    insert = store.writer.log.insert
     done: list[object] = []
 
     def insert_after_the_other(records: Any, after: Any, *positions: Any) -> Any:
@@ -69,7 +70,7 @@ def in_the_window(store: Store, other: Callable[[], object]) -> list[object]:
             done.append(other())
         return insert(records, after, *positions)
 
-    store.writer.insert = insert_after_the_other  # type: ignore[method-assign]
+    store.writer.log.insert = insert_after_the_other  # type: ignore[method-assign]
     return done
 
 
@@ -77,8 +78,8 @@ def current(store: Store, url: str) -> None:
     """Every cached game and clock log of ``store`` equals a fresh store's."""
     with Store(url) as fresh:
         for game in GAMES:
-            assert store.game(game) == fresh.game(game), game
-            assert store.clock_log(game) == fresh.clock_log(game), game
+            assert store.reads.game(game) == fresh.reads.game(game), game
+            assert store.reads.clock_log(game) == fresh.reads.clock_log(game), game
 
 
 def test_a_move_decided_on_a_stale_cache_is_decided_again_on_the_new_state(
@@ -86,7 +87,9 @@ def test_a_move_decided_on_a_stale_cache_is_decided_again_on_the_new_state(
 ) -> None:
     started(store_url)
     with Store(store_url) as one, Store(store_url) as two:
-        assert one.game("1.1") is not None and two.game("1.1") is not None  # both at ply 0
+        assert (
+            one.reads.game("1.1") is not None and two.reads.game("1.1") is not None
+        )  # both at ply 0
         ok(two, move("1.1", "e4", 1))
         # ``one`` still holds ply 0, where White's d4 is legal; on the stored state it is
         # Black's turn, and a black pawn cannot reach d4: refused, nothing appended.
@@ -94,7 +97,7 @@ def test_a_move_decided_on_a_stale_cache_is_decided_again_on_the_new_state(
         assert "d4" in message
         # Black's reply, which the stale state would refuse (a white move), is played.
         assert ok(one, move("1.1", "e5", 3))[0]["san"] == "e5"
-        game = one.game("1.1")
+        game = one.reads.game("1.1")
         assert game is not None and game.sans == ("e4", "e5")
         current(one, store_url)
         current(two, store_url)
@@ -115,7 +118,7 @@ def test_a_game_another_writer_started_and_played_in_is_folded_whole(store_url: 
         ok(two, move("1.2", "e4", 60))
         ok(one, move("1.1", "e5", 120))
         assert ok(one, move("1.2", "e5", 120))[0]["ply"] == 2
-        game = one.game("1.2")
+        game = one.reads.game("1.2")
         assert game is not None and game.sans == ("e4", "e5")
         current(one, store_url)
 
@@ -126,8 +129,8 @@ def test_a_refusal_is_answered_only_on_the_log_as_it_is(store_url: str) -> None:
     its answer; the command, refused on the old state, is decided again and accepted."""
     started(store_url)
     with Store(store_url) as one, Store(store_url) as two:
-        one.game("1.1")  # cached at ply 0: Black's e5 is refused there (White to move)
-        confirm = one._confirm
+        one.reads.game("1.1")  # cached at ply 0: Black's e5 is refused there (White to move)
+        confirm = one.writer.confirm
 
         def with_the_other_first(batch: Any) -> None:
             if not done:
@@ -135,10 +138,10 @@ def test_a_refusal_is_answered_only_on_the_log_as_it_is(store_url: str) -> None:
             confirm(batch)
 
         done: list[object] = []
-        one._confirm = with_the_other_first  # type: ignore[method-assign]
+        one.writer.confirm = with_the_other_first  # type: ignore[method-assign]
         assert ok(one, move("1.1", "e5", 2))[0]["san"] == "e5"
         assert done  # the other's move landed in the window
-        game = one.game("1.1")
+        game = one.reads.game("1.1")
         assert game is not None and game.sans == ("e4", "e5")
         current(one, store_url)
 
@@ -148,13 +151,13 @@ def test_a_reading_overtaken_between_decision_and_insert_is_stored_after_the_oth
 ) -> None:
     started(store_url)
     with Store(store_url) as one, Store(store_url) as two:
-        one.clock_log("1.1")
+        one.reads.clock_log("1.1")
         answers = in_the_window(one, lambda: two.handle(reading("1.1", 5, by="dgt:2")))
         events = ok(one, reading("1.1", 6))
         assert answers[0]["ok"]  # type: ignore[index]
         # decided first at version 1, refused by the log's position, decided again: 2
         assert [(e["type"], e["version"]) for e in events] == [("ClockReadingRecorded", 2)]
-        stored = one.readings("1.1")
+        stored = one.reads.readings("1.1")
         assert [r.by for r in stored] == ["dgt:2", "dgt:1"]
         current(one, store_url)
 
@@ -162,13 +165,13 @@ def test_a_reading_overtaken_between_decision_and_insert_is_stored_after_the_oth
 def test_a_move_with_ply_overtaken_by_the_same_move_is_a_duplicate(store_url: str) -> None:
     started(store_url)
     with Store(store_url) as one, Store(store_url) as two:
-        one.game("1.1")
+        one.reads.game("1.1")
         in_the_window(one, lambda: ok(two, move("1.1", "e4", 1, ply=1)))
-        before = one.count()
+        before = one.cache.count()
         answer = one.handle(move("1.1", "e4", 1, ply=1))
         assert answer["ok"] and answer["events"] == [] and answer["duplicate"], answer
-        assert one.count() == before + 1  # the other writer's move alone
-        game = one.game("1.1")
+        assert one.cache.count() == before + 1  # the other writer's move alone
+        game = one.reads.game("1.1")
         assert game is not None and game.sans == ("e4",)
         current(one, store_url)
 
@@ -176,11 +179,11 @@ def test_a_move_with_ply_overtaken_by_the_same_move_is_a_duplicate(store_url: st
 def test_a_move_with_ply_overtaken_by_another_move_is_a_conflict(store_url: str) -> None:
     started(store_url)
     with Store(store_url) as one, Store(store_url) as two:
-        one.game("1.1")
+        one.reads.game("1.1")
         in_the_window(one, lambda: ok(two, move("1.1", "d4", 1, ply=1)))
         answer = one.handle(move("1.1", "e4", 1, ply=1))
         assert not answer["ok"] and answer["error"]["code"] == "conflict", answer
-        game = one.game("1.1")
+        game = one.reads.game("1.1")
         assert game is not None and game.sans == ("d4",)
         current(one, store_url)
 
@@ -191,13 +194,13 @@ def test_a_command_id_applied_by_another_writer_in_the_window_answers_the_first_
     started(store_url)
     command = reading("1.1", 7, command_id="dgt:1/1.1/7000")
     with Store(store_url) as one, Store(store_url) as two:
-        one.clock_log("1.1")
+        one.reads.clock_log("1.1")
         first = in_the_window(one, lambda: two.handle(command))
         second = one.handle(command)
         assert first[0] == second and second["ok"]
-        records = [e for _, e in one.events_since(0) if isinstance(e, CommandApplied)]
+        records = [e for _, e in one.cache.events_since(0) if isinstance(e, CommandApplied)]
         assert len(records) == 1
-        assert len(one.readings("1.1")) == 1
+        assert len(one.reads.readings("1.1")) == 1
 
 
 def test_a_batch_keeps_each_answer_when_the_window_moves_what_it_read(store_url: str) -> None:
@@ -206,12 +209,12 @@ def test_a_batch_keeps_each_answer_when_the_window_moves_what_it_read(store_url:
     started(store_url)
     with Store(store_url) as one, Store(store_url) as two:
         for game in GAMES:
-            one.clock_log(game)
+            one.reads.clock_log(game)
         in_the_window(one, lambda: ok(two, reading("1.2", 20, by="dgt:2")))
         answers = one.execute_many([reading(g, 10) for g in GAMES])
         codes = [a["ok"] or a["error"]["code"] for a in answers]
         assert codes == [True, "out_of_order", True, True], answers
-        assert [len(one.readings(g)) for g in GAMES] == [1, 1, 1, 1]
+        assert [len(one.reads.readings(g)) for g in GAMES] == [1, 1, 1, 1]
         current(one, store_url)
 
 
@@ -229,11 +232,11 @@ def test_a_batch_is_not_decided_again_when_the_window_moves_only_other_streams(
 
     with Store(store_url) as one, Store(store_url) as two:
         in_the_window(one, lambda: ok(two, move("1.4", "Nf3", 1)))
-        monkeypatch.setattr(door, "decide", counted)
+        monkeypatch.setattr(decisions_module, "decide", counted)
         answers = one.execute_many([reading(g, 10) for g in GAMES[:2]])
         assert all(a["ok"] for a in answers), answers
         assert decisions.count("ClockReading") == 2  # (the other's move is its PlayMove)
-        game = one.game("1.4")
+        game = one.reads.game("1.4")
         assert game is not None and game.sans == ("Nf3",)
         current(one, store_url)
 
@@ -252,9 +255,9 @@ def _writer(url: str, index: int, rounds: int, done: Any, out: Any) -> None:
             for g, answer in zip(GAMES, store.execute_many(batch), strict=True):
                 answers.append((f"reading {g} {turn} by {index}", answer))
         done.wait(timeout=300)  # every writer is done: nothing is appended from here on
-        cached = {g: (store.game(g), store.clock_log(g)) for g in GAMES}
+        cached = {g: (store.reads.game(g), store.reads.clock_log(g)) for g in GAMES}
     with Store(url) as fresh:
-        stale = [g for g in GAMES if cached[g] != (fresh.game(g), fresh.clock_log(g))]
+        stale = [g for g in GAMES if cached[g] != (fresh.reads.game(g), fresh.reads.clock_log(g))]
     out.put((index, answers, stale))
 
 
@@ -292,11 +295,11 @@ def test_four_processes_interleaving_moves_and_readings_lose_and_double_nothing(
             else:
                 assert answer["error"]["code"] == "out_of_order", (what, answer)
     with Store(store_url) as store:
-        events = [e for _, e in store.events_since(0)]
+        events = [e for _, e in store.cache.events_since(0)]
         for game in GAMES:
-            game_state = store.game(game)
+            game_state = store.reads.game(game)
             assert game_state is not None and list(game_state.sans) == LINES[game]
-            times = [r.at_ms for r in store.readings(game)]
+            times = [r.at_ms for r in store.reads.readings(game)]
             assert times == sorted(times) and len(set(times)) == len(times)
         assert sum(isinstance(e, ClockReadingRecorded) for e in events) == stored_readings
         assert sum(isinstance(e, MovePlayed) for e in events) == sum(map(len, LINES.values()))

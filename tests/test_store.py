@@ -11,12 +11,12 @@ def test_events_survive_reopening_the_store(store_url: str) -> None:
         paired_tournament(store)
         ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
         play(store, "1.1", "d4 Nf6 c4 e6")
-        before = store.game("1.1")
-        count = store.count()
+        before = store.reads.game("1.1")
+        count = store.cache.count()
     with Store(store_url) as again:
-        assert again.count() == count
-        assert again.game("1.1") == before
-        assert again.tournament() is not None
+        assert again.cache.count() == count
+        assert again.reads.game("1.1") == before
+        assert again.reads.tournament() is not None
 
 
 def test_refused_command_appends_nothing(store: Store) -> None:
@@ -34,25 +34,25 @@ def test_second_writer_on_a_stale_state_gets_a_conflict(store_url: str) -> None:
     with Store(store_url) as first, Store(store_url) as second:
         paired_tournament(first)
         ok(first, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-        assert second.game("1.1") is not None  # both now hold version 1
+        assert second.reads.game("1.1") is not None  # both now hold version 1
         ok(first, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(1)})
         # ``second`` decides on its cached state only if it does not catch up:
         # simulate the race by deciding from the stale state directly.
         from engine.commands import parse_command
         from engine.game.moves import play_move
 
-        stale = second._cache["game/1.1"].state
+        stale = second.cache._cache["game/1.1"].state
         events = play_move(
             stale, parse_command({"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(1)})
         )
-        before = second.count()
+        before = second.cache.count()
         try:
             second.append(events)
         except Exception as exc:
             assert type(exc).__name__ == "Conflict"
         else:
             raise AssertionError("a stale write was accepted")
-        assert second.count() == before
+        assert second.cache.count() == before
 
 
 def test_another_writers_events_are_folded_into_the_cached_states(store_url: str) -> None:
@@ -63,12 +63,12 @@ def test_another_writers_events_are_folded_into_the_cached_states(store_url: str
         ok(writer, {"cmd": "start_game", "game": "1.1", "at": at(0)})
         ok(other, {"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(1)})
         play(writer, "1.1", "Nf6 c4", start_s=10)
-        reads = other.stream_reads
+        reads = other.cache.stream_reads
         ok(other, {"cmd": "play_move", "game": "1.1", "move": "e6", "at": at(100)})
-        assert other.stream_reads == reads
-        assert other.game("1.1") == writer.game("1.1")
+        assert other.cache.stream_reads == reads
+        assert other.reads.game("1.1") == writer.reads.game("1.1")
         with Store(store_url) as fresh:
-            assert fresh.game("1.1") == other.game("1.1")
+            assert fresh.reads.game("1.1") == other.reads.game("1.1")
 
 
 def test_a_followers_read_leaves_the_objects_at_its_last_event(store_url: str) -> None:
@@ -78,17 +78,19 @@ def test_a_followers_read_leaves_the_objects_at_its_last_event(store_url: str) -
         paired_tournament(writer)
         ok(writer, {"cmd": "start_game", "game": "1.1", "at": at(0)})
         seq = follower.last_seq()
-        assert follower.game("1.1") is not None
+        assert follower.reads.game("1.1") is not None
         play(writer, "1.1", "e4 e5")
-        read = list(follower.events_since(seq))
-        at_read = writer.game("1.1")
+        read = list(follower.cache.events_since(seq))
+        at_read = writer.reads.game("1.1")
         play(writer, "1.1", "Nf3", start_s=100)  # appended after the follower's read
-        follower.take_in(seq, read)
-        reads = follower.stream_reads
-        with follower.session(look=False):
-            assert follower.game("1.1") == at_read
-        assert follower.stream_reads == reads
-        assert follower.game("1.1") == writer.game("1.1")  # a look at the store catches up
+        follower.cache.take_in(seq, read)
+        reads = follower.cache.stream_reads
+        with follower.cache.session(look=False):
+            assert follower.reads.game("1.1") == at_read
+        assert follower.cache.stream_reads == reads
+        assert follower.reads.game("1.1") == writer.reads.game(
+            "1.1"
+        )  # a look at the store catches up
 
 
 def test_take_in_takes_nothing_across_a_gap(store_url: str) -> None:
@@ -97,11 +99,11 @@ def test_take_in_takes_nothing_across_a_gap(store_url: str) -> None:
     with Store(store_url) as writer, Store(store_url) as follower:
         paired_tournament(writer)
         ok(writer, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-        assert follower.game("1.1") is not None
+        assert follower.reads.game("1.1") is not None
         play(writer, "1.1", "e4")
         seq = writer.last_seq()
         play(writer, "1.1", "e5", start_s=100)
-        follower.take_in(seq, list(follower.events_since(seq)))
-        with follower.session(look=False):
-            assert follower.game("1.1").moves == ()  # type: ignore[union-attr]
-        assert follower.game("1.1") == writer.game("1.1")
+        follower.cache.take_in(seq, list(follower.cache.events_since(seq)))
+        with follower.cache.session(look=False):
+            assert follower.reads.game("1.1").moves == ()  # type: ignore[union-attr]
+        assert follower.reads.game("1.1") == writer.reads.game("1.1")

@@ -57,7 +57,7 @@ def commands() -> list[dict[str, Any]]:
 
 
 def stored(store: Store) -> list[tuple[int, bytes]]:
-    return [(seq, event_canonical(e)) for seq, e in store.events_since(0)]
+    return [(seq, event_canonical(e)) for seq, e in store.cache.events_since(0)]
 
 
 def test_every_door_stores_the_same_bytes_for_the_same_commands(tmp_path) -> None:
@@ -75,8 +75,8 @@ def test_every_door_stores_the_same_bytes_for_the_same_commands(tmp_path) -> Non
             else:
                 store.execute_all(commands())
             results[door] = stored(store)
-            assert store.tournament_ids() == ["first", "second"]
-            types = [type(e).__name__ for _, e in store.events_since(0)]
+            assert store.registry.tournament_ids() == ["first", "second"]
+            types = [type(e).__name__ for _, e in store.cache.events_since(0)]
             assert types.count("TournamentListed") == 1 and types.count("CommandApplied") == 3
     assert len({tuple(r) for r in results.values()}) == 1, "the doors stored different events"
 
@@ -88,33 +88,33 @@ def test_execute_all_takes_a_command_id_and_a_second_tournament_as_handle_does(
     batch = [create("second", command_id="c2"), lots("second", command_id="l2")]
     decided = store.execute_all(batch)
     assert [type(e) for e in decided[0][1]] == [TournamentCreated, TournamentListed]
-    assert store.tournament_ids() == ["first", "second"]
-    count = store.count()
+    assert store.registry.tournament_ids() == ["first", "second"]
+    count = store.cache.count()
     again = store.execute_all(batch)  # the retry of a client that never saw the answer
-    assert store.count() == count
+    assert store.cache.count() == count
     assert [[e.to_wire() for e in events] for _, events in again] == [
         [e.to_wire() for e in events] for _, events in decided
     ]
-    records = [e for _, e in store.events_since(0) if isinstance(e, CommandApplied)]
+    records = [e for _, e in store.cache.events_since(0) if isinstance(e, CommandApplied)]
     assert [r.command_id for r in records] == ["c2", "l2"]
 
 
 def test_execute_all_refuses_an_id_reused_in_the_batch_and_appends_nothing(store: Store) -> None:
     store.handle(create("first"))
-    count = store.count()
+    count = store.cache.count()
     with pytest.raises(CommandIdReused):
         store.execute_all([lots("first", command_id="x"), create("other", command_id="x")])
-    assert store.count() == count
-    assert store.tournament().numbers is None  # type: ignore[union-attr]
+    assert store.cache.count() == count
+    assert store.reads.tournament().numbers is None  # type: ignore[union-attr]
 
 
 def test_a_refusal_inside_execute_all_leaves_no_trace_in_the_cached_states(store: Store) -> None:
     store.handle(create("first"))
     with pytest.raises(MalformedCommand):
         store.execute_all([lots("first"), {"cmd": "start_game", "game": "1.1", "at": "soon"}])
-    assert store.tournament().numbers is None  # type: ignore[union-attr]
+    assert store.reads.tournament().numbers is None  # type: ignore[union-attr]
     store.execute_all([lots("first")])
-    assert store.tournament().numbers  # type: ignore[union-attr]
+    assert store.reads.tournament().numbers  # type: ignore[union-attr]
 
 
 def test_the_listing_and_the_command_record_are_decided_in_the_engine() -> None:

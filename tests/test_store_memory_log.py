@@ -36,12 +36,12 @@ def test_a_store_in_memory_decides_refuses_and_reads_like_any(
     ok(store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
     ok(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(5)})
     refused(store, {"cmd": "play_move", "game": "1.1", "move": "e4", "at": at(9)}, "illegal_move")
-    assert store.created and log.held() == store.count() == store.last_seq()
-    game = store.game("1.1")
+    assert store.created and log.held() == store.cache.count() == store.last_seq()
+    game = store.reads.game("1.1")
     assert game is not None and list(game.moves) == ["e2e4"]
     with pytest.raises(IntegrityError):  # a position in a stream is written once
         log.insert_events([record("game/1.1", 1)])
-    assert log.held() == store.count()
+    assert log.held() == store.cache.count()
 
 
 def test_dropping_leaves_gaps_and_never_gives_an_id_twice() -> None:

@@ -61,7 +61,9 @@ def test_6_8_the_flag_check_outlives_a_database_that_went_away_and_checks_the_fl
 
     def open_store(url: str) -> Store:  # the database is down when the check starts
         store = Store(url)
-        monkeypatch.setattr(store.writer, "last_id", failing(3, store.writer.last_id, fails))
+        monkeypatch.setattr(
+            store.writer.log, "last_id", failing(3, store.writer.log.last_id, fails)
+        )
         opened.append(store)
         return store
 

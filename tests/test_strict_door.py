@@ -30,7 +30,7 @@ def test_laws_1_1_a_null_move_is_refused_in_every_form(sqlite_store: Store, text
         sqlite_store, {"cmd": "play_move", "game": "1.1", "move": text, "at": at(5)}, "illegal_move"
     )
     assert "null move" in message
-    assert sqlite_store.game("1.1").ply == 0
+    assert sqlite_store.reads.game("1.1").ply == 0
 
 
 def test_laws_1_1_a_null_move_in_a_score_sheet_refuses_the_game(tmp_path: Path) -> None:
@@ -44,7 +44,7 @@ def test_laws_1_1_a_null_move_in_a_score_sheet_refuses_the_game(tmp_path: Path) 
         reports = import_pgn(store, pgn)
         assert [r.status for r in reports] == ["refused"]
         assert "null move" in reports[0].message
-        assert store.game("1.1") is None
+        assert store.reads.game("1.1") is None
 
 
 def test_an_instant_without_a_zone_is_refused(sqlite_store: Store) -> None:
@@ -60,7 +60,7 @@ def test_an_instant_without_a_zone_is_refused(sqlite_store: Store) -> None:
         sqlite_store,
         {"cmd": "play_move", "game": "1.1", "move": "e4", "at": "2013-03-15T15:00:05+01:00"},
     )
-    assert sqlite_store.game("1.1").last_at_ms == T0_MS + 5000
+    assert sqlite_store.reads.game("1.1").last_at_ms == T0_MS + 5000
 
 
 def test_an_instant_in_the_future_is_refused_naming_both_instants(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_an_instant_in_the_future_is_refused_naming_both_instants(tmp_path: Path
             {"cmd": "play_move", "game": "1.1", "move": "e5", "at": at(60 + 301)},
             "malformed_command",
         )
-        assert store.game("1.1").ply == 1
+        assert store.reads.game("1.1").ply == 1
 
 
 def test_the_future_tolerance_is_configurable(tmp_path: Path) -> None:
@@ -112,7 +112,7 @@ def test_import_pgn_refuses_a_file_that_is_not_pgn(tmp_path: Path) -> None:
     assert run.returncode != 0
     assert "is not PGN" in run.stderr
     with Store(store) as opened:
-        assert opened.count() == 0
+        assert opened.cache.count() == 0
 
 
 def sheet(round_tag: str, white: str, black: str) -> str:
@@ -125,7 +125,7 @@ def sheet(round_tag: str, white: str, black: str) -> str:
 def test_import_pgn_refuses_games_of_another_event_naming_them(tmp_path: Path) -> None:
     with Store(str(tmp_path / "s.sqlite")) as store:
         paired_tournament(store)
-        before = store.count()
+        before = store.cache.count()
         pgn = tmp_path / "other.pgn"
         pgn.write_text(
             sheet("1.1", "Fischer, R", "Spassky, B")  # not players of this event
@@ -139,7 +139,7 @@ def test_import_pgn_refuses_games_of_another_event_naming_them(tmp_path: Path) -
         assert "'fischer', 'spassky' not a player" in reports[0].message
         assert "round 20 is not a round" in reports[1].message
         assert "does not pair them so" in reports[2].message
-        assert store.count() == before + reports[3].events
+        assert store.cache.count() == before + reports[3].events
 
 
 @pytest.mark.parametrize(
@@ -166,4 +166,4 @@ def test_3_9_2_b_claims_advice_and_rulings_are_held_to_time_order(
         ok(sqlite_store, {**claim, "at": at(20)})
     message = refused(sqlite_store, {**cmd, "at": at(5)}, "out_of_order")
     assert "time order" in message
-    assert parse_instant(at(5)) < sqlite_store.game("1.1").last_at_ms
+    assert parse_instant(at(5)) < sqlite_store.reads.game("1.1").last_at_ms

@@ -88,7 +88,7 @@ def test_standings_show_the_chain_that_decided(tmp_path: Path, sqlite_store: Sto
     path = tmp_path / "tie.pgn"
     path.write_text(pgn(double_round_robin(WOMEN_2019, kosteniuk_catches_up)))
     import_pgn(sqlite_store, path, options=ImportOptions(rules="candidates-2022"))
-    table = standings_object(sqlite_store)
+    table = standings_object(sqlite_store.reads)
     assert table["tiebreaks"]["rules"] == "candidates-2022"
     assert table["tiebreaks"]["criteria"] == ["sb", "wins", "h2h"]
     assert table["tiebreaks"]["first_place"] == "tie-break games"
@@ -108,7 +108,7 @@ def test_import_pgn_rules_option_picks_the_profile(
         == 0
     )
     with Store(store) as s:
-        table = standings_object(s)
+        table = standings_object(s.reads)
     assert table["tiebreaks"]["rules"] == "candidates-2016"
     # 2016 3.7 a-c leave them level (1-1, as many wins, the same SB): 3.7.1.a games
     first, second = table["rows"][:2]
@@ -136,15 +136,15 @@ def test_3_7_1_tie_break_games_can_follow_an_event_off_the_berger_table(
     path = tmp_path / "tie.pgn"
     path.write_text(pgn(games))
     import_pgn(sqlite_store, path)
-    tournament = sqlite_store.tournament()
+    tournament = sqlite_store.reads.tournament()
     assert tournament is not None and tournament.numbers is None
-    order, progress, _ = current_order(tournament, sqlite_store.game)
+    order, progress, _ = current_order(tournament, sqlite_store.reads.game)
     assert sorted(order[0]) == ["goryachkina", "kosteniuk"] and progress == {}
     path.write_text(pgn(games[:-1]))
     other = Store(str(tmp_path / "other.sqlite"))
     with other:
         import_pgn(other, path, options=ImportOptions(cycles=2))
-        unfinished = other.tournament()
+        unfinished = other.reads.tournament()
         assert unfinished is not None
         with pytest.raises(RuleViolation, match="not every pair of players has played"):
-            current_order(unfinished, other.game)
+            current_order(unfinished, other.reads.game)

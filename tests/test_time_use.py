@@ -33,7 +33,7 @@ def test_3_5_1_each_move_spent_and_left_and_the_controls_at_40_and_60(
 ) -> None:
     paired_tournament(sqlite_store)
     play(sqlite_store, [10, 20, 300, 60, 5])
-    used = time_use(sqlite_store.stream(game_stream("1.1")))
+    used = time_use(sqlite_store.cache.stream(game_stream("1.1")))
     assert used["controls_at_moves"] == [40, 60]
     rows = used["moves"]
     assert [(r["ply"], r["side"], r["san"]) for r in rows] == [

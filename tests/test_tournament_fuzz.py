@@ -68,14 +68,14 @@ def test_tournament_commands_never_crash() -> None:
         @given(sequence=st.lists(commands(), min_size=1, max_size=4))
         def run(sequence: list[dict]) -> None:
             for cmd in sequence:
-                before = store.count()
+                before = store.cache.count()
                 answer = store.handle(cmd)
                 # a refusal names the position it was decided at (docs/commands.md)
                 assert set(answer) in ({"ok", "events"}, {"ok", "error", "seq"})
                 OUTCOMES.add((cmd["cmd"], "ok" if answer["ok"] else answer["error"]["code"]))
                 if not answer["ok"]:
                     assert answer["error"]["message"]
-                    assert store.count() == before
+                    assert store.cache.count() == before
                     assert answer["seq"] == store.last_seq()
 
         run()

@@ -72,13 +72,13 @@ def test_3_7_b_candidates_2013_import_then_standings_json(tmp_path, capsys) -> N
 def test_2013_import_on_every_backend(store: Store) -> None:
     reports = import_pgn(store, PGN_2013)
     assert sum(r.status == "imported" for r in reports) == 56
-    tournament = store.tournament()
+    tournament = store.reads.tournament()
     assert tournament.numbers == REAL_NUMBERS
     # London played the table's round 7 as round 6 and round 6 as round 7
     assert tournament.round_order[5:7] == (7, 6)
-    table = standings_object(store)
+    table = standings_object(store.reads)
     assert [(r["player"], r["points"]) for r in table["rows"]] == OFFICIAL_ORDER
-    after_7 = standings_object(store, 7)
+    after_7 = standings_object(store.reads, 7)
     assert [(r["player"], r["points"]) for r in after_7["rows"][:2]] == [
         ("carlsen", 5),
         ("aronian", 5),
@@ -176,9 +176,9 @@ def test_golden_standings_and_crosstable_of_the_2013_event(sqlite_store: Store) 
     crosstable): any change to how the event is scored shows up here."""
     import_pgn(sqlite_store, PGN_2013)
     got = {
-        "standings": standings_object(sqlite_store),
-        "standings_after_round_7": standings_object(sqlite_store, 7),
-        "crosstable": crosstable_object(sqlite_store),
+        "standings": standings_object(sqlite_store.reads),
+        "standings_after_round_7": standings_object(sqlite_store.reads, 7),
+        "crosstable": crosstable_object(sqlite_store.reads),
     }
     assert json.loads(json.dumps(got)) == json.loads(GOLDEN.read_text())
 
@@ -200,7 +200,7 @@ def test_the_profile_follows_the_years_the_games_are_dated_and_says_so(tmp_path,
     )
     assert "games are dated 2024" in line
     with open_store(store) as opened:
-        tournament = opened.tournament()
+        tournament = opened.reads.tournament()
         assert tournament is not None and tournament.rules == "candidates-2024"
 
 
@@ -225,7 +225,7 @@ def test_games_with_no_moves_and_no_result_are_scheduled_not_started(tmp_path) -
         reports = import_pgn(store, path)
         scheduled = [r for r in reports if r.status == "scheduled"]
         assert len(scheduled) == 4 and all("scheduled, not started" in r.message for r in scheduled)
-        assert all(store.game(r.game) is None for r in scheduled)
+        assert all(store.reads.game(r.game) is None for r in scheduled)
         assert sum(r.status == "imported" for r in reports) == 52
-        table = standings_object(store)
+        table = standings_object(store.reads)
         assert table["after_round"] == 13 and table["final"] is False

@@ -47,9 +47,9 @@ def event_2013(tmp_path_factory: pytest.TempPathFactory):
 
 def test_trf16_player_records_follow_the_column_layout(event_2013) -> None:
     store, _ = event_2013
-    text = trf_report(store)
-    players = {p["number"]: p for p in crosstable_object(store)["players"]}
-    rows = {r["player"]: r for r in standings_object(store)["rows"]}
+    text = trf_report(store.reads)
+    players = {p["number"]: p for p in crosstable_object(store.reads)["players"]}
+    rows = {r["player"]: r for r in standings_object(store.reads)["rows"]}
     lines = [line for line in text.splitlines() if line.startswith("001")]
     assert len(lines) == 8
     for line in lines:
@@ -77,7 +77,7 @@ def test_trf16_player_records_follow_the_column_layout(event_2013) -> None:
 
 def test_trf16_tournament_records(event_2013) -> None:
     store, _ = event_2013
-    lines = trf_report(store).splitlines()
+    lines = trf_report(store.reads).splitlines()
     kinds = [line[:3] for line in lines]
     assert kinds[:12] == [
         "012",
@@ -104,8 +104,8 @@ def test_trf16_tournament_records(event_2013) -> None:
 def test_trf_round_trip_gives_the_same_crosstable(event_2013) -> None:
     """trf -> parse -> every player's opponent, colour and result per round, points, rank."""
     store, _ = event_2013
-    report = parse_trf(trf_report(store))
-    table = crosstable_object(store)
+    report = parse_trf(trf_report(store.reads))
+    table = crosstable_object(store.reads)
     number = {p["player"]: p["number"] for p in table["players"]}
     assert_same_crosstable(store, report, number)
     assert report.records["012"] == ["FIDE Candidates Tournament 2013"]
@@ -118,7 +118,7 @@ def test_trf_of_an_event_imported_without_its_lots_numbers_players_by_rating(
     numbers by rating (said in a ### comment), the same crosstable read back."""
     store = open_store(str(tmp_path / "s.sqlite"))
     import_pgn(store, str(ROOT / "tests" / "data" / "real-events" / "candidates-2014.pgn"))
-    text = trf_report(store)
+    text = trf_report(store.reads)
     report = parse_trf(text)
     assert "### starting numbers by rating" in text
     by_rating = sorted(report.players, key=lambda p: p.number)
@@ -126,15 +126,15 @@ def test_trf_of_an_event_imported_without_its_lots_numbers_players_by_rating(
     anand = next(p for p in report.players if p.name.startswith("Anand"))
     assert (anand.title, anand.fide_id, anand.rank, anand.points) == ("GM", "5000017", 1, 8.5)
     names = {p.name: p.number for p in report.players}
-    number = {p["player"]: names[p["name"]] for p in crosstable_object(store)["players"]}
+    number = {p["player"]: names[p["name"]] for p in crosstable_object(store.reads)["players"]}
     assert_same_crosstable(store, report, number)
     store.close()
 
 
 def assert_same_crosstable(store, report, number: dict[str, int]) -> None:
     """Every player's rounds, points and rank in the TRF are those of the store."""
-    table = crosstable_object(store)
-    rows = {r["player"]: r for r in standings_object(store)["rows"]}
+    table = crosstable_object(store.reads)
+    rows = {r["player"]: r for r in standings_object(store.reads)["rows"]}
     parsed = {p.number: p for p in report.players}
     assert sorted(parsed) == sorted(number.values())
     code = {"1": "1", "1/2": "=", "0": "0"}
@@ -170,7 +170,7 @@ def test_trf_marks_forfeits_and_games_not_finished(tmp_path: Path) -> None:
         },
     )
     ok(store, {"cmd": "start_game", "game": "1.2", "at": at(0)})
-    report = parse_trf(trf_report(store))
+    report = parse_trf(trf_report(store.reads))
     store.close()
     by_number = {p.number: p for p in report.players}
     first = [p.rounds[0] for p in report.players]

@@ -44,33 +44,35 @@ def sequence(setting: str) -> list[Raw]:
 
 def read_back(target: Target) -> dict[str, Any]:
     """Everything the rule tests read, from either side."""
-    games = target.game_ids()
+    reads = target.reads if isinstance(target, Store) else target
+    log = target.cache if isinstance(target, Store) else target
+    games = reads.game_ids()
     boards = sorted(
-        {e.originator_id.removeprefix("board/") for _, e in target.events_since(0)}
+        {e.originator_id.removeprefix("board/") for _, e in log.events_since(0)}
         & {
             s.removeprefix("board/")
-            for _, e in target.events_since(0)
+            for _, e in log.events_since(0)
             for s in [e.originator_id]
             if s.startswith("board/")
         }
     )
-    instants = sorted({e.at_ms for _, e in target.events_since(0)})
+    instants = sorted({e.at_ms for _, e in log.events_since(0)})
     return {
-        "count": target.count(),
+        "count": log.count(),
         "last_seq": target.last_seq(),
-        "events": [(seq, e.to_wire()) for seq, e in target.events_since(0)],
-        "tail": [(seq, e.to_wire()) for seq, e in target.events_since(3, limit=5)],
-        "tournament": target.tournament(),
+        "events": [(seq, e.to_wire()) for seq, e in log.events_since(0)],
+        "tail": [(seq, e.to_wire()) for seq, e in log.events_since(3, limit=5)],
+        "tournament": reads.tournament(),
         "game_ids": games,
-        "games": {g: target.game(g) for g in [*games, "9.9"]},
-        "clock_logs": {g: target.clock_log(g) for g in games},
-        "readings": {g: [r.to_wire() for r in target.readings(g)] for g in games},
+        "games": {g: reads.game(g) for g in [*games, "9.9"]},
+        "clock_logs": {g: reads.clock_log(g) for g in games},
+        "readings": {g: [r.to_wire() for r in reads.readings(g)] for g in games},
         "reading_at": {
-            (g, at): _reading(target.reading_at(g, at)) for g in games for at in instants
+            (g, at): _reading(reads.reading_at(g, at)) for g in games for at in instants
         },
-        "streams": {g: [e.to_wire() for e in target.stream(clock_stream(g), 1)] for g in games},
-        "board_logs": {b: target.board_log(b) for b in [*boards, "none"]},
-        "incident_book": target.incident_book(),
+        "streams": {g: [e.to_wire() for e in reads.stream(clock_stream(g), 1)] for g in games},
+        "board_logs": {b: reads.board_log(b) for b in [*boards, "none"]},
+        "incident_book": reads.incident_book(),
     }
 
 

@@ -79,12 +79,12 @@ def finish(store: Store, game: str, result: str, seconds: float = 0) -> None:
 
 def play_rounds(store: Store, results: Result, rounds: range | None = None) -> None:
     """Finish every round-robin game of these rounds with ``results``."""
-    tournament = store.tournament()
+    tournament = store.reads.tournament()
     assert tournament is not None
     for game_id, (white, black) in tournament.round_robin_pairings().items():
         round_no = int(game_id.split(".")[0])
         if (
-            store.game(game_id) is not None
+            store.reads.game(game_id) is not None
             or tournament.withdrawal(white)
             or tournament.withdrawal(black)
         ):

@@ -72,6 +72,16 @@ class World:
     def close(self) -> None:
         pass
 
+    @property
+    def reads(self) -> World:
+        """Its reads, where a store's are (``Store.reads``): a world is its own."""
+        return self
+
+    @property
+    def cache(self) -> World:
+        """Its log's reads, where a store's are (``Store.cache``): a world is its own."""
+        return self
+
     # --- the engine's World -------------------------------------------------
 
     def tournament(self) -> Tournament | None:

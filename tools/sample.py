@@ -368,7 +368,7 @@ def ending(store: Store, board: Board, now_ms: int) -> list[tuple[int, dict[str,
     """How the game ends once its last recorded move is on the board, decided from the
     store's own state (position, regulation clock) at ``now_ms``."""
     src, rng = board.src, board.rng
-    game = store.game(src.game)
+    game = store.reads.game(src.game)
     if game is None or game.ply != len(src.moves):
         raise SampleError(
             f"game {src.game}: the board's moves did not all reach the store "
@@ -523,7 +523,7 @@ def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
                 "by": "chief",
             },
         )
-    tournament = store.tournament()
+    tournament = store.reads.tournament()
     assert tournament is not None
     boards = published_boards(games, tournament.pairings())
     if boards:
@@ -540,14 +540,14 @@ def build_sample(store: Store, source: Path = SOURCE_PGN) -> int:
                 "by": "chief",
             },
         )
-        tournament = store.tournament()
+        tournament = store.reads.tournament()
         assert tournament is not None
     assign_game_ids(games, tournament.pairings())
     for _, round_games in rounds(games):
         play_round(store, round_games)
         store.seal()
         check_results(store, round_games)
-    return store.count()
+    return store.cache.count()
 
 
 def play_round(store: Store, round_games: list[SourceGame]) -> None:
@@ -596,7 +596,7 @@ def check_results(store: Store, round_games: list[SourceGame]) -> None:
     """Every game ended as recorded; only Ivanchuk's losses on time (a generated clock
     never runs out by accident)."""
     for game in round_games:
-        state = store.game(game.game)
+        state = store.reads.game(game.game)
         lost_on_time = LOST_ON_TIME in (game.white, game.black) and game.result == (
             "1-0" if game.black == LOST_ON_TIME else "0-1"
         )

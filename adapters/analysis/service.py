@@ -311,7 +311,7 @@ class Analyser:
     def _all_games(self) -> set[tuple[str, str]]:
         assert self._store is not None
         found: set[tuple[str, str]] = set()
-        for tid in self._store.tournament_ids():
+        for tid in self._store.registry.tournament_ids():
             for gid in self._store.view(tid).game_ids():
                 found.add((tid, gid))
         return found
@@ -323,8 +323,8 @@ class Analyser:
         touched: set[tuple[str, str]] = set(rescan or ())
         last = store.last_seq()
         if last > self.position:
-            first = store.first_tournament_id()
-            for notification in store.notifications(self.position + 1):
+            first = store.registry.first_tournament_id()
+            for notification in store.cache.notifications(self.position + 1):
                 if notification.id > last:
                     break
                 namespace, name = split_stream(str(notification.originator_id))

@@ -52,7 +52,8 @@ from adapters.store.chain import (
     extend_digest,
     split_prefixes,
 )
-from adapters.store.door import Store, logical_event
+from adapters.store.door import Store
+from adapters.store.names import logical_event
 from adapters.store.queries import standings_object
 from engine.audit import findings as engine_findings
 from engine.audit.clocks import judge_clocks
@@ -94,7 +95,7 @@ def store_records(store: Store, report: AuditReport) -> Iterator[tuple[Record, i
     mapper = store.chain.mapper
     position = 0
     try:
-        for notification in store.notifications():
+        for notification in store.cache.notifications():
             position += 1
             stream, version = notification.originator_id, notification.originator_version
             topic = notification.topic
@@ -302,7 +303,7 @@ def check_projections(
         return records.get(id(last)) if last is not None else None
 
     if store is not None:
-        first = store.first_tournament_id()
+        first = store.registry.first_tournament_id()
         for game_id, game in sorted(folded.items()):
             if game_id in unsound:
                 continue

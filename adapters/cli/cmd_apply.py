@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
                 result = store.handle(raw)
             refused += not result["ok"]
             print_json(result)
-        store.seal_appended()
+        store.writer.seal_appended()
     return 1 if refused else 0
 
 

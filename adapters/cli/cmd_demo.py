@@ -293,12 +293,12 @@ DECIDED_BY = {
 def points_only(store: Store) -> str:
     """Points from the results, for a log whose games belong to no tournament."""
     points: dict[str, Fraction] = {}
-    tournament = store.tournament()
+    tournament = store.reads.tournament()
     for entrant in tournament.players if tournament else ():
         points[entrant.id] = Fraction(0)
     value = {"1-0": (Fraction(1), Fraction(0)), "0-1": (Fraction(0), Fraction(1))}
-    for game_id in store.game_ids():
-        game = store.game(game_id)
+    for game_id in store.reads.game_ids():
+        game = store.reads.game(game_id)
         if game is None or game.status != FINISHED:
             continue
         white, black = value.get(game.result, (Fraction(1, 2), Fraction(1, 2)))
@@ -311,7 +311,7 @@ def points_only(store: Store) -> str:
 
 
 def _name(store: Store, player_id: Any) -> str:
-    tournament = store.tournament()
+    tournament = store.reads.tournament()
     player = tournament.player(str(player_id)) if tournament else None
     return player.name if player else str(player_id)
 

@@ -18,9 +18,11 @@ from projections.names import Names
 def store_crosstable(store: Store) -> str:
     """The final standings (3.6.1, 3.7 a-c) and the crosstable, as the arbiters print them."""
     return (
-        render_standings(standings_object(store), Names.of(store.tournament()).displayed())
+        render_standings(
+            standings_object(store.reads), Names.of(store.reads.tournament()).displayed()
+        )
         + "\n\n"
-        + render_crosstable(crosstable_object(store))
+        + render_crosstable(crosstable_object(store.reads))
         + "\n"
     )
 
@@ -43,7 +45,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        text = store_event_pgn(store, args.site)
+        text = store_event_pgn(store.reads, args.site)
         table = store_crosstable(store)
     if args.out == "-":
         sys.stdout.write(text)

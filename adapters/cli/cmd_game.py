@@ -185,7 +185,7 @@ def claim_details(claim: dict[str, Any]) -> str:
 
 def run_clocks(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        rows = game_clock_report(store, args.game_id)
+        rows = game_clock_report(store.reads, args.game_id)
     if args.format == "json":
         print_json({"game": args.game_id, "plies": rows})
         return 0
@@ -215,15 +215,15 @@ def run_game(args: argparse.Namespace) -> int:
     elif args.at and args.at != "last":
         at_ms = parse_instant(args.at, "--at")
     with store_of(args) as store:
-        view = game_object(store, args.game_id, at_ms)
-        game = store.game(args.game_id)
+        view = game_object(store.reads, args.game_id, at_ms)
+        game = store.reads.game(args.game_id)
         from_sheet = game is not None and game.tags is not None
         if args.at is None and view["status"] == "in_progress" and not from_sheet:
             # a game in progress here: its clocks now, as the players see them (a game
             # recorded from a score sheet is shown at its last event: its clock was not
             # running here, and today's instant would only flag it)
-            view = game_object(store, args.game_id, wall_clock_ms())
-        tournament = store.tournament()
+            view = game_object(store.reads, args.game_id, wall_clock_ms())
+        tournament = store.reads.tournament()
     if args.format == "json":
         print_json(view)
     else:
@@ -234,11 +234,11 @@ def run_game(args: argparse.Namespace) -> int:
 
 def run_pgn(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        ids = store.game_ids() if args.all else [args.game_id]
+        ids = store.reads.game_ids() if args.all else [args.game_id]
         if not ids:
             raise UnknownGame("the store holds no games")
         for game_id in ids:
-            sys.stdout.write(game_pgn_text(store, game_id) + "\n\n")
+            sys.stdout.write(game_pgn_text(store.reads, game_id) + "\n\n")
     return 0
 
 
@@ -281,8 +281,8 @@ def run_import(args: argparse.Namespace) -> int:
                 for warning in report.warnings:
                     print(f"candidates: {path}: warning: {warning}", file=sys.stderr)
                 print_json({"file": path, **report.as_dict()})
-        if store.tournament() is not None:
-            print(f"candidates: {event_status(standings_object(store))}", file=sys.stderr)
+        if store.reads.tournament() is not None:
+            print(f"candidates: {event_status(standings_object(store.reads))}", file=sys.stderr)
     return 1 if failed else 0
 
 

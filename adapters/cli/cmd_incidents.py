@@ -45,7 +45,7 @@ def render_entries(entries: list[dict[str, Any]]) -> list[str]:
 
 def run_incidents(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        book = incidents_object(store)
+        book = incidents_object(store.reads)
     if args.format == "json":
         print_json(book)
         return 0
@@ -64,7 +64,7 @@ def run_incidents(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        report = report_object(store)
+        report = report_object(store.reads)
     if args.format == "json":
         print_json(report)
         return 0

@@ -106,7 +106,7 @@ def render_needs(needs: dict[str, Any]) -> str:
 def run_needs(args: argparse.Namespace) -> int:
     wdl = read_wdl(args.wdl) if args.wdl else None
     with store_of(args) as store:
-        needs, _ = needs_object(store, args.after_round, wdl)
+        needs, _ = needs_object(store.reads, args.after_round, wdl)
     if args.format == "json":
         print_json(needs)
     else:

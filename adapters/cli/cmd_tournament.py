@@ -163,8 +163,8 @@ DECIDED_BY = {
 
 def run_standings(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        table = standings_object(store, args.after_round)
-        people = Names.of(store.tournament()).displayed()
+        table = standings_object(store.reads, args.after_round)
+        people = Names.of(store.reads.tournament()).displayed()
     if args.format == "json":
         print_json(table)
     else:
@@ -216,7 +216,7 @@ def render_crosstable(table: dict[str, Any]) -> str:
 
 def run_crosstable(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        table = crosstable_object(store, args.after_round)
+        table = crosstable_object(store.reads, args.after_round)
     if args.format == "json":
         print_json(table)
     else:
@@ -282,7 +282,7 @@ def render_pairings_text(view: dict[str, Any]) -> str:
 
 def run_pairings(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        view = pairings_object(store, args.round)
+        view = pairings_object(store.reads, args.round)
     if args.format == "json":
         print_json(view)
     elif args.format == "text":
@@ -294,7 +294,7 @@ def run_pairings(args: argparse.Namespace) -> int:
 
 def run_trf(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        text = trf_report(store)
+        text = trf_report(store.reads)
     if not args.out:
         sys.stdout.write(text)
         return 0
@@ -308,8 +308,8 @@ def run_trf(args: argparse.Namespace) -> int:
 
 def run_schedule(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        view = schedule_object(store)
-        tournament = store.tournament()
+        view = schedule_object(store.reads)
+        tournament = store.reads.tournament()
     assert tournament is not None
     if args.ical:
         days = schedule(tournament.start_date, tournament.rounds)
@@ -330,7 +330,7 @@ def run_schedule(args: argparse.Namespace) -> int:
 
 def run_prizes(args: argparse.Namespace) -> int:
     with store_of(args) as store:
-        table = standings_object(store)
+        table = standings_object(store.reads)
     if not table["final"]:
         raise MalformedCommand(
             f"prizes are shared after the last round (3.8.1); the standings are after round "

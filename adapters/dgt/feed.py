@@ -200,7 +200,7 @@ class StoreSink:
     def sync(self, at_ms: int) -> None:
         """Play the confirmed moves the store does not have yet; alert on divergence."""
         board_moves = self._line[: self._confirmed]
-        game = self.store.game(self.game_id)
+        game = self.store.reads.game(self.game_id)
         if game is None:
             self.alert(
                 "game_not_started",
@@ -396,7 +396,7 @@ class StoreSink:
             command["command_id"] = reading_id(self.by, self.game_id, reading)
         if self.keep_log:
             self.readings.append(command)
-        game = self.store.game(self.game_id)
+        game = self.store.reads.game(self.game_id)
         if game is None or game.status == FINISHED:
             return
         self._send(command)

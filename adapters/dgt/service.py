@@ -143,7 +143,7 @@ class BoardFeed:
         return self.sink.level
 
     def attach(self, game_id: str) -> None:
-        game = self.store.game(game_id)
+        game = self.store.reads.game(game_id)
         line: tuple[str, ...] | None = None
         if game is not None and game.moves and self.session.reconstructor.ply == 0:
             # Resume: the board continues a game the store already holds (a session that
@@ -174,7 +174,7 @@ def _session_for(
 ) -> BoardSession:
     reconstructor = MoveReconstructor()
     if game_id is not None:
-        game = store.game(game_id)
+        game = store.reads.game(game_id)
         if game is not None:
             reconstructor = MoveReconstructor(start_fen=game.initial_fen, moves=game.moves)
     return BoardSession(
@@ -269,7 +269,7 @@ async def run_sources(
             if unsent and feed.sink is not None:
                 line = feed.sink.board_line(unsent)
                 if line != tuple(session.reconstructor.confirmed_moves):
-                    game = thread.store.game(game_id) if game_id is not None else None
+                    game = thread.store.reads.game(game_id) if game_id is not None else None
                     session.reconstructor.resume(game.initial_fen if game else None, line)
             return session, feed
 

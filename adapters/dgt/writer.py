@@ -86,7 +86,7 @@ class StoreThread:
             store, self._store = self._store, None
             if store is not None:
                 try:
-                    store.seal_appended()  # a seal on shutdown (docs/audit.md)
+                    store.writer.seal_appended()  # a seal on shutdown (docs/audit.md)
                 finally:
                     store.close()
 

@@ -103,7 +103,7 @@ def from_pgn(path: str | Path, options: ImportOptions) -> tuple[Tournament, list
         ]
         if refused:
             raise MalformedCommand(refused[0].message)
-        tournament = store.tournament()
+        tournament = store.reads.tournament()
     if tournament is None:
         raise MalformedCommand(f"{path}: the file founds no tournament (fewer than two players)")
     players = []

@@ -265,7 +265,7 @@ def identities(
                 entry.rating = int(elo)
             entry.title = game.header(f"{side}Title") or entry.title
             entry.federation = game.header(f"{side}Fed") or entry.federation
-    tournament = store.tournament()
+    tournament = store.reads.tournament()
     known = [Known(p.id, p.name, p.fide_id) for p in tournament.players] if tournament else []
     return resolve(list(seen.values()), options.players, known)
 
@@ -308,7 +308,7 @@ def import_pgn(
         who = identities(games, options, store)
         number_rounds(games, len({i.id for i in who.values()}), options)
         chosen = None
-        if store.tournament() is None:
+        if store.reads.tournament() is None:
             entrants = len({i.id for i in who.values()})
             chosen = choose_profile(options.rules, _event_name(games), entrants, _year(games))
             check_format(profile(chosen[0]), options.cycles, options.rounds)
@@ -319,7 +319,7 @@ def import_pgn(
         made.warnings[:0] = file_warnings
         if created is not None:
             created.append(made)
-    tournament = store.tournament()
+    tournament = store.reads.tournament()
     rules = tournament.rules if tournament else options.rules or DEFAULT_PROFILE
     boards_used: dict[int, int] = {}
     reports: list[ImportReport] = []
@@ -347,7 +347,7 @@ def import_pgn(
                     )
                 )
                 continue
-            existing = store.game(sheet.game)
+            existing = store.reads.game(sheet.game)
             if existing is not None:
                 same = list(existing.moves) == list(sheet.moves) and existing.result in (
                     sheet.result,
@@ -462,7 +462,7 @@ def _create_tournament(
     """Create the tournament of the file in an empty store (None when the store already
     holds one or the file has fewer than two players). ``chosen``: the rules profile and
     why it applies (``choose_profile``)."""
-    if store.tournament() is not None:
+    if store.reads.tournament() is not None:
         return None
     players = list({i.id: i for i in who.values()}.values())
     if len(players) < 2:

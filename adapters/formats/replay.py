@@ -146,15 +146,15 @@ def replay(
 def standings(store: Store) -> Any:
     """The standings object when the tournament projection provides it, else None."""
     reader = getattr(queries, "standings_object", None)
-    if reader is None or store.tournament() is None:
+    if reader is None or store.reads.tournament() is None:
         return None
-    return reader(store)
+    return reader(store.reads)
 
 
 def state_at(store: Store, at_ms: int | None) -> dict[str, Any]:
     """Boards, clocks (run on to ``at_ms``), standings and pending claims as the store
     holds them; the store's latest state when ``at_ms`` is None."""
-    games = [queries.game_object(store, game_id, at_ms) for game_id in store.game_ids()]
+    games = [queries.game_object(store.reads, game_id, at_ms) for game_id in store.reads.game_ids()]
     pending = [
         {"game": game["game"], **claim}
         for game in games
@@ -163,7 +163,7 @@ def state_at(store: Store, at_ms: int | None) -> dict[str, Any]:
     ]
     return {
         "at": format_instant(at_ms) if at_ms is not None else None,
-        "events": store.count(),
+        "events": store.cache.count(),
         "games": games,
         "standings": standings(store),
         "pending_claims": pending,

@@ -39,7 +39,6 @@ import msgpack
 
 from adapters.formats.log_state import header_contradictions, plain, trailer_contradictions
 from adapters.store import Store
-from adapters.store.cache import logical_event
 from adapters.store.chain import (
     GENESIS,
     canonical,
@@ -48,6 +47,7 @@ from adapters.store.chain import (
     extend_digest,
     next_link,
 )
+from adapters.store.names import logical_event
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.incident_book import IncidentBook
 from engine.audit.event_fields import field_problems
@@ -286,7 +286,7 @@ def _record(item: object, seq: int, name: str, after: int, positions: bool) -> R
 def store_records(store: Store) -> Iterator[Record]:
     """Every stored event of a store as a record, in global order, with its stored link."""
     mapper = store.chain.mapper
-    for seq, notification in enumerate(store.notifications(), start=1):
+    for seq, notification in enumerate(store.cache.notifications(), start=1):
         event, link = mapper.event_and_link(notification)
         if isinstance(event, Event):
             yield record_of(seq, event, link, notification.id)
@@ -353,7 +353,7 @@ def header_for(
     """The header of the store's log: it names the store's first tournament (its founding
     event is the log's first), or ``extract``, the one tournament an extract holds
     (version 1: ``write_log`` makes it 2 where the store's positions jump)."""
-    tournament = store.view(extract).tournament() if extract else store.first_tournament()
+    tournament = store.view(extract).tournament() if extract else store.registry.first_tournament()
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -411,7 +411,7 @@ def export_log(
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
     records: Iterable[Record] = store_records(store)
-    ids = store.tournament_ids()
+    ids = store.registry.tournament_ids()
     if tournament is not None and len(ids) > 1:
         if tournament not in ids:
             raise MalformedCommand(

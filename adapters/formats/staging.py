@@ -27,23 +27,23 @@ class Staged:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.state: Tournament | None = store.tournament()
+        self.state: Tournament | None = store.reads.tournament()
         self.commands: list[dict[str, Any]] = []
 
     def tournament(self) -> Tournament | None:
         return self.state
 
     def game(self, game_id: str) -> Game | None:
-        return self.store.game(game_id)
+        return self.store.reads.game(game_id)
 
     def clock_log(self, game_id: str) -> ClockLog | None:
-        return self.store.clock_log(game_id)
+        return self.store.reads.clock_log(game_id)
 
     def board_log(self, serial: str) -> BoardLog | None:
-        return self.store.board_log(serial)
+        return self.store.reads.board_log(serial)
 
     def incident_book(self) -> IncidentBook | None:
-        return self.store.incident_book()
+        return self.store.reads.incident_book()
 
     def decide(self, command: dict[str, Any]) -> None:
         _, events = decide(command, self)

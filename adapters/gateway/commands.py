@@ -74,7 +74,7 @@ class CommandDesk:
 
     def _close_store(self) -> None:
         if self._store is not None:
-            self._store.seal_appended()  # a seal on shutdown (docs/audit.md)
+            self._store.writer.seal_appended()  # a seal on shutdown (docs/audit.md)
             self._store.close()
 
     async def close(self) -> None:

@@ -1,7 +1,7 @@
 """Following the store's notification log (blocking: run it in one executor thread).
 
 The gateway never learns of a change any other way than by reading the store
-(``Store.last_seq`` to see that something was appended, ``Store.events_since``
+(``Store.last_seq`` to see that something was appended, ``StateCache.events_since``
 to read it), so any number of gateway processes can serve one store, next to
 any number of writers (the CLI, DGT boards, another gateway's arbiters).
 
@@ -113,7 +113,7 @@ class LogScan:
         """Read the events after ``position`` up to ``upto`` (extends the scan)."""
         if upto <= self.position:
             return
-        for notification in store.notifications(self.position + 1):
+        for notification in store.cache.notifications(self.position + 1):
             if notification.id > upto:
                 break
             self.events += 1
@@ -179,8 +179,8 @@ class Follower:
             return None
 
     def _tournaments(self) -> list[str]:
-        self.first = self.store.first_tournament_id()
-        return self.store.tournament_ids()
+        self.first = self.store.registry.first_tournament_id()
+        return self.store.registry.tournament_ids()
 
     def _read_incidents(self, tids: Iterable[str]) -> dict[str, Any]:
         """The incident books (3.9, 13.4) of these tournaments, for the arbiters' desk (a
@@ -246,15 +246,15 @@ class Follower:
     def poll(self) -> Update | None:
         """The events appended since the last read, with the objects they changed; None if none.
 
-        The events read are folded into the store's cached states (``Store.take_in``),
+        The events read are folded into the store's cached states (``StateCache.take_in``),
         so the objects are those at the last event read, with no further query; only
         when an object had to be read from the database (a stream not cached) is the
         read checked against the log and extended if writers appended meanwhile."""
         store = self.store
-        fresh = list(store.events_since(self.seq))
+        fresh = list(store.cache.events_since(self.seq))
         if not fresh:
             return None
-        store.take_in(self.seq, fresh)
+        store.cache.take_in(self.seq, fresh)
         events = fresh
         upto = fresh[-1][0]
         games: dict[str, dict[str, Any]] = {}
@@ -263,14 +263,14 @@ class Follower:
         incidents: dict[str, Any] = {}
         needs: dict[str, Any] = {}
         for _ in range(STABLE_READ_ATTEMPTS):
-            reads = store.stream_reads
-            with store.session(look=False):
+            reads = store.cache.stream_reads
+            with store.cache.session(look=False):
                 incidents.update(self._objects(events, games, standings, changed))
                 needs.update({t: self._needs_inputs(t) for t in changed})
-            if store.stream_reads == reads or store.last_seq() == upto:
+            if store.cache.stream_reads == reads or store.last_seq() == upto:
                 break
-            fresh = list(store.events_since(upto))
-            store.take_in(upto, fresh)
+            fresh = list(store.cache.events_since(upto))
+            store.cache.take_in(upto, fresh)
             events += fresh
             upto = fresh[-1][0] if fresh else upto
         self.seq = upto
@@ -325,7 +325,7 @@ class Follower:
     def events_between(self, after: int, upto: int) -> list[tuple[int, Event]]:
         """The stored events with ``after < seq <= upto`` (a client's resume)."""
         found: list[tuple[int, Event]] = []
-        for seq, event in self.store.events_since(after):
+        for seq, event in self.store.cache.events_since(after):
             if seq > upto:
                 break
             found.append((seq, event))

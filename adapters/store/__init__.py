@@ -1,9 +1,12 @@
 """The store room: the event store and everything that reads or keeps it.
 
-The one door every command goes through (``door``: ``Store``), the application
-and where a store is (``application``), a log held in memory that can let
-records go (``memory_log``), the cache of states (``cache``), one tournament's
-view (``views``), the inserts and looks at the log (``log_writer``), PostgreSQL
+The one door every command goes through (``door``: ``Store``) and the parts it
+holds: opening a store (``opening``), the cache of states and the reads of the log
+(``cache``), the tournaments and their views (``registry``, ``views``; their stream
+names, ``names``), a command's path up to its save (``decisions``) and the writer
+with its position check and retry (``writer``). Beside them: the application and
+where a store is (``application``), a log held in memory that can let records go
+(``memory_log``), the inserts and looks at the log (``log_writer``), PostgreSQL
 set-up (``postgres``), the hash links and seals (``chain``), the stored encoding
 (``codec``), kept projections (``kept``), the PostgreSQL wake-up of followers
 (``wakeup``), a store that went away said once (``outage``) and the contract's
@@ -12,9 +15,9 @@ queries (``queries``). Other rooms import the store's public names from here.
 
 from adapters.host.clock import wall_clock_ms
 from adapters.store.application import store_env, store_url
-from adapters.store.cache import logical_event
 from adapters.store.door import Store, open_store
 from adapters.store.memory_log import MemoryLog
+from adapters.store.names import logical_event
 from adapters.store.views import TournamentView, game_order
 
 __all__ = [

@@ -23,15 +23,15 @@ from typing import Any, Self, TypeVar
 from eventsourcing.persistence import Notification
 
 from adapters.store.application import CandidatesApplication
+from adapters.store.log_writer import LogWriter
+from adapters.store.names import logical_event
 from engine.arbiter import board_log as board_logs
 from engine.arbiter import incident_book as incident_books
 from engine.events import (
     INCIDENTS_STREAM,
     TOURNAMENT_STREAM,
     TOURNAMENTS_STREAM,
-    AlertRaised,
     Event,
-    physical_stream,
     split_stream,
 )
 from engine.game import clock_log as clock_logs
@@ -64,44 +64,13 @@ class Cached:
     version: int
 
 
-def _renamed(event: Event, stream: str) -> Event:
-    """The same event on another stream name: a copy of its fields, not a new
-    construction (``dataclasses.replace`` runs ``__init__`` and costs 10x more)."""
-    copy = object.__new__(type(event))
-    copy.__dict__.update(event.__dict__)
-    object.__setattr__(copy, "originator_id", stream)
-    return copy
-
-
-def logical_event(event: Event, namespace: str | None) -> Event:
-    """A stored event under the name the engine knows its stream by."""
-    if namespace is None:
-        return event
-    return _renamed(event, split_stream(event.originator_id)[1])
-
-
-def stored_event(event: Event, namespace: str | None) -> Event:
-    """A decided event under the name its stream is stored as.
-
-    An alert a further tournament's board raises goes to the store's shared stream
-    ``board/<serial>``: its details name the tournament (``"tournament"``), so the
-    gateway hands it to that tournament's arbiters. The first tournament's alerts are
-    as in a store of one."""
-    if namespace is None:
-        return event
-    stream = physical_stream(event.originator_id, namespace)
-    stored = _renamed(event, stream)
-    if stream == event.originator_id and isinstance(event, AlertRaised):
-        object.__setattr__(stored, "details", {**event.details, "tournament": namespace})
-    return stored
-
-
 class StateCache:
     """Reads of the store's log and streams, and the folded state of each stream read."""
 
-    app: CandidatesApplication
-
-    def __init__(self) -> None:
+    def __init__(self, app: CandidatesApplication, log: LogWriter) -> None:
+        self.app = app
+        self.log = log
+        """The looks at the log (``last_seq``): one query on the writer's own connection."""
         self._cache: dict[str, Cached] = {}
         self._stale: set[str] = set()
         """Cached streams another writer appended to (read again from their version)."""
@@ -151,7 +120,8 @@ class StateCache:
                 yield notification.id, event
 
     def last_seq(self) -> int:
-        return self.app.recorder.max_notification_id() or 0
+        """The log's last notification id: one query (``LogWriter.last_id``)."""
+        return self.log.last_id()
 
     def count(self) -> int:
         """Number of stored events (every stream)."""

@@ -144,15 +144,23 @@ class ChainMapper(Mapper[str]):
         return event, link if isinstance(link, bytes) else None
 
 
-class ChainedStore(Protocol):
-    """What the chain reads and writes through: the store (``adapters.store.Store``)."""
-
-    @property
-    def app(self) -> Application[str]: ...
+class ChainReads(Protocol):
+    """The reads of the log the chain makes (``adapters.store.cache.StateCache``)."""
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]: ...
 
     def notifications(self, start: int = 1, limit: int | None = None) -> Iterator[Notification]: ...
+
+
+class ChainedStore(Protocol):
+    """What the chain reads and writes through: the store's writer
+    (``adapters.store.writer.Writer``)."""
+
+    @property
+    def app(self) -> Application[str]: ...
+
+    @property
+    def cache(self) -> ChainReads: ...
 
     def first_tournament(self) -> Tournament | None: ...
 
@@ -310,7 +318,7 @@ class Chain:
         """(notification, link, at_ms, is a seal) of every stored event after ``seq``."""
         decode = self.store.app.mapper.transcoder.decode
         seal_topic = get_topic(ChainSealed)
-        for notification in self.store.notifications(seq + 1):
+        for notification in self.store.cache.notifications(seq + 1):
             state = decode(notification.state)
             link = state.get(LINK_KEY) if isinstance(state, dict) else None
             at_ms = state.get("at_ms", 0) if isinstance(state, dict) else 0
@@ -324,20 +332,20 @@ class Chain:
     def last_seal_point(self) -> SealPoint:
         """Where the last seal of the tournament stream stopped (verified hint, else counted)."""
         last: ChainSealed | None = None
-        for event in self.store.stream(TOURNAMENT_STREAM):
+        for event in self.store.cache.stream(TOURNAMENT_STREAM):
             if isinstance(event, ChainSealed):
                 last = event
         if last is None:
             return SealPoint(0, GENESIS, 0)
         digest = bytes.fromhex(last.order_digest)
         tail = split_prefixes(last.order)[-1:] or [""]
-        hinted = next(iter(self.store.notifications(last.through_seq, 1)), None)
+        hinted = next(iter(self.store.cache.notifications(last.through_seq, 1)), None)
         if hinted is not None and hinted.id == last.through_seq:
             link = self.mapper.event_and_link(hinted)[1]
             if link is not None and link[:PREFIX_BYTES].hex() == tail[0]:
                 return SealPoint(last.events_before, digest, last.through_seq)
         seq = 0
-        for index, notification in enumerate(self.store.notifications(), start=1):
+        for index, notification in enumerate(self.store.cache.notifications(), start=1):
             seq = notification.id
             if index == last.events_before:
                 break

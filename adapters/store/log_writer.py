@@ -46,7 +46,6 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-from adapters.store.application import is_postgres_recorder
 from adapters.store.commit_signal import CommitSignal
 from adapters.store.sqlite_files import database_file
 
@@ -75,17 +74,6 @@ class LogWriter(Protocol):
     def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]: ...
 
     def close(self) -> None: ...
-
-
-def log_writer(recorder: ApplicationRecorder) -> LogWriter:
-    """The writer for the application recorder of a store."""
-    if is_postgres_recorder(recorder):
-        from adapters.store.postgres_log_writer import PostgresLogWriter  # only with the driver
-
-        return PostgresLogWriter(recorder)
-    if isinstance(recorder, SQLiteApplicationRecorder):
-        return SQLiteLogWriter(recorder)
-    return RecorderLogWriter(recorder)
 
 
 class RecorderLogWriter:

@@ -9,10 +9,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from adapters.store.cache import logical_event
-from adapters.store.door import Store
+from adapters.store.names import logical_event
 from adapters.store.openings import opening_of
 from adapters.store.reads import Reads
+from adapters.store.registry import StoreReads
 from engine.errors import MalformedCommand, RuleViolation, UnknownGame, UnknownTournament
 from engine.events import INCIDENTS_STREAM, Event, IncidentRecorded, game_stream, split_stream
 from engine.game.state import Game
@@ -36,11 +36,11 @@ from projections.trf import trf_players, trf_text
 def _view(source: Reads) -> Reads:
     """A store's default tournament (its streams under the engine's names, docs/scale.md);
     a world that is not a store as it is."""
-    return source.view() if isinstance(source, Store) else source
+    return source.registry.view() if isinstance(source, StoreReads) else source
 
 
 def one_look(source: Reads) -> AbstractContextManager[object]:
-    """Reads made together look at the store once (``Store.session``); a world that is
+    """Reads made together look at the store once (``StateCache.session``); a world that is
     not a store (an in-memory one) is read as it is."""
     session = getattr(source, "session", None)
     look: AbstractContextManager[object] = session() if session is not None else nullcontext()
@@ -298,7 +298,7 @@ def decision_events(store: Reads) -> Iterator[Event]:
     others' events are left out; the store's own streams (boards) go with its first."""
     view = _view(store)
     namespace = getattr(view, "namespace", None)
-    source: Any = getattr(view, "store", store)
+    source: Any = getattr(view, "cache", store)
     for _, event in source.events_since(0, skip_streams=("clock/",)):
         if split_stream(event.originator_id)[0] == namespace:
             yield logical_event(event, namespace)

@@ -1,6 +1,6 @@
 """What the contract's queries read: one tournament's state and its streams.
 
-``Reads`` is a typing protocol: the ``Store`` (its default tournament), one
+``Reads`` is a typing protocol: a store's default tournament (``Store.reads``), one
 tournament's ``TournamentView`` and an in-memory world of the tests all satisfy
 it, so a query (``adapters.store.queries``, ``adapters.formats.event_export``)
 answers the same from any of them. It extends the engine's ``World`` (what a

@@ -8,11 +8,13 @@ streams as if its tournament were alone in the store, so the engine's decisions
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from adapters.store.cache import Cached, logical_event, stored_event
+from adapters.store.cache import Cached, StateCache
+from adapters.store.names import logical_event
+from engine.arbiter import board_log as board_logs
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.board_log import BoardLog
 from engine.arbiter.incident_book import IncidentBook
@@ -21,6 +23,7 @@ from engine.events import (
     TOURNAMENT_STREAM,
     ClockReadingRecorded,
     Event,
+    board_stream,
     clock_stream,
     game_stream,
     physical_stream,
@@ -33,9 +36,6 @@ from engine.game.state import Game
 from engine.tournament import tournament as tournaments
 from engine.tournament.tournament import Tournament
 
-if TYPE_CHECKING:
-    from adapters.store.door import Store
-
 PHYSICAL_NAMES = 1 << 16
 """At most this many stream names a view keeps worked out (then it starts again)."""
 TAIL = 8
@@ -46,8 +46,13 @@ class TournamentView:
     """One tournament of a store, as its decisions and queries see it (an
     ``engine.world.World``): streams named as if it were alone in the store."""
 
-    def __init__(self, store: Store, namespace: str | None) -> None:
-        self.store = store
+    def __init__(
+        self, cache: StateCache, namespace: str | None, first_id: Callable[[], str | None]
+    ) -> None:
+        self.cache = cache
+        """The store's reads and cached states, shared by its tournaments' views."""
+        self._first_id = first_id
+        """The id of the store's first tournament (``adapters.store.registry``)."""
         self.namespace = namespace
         """None for the store's first tournament (plain stream names), else its id."""
         self._physical: dict[str, str] = {}
@@ -55,7 +60,7 @@ class TournamentView:
 
     @property
     def id(self) -> str | None:
-        return self.namespace if self.namespace is not None else self.store.first_tournament_id()
+        return self.namespace if self.namespace is not None else self._first_id()
 
     def physical(self, stream: str) -> str:
         found = self._physical.get(stream)
@@ -67,24 +72,24 @@ class TournamentView:
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
         """The events of one of this tournament's streams (named as the engine names it)."""
-        events = self.store.stream(self.physical(stream_id), after_version)
+        events = self.cache.stream(self.physical(stream_id), after_version)
         if self.namespace is None:
             return events
         return [logical_event(e, self.namespace) for e in events]
 
     def tournament(self) -> Tournament | None:
-        return self.store.fold(self.physical(TOURNAMENT_STREAM), tournaments.evolve, self.namespace)
+        return self.cache.fold(self.physical(TOURNAMENT_STREAM), tournaments.evolve, self.namespace)
 
     def game(self, game_id: str) -> Game | None:
-        return self.store.fold(self.physical(game_stream(game_id)), games.evolve, self.namespace)
+        return self.cache.fold(self.physical(game_stream(game_id)), games.evolve, self.namespace)
 
     def board_log(self, serial: str) -> BoardLog | None:
         """A board's alert stream: the store's, shared by its tournaments."""
-        return self.store.board_log(serial)
+        return self.cache.fold(board_stream(serial), board_logs.evolve)
 
     def incident_book(self) -> IncidentBook | None:
         """This tournament's incident book (``incidents``, namespaced like its other streams)."""
-        return self.store.fold(
+        return self.cache.fold(
             self.physical(INCIDENTS_STREAM), incident_books.evolve, self.namespace
         )
 
@@ -96,24 +101,24 @@ class TournamentView:
         a game with 10,000 readings costs one short query, not a fold.
         """
         stream = self.physical(clock_stream(game_id))
-        if stream not in self.store._cache:
+        if stream not in self.cache._cache:
             self.clock_logs([game_id])
-        if stream not in self.store._cache:
-            self.store._cache[stream] = Cached(*self._clock_log_from_tail(stream, game_id))
-        return self.store.fold(stream, clock_logs.evolve, self.namespace)
+        if stream not in self.cache._cache:
+            self.cache._cache[stream] = Cached(*self._clock_log_from_tail(stream, game_id))
+        return self.cache.fold(stream, clock_logs.evolve, self.namespace)
 
     def clock_logs(self, game_ids: Iterable[str]) -> None:
         """Bring into the cache the clock logs of these games it does not hold, from the
         last ``TAIL`` events of each stream, all read in one request (a batch of
         readings from many boards starts with this); a stream whose last ``TAIL`` events
         hold no reading is left to ``clock_log``."""
-        cache = self.store._cache
+        cache = self.cache._cache
         wanted = {self.physical(clock_stream(g)): g for g in game_ids}
         missing = [stream for stream in wanted if stream not in cache]
         if not missing:
             return
-        self.store.stream_reads += 1
-        for stream, tail in self.store.writer.tails(missing, TAIL).items():
+        self.cache.stream_reads += 1
+        for stream, tail in self.cache.log.tails(missing, TAIL).items():
             if not tail:
                 cache[stream] = Cached(None, 0)
                 continue
@@ -128,12 +133,12 @@ class TournamentView:
                     cache[stream] = Cached(ClockLog(wanted[stream], version, None), version)
 
     def _decoded(self, stored: Any) -> Event | None:
-        event = self.store.app.mapper.to_domain_event(stored)
+        event = self.cache.app.mapper.to_domain_event(stored)
         return logical_event(event, self.namespace) if isinstance(event, Event) else None
 
     def _clock_log_from_tail(self, stream: str, game_id: str) -> tuple[ClockLog | None, int]:
-        recorder = self.store.app.recorder
-        self.store.stream_reads += 1
+        recorder = self.cache.app.recorder
+        self.cache.stream_reads += 1
         newest = recorder.select_events(stream, desc=True, limit=1)
         if not newest:
             return None, 0
@@ -157,8 +162,8 @@ class TournamentView:
         log2(N) one-row queries instead of reading N events.
         """
         stream = self.physical(clock_stream(game_id))
-        recorder = self.store.app.recorder
-        self.store.stream_reads += 1
+        recorder = self.cache.app.recorder
+        self.cache.stream_reads += 1
         log = self.clock_log(game_id)
         if log is None or log.version == 0:
             return None
@@ -192,29 +197,19 @@ class TournamentView:
     def game_ids(self) -> list[str]:
         """Every game of this tournament with a stream, in (round, board) order."""
         ids = set()
-        for n in self.store.notifications():
+        for n in self.cache.notifications():
             namespace, name = split_stream(str(n.originator_id))
             if namespace == self.namespace and name.startswith("game/"):
                 ids.add(name.removeprefix("game/"))
         return sorted(ids, key=game_order)
 
-    # --- the store's other reads and writes, for code given a view for a store ---
+    # --- the store's looks, for code given a view for a store ---------------
 
-    def session(self) -> AbstractContextManager[Store]:
-        return self.store.session()
+    def session(self) -> AbstractContextManager[StateCache]:
+        return self.cache.session()
 
     def last_seq(self) -> int:
-        return self.store.last_seq()
-
-    def append(self, events: Sequence[Event]) -> list[int]:
-        """Append events built with the engine's names to this tournament's streams."""
-        return self.store.append([stored_event(e, self.namespace) for e in events])
-
-    def handle(self, raw: object) -> dict[str, Any]:
-        """The store's ``handle`` for a command of this tournament (named unless it names one)."""
-        if isinstance(raw, dict) and raw.get("tournament") is None and self.namespace:
-            raw = {**raw, "tournament": self.namespace}
-        return self.store.handle(raw)
+        return self.cache.last_seq()
 
 
 def game_order(game_id: str) -> tuple[tuple[int, int | str], ...]:

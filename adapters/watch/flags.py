@@ -95,7 +95,7 @@ class FlagWatch:
         """Read the events after ``seq`` (their stream names only) for the games."""
         if not self._loaded:
             self._load()
-        for notification in self.store.notifications(self.seq + 1):
+        for notification in self.store.cache.notifications(self.seq + 1):
             self.seq = notification.id
             self.events += 1
             self.folded += 1
@@ -126,7 +126,7 @@ class FlagWatch:
         self.fold()
         live: dict[str | None, list[str]] = {}
         several = any(namespace is not None for namespace, _ in self.game_ids)
-        first = self.store.first_tournament_id() if several else None
+        first = self.store.registry.first_tournament_id() if several else None
         for namespace, game_id in sorted(self.game_ids, key=_game_sort):
             view = self.store.view(namespace or first)
             game = view.game(game_id)
