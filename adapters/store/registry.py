@@ -96,40 +96,50 @@ class StoreReads:
     """The reads of a store's default tournament (``Registry.view()``: the one named by
     ``--tournament``, else the only one), as the contract's queries read them
     (``adapters.store.reads.Reads``): each read asks the registry for that view, so a
-    store that comes to hold several tournaments refuses a read that names none."""
+    store that comes to hold several tournaments refuses a read that names none, and
+    looks at the store once (``StateCache.session``)."""
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
 
     def tournament(self) -> Tournament | None:
-        return self.registry.view().tournament()
+        with self.registry.cache.session():
+            return self.registry.view().tournament()
 
     def game(self, game_id: str) -> Game | None:
-        return self.registry.view().game(game_id)
+        with self.registry.cache.session():
+            return self.registry.view().game(game_id)
 
     def clock_log(self, game_id: str) -> ClockLog | None:
-        return self.registry.view().clock_log(game_id)
+        with self.registry.cache.session():
+            return self.registry.view().clock_log(game_id)
 
     def board_log(self, serial: str) -> BoardLog | None:
         """The state of a board's ``board/<serial>`` alert stream (shared by the store's
         tournaments)."""
-        return self.registry.view().board_log(serial)
+        with self.registry.cache.session():
+            return self.registry.view().board_log(serial)
 
     def incident_book(self) -> IncidentBook | None:
         """The Chief Arbiter's incident book (``engine.arbiter.incident_book``)."""
-        return self.registry.view().incident_book()
+        with self.registry.cache.session():
+            return self.registry.view().incident_book()
 
     def stream(self, stream_id: str, after_version: int = 0) -> list[Event]:
-        return self.registry.view().stream(stream_id, after_version)
+        with self.registry.cache.session():
+            return self.registry.view().stream(stream_id, after_version)
 
     def reading_at(self, game_id: str, at_ms: int) -> tuple[ClockReadingRecorded, int] | None:
-        return self.registry.view().reading_at(game_id, at_ms)
+        with self.registry.cache.session():
+            return self.registry.view().reading_at(game_id, at_ms)
 
     def readings(self, game_id: str) -> list[ClockReadingRecorded]:
-        return self.registry.view().readings(game_id)
+        with self.registry.cache.session():
+            return self.registry.view().readings(game_id)
 
     def game_ids(self) -> list[str]:
-        return self.registry.view().game_ids()
+        with self.registry.cache.session():
+            return self.registry.view().game_ids()
 
     def session(self) -> AbstractContextManager[StateCache]:
         """Reads made together look at the store once (``StateCache.session``)."""
