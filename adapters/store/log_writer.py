@@ -174,8 +174,11 @@ class SQLiteLogWriter:
                     conn.execute("ROLLBACK")
                     return Inserted(before, [])
                 if positions is None:
-                    conn.executemany(self.insert_sql, rows)
-                    last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+                    if len(rows) == 1:  # a move: its row id from the insert, no query more
+                        last = conn.execute(self.insert_sql, rows[0]).lastrowid or 0
+                    else:
+                        conn.executemany(self.insert_sql, rows)
+                        last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
                     if last == before + len(rows):
                         ids = list(range(before + 1, last + 1))
                     else:  # not the usual rowids (a table at the largest one): read them

@@ -52,6 +52,9 @@ class OpeningsTable:
 
     positions: dict[str, tuple[str, str]]
     depth: int
+    occupied: frozenset[int] = frozenset()
+    """The occupied squares (``Board.occupied``) of every named position: a position
+    whose squares are none of these is not named, and its EPD is not written."""
 
 
 def epd(board: chess.Board) -> str:
@@ -65,6 +68,7 @@ def parse_table(texts: list[str]) -> OpeningsTable:
     Lines share their first moves: each line starts from the position of the longest
     line already read that begins it, so each move of the table is read once."""
     positions: dict[str, tuple[str, str]] = {}
+    occupied: set[int] = set()
     depth = 0
     known: dict[tuple[str, ...], chess.Board] = {(): chess.Board()}
     for text in texts:
@@ -86,7 +90,8 @@ def parse_table(texts: list[str]) -> OpeningsTable:
             depth = max(depth, board.ply())
             # the first line naming a position keeps it (the table lists the main name first)
             positions.setdefault(epd(board), (row["eco"], row["name"]))
-    return OpeningsTable(positions, depth)
+            occupied.add(board.occupied)
+    return OpeningsTable(positions, depth, frozenset(occupied))
 
 
 @functools.cache
@@ -115,7 +120,7 @@ def _walk(moves: tuple[str, ...]) -> Opening | None:
         return None
     before = _walk(moves[:-1])
     board = _board_after(moves)
-    if board is None:
+    if board is None or board.occupied not in known.occupied:
         return before
     found = known.positions.get(epd(board))
     return Opening(found[0], found[1], len(moves)) if found is not None else before

@@ -18,6 +18,9 @@ from psycopg.types.composite import register_composite
 from adapters.store.log_writer import Inserted
 from adapters.store.postgres import append_function_name
 
+LOOK = b"candidates_look"
+"""The name of the look's prepared statement on the writer's own connection."""
+
 
 class PostgresLogWriter:
     """Writes on a connection of its own, opened at the first insert (a store that only
@@ -64,6 +67,8 @@ class PostgresLogWriter:
         ).format(Identifier(schema), Identifier(table))
         self.lock = threading.Lock()
         self.own: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._prepared: psycopg.Connection[Any] | None = None
+        """The connection the look is prepared on (``LOOK``), if any."""
 
     def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
         if self.own is None or self.own.closed:
@@ -143,7 +148,7 @@ class PostgresLogWriter:
         for attempt in (1, 2):
             with self.lock:
                 if self.own is not None and not self.own.closed:
-                    result = self._look(self.own)
+                    result = self._look(self.own, prepared=True)
                 else:
                     with self.datastore.get_connection() as conn:
                         result = self._look(conn)
@@ -153,11 +158,18 @@ class PostgresLogWriter:
                 raise OperationalError(f"cannot look at the store's log: {result}")
         raise AssertionError("unreachable")
 
-    def _look(self, conn: psycopg.Connection[Any]) -> int | str:
+    def _look(self, conn: psycopg.Connection[Any], prepared: bool = False) -> int | str:
         """The log's last notification id, or why it could not be read (the connection
-        is then closed: a look is safe to make again)."""
+        is then closed: a look is safe to make again). ``prepared``: on the writer's own
+        connection, as a statement prepared once on it (a look right after a commit
+        otherwise plans the query again, most of its time)."""
         try:
-            result = conn.pgconn.exec_(self.last_sql)
+            if prepared:
+                if self._prepared is not conn:
+                    self._prepare_look(conn)
+                result = conn.pgconn.exec_prepared(LOOK, [])
+            else:
+                result = conn.pgconn.exec_(self.last_sql)
         except psycopg.OperationalError as exc:
             conn.close()
             return str(exc)
@@ -166,6 +178,14 @@ class PostgresLogWriter:
             return int(value) if value else 0
         conn.close()
         return (result.error_message or b"").decode(errors="replace")
+
+    def _prepare_look(self, conn: psycopg.Connection[Any]) -> None:
+        """Prepare the look on ``conn`` (``LOOK``); OperationalError if it cannot be."""
+        result = conn.pgconn.prepare(LOOK, self.last_sql)
+        if result.status != psycopg.pq.ExecStatus.COMMAND_OK:
+            message = (result.error_message or b"").decode(errors="replace")
+            raise psycopg.OperationalError(message)
+        self._prepared = conn
 
     def tails(self, streams: Sequence[str], limit: int) -> dict[str, list[StoredEvent]]:
         """The last ``limit`` records of each stream, newest first, in one round trip."""
