@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TypedDict
 
 from engine.arbiter.penalties import PENALTIES
 from engine.events import (
@@ -55,7 +55,21 @@ from engine.termination import ON_TIME, Termination
 from engine.timefmt import format_instant
 from projections.names import Names, possessive
 
-Entry = dict[str, Any]
+
+class Entry(TypedDict):
+    """One line of the report: when, what kind, which game and people, the article, and
+    what happened in words."""
+
+    at: str
+    category: str
+    type: str
+    game: str | None
+    player: str | None
+    arbiter: str | None
+    article: str
+    summary: str
+
+
 ReportSource = Callable[[Event, Names], Entry | None]
 
 BOOK_TERMINATIONS = frozenset({Termination.PENALTY, Termination.DEFAULT})

@@ -38,6 +38,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from operator import itemgetter
+from typing import Annotated, TypedDict
+
+from msgspec import Meta
 
 from engine.standings.tiebreaks import HALF_POINTS
 from projections.scenarios import (
@@ -505,13 +508,22 @@ def percent(chance: float) -> str:
     return f"{100 * chance:.1f}%"
 
 
+class NeedsWords(TypedDict):
+    """A player's conditions to finish first, in words."""
+
+    first_if: str | None
+    playoff_if: str | None
+    needs: Annotated[str, Meta(description="the sentence for the air, no pronoun")]
+    detail: Annotated[str | None, Meta(description="the scenario counts behind the sentence")]
+
+
 def needs_in_words(
     table: ScenarioTable,
     conditions: Conditions,
     player: str,
     names: Mapping[str, str],
     chance: float | None = None,
-) -> dict[str, str | None]:
+) -> NeedsWords:
     """``first_if`` and ``playoff_if`` (the conditions to finish first, and to reach at
     least the playoff when that differs; None where there is none, or no short one),
     ``needs``, the sentence for the air, and ``detail``, the scenario counts behind it.

@@ -23,9 +23,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TypedDict
 
 from engine.rules import PRIZES_2012_EUR
+from projections.shapes import Number
+
+
+class Prize(TypedDict):
+    player: str
+    eur: Number
+
+
+class PrizeFund(TypedDict):
+    """The fund and what remains with FIDE (3.8.2)."""
+
+    fund_eur: Number
+    retained_by_fide_eur: Number
+
+
+class PrizesObject(PrizeFund):
+    """Each player's prize in final order, the fund and what remains with FIDE."""
+
+    prizes: list[Prize]
+
 
 __all__ = ["PRIZES_2012_EUR", "euros", "prize_shares", "prizes_object"]
 
@@ -70,7 +90,7 @@ def prizes_object(
     points: Mapping[str, Fraction],
     withdrawn: Iterable[str] = (),
     table: Sequence[int] = PRIZES_2012_EUR,
-) -> dict[str, Any]:
+) -> PrizesObject:
     """``{prizes: [{player, eur}], fund_eur, retained_by_fide_eur}`` in final order."""
     shares, retained = prize_shares(order, points, withdrawn, table)
     return {

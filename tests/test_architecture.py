@@ -55,9 +55,7 @@ TOP_LEVEL_MODULES = {"__init__.py"}
 """The only modules directly under adapters/ (everything else lives in a room)."""
 MAX_LINES = 650
 """About 600 lines: a file holds one concept a reader can keep in mind."""
-LONG_FILES = {
-    "tools/schema_tables.py": "declarative tables: the JSON Schemas of every query and frame",
-}
+LONG_FILES: dict[str, str] = {}
 """Files allowed over ``MAX_LINES`` for now, each with the reason."""
 LAYER_RANK = {"engine": 0, "projections": 1, "adapters": 2}
 

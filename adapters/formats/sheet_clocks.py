@@ -10,6 +10,7 @@ assumed, against which the readings are never judged.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import chess
@@ -21,9 +22,10 @@ from engine.errors import MalformedCommand
 from engine.fields import DURATION_LIMIT_MS
 from engine.rules import profile
 from engine.side import Side
+from projections.clock import ClockRow
 
 
-def clock_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def clock_summary(rows: Sequence[ClockRow]) -> dict[str, Any]:
     """Counts of a clock report (``projections.clock.clock_report``)."""
     summary: dict[str, Any] = {"plies": len(rows), "agree": 0, "artefacts": {}, "mismatches": 0}
     for row in rows:

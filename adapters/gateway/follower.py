@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from adapters.gateway.deltas import event_tournament, game_key
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store, TournamentView, game_order, queries
+from adapters.store.queries import IncidentBook
 from engine.errors import CommandRefused
 from engine.events import (
     INCIDENTS_STREAM,
@@ -43,6 +43,9 @@ from engine.events import (
     split_stream,
     stream_game_id,
 )
+from projections.game_view import GameObject
+from projections.needs import NeedsInputs
+from projections.standings import Standings
 
 STABLE_READ_ATTEMPTS = 8
 """How often a read is extended when writers keep appending during it."""
@@ -59,10 +62,10 @@ class Update:
 
     seq: int
     events: list[tuple[int, Event]] = field(default_factory=list)
-    games: dict[str, dict[str, Any]] = field(default_factory=dict)
+    games: dict[str, GameObject] = field(default_factory=dict)
     """Game objects that (may) have changed, valid at ``seq``, by game key (``game_key``)."""
-    standings: dict[str, Any] = field(default_factory=dict)
-    """Each tournament's standings (by tournament id)."""
+    standings: dict[str, Standings | None] = field(default_factory=dict)
+    """Each tournament's standings (by tournament id; None while it has none)."""
     standings_changed: set[str] = field(default_factory=set)
     """The tournaments whose standings changed."""
     seen_ms: int = 0
@@ -71,7 +74,7 @@ class Update:
     """The store's first tournament (whose game keys are the plain game ids)."""
     names: dict[str, str] = field(default_factory=dict)
     """Tournament id -> its name, for every tournament of the store."""
-    incidents: dict[str, Any] = field(default_factory=dict)
+    incidents: dict[str, IncidentBook] = field(default_factory=dict)
     """Each tournament's incident book object (``queries.incidents_object``) that changed
     (every one at start), by tournament id: for arbiters only."""
     raised: list[tuple[int, AlertRaised]] = field(default_factory=list)
@@ -79,7 +82,7 @@ class Update:
     kept position); which are still open is for the caller."""
     folded: int = 0
     """At start: how many events were read from the log (after the kept position)."""
-    needs: dict[str, Any] = field(default_factory=dict)
+    needs: dict[str, NeedsInputs | None] = field(default_factory=dict)
     """What the ``needs`` objects are computed from (``queries.needs_inputs``, None for a
     tournament without pairings) where the standings changed (every tournament at
     start), by tournament: computed off the reader thread (``needs_feed``)."""
@@ -92,7 +95,7 @@ class Resumed:
     position: int
     games: dict[str, list[str]]
     """Tournament id -> its known game ids."""
-    standings: dict[str, Any]
+    standings: dict[str, Standings | None]
     """Tournament id -> its standings object at ``position``."""
 
 
@@ -140,7 +143,7 @@ class Follower:
         self.seq = 0
         self.game_ids: dict[str, list[str]] = {}
         """Tournament id -> its known game ids."""
-        self.standings: dict[str, Any] = {}
+        self.standings: dict[str, Standings | None] = {}
         self.names: dict[str, str] = {}
         self.first: str | None = None
 
@@ -155,7 +158,7 @@ class Follower:
             self.names[tid] = tournament.name
         return set(tournament.pairings()) if tournament else set()
 
-    def _game_object(self, tid: str, game_id: str) -> dict[str, Any] | None:
+    def _game_object(self, tid: str, game_id: str) -> GameObject | None:
         try:
             obj = queries.game_object(self._view(tid), game_id)
         except CommandRefused:
@@ -164,14 +167,14 @@ class Follower:
             obj["tournament"] = tid
         return obj
 
-    def _read_standings(self, tid: str) -> Any:
+    def _read_standings(self, tid: str) -> Standings | None:
         """A tournament's standings object; None while it has none."""
         try:
             return queries.standings_object(self._view(tid))
         except CommandRefused:
             return None
 
-    def _needs_inputs(self, tid: str) -> Any:
+    def _needs_inputs(self, tid: str) -> NeedsInputs | None:
         """What a tournament's ``needs`` object is computed from; None while it has none."""
         try:
             return queries.needs_inputs(self._view(tid))
@@ -182,10 +185,10 @@ class Follower:
         self.first = self.store.first_tournament_id()
         return self.store.tournament_ids()
 
-    def _read_incidents(self, tids: Iterable[str]) -> dict[str, Any]:
+    def _read_incidents(self, tids: Iterable[str]) -> dict[str, IncidentBook]:
         """The incident books (3.9, 13.4) of these tournaments, for the arbiters' desk (a
         tournament without one is left out)."""
-        books: dict[str, Any] = {}
+        books: dict[str, IncidentBook] = {}
         for tid in tids:
             try:
                 books[tid] = queries.incidents_object(self._view(tid))
@@ -205,9 +208,9 @@ class Follower:
         for _ in range(STABLE_READ_ATTEMPTS):
             seq = self.store.last_seq()
             scan.read(self.store, seq)
-            games: dict[str, dict[str, Any]] = {}
+            games: dict[str, GameObject] = {}
             ids: dict[str, list[str]] = {}
-            standings: dict[str, Any] = {}
+            standings: dict[str, Standings | None] = {}
             tournaments = self._tournaments()
             for tid in tournaments:
                 namespace = None if tid == self.first else tid
@@ -257,11 +260,11 @@ class Follower:
         store.take_in(self.seq, fresh)
         events = fresh
         upto = fresh[-1][0]
-        games: dict[str, dict[str, Any]] = {}
+        games: dict[str, GameObject] = {}
         standings = dict(self.standings)
         changed: set[str] = set()
-        incidents: dict[str, Any] = {}
-        needs: dict[str, Any] = {}
+        incidents: dict[str, IncidentBook] = {}
+        needs: dict[str, NeedsInputs | None] = {}
         for _ in range(STABLE_READ_ATTEMPTS):
             reads = store.stream_reads
             with store.session(look=False):
@@ -291,10 +294,10 @@ class Follower:
     def _objects(
         self,
         events: list[tuple[int, Event]],
-        games: dict[str, dict[str, Any]],
-        standings: dict[str, Any],
+        games: dict[str, GameObject],
+        standings: dict[str, Standings | None],
         changed: set[str],
-    ) -> dict[str, Any]:
+    ) -> dict[str, IncidentBook]:
         """The objects ``events`` may have changed, read into ``games`` and ``standings``
         (``changed``: the tournaments whose standings did); the incident books that may
         have changed, by tournament."""

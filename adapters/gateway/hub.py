@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,11 +35,15 @@ from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.budget import InboundLimits
 from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import FanOut
-from adapters.gateway.frames import Frame, batch, batches
+from adapters.gateway.frames import Frame, ServerFrame, SnapshotFrame, batch, batches
 from adapters.gateway.needs_feed import NEEDS, needs_frame
 from adapters.gateway.tokens import Identity
 from adapters.host.clock import wall_clock_ms
+from adapters.store.queries import IncidentBook
 from engine.timefmt import format_instant
+from projections.game_view import GameObject
+from projections.needs import Needs
+from projections.standings import Standings
 
 log = logging.getLogger(__name__)
 
@@ -115,17 +119,17 @@ class Channel:
         self.name = name
         self.delay_ms = delay_ms
         self.seq = 0
-        self.games: dict[str, dict[str, Any]] = {}
-        self.standings: dict[str, Any] = {}
+        self.games: dict[str, GameObject] = {}
+        self.standings: dict[str, Standings | None] = {}
         """Each tournament's standings (by tournament id)."""
         self.first: str | None = None
         """The store's first tournament (its games are keyed by their plain ids)."""
         self.names: dict[str, str] = {}
         """Tournament id -> name, every tournament of the store, in the store's order."""
-        self.incidents: dict[str, Any] = {}
+        self.incidents: dict[str, IncidentBook] = {}
         """Each tournament's incident book object, by tournament id, for arbiters (sent
         after their snapshot or resume)."""
-        self.needs: dict[str, Any] = {}
+        self.needs: dict[str, Needs | None] = {}
         """Each tournament's ``needs`` object (``adapters.gateway.needs_feed``)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
@@ -155,8 +159,8 @@ class Channel:
     def open(
         self,
         seq: int,
-        games: dict[str, dict[str, Any]],
-        standings: dict[str, Any],
+        games: Mapping[str, GameObject],
+        standings: Mapping[str, Standings | None],
         first: str | None = None,
         names: dict[str, str] | None = None,
     ) -> None:
@@ -174,9 +178,9 @@ class Channel:
         self,
         seq: int,
         frames: list[Frame],
-        games: dict[str, dict[str, Any]],
+        games: Mapping[str, GameObject],
         standings_changed: set[str],
-        standings: dict[str, Any],
+        standings: Mapping[str, Standings | None],
     ) -> None:
         """Move to ``seq`` and hand the frames to every client (never waits)."""
         self.games.update(games)
@@ -234,7 +238,7 @@ class Channel:
             return cached[1]
         chosen = [t for t in self.names if tournaments is None or t in tournaments]
         main = chosen[0] if len(chosen) == 1 else self.first
-        body: dict[str, Any] = {
+        body: SnapshotFrame = {
             "op": "snapshot",
             "seq": self.seq,
             "games": [
@@ -370,7 +374,7 @@ class Client:
         if added or self.needs_snapshot:
             self.wake.set()
 
-    def answer(self, body: dict[str, Any]) -> None:
+    def answer(self, body: ServerFrame) -> None:
         """Queue an answer to this client's own frame; close a client that does not read
         them (1008) rather than let them grow past ``max_answer_bytes``."""
         if self.closing:

@@ -23,10 +23,10 @@ import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from adapters.gateway.frames import Frame
-from projections.needs import NeedsInputs, compute, for_frame
+from adapters.gateway.frames import Frame, NeedsFrame
+from projections.needs import Needs, NeedsInputs, compute, for_frame
 from projections.scenarios import ScenarioTable
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class NeedsFeed:
         """Per tournament: game -> win/draw/loss of a game in progress, from an analysis
         (``set_wdl``); games not named are weighed by the ratings."""
 
-    def compute(self, tid: str, inputs: NeedsInputs | None) -> Any:
+    def compute(self, tid: str, inputs: NeedsInputs | None) -> Needs | None:
         """The tournament's ``needs`` object (None while it has none: no pairings)."""
         if inputs is None:
             self.tables.pop(tid, None)
@@ -70,9 +70,9 @@ class NeedsFeed:
         self.wdl[tid] = dict(wdl)
 
 
-def needs_frame(seq: int, tid: str, needs: Mapping[str, Any] | None) -> Frame:
+def needs_frame(seq: int, tid: str, needs: Needs | None) -> Frame:
     """The ``needs`` frame of one tournament, for its subscribers that asked for it."""
-    body = {
+    body: NeedsFrame = {
         "op": "needs",
         "seq": seq,
         "tournament": tid,

@@ -53,7 +53,7 @@ from adapters.formats.event_export import (
     round_game_ids,
     started_games,
 )
-from adapters.gateway.analysis_feed import NONE, AnalysisFeed
+from adapters.gateway.analysis_feed import NONE, AnalysisFeed, GameEvals
 from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
 from adapters.gateway.tokens import Identity, Tokens, request_token
@@ -62,6 +62,8 @@ from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused, UnknownGame
 from engine.events import game_stream
 from engine.game.state import Game
+from projections.game_view import GameObject
+from projections.pairings import Pairings
 from projections.time_use import time_use
 
 JSON_TYPE = "application/json"
@@ -78,7 +80,7 @@ ROUTES = (
     "see /api/tournaments, /api/tournament, /api/standings, /api/games, /api/games/{id}, "
     "/api/pairings, /api/needs, /pgn/round/{n}.pgn, /pgn/games/{id}.pgn, /pgn/all.pgn"
 )
-Evals = tuple[str, int, dict[str, Any]]
+Evals = tuple[str, int, GameEvals]
 """(audience, version, game id -> ply -> (cp, mate)) of a PGN answer's ``[%eval]``."""
 NO_EVALS: Evals = (NONE, 0, {})
 EVERY_TOURNAMENT = "*"
@@ -128,7 +130,7 @@ def _json(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def pairings_answer(view: TournamentView) -> dict[str, Any]:
+def pairings_answer(view: TournamentView) -> Pairings:
     """``/api/pairings``: the contract's ``pairings`` object (``queries.pairings_object``),
     each round also listing its ``games`` as ``{game, board, white, black, status,
     result}`` with the players' ids (the shape pollers read before the object was served
@@ -346,7 +348,7 @@ class Outputs:
         return game, lambda: _json({**game, "time_use": time_use(view.stream(game_stream(gid)))})
 
     @staticmethod
-    def _games_of(channel: Channel, tid: str | None) -> list[dict[str, Any]]:
+    def _games_of(channel: Channel, tid: str | None) -> list[GameObject]:
         """A tournament's game objects (every tournament's for ``*``), in the store's order
         of tournaments, then round and board."""
         order: dict[str | None, int] = {t: i for i, t in enumerate(channel.names)}
@@ -359,7 +361,7 @@ class Outputs:
         found.sort(
             key=lambda g: (
                 order.get(g.get("tournament", first), len(order)),
-                game_order(str(g.get("game"))),
+                game_order(g["game"]),
             )
         )
         return found
