@@ -29,7 +29,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 import chess
 import chess.engine
@@ -57,6 +57,12 @@ NO_ENGINE = (
     "no UCI engine found (install Stockfish: `make stockfish`, or apt-get install stockfish; "
     "or give --engine PATH): the games are served without analysis"
 )
+
+
+class AnalysisKept(TypedDict):
+    """The layout of the analysis' kept state: the games in progress (tournament, game)."""
+
+    live: list[tuple[str, str]]
 
 
 @dataclass(frozen=True, order=True)
@@ -299,11 +305,11 @@ class Analyser:
         """The kept position and games in progress, if any; then every game in progress
         (or every game, ``every_game``) looked at once."""
         assert self._store is not None
-        kept = self._kept.load() if self._kept is not None else None
+        kept = self._kept.load(AnalysisKept) if self._kept is not None else None
         if kept is not None:
             position, state = kept
             self.position = self._kept_position = position
-            self.live = {(str(t), str(g)) for t, g in state.get("live", [])}
+            self.live = {(t, g) for t, g in state["live"]}
             self._read(rescan=self._all_games() if self.every_game else set(self.live))
         else:
             self._read(rescan=self._all_games())
@@ -432,7 +438,7 @@ class Analyser:
         if now_s - self._kept_at < KEEP_EVERY_S:
             return
         self._kept_at = now_s
-        state: dict[str, Any] = {"live": sorted([t, g] for t, g in self.live)}
+        state: AnalysisKept = {"live": sorted(self.live)}
         if self._kept.save_or_warn(self.position, state) is not None:
             self._kept_position = self.position
 

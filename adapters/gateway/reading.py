@@ -27,7 +27,7 @@ from adapters.gateway.commands import CommandDesk
 from adapters.gateway.deltas import incidents_frame, quiet_clock_frames, tournament_frames
 from adapters.gateway.follower import Follower, Update
 from adapters.gateway.hub import Channel
-from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
+from adapters.gateway.kept_state import FORMAT, NAME, GatewayKept, GatewayState
 from adapters.gateway.needs_feed import NeedsService
 from adapters.gateway.public import PublicView
 from adapters.host.clock import wall_clock_ms
@@ -198,7 +198,9 @@ class LogReading:
     def _load_kept(self, store: Store) -> GatewayState | None:
         """The kept state of this store, None without a usable one (said in a warning)."""
         self._kept = open_kept(store, NAME, FORMAT)
-        return self._kept.load_as(GatewayState.from_state) if self._kept is not None else None
+        if self._kept is None:
+            return None
+        return self._kept.load_as(GatewayKept, GatewayState.from_state)
 
     def kept_state(self) -> GatewayState | None:
         """The state to keep, in the event loop between two readings of the log (None if

@@ -41,12 +41,13 @@ import contextlib
 import functools
 import hashlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, overload
 
 import msgpack
+import msgspec
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
@@ -319,6 +320,10 @@ KEEP_EVERY_S = 1.0
 """How often, at most, a running process saves a kept projection (and when it stops)."""
 
 T = TypeVar("T")
+S = TypeVar("S")
+KeptMap = Mapping[str, object]
+"""A kept state as stored, before it is read as its program's declared layout (each
+program declares its own: ``kept_state.GatewayKept``, ...)."""
 
 
 def open_kept(
@@ -357,7 +362,13 @@ class KeptProjection:
         self.recorder = recorder if recorder is not None else kept_recorder(store)
         """Where it is kept: the store's database, or beside it (the analysis')."""
 
-    def load(self) -> tuple[int, dict[str, Any]] | None:
+    @overload
+    def load(self) -> tuple[int, KeptMap] | None: ...
+    @overload
+    def load(self, layout: type[S]) -> tuple[int, S] | None: ...
+    def load(self, layout: type[Any] | None = None) -> tuple[int, Any] | None:
+        """``(position, state)``: the state read as ``layout`` (checked: a state of another
+        layout is not used), or as the map it was stored as."""
         try:
             record = self.recorder.load(self.name)
         except Exception as exc:  # a cache never stops its process: fold the log instead
@@ -365,7 +376,7 @@ class KeptProjection:
             return None
         if record is None:
             return None
-        state, problem = self._decoded(record)
+        state, problem = self._decoded(record, layout)
         if state is not None:
             return record.position, state
         log.warning(
@@ -380,8 +391,8 @@ class KeptProjection:
             log.warning("kept state %r could not be dropped (%s)", self.name, exc)
         return None
 
-    def _decoded(self, record: KeptRecord) -> tuple[dict[str, Any] | None, str]:
-        """The stored state, or None and why it cannot be used."""
+    def _decoded(self, record: KeptRecord, layout: type[Any] | None) -> tuple[Any, str]:
+        """The stored state (as ``layout``), or None and why it cannot be used."""
         try:
             decoded = msgpack.unpackb(record.state, raw=False, strict_map_key=False)
         except Exception as exc:  # msgpack raises several unrelated types on garbage
@@ -393,12 +404,18 @@ class KeptProjection:
             return None, f"of another format or program ({written!r}; this one is {self.format!r})"
         if record.position > self.store.last_seq():
             return None, f"ahead of the log, which ends at {self.store.last_seq()}"
-        return decoded["state"], ""
+        if layout is None:
+            return decoded["state"], ""
+        try:
+            return msgspec.convert(decoded["state"], layout), ""
+        except msgspec.ValidationError as exc:
+            return None, f"not of its layout ({exc})"
 
-    def load_as(self, parse: Callable[[int, dict[str, Any]], T]) -> T | None:
-        """The kept state as ``parse(position, state)`` reads it; None when there is none,
-        or when it is not of the layout ``parse`` expects (then dropped, with a warning)."""
-        loaded = self.load()
+    def load_as(self, layout: type[S], parse: Callable[[int, S], T]) -> T | None:
+        """The kept state as ``parse(position, state)`` reads it (``state`` checked as
+        ``layout``); None when there is none, or when it is not of that layout (then
+        dropped, with a warning)."""
+        loaded = self.load(layout)
         if loaded is None:
             return None
         try:
@@ -410,7 +427,7 @@ class KeptProjection:
             self.drop()
             return None
 
-    def save_or_warn(self, position: int, state: dict[str, Any]) -> bool | None:
+    def save_or_warn(self, position: int, state: KeptMap) -> bool | None:
         """``save``; None when the store failed (said in a warning: the next save covers it)."""
         try:
             return self.save(position, state)
@@ -423,7 +440,8 @@ class KeptProjection:
             )
             return None
 
-    def save(self, position: int, state: dict[str, Any]) -> bool:
+    def save(self, position: int, state: KeptMap) -> bool:
+        """Keep ``state`` (a map of the program's declared layout) at ``position``."""
         data = msgpack.packb({"format": self.format, "state": state}, use_bin_type=True)
         return self.recorder.save(self.name, position, data)
 

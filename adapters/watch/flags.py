@@ -34,7 +34,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from adapters.store import Store, wall_clock_ms
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
@@ -51,6 +51,16 @@ STALE_MS = 12 * 3600 * 1000
 3 h 15 min plus increments): older games are not live."""
 NAME = "flag-watch"
 FORMAT = 1
+
+
+class FlagWatchKept(TypedDict):
+    """The layout of the flag watch's kept state: the games seen (tournament namespace,
+    game id) and the events folded."""
+
+    games: list[tuple[str | None, str]]
+    events: int
+
+
 """The layout of the kept state (``games``: [namespace, game id] pairs; ``events``)."""
 
 
@@ -84,7 +94,9 @@ class FlagWatch:
         if not self.keep:
             return
         self._kept = open_kept(self.store, NAME, FORMAT)
-        loaded = self._kept.load_as(_games_and_events) if self._kept is not None else None
+        if self._kept is None:
+            return
+        loaded = self._kept.load_as(FlagWatchKept, _games_and_events)
         if loaded is None:
             return
         position, games, events = loaded
@@ -113,7 +125,10 @@ class FlagWatch:
         if not force and now_s - self._kept_at < KEEP_EVERY_S:
             return False
         self._kept_at = now_s
-        state = {"games": sorted(self.game_ids, key=_game_sort), "events": self.events}
+        state: FlagWatchKept = {
+            "games": sorted(self.game_ids, key=_game_sort),
+            "events": self.events,
+        }
         saved = self._kept.save_or_warn(self.seq, state)
         if saved is None:
             return False
@@ -205,7 +220,7 @@ async def watch_flags(
 
 
 def _games_and_events(
-    position: int, state: dict[str, Any]
+    position: int, state: FlagWatchKept
 ) -> tuple[int, set[tuple[str | None, str]], int]:
     """The kept state's position, games (namespace, game id) and events folded."""
     games = {(None if ns is None else str(ns), str(g)) for ns, g in state["games"]}
