@@ -14,12 +14,12 @@ brackets and commas), so no frame is encoded twice.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
 import msgpack
+import msgspec
 from msgspec import Meta
 
 from adapters.formats.jsontext import MAX_DEPTH, TextError, check_unicode, unique_keys
@@ -321,21 +321,16 @@ def error_frame(code: str, message: str, frame_id: str | None = None) -> ErrorFr
     return frame
 
 
-def _json_default(value: object) -> object:
-    if isinstance(value, tuple | set | frozenset):
-        return list(value)
-    raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+def encode_json(obj: object) -> str:
+    """JSON text, compact, non-ASCII as it is (msgspec: bench/bench_contract.py)."""
+    return msgspec.json.encode(obj).decode()
 
 
-def encode_json(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+def encode_msgpack(obj: object) -> bytes:
+    return msgspec.msgpack.encode(obj)
 
 
-def encode_msgpack(obj: Any) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
-
-
-def encode(obj: Any, encoding: str) -> str | bytes:
+def encode(obj: object, encoding: str) -> str | bytes:
     return encode_json(obj) if encoding == JSON else encode_msgpack(obj)
 
 
