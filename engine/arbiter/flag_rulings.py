@@ -12,7 +12,7 @@ wording of the rules.)
 - ``fallen``: the arbiter observed the flag. ``FlagRuled`` then a
   ``ResultRecorded`` at ``at``: ``time_forfeit``, or ``flag_fall_draw`` when the
   opponent cannot mate (the helpmate test of
-  ``engine.clock.regulation.can_checkmate``).
+  ``engine.checkmate.can_checkmate``).
   A flag ruled fallen where the engine has no evidence of it (the regulation
   clock has time, no device showed the flag or 0:00), or the later of two falls
   (6.9 decides on the first: the regulation clock shows the opponent's time ran

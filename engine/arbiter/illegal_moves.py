@@ -11,8 +11,8 @@ the game's rules profile and stage (``RulesProfile.penalties_for``):
 - the losing count (2009: the third; 2014+: the second) loses the game,
   termination ``illegal_moves``; but it is a draw if the opponent could not
   checkmate by any series of legal moves. *Interpretation*: "could not
-  checkmate" is read as python-chess's ``has_insufficient_material`` for the
-  opponent (a lone king, K+B, K+N), an approximation of the helpmate test.
+  checkmate" is ``engine.checkmate.can_checkmate`` for the opponent (a lone
+  king, K+B, K+N cannot), an approximation of the helpmate test.
 
 Once the game has ended no irregularity is accepted (3.7.1.b.4 in
 tie-break games; 7.4 applies "during a game").
@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.arbiter.draw_claims import ordinal
+from engine.checkmate import can_checkmate
 from engine.commands import Command, command
 from engine.errors import (
     MalformedCommand,
@@ -111,7 +112,7 @@ def record_illegal_move(
     ]
     if count >= penalties.illegal_move_loses_at:
         board = position(g)
-        can_mate = not board.has_insufficient_material(opponent.colour)
+        can_mate = can_checkmate(board, opponent)
         result = WIN_BY_SIDE[opponent] if can_mate else "1/2-1/2"
         reason = f"{ordinal(count)} illegal move by {side} ({article})"
         if not can_mate:

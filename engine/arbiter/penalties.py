@@ -24,8 +24,8 @@ in the transaction of the incident:
   opponent, who could not win, scores a draw: 0 - 1/2 (``ResultRecorded.scores``,
   ``engine.scores``), beside the nearest PGN result, the opponent's win.
   *Interpretation*, as for 6.9 and 7.4 b in this engine: "could not win" is read
-  as python-chess's ``has_insufficient_material`` for the opponent (a lone king,
-  K+B, K+N), an approximation of the helpmate test.
+  as ``engine.checkmate.can_checkmate`` for the opponent (a lone king, K+B, K+N
+  cannot), an approximation of the helpmate test.
 - ``points_reduced {points}`` (e): the offender's points in the standings are
   reduced by ``points`` (1/2 or a multiple of it), from the round of the
   incident's game on (an incident outside a game counts in every table). The
@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Annotated, Any
 
+from engine.checkmate import can_checkmate
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import ClockAdjusted, Event, ResultRecorded
 from engine.game.flags import fallen_flag
@@ -161,12 +162,6 @@ def _points(value: object) -> Fraction:
     return points
 
 
-def could_win(game: Game, side: Side) -> bool:
-    """Whether ``side`` could still win by some series of legal moves (see the module
-    docstring for the approximation)."""
-    return not position(game).has_insufficient_material(side.colour)
-
-
 Lookup = Callable[[str], Game | None]
 
 
@@ -197,7 +192,7 @@ def consequences(
         result = WIN_BY_SIDE[opponent]
         reason = f"{cause}; {penalty.article}"
         scores: str | None = None
-        if kind == "game_lost" and draw_test and not could_win(game, opponent):
+        if kind == "game_lost" and draw_test and not can_checkmate(position(game), opponent):
             # 12.3 b: the offender loses; the opponent, who could not win, scores a draw.
             scores = "0-1/2" if side == Side.WHITE else "1/2-0"
             reason += (

@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 
 import chess
 
+from engine.checkmate import can_checkmate
 from engine.clock.time_control import TimeControl
 from engine.side import SIDES, Side
 from engine.termination import Termination
@@ -357,22 +358,6 @@ class Clock:
         if Side.of(side) is Side.WHITE:
             return replace(self, white=value, at_ms=when)
         return replace(self, black=value, at_ms=when)
-
-
-def can_checkmate(board: chess.Board, side: Side) -> bool:
-    """Whether ``side`` could checkmate the opponent by some series of legal moves (6.9).
-
-    Decided with python-chess ``has_insufficient_material``: it looks at the
-    material and the colours of bishops, and counts the opponent's pieces that
-    could block their own king (a helpmate test, not a material count: K+N can
-    mate a K+R or a K with pawns with the opponent's help, so a flag fall there
-    loses). It is guaranteed never to say "cannot" when a mate exists. It can
-    say "can" in exotic positions where the placement forbids any mate (locked
-    pawn chains, a bishop that can never reach the mating diagonal): there the
-    flag fall is recorded as a loss and the Chief Arbiter corrects it with
-    ``declare_result`` (``docs/clocks.md``).
-    """
-    return not board.has_insufficient_material(Side.of(side).colour)
 
 
 def flag_fall_result(board: chess.Board, flagged: Side) -> tuple[str, Termination]:
