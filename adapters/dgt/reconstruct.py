@@ -87,7 +87,7 @@ from adapters.dgt.board_alerts import (
 from adapters.dgt.game_line import GameLine
 from adapters.dgt.lines import lines_to, two_plies
 from adapters.dgt.observations import Observation
-from adapters.dgt.placements import START_KEY, changed_squares, placement_key, puts_down
+from adapters.dgt.placements import START_KEY, changed_squares, placement_text_key, puts_down
 from adapters.dgt.protocol import rotate_placement
 from adapters.dgt.recovery import Ambiguous, Recovery, extended, find_recovery, line_recovered
 from adapters.dgt.result_signals import before_signal, result_signal
@@ -250,13 +250,13 @@ class MoveReconstructor(GameLine):
         readings = [self.rotated] if self.rotated is not None else [False, True]
         moves = {**self._sibling_map(), **self._successor_map()}
         for rotated in readings:
-            key = placement_key(rotate_placement(raw) if rotated else raw)
+            key = placement_text_key(rotate_placement(raw) if rotated else raw)
             final = moves.get(key)
             if final is None:
                 continue
             current = self._placements[-1]
             for placement, _ in passing:
-                seen = placement_key(rotate_placement(placement) if rotated else placement)
+                seen = placement_text_key(rotate_placement(placement) if rotated else placement)
                 if seen == key or not puts_down(current, seen):
                     continue  # the final placement, or a hand in the air
                 move = moves.get(seen)
@@ -284,11 +284,11 @@ class MoveReconstructor(GameLine):
         readings = (
             [self.rotated] if self.rotated is not None else [False, True]
         )  # auto: normal reading first
-        keys = {False: placement_key(raw)}
+        keys = {False: placement_text_key(raw)}
 
         def key(rotated: bool) -> Key:
             if rotated not in keys:
-                keys[rotated] = placement_key(rotate_placement(raw))
+                keys[rotated] = placement_text_key(rotate_placement(raw))
             return keys[rotated]
 
         for rotated in readings:
@@ -341,7 +341,7 @@ class MoveReconstructor(GameLine):
             self._unknown_settled = True
             self._unknown_alerted = False
             self._unknown_ended = False
-            self._unknown_puts_down = puts_down(self._placements[-1], placement_key(placement))
+            self._unknown_puts_down = puts_down(self._placements[-1], placement_text_key(placement))
         out.extend(self.tick(at_ms))
         return out
 
@@ -352,7 +352,7 @@ class MoveReconstructor(GameLine):
             self._pending is not None
             and self._unknown is not None
             and self._unknown_settled
-            and placement_key(self._unknown) == self._pending.placement
+            and placement_text_key(self._unknown) == self._pending.placement
             and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
         ):
             out.extend(self._take_pending(now_ms))

@@ -31,7 +31,7 @@ from adapters.dgt.lines import lines_to
 from adapters.dgt.observations import LineRecovered
 from adapters.dgt.placements import changed_squares, puts_down
 from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key as key_of
+from engine.arbiter.claim_verification import placement_key
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def extended(recovery: Recovery, board: chess.Board, placement: Key) -> Recovery
         ahead.push(move)
     for move in ahead.legal_moves:
         ahead.push(move)
-        hit = key_of(ahead) == placement
+        hit = placement_key(ahead) == placement
         ahead.pop()
         if hit:
             return Recovery(recovery.back, [*recovery.line, move], placement)
