@@ -39,8 +39,6 @@ from adapters.host.clock import wall_clock_ms
 
 log = logging.getLogger(__name__)
 
-DEFAULT_URL = "ws://127.0.0.1:1982/api/v1.0"
-
 
 @dataclass(frozen=True)
 class BoardUpdate:

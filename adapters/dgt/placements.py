@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import chess
 
-from adapters.dgt.protocol import rotate_placement
 from engine.arbiter.claim_verification import PlacementKey as Key
 from engine.arbiter.claim_verification import placement_key
 
 START_PLACEMENT = chess.STARTING_BOARD_FEN
-ROTATED_START = rotate_placement(START_PLACEMENT)
 
 
 def placement_text_key(placement: str) -> Key:

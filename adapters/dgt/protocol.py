@@ -23,16 +23,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from adapters.dgt.board_codes import (
-    MAGIC_PIECES,
-    PIECE_CODES,
-    PIECE_LETTERS,
-    codes_of,
-    field_square_name,
-    field_to_square,
-    placement_of,
-    rotate_placement,
-)
+from adapters.dgt.board_codes import MAGIC_PIECES, codes_of, field_square_name, rotate_placement
 from adapters.dgt.messages import (
     BatteryStatus,
     BoardDump,
@@ -50,10 +41,7 @@ from adapters.dgt.messages import (
     Version,
 )
 
-__all__ = [  # the board's codes and messages, named here too: ``protocol.BoardDump``...
-    "MAGIC_PIECES",
-    "PIECE_CODES",
-    "PIECE_LETTERS",
+__all__ = [  # the messages the parser makes, named here too: ``protocol.BoardDump``...
     "BatteryStatus",
     "BoardDump",
     "BusAddress",
@@ -68,11 +56,6 @@ __all__ = [  # the board's codes and messages, named here too: ``protocol.BoardD
     "SerialNumber",
     "Trademark",
     "Version",
-    "codes_of",
-    "field_square_name",
-    "field_to_square",
-    "placement_of",
-    "rotate_placement",
 ]
 
 
@@ -96,23 +79,6 @@ SEND_BATTERY_STATUS = 0x4C
 SEND_VERSION = 0x4D
 RETURN_LONG_SERIALNR = 0x55
 CLOCK_MESSAGE = 0x2B
-
-COMMAND_NAMES = {
-    SEND_RESET: "reset",
-    SEND_CLK: "send_clock",
-    SEND_BRD: "send_board",
-    SEND_UPDATE: "update",
-    SEND_UPDATE_BRD: "update_board",
-    RETURN_SERIALNR: "serial_number",
-    RETURN_BUSADRES: "bus_address",
-    SEND_TRADEMARK: "trademark",
-    SEND_EE_MOVES: "ee_moves",
-    TO_BUSMODE: "bus_mode",
-    SEND_UPDATE_NICE: "update_nice",
-    SEND_BATTERY_STATUS: "battery_status",
-    SEND_VERSION: "version",
-    RETURN_LONG_SERIALNR: "long_serial_number",
-}
 
 # Clock commands inside the 0x2b wrapper (DGT XL / DGT3000 / Revelation II).
 CLOCK_DISPLAY = 0x01

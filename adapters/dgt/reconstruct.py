@@ -84,11 +84,11 @@ from adapters.dgt.board_alerts import (
     position_restored,
     result_signalled,
 )
+from adapters.dgt.board_codes import rotate_placement
 from adapters.dgt.game_line import GameLine
 from adapters.dgt.lines import lines_to, two_plies
 from adapters.dgt.observations import Observation
 from adapters.dgt.placements import START_KEY, changed_squares, placement_text_key, puts_down
-from adapters.dgt.protocol import rotate_placement
 from adapters.dgt.recovery import Ambiguous, Recovery, extended, find_recovery, line_recovered
 from adapters.dgt.result_signals import before_signal, result_signal
 from engine.arbiter.claim_verification import PlacementKey as Key

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import chess
 
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import MAGIC_PIECES, codes_of, placement_of
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
 from adapters.dgt.observations import Observation
 from adapters.dgt.reconstruct import MoveReconstructor
@@ -252,7 +253,7 @@ class BoardSession:
         """A whole placement from a source that reports every change as a position
         (LiveChess): it goes through the same debounce as field updates."""
         try:
-            codes = p.codes_of(raw)
+            codes = codes_of(raw)
         except (KeyError, ValueError):
             self.parser.errors += 1
             return
@@ -289,11 +290,11 @@ class BoardSession:
                 self.shadow = list(message.codes)
                 self._dirty = False
                 for _, code in message.magic:
-                    self._out.extend(self.reconstructor.magic_piece(p.MAGIC_PIECES[code], now_ms))
+                    self._out.extend(self.reconstructor.magic_piece(MAGIC_PIECES[code], now_ms))
                 self._settle(message.placement, now_ms)
             case p.FieldUpdate():
-                if message.code in p.MAGIC_PIECES:
-                    result = p.MAGIC_PIECES[message.code]
+                if message.code in MAGIC_PIECES:
+                    result = MAGIC_PIECES[message.code]
                     self._out.extend(self.reconstructor.magic_piece(result, now_ms))
                 if self.shadow is None:
                     # No dump yet to apply it to: ask for one (once per batch).
@@ -301,7 +302,7 @@ class BoardSession:
                         self._send.append(p.SEND_BRD)
                     return
                 self.shadow[message.field] = message.code
-                self._changed(p.placement_of(self.shadow), now_ms)
+                self._changed(placement_of(self.shadow), now_ms)
             case p.ClockTimes():
                 self._clock(message, now_ms)
             case p.SerialNumber():
@@ -336,7 +337,7 @@ class BoardSession:
 
     def _settle_shadow(self, now_ms: int) -> None:
         if self.shadow is not None:
-            self._settle(p.placement_of(self.shadow), now_ms)
+            self._settle(placement_of(self.shadow), now_ms)
 
     def _settle(self, placement: str, now_ms: int) -> None:
         passing, self._passing = self._passing, []

@@ -53,6 +53,7 @@ import chess
 import chess.pgn
 
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import PIECE_CODES
 from engine.clock.regulation import Clock
 from engine.clock.time_control import CLASSICAL_3_5_1, parse_time_control
 from engine.side import Side
@@ -224,7 +225,7 @@ class BoardSimulator:
         board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
         codes = [0] * 64
         for square, piece in board.piece_map().items():
-            codes[self.field_of(square)] = p.PIECE_CODES[piece.symbol()]
+            codes[self.field_of(square)] = PIECE_CODES[piece.symbol()]
         return codes
 
     def misread_ply(self) -> int | None:
@@ -271,7 +272,7 @@ class BoardSimulator:
             )
 
         def change(at: float, square: chess.Square, piece: chess.Piece | None) -> None:
-            code = p.PIECE_CODES[piece.symbol()] if piece else 0
+            code = PIECE_CODES[piece.symbol()] if piece else 0
             steps.append(Step(round(at * scale), "field", field=self.field_of(square), code=code))
 
         def settle(at: float) -> None:

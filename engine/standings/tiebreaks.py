@@ -120,19 +120,6 @@ def round_robin_games(
     return sorted(out, key=lambda s: (s.round, s.game))
 
 
-def score_of(game: ScoredGame, player: str) -> Fraction:
-    """The player's own score in the game: the ruling's where it gave each player his own
-    (Laws 2009 12.3 b: 0 - 1/2), else the result's (3.6.1)."""
-    points = game_points(game.result, game.scores)
-    assert points is not None, f"game {game.game} has no result"
-    white, black = points
-    return white if player == game.white else black
-
-
-def opponent_of(game: ScoredGame, player: str) -> str:
-    return game.black if player == game.white else game.white
-
-
 HALF_POINTS = {result: (int(2 * w), int(2 * b)) for result, (w, b) in POINTS.items()}
 """Each result's score in half points, White's then Black's (3.6.1: 1, 1/2, 0)."""
 
