@@ -36,7 +36,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from adapters.store import Store, wall_clock_ms
+from adapters.host.clock import wall_clock_ms
+from adapters.store import Store
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store.outage import RETRY_S, Outage
 from engine.events import split_stream
