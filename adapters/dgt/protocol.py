@@ -1,21 +1,10 @@
 """Sans-I/O DGT electronic board protocol: bytes in, typed messages out.
 
-Layout (the DGT protocol header ``dgtbrd.h``, 2012-2015 revisions; see
-``docs/dgt.md`` for the full tables):
-
-- Board -> host messages are framed: byte 0 is the message id with bit 7 set
-  (the only byte of a message with bit 7 set), bytes 1-2 are the total length
-  (header included) as two 7-bit halves, then ``total - 3`` payload bytes,
-  each < 0x80.
-- Host -> board commands are single bytes (``0x40``..``0x55``), except the
-  clock wrapper ``0x2b <size> 0x03 <cmd> <data...> 0x00``.
-
-``DgtParser.receive_data(chunk)`` accepts any split of the stream (several
-messages per read, a message over several reads) and never raises: garbage,
-truncated frames and unknown ids become counted ``ProtocolError`` messages,
-and the parser resynchronises at the next byte with bit 7 set. Nothing here
-reads a clock or touches a file; all durations are integer milliseconds.
-"""
+``DgtParser.receive_data(chunk)`` takes any split of the stream and never raises:
+garbage, truncated frames and unknown ids become counted ``ProtocolError`` messages
+and the parser resynchronises, so a noisy cable costs a dump, not the session. The
+host's commands are encoded here too. Nothing here reads a clock or touches a file;
+the framing and the tables (``dgtbrd.h``, 2012-2015) are in docs/dgt.md."""
 
 from __future__ import annotations
 

@@ -1,22 +1,9 @@
-"""Illegal moves recorded by the arbiter (Laws 2009 7.4; 2014+ 7.5).
+"""Illegal moves recorded by the arbiter (Laws 2009 7.4; 2014+ 7.5): ``record_illegal_move``.
 
-``record_illegal_move`` {game, by, arbiter, at, move?}: the Chief Arbiter or
-a Deputy records that a player completed an illegal move. The engine never
-plays an illegal move (``play_move`` refuses it), so the position before it
-stands, as 7.4 a requires; the record counts it and applies the penalty of
-the game's rules profile and stage (``RulesProfile.penalties_for``):
-
-- below the losing count: the opponent gets time (``ClockAdjusted``:
-  2009 7.4 b +2 min; 2023 7.5.5 +2 min, +1 min in rapid and blitz, A.3);
-- the losing count (2009: the third; 2014+: the second) loses the game,
-  termination ``illegal_moves``; but it is a draw if the opponent could not
-  checkmate by any series of legal moves. *Interpretation*: "could not
-  checkmate" is ``engine.checkmate.can_checkmate`` for the opponent (a lone
-  king, K+B, K+N cannot), an approximation of the helpmate test.
-
-Once the game has ended no irregularity is accepted (3.7.1.b.4 in
-tie-break games; 7.4 applies "during a game").
-"""
+The engine never plays an illegal move, so the position before it stands (7.4 a);
+the record counts it and applies the penalty of the game's rules profile: time to the
+opponent, or the game lost at the losing count, drawn when the opponent could not
+checkmate (``engine.checkmate``). The penalties by profile are in docs/claims.md."""
 
 from __future__ import annotations
 

@@ -1,44 +1,10 @@
-"""Who plays the Candidates: qualification (2.1-2.7) and replacements (3.3.1-3.3.3).
+"""Who plays the Candidates: the eight places of section 2 (2.1-2.7), then 3.3's withdrawals.
 
-FIDE Candidates Tournament regulations for the 2011-2013 cycle, section 2
-("in order of priority"):
-
-- 2.1 the three top finishers of the World Cup 2011;
-- 2.2 the loser of the 2012 World Championship match;
-- 2.3 three players by the average of the July 2011 and January 2012 rating
-  lists, excluding the players of 2.1 and 2.2, with its tie-break chain
-  (two decimals, then games in 2011, then the March 2012 rating, then the
-  games in the March 2012 list) and its inactive-list rules;
-- 2.6 one player nominated by the organiser, rated at least 2700 in January 2012;
-- 2.7 every replacement comes from the same average rating list.
-
-Section 3.3: a player who does not return his contract in time is replaced
-(3.3.1); one who withdraws at least three months before the start is replaced
-(3.3.2); one who withdraws later is not (3.3.3).
-
-Pure: the input is a mapping (decoded JSON), the answer a
-``QualificationResult`` of values. Ratings are whole numbers, averages exact
-``Fraction``s compared at two decimals (``Decimal``), never floats.
-
-Interpretations (each also in ``docs/qualification.md``):
-
-- The World Champion, who plays the 2012 match, is not a candidate: both
-  players of the match are left out of the 2.3 list (the loser qualifies
-  under 2.2 once the match is played).
-- The tie-break chain refines the tied group as a whole: those a criterion
-  separates are ranked by it, those still level go on to the next one. A
-  criterion whose figures are missing for a member of the group leaves the
-  group level; so does the end of the chain (the regulations are silent).
-  A level group is an error only where it decides a place (the third rated
-  place, a replacement): ``UndecidedTie`` names the players and the cause.
-- A player who qualifies twice (say in 2.1 and 2.2) takes the place of the
-  higher priority; the other place is filled per 2.7 from the rating list,
-  as is the place of any withdrawal that is replaced, the nominee's included.
-- A withdrawal exactly three calendar months before the start day is "at
-  least 3 months before" (3.3.2) and is replaced.
-- A reserve who withdraws (declines) leaves the reserve list; nobody replaces
-  a reserve.
-"""
+In order of priority: the World Cup 2011's top three (2.1), the loser of the 2012 match
+(2.2), three players by average rating (2.3), the organiser's nominee (2.6); places
+vacated or withdrawn are filled from the 2.3 list (2.7). Pure: the parsed file in
+(``inputs``), a ``QualificationResult`` of values out; the interpretations where the
+regulations are silent are in docs/qualification.md."""
 
 from __future__ import annotations
 
