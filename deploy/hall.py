@@ -305,10 +305,10 @@ class Hall:
             return
         if name in self.running and self.running[name].poll() is None:
             return
-        log = (self.logs / f"{name}.log").open("ab")
-        self.running[name] = subprocess.Popen(
-            argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=cwd
-        )
+        with (self.logs / f"{name}.log").open("ab") as log:  # the unit's: the child's copy
+            self.running[name] = subprocess.Popen(
+                argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=cwd
+            )
 
     def stop(self, name: str) -> None:
         proc = self.running.pop(name, None)

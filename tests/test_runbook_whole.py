@@ -2,21 +2,22 @@
 
 docs/operations.md from "Before the event" to the round, on this machine: the
 ``candidates`` system user and group made by the runbook's ``adduser`` line (and
-removed at the end), every block run as the user its ``<!-- drill: NAME as USER -->``
+removed at the end); every block run as the user its ``<!-- drill: NAME as USER -->``
 line names (root as root; ``postgres`` and ``candidates`` through ``runuser``), each
 line in a login shell of a fresh Debian machine (Debian's ``PATH``, then what
-``/etc/profile.d/*.sh`` sets: the runbook's own ``candidates`` link and
-``CANDIDATES_CONFIG``, nothing of this process's), and ``systemctl`` played as systemd
-would run the units of ``deploy/systemd``: as their
-``User=`` (its login group, its groups of /etc/group, ``SupplementaryGroups=``), with
-their ``Environment=`` and ``WorkingDirectory=`` (``/`` when none) and nothing of
-this process's environment (``deploy.hall.Hall`` with ``users=True``). Root reads
-and writes whatever the modes say; the units do not, so a mode the runbook gets
-wrong fails here. It then checks that a board's move reaches both gateways, that
-the backup is written by the ``candidates`` user, that nothing in the units'
-folders is root's and that no journal holds a traceback.
+``/etc/profile.d/*.sh`` sets, nothing of this process's); ``systemctl`` played as
+systemd runs the units of ``deploy/systemd``: as their ``User=`` (its login group,
+its groups of /etc/group, ``SupplementaryGroups=``), with their ``Environment=`` only
+and ``WorkingDirectory=`` (``/`` when none) (``deploy.hall.Hall`` with ``users=True``).
+Root reads and writes whatever the modes say; the units do not, so a mode the runbook
+gets wrong fails here. It runs on PostgreSQL, as the runbook's hall.toml says, and on
+a SQLite store in the units' folder, whose files (``-wal``, ``-shm``, ``-commits``) a
+command run as root would leave root's. It checks that a board's move reaches both
+gateways, that the backup is written by the ``candidates`` user, that nothing in the
+units' folders is root's, that the units still run as that user and that no journal
+holds a traceback.
 
-Where this machine must differ from a hall (each is the drill's too, ``deploy/hall.py``):
+Where this machine must differ from a hall:
 
 - the hall's paths are moved under a temporary folder (``/etc/candidates``,
   ``/var/lib/candidates``, ``/var/backups/candidates``, ``/etc/systemd/system``,
@@ -29,7 +30,8 @@ Where this machine must differ from a hall (each is the drill's too, ``deploy/ha
 - the database machine is a PostgreSQL cluster of the test's own (initdb as the
   ``postgres`` user, trust on 127.0.0.1, a free port: ``deploy/cluster.py``), never
   the machine's server; the shells reach it with ``PGHOST`` and ``PGPORT`` and the
-  ``database`` block runs on it as ``postgres``;
+  ``database`` block runs on it as ``postgres`` (the SQLite run has no database
+  machine and does not run that block);
 - the organiser's edits of the installed hall.toml are ``deploy.drill_round.edit_config``
   (the store's URL, the tokens, the boards' ports, a public delay of seconds);
 - the boards are the simulator on pseudo-terminals (run as root, as a board is not a
@@ -53,7 +55,7 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -108,7 +110,7 @@ def _why_not() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
+needs_root = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
 
 
 def _user_home(name: str) -> str | None:
@@ -182,18 +184,18 @@ def start_boards(hall: Hall) -> list[subprocess.Popen[bytes]]:
     for board in BOARDS:
         pgn = folder / f"{ROUND}.{board}.pgn"
         pgn.write_text(str(games[f"{ROUND}.{board}"]) + "\n", encoding="utf-8")
-        log = (folder / f"board-{board}.log").open("ab")
-        sims.append(
-            subprocess.Popen(
-                [
-                    str(BIN / "candidates"), "dgt", "simulate", "--pgn", str(pgn),
-                    "--serial", f"{20130 + int(board)}", "--seed", str(2013 + int(board)),
-                    "--pty", str(hall.dev / f"ttyDGT{board}"),
-                    "--no-transients", "--stay-on",
-                ],
-                stdout=log, stderr=subprocess.STDOUT, env=hall.env(),
-            )
-        )  # fmt: skip
+        with (folder / f"board-{board}.log").open("ab") as log:
+            sims.append(
+                subprocess.Popen(
+                    [
+                        str(BIN / "candidates"), "dgt", "simulate", "--pgn", str(pgn),
+                        "--serial", f"{20130 + int(board)}", "--seed", str(2013 + int(board)),
+                        "--pty", str(hall.dev / f"ttyDGT{board}"),
+                        "--no-transients", "--stay-on",
+                    ],
+                    stdout=log, stderr=subprocess.STDOUT, env=hall.env(),
+                )
+            )  # fmt: skip
     links = [hall.dev / f"ttyDGT{board}" for board in BOARDS]
     wait_for("the boards' pseudo-terminals", lambda: all(link.exists() for link in links))
     dialout = grp.getgrnam("dialout").gr_gid
@@ -204,9 +206,10 @@ def start_boards(hall: Hall) -> list[subprocess.Popen[bytes]]:
     return sims
 
 
-def wait_for(what: str, done: object, timeout_s: float = 120) -> None:
+def wait_for(what: str, done: Callable[[], bool], timeout_s: float = 120) -> None:
+    """Wait until ``done()``, bounded: the machine's speed decides how long, not a sleep."""
     deadline = time.monotonic() + timeout_s
-    while not done():  # type: ignore[operator]
+    while not done():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.2)
@@ -219,9 +222,20 @@ def uid_of(pid: int) -> int:
     raise AssertionError(f"no Uid in /proc/{pid}/status")
 
 
-def test_the_runbook_runs_as_the_users_it_names_up_to_a_round(hall: Hall) -> None:
+def test_every_block_of_the_runbook_names_its_user() -> None:
+    """Who runs each block is said where it is (``<!-- drill: NAME as USER -->``): root,
+    the database machine's ``postgres`` or the units' ``candidates``."""
+    users = block_users()
+    assert set(users) == set(runbook_blocks()) and set(ROUND_STEPS) <= set(users)
+    assert all(user in ("root", "postgres", HALL_USER) for user in users.values()), users
+
+
+@needs_root
+@pytest.mark.parametrize("store", ["postgresql", "sqlite"])
+def test_the_runbook_runs_as_the_users_it_names_up_to_a_round(hall: Hall, store: str) -> None:
+    """On the runbook's PostgreSQL, and on a SQLite store in the units' folder (a hall of
+    one machine), whose files every process of the store must be able to write."""
     blocks, users = runbook_blocks(), block_users()
-    assert all(users[name] for name in ROUND_STEPS), users
 
     def step(name: str) -> list[str]:
         return hall.run_block(name, blocks, users[name])
@@ -233,11 +247,15 @@ def test_the_runbook_runs_as_the_users_it_names_up_to_a_round(hall: Hall) -> Non
         unit_uid = pwd.getpwnam(HALL_USER).pw_uid
         assert grp.getgrnam(HALL_USER).gr_gid == pwd.getpwnam(HALL_USER).pw_gid
         assert HALL_USER in grp.getgrnam("dialout").gr_mem
-        hall.cluster.init()
-        hall.cluster.start()
-        step("database")
+        if store == "postgresql":
+            hall.cluster.init()
+            hall.cluster.start()
+            step("database")
+            url = hall.cluster.url()
+        else:  # no database machine: the store is a file of the units' folder
+            url = hall.here("/var/lib/candidates/candidates.sqlite")
         step("configure")
-        edit_config(hall, hall.cluster.url())
+        edit_config(hall, url)
         step("check-config")
         write_london_2013(Path(hall.here("/etc/candidates/players.csv")))
         step("founding")
@@ -278,6 +296,8 @@ def test_the_runbook_runs_as_the_users_it_names_up_to_a_round(hall: Hall) -> Non
         assert latest.resolve().is_file() and latest.resolve().stat().st_uid == unit_uid
         recordings = Path(hall.here("/var/lib/candidates/dgt"))
         assert any(recordings.glob("*.dgt")), sorted(recordings.iterdir())
+        if store == "sqlite":
+            assert Path(url).stat().st_uid == unit_uid
         for folder in (Path(hall.here("/var/lib/candidates")), backups):
             for path in [folder, *folder.rglob("*")]:
                 assert path.lstat().st_uid == unit_uid, f"{path} is not {HALL_USER}'s"
