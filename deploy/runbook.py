@@ -30,7 +30,9 @@ STEPS = (
     "gateway-died",
     "database-restarted",
     "backup-now",
+    "restore-database",
     "restore",
+    "machine-lost-database",
     "machine-lost",
 )
 """The runbook's blocks, in the order the drill runs them (tests/test_operations.py

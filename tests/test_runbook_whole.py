@@ -12,7 +12,9 @@ and ``WorkingDirectory=`` (``/`` when none) (``deploy.hall.Hall`` with ``users=T
 Root reads and writes whatever the modes say; the units do not, so a mode the runbook
 gets wrong fails here. It runs on PostgreSQL, as the runbook's hall.toml says, and on
 a SQLite store in the units' folder, whose files (``-wal``, ``-shm``, ``-commits``) a
-command run as root would leave root's. It checks that a board's move reaches both
+command run as root would leave root's; on PostgreSQL it goes on with the blocks of
+"When something fails" that need no failure first (a board reader and a gateway
+restarted, a backup now, its restore). It checks that a board's move reaches both
 gateways, that the backup is written by the ``candidates`` user, that nothing in the
 units' folders is root's, that the units still run as that user and that no journal
 holds a traceback.
@@ -286,6 +288,15 @@ def test_the_runbook_runs_as_the_users_it_names_up_to_a_round(hall: Hall, store:
         game, pgn = step("during-play")
         assert "[Round " in pgn and game.strip(), (game, pgn)
         hall.start("candidates-backup.service")  # what the timer starts
+        if store == "postgresql":  # a failure's blocks that need no failure first
+            for name in (
+                "board-reader-died",
+                "gateway-died",
+                "backup-now",
+                "restore-database",
+                "restore",
+            ):
+                step(name)
 
         # who wrote what: the units as their user, nothing of root's in their folders
         for name, proc in hall.running.items():
