@@ -1,10 +1,11 @@
-"""Gateway frames: the objects on the wire and their two encodings.
+"""Gateway frames: the objects on the wire, each one declared type, and their two encodings.
 
-Frames are maps with an ``op`` (DESIGN.md, "Gateway frames"). A websocket
-message carries one frame, or an array of frames sent together in one tick.
-The encoding is chosen per connection at the opening handshake: msgpack
-binary messages by default, JSON text messages when the client asks for the
-``json`` subprotocol.
+Frames are maps with an ``op`` (DESIGN.md, "Gateway frames"), each declared here once as
+a TypedDict (``CLIENT_FRAMES``, ``SERVER_FRAMES``: ``make docs`` generates
+docs/schema/frames.schema.json from them). A websocket message carries one frame, or an
+array of frames sent together in one tick. The encoding is chosen per connection at the
+opening handshake: msgpack binary messages by default, JSON text messages when the client
+asks for the ``json`` subprotocol; both are written by msgspec.
 
 Each frame the server fans out is encoded once per encoding (``Frame``) and
 shared by every connection that receives it; a batch is built by
