@@ -17,7 +17,8 @@ is timed apart as the baseline):
   Struct must first be made a mapping (``msgspec.structs.asdict``, its nested objects
   already dicts).
 
-Prints microseconds per call (median of ``--repeat`` runs of 200 calls) and ratios.
+Prints microseconds per call (the median of ``--repeat`` runs of 200 calls, the functions
+interleaved) and ratios (the median of the ratios within a run).
 """
 
 from __future__ import annotations
@@ -85,14 +86,23 @@ class GameStruct(msgspec.Struct):
     opening: dict[str, Any] | None
 
 
-def per_call_us(fn: Callable[[], object], repeat: int) -> float:
-    runs = []
+def measure(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
+    """Microseconds per call of each function, one run of ``CALLS`` calls each in turn,
+    ``repeat`` times: the functions are interleaved, so a busy moment of the machine
+    weighs on all of them alike."""
+    runs: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            fn()
-        runs.append((time.perf_counter() - start) / CALLS)
-    return statistics.median(runs) * 1e6
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(CALLS):
+                fn()
+            runs[name].append((time.perf_counter() - start) / CALLS * 1e6)
+    return runs
+
+
+def ratio(runs: dict[str, list[float]], a: str, b: str) -> float:
+    """The median over the runs of ``a``'s time over ``b``'s in the same run."""
+    return statistics.median(x / y for x, y in zip(runs[a], runs[b], strict=True))
 
 
 def main() -> int:
@@ -117,53 +127,46 @@ def main() -> int:
     json_encoder, pack_encoder = msgspec.json.Encoder(), msgspec.msgpack.Encoder()
     assert json.loads(json_encoder.encode(as_struct)) == json.loads(encode_json(values))
     assert msgpack.unpackb(pack_encoder.encode(values)) == msgpack.unpackb(encode_msgpack(values))
-    r = args.repeat
-    rows = [
-        (
-            BASELINE,
-            per_call_us(lambda: game_view(state), r),
+    fns: dict[str, Callable[[], object]] = {
+        BASELINE: lambda: game_view(state),
+        "build: dict literal": lambda: dict(**values),
+        "build: Struct constructor": lambda: GameStruct(**values),
+        "encode JSON: json.dumps (before)": lambda: encode_json(values),
+        "encode JSON: msgspec, dict": lambda: json_encoder.encode(values),
+        "encode JSON: msgspec, Struct": lambda: json_encoder.encode(as_struct),
+        "encode msgpack: msgpack (before)": lambda: encode_msgpack(values),
+        "encode msgpack: msgspec, dict": lambda: pack_encoder.encode(values),
+        "encode msgpack: msgspec, Struct": lambda: pack_encoder.encode(as_struct),
+        "diff: predictable(dict, dict)": lambda: predictable(obj, other),
+        "diff: predictable(asdict(Struct), asdict(Struct))": lambda: predictable(
+            msgspec.structs.asdict(as_struct), msgspec.structs.asdict(other_struct)
         ),
-        ("build: dict literal", per_call_us(lambda: dict(**values), r)),
-        ("build: Struct constructor", per_call_us(lambda: GameStruct(**values), r)),
-        ("encode JSON: json.dumps (before)", per_call_us(lambda: encode_json(values), r)),
-        ("encode JSON: msgspec, dict", per_call_us(lambda: json_encoder.encode(values), r)),
-        ("encode JSON: msgspec, Struct", per_call_us(lambda: json_encoder.encode(as_struct), r)),
-        ("encode msgpack: msgpack (before)", per_call_us(lambda: encode_msgpack(values), r)),
-        ("encode msgpack: msgspec, dict", per_call_us(lambda: pack_encoder.encode(values), r)),
-        ("encode msgpack: msgspec, Struct", per_call_us(lambda: pack_encoder.encode(as_struct), r)),
-        ("diff: predictable(dict, dict)", per_call_us(lambda: predictable(obj, other), r)),
-        (
-            "diff: predictable(asdict(Struct), asdict(Struct))",
-            per_call_us(
-                lambda: predictable(
-                    msgspec.structs.asdict(as_struct), msgspec.structs.asdict(other_struct)
-                ),
-                r,
-            ),
-        ),
-    ]
-    print(f"game {gid}: {len(obj['moves'])} plies; median of {r} runs of {CALLS} calls")
-    width = max(len(name) for name, _ in rows)
-    for name, us in rows:
-        print(f"  {name:<{width}}  {us:9.2f} us")
-    t = dict(rows)
-    base = t[BASELINE]
-    print("ratios")
+    }
+    runs = measure(fns, args.repeat)
     print(
-        f"  build Struct/dict {t['build: Struct constructor'] / t['build: dict literal']:.2f}x"
-        f"  (each {t['build: dict literal'] / base:.1%} of the projection)"
+        f"game {gid}: {len(obj['moves'])} plies; median of {args.repeat} interleaved runs "
+        f"of {CALLS} calls"
     )
-    for kind in ("JSON", "msgpack"):
-        dict_us = t[f"encode {kind}: msgspec, dict"]
-        struct_us = t[f"encode {kind}: msgspec, Struct"]
-        ours = next(us for name, us in rows if name.startswith(f"encode {kind}:"))
+    width = max(len(name) for name in runs)
+    for name, times in runs.items():
+        print(f"  {name:<{width}}  {statistics.median(times):9.2f} us")
+    print("ratios (median over the runs of the ratio within a run)")
+    build = ratio(runs, "build: Struct constructor", "build: dict literal")
+    share = ratio(runs, "build: dict literal", BASELINE)
+    print(f"  build Struct/dict {build:.2f}x; the dict's build / the projection {share:.1%}")
+    for kind, before in (("JSON", "json.dumps"), ("msgpack", "msgpack")):
+        struct = ratio(runs, f"encode {kind}: msgspec, Struct", f"encode {kind}: msgspec, dict")
+        now = ratio(runs, f"encode {kind}: msgspec, dict", f"encode {kind}: {before} (before)")
         print(
-            f"  encode {kind}: Struct/dict (msgspec) {struct_us / dict_us:.2f}x;"
-            f" msgspec dict / before {dict_us / ours:.2f}x"
+            f"  encode {kind}: Struct/dict (msgspec) {struct:.2f}x;"
+            f" msgspec dict / {before} before {now:.2f}x"
         )
-    diff_dict = t["diff: predictable(dict, dict)"]
-    diff_struct = t["diff: predictable(asdict(Struct), asdict(Struct))"]
-    print(f"  diff Struct (made mappings)/dict {diff_struct / diff_dict:.2f}x")
+    diff = ratio(
+        runs,
+        "diff: predictable(asdict(Struct), asdict(Struct))",
+        "diff: predictable(dict, dict)",
+    )
+    print(f"  diff Struct (made mappings)/dict {diff:.2f}x")
     return 0
 
 
