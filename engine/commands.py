@@ -112,17 +112,24 @@ class Command(ABC):
         raises ``CommandRefused``. Every command declares it (``@command`` checks)."""
 
     def to_wire(self) -> dict[str, Any]:
-        """The command's JSON form, as ``parse_command`` reads it (absent optionals left out)."""
+        """The command's JSON form, as ``parse_command`` reads it (an optional field left
+        out when absent or at its default, as a client that does not give it sends it)."""
         spec = REGISTRY[self.cmd]
         raw: dict[str, Any] = {"cmd": self.cmd}
         for f in spec.fields:
             value = getattr(self, f.attribute)
-            if not f.required and value is None:
+            if not f.required and (value is None or _at_default(value, f.default)):
                 continue
             if f.check is fields.instant and value is not None:
                 value = format_instant(value)
             raw[f.wire] = str(value) if isinstance(value, str) else value
         return raw
+
+
+def _at_default(value: object, default: object) -> bool:
+    """Whether an optional field holds its declared default (of the same type: 0 is not
+    ``False``)."""
+    return type(value) is type(default) and value == default
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ A stored field never changes meaning; a new meaning gets a new event class.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.timefmt import format_instant
 
@@ -162,6 +162,47 @@ def _wire_names(cls: type) -> tuple[str, ...]:
 # --- tournament stream -------------------------------------------------------
 
 
+class PlayerNamed(TypedDict):
+    """What every player of ``TournamentCreated`` has (``PlayerEntry``)."""
+
+    id: str
+    name: str
+    federation: str
+    """A FIDE federation code (``ENG``); empty when not known."""
+    rating: int | float
+    """May be fractional (2.3: an average of the ratings lists)."""
+
+
+class PlayerEntry(PlayerNamed, total=False):
+    """A player as ``TournamentCreated`` records him (``create_tournament``'s ``players``):
+    his id, name, federation and rating, and these when given. (Declared apart, not
+    ``NotRequired``: the audit reads which keys are required at run time.)"""
+
+    fide_id: str
+    """The FIDE id's digits (older events lack them)."""
+    title: str
+    """``GM``, ``IM`` ..."""
+
+
+class ArbiterEntry(TypedDict):
+    """An arbiter as ``TournamentCreated`` records him."""
+
+    id: str
+    name: str
+    role: str
+    """``chief``, ``deputy`` or ``advisor``."""
+
+
+class PlayoffPairing(TypedDict):
+    """A game of a rapid or blitz playoff stage (``PlayoffStageStarted.games``)."""
+
+    game: str
+    round: int
+    board: int
+    white: str
+    black: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class TournamentCreated(Event):
     """The event was created with its players, arbiters and rules profile."""
@@ -173,11 +214,8 @@ class TournamentCreated(Event):
     start_date: str
     """ISO date of the arrival day (3.2: day 1 of 22); empty when not known."""
     cycles: int
-    players: tuple[dict[str, Any], ...]
-    """Each ``{"id", "name", "federation", "rating"}``, and ``fide_id`` and ``title``
-    when given; rating may be fractional (2.3)."""
-    arbiters: tuple[dict[str, Any], ...]
-    """Each ``{"id", "name", "role": "chief"|"deputy"|"advisor"}``."""
+    players: tuple[PlayerEntry, ...]
+    arbiters: tuple[ArbiterEntry, ...]
     site: str = ""
     """Where the event is played, as the PGN ``Site`` tag gives it (empty: not given)."""
     city: str = ""
@@ -544,7 +582,7 @@ class PlayoffStageStarted(Event):
     players: tuple[str, ...]
     seed: str | None
     numbers: dict[str, int]
-    games: tuple[dict[str, Any], ...]
+    games: tuple[PlayoffPairing, ...]
     time_control: str
     arbiter: str
 
