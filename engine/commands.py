@@ -273,6 +273,7 @@ REGISTRY: dict[str, CommandSpec] = {}
 (``engine.dispatch`` imports them all)."""
 
 C = TypeVar("C", bound=type[Command])
+K = TypeVar("K", bound=Command)
 
 
 def _checker_and_nullable(annotation: object) -> tuple[Checker, bool]:
@@ -379,6 +380,16 @@ def as_command(raw: object) -> Command:
     if isinstance(raw, dict) or not isinstance(raw, Command):
         return parse_command(raw)
     return raw
+
+
+def checked(cmd: K) -> K:
+    """``cmd`` with its fields checked as ``parse_command`` checks a client's (a command
+    built in-process from values read from outside, a file's names and ratings): the same
+    command, or MalformedCommand naming the field."""
+    again = parse_command(cmd.to_wire())
+    if not isinstance(again, type(cmd)):  # pragma: no cover - a command reads back as itself
+        raise TypeError(f"{cmd.cmd} does not read back as {type(cmd).__name__}")
+    return again
 
 
 def parse_command(raw: object) -> Command:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 
 class Line(TypedDict):
@@ -15,6 +15,8 @@ class Line(TypedDict):
     then its own fields (each kind of line below)."""
 
     type: str
+    at: NotRequired[str]
+    """When it was concluded (ISO-8601), for a timed input (a ``.dgt`` recording)."""
 
 
 class MoveLine(Line):

@@ -29,7 +29,7 @@ from typing import Any
 
 from adapters.formats.pgn_import import ImportOptions, import_pgn
 from adapters.store import Store
-from engine.commands import Command
+from engine.commands import Command, checked
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ArbiterEntry, PlayerEntry
 from engine.tournament.founding import CreateTournament, DrawLots, ReorderRounds
@@ -151,16 +151,20 @@ def founding_commands(
         create = dataclasses.replace(create, rules=rules)
     if cycles:
         create = dataclasses.replace(create, cycles=cycles)
-    commands: list[Command] = [create]
+    commands: list[Command] = [checked(create)]
     if numbers:
-        commands.append(DrawLots(tournament=tournament_id, numbers=dict(numbers), by=ORGANISER))
+        commands.append(
+            checked(DrawLots(tournament=tournament_id, numbers=dict(numbers), by=ORGANISER))
+        )
     if round_order and list(round_order) != list(range(1, len(round_order) + 1)):
         commands.append(
-            ReorderRounds(
-                tournament=tournament_id,
-                order=list(round_order),
-                reason="the rounds are played in this order of the table (3.2)",
-                by=ORGANISER,
+            checked(
+                ReorderRounds(
+                    tournament=tournament_id,
+                    order=list(round_order),
+                    reason="the rounds are played in this order of the table (3.2)",
+                    by=ORGANISER,
+                )
             )
         )
     with Store(":memory:") as store:
