@@ -98,6 +98,29 @@ class TestMovesIntoTheStore:
         played = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovePlayed"]
         assert {format_instant(e.at_ms) for e in played} == {late}
 
+    def test_a_finished_game_refuses_the_board_s_moves_and_readings_quietly(
+        self, store: Store
+    ) -> None:
+        """The feed does not ask whether the game is over: the engine refuses (a game not in
+        progress), and the feed takes that refusal as expected: no alert, none kept."""
+        start(store)
+        hands, sink = wired(store, white_side="right")
+        hands.move("e2", "e4").settle().wait(1500)
+        pump(hands, sink)
+        resign = {"cmd": "resign", "game": "1.1", "by": "black", "at": format_instant(hands.t)}
+        assert store.handle(resign)["ok"]
+        hands.wait(100)
+        hands.move("e7", "e5").settle().wait(1500)
+        hands.clock(7_200_000, 7_195_000, "right")
+        pump(hands, sink)
+        game = store.game("1.1")
+        assert game is not None and game.status == "finished" and game.moves == ("e2e4",)
+        # both sent after the resignation, both refused by the engine
+        assert [c.cmd for c in sink.commands_sent] == ["play_move", "play_move", "clock_reading"]
+        assert list(sink.refusals) == []
+        assert store.stream(board_stream("31337")) == []
+        assert sink.level  # nothing the store lacks: the game is over
+
     def test_a_takeback_is_an_alert_and_changes_nothing_in_the_record(self, store: Store) -> None:
         start(store)
         hands, sink = wired(store)
