@@ -1,37 +1,11 @@
 """Every fact the engine records: immutable, past tense, self-describing.
 
-Each event belongs to one stream (``originator_id``) at one position in it
-(``originator_version``, 1, 2, ...), carries the instant it happened
-(``at_ms``, UTC epoch milliseconds) and who caused it (``by``: an arbiter id,
-``dgt:<serial>``, ``import``, a player id). Fields are values only (str, int,
-bool, None, tuples, string-keyed dicts), so the store can encode them with
-msgpack and decode them back equal.
-
-Streams:
-- ``tournament``: the event, its players and arbiters, the drawing of lots,
-  withdrawals, playoffs.
-- ``game/<id>``: one game: its start, moves, claims, rulings, result. Game ids
-  are ``"<round>.<board>"`` for tournament games.
-- ``clock/<id>``: the physical clock's readings of one game, kept apart so
-  the game stream stays small and quick to load (readings arrive about once a
-  second).
-- ``incidents``: the Chief Arbiter's incident book (3.9.1, 3.9.2 a, 3.9.2 c,
-  3.3.4; Laws 2009 6.6 a, 12.3 b, 12.6, 13.4): incidents and their penalties,
-  leave permits, default rulings, rulings on withdrawal reasons. Their
-  consequences for a game (time, result) are recorded on the game's stream in
-  the same transaction; the stream itself goes to arbiters only.
-- ``board/<serial>``: the alerts one electronic board raised (a takeback, an
-  impossible position, a refused move, a disconnection), ``raise_alert``.
-
-A store may hold several tournaments (an Open and a Women's event side by side).
-The first one created keeps the names above; each further one is namespaced by
-its id: ``tournament/<tid>``, ``game/<tid>/<id>``, ``clock/<tid>/<id>``, and is
-listed on the ``tournaments`` stream (``TournamentListed``). Decisions and
-projections only ever see the names above (``logical_stream``); the store adapter
-translates (``physical_stream``).
-
-A stored field never changes meaning; a new meaning gets a new event class.
-"""
+Each event belongs to one stream at one position in it, carries the instant it
+happened (``at_ms``) and who caused it (``by``), and holds values only, so the store
+encodes it and decodes it back equal. A stored field never changes meaning; a new
+meaning gets a new event class. The streams (``tournament``, ``game/<id>``,
+``clock/<id>``, ``incidents``, ``board/<serial>``) and the names of a store's further
+tournaments are described in docs/architecture.md, "The events and their streams"."""
 
 from __future__ import annotations
 

@@ -1,29 +1,10 @@
 """The Chief Arbiter's report: every incident, ruling, penalty, claim and flag, in time order.
 
-FIDE asks the Chief Arbiter of an event for a report of what the arbiters ruled
-on. This projection folds the stored events into that list: one entry per
-event that records an arbiter's act or a rule's consequence, in the order the
-events happened (``at``; events of one instant in the order they were stored),
-each with the article it applies:
-
-- incidents and their penalties (3.9.1, 3.9.2 a, 3.9.2 c; Laws 2009 12.3 b,
-  12.6, 13.4), leave permits and returns (3.9.2 c), defaults (Laws 2009
-  6.6 a), rulings on withdrawal reasons (3.3.4): the incident book;
-- draw claims, the Technical Advisor's opinions and the rulings (3.9.2 b;
-  Laws 9.2, 9.3, 9.5);
-- illegal moves (Laws 2009 7.4), clock adjustments (6.10 b, 6.13, penalties);
-- results an arbiter declared or a flag decided (6.9), the arbiter's rulings on
-  flags (6.8, 6.10 a), withdrawals (3.1, 3.3.3);
-- the arbiter's corrections of the moves (7.4 a, 6.13) and of results.
-
-``SOURCES`` maps an event type's name to the function that makes its entry; a
-new kind of ruling is one more function and one more line in ``SOURCES``.
-Entries are ``{at, category, type, game, player, arbiter, article,
-summary}`` (``player`` and ``arbiter`` the ids; ``summary`` in words, with the players'
-and arbiters' names: "Chief Arbiter Geurt Gijssen rejected claim 1"); ``category``
-is one of ``incident``, ``permission``, ``ruling``, ``penalty``, ``claim``, ``clock``,
-``flag``, ``result``, ``withdrawal``, ``correction``.
-"""
+FIDE asks the Chief Arbiter of an event for a report of what the arbiters ruled on;
+this projection folds the stored events into that list, one entry per arbiter's act
+or rule's consequence, each with its article and a summary in words with people's
+names. ``SOURCES`` maps an event type to the function that makes its entry, so a new
+kind of ruling is one more function and one more line (docs/incidents.md)."""
 
 from __future__ import annotations
 

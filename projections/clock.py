@@ -1,24 +1,11 @@
 """Clock read models: the regulation clock at any instant, the device's readings, the
 per-ply comparison of an imported game's recorded clock with the regulation clock.
 
-All durations are integer milliseconds. Pure folds: the same code serves the
-CLI (``candidates game ID --at T``, ``candidates clocks ID``), the gateway,
-replay and audit.
-
-- ``game_at(events, t)``: the game as it stood at instant ``t`` (the events
-  up to ``t``), whose regulation clock is then run on to ``t``.
-- ``clock_view(game, t)``: the contract's ``clock`` object, extended with the
-  period each side is in, the moves to the next control, and a fallen flag
-  (``flag``: who, when, and the result it means under 6.9). A query never
-  writes: the flag shows here until a command (a move, a reading,
-  ``check_flags``) records the result.
-- ``device_view(readings, t)``: the physical clock as last read at or before
-  ``t``, run on from that reading, with the alerts in force.
-- ``clock_report(events, readings)``: for each ply with a recorded clock,
-  the recorded value next to the regulation one, and what a difference is
-  (``engine.game.reconciliation.judge``: agrees, or a known device artefact, or a
-  mismatch).
-"""
+Pure folds, so the same code serves the CLI, the gateway, replay and audit:
+``game_at`` (the game as it stood at an instant), ``clock_view`` (the contract's
+``clock`` with periods, next control and a fallen flag, which a query shows but never
+records), ``device_view`` and ``clock_report``. Durations are integer milliseconds
+(docs/clocks.md)."""
 
 from __future__ import annotations
 

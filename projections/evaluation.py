@@ -1,20 +1,9 @@
 """An engine's evaluation of a position, as commentators and broadcast PGN read it.
 
-Pure: the analysis service (``adapters.analysis``) gives the numbers, this module
-says what they mean.
-
-- ``eval_text``: the form of PGN's ``[%eval ...]`` comment that broadcast
-  platforms read: pawns from White's point of view with two decimals
-  (``0.35``, ``-1.20``), or ``#n`` for a mate in ``n`` moves (``#-3``: Black
-  mates in 3).
-- ``expected_score``: a side's expected score from the engine's win, draw and
-  loss chances (per mille): ``(win + draw / 2) / 1000``.
-- ``swing``: a move that dropped its mover's expected score by at least
-  ``MISTAKE_DROP`` (0.10, ten points of win probability) is a mistake, by at
-  least ``BLUNDER_DROP`` (0.20) a blunder: the moments the move list marks for
-  commentators. It compares the evaluations of the positions before and after
-  the move; without both, nothing is said.
-"""
+Pure: the analysis service gives the numbers, this module says what they mean: the
+``[%eval]`` text broadcast platforms read (pawns from White's view, or ``#n``), a
+side's expected score from the win/draw/loss chances, and the moves that dropped it
+enough to be a mistake or a blunder (docs/analysis.md)."""
 
 from __future__ import annotations
 

@@ -1,24 +1,10 @@
 """The ``needs`` object: what each player needs to finish first, and the chances of each.
 
-``{tournament, after_round, rounds, rules, criteria, games, method, scenarios,
-players, chances, decided}``, the same for ``candidates needs --format json``,
-the gateway's ``needs`` frame and ``/api/needs`` (docs/needs.md):
-
-- ``games``: the remaining games the scenarios vary (``{game, round, white,
-  black, probabilities: [w, d, l], source}``);
-- ``method``: ``{kind: "every combination" | "sample", scenarios, combinations,
-  seed}``: every combination of their results when they are at most two rounds'
-  worth, else a seeded sample (``projections.scenarios``);
-- ``scenarios``: ``[{results: {game: result}, winner: id | null, playoff: [ids],
-  decided_by}]``, each scored through the event's tie-break chain;
-- ``players``: per player id ``{name, outright, playoff, not_first, first_if,
-  playoff_if, needs, chance, chance_outright, chance_playoff}``: the scenarios he wins
-  outright, those where he plays the playoff for first place, those where he cannot
-  finish first; the shortest condition in words (``projections.needs_words``); his
-  chance of finishing first (``projections.chances``);
-- ``chances``: the model, stated (expectancy table, draw rate and how it was fitted,
-  the playoff's model, the seed and the number of simulations, or "exact").
-"""
+One object for ``candidates needs --format json``, the gateway's ``needs`` frame and
+``/api/needs``: the games varied and how (every combination or a sample), the
+scenarios scored through the event's tie-break chain, and per player the scenarios he
+wins or plays off in, the shortest condition in words (``projections.needs_words``)
+and his chance (``projections.chances``). The fields are in docs/needs.md."""
 
 from __future__ import annotations
 

@@ -1,48 +1,11 @@
 """The standings object of the contract, after any round (3.6.1, 3.7, 3.7.1-3.7.4, 3.8).
 
-``{tournament, after_round, rows: [{rank, player, points, games, wins, h2h,
-sb}], winner: {player, decided_by} | null, playoff: {needed, stage, players,
-games}, prizes: [{player, eur}]}`` plus, additively: ``final`` (every round
-finished), ``rounds``, ``leader`` (the same shape as ``winner`` while the
-event runs), ``playoffs`` (every playoff started, any place), ``shared_places``
-(ties no criterion or playoff has resolved), ``withdrawn`` and, per row,
-``name`` and ``withdrawn``, and, once the arbiters' rulings changed anything,
-``notes`` (``[{player, article, note}]``: Laws 2009 13.4 e points taken, 13.4 g
-expulsions, 3.3.4 rulings on a withdrawal's reason, which also appear as
-``reason_satisfactory`` on the ``withdrawn`` entry).
-
-How it is computed (the interpretations are in ``engine.standings.tiebreaks``):
-
-- Only round-robin games count (stage ``tournament``); a withdrawal under 50%
-  drops that player and his games from the round it took effect; a game lost
-  by default counts as a win for the opponent.
-- Rows are ordered by points, then 3.7 a, b, c over each whole points group
-  (no restart at (a)); once every round is over, the playoffs refine the
-  order of their groups (3.7.3: the winner first, the loser of the final
-  second, the others by how late they were eliminated).
-- Points taken by the arbiters (13.4 e, ``points_reduced``) lower the player's
-  points from the round of the incident on; the tie-breaks are those of the
-  games as played.
-- ``rank`` is shared by players still level (1 + the number of players ahead).
-- ``h2h`` is the player's score in the games among his points group (null
-  when he is alone on his points); ``sb`` is Sonneborn-Berger.
-- ``tiebreaks`` names the chain that ordered the rows: the rules profile, its criteria
-  after points in order (``h2h``, ``wins``, ``sb``), whether first place goes to
-  tie-break games at once (2022, 2024) or to the criteria first (2012-2018), and the
-  regulation it comes from.
-- ``winner`` is set once the round robin is complete: ``decided_by`` names
-  the first criterion on which first place stands ahead of second (``points``,
-  ``h2h``, ``wins``, ``sb``) or ``playoff``; null while a tie for first
-  remains.
-- ``playoff`` says what first place needs next: ``needed`` with the stage
-  (``rapid`` to start, then ``blitz``, ``sudden_death``), the players still in
-  contention and the games of the stage (with ``action`` and ``pending``).
-- ``prizes`` are given once the round robin is complete (3.8.1: shared by
-  points after the last round).
-
-Points and tie-break values are fractions internally; on the wire they are
-numbers (an integer when whole: 8.5, 9, 51.25).
-"""
+Points of the round-robin games, the rows ordered by the profile's tie-break chain
+over each whole points group and, once every round is over, by the playoffs; the
+winner, what a playoff needs next, the prizes, and the arbiters' rulings that changed
+anything (``notes``). Ranks are shared by players still level; fractions internally,
+numbers on the wire. The object and how it is computed are in docs/tournament.md,
+"Standings"; the interpretations in ``engine.standings.tiebreaks``."""
 
 from __future__ import annotations
 

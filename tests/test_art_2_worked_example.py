@@ -13,11 +13,9 @@ from pathlib import Path
 
 from adapters.cli import main
 from adapters.store import Store
-from engine.qualification.qualification import (
-    create_tournament_command,
-    parse_qualification,
-    qualify,
-)
+from engine.qualification.founding_command import create_tournament_command
+from engine.qualification.inputs import parse_qualification
+from engine.qualification.qualification import qualify
 from tests.helpers import PLAYERS_2013
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"

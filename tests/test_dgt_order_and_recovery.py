@@ -18,6 +18,7 @@ import pytest
 
 from adapters.cli.cmd_dgt import reconstruct_lines
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import PIECE_CODES
 from adapters.dgt.feed import StoreSink
 from adapters.dgt.observations import LineRecovered, Observation
 from adapters.dgt.reconstruct import MoveReconstructor
@@ -305,7 +306,7 @@ def test_two_games_in_one_raw_capture_are_told_apart_by_the_start_array() -> Non
         if board.piece_at(square) is not None:
             reset += p.encode_field_update(square ^ 56, 0)
     for square, piece in chess.Board().piece_map().items():
-        reset += p.encode_field_update(square ^ 56, p.PIECE_CODES[piece.symbol()])
+        reset += p.encode_field_update(square ^ 56, PIECE_CODES[piece.symbol()])
     # The second game's bytes without its opening serial number and dump.
     rest = b"".join(data for _, data in second.raw_stream(dumps=False)[2:])
     data = first.raw_bytes(dumps=False) + reset + rest

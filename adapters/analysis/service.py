@@ -1,25 +1,11 @@
 """The analysis service: follows a store and evaluates each new position of every game
 in progress (``candidates analyse``, its own process; ``serve --analysis``, a thread).
 
-It reads the store as a gateway does (the notification log after its position)
-and writes nothing to the store: its evaluations go to the table ``analyses``
-beside the store (``adapters.analysis.table``: on SQLite a file of its own), where
-every gateway of the store reads them. Its own position in the log is kept as the
-kept projections' are (``adapters.store.kept``: the position and the games in
-progress, saved at most once a second), beside the evaluations, so a restart reads
-only the events after it; and a position already in the table is never evaluated again, so an
-analyser killed at any moment (SIGKILL included) and started again goes on
-from where it was without repeating a finished position.
-
-When analysis falls behind (more moves than the budget can evaluate), each
-game has at most one position waiting, its newest: a move replaces the
-position of its game still waiting, which is skipped for now, and the games
-are served in the order their first waiting position arrived (a game keeps its
-place in the queue when its position is replaced: each board gets its turn, and
-no board waits more than one round of the others). When nothing waits, the
-positions skipped are evaluated, the newest first (``backfill``), so a finished
-broadcast PGN has an ``[%eval]`` after every move.
-"""
+It reads the log as a gateway does and writes nothing to the store: its evaluations
+and its own position go to the ``analyses`` table beside it, so a restart, even after
+SIGKILL, goes on without repeating a finished position. Falling behind, each game
+keeps only its newest position waiting and the games take turns; the skipped ones are
+evaluated when nothing waits (``backfill``). The details are in docs/analysis.md."""
 
 from __future__ import annotations
 

@@ -1,20 +1,9 @@
 """``candidates dgt ...``: DGT boards, for the arbiters' technicians.
 
-- ``dgt decode FILE|-``: raw bytes (or a ``.dgt`` recording) in, one JSON line
-  per decoded message out (protocol errors included).
-- ``dgt moves --start FEN FILE|-``: first what was read (``{"input":
-  "recording", "timed": true, ...}`` or ``{"input": "raw", "timed": false,
-  ...}``), then one JSON line per reconstructed move, correction, recovery,
-  takeback or alert, then ``{"moves": [UCI, ...]}``.
-- ``dgt simulate --pgn FILE ...``: a simulated board playing a game, written to
-  a recording / raw file, or served on a pseudo-terminal or a TCP port.
-- ``dgt record --dgt SOURCE --out FILE.dgt``: keep every byte of a live board.
-- ``dgt run --dgt /dev/ttyUSB0=1.1 --dgt tcp://...=1.2 --dgt-file rec.dgt=1.3
-  [--livechess ws://...=SERIAL:GAME] [--auto-correct-arbiter ID]
-  [--public-delay-s 900]``: boards feeding the store; ``--group NAME`` takes the
-  boards of a group of the hall's configuration (``--config``), which also gives
-  the delay, the policy, the debounce and the recordings' directory.
-"""
+``decode`` (bytes to messages), ``moves`` (bytes to reconstructed moves), ``simulate``
+(a board playing a game), ``record`` (every byte of a live board) and ``run`` (boards
+feeding the store, or a group of the hall's configuration). The options are in
+docs/dgt.md, section 10."""
 
 from __future__ import annotations
 

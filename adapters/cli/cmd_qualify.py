@@ -22,13 +22,10 @@ from adapters.cli.common import add_create_option, add_store_option, print_json,
 from adapters.formats.jsontext import TextError, loads
 from engine.errors import MalformedCommand
 from engine.qualification.bidding import BidReport, check_bid
-from engine.qualification.qualification import (
-    QualificationInput,
-    QualificationResult,
-    create_tournament_command,
-    parse_qualification,
-    qualify,
-)
+from engine.qualification.founding_command import create_tournament_command
+from engine.qualification.inputs import QualificationInput, parse_qualification
+from engine.qualification.qualification import qualify
+from engine.qualification.result import QualificationResult
 from engine.tournament.tournament import ARBITER_ROLES
 
 

@@ -1,37 +1,12 @@
 """One configuration file for every process of a hall (docs/operations.md).
 
 ``candidates --config hall.toml COMMAND`` (or ``$CANDIDATES_CONFIG``) reads a TOML
-file that holds what the gateways, the board readers and the arbiters' tools
-of one hall share: the store, the tournament, the public delay, the tokens, the
-board readers' groups. A setting is given once, there; an option on the command
-line still wins over it (``--port`` of one gateway), and the file wins over the
-environment (``$CANDIDATES_STORE``) and the built-in defaults::
-
-    store = "postgresql://candidates@db.hall.lan:5432/candidates"
-    tournament = "london-2013"        # a store of several tournaments
-    public_delay_s = 900              # the gateways' public feed and the boards' policy
-    future_tolerance_s = 300
-
-    [gateway]
-    host = "127.0.0.1"                # behind the reverse proxy
-    flag_check_s = 1
-    max_connections_per_address = 1024
-
-    [tokens]                          # the token file's object (docs/protocol.md)
-    "chief-7c1d2a9b" = { role = "arbiter", name = "Chief Arbiter", arbiter = "chief" }
-    "studio-51e0b8f3" = { role = "commentator", name = "Studio" }
-
-    [dgt]
-    debounce_ms = 300
-    auto_correct_arbiter = "chief"    # optional (docs/dgt.md, section 6)
-    record_dir = "/var/lib/candidates/dgt"
-
-    [dgt.groups.a]                    # candidates dgt run --group a
-    boards = ["/dev/ttyUSB0=1.1", "/dev/ttyUSB1=1.2"]
-
-Every key is checked: an unknown key, a value of the wrong type or a file that
-is not TOML is a ``ConfigError`` naming the file and the key, never a traceback.
-"""
+file of what the gateways, the board readers and the arbiters' tools of one hall
+share (the store, the tournament, the public delay, the tokens, the board readers'
+groups), so each setting is given once. A command-line option wins over the file,
+and the file over the environment and the defaults. Every key is checked: a bad file
+is a ``ConfigError`` naming the file and the key, never a traceback. The keys are in
+docs/operations.md; the template is deploy/hall.toml."""
 
 from __future__ import annotations
 

@@ -1,45 +1,15 @@
 """What a board's observations become in the event store.
 
-- A confirmed move becomes the contract command ``play_move {game, move, at,
-  by: "dgt:<serial>"}``, decided by the engine like any other. The board
-  proposes; the store is the record. Before each command the sink compares
-  the board's confirmed moves with the stored ones: moves the store lacks are
-  played in order (so a board that ran before the arbiter started the game,
-  or a link that was down, catches up); a board *behind* the record (a
-  takeback, a reset) or on another line raises an alert and appends nothing.
-- A move the board itself took wrongly (a piece held on a square on its way
-  long enough to be confirmed) and recovered (``LineRecovered``, rule 7 of
-  ``adapters.dgt.reconstruct``) becomes a *proposal*: a
-  ``correction_proposed`` alert (``by: "dgt:<serial>"``) carrying the body
-  of the arbiter's ``correct_moves`` command, which an arbiter confirms by
-  sending it with their name as ``arbiter``. Under the automatic policy
-  (``auto_correct_arbiter``) a correction whose plies the public has not
-  seen yet (appended less than ``public_delay_ms`` ago) is applied at once
-  in that arbiter's name, with a ``correction_applied`` alert. Until the
-  record follows, the board's later moves wait.
-- A device flag on a reading is passed on as ``clock_reading``'s ``flag``
-  (evidence for the arbiter's ``rule_flag``, Laws 6.10 a).
-- A clock reading mapped to colours becomes ``clock_reading {game, at,
-  white_ms, black_ms, running, by}``, sent under a ``command_id`` naming it.
-- Everything the arbiters must look at (takeback, impossible position,
-  signalled result, new game, move refused, board disconnected / reconnected)
-  is the command ``raise_alert {board, game, kind, message, details, at, by}``,
-  decided by the engine into an ``AlertRaised`` on the board's own stream
-  ``board/<serial>``, so the gateway forwards it from the store alone.
-
-The sink sends the typed commands themselves (``PlayMove``, ``ClockReading``,
-``RaiseAlert``, ``CorrectMoves``) through ``Store.execute``; only a clock reading's
-``command_id`` makes it go as its JSON form (``to_wire``). Whether a game still
-takes moves and readings is the engine's decision: the sink never asks first, and
-takes the refusal of a finished or not yet started game quietly (``EXPECTED``).
-Other refusals never stop the feed: they are counted, logged and alerted.
-
-The sink calls the store directly; ``adapters.dgt.writer`` runs it off the event
-loop (``candidates serve --dgt`` shares that loop with the gateway). What it does to
-the board's session (a continuation offered, the board followed from the record) goes
-through ``on_session``, which runs it where the session lives: at once by default, on
-the event loop when the sink runs in the store's thread.
-"""
+The board proposes; the store is the record. A confirmed move becomes ``PlayMove``
+(moves the store lacks are played in order; a board behind the record or on another
+line raises an alert), a clock reading ``ClockReading`` (under its ``command_id``), a
+recovered misread a ``correction_proposed`` alert (or, under the automatic policy, a
+correction applied before the public saw the plies), and everything the arbiters must
+see ``RaiseAlert`` on ``board/<serial>``: typed commands, sent through
+``Store.execute``. Whether a game still takes moves and readings is the engine's
+decision; the sink never asks first and takes the refusal of a game not in progress
+quietly. Refusals never stop the feed; the sink runs in the store's thread
+(``adapters.dgt.writer``). The mapping is in docs/dgt.md, section 6."""
 
 from __future__ import annotations
 

@@ -1,26 +1,11 @@
 """DGT LiveChess 2 as a source: its websocket JSON API, ``ws://host:1982/api/v1.0``.
 
-LiveChess owns the serial ports and relays each board. The client asks for the
-board list (``{"id": n, "call": "eboards"}``), subscribes to the
-``eboardevent`` feed of each board it follows (``{"id": n, "call":
-"subscribe", "param": {"feed": "eboardevent", "id": <feed id>, "param":
-{"serialnr": ...}}}``), then receives ``{"response": "feed", "id": <feed id>,
-"param": {"serialnr", "flipped", "board"?, "clock"?, "san"?, ...}}``.
-
-Interpretation kept explicit: LiveChess's own move list (``san``) is not
-used. Every ``board`` (one per physical change, lifted pieces included) goes
-through this adapter's debounce and reconstruction like a field update, so
-both kinds of source follow the same rules and raise the same alerts. The
-orientation is inferred by the reconstructor (``flipped`` is logged only).
-Unlike the raw protocol, LiveChess clocks are already in colours: ``white``
-and ``black`` are seconds left, ``run`` is true (White's clock runs), false
-(Black's) or null (stopped).
-
-``LiveChessFeed`` is the sans-I/O part (JSON in, calls out, per-board
-updates); ``run_livechess`` owns the websocket, with back-off and alerts on
-loss, and re-subscribes after a reconnect (the first feed message carries the
-board, which is reconciled).
-"""
+LiveChess owns the serial ports and relays each board's ``eboardevent`` feed. Its own
+move list is not used: every placement goes through this project's debounce and
+reconstruction like a field update, so both kinds of source follow the same rules
+and raise the same alerts; its clocks come already in colours. ``LiveChessFeed`` is
+the sans-I/O part, ``run_livechess`` owns the websocket, with back-off and alerts on
+loss (docs/dgt.md, section 7)."""
 
 from __future__ import annotations
 
@@ -38,8 +23,6 @@ from adapters.dgt.session import BoardSession
 from adapters.host.clock import wall_clock_ms
 
 log = logging.getLogger(__name__)
-
-DEFAULT_URL = "ws://127.0.0.1:1982/api/v1.0"
 
 
 class BoardParam(TypedDict):

@@ -1,22 +1,11 @@
 """The event's founding file: the organiser's commands that create the tournament.
 
-``candidates apply FOUNDING.jsonl`` starts an event (docs/operations.md, "The
-tournament"): ``create_tournament`` (the players, the arbiters, the rules, the start),
-``draw_lots`` (the pairing numbers of the drawing of lots, 3.4) and, when the rounds are
-played in another order than the Berger table's, ``reorder_rounds``. This module makes
-that file from what an organiser has:
-
-- the organisers' list of players (``players_csv``): a CSV file with a header line and
-  the columns ``id``, ``name``, ``federation``, ``rating`` (``fide_id``, ``title`` and
-  ``number`` optional): the numbers are the ``number`` column, else the order of the
-  rows (the list as the drawing of lots left it);
-- or a PGN file of the event's games (``from_pgn``): the players, the numbers and the
-  order of the rounds inferred as ``candidates import-pgn`` infers them (the games
-  themselves are not in the founding file).
-
-``founding_commands`` checks the commands by applying them to a store of its own in
-memory before they are written: a file it makes is a file ``apply`` accepts.
-"""
+``candidates founding`` writes the file ``candidates apply`` starts an event with
+(``create_tournament``, ``draw_lots``, and ``reorder_rounds`` when the rounds are
+played out of the Berger table's order), from the organisers' list of players (a CSV
+file) or from a PGN file of the event's games. The commands are applied to a store
+in memory before they are written, so a file it makes is one ``apply`` accepts
+(docs/operations.md, "The tournament")."""
 
 from __future__ import annotations
 

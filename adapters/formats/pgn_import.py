@@ -1,57 +1,12 @@
 """Score sheets in, events out: ``candidates import-pgn FILE...``.
 
-Each game becomes one all-or-nothing batch of events (see
-``engine.game.importing``), appended in one transaction with its clock readings:
-a refusal, a crash or a kill never leaves half a game; the tournament a file
-creates (its players, lots and round order) is one transaction too. A game
-whose moves are illegal is refused as a whole, naming the game and the move,
-and the rest of the file still imports.
-Importing a file twice adds nothing: a game already in the store with the
-same moves and result is reported as already imported.
-
-Before anything is appended the whole file is read and checked; these refuse
-the file (nothing appended) with a message naming what to fix:
-
-- players who may be one person written two ways (``adapters.formats.pgn_players``:
-  identity by FIDE ID, else by the whole normalised name, never the surname
-  alone); ``--players FILE`` says who is who;
-- games without a readable ``Round`` tag (named by their place in the file and
-  their players), unless ``--round-from-order`` numbers the rounds from the
-  order of the games (one game per pair of players a round);
-- a file in which no game has a legal move or a result is not PGN (a README, a
-  log).
-
-The door is strict, because an append-only store cannot be repaired
-afterwards: into a store that holds a tournament, a game whose players are not
-that tournament's, whose round is not one of its rounds, or whose round does
-not pair those players with those colours is refused, naming them (the rest of
-the file imports); a null move (``--``, ``Z0``: a pass) is refused like any
-illegal move.
-
-Game ids come from the Round tag when it reads ``<round>.<board>`` (as in
-the 2013 file); a bare round number takes its board from the Board tag, or
-the next free board of that round without one.
-
-When the store holds no tournament, the file creates it first: the players
-(FIDE ID, title, rating and federation from the tags when present), the number
-of cycles (``--cycles``, or from ``--rounds``, else inferred from the last round
-present, with a warning), the start date (``--start-date``, else two days
-before the first round, 3.2), the rules profile (``--rules``; its tie-break
-chain orders the standings). The Berger numbers and the order of the rounds
-are inferred from who played whom with which colour in which round
-(``engine.tournament.berger_inference``) and recorded as a ``LotsDrawn`` and a
-``RoundsReordered`` when they fit: information for the schedule, never a
-condition. The event is complete when every pair has played its games,
-whatever table produced them.
-
-Clocks: a ``TimeControl`` tag is read in the PGN standard form or the common
-free-text forms (``engine.clock.time_control.read_time_control_text``);
-``--time-control TAG`` overrides every game's; an unreadable tag is a warning
-naming the game, and that game's clocks are kept as read, not judged. A ``[%clk]``
-reading that contradicts the same player's readings before and after it is reported,
-kept as read and marked as a glitch, and not used for the move instants
-(``engine.clock.move_instants.glitched_readings``).
-"""
+Each game becomes one all-or-nothing batch of events (``engine.game.importing``),
+appended in one transaction with its clock readings, and the tournament a file
+creates is one transaction too: a refusal, a crash or a kill never leaves half a
+game. The whole file is read and checked before anything is appended, and the door
+is strict (players, rounds and pairings must fit the stored event), because an
+append-only store cannot be repaired afterwards. What is inferred, overridden and
+refused is in docs/import.md."""
 
 from __future__ import annotations
 

@@ -1,30 +1,12 @@
 """Replay logs: a tournament's stored events as one msgpack stream (docs/replay-log.md).
 
-A log is a sequence of msgpack objects, written one after another:
-
-1. a **header** map: ``{"format": "candidates-replay-log", "version": 1 | 2,
-   "tournament": id|None, "name": str|None, "notes": str, "generated": [str]}``;
-2. one **record** array per stored event, in the store's global order:
-   ``[stream, version, type, at_ms, fields, link]`` (``fields`` is a map of the
-   event's own fields but ``at_ms``; ``link`` the 32-byte hash link of
-   adapters/store/chain.py, or nil for an event stored without one); in a version 2
-   log, a record whose position in the store is not one more than the record
-   before it (a gap an older store's database left) carries it as a seventh item;
-3. a **trailer** map: ``{"end": true, "events": n, "order_digest": hex,
-   "state": {...}}``: the count, the running digest of every link in order, and
-   the final state as the exporting engine folded it (each game's fen, ply,
-   result, termination; the standings), which ``candidates audit FILE``
-   compares with what it re-derives.
-
-``export_log`` writes a store's log; ``import_log`` loads one into an empty
-store at the same positions (the ``seq`` clients resume from), so the round trip
-store -> log -> store -> log gives the same bytes and the same positions. It
-is all or nothing: ``verify_log`` checks the whole log first (header, every
-record's form and fields against its event type, every link including the first
-of each stream, the trailer's count and order digest), and the events are then
-appended in one transaction, so a refused log or a killed import leaves the
-store as it was.
-"""
+A header, one record per stored event in the store's global order (with its hash link
+and, where an older store left a gap, its position), and a trailer with the count,
+the order digest and the final state ``candidates audit FILE`` compares with what it
+re-derives. ``export_log`` writes a store's log; ``import_log`` loads one into an
+empty store at the same positions, all or nothing after ``verify_log`` checked the
+whole of it, so the round trip gives the same bytes and positions and a refused or
+killed import leaves the store as it was."""
 
 from __future__ import annotations
 

@@ -1,33 +1,11 @@
 """The alerts still open, so an arbiter who connects (or reconnects) has the whole picture.
 
-An alert frame (``{"op": "alert", ...}``) carries a ``key`` naming what it is
-about: ``<game>/claim:<id>`` for a claim waiting for a ruling,
-``<game>/<kind>:<side>`` for a clock alert (``clock_mismatch:white``, as the
-engine keeps them in each reading's ``open_alerts``), ``<game>/<kind>`` for
-another alert of a game. ``<game>`` is the gateway's key of the game: its id in
-the store's first tournament, ``<tournament>/<id>`` in the others, so that two
-tournaments' alerts about their games 1.1 neither collide nor close each other.
-The gateway keeps the open ones (pure: no I/O) and sends them after every arbiter
-snapshot and resume, each to the arbiters subscribed to its tournament; when one
-is resolved it sends ``{"op": "alert", "key", "game", "kind", "closed": true}``
-(with the ``tournament`` of a further tournament's alert) and forgets it.
-
-Whether an alert is still open is read from the game object, by the state the
-engine keeps:
-
-- a claim: while its status is ``pending`` (3.9.2 b: until the Chief Arbiter
-  or a Deputy rules on it);
-- a clock alert: while the last reading of the clock still lists it
-  (``clock.device.open_alerts``): a reading within the tolerance closes it;
-- a ``flag_fall`` alert (Laws 2009 6.8): while the game lists a flag alert of
-  that side not yet ruled on (``open_flag_alerts``): ``rule_flag`` closes it;
-- any other alert of a game (a board's impossible position, a disconnected
-  board): while the game is not finished;
-- whatever its kind, an alert of a finished game is closed.
-
-``CLOSED_WHEN`` holds these rules by alert kind; a new kind of alert with its
-own way of being resolved adds its rule there.
-"""
+Each alert frame carries a ``key`` naming what it is about; the gateway keeps the open
+ones (pure: no I/O), sends them after every arbiter snapshot and resume, and sends a
+``closed`` frame when one is resolved. Whether an alert is open is read from the state
+the engine keeps (a claim pending, a clock reading still listing it, a flag not yet
+ruled, a game not finished); ``CLOSED_WHEN`` holds these rules by kind
+(docs/protocol.md)."""
 
 from __future__ import annotations
 

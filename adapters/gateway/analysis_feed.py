@@ -1,24 +1,10 @@
 """The engine's evaluations on the gateway: who gets them, and when (fair play).
 
-The analysis service (``adapters.analysis``) writes its evaluations beside the
-store, never into the log; every gateway of the store reads the new ones (the
-rows after the last it read) in a thread of its own, off the event loop and off
-the path of the moves, and hands each out as an ``analysis`` frame
-(docs/protocol.md):
-
-- to **commentators** (a commentator's token) at once, on the live channel;
-- to the **public** with the same delay as the moves: an evaluation of the
-  position a move (or a correction) made is released when that event's
-  ``at + delay`` has passed and the public view shows the position's ply, never
-  before;
-- to the **arbiters' desk** and anything else that can reach the playing hall:
-  nothing, unless the gateway is told to (``--analysis-to-arbiters``).
-
-After a snapshot (and a resume) a client gets the newest evaluation of each of
-its games it may see. The PGN routes write ``[%eval]`` from the same
-evaluations (``evals``): the live ones for a commentator's token, the released
-ones for the public, none for an arbiter's token unless told to.
-"""
+Every gateway reads the evaluations written beside the store in a thread of its own,
+off the path of the moves, and hands them out as ``analysis`` frames and PGN
+``[%eval]``: to commentators at once, to the public with the delay of the moves, and to
+the arbiters' desk (which can reach the playing hall) nothing unless told to. The
+table of who sees what is in docs/analysis.md."""
 
 from __future__ import annotations
 

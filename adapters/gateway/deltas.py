@@ -1,31 +1,10 @@
 """From stored events to the frames the gateway fans out (pure: no I/O).
 
-A delta frame is ``{"op": "delta", "seq", "kind", "game", "event", ...}``:
-``kind`` is the event's type (``MovePlayed``, ``ResultRecorded``, ...),
-``event`` its contract form (``Event.to_wire``). Objects ride along so a
-client never needs the rules to follow a game:
-
-- ``object``: the game's object (DESIGN.md ``game``) on the last delta of that
-  game in a batch; it is valid at the batch's sequence number.
-- ``games``: other game objects a tournament event changed (the drawing of lots
-  pairs every game), on that tournament delta.
-- ``standings``: the standings object when it changed, on the last delta of the
-  batch that could change it.
-
-Events of the incident book (the ``incidents`` stream: 3.9, 6.6 a, 12.3 b,
-12.6, 13.4) go to arbiters only: the public sees their consequences (a result,
-a clock) on the games' own streams, not the incident's details.
-
-The store's seals (``ChainSealed``: digests of the log for ``candidates audit``, a few
-kilobytes of hex each) go to arbiters only too: they change no game and no standing,
-and would cost every viewer their bytes.
-
-``AlertRaised`` events become ``{"op": "alert", ...}`` frames for arbiters only,
-and so does a claim that waits for a ruling (``kind: "claim_pending"``, with
-the claim): the engine raises that alert when the claim is made; the gateway
-adds one for each pending claim after a snapshot or a resume, and for a claim
-that became pending without one. The arbiters must rule on it (3.9.2 b).
-"""
+A delta frame carries the event in its contract form and, so that a client never
+needs the rules, the objects it changed (the game, other games, the standings). The
+incident book, the store's seals and the alerts (a pending claim among them) go to
+arbiters only: the public sees an incident's consequences on the games' own streams.
+The frames are in docs/protocol.md."""
 
 from __future__ import annotations
 

@@ -1,27 +1,12 @@
 """Following the store's notification log (blocking: run it in one executor thread).
 
-The gateway never learns of a change any other way than by reading the store
-(``Store.last_seq`` to see that something was appended, ``Store.events_since``
-to read it), so any number of gateway processes can serve one store, next to
-any number of writers (the CLI, DGT boards, another gateway's arbiters).
-
-A read is made consistent with a sequence number: the game objects and the
-standings are read after the events, and the read is repeated (extended by
-the events appended meanwhile) until ``last_seq`` did not move during it. So
-``Update.seq`` is the position the objects are valid at, and a snapshot
-taken at ``seq`` followed by the deltas after ``seq`` is exactly the log.
-
-Every tournament of the store is followed: a game is known by its key
-(``game_key``: its id in the store's first tournament, ``<tournament>/<id>`` in
-the others) and its object names its ``tournament``; standings and incident books
-are kept per tournament.
-
-At start the log is read once (``LogScan``: stream names, only the alerts
-decoded) for the games with a stream and the alerts raised; a follower resuming
-from a kept state (``Resumed``, ``adapters.gateway.kept_state``) reads only the
-events after its position, and keeps the standings of every tournament those
-events did not touch.
-"""
+The gateway learns of a change only by reading the store, so any number of gateway
+processes can serve one store beside any number of writers. A read is repeated,
+extended by what was appended meanwhile, until the log did not move during it, so
+``Update.seq`` is the position its objects are valid at: a snapshot at ``seq`` and the
+deltas after it are exactly the log. Every tournament of the store is followed; a
+follower resuming from a kept state reads only the events after its position
+(docs/architecture.md, "One log, many processes")."""
 
 from __future__ import annotations
 

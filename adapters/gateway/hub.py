@@ -1,22 +1,11 @@
 """Channels and clients: who gets which frame, when, and what happens to the slow.
 
-A ``Channel`` is one view of the tournament at one sequence number: ``live``
-(arbiters, commentators) follows the store as it is read; ``public`` is the
-same view ``--public-delay-s`` later (FIDE fair play: a public client never
-receives a move before the delay has passed since the gateway read it from
-the store). Both hold the game objects and the standings at their ``seq``, so
-a snapshot is always exactly the state at the sequence number it names.
-
-A ``Client`` has bounded queues, in frames and in bytes. The hub only appends
-to queues (it never waits for a socket), and each client's writer sends what
-has accumulated as one message per tick, so a slow client cannot slow the
-others. A client whose queue overflows is sent a fresh snapshot instead of what
-it missed; one that keeps falling behind, or whose socket does not take a
-message within the send timeout, is disconnected with a reason (1013). The
-answers to a client's own frames (results, errors, pongs) are never dropped, so
-they are bounded apart: a client that keeps sending without reading them is
-closed (1008) before they pass ``max_answer_bytes``.
-"""
+A ``Channel`` is one view of the tournament at one sequence number: ``live`` as the
+store is read, ``public`` the same view ``--public-delay-s`` later; each holds the
+objects at its ``seq``, so a snapshot is exactly the state at the number it names. A
+``Client`` has bounded queues that the hub only appends to, and its writer sends what
+accumulated once a tick, so a slow client cannot slow the others: it gets a fresh
+snapshot, or is closed with a reason (docs/protocol.md, "Slow clients")."""
 
 from __future__ import annotations
 

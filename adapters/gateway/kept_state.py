@@ -1,24 +1,10 @@
 """What the gateway keeps in the store between runs (``adapters.store.kept``, name ``gateway``).
 
-At a position P (a notification id): the open alerts (the alert frames, in the
-order they were raised), each tournament's standings object and known game ids,
-and two counters, the events and the ``AlertRaised`` events folded into the
-state since it was first built. A gateway that starts loads them and reads only
-the events after P (``Follower.start``); one with no kept state (a new store, a
-store written before kept projections, a state of another program version)
-reads the whole log as before and saves what it found.
-
-Each event is folded once: the counters grow by the events of each update the
-live channel dispatches, and the state is saved with the position of that
-update's last event, in one transaction. After a crash the next run reads the
-events after the last saved position, so ``events`` equals the number of events
-in the log up to the position, which the tests check.
-
-The state is saved by a thread of its own (not the reader's: a save never holds up
-the next read of the store), at most every ``KEEP_EVERY_S`` and when the gateway
-stops, after the frames of the update have been handed to the clients: keeping it
-never delays a move on its way to the viewers.
-"""
+At a position of the log: the open alerts, each tournament's standings and known game
+ids, and the counters of events folded. A gateway that starts loads them and reads
+only the events after the position; the state is saved by a thread of its own after
+an update's frames were handed out, so keeping it never delays a move on its way to
+the viewers (docs/scale.md, "Kept projections")."""
 
 from __future__ import annotations
 

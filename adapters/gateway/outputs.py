@@ -1,36 +1,11 @@
 """Read-only HTTP outputs: the contract's query objects as JSON, and live PGN.
 
-Routes (``GET``; docs/protocol.md, "HTTP outputs"):
-
-- ``/api/tournament``, ``/api/standings``, ``/api/games``, ``/api/games/{id}``,
-  ``/api/pairings``, ``/api/needs`` (what each player needs, every scenario): JSON;
-- ``/pgn/round/{n}.pgn``, ``/pgn/games/{id}.pgn``, ``/pgn/all.pgn``: the games
-  as PGN (``projections.pgn``), ``[%clk]`` after every move, ``*`` while in
-  progress: what a broadcast platform polls;
-- ``/api/tournaments``: every tournament of the store, with the paths of its outputs.
-
-A store may hold several tournaments (docs/scale.md): each route answers for the one
-named by the ``tournament`` query parameter (``?tournament=ID``, the name the commands
-and the subscription use), and without it for the store's first tournament, so that a
-URL keeps what it answered when the store held one tournament (a broadcast given
-``/pgn/round/7.pgn`` is not broken when a second event is added to the store).
-``/api/games?tournament=*`` lists every tournament's games. An id the store does not
-hold is ``404`` ``unknown_tournament``, naming those it holds.
-
-Every answer is what the public sees (the state at ``now - delay``, from the
-public's delayed copy of the log) unless a commentator's or arbiter's token
-is given (``?token=...`` or ``Authorization: Bearer ...``): then the live
-state. A bad token is refused (``401``), never treated as public.
-
-Answers are cached by what they show, per channel, tournament and path: a body
-is rebuilt only when the channel moved on *and* what it shows changed (the versions
-of the games it holds and of the tournament), so thousands of pollers cost one build
-per change. Each answer has a strong ``ETag`` (a hash of the body and of the
-tournament it answers for), ``Last-Modified`` (when the body last changed) and
-``Cache-Control`` (``public, max-age=N`` for the public answers, so a reverse proxy
-or CDN can serve them; ``private, no-cache`` for live ones). ``If-None-Match`` with
-the current ``ETag`` answers ``304`` with no body.
-"""
+``/api/...`` and ``/pgn/...`` answer for the tournament a query parameter names (the
+store's first without it, so a URL keeps its answer when a second event is added),
+as the public sees it unless a commentator's or arbiter's token is given. Answers are
+cached by what they show, so thousands of pollers cost one build per change, and
+carry ``ETag``, ``Last-Modified`` and ``Cache-Control`` for proxies. The routes are in
+docs/protocol.md, "HTTP outputs"."""
 
 from __future__ import annotations
 

@@ -10,7 +10,6 @@ set-up (``postgres``), the hash links and seals (``chain``), the stored encoding
 queries (``queries``). Other rooms import the store's public names from here.
 """
 
-from adapters.host.clock import wall_clock_ms
 from adapters.store.application import store_env, store_url
 from adapters.store.cache import logical_event
 from adapters.store.door import Store, open_store
@@ -26,5 +25,4 @@ __all__ = [
     "open_store",
     "store_env",
     "store_url",
-    "wall_clock_ms",
 ]

@@ -1,39 +1,12 @@
 """Kept projections: a fold of the notification log saved with the position it holds.
 
-A projection that is kept (the gateway's open alerts and standings, the flag
-check's games in progress) is saved in the store's own database, SQLite file or
-PostgreSQL schema, beside the events: its state (msgpack bytes, by projection
-name) in ``kept_projections``, and its position, the notification id of the
-last event folded into it, as a tracking record of the ``eventsourcing``
-library (``SQLiteTrackingRecorder``, ``PostgresTrackingRecorder``; single-row
-tracking: the table ``tracking`` in SQLite, ``kept_tracking`` in PostgreSQL).
-Both are written in ONE transaction, as the library's own materialised views
-(``eventsourcing.projection``) write their rows with their tracking record: a
-state is never stored without its position, nor a position without its state.
-
-The library's tracking insert only moves a position forward (``INSERT ... ON
-CONFLICT ... DO UPDATE ... WHERE notification_id < new RETURNING``; no row
-returned is its ``IntegrityError``), so a save at a position that does not
-advance is refused and changes nothing: ``save`` answers False. Two gateways
-serving one PostgreSQL store may both save; for each position exactly one
-wins, and the states they save at one position are the same fold of the same
-events.
-
-A process that starts loads ``(position, state)`` and folds only the events
-after the position; it saves again at most about once a second and when it
-stops. Each event is so folded exactly once into the kept state: the events up
-to the position are in the state, the ones after it are read once from the log
-by the next run, whatever moment a crash chose.
-
-A state carries its format: the projection's own format number and a
-fingerprint of the program's source (``program_fingerprint``), so a state
-written by another version of the program, whose folds may differ, is never
-used: it is ignored with a warning, dropped, and the projection is folded again
-from the start of the log (as a store with no kept state at all is). So is a
-state that cannot be read. ``candidates kept`` lists the kept projections;
-``candidates kept --drop`` drops them (each is rebuilt from the log by the next
-start).
-"""
+The gateway's open alerts and standings and the flag check's games are saved in the
+store's own database, the state and its position (a tracking record of the
+``eventsourcing`` library) in one transaction, so that a restart folds only the events
+after the position, each exactly once whatever moment a crash chose. A save that does
+not advance the position is refused; a state written by another version of the
+program, or unreadable, is dropped and folded again from the start. The design is in
+docs/scale.md, "Kept projections"."""
 
 from __future__ import annotations
 

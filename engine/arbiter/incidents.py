@@ -1,42 +1,12 @@
 """Incidents of the playing conditions and the players' conduct, and leave permits.
 
-The 2012 Candidates regulations:
-
-- 3.9.1: "Only the players, principals and steward(-ess)s shall be allowed in
-  the actual playing area except with the permission of the Chief Arbiter."
-- 3.9.2 a: "The players are not permitted to bring into the playing area
-  telephone, technical and other equipment extraneous to play [...]. The Chief
-  Arbiter shall decide what constitutes extraneous equipment."
-- 3.9.2 c: "During the playing session, a player may leave the playing area
-  only with the permission of the Chief Arbiter and only if he is accompanied
-  by one of the arbiters."
-
-and where they are silent the FIDE Laws of Chess in force in 2012 (effective
-1 July 2009): 12.3 b (a mobile phone that makes a sound in the venue loses the
-game; a draw if the opponent could not win by any series of legal moves), 12.6
-(distracting or disturbing the opponent is forbidden), 12.7 (breaches are
-penalised under 13.4) and 13.4 (the penalties: ``engine.arbiter.penalties``).
-
-Commands:
-
-- ``record_incident {game?, player?, kind, arbiter, at, details, penalty?}``:
-  kinds ``device_sounded`` (12.3 b), ``extraneous_equipment`` (3.9.2 a),
-  ``left_playing_area`` (3.9.2 c), ``unauthorised_person`` (3.9.1),
-  ``disturbance`` (12.6), ``persistent_refusal`` (12.8: persistent refusal to
-  comply with the Laws loses the game), ``other`` (13.4). ``IncidentRecorded`` goes to the
-  ``incidents`` stream, the penalty's consequences to their own streams, in
-  one transaction. Refused, appending nothing: an arbiter who is not the Chief
-  Arbiter or a Deputy (only the Chief Arbiter for 3.9.2 a, which names him); a
-  penalty that does not fit the kind (``PENALTIES_FITTING``); an incident on a
-  game that is not in progress; ``left_playing_area`` for a player out with
-  permission.
-- ``permit_leave {player, arbiter, accompanied_by, at}``: the Chief Arbiter
-  lets a player with a game in progress leave the playing area, accompanied by
-  an arbiter of the event (chief or deputy).
-- ``returned {player, at}``: the player is back; the book shows who is out, with
-  whom, since when. A player seen out without a permit is a ``left_playing_area``
-  incident, which the arbiters' desk proposes.
-"""
+``record_incident``, ``permit_leave`` and ``returned``: the 2012 regulations 3.9.1 (who
+may be in the playing area), 3.9.2 a (extraneous equipment) and 3.9.2 c (leaving
+with permission, accompanied), and where they are silent the Laws of 2009 (12.3 b,
+12.6, 12.8, 13.4). The incident goes to the ``incidents`` stream and its penalty's
+consequences to their own streams, in one transaction, so the book and the games
+never disagree. The kinds, the penalties that fit them and the refusals are in
+docs/incidents.md."""
 
 from __future__ import annotations
 
