@@ -18,14 +18,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO, TypedDict
+from typing import TextIO, TypedDict
 
 import chess
 import chess.pgn
 
 from adapters.formats.import_profile import check_format, choose_profile
 from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
-from adapters.formats.sheet_clocks import clock_summary, control_for, recorded_clocks
+from adapters.formats.sheet_clocks import (
+    ClockSummary,
+    clock_summary,
+    control_for,
+    recorded_clocks,
+)
 from adapters.formats.staging import Staged
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
@@ -102,7 +107,7 @@ class ImportReportJson(TypedDict, total=False):
     status: str
     events: int
     message: str
-    clock: dict[str, Any]
+    clock: ClockSummary
     warnings: list[str]
 
 
@@ -114,7 +119,7 @@ class ImportReport:
     recorded), ``refused`` (a game or the whole file) or ``created`` (the tournament)."""
     message: str = ""
     events: int = 0
-    clock: dict[str, Any] | None = None
+    clock: ClockSummary | None = None
     """For games with recorded clocks: plies compared with the regulation clock,
     how many agree, and the known artefacts and mismatches by kind (the per-ply
     detail is ``candidates clocks GAME_ID``)."""
