@@ -251,6 +251,11 @@ class ResultRecorded(Event):
     """The players' own scores, White's first, where the ruling gives each his own
     (``0-1/2``: Laws 2009 12.3 b, the opponent could not win); ``result`` is then the
     nearest PGN result (``engine.scores``). None: the result's scores."""
+    evidence: dict[str, Any] | None = None
+    """A draw declared for a dead position (Laws 2009 5.2 b): the engine's search on the
+    position (``engine.game.dead_position``: ``verdict`` ``dead`` or ``unproven``, the
+    positions searched, the budget, a summary). None for every other result, and for a
+    result stored before the search existed."""
 
 
 # --- draw claims and irregularities (game stream; engine/arbiter/draw_claims.py) -----
