@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Annotated
 
 from engine.arbiter.incident_book import IncidentBook
 from engine.arbiter.penalties import (
@@ -102,20 +101,6 @@ SCORED_BY_THE_ARBITER = frozenset({"persistent_refusal"})
 """Kinds whose article lets the arbiter decide the opponent's score (Laws 2009 12.8)."""
 
 
-def opponent_score_form(where: str, value: object) -> str:
-    """``opponent_score``: ``1``, ``1/2`` or ``0`` (Laws 2009 12.8), as text."""
-    if not isinstance(value, str) or value not in OPPONENT_SCORES:
-        raise MalformedCommand(
-            f"{where} must be one of {', '.join(map(repr, OPPONENT_SCORES))} (the opponent's "
-            f"score, Laws 2009 12.8), got {value!r}"
-        )
-    return value
-
-
-OpponentScore = Annotated[str, opponent_score_form]
-"""The opponent's score of a game lost under 12.8, as the arbiter decides it."""
-
-
 @command(
     "record_incident",
     summary="An arbiter records an incident (3.9.1, 3.9.2 a, 3.9.2 c; Laws 2009 12.3 b, 12.6) "
@@ -169,7 +154,7 @@ class RecordIncident(Command):
     at_ms: Instant
     details: str
     penalty: PenaltyForm | None = None
-    opponent_score: OpponentScore | None = None
+    opponent_score: str | None = None
     """Laws 2009 12.8: the score the arbiter gives the offender's opponent (``1`` when not
     given, ``1/2`` or ``0``); ``persistent_refusal`` only."""
 
@@ -326,7 +311,14 @@ def _check_fit(kind: str, penalty: Penalty | None, player: str | None) -> None:
 def _check_opponent_score(kind: str, score: str | None) -> None:
     """Only 12.8 lets the arbiter decide the opponent's score; elsewhere the penalty
     says it (13.4 d: the opponent wins; 12.3 b: a draw for one who could not win)."""
-    if score is not None and kind not in SCORED_BY_THE_ARBITER:
+    if score is None:
+        return
+    if score not in OPPONENT_SCORES:
+        raise MalformedCommand(
+            f"record_incident: 'opponent_score' must be one of "
+            f"{', '.join(map(repr, OPPONENT_SCORES))} (Laws 2009 12.8), got {score!r}"
+        )
+    if kind not in SCORED_BY_THE_ARBITER:
         raise MalformedCommand(
             f"record_incident: 'opponent_score' is for a persistent_refusal incident (Laws 2009 "
             f"12.8: the arbiter decides the opponent's score), not {kind}"

@@ -6,8 +6,10 @@ result or after the position ended the game (5.1 a, 5.2, and from the 2014 Laws
 9.6: fivefold repetition and 75 moves, automatic only in a profile that says
 so), every ending the position must show really shown, and the rule findings:
 each arbiter override, each draw with no accepted claim behind it (3.9.2 b:
-"The players cannot draw a game by agreement"), each result imported from a
-score sheet with nothing behind it, each correction of the record
+"The players cannot draw a game by agreement"), each draw declared for a dead
+position (Laws 2009 5.2 b) judged by the engine's search (its recorded evidence, or
+the search run here for a draw recorded without it: ``engine.game.dead_position``),
+each result imported from a score sheet with nothing behind it, each correction of the record
 (``arbiter_correction``: ``MovesCorrected``, ``ResultCorrected``; the moves of a
 corrected line are checked from the position where it starts).
 
