@@ -257,6 +257,14 @@ class ResultRecorded(Event):
     positions searched, the budget, a summary). None for every other result, and for a
     result stored before the search existed."""
 
+    def __post_init__(self) -> None:
+        # Held (so stored, hashed and exported) only when there is evidence: every other
+        # result keeps exactly the fields a result had before ``evidence`` existed, and
+        # its stored bytes and hash link are the same (adapters/store/chain.py reads an
+        # event's own attributes; the class default answers for the missing one).
+        if self.evidence is None:
+            del vars(self)["evidence"]
+
 
 # --- draw claims and irregularities (game stream; engine/arbiter/draw_claims.py) -----
 

@@ -16,6 +16,7 @@ import pytest
 
 from adapters.audit import INFO, RULE, audit_store
 from adapters.store import Store
+from adapters.store.chain import event_fields
 from adapters.store.queries import game_object, report_object
 from engine.audit.games import judge_games
 from engine.events import Event, GameStarted, MovePlayed, ResultRecorded
@@ -249,8 +250,9 @@ class TestTheAudit:
     def test_5_2_b_a_store_from_before_the_evidence_loads_and_is_audited(
         self, sqlite_store: Store
     ) -> None:
-        """A ``ResultRecorded`` stored before it had ``evidence`` keeps the fields it was
-        stored with (its hash link holds) and loads; the audit searches its position."""
+        """A ``ResultRecorded`` without evidence holds exactly the fields a result had before
+        ``evidence`` existed (so stores, logs and hash links from before are the same bytes);
+        it loads, and the audit searches its position."""
         started_from(sqlite_store, BREAK)
         play(sqlite_store, "1.1", "h4")
         game = sqlite_store.game("1.1")
@@ -265,7 +267,7 @@ class TestTheAudit:
             reason="the pawns are locked (Laws 2009 5.2 b)",
             arbiter="chief",
         )
-        del vars(old)["evidence"]  # as the engine stored it before the field existed
+        assert "evidence" not in vars(old)  # stored as before the field existed
         sqlite_store.append([old])
         assert game_object(sqlite_store, "1.1")["result"] == "1/2-1/2"
         stored = sqlite_store.view().stream("game/1.1")[-1]
@@ -283,3 +285,22 @@ def test_the_audit_counts_a_games_plies_from_its_first_move_from_any_position() 
     log = GameLog(BREAK).play("h4 Kf8")
     assert [e.ply for e in log.events if isinstance(e, MovePlayed)] == [1, 2]
     assert findings(log) == []
+
+
+def test_a_result_without_evidence_is_stored_as_a_result_was_before_the_field() -> None:
+    """Only a draw for a dead position holds ``evidence``: any other result's stored
+    fields, hash link and exported record are those it had before the field existed (the
+    shipped 2013 sample is the same bytes), while the contract's form always names it."""
+    base: dict[str, Any] = {
+        "originator_id": "game/1.1",
+        "originator_version": 9,
+        "at_ms": T0_MS,
+        "by": "chief",
+        "result": "1/2-1/2",
+        "termination": "dead_position",
+    }
+    before = ResultRecorded(**base)
+    assert "evidence" not in event_fields(before) and before.evidence is None
+    assert before.to_wire()["evidence"] is None
+    searched = ResultRecorded(**base, evidence=search(chess.Board(LOCKED)).as_record())
+    assert event_fields(searched)["evidence"]["verdict"] == "dead"
