@@ -117,7 +117,7 @@ def _key(board: chess.Board) -> Key:
         board.occupied_co[chess.WHITE],
         board.occupied_co[chess.BLACK],
         board.turn,
-        board.clean_castling_rights(),
+        board.clean_castling_rights() if board.castling_rights else 0,
         board.ep_square if board.has_legal_en_passant() else None,
     )
 
