@@ -1,31 +1,15 @@
 """The engine's evidence on a dead position (Laws 2009 5.2 b), by a bounded search.
 
-5.2 b: "The game is drawn when a position has arisen in which neither player can
-checkmate the opponent's king with any series of legal moves." Insufficient material
-shows it at once (``engine.game.state.outcome_of``); other dead positions (kings and
-fully blocked pawns, bishops that can never reach a pawn) are ruled by the arbiter,
-and this search gives him the engine's evidence.
-
-``search`` explores the positions reachable from the given one by legal moves of both
-sides (transpositions merged, the move counters ignored: the Laws of 2009 end no game
-by them on their own), a position at most once, up to a budget of positions. A
-position where neither side has mating material (python-chess's
-``is_insufficient_material``: no pawn, rook or queen left, so none can come back) is
-not explored further. The order is breadth first, where a step of a pawn towards
-promotion, and a promotion to a queen or a rook, count as steps back towards the
-start (the distance is the plies played less the mating potential gained): a pawn
-break and its promotion, the usual way out of a blocked position, are followed before
-the kings' wanderings, so a mating line, when there is one, is met early. Every
-reachable position is explored before a position is called dead, whatever the order.
-The answer is one of:
-
-- ``dead``: every reachable position explored, none a checkmate;
-- ``not_dead``: a line of legal moves (SAN) that reaches a checkmate, and which side
-  mates;
-- ``unproven``: the budget was spent first (how many positions were searched).
-
-Pure and deterministic: the same position and budget give the same answer on any
-machine (no clock is read; the cost is bounded by the budget alone).
+A position "in which neither player can checkmate the opponent's king with any series
+of legal moves" beyond insufficient material (a locked pawn chain, bishops that can
+never reach a pawn) is drawn by the arbiter; ``search`` gives him the evidence: it
+explores the positions reachable by legal moves of both sides, each once, up to a
+budget, and answers ``dead`` (all explored, none a checkmate), ``not_dead`` (a line of
+legal moves to a checkmate) or ``unproven`` (the budget spent first). Pure and
+deterministic: no clock is read and the budget alone bounds the cost, so the same
+position gives the same answer on any machine. The order of the search and what each
+answer does to ``declare_result`` and the audit are in docs/claims.md ("Dead
+positions").
 """
 
 from __future__ import annotations
@@ -37,6 +21,7 @@ from typing import Any
 
 import chess
 
+from engine.checkmate import can_checkmate
 from engine.errors import RuleViolation
 from engine.side import Side
 
@@ -135,7 +120,14 @@ def _potential(board: chess.Board) -> int:
 
 
 def search(board: chess.Board, budget: int = DEFAULT_BUDGET) -> DeadPositionEvidence:
-    """Whether either side can still checkmate from ``board`` (see the module docstring)."""
+    """Whether either side can still checkmate from ``board``.
+
+    A position is the Laws' (9.2: pieces, side to move, castling and en passant rights;
+    the move counters aside). One where neither side can mate by its material
+    (``can_checkmate``: no pawn, rook or queen left, none can come back) is not explored
+    further. Breadth first, where a pawn's step and a promotion count as steps back
+    towards the start: a pawn break and its promotion, the usual way out of a locked
+    position, are met before the kings' wanderings."""
     if budget < 1:
         raise ValueError(f"the search budget must be at least 1 position, got {budget}")
     start = board.copy(stack=False)
@@ -149,7 +141,7 @@ def search(board: chess.Board, budget: int = DEFAULT_BUDGET) -> DeadPositionEvid
     order = 0
     while frontier:
         _, _, depth, node = heapq.heappop(frontier)
-        if node.is_insufficient_material():
+        if not (can_checkmate(node, Side.WHITE) or can_checkmate(node, Side.BLACK)):
             continue  # no pawn, rook or queen: no mate, now or later
         here = _key(node)
         for move in list(node.legal_moves):
