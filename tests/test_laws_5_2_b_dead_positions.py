@@ -121,6 +121,7 @@ class TestDeclaredWithTheEnginesEvidence:
         play(sqlite_store, "1.1", "h4")  # the last lever closed: now dead
         [ended] = ok(sqlite_store, declared())
         assert (ended["result"], ended["termination"]) == ("1/2-1/2", "dead_position")
+        assert ended["at"] == at(600)  # the command's instant: the search reads no clock
         evidence = ended["evidence"]
         assert evidence["verdict"] == "dead" and evidence["fen"].startswith(LOCKED.split()[0])
         assert evidence["budget"] == dead_position.DEFAULT_BUDGET
