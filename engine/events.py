@@ -289,6 +289,19 @@ class ResultRecorded(Event):
     """The players' own scores, White's first, where the ruling gives each his own
     (``0-1/2``: Laws 2009 12.3 b, the opponent could not win); ``result`` is then the
     nearest PGN result (``engine.scores``). None: the result's scores."""
+    evidence: dict[str, Any] | None = None
+    """A draw declared for a dead position (Laws 2009 5.2 b): the engine's search on the
+    position (``engine.game.dead_position``: ``verdict`` ``dead`` or ``unproven``, the
+    positions searched, the budget, a summary). None for every other result, and for a
+    result stored before the search existed."""
+
+    def __post_init__(self) -> None:
+        # Held (so stored, hashed and exported) only when there is evidence: every other
+        # result keeps exactly the fields a result had before ``evidence`` existed, and
+        # its stored bytes and hash link are the same (adapters/store/chain.py reads an
+        # event's own attributes; the class default answers for the missing one).
+        if self.evidence is None:
+            del vars(self)["evidence"]
 
 
 # --- draw claims and irregularities (game stream; engine/arbiter/draw_claims.py) -----
