@@ -55,17 +55,24 @@ class Command(ABC):
         raises ``CommandRefused``. Every command declares it (``@command`` checks)."""
 
     def to_wire(self) -> dict[str, Any]:
-        """The command's JSON form, as ``parse_command`` reads it (absent optionals left out)."""
+        """The command's JSON form, as ``parse_command`` reads it (an optional field left
+        out when absent or at its default, as a client that does not give it sends it)."""
         spec = REGISTRY[self.cmd]
         raw: dict[str, Any] = {"cmd": self.cmd}
         for f in spec.fields:
             value = getattr(self, f.attribute)
-            if not f.required and value is None:
+            if not f.required and (value is None or _at_default(value, f.default)):
                 continue
             if f.check is fields.instant and value is not None:
                 value = format_instant(value)
             raw[f.wire] = str(value) if isinstance(value, str) else value
         return raw
+
+
+def _at_default(value: object, default: object) -> bool:
+    """Whether an optional field holds its declared default (of the same type: 0 is not
+    ``False``)."""
+    return type(value) is type(default) and value == default
 
 
 @dataclass(frozen=True)
@@ -209,6 +216,7 @@ REGISTRY: dict[str, CommandSpec] = {}
 (``engine.dispatch`` imports them all)."""
 
 C = TypeVar("C", bound=type[Command])
+K = TypeVar("K", bound=Command)
 
 
 def _checker_and_nullable(annotation: object) -> tuple[Checker, bool]:
@@ -315,6 +323,16 @@ def as_command(raw: object) -> Command:
     if isinstance(raw, dict) or not isinstance(raw, Command):
         return parse_command(raw)
     return raw
+
+
+def checked(cmd: K) -> K:
+    """``cmd`` with its fields checked as ``parse_command`` checks a client's (a command
+    built in-process from values read from outside, a file's names and ratings): the same
+    command, or MalformedCommand naming the field."""
+    again = parse_command(cmd.to_wire())
+    if not isinstance(again, type(cmd)):  # pragma: no cover - a command reads back as itself
+        raise TypeError(f"{cmd.cmd} does not read back as {type(cmd).__name__}")
+    return again
 
 
 def parse_command(raw: object) -> Command:

@@ -10,7 +10,7 @@ tournaments are described in docs/architecture.md, "The events and their streams
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.timefmt import format_instant
 
@@ -136,6 +136,47 @@ def _wire_names(cls: type) -> tuple[str, ...]:
 # --- tournament stream -------------------------------------------------------
 
 
+class PlayerNamed(TypedDict):
+    """What every player of ``TournamentCreated`` has (``PlayerEntry``)."""
+
+    id: str
+    name: str
+    federation: str
+    """A FIDE federation code (``ENG``); empty when not known."""
+    rating: int | float
+    """May be fractional (2.3: an average of the ratings lists)."""
+
+
+class PlayerEntry(PlayerNamed, total=False):
+    """A player as ``TournamentCreated`` records him (``create_tournament``'s ``players``):
+    his id, name, federation and rating, and these when given. (Declared apart, not
+    ``NotRequired``: the audit reads which keys are required at run time.)"""
+
+    fide_id: str
+    """The FIDE id's digits (older events lack them)."""
+    title: str
+    """``GM``, ``IM`` ..."""
+
+
+class ArbiterEntry(TypedDict):
+    """An arbiter as ``TournamentCreated`` records him."""
+
+    id: str
+    name: str
+    role: str
+    """``chief``, ``deputy`` or ``advisor``."""
+
+
+class PlayoffPairing(TypedDict):
+    """A game of a rapid or blitz playoff stage (``PlayoffStageStarted.games``)."""
+
+    game: str
+    round: int
+    board: int
+    white: str
+    black: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class TournamentCreated(Event):
     """The event was created with its players, arbiters and rules profile."""
@@ -147,11 +188,8 @@ class TournamentCreated(Event):
     start_date: str
     """ISO date of the arrival day (3.2: day 1 of 22); empty when not known."""
     cycles: int
-    players: tuple[dict[str, Any], ...]
-    """Each ``{"id", "name", "federation", "rating"}``, and ``fide_id`` and ``title``
-    when given; rating may be fractional (2.3)."""
-    arbiters: tuple[dict[str, Any], ...]
-    """Each ``{"id", "name", "role": "chief"|"deputy"|"advisor"}``."""
+    players: tuple[PlayerEntry, ...]
+    arbiters: tuple[ArbiterEntry, ...]
     site: str = ""
     """Where the event is played, as the PGN ``Site`` tag gives it (empty: not given)."""
     city: str = ""
@@ -251,6 +289,19 @@ class ResultRecorded(Event):
     """The players' own scores, White's first, where the ruling gives each his own
     (``0-1/2``: Laws 2009 12.3 b, the opponent could not win); ``result`` is then the
     nearest PGN result (``engine.scores``). None: the result's scores."""
+    evidence: dict[str, Any] | None = None
+    """A draw declared for a dead position (Laws 2009 5.2 b): the engine's search on the
+    position (``engine.game.dead_position``: ``verdict`` ``dead`` or ``unproven``, the
+    positions searched, the budget, a summary). None for every other result, and for a
+    result stored before the search existed."""
+
+    def __post_init__(self) -> None:
+        # Held (so stored, hashed and exported) only when there is evidence: every other
+        # result keeps exactly the fields a result had before ``evidence`` existed, and
+        # its stored bytes and hash link are the same (adapters/store/chain.py reads an
+        # event's own attributes; the class default answers for the missing one).
+        if self.evidence is None:
+            del vars(self)["evidence"]
 
 
 # --- draw claims and irregularities (game stream; engine/arbiter/draw_claims.py) -----
@@ -518,7 +569,7 @@ class PlayoffStageStarted(Event):
     players: tuple[str, ...]
     seed: str | None
     numbers: dict[str, int]
-    games: tuple[dict[str, Any], ...]
+    games: tuple[PlayoffPairing, ...]
     time_control: str
     arbiter: str
 

@@ -272,14 +272,35 @@ def result(event: Event, names: Names) -> Entry | None:
         return None  # the board, a resignation, an import: not an arbiter's act
     if event.termination in BOOK_TERMINATIONS:
         return None  # the incident, default or withdrawal entry states the result
-    return entry(
-        event,
-        "result",
-        "Laws 2009 13.1",
+    summary = (
         f"{names.arbiter(event.arbiter)} declared {event.result} ({event.termination}): "
-        f"{event.reason}",
-        arbiter=event.arbiter,
+        f"{event.reason}"
     )
+    if event.termination == Termination.DEAD_POSITION:
+        return entry(
+            event,
+            "result",
+            "Laws 2009 5.2 b, 13.1",
+            summary + dead_position_evidence(event),
+            arbiter=event.arbiter,
+        )
+    return entry(event, "result", "Laws 2009 13.1", summary, arbiter=event.arbiter)
+
+
+def dead_position_evidence(event: ResultRecorded) -> str:
+    """What the engine's search said of a draw declared for a dead position (Laws 2009
+    5.2 b): dead, or the arbiter's ruling it could not verify; nothing for a draw
+    recorded before the search existed."""
+    evidence = event.evidence or {}
+    verdict = evidence.get("verdict")
+    if verdict == "dead":
+        return f". The engine: {evidence.get('summary', 'a dead position')}"
+    if verdict == "unproven":
+        return (
+            ". The arbiter's ruling, which the engine could not verify: "
+            f"{evidence.get('summary', 'its search ran out of budget')}"
+        )
+    return ""
 
 
 def withdrawal(event: Event, names: Names) -> Entry | None:

@@ -26,7 +26,7 @@ from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise
 from adapters.store import Store
 from engine.events import board_stream
-from engine.timefmt import format_instant, parse_instant
+from engine.timefmt import format_instant
 from tests.dgt_hands import T0_MS, Hands
 from tests.test_dgt_serial import PGN
 
@@ -183,9 +183,9 @@ class TestRecovery:
         game = sqlite_store.game("1.1")
         assert game is not None and game.moves[ply - 1] != moves[ply - 1]
         [proposal] = sink.proposals
-        assert proposal["cmd"] == "correct_moves"
-        assert proposal["from_ply"] == ply - 1  # the plies kept
-        assert proposal["moves"][0] == moves[ply - 1]
+        assert proposal.cmd == "correct_moves"
+        assert proposal.from_ply == ply - 1  # the plies kept
+        assert proposal.moves[0] == moves[ply - 1]
         alerts = [
             a for a in sqlite_store.stream(board_stream("31337")) if a.kind == "correction_proposed"
         ]
@@ -193,12 +193,12 @@ class TestRecovery:
         assert alert.by == "dgt:31337"
         assert "\n" not in alert.message
         assert f"at ply {ply} where" in alert.message
-        assert dict(alert.details)["proposal"]["moves"] == tuple(proposal["moves"])
+        assert dict(alert.details)["proposal"]["moves"] == proposal.moves
         # The arbiter confirms (Laws 7.4 a): the record takes the board's line, keeping
         # what it replaces, and the board's later moves follow.
-        answer = sqlite_store.handle({**proposal, "arbiter": "chief"})
+        answer = sqlite_store.handle({**proposal.body(), "arbiter": "chief"})
         assert answer["ok"], answer
-        sink.sync(parse_instant(proposal["at"]))
+        sink.sync(proposal.at_ms)
         game = sqlite_store.game("1.1")
         assert game is not None and list(game.moves) == moves
         corrected = [e for e in sqlite_store.stream("game/1.1") if e.kind == "MovesCorrected"]

@@ -15,7 +15,6 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 import chess
 import chess.engine
@@ -169,7 +168,7 @@ class Analyst:
         self.engine = chess.engine.SimpleEngine.popen_uci(
             path, preexec_fn=lower_priority, timeout=START_S, start_new_session=True
         )
-        options: dict[str, Any] = {}
+        options: dict[str, chess.engine.ConfigValue] = {}
         if "Threads" in self.engine.options:
             options["Threads"] = budget.threads
         if "Hash" in self.engine.options:

@@ -116,7 +116,9 @@ def store_records(store: Store, report: AuditReport) -> Iterator[tuple[Record, i
 # --- the checks --------------------------------------------------------------------
 
 
-def check_links(records: list[Record], report: AuditReport, classes: dict[str, Any]) -> None:
+def check_links(
+    records: list[Record], report: AuditReport, classes: dict[str, type[Event]]
+) -> None:
     for problem in verify_links(records, classes):
         kind = (
             "missing_event"

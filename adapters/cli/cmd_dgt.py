@@ -14,7 +14,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import chess
 
@@ -27,6 +27,7 @@ from adapters.cli.common import (
 )
 from adapters.cli.hall_config import setting
 from adapters.dgt import protocol as p
+from adapters.dgt.observations import Line
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import is_recording, parse_recording
 from adapters.dgt.session import BoardSession
@@ -188,6 +189,25 @@ def run_decode(args: argparse.Namespace) -> int:
     return 0
 
 
+class InputLine(TypedDict, total=False):
+    """The first line of ``dgt moves``: what it read (a recording, or raw bytes)."""
+
+    input: str
+    """``recording`` or ``raw``."""
+    timed: bool
+    records: int
+    truncated: bool
+    source: str | None
+    """The recording's ``source`` (the port or bridge it was read from)."""
+    bytes: int
+
+
+class MovesLine(TypedDict):
+    """The last line of ``dgt moves``: the line the reconstructor ended with (UCI)."""
+
+    moves: list[str]
+
+
 def reconstruct_lines(
     data: bytes,
     start_fen: str,
@@ -195,7 +215,7 @@ def reconstruct_lines(
     debounce_ms: int = 300,
     alert_after_ms: int = 2000,
     clocks: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[InputLine | Line | MovesLine]:
     """The lines of ``dgt moves`` for an input (raw bytes or a recording)."""
     from adapters.dgt.link import FileSource
 
@@ -207,7 +227,7 @@ def reconstruct_lines(
         alert_after_ms=alert_after_ms if timed else 0,
     )
     session = BoardSession(reconstructor=reconstructor, debounce_ms=debounce_ms, timed=timed)
-    lines: list[dict[str, Any]] = [_input_line(data)]
+    lines: list[InputLine | Line | MovesLine] = [_input_line(data)]
     shown = {"move", "correction", "recovery", "takeback", "alert"} | (
         {"clock"} if clocks else set()
     )
@@ -222,22 +242,22 @@ def reconstruct_lines(
 
     source = FileSource(None, session, deliver, speed=0, data=data)
     asyncio.run(source.run(asyncio.Event()))
-    lines.append({"moves": session.reconstructor.uci_moves})
+    lines.append(MovesLine(moves=session.reconstructor.uci_moves))
     return lines
 
 
-def _input_line(data: bytes) -> dict[str, Any]:
+def _input_line(data: bytes) -> InputLine:
     """What ``dgt moves`` read: a ``.dgt`` recording (timed) or raw bytes (order only)."""
     if is_recording(data):
         recording = parse_recording(data)
-        return {
-            "input": "recording",
-            "timed": True,
-            "records": len(recording.records),
-            "truncated": recording.truncated,
-            "source": recording.header.get("source"),
-        }
-    return {"input": "raw", "timed": False, "bytes": len(data)}
+        return InputLine(
+            input="recording",
+            timed=True,
+            records=len(recording.records),
+            truncated=recording.truncated,
+            source=recording.header.get("source"),
+        )
+    return InputLine(input="raw", timed=False, bytes=len(data))
 
 
 def run_moves(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict, cast
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -28,6 +28,80 @@ from adapters.host.clock import wall_clock_ms
 from engine.errors import CommandRefused
 from engine.timefmt import parse_instant
 from projections.names import display_name
+
+
+class ClockShown(TypedDict, total=False):
+    """What the watcher reads of a game object's ``clock`` (docs/contract: the clock)."""
+
+    white_ms: int | None
+    black_ms: int | None
+    running: str | None
+    """``white``, ``black`` or None (stopped)."""
+    at: str | None
+    """The instant of the values, ISO-8601."""
+
+
+class GameShown(TypedDict, total=False):
+    """What the watcher reads of a game object (snapshot ``games``, a delta's ``object``)."""
+
+    game: str
+    white: str
+    black: str
+    status: str
+    result: str | None
+    termination: str | None
+    moves: list[str]
+    clock: ClockShown | None
+
+
+class StandingsRowShown(TypedDict, total=False):
+    player: str
+    name: str
+
+
+class StandingsShown(TypedDict, total=False):
+    rows: list[StandingsRowShown]
+
+
+class TournamentShown(TypedDict, total=False):
+    standings: StandingsShown | None
+
+
+class EventShown(TypedDict, total=False):
+    """What the watcher reads of a delta's ``event`` (a ``MovePlayed``'s ply and SAN)."""
+
+    ply: int
+    san: str
+    stream: str
+
+
+class FrameShown(TypedDict, total=False):
+    """What the watcher reads of a frame from the gateway (every field it looks at; a
+    frame read from the wire is checked field by field where it is used)."""
+
+    op: str
+    seq: int | None
+    role: str
+    delay_ms: int | None
+    now: str
+    games: list[GameShown]
+    standings: StandingsShown | None
+    tournaments: list[TournamentShown]
+    object: GameShown | None
+    event: EventShown | None
+    kind: str
+    game: str | None
+    message: str
+    code: str
+
+
+class Subscribe(TypedDict, total=False):
+    """The watcher's ``subscribe`` frame."""
+
+    op: str
+    games: list[str] | str
+    since: int
+    token: str
 
 
 def register(sub: Any) -> None:
@@ -62,23 +136,29 @@ def clock_text(ms: object) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def clocks(game: dict[str, Any], now_ms: int | None = None) -> str:
+def clocks(game: GameShown, now_ms: int | None = None) -> str:
     """Both clocks and which one runs; with ``now_ms``, the running one run on to then."""
-    clock = dict(game.get("clock") or {})
+    clock: ClockShown = game.get("clock") or {}
     running = clock.get("running")
-    if now_ms is not None and running in ("white", "black"):
-        clock[f"{running}_ms"] = counted_down(clock, now_ms)
+    white, black = clock.get("white_ms"), clock.get("black_ms")
+    if now_ms is not None and running == "white":
+        white = counted_down(clock, now_ms)
+    elif now_ms is not None and running == "black":
+        black = counted_down(clock, now_ms)
     marks = {side: "*" if running == side else " " for side in ("white", "black")}
-    return (
-        f"W {clock_text(clock.get('white_ms'))}{marks['white']} "
-        f"B {clock_text(clock.get('black_ms'))}{marks['black']}"
-    )
+    return f"W {clock_text(white)}{marks['white']} B {clock_text(black)}{marks['black']}"
 
 
-def counted_down(clock: dict[str, Any], now_ms: int) -> int | None:
+def counted_down(clock: ClockShown, now_ms: int) -> int | None:
     """The running side's clock at ``now_ms``, from the clock object's value at its ``at``."""
     running, at = clock.get("running"), clock.get("at")
-    left = clock.get(f"{running}_ms")
+    left = (
+        clock.get("white_ms")
+        if running == "white"
+        else clock.get("black_ms")
+        if running == "black"
+        else None
+    )
     if not isinstance(left, int) or not isinstance(at, str):
         return left if isinstance(left, int) else None
     try:
@@ -94,21 +174,21 @@ def numbered(ply: int, san: str) -> str:
     return f"{number}. {san}" if ply % 2 else f"{number}... {san}"
 
 
-def move_text(game: dict[str, Any]) -> str:
+def move_text(game: GameShown) -> str:
     moves = game.get("moves") or []
     return numbered(len(moves), moves[-1]) if moves else "(no move yet)"
 
 
-def pairing(game: dict[str, Any], names: dict[str, str] | None = None) -> str:
+def pairing(game: GameShown, names: dict[str, str] | None = None) -> str:
     """``1.1 Svidler-Grischuk``: the game's players by their names where known."""
     known = names or {}
     white, black = str(game.get("white")), str(game.get("black"))
     return f"{game.get('game')} {known.get(white, white)}-{known.get(black, black)}"
 
 
-def names_of(frame: dict[str, Any]) -> dict[str, str]:
+def names_of(frame: FrameShown) -> dict[str, str]:
     """Player id -> surname, from the standings a snapshot or a delta carries."""
-    tables = [frame.get("standings")]
+    tables: list[StandingsShown | None] = [frame.get("standings")]
     tables += [t.get("standings") for t in frame.get("tournaments") or [] if isinstance(t, dict)]
     found: dict[str, str] = {}
     for table in tables:
@@ -118,7 +198,7 @@ def names_of(frame: dict[str, Any]) -> dict[str, str]:
     return found
 
 
-def game_line(game: dict[str, Any], names: dict[str, str] | None = None) -> str:
+def game_line(game: GameShown, names: dict[str, str] | None = None) -> str:
     head = pairing(game, names)
     status = game.get("status")
     tail = f"  {game.get('result')} ({game.get('termination')})" if status == "finished" else ""
@@ -134,7 +214,7 @@ class Printer:
         """On a terminal: the clocks are one status line redrawn in place."""
         self.seq: int | None = None
         self.deltas = 0
-        self.games: dict[str, dict[str, Any]] = {}
+        self.games: dict[str, GameShown] = {}
         self.names: dict[str, str] = {}
         """Player id -> surname (from the standings the feed sends)."""
         self.offset_ms = 0
@@ -144,7 +224,7 @@ class Printer:
     def feed_now_ms(self) -> int:
         return wall_clock_ms() + self.offset_ms
 
-    def keep(self, game: dict[str, Any] | None) -> None:
+    def keep(self, game: GameShown | None) -> None:
         if isinstance(game, dict) and game.get("game"):
             self.games[str(game["game"])] = game
 
@@ -167,7 +247,7 @@ class Printer:
         else:
             self.say(line)
 
-    def frame(self, f: dict[str, Any]) -> None:
+    def frame(self, f: FrameShown) -> None:
         op = f.get("op")
         if op == "subscribed":
             delay = f.get("delay_ms") or 0
@@ -191,11 +271,11 @@ class Printer:
         elif op == "error":
             self.say(f"!! error {f.get('code')}: {f.get('message')}")
 
-    def delta(self, f: dict[str, Any]) -> None:
+    def delta(self, f: FrameShown) -> None:
         """Every move gets a line; other changes of a game print the game's line."""
         self.seq = f.get("seq")
         self.deltas += 1
-        game, event = f.get("object"), f.get("event") or {}
+        game, event = f.get("object"), f.get("event") or EventShown()
         self.names.update(names_of(f))
         self.keep(game)
         for other in f.get("games") or []:
@@ -242,18 +322,20 @@ async def watch(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
 
 async def follow(args: argparse.Namespace, printer: Printer) -> int:
-    games: Any = args.game or "*"
+    games: list[str] | str = args.game or "*"
     while True:
         try:
             async with connect(args.url, compression=None) as ws:
-                subscribe: dict[str, Any] = {"op": "subscribe", "games": games}
+                subscribe = Subscribe(op="subscribe", games=games)
                 if printer.seq is not None:
                     subscribe["since"] = printer.seq
                 if args.token:
                     subscribe["token"] = args.token
                 await ws.send(encode(subscribe, MSGPACK))
                 async for message in ws:
-                    for frame in messages(message, MSGPACK):
+                    for raw in messages(message, MSGPACK):
+                        # a frame read from the wire: each field is checked where it is read
+                        frame = cast(FrameShown, raw)
                         printer.frame(frame)
                         if frame.get("op") == "error" and frame.get("code") == "invalid_token":
                             return 2

@@ -15,7 +15,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from adapters.dgt.clocksides import ColouredReading
 from adapters.dgt.observations import BoardAlert, Observation
@@ -23,6 +23,26 @@ from adapters.dgt.session import BoardSession
 from adapters.host.clock import wall_clock_ms
 
 log = logging.getLogger(__name__)
+
+
+class BoardParam(TypedDict):
+    serialnr: str
+
+
+class Subscription(TypedDict):
+    """A ``subscribe`` call's ``param``: the feed, its id and the board."""
+
+    feed: str
+    id: int
+    param: BoardParam
+
+
+class Call(TypedDict):
+    """A call to LiveChess: ``{"id": n, "call": ..., "param"?: ...}``."""
+
+    id: int
+    call: str
+    param: NotRequired[Subscription]
 
 
 @dataclass(frozen=True)
@@ -44,23 +64,23 @@ class LiveChessFeed:
     feeds: dict[int, str] = field(default_factory=dict)
     errors: int = 0
 
-    def _call(self, call: str, param: Any = None) -> dict[str, Any]:
-        message: dict[str, Any] = {"id": self._next_id, "call": call}
+    def _call(self, call: str, param: Subscription | None = None) -> Call:
+        message = Call(id=self._next_id, call=call)
         if param is not None:
             message["param"] = param
         self._next_id += 1
         return message
 
-    def hello(self) -> list[dict[str, Any]]:
+    def hello(self) -> list[Call]:
         """After (re)connecting: ask for the boards."""
         self.feeds.clear()
         message = self._call("eboards")
         self._eboards_call = message["id"]
         return [message]
 
-    def receive(self, message: Any, now_ms: int) -> tuple[list[dict[str, Any]], list[BoardUpdate]]:
+    def receive(self, message: Any, now_ms: int) -> tuple[list[Call], list[BoardUpdate]]:
         """One decoded message -> (calls to send, board updates). Never raises."""
-        calls: list[dict[str, Any]] = []
+        calls: list[Call] = []
         updates: list[BoardUpdate] = []
         if not isinstance(message, dict):
             self.errors += 1
@@ -84,7 +104,9 @@ class LiveChessFeed:
                 calls.append(
                     self._call(
                         "subscribe",
-                        {"feed": "eboardevent", "id": feed_id, "param": {"serialnr": serial}},
+                        Subscription(
+                            feed="eboardevent", id=feed_id, param=BoardParam(serialnr=serial)
+                        ),
                     )
                 )
         elif kind == "feed" and isinstance(param, dict):

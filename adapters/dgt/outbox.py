@@ -65,7 +65,7 @@ def from_line(line: dict[str, Any]) -> Observation:
     kind = KEPT.get(str(line.get("type")))
     if kind is None:
         raise ValueError(f"not an observation of the outbox: {line.get('type')!r}")
-    values: dict[str, Any] = {}
+    values: list[Any] = []  # in the order of the observation's fields
     for spec in dataclasses.fields(kind):
         if spec.name not in line:
             raise ValueError(f"{kind.__name__} without {spec.name!r}")
@@ -74,8 +74,8 @@ def from_line(line: dict[str, Any]) -> Observation:
             value = ColouredReading(**value)
         elif isinstance(value, list):
             value = tuple(value)
-        values[spec.name] = value
-    return kind(**values)
+        values.append(value)
+    return kind(*values)
 
 
 def outbox_name(board: str, game: str) -> str:

@@ -13,17 +13,41 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import NotRequired
 
 import chess
 
 from adapters.dgt import protocol as p
 from adapters.dgt.board_codes import MAGIC_PIECES, codes_of, placement_of
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
-from adapters.dgt.observations import Observation
+from adapters.dgt.observations import Line, Observation
 from adapters.dgt.reconstruct import MoveReconstructor
 
 CLOCK_GAP_LIMIT_MS = 30_000
 """Longer silences of the clock (stopped, unplugged) say nothing of the timing's resolution."""
+
+
+class ClockLine(Line):
+    """A clock message's line: the clock's own sides, and in colours once mapped."""
+
+    left_ms: int
+    right_ms: int
+    running: str | None
+    white_ms: NotRequired[int]
+    black_ms: NotRequired[int]
+    running_colour: NotRequired[str | None]
+    flag: NotRequired[str]
+
+
+class ReadingLine(Line):
+    white_ms: int
+    black_ms: int
+    running: str | None
+    flag: NotRequired[str]
+
+
+class SerialLine(Line):
+    serial: str
 
 
 @dataclass(frozen=True)
@@ -39,19 +63,17 @@ class ClockSeen(Observation):
     def type(self) -> str:
         return "clock"
 
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "type": "clock",
-            "left_ms": self.left_ms,
-            "right_ms": self.right_ms,
-            "running": self.running_side,
-        }
+    def to_json(self) -> ClockLine:
+        out = ClockLine(
+            type="clock",
+            left_ms=self.left_ms,
+            right_ms=self.right_ms,
+            running=self.running_side,
+        )
         if self.coloured is not None:
-            out.update(
-                white_ms=self.coloured.white_ms,
-                black_ms=self.coloured.black_ms,
-                running_colour=self.coloured.running,
-            )
+            out["white_ms"] = self.coloured.white_ms
+            out["black_ms"] = self.coloured.black_ms
+            out["running_colour"] = self.coloured.running
             if self.coloured.flag is not None:
                 out["flag"] = self.coloured.flag
         return out
@@ -67,13 +89,13 @@ class ClockMapped(Observation):
     def type(self) -> str:
         return "clock_reading"
 
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "type": "clock_reading",
-            "white_ms": self.reading.white_ms,
-            "black_ms": self.reading.black_ms,
-            "running": self.reading.running,
-        }
+    def to_json(self) -> ReadingLine:
+        out = ReadingLine(
+            type="clock_reading",
+            white_ms=self.reading.white_ms,
+            black_ms=self.reading.black_ms,
+            running=self.reading.running,
+        )
         if self.reading.flag is not None:
             out["flag"] = self.reading.flag
         return out
@@ -89,8 +111,8 @@ class BoardIdentified(Observation):
     def type(self) -> str:
         return "serial_number"
 
-    def to_json(self) -> dict[str, object]:
-        return {"type": "serial_number", "serial": self.serial}
+    def to_json(self) -> SerialLine:
+        return SerialLine(type="serial_number", serial=self.serial)
 
 
 @dataclass

@@ -18,18 +18,24 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, TypedDict
 
 import chess
 import chess.pgn
 
 from adapters.formats.import_profile import check_format, choose_profile
 from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
-from adapters.formats.sheet_clocks import clock_summary, control_for, recorded_clocks
+from adapters.formats.sheet_clocks import (
+    ClockSummary,
+    clock_summary,
+    control_for,
+    recorded_clocks,
+)
 from adapters.formats.staging import Staged
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
+from engine.commands import checked
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ClockReadingRecorded, GameStarted, ResultRecorded
 from engine.game.importing import RecordScoreSheet, require_tournament_game
@@ -37,6 +43,7 @@ from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
 from engine.timefmt import clock_text
 from engine.tournament.berger_inference import cycles_for, infer_numbers
+from engine.tournament.founding import CreateTournament, DrawLots, ReorderRounds
 from engine.tournament.pairing import rounds_per_cycle
 from projections.clock import clock_report
 
@@ -93,6 +100,17 @@ def players_file(path: str | Path) -> dict[str, str]:
     return dict(raw)
 
 
+class ImportReportJson(TypedDict, total=False):
+    """An import report as ``candidates import-pgn`` prints it (``ImportReport``)."""
+
+    game: str
+    status: str
+    events: int
+    message: str
+    clock: ClockSummary
+    warnings: list[str]
+
+
 @dataclass
 class ImportReport:
     game: str
@@ -101,15 +119,15 @@ class ImportReport:
     recorded), ``refused`` (a game or the whole file) or ``created`` (the tournament)."""
     message: str = ""
     events: int = 0
-    clock: dict[str, Any] | None = None
+    clock: ClockSummary | None = None
     """For games with recorded clocks: plies compared with the regulation clock,
     how many agree, and the known artefacts and mismatches by kind (the per-ply
     detail is ``candidates clocks GAME_ID``)."""
     warnings: list[str] = field(default_factory=list)
     """What was inferred or set aside, for the user to check (and fix with an option)."""
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"game": self.game, "status": self.status, "events": self.events}
+    def as_dict(self) -> ImportReportJson:
+        out = ImportReportJson(game=self.game, status=self.status, events=self.events)
         if self.message:
             out["message"] = self.message
         if self.clock is not None:
@@ -483,16 +501,17 @@ def _create_tournament(
     staged = Staged(store)
     try:
         staged.decide(
-            {
-                "cmd": "create_tournament",
-                "tournament": tournament_id,
-                "name": name,
-                "rules": rules,
-                **({"start_date": start_date} if start_date else {}),
-                "cycles": cycles,
-                "players": [p.as_player() for p in players],
-                "by": by,
-            }
+            checked(
+                CreateTournament(
+                    tournament=tournament_id,
+                    name=name,
+                    rules=rules,
+                    start_date=start_date or None,
+                    cycles=cycles,
+                    players=[p.as_player() for p in players],
+                    by=by,
+                )
+            )
         )
     except CommandRefused as refused:
         return ImportReport("tournament", "refused", refused.message, warnings=warnings)
@@ -513,12 +532,7 @@ def _create_tournament(
     else:
         try:
             staged.decide(
-                {
-                    "cmd": "draw_lots",
-                    "tournament": tournament_id,
-                    "numbers": inferred.numbers,
-                    "by": by,
-                }
+                checked(DrawLots(tournament=tournament_id, numbers=dict(inferred.numbers), by=by))
             )
         except CommandRefused as refused:
             warnings.append(refused.message)
@@ -530,13 +544,15 @@ def _create_tournament(
         if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
             try:
                 staged.decide(
-                    {
-                        "cmd": "reorder_rounds",
-                        "tournament": tournament_id,
-                        "order": list(inferred.round_order),
-                        "reason": f"the rounds of {Path(path).name} follow the table in this order",
-                        "by": by,
-                    }
+                    checked(
+                        ReorderRounds(
+                            tournament=tournament_id,
+                            order=list(inferred.round_order),
+                            reason=f"the rounds of {Path(path).name} follow the table in "
+                            "this order",
+                            by=by,
+                        )
+                    )
                 )
             except CommandRefused as refused:
                 warnings.append(f"the rounds could not be reordered: {refused.message}")

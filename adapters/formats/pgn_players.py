@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.errors import MalformedCommand
+from engine.events import PlayerEntry
 
 
 def player_id(name: str) -> str:
@@ -92,14 +93,11 @@ class Identity:
     rating: int = 0
     federation: str = ""
 
-    def as_player(self) -> dict[str, object]:
+    def as_player(self) -> PlayerEntry:
         """The player object of ``create_tournament``."""
-        out: dict[str, object] = {
-            "id": self.id,
-            "name": self.name,
-            "federation": self.federation,
-            "rating": self.rating,
-        }
+        out = PlayerEntry(
+            id=self.id, name=self.name, federation=self.federation, rating=self.rating
+        )
         if self.fide_id:
             out["fide_id"] = self.fide_id
         if self.title:

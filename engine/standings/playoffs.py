@@ -23,6 +23,7 @@ from engine.errors import (
 from engine.events import (
     TOURNAMENT_STREAM,
     Event,
+    PlayoffPairing,
     PlayoffStageStarted,
     SuddenDeathColourChosen,
     SuddenDeathPaired,
@@ -297,7 +298,7 @@ def _stage_event(
         seed=seed,
         numbers=numbers,
         games=tuple(
-            {"game": g.game, "round": g.round, "board": g.board, "white": g.white, "black": g.black}
+            PlayoffPairing(game=g.game, round=g.round, board=g.board, white=g.white, black=g.black)
             for g in games
         ),
         time_control=rules.rapid_time_control if stage == RAPID else rules.blitz_time_control,
