@@ -20,7 +20,7 @@ from engine.rules import profile
 from engine.standings.tiebreaks import is_complete, round_robin_games
 from engine.timefmt import format_instant
 from engine.tournament.pairing import table_size
-from engine.tournament.schedule import known_schedule, schedule_view, tournament_schedule
+from engine.tournament.schedule import known_schedule, tournament_schedule
 from engine.tournament.tournament import Tournament
 from projections.arbiter_report import Entry, report_entries
 from projections.clock import ClockRow, clock_report, device_view, game_at
@@ -88,6 +88,25 @@ class IncidentBook(TypedDict):
     entries: list[Entry]
     incidents: list[EventWire]
     out: list[OutOfArea]
+
+
+class ScheduleDayShown(TypedDict):
+    """One day of the event: arrival, a round, a rest day, the closing (3.2)."""
+
+    day: int
+    date: str
+    kind: str
+    round: int | None
+    title: str
+
+
+class Schedule(TypedDict):
+    """The days of the event (3.2) from its start date."""
+
+    tournament: str
+    name: str
+    total_days: int
+    days: list[ScheduleDayShown]
 
 
 class ArbiterReport(TypedDict):
@@ -331,10 +350,24 @@ def trf_report(store: Reads) -> str:
     return trf_text(records, round_dates, players)
 
 
-def schedule_object(store: Reads) -> dict[str, Any]:
+def schedule_object(store: Reads) -> Schedule:
     """The 22 days of 3.2 (for this event's number of rounds) from its start date."""
-    tournament = _require_tournament(store)
-    return schedule_view(tournament_schedule(tournament))
+    tournament, days = tournament_schedule(_require_tournament(store))
+    return {
+        "tournament": tournament.id,
+        "name": tournament.name,
+        "total_days": len(days),
+        "days": [
+            {
+                "day": d.day,
+                "date": d.date.isoformat(),
+                "kind": d.kind,
+                "round": d.round,
+                "title": d.title,
+            }
+            for d in days
+        ],
+    }
 
 
 def _require_tournament(store: Reads) -> Tournament:
