@@ -15,7 +15,7 @@ brackets and commas), so no frame is encoded twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
@@ -32,6 +32,12 @@ from projections.game_view import GameObject
 from projections.needs import Needs
 from projections.shapes import Count, EventWire, Instant, Ordinal
 from projections.standings import Standings
+
+Unchecked = Mapping[str, object]
+"""A frame as decoded from the wire, not yet checked: its sender's word until the reader
+checks each field it reads (the gateway reads a client's into a request, field by field,
+with a specific refusal: ``requests``; its declared shape is ``SubscribeFrame``,
+``CommandFrame`` or ``PingFrame``)."""
 
 # -- the frames: one declared type each (docs/schema/frames.schema.json is generated from them) --
 
@@ -479,8 +485,9 @@ def batches(
     return out
 
 
-def messages(message: str | bytes, encoding: str) -> list[dict[str, Any]]:
-    """Client side: the frames of one server message (a frame or an array of frames)."""
+def messages(message: str | bytes, encoding: str) -> list[Unchecked]:
+    """Client side: the frames of one server message (a frame or an array of frames), as
+    decoded: what the reader checks where it reads them."""
     obj = decode(message, encoding)
     frames = obj if isinstance(obj, list) else [obj]
     return [f for f in frames if isinstance(f, dict)]

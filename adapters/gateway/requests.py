@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from adapters.gateway.deltas import game_key
-from adapters.gateway.frames import FrameError
+from adapters.gateway.frames import FrameError, Unchecked
 from adapters.gateway.tokens import ANONYMOUS, Identity, Tokens
 from engine.commands import REGISTRY
 from engine.fields import INT_LIMIT
@@ -47,12 +47,6 @@ class CommandRequest:
     frame_id: str
     command: Mapping[str, object]
     """The command as the client sent it (the store's door reads and checks it)."""
-
-
-Unchecked = Mapping[str, object]
-"""A client's frame as decoded, not yet checked: what it holds is the client's word until
-the functions below read it into a request (its declared shape: ``frames.SubscribeFrame``,
-``CommandFrame``, ``PingFrame``)."""
 
 
 def frame_op(frame: object) -> str:

@@ -32,13 +32,13 @@ from adapters.gateway.frames import (
     NotResumed,
     Role,
     SubscribedFrame,
+    Unchecked,
     decode,
 )
 from adapters.gateway.hub import Channel, Client, Limits
 from adapters.gateway.reading import LogReading, Stats
 from adapters.gateway.requests import (
     SubscribeRequest,
-    Unchecked,
     frame_id,
     frame_op,
     parse_command,
