@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict, cast
 
 import msgpack
 import msgspec
@@ -483,6 +483,21 @@ def batches(
     if group:
         out.append(batch(group, encoding))
     return out
+
+
+def server_frame(raw: Unchecked) -> ServerFrame:
+    """A server frame as a client reads it, checked against the type its ``op`` declares
+    (``SERVER_FRAMES``) and given back as read: an event's own fields, and fields a later
+    gateway adds, are kept. FrameError names what does not fit."""
+    op = raw.get("op")
+    shape = SERVER_FRAMES.get(op) if isinstance(op, str) else None
+    if shape is None:
+        raise FrameError("unknown_op", f"no server frame has the op {op!r}")
+    try:
+        msgspec.convert(raw, shape, strict=True)
+    except msgspec.ValidationError as error:
+        raise FrameError("malformed_frame", f"{op}: {error}") from None
+    return cast(ServerFrame, raw)
 
 
 def messages(message: str | bytes, encoding: str) -> list[Unchecked]:
