@@ -10,7 +10,7 @@ tournaments are described in docs/architecture.md, "The events and their streams
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from engine.timefmt import format_instant
 
@@ -273,6 +273,21 @@ class MovePlayed(Event):
     """1 for White's first move."""
 
 
+class DeadPositionRecord(TypedDict):
+    """The engine's search on a position declared dead (Laws 2009 5.2 b), as a result
+    holds it (``engine.game.dead_position``)."""
+
+    verdict: str
+    """``dead`` or ``unproven`` (a position from which a side can mate is refused)."""
+    fen: str
+    positions: int
+    """Distinct positions reached."""
+    budget: int
+    summary: str
+    mating_line: NotRequired[list[str]]
+    mating_side: NotRequired[str | None]
+
+
 @dataclass(frozen=True, kw_only=True)
 class ResultRecorded(Event):
     """The game ended: by the position (mate, stalemate, dead position), resignation,
@@ -289,7 +304,7 @@ class ResultRecorded(Event):
     """The players' own scores, White's first, where the ruling gives each his own
     (``0-1/2``: Laws 2009 12.3 b, the opponent could not win); ``result`` is then the
     nearest PGN result (``engine.scores``). None: the result's scores."""
-    evidence: dict[str, Any] | None = None
+    evidence: DeadPositionRecord | None = None
     """A draw declared for a dead position (Laws 2009 5.2 b): the engine's search on the
     position (``engine.game.dead_position``: ``verdict`` ``dead`` or ``unproven``, the
     positions searched, the budget, a summary). None for every other result, and for a

@@ -291,15 +291,13 @@ def dead_position_evidence(event: ResultRecorded) -> str:
     """What the engine's search said of a draw declared for a dead position (Laws 2009
     5.2 b): dead, or the arbiter's ruling it could not verify; nothing for a draw
     recorded before the search existed."""
-    evidence = event.evidence or {}
-    verdict = evidence.get("verdict")
-    if verdict == "dead":
-        return f". The engine: {evidence.get('summary', 'a dead position')}"
-    if verdict == "unproven":
-        return (
-            ". The arbiter's ruling, which the engine could not verify: "
-            f"{evidence.get('summary', 'its search ran out of budget')}"
-        )
+    evidence = event.evidence
+    if evidence is None:
+        return ""
+    if evidence["verdict"] == "dead":
+        return f". The engine: {evidence['summary']}"
+    if evidence["verdict"] == "unproven":
+        return f". The arbiter's ruling, which the engine could not verify: {evidence['summary']}"
     return ""
 
 

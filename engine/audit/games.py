@@ -371,9 +371,9 @@ class _GameJudge:
         recorded with it, or, for a draw recorded without it (before the search existed,
         or on another position), the same search run here on the position."""
         game_id, who = self.game_id, event.arbiter or event.by
-        recorded = event.evidence or {}
-        if recorded.get("fen") == board.fen() and recorded.get("verdict") in SEARCH_VERDICTS:
-            verdict, summary = str(recorded["verdict"]), str(recorded.get("summary", ""))
+        recorded = event.evidence
+        if recorded and recorded["fen"] == board.fen() and recorded["verdict"] in SEARCH_VERDICTS:
+            verdict, summary = recorded["verdict"], recorded["summary"]
         else:
             found = search(board)
             verdict, summary = found.verdict.value, found.describe()

@@ -17,12 +17,12 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 import chess
 
 from engine.checkmate import can_checkmate
 from engine.errors import RuleViolation
+from engine.events import DeadPositionRecord
 from engine.side import Side
 
 
@@ -54,9 +54,9 @@ class DeadPositionEvidence:
     mating_side: Side | None = None
     """``not_dead``: the side that mates at the end of ``mating_line``."""
 
-    def as_record(self) -> dict[str, Any]:
+    def as_record(self) -> DeadPositionRecord:
         """The evidence as an event holds it (values only)."""
-        record: dict[str, Any] = {
+        record: DeadPositionRecord = {
             "verdict": self.verdict.value,
             "fen": self.fen,
             "positions": self.positions,
@@ -64,7 +64,7 @@ class DeadPositionEvidence:
             "summary": self.describe(),
         }
         if self.verdict == Verdict.NOT_DEAD:
-            record["mating_line"] = self.mating_line
+            record["mating_line"] = list(self.mating_line)
             record["mating_side"] = self.mating_side.value if self.mating_side else None
         return record
 
@@ -206,7 +206,7 @@ def line_text(sans: tuple[str, ...] | list[str], first_ply: int = 1) -> str:
 
 def declared_dead_position(
     board: chess.Board, game_id: str, result: str, scores: str | None
-) -> dict[str, Any]:
+) -> DeadPositionRecord:
     """The evidence a draw declared for a dead position carries (``declare_result``
     with termination ``dead_position``), or a refusal: a dead position is a draw for
     both (5.2 b), and one from which a side can still mate is not dead (3.9.2 b: the
