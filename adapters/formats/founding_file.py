@@ -21,6 +21,8 @@ from adapters.store import Store
 from engine.commands import Command, checked
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ArbiterEntry, PlayerEntry
+from engine.qualification.inputs import QualificationInput
+from engine.qualification.result import QualificationResult
 from engine.tournament.founding import CreateTournament, DrawLots, ReorderRounds
 from engine.tournament.tournament import Tournament
 
@@ -163,3 +165,47 @@ def founding_commands(
             except CommandRefused as refused:
                 raise CommandRefused(f"{command.cmd} would be refused: {refused.message}") from None
     return commands
+
+
+def qualified_field_command(
+    inp: QualificationInput,
+    result: QualificationResult,
+    *,
+    tournament: str,
+    name: str,
+    start_date: str,
+    rules: str | None = None,
+    arbiters: Sequence[ArbiterEntry] = (),
+) -> CreateTournament:
+    """The ``create_tournament`` of a complete qualified field (``candidates qualify
+    --create-tournament``), each player rated by his 2.3 average (July 2011 and January
+    2012, fractional ones too): 3.7.3 b-d rank a sudden-death stage's players by it.
+    MalformedCommand while the field is incomplete or a player has no average."""
+    if not result.complete:
+        raise MalformedCommand(
+            "the field is not complete, no tournament can be created: "
+            + "; ".join(result.pending or (f"{len(result.field)} players",))
+        )
+    players: list[PlayerEntry] = []
+    for place in result.field:
+        who = inp.player(place.player)
+        assert who is not None
+        avg = result.averages[place.player].value
+        if avg is None:
+            raise MalformedCommand(
+                f"{place.player} has no average rating of July 2011 and January 2012 "
+                "(article 2.3); 3.7.3 needs one for every player"
+            )
+        rating: int | float = int(avg) if avg.denominator == 1 else float(avg)
+        players.append(
+            PlayerEntry(id=who.id, name=who.name, federation=who.federation, rating=rating)
+        )
+    create = CreateTournament(
+        tournament=tournament,
+        name=name,
+        start_date=start_date,
+        cycles=2,
+        players=list(players),
+        arbiters=list(arbiters),
+    )
+    return checked(dataclasses.replace(create, rules=rules) if rules is not None else create)

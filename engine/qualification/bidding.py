@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.errors import MalformedCommand
 from engine.fields import (
@@ -99,6 +99,23 @@ _KEYS = {
 }
 
 
+class BidItemJson(TypedDict):
+    article: str
+    item: str
+    met: bool
+    required: bool
+    detail: str
+
+
+class BidReportJson(TypedDict):
+    """The JSON form of a bid's check (``candidates bid-check --format json``)."""
+
+    bidder: str
+    valid: bool
+    summary: str
+    items: list[BidItemJson]
+
+
 @dataclass(frozen=True)
 class BidItem:
     """One particular of the bidding procedure, met or not."""
@@ -109,7 +126,7 @@ class BidItem:
     detail: str
     required: bool = True
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> BidItemJson:
         return {
             "article": self.article,
             "item": self.item,
@@ -133,7 +150,7 @@ class BidReport:
     def failed(self) -> tuple[BidItem, ...]:
         return tuple(i for i in self.items if i.required and not i.met)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> BidReportJson:
         required = [i for i in self.items if i.required]
         return {
             "bidder": self.bidder,

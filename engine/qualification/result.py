@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TypedDict
 
 from engine.qualification.averages import Average
 from engine.qualification.inputs import QualificationInput
@@ -72,6 +72,69 @@ class WithdrawalDecision:
     """The reason the player (or the file) gave."""
 
 
+class PlaceJson(TypedDict):
+    """A place of the field in the JSON form, with the player's name and average."""
+
+    place: int
+    player: str
+    name: str
+    federation: str
+    article: str
+    reason: str
+    average_rating: str | None
+    replaces: str | None
+    withdrawn: bool
+
+
+class NomineeJson(TypedDict):
+    player: str | None
+    status: str
+    article: str
+    reason: str
+    january_2012_rating: int | None
+
+
+class WithdrawalJson(TypedDict):
+    player: str
+    on: str
+    """The day, ISO 8601."""
+    kind: str
+    article: str
+    replaced_by: str | None
+    reason: str
+    stated_reason: str
+
+
+class RankedRowJson(TypedDict):
+    rank: int
+    player: str
+    average: str
+    basis: str
+    decided_by: str | None
+    level_with: list[str]
+    level_because: str | None
+    status: str
+
+
+class NotRankedJson(TypedDict):
+    player: str
+    reason: str
+
+
+class QualificationJson(TypedDict):
+    """The JSON form of a qualification (``candidates qualify --format json``)."""
+
+    complete: bool
+    qualifiers: list[PlaceJson]
+    field: list[PlaceJson]
+    nominee: NomineeJson
+    reserves: list[str]
+    withdrawals: list[WithdrawalJson]
+    pending: list[str]
+    rating_list: list[RankedRowJson]
+    not_ranked: list[NotRankedJson]
+
+
 @dataclass(frozen=True)
 class QualificationResult:
     """The qualifiers, the reserves and the replacements, with reasons."""
@@ -99,10 +162,10 @@ class QualificationResult:
     def nominee_refused(self) -> bool:
         return self.nominee.status == "refused"
 
-    def as_dict(self, inp: QualificationInput) -> dict[str, Any]:
+    def as_dict(self, inp: QualificationInput) -> QualificationJson:
         """The JSON form (``candidates qualify --format json``)."""
 
-        def place(p: Place) -> dict[str, Any]:
+        def place(p: Place) -> PlaceJson:
             who = inp.player(p.player)
             avg = self.averages.get(p.player)
             return {
