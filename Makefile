@@ -36,7 +36,8 @@ HISTORIES ?= 200
 history: $(VENV)/.installed
 	$(BIN)/python -m tests.history_checker --histories $(HISTORIES) --backend both
 
-# docs/commands.md and docs/schema/ from the engine's command declarations
+# docs/commands.md and docs/schema/ from the engine's command declarations and the contract's
+# types (the query objects' and the frames')
 docs: $(VENV)/.installed
 	$(BIN)/python -m tools.reference
 

@@ -164,7 +164,7 @@ def start_gateway(url: str, tokens: Path) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "adapters.cli", "--store", url, "serve", "--port", "0",
-            "--public-delay", "0", "--flag-check", "0", "--tokens", str(tokens),
+            "--public-delay-s", "0", "--flag-check", "0", "--tokens", str(tokens),
         ],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip

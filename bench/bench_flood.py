@@ -1,6 +1,6 @@
 """Fairness under a flood: a normal client's command-to-delta latency, alone and beside flooders.
 
-The gateway (``candidates serve --public-delay 0``, its own process, on a fresh
+The gateway (``candidates serve --public-delay-s 0``, its own process, on a fresh
 SQLite store with the 2013 field paired and game 1.1 started) serves an arbiter
 client that plays moves over its socket and notes when the delta of each move
 arrives (latency = delta received - command sent), and that the deltas come in
@@ -232,7 +232,7 @@ async def run(args: argparse.Namespace, work: Path) -> None:
     server = subprocess.Popen(
         [
             sys.executable, "-c", SERVE_LOGGING, "--store", store_url, "serve",
-            "--port", "0", "--public-delay", "0", "--tokens", str(tokens),
+            "--port", "0", "--public-delay-s", "0", "--tokens", str(tokens),
         ],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=log.open("w"), text=True,
     )  # fmt: skip

@@ -3,7 +3,7 @@
 For 1, 100 and 1,000 connected websocket clients (msgpack, all games), on
 loopback only:
 
-- the gateway (``candidates serve --public-delay 0``, its own process, on a
+- the gateway (``candidates serve --public-delay-s 0``, its own process, on a
   fresh SQLite store with the 2013 field paired and game 1.1 started), two
   paths: ``socket``, an arbiter client sends ``play_move`` commands over the
   gateway (decided and stored by the gateway, read back at once, fanned
@@ -167,7 +167,7 @@ async def run_gateway(store_url: str, tokens: str, n: int, count: int, first_ply
     proc = subprocess.Popen(
         [
             sys.executable, "-c", "import sys; from adapters.cli import main; sys.exit(main())",
-            "--store", store_url, "serve", "--port", "0", "--public-delay", "0",
+            "--store", store_url, "serve", "--port", "0", "--public-delay-s", "0",
             "--tokens", tokens,
         ],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,

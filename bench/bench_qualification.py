@@ -24,7 +24,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.qualification.qualification import parse_qualification, qualify  # noqa: E402
+from engine.qualification.inputs import parse_qualification  # noqa: E402
+from engine.qualification.qualification import qualify  # noqa: E402
 
 
 def build(players: int, seed: int = 2012) -> dict[str, Any]:

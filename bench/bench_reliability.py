@@ -367,7 +367,7 @@ def flood(tmp: Path, seconds: float) -> None:
             "serve",
             "--port",
             "0",
-            "--public-delay",
+            "--public-delay-s",
             "0",
         ],
         stdout=subprocess.PIPE,

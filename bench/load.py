@@ -402,7 +402,7 @@ def start_gateways(url: str, k: int) -> tuple[list[subprocess.Popen[str]], list[
         proc = subprocess.Popen(
             [
                 sys.executable, "-m", "adapters.cli", "--store", url, "serve",
-                "--port", "0", "--public-delay", "0", "--flag-check", "0",
+                "--port", "0", "--public-delay-s", "0", "--flag-check", "0",
             ],
             cwd=ROOT, stdout=subprocess.PIPE, text=True,
         )  # fmt: skip

@@ -348,6 +348,7 @@ class Drill:
         backup_at = time.time_ns() // 1_000_000
         backup_out = self.step("backup-now")
         self.say(f"backup: {backup_out[-1].strip()}")
+        self.step("restore-database")
         self.step("restore")  # its diff fails the step unless both audits say the same
         restored = self.audit(hall.cluster.url("candidates_restore"))
         in_backup = store_moves(hall.cluster.url("candidates_restore"))[0]
@@ -371,6 +372,7 @@ class Drill:
         self.step("backup-now")
         self.write_score_sheets(played_games, backup_at, desk)
         resumed_before = {c.name: c.seen.resumed + c.seen.snapshots for c in self.clients}
+        self.step("machine-lost-database")
         self.step("machine-lost")
         restored_url = self.hall.cluster.url("candidates_new")
         self.wait_for(

@@ -6,7 +6,10 @@ gateways' ports; the hall runs them with the paths moved under the drill's
 directory and the drill's own ports (``Hall.here``). ``systemctl`` is played: the
 hall reads the unit files the runbook installs and runs their ``ExecStart``
 (``%i`` filled in, ``Environment=`` honoured); ``postgresql`` is the drill's own
-cluster (``deploy/cluster.py``).
+cluster (``deploy/cluster.py``). The drill runs everything as its own user;
+``Hall(..., users=True)`` plays the hall's users instead (tests/test_runbook_whole.py):
+each block as the user the runbook names, in a fresh machine's login shell, and each
+unit as its ``User=`` with its groups and only its ``Environment=``, as systemd does.
 """
 
 from __future__ import annotations
@@ -39,14 +42,10 @@ class Unit:
     exec_start: str
     environment: dict[str, str]
     oneshot: bool
-
-
-def _has_user(name: str) -> bool:
-    try:
-        pwd.getpwnam(name)
-    except KeyError:
-        return False
-    return True
+    user: str | None = None
+    group: str | None = None
+    supplementary_groups: tuple[str, ...] = ()
+    working_directory: str | None = None
 
 
 def read_unit(path: Path) -> Unit:
@@ -54,9 +53,11 @@ def read_unit(path: Path) -> Unit:
     env: dict[str, str] = {}
     exec_start = ""
     oneshot = False
+    said: dict[str, str] = {}
+    groups: list[str] = []
     for line in text.splitlines():
         key, sep, value = line.partition("=")
-        if not sep:
+        if not sep or key.startswith("#"):
             continue
         if key == "ExecStart":
             exec_start = value.strip()
@@ -65,15 +66,70 @@ def read_unit(path: Path) -> Unit:
             env[name] = val
         elif key == "Type" and value.strip() == "oneshot":
             oneshot = True
-    return Unit(path.name, exec_start, env, oneshot)
+        elif key == "SupplementaryGroups":
+            groups += value.split()
+        elif key in ("User", "Group", "WorkingDirectory"):
+            said[key] = value.strip()
+    return Unit(
+        path.name,
+        exec_start,
+        env,
+        oneshot,
+        user=said.get("User"),
+        group=said.get("Group"),
+        supplementary_groups=tuple(groups),
+        working_directory=said.get("WorkingDirectory"),
+    )
+
+
+SYSTEMD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""The ``PATH`` systemd gives a system unit that sets none, and Debian's root login."""
+
+
+def as_unit_user(unit: Unit) -> tuple[list[str], dict[str, str]]:
+    """How systemd starts ``unit`` as its ``User=``: the ``setpriv`` prefix (the user, its
+    ``Group=`` or login group, its groups of /etc/group and ``SupplementaryGroups=``) and
+    the environment systemd gives it before ``Environment=`` (``HOME``, ``USER``...)."""
+    if unit.user is None:
+        return [], {"PATH": SYSTEMD_PATH}
+    try:
+        entry = pwd.getpwnam(unit.user)
+    except KeyError:
+        raise DrillError(f"{unit.name}: User={unit.user} is not a user of this machine") from None
+    try:
+        gid = grp.getgrnam(unit.group).gr_gid if unit.group else entry.pw_gid
+        groups = set(os.getgrouplist(unit.user, gid))
+        groups |= {grp.getgrnam(name).gr_gid for name in unit.supplementary_groups}
+    except KeyError as missing:
+        raise DrillError(f"{unit.name}: no group {missing} on this machine") from None
+    prefix = [
+        "setpriv",
+        f"--reuid={entry.pw_uid}",
+        f"--regid={gid}",
+        "--groups=" + ",".join(str(g) for g in sorted(groups)),
+        "--",
+    ]
+    env = {
+        "PATH": SYSTEMD_PATH,
+        "HOME": entry.pw_dir,
+        "USER": unit.user,
+        "LOGNAME": unit.user,
+        "SHELL": entry.pw_shell,
+    }
+    return prefix, env
 
 
 class Hall:
     """The drill's hall: paths, ports, the database, the units it runs."""
 
-    def __init__(self, base: Path, out: Callable[[str], None]) -> None:
+    def __init__(self, base: Path, out: Callable[[str], None], *, users: bool = False) -> None:
         self.base = base
         self.out = out
+        self.users = users
+        """False (the drill): the machine's users are not the hall's, everything runs as
+        this process's user. True (tests/test_runbook_whole.py): the runbook's lines run
+        as written (``adduser`` makes the ``candidates`` user) and the units run as their
+        ``User=``, as systemd runs them."""
         self.cluster = Cluster(base)
         self.ports = {"8765": free_port(), "8766": free_port()}
         self.logs = base / "journal"
@@ -86,12 +142,15 @@ class Hall:
             "/etc/systemd/system": str(base / "etc" / "systemd" / "system"),
             "/var/backups/candidates": str(base / "backups"),
             "/var/lib/candidates": str(base / "lib"),
+            "/etc/profile.d": str(base / "etc" / "profile.d"),
+            "/usr/local/bin": str(base / "usr" / "local" / "bin"),
             "/dev/ttyDGT": str(self.dev / "ttyDGT"),
             "db.hall.lan:5432": f"127.0.0.1:{self.cluster.port}",
             "db.hall.lan": "127.0.0.1",
         }
         self.units_dir = base / "etc" / "systemd" / "system"
-        self.units_dir.mkdir(parents=True)  # there on every machine already
+        for there in (self.units_dir, base / "etc" / "profile.d", base / "usr" / "local" / "bin"):
+            there.mkdir(parents=True)  # there on every machine already
         self.units: dict[str, Unit] = {}
         self.running: dict[str, subprocess.Popen[bytes]] = {}
         self.timers: set[str] = set()
@@ -110,10 +169,11 @@ class Hall:
 
     def as_hall_user(self, command: str) -> str:
         """``command`` as this machine runs it for the hall's ``candidates`` user: the
-        machine's users are not the drill's, so where there is no such user the lines
-        that make it (``adduser``, ``usermod``) are not run ("") and the files the
-        runbook gives to it are the drill's own user's."""
-        if _has_user(HALL_USER):
+        machine's users are not the drill's, so (unless the hall plays its ``users``)
+        the lines that make it (``adduser``, ``usermod``) are not run ("") and the files
+        the runbook gives to it are the drill's own user's, whether or not the machine
+        has a ``candidates`` user."""
+        if self.users:
             return command
         if command.startswith(("adduser ", "usermod ")):
             return ""
@@ -122,6 +182,20 @@ class Hall:
         return re.sub(rf"-g {HALL_USER}\b", f"-g {group}", command)
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        """A technician's shell: the drill's (this process's environment, the program
+        first on ``PATH``, ``CANDIDATES_CONFIG`` set) or, when the hall plays its users,
+        a fresh machine's root login (Debian's ``PATH``; ``run_line`` reads
+        ``/etc/profile.d``); both reach the hall's database (``PGHOST``, ``PGPORT``)."""
+        if self.users:
+            env = {
+                "PATH": SYSTEMD_PATH.replace("/usr/local/bin", self.here("/usr/local/bin")),
+                "HOME": "/root",
+                "LANG": "C.UTF-8",
+                "PGHOST": "127.0.0.1",
+                "PGPORT": str(self.cluster.port),
+            }
+            env.update({key: self.here(value) for key, value in (extra or {}).items()})
+            return env
         env = dict(os.environ)
         env.pop("CANDIDATES_STORE", None)
         env.update(
@@ -137,25 +211,35 @@ class Hall:
         return env
 
     # the runbook
-    def run_block(self, name: str, blocks: dict[str, list[str]]) -> list[str]:
+    def run_block(
+        self, name: str, blocks: dict[str, list[str]], user: str | None = None
+    ) -> list[str]:
+        """Run block ``name``; as ``user`` (``runuser``) when the hall plays its users
+        and ``user`` is not this process's."""
         if name not in blocks:
             raise DrillError(f"docs/operations.md has no block <!-- drill: {name} -->")
         outputs = []
         for line in blocks[name]:
             self.ran.append((name, line))
-            outputs.append(self.run_line(line))
+            outputs.append(self.run_line(line, user))
         return outputs
 
-    def run_line(self, line: str) -> str:
+    def run_line(self, line: str, user: str | None = None) -> str:
         command = self.as_hall_user(self.here(line))
         if not command:
             return ""
         if command.startswith("systemctl "):
             self.systemctl(shlex.split(command)[1:])
             return ""
+        switch: list[str] = []
+        if self.users:  # a login shell: /etc/profile reads /etc/profile.d/*.sh
+            profile = self.here("/etc/profile.d")
+            command = f'for f in {profile}/*.sh; do [ -r "$f" ] && . "$f"; done; {command}'
+            if user and user != pwd.getpwuid(os.getuid()).pw_name:
+                switch = ["runuser", "-u", user, "--"]
         done = subprocess.run(
-            ["bash", "-o", "pipefail", "-c", command],
-            cwd=ROOT,
+            [*switch, "bash", "-o", "pipefail", "-c", command],
+            cwd="/" if switch else ROOT,
             env=self.env(),
             capture_output=True,
             text=True,
@@ -203,18 +287,28 @@ class Hall:
         unit, instance = self.unit_of(name)
         argv = shlex.split(self.here(unit.exec_start.replace("%i", instance)))
         env = self.env(unit.environment)
+        cwd = self.base
+        if self.users:  # as systemd: the unit's user and groups, its environment only
+            prefix, env = as_unit_user(unit)
+            argv = [*prefix, *argv]
+            env["PATH"] = self.here(env["PATH"])
+            env.update({key: self.here(value) for key, value in unit.environment.items()})
+            env["PYTHONUNBUFFERED"] = "1"  # the journal's lines as they are said
+            cwd = Path(self.here(unit.working_directory or "/"))
         if unit.oneshot:
-            done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+            done = subprocess.run(
+                argv, env=env, cwd=cwd, capture_output=True, text=True, check=False
+            )
             (self.logs / f"{name}.log").write_text(done.stdout + done.stderr)
             if done.returncode:
                 raise DrillError(f"{name} failed: {done.stderr.strip()[-400:]}")
             return
         if name in self.running and self.running[name].poll() is None:
             return
-        log = (self.logs / f"{name}.log").open("ab")
-        self.running[name] = subprocess.Popen(
-            argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.base
-        )
+        with (self.logs / f"{name}.log").open("ab") as log:  # the unit's: the child's copy
+            self.running[name] = subprocess.Popen(
+                argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=cwd
+            )
 
     def stop(self, name: str) -> None:
         proc = self.running.pop(name, None)

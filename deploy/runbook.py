@@ -1,7 +1,8 @@
 """The runbook as the drill reads it: docs/operations.md's ``sh`` blocks, by name.
 
-Every ``sh`` block of the runbook carries a ``<!-- drill: NAME -->`` line; the
-drill (``deploy/drill.py``) runs the blocks by name, in the order of ``STEPS``.
+Every ``sh`` block of the runbook carries a ``<!-- drill: NAME as USER -->`` line;
+the drill (``deploy/drill.py``) runs the blocks by name, in the order of ``STEPS``,
+and tests/test_runbook_whole.py runs them as the user each names.
 A block's command lines are read as a shell would join them (``\\``
 continuations joined, comments and blank lines dropped).
 """
@@ -29,7 +30,9 @@ STEPS = (
     "gateway-died",
     "database-restarted",
     "backup-now",
+    "restore-database",
     "restore",
+    "machine-lost-database",
     "machine-lost",
 )
 """The runbook's blocks, in the order the drill runs them (tests/test_operations.py
@@ -43,14 +46,23 @@ class DrillError(Exception):
     """A step of the drill could not be carried out (not a finding: a failure to run)."""
 
 
+BLOCK = re.compile(r"<!-- drill: ([\w-]+)(?: as ([\w-]+))? -->\s*\n```sh\n(.*?)```", re.S)
+"""A named block: ``<!-- drill: NAME as USER -->`` then its ``sh`` fence."""
+
+
 def runbook_blocks(text: str | None = None) -> dict[str, list[str]]:
-    """Name -> the command lines of each ``<!-- drill: NAME -->`` block (``\\``
+    """Name -> the command lines of each ``<!-- drill: NAME as USER -->`` block (``\\``
     continuations joined, comments and blank lines dropped)."""
     text = RUNBOOK.read_text(encoding="utf-8") if text is None else text
-    blocks: dict[str, list[str]] = {}
-    for name, body in re.findall(r"<!-- drill: ([\w-]+) -->\s*\n```sh\n(.*?)```", text, re.S):
-        blocks[name] = command_lines(body)
-    return blocks
+    return {name: command_lines(body) for name, _, body in BLOCK.findall(text)}
+
+
+def block_users(text: str | None = None) -> dict[str, str]:
+    """Name -> the user the runbook runs the block as (``root``, ``postgres``, the
+    hall's ``candidates``): the ``as USER`` of its ``<!-- drill: -->`` line, "" where
+    it names none."""
+    text = RUNBOOK.read_text(encoding="utf-8") if text is None else text
+    return {name: user for name, user, _ in BLOCK.findall(text)}
 
 
 def sh_blocks(text: str | None = None) -> list[str]:

@@ -1,68 +1,11 @@
 """The command vocabulary of the contract (DESIGN.md): typed, declared once.
 
-One JSON object per command, ``{"cmd": NAME, ...}``; the same form serves the
-CLI (``candidates apply``), the arbiter channel and the Python API.
-``parse_command`` checks the form only (fields present, of the right type,
-instants parsed to epoch ms) and returns a frozen dataclass; whether the
-command is allowed is decided by its ``decide`` method, in the chapter of the
-rulebook that owns it.
-
-Declaring a command
--------------------
-A command is ONE declaration, in the module of the chapter that decides it: a
-frozen, keyword-only dataclass decorated with ``@command``. Its fields are the
-wire fields, with their types; a field without a default is required, one
-with a default (``None`` or a value) is optional (an explicit ``null`` counts
-as absent); a required field typed ``X | None`` must be given and may be
-``null``. The checker of each field comes from its type (``engine.fields``:
-``str`` is a non-empty string, ``int`` an integer, ``Side``, ``bool``,
-``list[...]``, ``dict[...]``; ``Instant``, ``Identifier`` and ``ResultText``
-for the rest). A field ``at_ms: Instant`` is written ``at`` on the wire.
-``decide(self, world)`` is its handler: it reads the aggregates from the
-``engine.world.World`` and returns the events to append::
-
-    @command(
-        "adjust_clock",
-        summary="An arbiter adds or takes time on one side's clock (Laws 2009 6.10 b, 6.13).",
-        roles=RULING_ROLES,  # who may send it: arbiter roles, () for anyone
-        events=(ClockAdjusted,),  # the events it may append
-        in_time_order=True,  # refused (out_of_order) if dated before the game's last event
-        refusals=(  # (error class, article or "", when): what docs/commands.md lists
-            (GameNotInProgress, "", "the game is not being played"),
-            (RuleViolation, "6.9", "a flag fell before the adjustment's instant"),
-        ),
-        notes={  # what each field means in this command (COMMON_NOTES: tournament, game...)
-            "side": "the side whose clock is adjusted: `white` or `black`",
-            "delta_ms": "milliseconds added (positive) or taken (negative)",
-            "reason": "why, in words, for the record",
-        },
-    )
-    @dataclass(frozen=True, kw_only=True)
-    class AdjustClock(Command):
-        game: str
-        side: Side
-        delta_ms: int
-        reason: str
-        arbiter: str
-        at_ms: Instant
-
-        def decide(self, world: World) -> list[Event]:
-            return adjust_clock(world.tournament(), world.game(self.game), self)
-
-Then import the module in ``engine.dispatch`` (``COMMAND_MODULES``) so the
-registry holds it, and run ``make docs``: ``docs/commands.md`` and
-``docs/schema/`` are generated from the registry (``tools/reference.py``).
-A time-ordered command needs the fields ``game: str`` and ``at_ms: Instant``.
-
-Every wire field has its meaning declared with its command (``notes``), save the
-few that mean the same in every command (``COMMON_NOTES``: ``tournament``,
-``game``, ``at``, ``arbiter``); a command with a field of that name whose meaning
-differs declares its own note. A refusal is declared with the error class its
-decision raises (``engine.errors``): the code the reference lists is the class's
-``code``. The refusals every command shares (a malformed command; a time-ordered
-one dated too early, ``OutOfOrder``; an arbiter not in its roles) are listed for
-it without being declared.
-"""
+One JSON object per command, ``{"cmd": NAME, ...}``, serves the CLI, the arbiter
+channel and the Python API alike. Each command is one ``@command`` dataclass in the
+chapter of the rulebook that decides it: ``parse_command`` checks its form only
+(fields present and typed, instants parsed), and its ``decide`` says whether it is
+allowed; the reference (docs/commands.md, docs/schema/) is generated from these
+declarations. How to declare one is in docs/architecture.md, "Declaring a command"."""
 
 from __future__ import annotations
 
@@ -112,17 +55,24 @@ class Command(ABC):
         raises ``CommandRefused``. Every command declares it (``@command`` checks)."""
 
     def to_wire(self) -> dict[str, Any]:
-        """The command's JSON form, as ``parse_command`` reads it (absent optionals left out)."""
+        """The command's JSON form, as ``parse_command`` reads it (an optional field left
+        out when absent or at its default, as a client that does not give it sends it)."""
         spec = REGISTRY[self.cmd]
         raw: dict[str, Any] = {"cmd": self.cmd}
         for f in spec.fields:
             value = getattr(self, f.attribute)
-            if not f.required and value is None:
+            if not f.required and (value is None or _at_default(value, f.default)):
                 continue
             if f.check is fields.instant and value is not None:
                 value = format_instant(value)
             raw[f.wire] = str(value) if isinstance(value, str) else value
         return raw
+
+
+def _at_default(value: object, default: object) -> bool:
+    """Whether an optional field holds its declared default (of the same type: 0 is not
+    ``False``)."""
+    return type(value) is type(default) and value == default
 
 
 @dataclass(frozen=True)
@@ -266,6 +216,7 @@ REGISTRY: dict[str, CommandSpec] = {}
 (``engine.dispatch`` imports them all)."""
 
 C = TypeVar("C", bound=type[Command])
+K = TypeVar("K", bound=Command)
 
 
 def _checker_and_nullable(annotation: object) -> tuple[Checker, bool]:
@@ -372,6 +323,16 @@ def as_command(raw: object) -> Command:
     if isinstance(raw, dict) or not isinstance(raw, Command):
         return parse_command(raw)
     return raw
+
+
+def checked(cmd: K) -> K:
+    """``cmd`` with its fields checked as ``parse_command`` checks a client's (a command
+    built in-process from values read from outside, a file's names and ratings): the same
+    command, or MalformedCommand naming the field."""
+    again = parse_command(cmd.to_wire())
+    if not isinstance(again, type(cmd)):  # pragma: no cover - a command reads back as itself
+        raise TypeError(f"{cmd.cmd} does not read back as {type(cmd).__name__}")
+    return again
 
 
 def parse_command(raw: object) -> Command:

@@ -1,42 +1,16 @@
 """Every fact the engine records: immutable, past tense, self-describing.
 
-Each event belongs to one stream (``originator_id``) at one position in it
-(``originator_version``, 1, 2, ...), carries the instant it happened
-(``at_ms``, UTC epoch milliseconds) and who caused it (``by``: an arbiter id,
-``dgt:<serial>``, ``import``, a player id). Fields are values only (str, int,
-bool, None, tuples, string-keyed dicts), so the store can encode them with
-msgpack and decode them back equal.
-
-Streams:
-- ``tournament``: the event, its players and arbiters, the drawing of lots,
-  withdrawals, playoffs.
-- ``game/<id>``: one game: its start, moves, claims, rulings, result. Game ids
-  are ``"<round>.<board>"`` for tournament games.
-- ``clock/<id>``: the physical clock's readings of one game, kept apart so
-  the game stream stays small and quick to load (readings arrive about once a
-  second).
-- ``incidents``: the Chief Arbiter's incident book (3.9.1, 3.9.2 a, 3.9.2 c,
-  3.3.4; Laws 2009 6.6 a, 12.3 b, 12.6, 13.4): incidents and their penalties,
-  leave permits, default rulings, rulings on withdrawal reasons. Their
-  consequences for a game (time, result) are recorded on the game's stream in
-  the same transaction; the stream itself goes to arbiters only.
-- ``board/<serial>``: the alerts one electronic board raised (a takeback, an
-  impossible position, a refused move, a disconnection), ``raise_alert``.
-
-A store may hold several tournaments (an Open and a Women's event side by side).
-The first one created keeps the names above; each further one is namespaced by
-its id: ``tournament/<tid>``, ``game/<tid>/<id>``, ``clock/<tid>/<id>``, and is
-listed on the ``tournaments`` stream (``TournamentListed``). Decisions and
-projections only ever see the names above (``logical_stream``); the store adapter
-translates (``physical_stream``).
-
-A stored field never changes meaning; a new meaning gets a new event class.
-"""
+Each event belongs to one stream at one position in it, carries the instant it
+happened (``at_ms``) and who caused it (``by``), and holds values only, so the store
+encodes it and decodes it back equal. A stored field never changes meaning; a new
+meaning gets a new event class. The streams (``tournament``, ``game/<id>``,
+``clock/<id>``, ``incidents``, ``board/<serial>``) and the names of a store's further
+tournaments are described in docs/architecture.md, "The events and their streams"."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from engine.timefmt import format_instant
 
@@ -162,6 +136,47 @@ def _wire_names(cls: type) -> tuple[str, ...]:
 # --- tournament stream -------------------------------------------------------
 
 
+class PlayerNamed(TypedDict):
+    """What every player of ``TournamentCreated`` has (``PlayerEntry``)."""
+
+    id: str
+    name: str
+    federation: str
+    """A FIDE federation code (``ENG``); empty when not known."""
+    rating: int | float
+    """May be fractional (2.3: an average of the ratings lists)."""
+
+
+class PlayerEntry(PlayerNamed, total=False):
+    """A player as ``TournamentCreated`` records him (``create_tournament``'s ``players``):
+    his id, name, federation and rating, and these when given. (Declared apart, not
+    ``NotRequired``: the audit reads which keys are required at run time.)"""
+
+    fide_id: str
+    """The FIDE id's digits (older events lack them)."""
+    title: str
+    """``GM``, ``IM`` ..."""
+
+
+class ArbiterEntry(TypedDict):
+    """An arbiter as ``TournamentCreated`` records him."""
+
+    id: str
+    name: str
+    role: str
+    """``chief``, ``deputy`` or ``advisor``."""
+
+
+class PlayoffPairing(TypedDict):
+    """A game of a rapid or blitz playoff stage (``PlayoffStageStarted.games``)."""
+
+    game: str
+    round: int
+    board: int
+    white: str
+    black: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class TournamentCreated(Event):
     """The event was created with its players, arbiters and rules profile."""
@@ -173,11 +188,8 @@ class TournamentCreated(Event):
     start_date: str
     """ISO date of the arrival day (3.2: day 1 of 22); empty when not known."""
     cycles: int
-    players: tuple[dict[str, Any], ...]
-    """Each ``{"id", "name", "federation", "rating"}``, and ``fide_id`` and ``title``
-    when given; rating may be fractional (2.3)."""
-    arbiters: tuple[dict[str, Any], ...]
-    """Each ``{"id", "name", "role": "chief"|"deputy"|"advisor"}``."""
+    players: tuple[PlayerEntry, ...]
+    arbiters: tuple[ArbiterEntry, ...]
     site: str = ""
     """Where the event is played, as the PGN ``Site`` tag gives it (empty: not given)."""
     city: str = ""
@@ -261,6 +273,21 @@ class MovePlayed(Event):
     """1 for White's first move."""
 
 
+class DeadPositionRecord(TypedDict):
+    """The engine's search on a position declared dead (Laws 2009 5.2 b), as a result
+    holds it (``engine.game.dead_position``)."""
+
+    verdict: str
+    """``dead`` or ``unproven`` (a position from which a side can mate is refused)."""
+    fen: str
+    positions: int
+    """Distinct positions reached."""
+    budget: int
+    summary: str
+    mating_line: NotRequired[list[str]]
+    mating_side: NotRequired[str | None]
+
+
 @dataclass(frozen=True, kw_only=True)
 class ResultRecorded(Event):
     """The game ended: by the position (mate, stalemate, dead position), resignation,
@@ -277,6 +304,19 @@ class ResultRecorded(Event):
     """The players' own scores, White's first, where the ruling gives each his own
     (``0-1/2``: Laws 2009 12.3 b, the opponent could not win); ``result`` is then the
     nearest PGN result (``engine.scores``). None: the result's scores."""
+    evidence: DeadPositionRecord | None = None
+    """A draw declared for a dead position (Laws 2009 5.2 b): the engine's search on the
+    position (``engine.game.dead_position``: ``verdict`` ``dead`` or ``unproven``, the
+    positions searched, the budget, a summary). None for every other result, and for a
+    result stored before the search existed."""
+
+    def __post_init__(self) -> None:
+        # Held (so stored, hashed and exported) only when there is evidence: every other
+        # result keeps exactly the fields a result had before ``evidence`` existed, and
+        # its stored bytes and hash link are the same (adapters/store/chain.py reads an
+        # event's own attributes; the class default answers for the missing one).
+        if self.evidence is None:
+            del vars(self)["evidence"]
 
 
 # --- draw claims and irregularities (game stream; engine/arbiter/draw_claims.py) -----
@@ -544,7 +584,7 @@ class PlayoffStageStarted(Event):
     players: tuple[str, ...]
     seed: str | None
     numbers: dict[str, int]
-    games: tuple[dict[str, Any], ...]
+    games: tuple[PlayoffPairing, ...]
     time_control: str
     arbiter: str
 

@@ -1,7 +1,7 @@
 """Checked fields of decoded JSON: one vocabulary for every input of the engine.
 
 Commands (``engine.commands``), qualification files
-(``engine.qualification.qualification``) and bids
+(``engine.qualification.inputs``) and bids
 (``engine.qualification.bidding``) read their JSON through these checkers. A
 checker takes ``where`` (the fault's place in words: ``field 'at'``,
 ``players[3] (carlsen).july_2011.rating``) and the raw value, and returns the

@@ -1,35 +1,16 @@
 """The Chief Arbiter's report: every incident, ruling, penalty, claim and flag, in time order.
 
-FIDE asks the Chief Arbiter of an event for a report of what the arbiters ruled
-on. This projection folds the stored events into that list: one entry per
-event that records an arbiter's act or a rule's consequence, in the order the
-events happened (``at``; events of one instant in the order they were stored),
-each with the article it applies:
-
-- incidents and their penalties (3.9.1, 3.9.2 a, 3.9.2 c; Laws 2009 12.3 b,
-  12.6, 13.4), leave permits and returns (3.9.2 c), defaults (Laws 2009
-  6.6 a), rulings on withdrawal reasons (3.3.4): the incident book;
-- draw claims, the Technical Advisor's opinions and the rulings (3.9.2 b;
-  Laws 9.2, 9.3, 9.5);
-- illegal moves (Laws 2009 7.4), clock adjustments (6.10 b, 6.13, penalties);
-- results an arbiter declared or a flag decided (6.9), the arbiter's rulings on
-  flags (6.8, 6.10 a), withdrawals (3.1, 3.3.3);
-- the arbiter's corrections of the moves (7.4 a, 6.13) and of results.
-
-``SOURCES`` maps an event type's name to the function that makes its entry; a
-new kind of ruling is one more function and one more line in ``SOURCES``.
-Entries are ``{at, category, type, game, player, arbiter, article,
-summary}`` (``player`` and ``arbiter`` the ids; ``summary`` in words, with the players'
-and arbiters' names: "Chief Arbiter Geurt Gijssen rejected claim 1"); ``category``
-is one of ``incident``, ``permission``, ``ruling``, ``penalty``, ``claim``, ``clock``,
-``flag``, ``result``, ``withdrawal``, ``correction``.
-"""
+FIDE asks the Chief Arbiter of an event for a report of what the arbiters ruled on;
+this projection folds the stored events into that list, one entry per arbiter's act
+or rule's consequence, each with its article and a summary in words with people's
+names. ``SOURCES`` maps an event type to the function that makes its entry, so a new
+kind of ruling is one more function and one more line (docs/incidents.md)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TypedDict
 
 from engine.arbiter.penalties import PENALTIES
 from engine.events import (
@@ -55,7 +36,21 @@ from engine.termination import ON_TIME, Termination
 from engine.timefmt import format_instant
 from projections.names import Names, possessive
 
-Entry = dict[str, Any]
+
+class Entry(TypedDict):
+    """One line of the report: when, what kind, which game and people, the article, and
+    what happened in words."""
+
+    at: str
+    category: str
+    type: str
+    game: str | None
+    player: str | None
+    arbiter: str | None
+    article: str
+    summary: str
+
+
 ReportSource = Callable[[Event, Names], Entry | None]
 
 BOOK_TERMINATIONS = frozenset({Termination.PENALTY, Termination.DEFAULT})
@@ -277,14 +272,33 @@ def result(event: Event, names: Names) -> Entry | None:
         return None  # the board, a resignation, an import: not an arbiter's act
     if event.termination in BOOK_TERMINATIONS:
         return None  # the incident, default or withdrawal entry states the result
-    return entry(
-        event,
-        "result",
-        "Laws 2009 13.1",
+    summary = (
         f"{names.arbiter(event.arbiter)} declared {event.result} ({event.termination}): "
-        f"{event.reason}",
-        arbiter=event.arbiter,
+        f"{event.reason}"
     )
+    if event.termination == Termination.DEAD_POSITION:
+        return entry(
+            event,
+            "result",
+            "Laws 2009 5.2 b, 13.1",
+            summary + dead_position_evidence(event),
+            arbiter=event.arbiter,
+        )
+    return entry(event, "result", "Laws 2009 13.1", summary, arbiter=event.arbiter)
+
+
+def dead_position_evidence(event: ResultRecorded) -> str:
+    """What the engine's search said of a draw declared for a dead position (Laws 2009
+    5.2 b): dead, or the arbiter's ruling it could not verify; nothing for a draw
+    recorded before the search existed."""
+    evidence = event.evidence
+    if evidence is None:
+        return ""
+    if evidence["verdict"] == "dead":
+        return f". The engine: {evidence['summary']}"
+    if evidence["verdict"] == "unproven":
+        return f". The arbiter's ruling, which the engine could not verify: {evidence['summary']}"
+    return ""
 
 
 def withdrawal(event: Event, names: Names) -> Entry | None:

@@ -1,31 +1,10 @@
 """Each player's chance of finishing first: the scenarios weighted by how likely they are.
 
-The model, as stated with every answer (``model``):
-
-- A game in progress: the win/draw/loss probabilities of its position from an
-  analysis when one is given (``wdl``: game id -> (white wins, draw, black
-  wins), any positive scale, normalised); else as a game not yet played.
-- A game not yet played: White's expected score ``E`` from FIDE's rating
-  expectancy table (FIDE Rating Regulations 8.1 b, a difference over 400
-  points counted as 400: 8.54), no advantage for the first move (the table has
-  none); the draw rate ``d`` fitted to the event's level: its own finished
-  games' share of draws, weighed with ``PRIOR_GAMES`` games at a rate set by the
-  players' average rating (``level_draw_rate``); then White wins ``E - d/2``,
-  draws ``d``, loses ``1 - E - d/2`` (``d`` lowered where ``E`` leaves less room).
-- The playoff (3.7.1-3.7.3) by seeded simulation of its own procedure from the
-  ratings (the same table): rapid games (3.7.1.a, two against each tied
-  opponent, draw rate ``RAPID_DRAW_RATE``), while players stay tied for first
-  up to three blitz series (3.7.2, ``BLITZ_DRAW_RATE``), then the sudden-death
-  bracket of 3.7.3.b-e (``engine.tournament.playoff.bracket``, seeds by rating)
-  whose games a draw gives to Black (3.7.3.a): the winner of the lot, even odds,
-  takes Black (``ARMAGEDDON_DRAW_RATE``).
-
-With every combination of the remaining games scored (``projections.scenarios``,
-up to two rounds' worth) the chance is exact: the sum over the scenarios of
-their probability, a playoff's share by its simulated odds. With more games
-left, ``SIMULATIONS`` completions are drawn (seeded) from the same
-probabilities and scored through the same chain.
-"""
+A game in progress takes its analysis' win/draw/loss odds when there is one; a game
+not yet played, FIDE's rating expectancy with a draw rate fitted to the event; a
+playoff, a seeded simulation of its own procedure. With every combination scored
+the chance is exact, else completions are drawn and scored through the same chain.
+The model is stated with every answer (``model``) and in docs/needs.md."""
 
 from __future__ import annotations
 

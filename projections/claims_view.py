@@ -10,10 +10,58 @@ evidence: {...}, advice: {opinion, advisor, reason, at} | null, ruling:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
-from engine.game.record import ArbiterRecord, Claim
+from engine.game.record import ArbiterRecord, Claim, SideCounts
 from engine.timefmt import format_instant
+from projections.shapes import PerSide
+
+
+class AdviceShown(TypedDict):
+    """The Technical Advisor's opinion on a claim."""
+
+    opinion: str
+    advisor: str
+    reason: str
+    at: str
+
+
+class RulingShown(TypedDict):
+    """The arbiter's ruling on a claim."""
+
+    decision: str
+    arbiter: str
+    verified: bool | None
+    override: bool
+    reason: str
+    at: str
+
+
+class ClaimShown(TypedDict):
+    """One draw claim with its verification and status."""
+
+    id: str
+    by: str
+    claimant: str
+    kind: str
+    at: str
+    ply: int
+    intended_move: str | None
+    intended_uci: str | None
+    status: str
+    verified: bool | None
+    evidence: dict[str, object]
+    """What the verification found: its keys depend on the claim's kind (an open map)."""
+    advice: AdviceShown | None
+    ruling: RulingShown | None
+
+
+class ClaimsPart(TypedDict):
+    """``claims``, ``incorrect_claims`` and ``illegal_moves`` of the game object."""
+
+    claims: list[ClaimShown]
+    incorrect_claims: PerSide
+    illegal_moves: PerSide
 
 
 def _plain(value: Any) -> Any:
@@ -25,7 +73,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def claim_view(claim: Claim) -> dict[str, Any]:
+def claim_view(claim: Claim) -> ClaimShown:
     advice = claim.advice
     ruling = claim.ruling
     return {
@@ -39,7 +87,7 @@ def claim_view(claim: Claim) -> dict[str, Any]:
         "intended_uci": claim.intended_uci,
         "status": claim.status,
         "verified": claim.verified,
-        "evidence": _plain(claim.evidence),
+        "evidence": {str(k): _plain(v) for k, v in claim.evidence.items()},
         "advice": None
         if advice is None
         else {
@@ -61,10 +109,14 @@ def claim_view(claim: Claim) -> dict[str, Any]:
     }
 
 
-def claims_view(record: ArbiterRecord) -> dict[str, Any]:
+def claims_view(record: ArbiterRecord) -> ClaimsPart:
     """``claims``, ``incorrect_claims`` and ``illegal_moves`` of the game object."""
     return {
         "claims": [claim_view(c) for c in record.claims],
-        "incorrect_claims": record.incorrect_claims.as_dict(),
-        "illegal_moves": record.illegal_moves.as_dict(),
+        "incorrect_claims": per_side(record.incorrect_claims),
+        "illegal_moves": per_side(record.illegal_moves),
     }
+
+
+def per_side(counts: SideCounts) -> PerSide:
+    return {"white": counts.white, "black": counts.black}

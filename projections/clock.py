@@ -1,31 +1,20 @@
 """Clock read models: the regulation clock at any instant, the device's readings, the
 per-ply comparison of an imported game's recorded clock with the regulation clock.
 
-All durations are integer milliseconds. Pure folds: the same code serves the
-CLI (``candidates game ID --at T``, ``candidates clocks ID``), the gateway,
-replay and audit.
-
-- ``game_at(events, t)``: the game as it stood at instant ``t`` (the events
-  up to ``t``), whose regulation clock is then run on to ``t``.
-- ``clock_view(game, t)``: the contract's ``clock`` object, extended with the
-  period each side is in, the moves to the next control, and a fallen flag
-  (``flag``: who, when, and the result it means under 6.9). A query never
-  writes: the flag shows here until a command (a move, a reading,
-  ``check_flags``) records the result.
-- ``device_view(readings, t)``: the physical clock as last read at or before
-  ``t``, run on from that reading, with the alerts in force.
-- ``clock_report(events, readings)``: for each ply with a recorded clock,
-  the recorded value next to the regulation one, and what a difference is
-  (``engine.game.reconciliation.judge``: agrees, or a known device artefact, or a
-  mismatch).
-"""
+Pure folds, so the same code serves the CLI, the gateway, replay and audit:
+``game_at`` (the game as it stood at an instant), ``clock_view`` (the contract's
+``clock`` with periods, next control and a fallen flag, which a query shows but never
+records), ``device_view`` and ``clock_report``. Durations are integer milliseconds
+(docs/clocks.md)."""
 
 from __future__ import annotations
 
 import bisect
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Annotated, Literal, NotRequired, TypedDict, cast
+
+from msgspec import Meta
 
 from engine.clock.regulation import Clock, flag_fall_result
 from engine.events import ClockReadingRecorded, Event, GameStarted, MovePlayed
@@ -49,6 +38,106 @@ REPORT_TOLERANCE_MS = 999
 """Recorded clocks (``[%clk]``) show whole seconds."""
 
 
+class Fall(TypedDict):
+    """A fallen flag: whose and when its time ran out."""
+
+    side: Side
+    fell_at: str
+
+
+FlaggedSide = Literal["white", "black", "both"] | None
+
+
+class FlagShown(TypedDict):
+    """The first flag that fell (Laws 2009 6.9), with the result and termination it means;
+    ``recorded`` once a command recorded that result (``both``: 6.11)."""
+
+    side: FlaggedSide
+    fell_at: str
+    result: str
+    termination: str | None
+    recorded: bool
+
+
+class DeviceShown(TypedDict):
+    """The clock on the table as last read (6.10 a), run on to the instant queried."""
+
+    white_ms: int
+    black_ms: int
+    running: str | None
+    read_at: str
+    by: str | None
+    open_alerts: list[str]
+    stream_version: int | None
+
+
+class PeriodPerSide(TypedDict):
+    white: int
+    black: int
+
+
+class ToControlPerSide(TypedDict):
+    white: int | None
+    black: int | None
+
+
+class ClockObject(TypedDict):
+    """The game object's ``clock``: the regulation clock at ``at``; clients show remaining -
+    (now - at) for the running side."""
+
+    white_ms: int | None
+    black_ms: int | None
+    running: Side | None
+    at: Annotated[
+        str | None,
+        Meta(
+            description="the instant the values hold: the last change of the clock (a move, "
+            "an adjustment, a penalty, a correction) or the instant queried; clients show "
+            "remaining - (now - at) for the running side"
+        ),
+    ]
+    known: NotRequired[bool]
+    time_control: NotRequired[str]
+    period: NotRequired[PeriodPerSide]
+    moves_to_control: NotRequired[ToControlPerSide]
+    flag: NotRequired[
+        Annotated[
+            FlagShown | None,
+            Meta(
+                description="the first flag that fell (Laws 2009 6.9): side, fell_at, the "
+                "result and termination it means, recorded"
+            ),
+        ]
+    ]
+    falls: NotRequired[
+        Annotated[list[Fall], Meta(description="every fallen flag in order: [{side, fell_at}]")]
+    ]
+    device: NotRequired[
+        Annotated[
+            DeviceShown | None,
+            Meta(
+                description="the clock on the table as last read (6.10 a): white_ms, "
+                "black_ms, running, read_at, by, open_alerts"
+            ),
+        ]
+    ]
+
+
+class ClockRow(TypedDict):
+    """One ply of ``clock_report``: the mover's recorded and regulation clocks, judged."""
+
+    ply: int
+    move: int
+    side: Side
+    san: str
+    recorded_ms: int
+    regulation_ms: int | None
+    difference_ms: int | None
+    status: str
+    kind: str
+    explanation: str
+
+
 def game_at(events: Sequence[Event], at_ms: int) -> Game | None:
     """The game's state at ``at_ms``: its events up to that instant (in stream order)."""
     state: Game | None = None
@@ -59,7 +148,7 @@ def game_at(events: Sequence[Event], at_ms: int) -> Game | None:
     return state
 
 
-def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
+def clock_view(game: Game, at_ms: int | None = None) -> ClockObject:
     """The contract's ``clock`` object at ``at_ms`` (default: the game's last event)."""
     clock = game.clock
     # The values hold at ``at``: the last change of the clock (a move, an adjustment, a
@@ -75,15 +164,21 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
             "known": False,
         }
     now = clock.at(when)
-    view: dict[str, Any] = {
+    view: ClockObject = {
         "white_ms": now.remaining_ms(Side.WHITE),
         "black_ms": now.remaining_ms(Side.BLACK),
         "running": now.running,
         "at": format_instant(when),
         "known": True,
         "time_control": clock.control.describe(),
-        "period": {str(side): now.period_index(side) + 1 for side in SIDES},
-        "moves_to_control": {str(side): now.moves_to_control(side) for side in SIDES},
+        "period": {
+            "white": now.period_index(Side.WHITE) + 1,
+            "black": now.period_index(Side.BLACK) + 1,
+        },
+        "moves_to_control": {
+            "white": now.moves_to_control(Side.WHITE),
+            "black": now.moves_to_control(Side.BLACK),
+        },
         "flag": None,
         "falls": [{"side": side, "fell_at": format_instant(t)} for side, t in clock.falls(when)],
     }
@@ -93,14 +188,16 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
             fallen, falls = first
             result, termination = flag_fall_result(position(game), fallen)
             view["flag"] = {
-                "side": fallen,
+                "side": cast(FlaggedSide, fallen),
                 "fell_at": format_instant(falls),
                 "result": result,
                 "termination": termination,
                 "recorded": False,
             }
     elif game.termination in ON_TIME:
-        loser = "white" if game.result == "0-1" else "black" if game.result == "1-0" else None
+        loser: Side | Literal["both"] | None = (
+            Side.WHITE if game.result == "0-1" else Side.BLACK if game.result == "1-0" else None
+        )
         if game.termination == Termination.BOTH_FLAGS_FALLEN:
             loser = "both"  # 6.11: the order cannot be established
         flagged = loser or _flagged_in_draw(clock)
@@ -110,14 +207,16 @@ def clock_view(game: Game, at_ms: int | None = None) -> dict[str, Any]:
             # 6.9, as recorded: the loser's time ran out at the fall, whatever the model
             # kept (a result recorded by the arbiter where the score stops before the
             # flag fell): the clock of a time forfeit shows him at 0:00 from then on
-            view[f"{flagged}_ms"] = 0
-            if all(f["side"] != flagged for f in view["falls"]):
-                view["falls"] = sorted(
-                    [*view["falls"], {"side": flagged, "fell_at": format_instant(fell_at)}],
-                    key=lambda f: str(f["fell_at"]),
-                )
+            if flagged == Side.WHITE:
+                view["white_ms"] = 0
+            else:
+                view["black_ms"] = 0
+            fallen_flags = view.get("falls", [])
+            if all(f["side"] != flagged for f in fallen_flags):
+                fall: Fall = {"side": Side(flagged), "fell_at": format_instant(fell_at)}
+                view["falls"] = sorted([*fallen_flags, fall], key=lambda f: f["fell_at"])
         view["flag"] = {
-            "side": flagged,
+            "side": cast(FlaggedSide, flagged),
             "fell_at": format_instant(fell_at),
             "result": game.result,
             "termination": game.termination,
@@ -135,7 +234,7 @@ def _flagged_in_draw(clock: Clock) -> Side | None:
 
 def device_view(
     readings: Sequence[ClockReadingRecorded], at_ms: int, ended_at_ms: int | None = None
-) -> dict[str, Any] | None:
+) -> DeviceShown | None:
     """The physical clock as last read at or before ``at_ms``, run on to ``at_ms``
     (but not past the end of the game, ``ended_at_ms``, when the clocks stopped)."""
     instants = [r.at_ms for r in readings]
@@ -163,7 +262,7 @@ def clock_report(
     events: Iterable[Event],
     readings: Iterable[ClockReadingRecorded],
     tolerance_ms: int = REPORT_TOLERANCE_MS,
-) -> list[dict[str, Any]]:
+) -> list[ClockRow]:
     """Per ply with a recorded clock: the mover's recorded and regulation clocks, judged.
 
     A reading stored with its ``ply`` (an import's ``[%clk]``, a move's two displays)
@@ -177,7 +276,7 @@ def clock_report(
     """
     events = list(events)
     by_ply = ply_readings(events, readings)
-    rows: list[dict[str, Any]] = []
+    rows: list[ClockRow] = []
     state: Game | None = None
     for event in events:
         state = games.evolve(state, event)
@@ -189,41 +288,40 @@ def clock_report(
         side = mover(state.initial_fen, event.ply)
         recorded = observed.white_ms if side == "white" else observed.black_ms
         clock = state.clock
-        row: dict[str, Any] = {
-            "ply": event.ply,
-            "move": clock.side(side).moves if clock is not None else _move_number(state, event),
-            "side": side,
-            "san": event.san,
-            "recorded_ms": recorded,
-        }
+        move = clock.side(side).moves if clock is not None else _move_number(state, event)
         if observed.glitch or observed.model_white_ms is None or clock is None:
             # stored unjudged: an assumed or unknown control, a late read, a glitch
             regulation = None if observed.glitch or clock is None else clock.remaining_ms(side)
-            row |= {
+            difference = None
+            status = "glitch" if observed.glitch else "not_judged"
+            kind = "broadcast_glitch" if observed.glitch else ""
+            explanation = GLITCH if observed.glitch else NOT_JUDGED
+        else:
+            found = judge(clock, side, recorded, event.at_ms, tolerance_ms)
+            regulation, difference = found.model_ms, found.difference_ms
+            status = (
+                "agrees"
+                if found.kind == "agrees"
+                else "mismatch"
+                if found.kind == "clock_mismatch"
+                else "artefact"
+            )
+            kind = "" if found.kind == "agrees" else found.kind
+            explanation = found.explanation
+        rows.append(
+            {
+                "ply": event.ply,
+                "move": move,
+                "side": side,
+                "san": event.san,
+                "recorded_ms": recorded,
                 "regulation_ms": regulation,
-                "difference_ms": None,
-                "status": "glitch" if observed.glitch else "not_judged",
-                "kind": "broadcast_glitch" if observed.glitch else "",
-                "explanation": GLITCH if observed.glitch else NOT_JUDGED,
+                "difference_ms": difference,
+                "status": status,
+                "kind": kind,
+                "explanation": explanation,
             }
-            rows.append(row)
-            continue
-        found = judge(clock, side, recorded, event.at_ms, tolerance_ms)
-        status = (
-            "agrees"
-            if found.kind == "agrees"
-            else "mismatch"
-            if found.kind == "clock_mismatch"
-            else "artefact"
         )
-        row |= {
-            "regulation_ms": found.model_ms,
-            "difference_ms": found.difference_ms,
-            "status": status,
-            "kind": "" if found.kind == "agrees" else found.kind,
-            "explanation": found.explanation,
-        }
-        rows.append(row)
     return rows
 
 

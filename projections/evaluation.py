@@ -1,32 +1,70 @@
 """An engine's evaluation of a position, as commentators and broadcast PGN read it.
 
-Pure: the analysis service (``adapters.analysis``) gives the numbers, this module
-says what they mean.
-
-- ``eval_text``: the form of PGN's ``[%eval ...]`` comment that broadcast
-  platforms read: pawns from White's point of view with two decimals
-  (``0.35``, ``-1.20``), or ``#n`` for a mate in ``n`` moves (``#-3``: Black
-  mates in 3).
-- ``expected_score``: a side's expected score from the engine's win, draw and
-  loss chances (per mille): ``(win + draw / 2) / 1000``.
-- ``swing``: a move that dropped its mover's expected score by at least
-  ``MISTAKE_DROP`` (0.10, ten points of win probability) is a mistake, by at
-  least ``BLUNDER_DROP`` (0.20) a blunder: the moments the move list marks for
-  commentators. It compares the evaluations of the positions before and after
-  the move; without both, nothing is said.
-"""
+Pure: the analysis service gives the numbers, this module says what they mean: the
+``[%eval]`` text broadcast platforms read (pawns from White's view, or ``#n``), a
+side's expected score from the win/draw/loss chances, and the moves that dropped it
+enough to be a mistake or a blunder (docs/analysis.md)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Literal, NotRequired, TypedDict
+
+from msgspec import Meta
 
 from engine.timefmt import format_instant
+from projections.shapes import Count
 
 MISTAKE_DROP = 0.10
 """A drop of the mover's expected score (win + half the draws) that makes a move a mistake."""
 BLUNDER_DROP = 0.20
 """A drop that makes it a blunder."""
+
+
+class Score(TypedDict):
+    """White's point of view: ``cp`` centipawns, or ``mate`` in moves (negative: Black
+    mates); the other null."""
+
+    cp: int | None
+    mate: int | None
+
+
+class Swing(TypedDict):
+    """A move as a mistake or a blunder of its mover: the fall of his expected score."""
+
+    kind: Literal["mistake", "blunder"]
+    side: Literal["white", "black"]
+    drop: float
+
+
+PerMille = Annotated[int, Meta(ge=0, le=1000)]
+
+
+class AnalysisFrame(TypedDict):
+    """The engine's evaluation of one position of a game (docs/analysis.md): commentators
+    at once, the public after the delay, arbiters only when configured."""
+
+    op: Literal["analysis"]
+    game: str
+    tournament: NotRequired[str]
+    ply: Count
+    fen: str
+    at: str | None
+    score: Score
+    eval: Annotated[str, Meta(description="as PGN's `[%eval]` writes it")]
+    wdl: Annotated[
+        list[PerMille],
+        Meta(
+            min_length=3,
+            max_length=3,
+            description="White's win, draw and loss chances, per mille",
+        ),
+    ]
+    pv: list[str]
+    pv_uci: list[str]
+    depth: Count
+    nodes: Count
+    swing: Swing | None
 
 
 @dataclass(frozen=True)
@@ -66,7 +104,7 @@ def expected_score(wdl: tuple[int, int, int], white: bool) -> float:
     return (own + draw / 2) / total
 
 
-def swing(before: Evaluation, after: Evaluation) -> dict[str, Any] | None:
+def swing(before: Evaluation, after: Evaluation) -> Swing | None:
     """The move from ``before`` to ``after`` (one ply later) as a mistake or a blunder of
     its mover, or None: ``{kind, side, drop}`` (``drop``: the fall of the mover's
     expected score, 0 to 1)."""
@@ -77,16 +115,19 @@ def swing(before: Evaluation, after: Evaluation) -> dict[str, Any] | None:
     drop = round(drop, 6)  # per mille chances: no float dust at a threshold
     if drop < MISTAKE_DROP:
         return None
-    kind = "blunder" if drop >= BLUNDER_DROP else "mistake"
-    return {"kind": kind, "side": "white" if white_moved else "black", "drop": round(drop, 3)}
+    return {
+        "kind": "blunder" if drop >= BLUNDER_DROP else "mistake",
+        "side": "white" if white_moved else "black",
+        "drop": round(drop, 3),
+    }
 
 
 def analysis_frame(
     evaluation: Evaluation, game: str, tournament: str | None, previous: Evaluation | None
-) -> dict[str, Any]:
+) -> AnalysisFrame:
     """The ``analysis`` frame of the gateway (docs/protocol.md) for one evaluation;
     ``previous`` is the evaluation of the position before it (for ``swing``), if known."""
-    body: dict[str, Any] = {
+    body: AnalysisFrame = {
         "op": "analysis",
         "game": game,
         "ply": evaluation.ply,

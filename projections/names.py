@@ -1,21 +1,10 @@
 """Names where a person reads: players by their names, arbiters by their office and name.
 
-The engine's events carry ids (``svidler``, ``chief``): the right key for a record, the
-wrong word for a reader. ``Names`` turns them into the words a comment, a report, the
-desk, the needs, the prizes, the standings' notes and the watch screen show. This is the
-one place that decides how a person is named:
-
-- the name as the source writes it is kept (``Names.full``: ``"Svidler, Peter"``,
-  ``"Gukesh D"``, ``"Vidit, Santosh Gujrathi"``);
-- its display form (``display_name``) is the part before a comma, the family name as the
-  source put it first (``Svidler``, ``Nepomniachtchi``, ``Vidit``); a name written without
-  a comma is kept whole (``Gukesh D``, ``Praggnanandhaa R``, ``Ding Liren``): the last word
-  of such a name is an initial as often as a surname, so it is never cut;
-- an arbiter by the office and name (``Chief Arbiter Geurt Gijssen``).
-
-An id the tournament does not know is shown as it is. No sentence built from these names
-assumes a pronoun. Pure.
-"""
+The events carry ids (``svidler``, ``chief``), the right key for a record and the
+wrong word for a reader; ``Names`` is the one place that decides how a person is
+named: the name as the source writes it, its display form (the part before a comma,
+else the whole name, never cut), an arbiter by office and name. No sentence built
+from them assumes a pronoun (docs/tournament.md, "Standings"). Pure."""
 
 from __future__ import annotations
 

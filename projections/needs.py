@@ -1,31 +1,19 @@
 """The ``needs`` object: what each player needs to finish first, and the chances of each.
 
-``{tournament, after_round, rounds, rules, criteria, games, method, scenarios,
-players, chances, decided}``, the same for ``candidates needs --format json``,
-the gateway's ``needs`` frame and ``/api/needs`` (docs/needs.md):
-
-- ``games``: the remaining games the scenarios vary (``{game, round, white,
-  black, probabilities: [w, d, l], source}``);
-- ``method``: ``{kind: "every combination" | "sample", scenarios, combinations,
-  seed}``: every combination of their results when they are at most two rounds'
-  worth, else a seeded sample (``projections.scenarios``);
-- ``scenarios``: ``[{results: {game: result}, winner: id | null, playoff: [ids],
-  decided_by}]``, each scored through the event's tie-break chain;
-- ``players``: per player id ``{name, outright, playoff, not_first, first_if,
-  playoff_if, needs, chance, chance_outright, chance_playoff}``: the scenarios he wins
-  outright, those where he plays the playoff for first place, those where he cannot
-  finish first; the shortest condition in words (``projections.needs_words``); his
-  chance of finishing first (``projections.chances``);
-- ``chances``: the model, stated (expectancy table, draw rate and how it was fitted,
-  the playoff's model, the seed and the number of simulations, or "exact").
-"""
+One object for ``candidates needs --format json``, the gateway's ``needs`` frame and
+``/api/needs``: the games varied and how (every combination or a sample), the
+scenarios scored through the event's tie-break chain, and per player the scenarios he
+wins or plays off in, the shortest condition in words (``projections.needs_words``)
+and his chance (``projections.chances``). The fields are in docs/needs.md."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
+
+from msgspec import Meta
 
 from engine.game.state import Game
 from engine.tournament.tournament import Tournament
@@ -38,7 +26,13 @@ from projections.chances import (
     results_count,
 )
 from projections.names import Names
-from projections.needs_words import Conditions, decided_by, needs_in_words, tiebreak_words
+from projections.needs_words import (
+    Conditions,
+    NeedsWords,
+    decided_by,
+    needs_in_words,
+    tiebreak_words,
+)
 from projections.scenarios import (
     DEFAULT_SEED,
     ScenarioTable,
@@ -48,9 +42,104 @@ from projections.scenarios import (
     scenario_space,
     scenarios,
 )
+from projections.shapes import Count, Criterion, Decisive, Ordinal, Probability
 
 SCENARIOS_IN_FRAME = 729
 """The most scenarios a ``needs`` frame lists (3^6); beyond, only /api/needs lists them."""
+
+
+ScenarioDecidedBy = Literal["points", "h2h", "wins", "sb", "koya", "withdrawal", "playoff"]
+LevelDecidedBy = Literal["h2h", "wins", "sb", "koya", "withdrawal"]
+
+
+class RemainingGame(TypedDict):
+    """A game still to play that the scenarios vary, with its expected results."""
+
+    game: str
+    round: Ordinal
+    white: str
+    black: str
+    probabilities: Annotated[list[Probability], Meta(min_length=3, max_length=3)]
+    source: Literal["analysis", "ratings"]
+
+
+class Method(TypedDict):
+    """Every combination of the remaining results, or a seeded sample."""
+
+    kind: Literal["every combination", "sample"]
+    scenarios: Count
+    combinations: Ordinal
+    seed: int | None
+
+
+class Scenario(TypedDict):
+    """One combination of results, scored through the tie-break chain."""
+
+    results: dict[str, Decisive]
+    winner: str | None
+    playoff: list[str]
+    decided_by: ScenarioDecidedBy
+
+
+class PlayerNeeds(NeedsWords):
+    """One player's entry: the scenarios he wins outright, those with a playoff for first,
+    those where he cannot finish first; the conditions in words; his chances."""
+
+    name: str
+    display: Annotated[str, Meta(description="the display name (projections.names)")]
+    decided_by: Annotated[
+        list[LevelDecidedBy],
+        Meta(description="the criteria that put the player first level on points"),
+    ]
+    outright: Count
+    playoff: Count
+    not_first: Count
+    chance: Probability
+    chance_outright: Probability
+    chance_playoff: Probability
+
+
+class ChanceModel(TypedDict):
+    """The model of the chances, stated."""
+
+    exact: bool
+    simulations: Count
+    seed: int
+    expectancy: str
+    draw_rate: Probability
+    draw_rate_source: str
+    in_progress: str
+    playoff: str
+
+
+class Needs(TypedDict):
+    """What each player needs to finish first, and the chances of each (`candidates needs
+    --format json`, `/api/needs`, the `needs` frame; docs/needs.md)."""
+
+    tournament: str
+    after_round: Count
+    rounds: Ordinal
+    rules: str
+    criteria: list[Criterion]
+    tiebreak: Annotated[
+        str, Meta(description="the tie-break for first place in words, once for the panel")
+    ]
+    games: list[RemainingGame]
+    method: Method
+    scenarios: list[Scenario]
+    scenarios_omitted: NotRequired[
+        Annotated[
+            Count,
+            Meta(description="the `needs` frame only: how many scenarios /api/needs lists"),
+        ]
+    ]
+    players: dict[str, PlayerNeeds]
+    chances: ChanceModel
+    decided: str | None
+    warning: Annotated[
+        str | None,
+        Meta(description="the rounds asked about (after_round) are not the record's"),
+    ]
 
 
 @dataclass(frozen=True)
@@ -69,7 +158,7 @@ class NeedsInputs:
 
 def compute(
     inputs: NeedsInputs, previous: ScenarioTable | None = None, seed: int = DEFAULT_SEED
-) -> tuple[dict[str, Any], ScenarioTable]:
+) -> tuple[Needs, ScenarioTable]:
     """The ``needs`` object and the scored scenarios (``previous``: the last ones, which a
     new result only narrows)."""
     table = needs_table(
@@ -106,7 +195,7 @@ def needs_object(
     table: ScenarioTable,
     wdl: Mapping[str, Sequence[float]] | None = None,
     seed: int = DEFAULT_SEED,
-) -> dict[str, Any]:
+) -> Needs:
     """The contract's ``needs`` object for a scored table (see the module docstring)."""
     space = table.space
     players = {p.id: p for p in tournament.players}
@@ -125,13 +214,15 @@ def needs_object(
     model = model_for(table, ratings, draws, decided, wdl)
     odds = chances(table, model, seed)
     conditions = Conditions(table)
-    per_player: dict[str, Any] = {}
+    per_player: dict[str, PlayerNeeds] = {}
     for pid, (outright, playoff, not_first) in counts(table).items():
         words = needs_in_words(table, conditions, pid, names, odds.first[pid])
         per_player[pid] = {
             "name": players[pid].name if pid in players else pid,
             "display": names.get(pid, pid),
-            "decided_by": decided_by(conditions.decided.get(pid, ()), space.chain),
+            "decided_by": cast(
+                list[LevelDecidedBy], decided_by(conditions.decided.get(pid, ()), space.chain)
+            ),
             "outright": outright,
             "playoff": playoff,
             "not_first": not_first,
@@ -140,12 +231,12 @@ def needs_object(
             "chance_outright": round(odds.outright[pid], 4),
             "chance_playoff": round(odds.playoff[pid], 4),
         }
-    scenario_list = [
+    scenario_list: list[Scenario] = [
         {
-            "results": results,
+            "results": cast(dict[str, Decisive], results),
             "winner": outcome.winner,
             "playoff": list(outcome.playoff),
-            "decided_by": outcome.decided_by,
+            "decided_by": cast(ScenarioDecidedBy, outcome.decided_by),
         }
         for results, outcome in zip(results_of(table), table.outcomes, strict=True)
     ]
@@ -155,7 +246,7 @@ def needs_object(
         "after_round": after_round_shown(space, tournament.rounds),
         "rounds": tournament.rounds,
         "rules": tournament.rules,
-        "criteria": list(space.chain),
+        "criteria": cast(list[Criterion], list(space.chain)),
         "tiebreak": tiebreak_words(space.chain, space.first_place_by_games),
         "games": [
             {
@@ -164,7 +255,7 @@ def needs_object(
                 "white": p.white,
                 "black": p.black,
                 "probabilities": [round(x, 4) for x in model.games[p.game]],
-                "source": model.sources[p.game],
+                "source": "analysis" if model.sources[p.game] == "analysis" else "ratings",
             }
             for p in space.remaining
         ],
@@ -247,12 +338,12 @@ def rounds_warning(
     return "; ".join(parts) or None
 
 
-def for_frame(needs: Mapping[str, Any]) -> dict[str, Any]:
+def for_frame(needs: Needs) -> Needs:
     """The object as the ``needs`` frame carries it: the scenarios listed when they are
     at most ``SCENARIOS_IN_FRAME`` (else ``scenarios`` is empty and
     ``scenarios_omitted`` says how many /api/needs lists)."""
-    out = dict(needs)
-    if len(out.get("scenarios", ())) > SCENARIOS_IN_FRAME:
+    out: Needs = {**needs}
+    if len(out["scenarios"]) > SCENARIOS_IN_FRAME:
         out["scenarios_omitted"] = len(out["scenarios"])
         out["scenarios"] = []
     return out

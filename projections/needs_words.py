@@ -1,36 +1,11 @@
 """What a player needs, in words for the air: the shortest condition exactly true over
 the scenarios.
 
-Never written by hand: for each contender the scenarios where the player finishes first
-(outright; then those with at least a playoff) are a set, and a small search finds the
-shortest condition on the varied games' results that holds in exactly that set of
-scenarios (``projections.scenarios``).
-
-The conditions are built from *atoms* about the points each player scores in the varied
-games (a single game: a win, a draw, a loss), said without a pronoun:
-
-- the player's own result, after "with": "with a win", "with a win or a draw", "with two
-  wins", "with at least 1½ from 2";
-- the result against a rival's: "with a result at least as good as Kramnik's", "a better
-  result than Kramnik's"; the final points against a rival's: "with more points than
-  Kramnik", "as many points as Kramnik" (where being ahead is impossible);
-- a rival's result, after "if": "if Kramnik loses", "if Carlsen and Kramnik do not win".
-
-Conditions are conjunctions of atoms, or a disjunction of two conjunctions of one or two
-atoms (two-atom ones among the ``MAX_TERMS`` that cover the most scenarios, so the search
-stays bounded); the search goes by length (the number of atoms: 1, 2, 3, 4), conjunctions
-before disjunctions of the same length, the player's own result first, so the first
-condition found is among the shortest; results a commentator can name are preferred to a
-comparison when they take at most one atom more. "whatever the results" is said as such.
-Where no short condition is exact (always over a sample: more than two rounds left) the
-sentence gives the chance ("Aronian: 20.9% to finish first") and the scenario counts are
-the detail ("first outright in 601 of 2,187 sampled scenarios, ...").
-
-The tie-break chain is named once for the panel (``tiebreak_words``); which criteria put
-a player first when level is data (``decided_by``); only a first place a withdrawal
-decides is said in the sentence ("(3.1, a withdrawn player cannot play tie-break
-games)").
-"""
+Never written by hand: for each contender, the scenarios where he finishes first are a
+set, and a bounded search over conditions on the varied games' results (his own
+result, a rival's, a comparison) finds the shortest one true in exactly that set,
+preferring results a commentator can name. Where none is exact the sentence gives the
+chance and the scenario counts (docs/needs.md)."""
 
 from __future__ import annotations
 
@@ -38,6 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from operator import itemgetter
+from typing import Annotated, TypedDict
+
+from msgspec import Meta
 
 from engine.standings.tiebreaks import HALF_POINTS
 from projections.scenarios import (
@@ -505,13 +483,22 @@ def percent(chance: float) -> str:
     return f"{100 * chance:.1f}%"
 
 
+class NeedsWords(TypedDict):
+    """A player's conditions to finish first, in words."""
+
+    first_if: str | None
+    playoff_if: str | None
+    needs: Annotated[str, Meta(description="the sentence for the air, no pronoun")]
+    detail: Annotated[str | None, Meta(description="the scenario counts behind the sentence")]
+
+
 def needs_in_words(
     table: ScenarioTable,
     conditions: Conditions,
     player: str,
     names: Mapping[str, str],
     chance: float | None = None,
-) -> dict[str, str | None]:
+) -> NeedsWords:
     """``first_if`` and ``playoff_if`` (the conditions to finish first, and to reach at
     least the playoff when that differs; None where there is none, or no short one),
     ``needs``, the sentence for the air, and ``detail``, the scenario counts behind it.

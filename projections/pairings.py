@@ -12,17 +12,75 @@ drawing of lots there are no rounds.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Literal, NotRequired, TypedDict
+
+from msgspec import Meta
 
 from engine.errors import RuleViolation
 from engine.game.state import Game
 from engine.tournament.pairing import is_bye
 from engine.tournament.tournament import Player, Tournament
+from projections.shapes import Number, Ordinal
 
 NOT_PLAYED = "not_played"
+BoardStatus = Literal["not_started", "in_progress", "finished", "not_played"]
 
 
-def entrant(player: Player, number: int) -> dict[str, Any]:
+class Entrant(TypedDict):
+    """A player as the pairings post him: drawn number, federation, rating."""
+
+    player: str
+    name: str
+    number: Ordinal
+    federation: str
+    rating: Number
+
+
+class Board(TypedDict):
+    """One board of a round's pairings."""
+
+    game: str
+    board: Ordinal
+    white: Entrant
+    black: Entrant
+    result: str | None
+    status: BoardStatus
+
+
+class BoardIds(TypedDict):
+    """A board with the players' ids (the shape pollers of ``/api/pairings`` read)."""
+
+    game: str
+    board: Ordinal
+    white: str
+    black: str
+    status: BoardStatus
+    result: str | None
+
+
+class RoundPairings(TypedDict):
+    """One round: its date, its boards, the player who sits out (an odd field)."""
+
+    round: Ordinal
+    date: str | None
+    boards: list[Board]
+    bye: Entrant | None
+    games: NotRequired[
+        Annotated[list[BoardIds], Meta(description="`/api/pairings` only: the boards by ids")]
+    ]
+
+
+class Pairings(TypedDict):
+    """Each round's boards with colours, players and results so far (`candidates pairings
+    --format json`)."""
+
+    tournament: str
+    name: str
+    numbers_drawn: bool
+    rounds: list[RoundPairings]
+
+
+def entrant(player: Player, number: int) -> Entrant:
     rating = player.rating
     return {
         "player": player.id,
@@ -33,13 +91,13 @@ def entrant(player: Player, number: int) -> dict[str, Any]:
     }
 
 
-def _status(tournament: Tournament, game_id: str, game: Game | None) -> str:
+def _status(tournament: Tournament, game_id: str, game: Game | None) -> BoardStatus:
     if game is not None:
-        return str(game.status)
+        return game.status.value
     try:
         tournament.check_can_start(game_id)
     except RuleViolation:
-        return NOT_PLAYED
+        return "not_played"
     return "not_started"
 
 
@@ -48,10 +106,10 @@ def pairings(
     game_of: Callable[[str], Game | None],
     dates: Mapping[int, str],
     only_round: int | None = None,
-) -> dict[str, Any]:
+) -> Pairings:
     """Every round's boards (or only ``only_round``'s); see the module docstring."""
     numbers = tournament.numbers
-    out: dict[str, Any] = {
+    out: Pairings = {
         "tournament": tournament.id,
         "name": tournament.name,
         "numbers_drawn": numbers is not None,
@@ -61,7 +119,7 @@ def pairings(
         return out
     by_number = {n: p for p in tournament.players if (n := numbers.get(p.id)) is not None}
     size = len(tournament.players)
-    rounds: dict[int, dict[str, Any]] = {}
+    rounds: dict[int, RoundPairings] = {}
     for pairing in tournament.schedule():
         if only_round is not None and pairing.round != only_round:
             continue

@@ -1,29 +1,10 @@
 """The one PGN writer: ``candidates pgn``, ``candidates event-pgn`` and the gateway's live PGN.
 
-Each game is written in the PGN export format with the tags federations and
-broadcast platforms read:
-
-- the Seven Tag Roster: ``Event``, ``Site`` (the tournament's, ``Tournament.pgn_site``),
-  ``Date``, ``Round`` (the round number alone; a playoff game's stage before
-  it, ``rapid 1``), ``White``, ``Black``, ``Result`` (``*`` while in progress);
-- ``Board``; ``WhiteTitle``/``BlackTitle``, ``WhiteElo``/``BlackElo``,
-  ``WhiteFideId``/``BlackFideId``, ``WhiteFed``/``BlackFed`` where known;
-  ``EventDate``, ``TimeControl``, ``Termination`` (the standard's words, once
-  the game is over), ``PlyCount``;
-- after every move whose clock is known, the mover's remaining time as
-  ``[%clk h:mm:ss]`` (written by python-chess, ``GameNode.set_clock``);
-- after every move whose position an engine evaluated, ``[%eval 0.35]`` or
-  ``[%eval #-3]`` (White's view, ``GameNode.set_eval``), when the caller gives
-  the evaluations (``projections.evaluation``; docs/analysis.md);
-- ``ECO`` and ``Opening`` when the caller names the opening (a tag already set
-  keeps its value);
-- the arbiters' record as comments at the ply it happened after (claims,
-  rulings, illegal moves, clock penalties: ``projections.pgn_comments``); a
-  comment before the first move is the game's opening comment.
-
-Pure: the adapters give the games, their clocks and their comments. All
-durations are integer milliseconds.
-"""
+Each game in the PGN export format with the tags federations and broadcast platforms
+read, ``[%clk]`` after every move whose clock is known, ``[%eval]`` where an engine
+evaluated the position, the opening when named, and the arbiters' record as comments
+at the ply it happened after (``projections.pgn_comments``). Pure: the adapters give
+the games, clocks and comments. The tags are listed in docs/protocol.md."""
 
 from __future__ import annotations
 

@@ -1,22 +1,9 @@
 """The arbiters' record of a game as PGN comments, each at the ply it happened after.
 
-``ply_comments(events)`` folds a game's stream: a move sets the ply, and every
-event that has a describer in ``DESCRIBERS`` (by event type name) adds a
-comment at the current ply (or at the ``ply`` the event names itself: a claim
-or an illegal move is recorded with the moves played when it was made). A new
-kind of record (a correction, an incident) gets its comment by adding a
-describer, ``(event, names) -> str | None``:
-``DESCRIBERS["IncidentRecorded"] = describe_incident``. The arbiter's
-corrections (``correct_moves``, ``correct_result``: Laws 2009 7.4 a) are
-written so, naming the arbiter, the instant, what was replaced and the reason.
-
-Comments are sentences a reader of the game understands, with the players' and
-arbiters' names (``projections.names``): "Svidler (White) claims a draw by threefold
-repetition (claim 1; verified)." "Chief Arbiter Geurt Gijssen rejected Svidler's claim
-1." Never the engine's ids or codes. A result that gives each player his own score
-(Laws 2009 12.3 b: 0 - 1/2; a double default 0 - 0) says what each scored, beside the
-nearest legal PGN ``Result``.
-"""
+``ply_comments`` folds a game's stream; each event type with a describer in
+``DESCRIBERS`` adds a sentence a reader of the game understands, with the players'
+and arbiters' names (``projections.names``), never the engine's ids or codes. A new
+kind of record gets its comment by adding a describer."""
 
 from __future__ import annotations
 

@@ -1,31 +1,37 @@
 """Prize money (3.8.1, 3.8.2), from the final order of the round robin.
 
-3.8.1: the minimum prize table in euros (1st 95,000 ... 8th 17,000; total
-420,000). "All prize money will be divided equally where players have the
-same score in the tournament (after 14 rounds)": players level on points
-share equally the sum of the prizes for the places they occupy, whatever the
-tie-breaks and playoffs say (those decide the title and qualification, not
-the money).
-
-3.8.2: "If less than 8 players participate or a player withdraws after he has
-signed his contract or after the start of the tournament, he shall receive no
-prize money and the said amount remains with FIDE." A player withdrawn with
-his remaining games lost by default still occupies his place in the table;
-his prize or share remains with FIDE. A player whose results were annulled
-(under 50% played) is out of the table: the others take places 1.. and the
-prizes of places nobody occupies remain with FIDE, as with fewer players.
-
-Amounts are exact fractions of a euro internally; ``eur`` on the wire is an
-integer when whole, else a number rounded to the cent.
-"""
+Players level on points share equally the prizes of the places they occupy, whatever
+the tie-breaks and playoffs say (those decide the title, not the money); a withdrawn
+player receives nothing and his amount remains with FIDE. Exact fractions of a euro
+internally, ``eur`` on the wire rounded to the cent (docs/tournament.md, "Prizes")."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TypedDict
 
 from engine.rules import PRIZES_2012_EUR
+from projections.shapes import Number
+
+
+class Prize(TypedDict):
+    player: str
+    eur: Number
+
+
+class PrizeFund(TypedDict):
+    """The fund and what remains with FIDE (3.8.2)."""
+
+    fund_eur: Number
+    retained_by_fide_eur: Number
+
+
+class PrizesObject(PrizeFund):
+    """Each player's prize in final order, the fund and what remains with FIDE."""
+
+    prizes: list[Prize]
+
 
 __all__ = ["PRIZES_2012_EUR", "euros", "prize_shares", "prizes_object"]
 
@@ -70,7 +76,7 @@ def prizes_object(
     points: Mapping[str, Fraction],
     withdrawn: Iterable[str] = (),
     table: Sequence[int] = PRIZES_2012_EUR,
-) -> dict[str, Any]:
+) -> PrizesObject:
     """``{prizes: [{player, eur}], fund_eur, retained_by_fide_eur}`` in final order."""
     shares, retained = prize_shares(order, points, withdrawn, table)
     return {

@@ -1,36 +1,11 @@
 """Every way the remaining games can end, scored through the event's own tie-break chain.
 
-From the results so far (or as they stood after round N), the games still to
-play are the round-robin pairings (3.1) without a counted result. Each
-combination of their results (1-0, 1/2-1/2, 0-1) is a *scenario*; each is
-scored as the standings would score the finished event:
-
-- points (3.6.1), then the profile's chain over the whole tied group in order
-  (2012: 3.7 a, b, c; no restart at (a) for a sub-group), by
-  ``engine.standings.tiebreaks.rank``, the same code the standings use;
-- a withdrawn player still level after the criteria is placed behind the
-  others (3.1: he cannot play tie-break games, ``withdrawn_behind``);
-- players still level for first place play the tie-break games of
-  3.7.1-3.7.3: the scenario names them (``playoff``) and has no winner.
-  Under a profile that sends a tie for first straight to tie-break games
-  (2022, 2024) every tie on points for first is a playoff.
-
-Which games are varied: all the remaining games when they are no more than two
-rounds' worth (``2 * boards``: 8 games, 3^8 = 6,561 combinations, for 8
-players): *every combination*. With more left, a seeded sample of
-``SAMPLE_SIZE`` combinations, each drawn uniformly (the seed and size are stated
-with the result). A game lost by default after a withdrawal (3.1, 50% or more
-played) is never varied: it is decided by the withdrawal, not by play; the
-games of a player whose results are annulled (3.1, under 50%) are never played.
-
-What is fixed is counted once: the tally of the games so far
-(``engine.standings.tiebreaks.Tally``); each scenario adds its few games to it.
-A scenario whose first place is alone on points is decided there (the first
-step of the same chain) without ranking the rest; only ties go through
-``rank``. A result that arrives for a varied game keeps the scenarios that
-agree with it (``ScenarioTable.follow``): nothing is scored again (a sample is
-drawn again instead, with the same seed: narrowed, it would thin out).
-"""
+The games still to play, each won, drawn or lost, make the scenarios; each is scored
+as the standings would score the finished event (``engine.standings.tiebreaks.rank``,
+the same code), a tie for first naming its playoff. Up to two rounds' worth every
+combination is scored, else a seeded sample; games decided by a withdrawal are never
+varied. What is fixed is counted once, and a new result narrows the table without
+scoring again (docs/needs.md)."""
 
 from __future__ import annotations
 

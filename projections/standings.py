@@ -1,54 +1,19 @@
 """The standings object of the contract, after any round (3.6.1, 3.7, 3.7.1-3.7.4, 3.8).
 
-``{tournament, after_round, rows: [{rank, player, points, games, wins, h2h,
-sb}], winner: {player, decided_by} | null, playoff: {needed, stage, players,
-games}, prizes: [{player, eur}]}`` plus, additively: ``final`` (every round
-finished), ``rounds``, ``leader`` (the same shape as ``winner`` while the
-event runs), ``playoffs`` (every playoff started, any place), ``shared_places``
-(ties no criterion or playoff has resolved), ``withdrawn`` and, per row,
-``name`` and ``withdrawn``, and, once the arbiters' rulings changed anything,
-``notes`` (``[{player, article, note}]``: Laws 2009 13.4 e points taken, 13.4 g
-expulsions, 3.3.4 rulings on a withdrawal's reason, which also appear as
-``reason_satisfactory`` on the ``withdrawn`` entry).
-
-How it is computed (the interpretations are in ``engine.standings.tiebreaks``):
-
-- Only round-robin games count (stage ``tournament``); a withdrawal under 50%
-  drops that player and his games from the round it took effect; a game lost
-  by default counts as a win for the opponent.
-- Rows are ordered by points, then 3.7 a, b, c over each whole points group
-  (no restart at (a)); once every round is over, the playoffs refine the
-  order of their groups (3.7.3: the winner first, the loser of the final
-  second, the others by how late they were eliminated).
-- Points taken by the arbiters (13.4 e, ``points_reduced``) lower the player's
-  points from the round of the incident on; the tie-breaks are those of the
-  games as played.
-- ``rank`` is shared by players still level (1 + the number of players ahead).
-- ``h2h`` is the player's score in the games among his points group (null
-  when he is alone on his points); ``sb`` is Sonneborn-Berger.
-- ``tiebreaks`` names the chain that ordered the rows: the rules profile, its criteria
-  after points in order (``h2h``, ``wins``, ``sb``), whether first place goes to
-  tie-break games at once (2022, 2024) or to the criteria first (2012-2018), and the
-  regulation it comes from.
-- ``winner`` is set once the round robin is complete: ``decided_by`` names
-  the first criterion on which first place stands ahead of second (``points``,
-  ``h2h``, ``wins``, ``sb``) or ``playoff``; null while a tie for first
-  remains.
-- ``playoff`` says what first place needs next: ``needed`` with the stage
-  (``rapid`` to start, then ``blitz``, ``sudden_death``), the players still in
-  contention and the games of the stage (with ``action`` and ``pending``).
-- ``prizes`` are given once the round robin is complete (3.8.1: shared by
-  points after the last round).
-
-Points and tie-break values are fractions internally; on the wire they are
-numbers (an integer when whole: 8.5, 9, 51.25).
-"""
+Points of the round-robin games, the rows ordered by the profile's tie-break chain
+over each whole points group and, once every round is over, by the playoffs; the
+winner, what a playoff needs next, the prizes, and the arbiters' rulings that changed
+anything (``notes``). Ranks are shared by players still level; fractions internally,
+numbers on the wire. The object and how it is computed are in docs/tournament.md,
+"Standings"; the interpretations in ``engine.standings.tiebreaks``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Literal, NotRequired, TypedDict, overload
+
+from msgspec import Meta
 
 from engine.arbiter.incident_book import IncidentBook
 from engine.game.state import FINISHED, Game
@@ -65,10 +30,148 @@ from engine.standings.tiebreaks import (
 )
 from engine.termination import Termination
 from engine.tournament.playoff import DECIDED, RAPID, START_STAGE, Progress, refine
-from engine.tournament.tournament import Tournament
-from projections.prizes import prizes_object
+from engine.tournament.tournament import Tournament, Withdrawal
+from projections.prizes import Prize, PrizeFund, prizes_object
+from projections.shapes import Count, Number, Ordinal
+
+DecidedBy = Literal["points", "h2h", "wins", "sb", "koya", "withdrawal", "playoff"]
 
 
+class StandingsRow(TypedDict):
+    """One player's line: rank, points, games, wins and tie-break scores (3.7)."""
+
+    rank: Ordinal
+    player: str
+    name: str
+    points: Number
+    games: int
+    wins: int
+    h2h: Number | None
+    sb: Number | None
+    koya: NotRequired[Number | None]
+    withdrawn: str | None
+
+
+class FirstPlace(TypedDict):
+    """First place and the criterion that put him there."""
+
+    player: str
+    decided_by: str | None
+
+
+class Playoff(TypedDict):
+    """What a place needs next: the stage, the players in contention, its games."""
+
+    needed: bool
+    place: NotRequired[int]
+    stage: str | None
+    series: NotRequired[int]
+    action: NotRequired[str]
+    players: list[str]
+    games: list[str]
+    pending: NotRequired[list[str]]
+
+
+class TiebreakChain(TypedDict):
+    """The chain that ordered the rows: the rules profile, its criteria, who decides first
+    place, and the regulation it comes from."""
+
+    rules: str
+    criteria: list[str]
+    first_place: Literal["organiser", "tie-break games", "criteria"]
+    source: str
+
+
+class SharedPlaces(TypedDict):
+    places: list[int]
+    players: list[str]
+
+
+class WithdrawnEntry(TypedDict):
+    """A withdrawal (3.1) and, once ruled, whether its reason was satisfactory (3.3.4)."""
+
+    player: str
+    rule: str
+    games_completed: int
+    games_total: int
+    effective_round: int
+    annulled: bool
+    reason_satisfactory: NotRequired[bool]
+
+
+class Note(TypedDict):
+    """What an arbiter's ruling changed in the table, with its article."""
+
+    player: str
+    article: str
+    note: str
+
+
+class Standings(TypedDict):
+    """The standings after a round: points, tie-breaks (3.7), winner or leader, playoffs,
+    prizes (`candidates standings --format json`)."""
+
+    tournament: str
+    after_round: Count
+    rounds: Count
+    final: bool
+    rows: list[StandingsRow]
+    winner: FirstPlace | None
+    tiebreaks: TiebreakChain
+    format: str
+    leader: FirstPlace | None
+    playoff: Playoff
+    playoffs: list[Playoff]
+    shared_places: list[SharedPlaces]
+    prizes: list[Prize]
+    prize_fund: PrizeFund | None
+    withdrawn: list[WithdrawnEntry]
+    first_place_level: NotRequired[
+        Annotated[
+            list[str],
+            Meta(description="the players level on points for first place (organiser's call)"),
+        ]
+    ]
+    notes: NotRequired[list[Note]]
+
+
+class CrosstableCell(TypedDict):
+    """One game against one opponent."""
+
+    round: int
+    game: str
+    colour: Literal["white", "black"]
+    score: str
+    default: bool
+    annulled: bool
+
+
+class CrosstableLine(TypedDict):
+    """One player's results, against each opponent in round order."""
+
+    rank: int | None
+    number: int | None
+    player: str
+    name: str
+    federation: str
+    rating: Number
+    points: Number | None
+    results: dict[str, list[CrosstableCell]]
+
+
+class Crosstable(TypedDict):
+    """Every result against every opponent, players in drawn-number order until there are
+    results, then by rank (`candidates crosstable --format json`)."""
+
+    tournament: str
+    after_round: int
+    players: list[CrosstableLine]
+
+
+@overload
+def number(value: Fraction) -> int | float: ...
+@overload
+def number(value: Fraction | None) -> int | float | None: ...
 def number(value: Fraction | None) -> int | float | None:
     """A fraction on the wire: int when whole, else float (8.5)."""
     if value is None:
@@ -76,7 +179,7 @@ def number(value: Fraction | None) -> int | float | None:
     return int(value) if value.denominator == 1 else float(value)
 
 
-def playoff_summary(prog: Progress) -> dict[str, Any]:
+def playoff_summary(prog: Progress) -> Playoff:
     """The contract's ``playoff`` object for one playoff's progress."""
     return {
         "needed": prog.action != DECIDED,
@@ -90,10 +193,10 @@ def playoff_summary(prog: Progress) -> dict[str, Any]:
     }
 
 
-NO_PLAYOFF: dict[str, Any] = {"needed": False, "stage": None, "players": [], "games": []}
+NO_PLAYOFF: Playoff = {"needed": False, "stage": None, "players": [], "games": []}
 
 
-def _decided_by(ranking: Ranking, order: Sequence[tuple[str, ...]]) -> dict[str, Any] | None:
+def _decided_by(ranking: Ranking, order: Sequence[tuple[str, ...]]) -> FirstPlace | None:
     """The first place and the criterion that put him there, or None while tied."""
     if not order or len(order[0]) != 1:
         return None
@@ -126,7 +229,7 @@ def standings(
     after_round: int | None = None,
     prize_table: Sequence[int] | None = None,
     book: IncidentBook | None = None,
-) -> dict[str, Any]:
+) -> Standings:
     """The standings object after ``after_round``; when None, after the latest round
     with a game played (its finished games, and every earlier result). ``book``: the
     incident book, for the points the arbiters took (13.4 e) and the notes."""
@@ -155,27 +258,28 @@ def standings(
         order, progress = refine(tiers, tournament.playoffs, playoff_results(tournament, all_games))
     names = {p.id: p.name for p in tournament.players}
     withdrawn = {w.player: w.rule for w in tournament.withdrawals}
-    rows: list[dict[str, Any]] = []
+    rows: list[StandingsRow] = []
     for tier in order:
         rank_no = len(rows) + 1
         for player in tier:
             line = ranking.lines[player]
-            rows.append(
-                {
-                    "rank": rank_no,
-                    "player": player,
-                    "name": names.get(player, player),
-                    "points": number(line.points),
-                    "games": line.games,
-                    "wins": line.wins,
-                    "h2h": number(ranking.h2h[player]),
-                    "sb": number(line.sb),
-                    **({"koya": number(line.koya)} if "koya" in rules.tiebreaks else {}),
-                    "withdrawn": withdrawn.get(player),
-                }
-            )
+            row: StandingsRow = {
+                "rank": rank_no,
+                "player": player,
+                "name": names.get(player, player),
+                "points": number(line.points),
+                "games": line.games,
+                "wins": line.wins,
+                "h2h": number(ranking.h2h[player]),
+                "sb": number(line.sb),
+                "koya": number(line.koya),
+                "withdrawn": withdrawn.get(player),
+            }
+            if "koya" not in rules.tiebreaks:
+                del row["koya"]
+            rows.append(row)
     leader = _decided_by(ranking, order) if scored else None
-    playoff: dict[str, Any] = dict(NO_PLAYOFF)
+    playoff: Playoff = {**NO_PLAYOFF}
     level_first = _level_on_points_for_first(ranking, order)
     if by_organiser:
         pass  # a playoff, if any, is the organiser's (FIDE Tie-Break Regulations 3.1)
@@ -194,8 +298,8 @@ def standings(
             }
         else:
             playoff = playoff_summary(prog)
-    prizes: list[dict[str, Any]] = []
-    prize_detail: dict[str, Any] | None = None
+    prizes: list[Prize] = []
+    fund: PrizeFund | None = None
     if prize_table is None:
         prize_table = rules.prize_table_eur
     if final and prize_table is not None:
@@ -203,13 +307,17 @@ def standings(
         points = {p: ranking.lines[p].points for p in flat}
         prize_detail = prizes_object(flat, points, withdrawn, prize_table)
         prizes = prize_detail["prizes"]
-    shared = []
+        fund = {
+            "fund_eur": prize_detail["fund_eur"],
+            "retained_by_fide_eur": prize_detail["retained_by_fide_eur"],
+        }
+    shared: list[SharedPlaces] = []
     start = 1
     for tier in order:
         if len(tier) > 1:
             shared.append({"places": [start, start + len(tier) - 1], "players": list(tier)})
         start += len(tier)
-    table: dict[str, Any] = {
+    table: Standings = {
         "tournament": tournament.id,
         "after_round": shown_round,
         "rounds": tournament.rounds,
@@ -232,19 +340,9 @@ def standings(
         "playoffs": [playoff_summary(p) for p in progress.values()],
         "shared_places": shared,
         "prizes": prizes,
-        "prize_fund": None
-        if prize_detail is None
-        else {k: v for k, v in prize_detail.items() if k != "prizes"},
+        "prize_fund": fund,
         "withdrawn": [
-            {
-                "player": w.player,
-                "rule": w.rule,
-                "games_completed": w.games_completed,
-                "games_total": w.games_total,
-                "effective_round": w.effective_round,
-                "annulled": w.rule == ANNULLED and w.player not in players,
-                **_reason_satisfactory(book, w.player),
-            }
+            _withdrawn_entry(w, w.rule == ANNULLED and w.player not in players, book)
             for w in tournament.withdrawals
         ],
     }
@@ -257,19 +355,28 @@ def standings(
     return table
 
 
-def _reason_satisfactory(book: IncidentBook | None, player: str) -> dict[str, bool]:
-    """3.3.4: ``{"reason_satisfactory": bool}`` once the Chief Arbiter has ruled."""
-    ruling = book.reason_ruling(player) if book is not None else None
-    return {} if ruling is None else {"reason_satisfactory": ruling.satisfactory}
+def _withdrawn_entry(w: Withdrawal, annulled: bool, book: IncidentBook | None) -> WithdrawnEntry:
+    """A withdrawal as the table lists it; 3.3.4: ``reason_satisfactory`` once the Chief
+    Arbiter has ruled on its reason."""
+    entry: WithdrawnEntry = {
+        "player": w.player,
+        "rule": w.rule,
+        "games_completed": w.games_completed,
+        "games_total": w.games_total,
+        "effective_round": w.effective_round,
+        "annulled": annulled,
+    }
+    ruling = book.reason_ruling(w.player) if book is not None else None
+    if ruling is not None:
+        entry["reason_satisfactory"] = ruling.satisfactory
+    return entry
 
 
-def notes(
-    tournament: Tournament, book: IncidentBook | None, shown_round: int
-) -> list[dict[str, Any]]:
+def notes(tournament: Tournament, book: IncidentBook | None, shown_round: int) -> list[Note]:
     """What the arbiters' rulings changed in the table, with the article of each."""
     if book is None:
         return []
-    out: list[dict[str, Any]] = []
+    out: list[Note] = []
     for r in book.reductions:
         if r.round is None or r.round <= shown_round:
             where = f" in round {r.round}" if r.round is not None else ""
@@ -314,7 +421,7 @@ def crosstable(
     games: Iterable[Game],
     after_round: int | None = None,
     book: IncidentBook | None = None,
-) -> dict[str, Any]:
+) -> Crosstable:
     """Each player's results against each opponent, in standings order; before the first
     result, in the order of the drawn numbers (3.4.1), as the table is posted.
 
@@ -329,17 +436,18 @@ def crosstable(
     players = {p.id: p for p in tournament.players}
     order = [r["player"] for r in table["rows"]]
     order += [p.id for p in tournament.players if p.id not in order]
-    cells: dict[str, dict[str, list[dict[str, Any]]]] = {p: {} for p in order}
+    cells: dict[str, dict[str, list[CrosstableCell]]] = {p: {} for p in order}
     for g in sorted(all_games, key=lambda x: (x.round, x.game_id)):
         if g.stage != "tournament" or g.status != FINISHED or g.white not in players:
             continue
         if g.black not in players or (after_round is not None and g.round > after_round):
             continue
         points = game_points(g.result, g.scores) or (Fraction(0), Fraction(0))
-        for me, opp, colour, score in (
+        sides: tuple[tuple[str, str, Literal["white", "black"], str], ...] = (
             (g.white, g.black, "white", score_text(points[0])),
             (g.black, g.white, "black", score_text(points[1])),
-        ):
+        )
+        for me, opp, colour, score in sides:
             cells[me].setdefault(opp, []).append(
                 {
                     "round": g.round,
@@ -358,13 +466,13 @@ def crosstable(
         "after_round": table["after_round"],
         "players": [
             {
-                "rank": by_player.get(p, {}).get("rank"),
+                "rank": by_player[p]["rank"] if p in by_player else None,
                 "number": numbers.get(p),
                 "player": p,
                 "name": players[p].name,
                 "federation": players[p].federation,
                 "rating": players[p].rating,
-                "points": by_player.get(p, {}).get("points"),
+                "points": by_player[p]["points"] if p in by_player else None,
                 "results": cells[p],
             }
             for p in order

@@ -13,13 +13,35 @@ events.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TypedDict
 
 from engine.clock.time_control import TimeControl
 from engine.events import Event, GameStarted, MovePlayed, MovesCorrected
 from engine.game import state as games
 from engine.game.state import Game, mover
+from engine.side import Side
 from engine.timefmt import format_instant
+from projections.shapes import Ordinal
+
+
+class MoveTime(TypedDict):
+    """One move: the mover, the move, its instant, the time spent and the clock left."""
+
+    ply: Ordinal
+    side: Side
+    san: str
+    at: str | None
+    spent_ms: int | None
+    left_ms: int | None
+
+
+class TimeUse(TypedDict):
+    """Per move, the time the mover spent and the clock left; the move numbers that end
+    a period."""
+
+    controls_at_moves: list[int]
+    moves: list[MoveTime]
+
 
 MAX_CONTROLS = 4
 """At most this many controls are listed (a control that repeats every 40 moves)."""
@@ -43,10 +65,10 @@ def controls_at_moves(control: TimeControl | None, moves: int) -> list[int]:
     return found
 
 
-def time_use(events: Iterable[Event]) -> dict[str, Any]:
+def time_use(events: Iterable[Event]) -> TimeUse:
     """``{controls_at_moves, moves: [{ply, side, san, at, spent_ms, left_ms}]}``."""
     state: Game | None = None
-    rows: list[dict[str, Any]] = []
+    rows: list[MoveTime] = []
     instants: list[int] = []  # instants[i]: when the position after i plies arose
     for event in events:
         state = games.evolve(state, event)
@@ -63,7 +85,7 @@ def time_use(events: Iterable[Event]) -> dict[str, Any]:
             rows.append(
                 {
                     "ply": event.ply,
-                    "side": str(side),
+                    "side": side,
                     "san": event.san,
                     "at": format_instant(event.at_ms) if event.at_ms else None,
                     "spent_ms": (

@@ -1,27 +1,11 @@
 """The FIDE Tournament Report File (TRF16), written and read back.
 
-Rating officers take an event's results as a TRF: fixed columns, one line per
-record, the record's kind in columns 1-3. Written here:
-
-- tournament records ``012`` name, ``022`` city, ``032`` federation, ``042``
-  and ``052`` dates of start and end (``YYYY/MM/DD``), ``062`` players,
-  ``072`` rated players, ``092`` type, ``102`` Chief Arbiter, ``112`` one line
-  per Deputy, ``122`` time control, ``132`` the date of each round
-  (``YY/MM/DD`` from column 92 for round 1, 102 for round 2 ...);
-- one ``001`` record per player, by drawn number (by rating when the lots are not
-  known, with a ``###`` comment saying so) (``PLAYER_COLUMNS``: number
-  5-8, sex 10, title 11-13, name 15-47, rating 49-52, federation 54-56, FIDE
-  id 58-68, birth date 70-79, points 81-84, rank 86-89), then per round ten
-  columns from 92: the opponent's number (92-95), the colour (97: ``w``,
-  ``b``, ``-``) and the result (99).
-
-Results: ``1`` ``=`` ``0`` for played games; ``+`` / ``-`` for a game won or
-lost by default (forfeit: 3.1, 3.3.3, Laws 2009 6.6 a); ``0000 - Z`` for a round without a
-game (a bye, a game a withdrawal cancelled); a paired game not finished keeps
-its opponent and colour with a blank result. Points and rank are the
-standings' (3.7: a withdrawal's annulled games do not count, 3.1), so a rating
-officer sees every game played and the table as the arbiters ruled it.
-"""
+Rating officers take an event's results as a TRF: fixed columns, one line per record.
+Written here: the tournament records, one ``001`` record per player with his games
+round by round (forfeits as ``+``/``-``, rounds without a game as ``0000 - Z``), and
+points and rank as the standings ruled them, so a rating officer sees every game
+played and the table as the arbiters ruled it. The columns are in docs/tournament.md,
+"The FIDE rating report (TRF16)"."""
 
 from __future__ import annotations
 

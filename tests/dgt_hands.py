@@ -7,6 +7,7 @@ from typing import Any
 import chess
 
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import PIECE_CODES
 from adapters.dgt.clocksides import ClockSides
 from adapters.dgt.observations import Observation
 from adapters.dgt.reconstruct import MoveReconstructor
@@ -68,7 +69,7 @@ class Hands:
 
     def _report(self, square: chess.Square) -> None:
         piece = self.physical.piece_at(square)
-        code = p.PIECE_CODES[piece.symbol()] if piece else 0
+        code = PIECE_CODES[piece.symbol()] if piece else 0
         self.session.receive_data(p.encode_field_update(self._field(square), code), self.t)
         self._collect()
 

@@ -58,10 +58,12 @@ TOP_LEVEL_MODULES = {"__init__.py"}
 """The only modules directly under adapters/ (everything else lives in a room)."""
 MAX_LINES = 650
 """About 600 lines: a file holds one concept a reader can keep in mind."""
+SIZED_FOLDERS = ("engine", "adapters", "tools", "deploy")
+"""Where ``MAX_LINES`` holds: the engine's chapters as much as the adapters' rooms."""
 LONG_FILES = {
-    "tools/schema_tables.py": "declarative tables: the JSON Schemas of every query and frame",
+    "engine/events.py": "declarative tables: every event class and its fields, field by field",
 }
-"""Files allowed over ``MAX_LINES`` for now, each with the reason."""
+"""Declarative tables allowed over ``MAX_LINES``, each by name with the reason."""
 LAYER_RANK = {"engine": 0, "projections": 1, "adapters": 2}
 
 
@@ -240,13 +242,22 @@ def project_imports_any(tree: ast.Module) -> list[tuple[ast.stmt, str]]:
 
 def test_no_file_over_about_600_lines() -> None:
     long = {}
-    for folder in ("adapters", "tools", "deploy"):
+    for folder in SIZED_FOLDERS:
         for path in sorted((ROOT / folder).rglob("*.py")):
             where = path.relative_to(ROOT).as_posix()
             lines = len(path.read_text(encoding="utf-8").splitlines())
             if lines > MAX_LINES and where not in LONG_FILES:
                 long[where] = lines
     assert long == {}, f"files over {MAX_LINES} lines: {long}"
+
+
+def test_every_file_exempt_from_the_size_rule_exists_and_needs_it() -> None:
+    """An exemption names a file that is there, in a folder the rule holds, and over the
+    limit: one split below it, or gone, takes its exemption with it."""
+    for where in LONG_FILES:
+        path = ROOT / where
+        assert where.split("/")[0] in SIZED_FOLDERS and path.exists(), where
+        assert len(path.read_text(encoding="utf-8").splitlines()) > MAX_LINES, where
 
 
 def store_imports() -> dict[str, set[str]]:

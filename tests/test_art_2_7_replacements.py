@@ -7,12 +7,10 @@ from datetime import date
 import pytest
 
 from engine.errors import MalformedCommand
-from engine.qualification.qualification import (
-    UndecidedTie,
-    months_before,
-    parse_qualification,
-    qualify,
-)
+from engine.qualification.inputs import parse_qualification
+from engine.qualification.qualification import qualify
+from engine.qualification.ranking import UndecidedTie
+from engine.qualification.withdrawals import months_before
 from tests.qualification_helpers import TEN_RATED, qualification_file, rated
 
 START = "2012-10-20"

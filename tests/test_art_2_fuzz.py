@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from engine.errors import CommandRefused
 from engine.qualification.bidding import check_bid
-from engine.qualification.qualification import parse_qualification, qualify
+from engine.qualification.inputs import parse_qualification
+from engine.qualification.qualification import qualify
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 

@@ -11,12 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import MalformedCommand
-from engine.qualification.qualification import (
-    UndecidedTie,
-    average_rating,
-    parse_qualification,
-    qualify,
-)
+from engine.qualification.averages import average_rating
+from engine.qualification.inputs import parse_qualification
+from engine.qualification.qualification import qualify
+from engine.qualification.ranking import UndecidedTie
 from tests.qualification_helpers import TEN_RATED, qualification_file, rated
 
 

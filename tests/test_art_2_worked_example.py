@@ -12,12 +12,10 @@ from decimal import Decimal
 from pathlib import Path
 
 from adapters.cli import main
+from adapters.formats.founding_file import qualified_field_command
 from adapters.store import Store
-from engine.qualification.qualification import (
-    create_tournament_command,
-    parse_qualification,
-    qualify,
-)
+from engine.qualification.inputs import parse_qualification
+from engine.qualification.qualification import qualify
 from tests.helpers import PLAYERS_2013
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
@@ -84,7 +82,7 @@ class TestWorkedExample2013:
 
     def test_the_tournament_carries_the_averages_fractional_ones_too(self, store: Store):
         inp, result = load()
-        cmd = create_tournament_command(
+        cmd = qualified_field_command(
             inp, result, tournament="london-2013", name="Candidates 2013", start_date="2013-03-13"
         )
         answer = store.handle(cmd)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import chess
 import pytest
 
-from engine.clock.regulation import Clock, can_checkmate, flag_fall_result
+from engine.checkmate import can_checkmate
+from engine.clock.regulation import Clock, flag_fall_result
 from engine.clock.time_control import (
     BLITZ_3_7_2,
     CLASSICAL_3_5_1,

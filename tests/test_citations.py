@@ -71,6 +71,8 @@ def laws_2009() -> dict[str, str]:
             current = []
         for art in current:  # a bullet's continuation lines belong to its articles
             table[art] = table.get(art, "") + " " + line.strip()
+        # a heading of two articles at once ("**6.4 / 6.5**") names both
+        line = re.sub(r"\*\*(\d+\.\d+) / (\d+\.\d+)\*\*", r"**\1** **\2**", line)
         for number, letters in re.findall(r"\*\*(\d+(?:\.\d+)?)\s?([a-g](?:-[a-g])?)?", line):
             current = [number]
             if letters:

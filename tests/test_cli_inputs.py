@@ -31,7 +31,7 @@ READERS = {
     "qualify": ["qualify", "{}"],
     "bid-check": ["bid-check", "{}"],
     "replay": ["replay", "{}", "--into", "{tmp}/replayed.sqlite"],
-    "serve": ["serve", "--port", "0", "--public-delay", "0", "--tokens", "{}"],
+    "serve": ["serve", "--port", "0", "--public-delay-s", "0", "--tokens", "{}"],
 }
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
-from adapters.dgt.feed import StoreSink
+from adapters.dgt.feed import StoreSink, raw_of
 from adapters.store import Store
 from engine.commands import REGISTRY
 from engine.events import board_stream
+from engine.game.moves import PlayMove
 from engine.timefmt import format_instant, parse_instant
 from tests.dgt_hands import Hands
 
@@ -48,14 +49,9 @@ class TestMovesIntoTheStore:
         assert game is not None and game.moves == ("d2d4", "g8f6")
         played = [e for e in store.cache.stream("game/1.1") if e.kind == "MovePlayed"]
         assert [e.by for e in played] == ["dgt:31337", "dgt:31337"]
-        assert sink.commands_sent[0] == {
-            "cmd": "play_move",
-            "game": "1.1",
-            "move": "d2d4",
-            "at": sink.commands_sent[0]["at"],
-            "by": "dgt:31337",
-            "ply": 1,
-        }
+        sent = sink.commands_sent[0]
+        assert isinstance(sent, PlayMove)
+        assert sent == PlayMove(game="1.1", move="d2d4", at_ms=sent.at_ms, by="dgt:31337", ply=1)
 
     def test_a_provisional_move_waits_and_only_the_corrected_one_is_stored(
         self, sqlite_store: Store
@@ -101,6 +97,29 @@ class TestMovesIntoTheStore:
         assert sqlite_store.reads.game("1.1").moves == ("e2e4", "c7c5")  # type: ignore[union-attr]
         played = [e for e in sqlite_store.cache.stream("game/1.1") if e.kind == "MovePlayed"]
         assert {format_instant(e.at_ms) for e in played} == {late}
+
+    def test_a_finished_game_refuses_the_board_s_moves_and_readings_quietly(
+        self, store: Store
+    ) -> None:
+        """The feed does not ask whether the game is over: the engine refuses (a game not in
+        progress), and the feed takes that refusal as expected: no alert, none kept."""
+        start(store)
+        hands, sink = wired(store, white_side="right")
+        hands.move("e2", "e4").settle().wait(1500)
+        pump(hands, sink)
+        resign = {"cmd": "resign", "game": "1.1", "by": "black", "at": format_instant(hands.t)}
+        assert store.handle(resign)["ok"]
+        hands.wait(100)
+        hands.move("e7", "e5").settle().wait(1500)
+        hands.clock(7_200_000, 7_195_000, "right")
+        pump(hands, sink)
+        game = store.reads.game("1.1")
+        assert game is not None and game.status == "finished" and game.moves == ("e2e4",)
+        # both sent after the resignation, both refused by the engine
+        assert [c.cmd for c in sink.commands_sent] == ["play_move", "play_move", "clock_reading"]
+        assert list(sink.refusals) == []
+        assert store.cache.stream(board_stream("31337")) == []
+        assert sink.level  # nothing the store lacks: the game is over
 
     def test_a_takeback_is_an_alert_and_changes_nothing_in_the_record(self, store: Store) -> None:
         start(store)
@@ -152,18 +171,18 @@ class TestClockReadings:
         hands, sink = wired(sqlite_store, white_side="right")
         hands.clock(7_200_000, 7_195_000, "right")
         pump(hands, sink)
-        assert sink.readings == [
+        readings = [raw_of(r) for r in sink.readings]
+        assert readings == [
             {
                 "cmd": "clock_reading",
                 "game": "1.1",
-                "at": sink.readings[0]["at"],
+                "at": readings[0]["at"],
                 "white_ms": 7_195_000,
                 "black_ms": 7_200_000,
                 "running": "white",
                 "by": "dgt:31337",
                 "command_id": (
-                    f"dgt:31337/1.1/clock/{parse_instant(sink.readings[0]['at'])}"
-                    "/7195000/7200000/white"
+                    f"dgt:31337/1.1/clock/{parse_instant(readings[0]['at'])}/7195000/7200000/white"
                 ),
             }
         ]

@@ -17,7 +17,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import PIECE_CODES
 from adapters.dgt.observations import LineRecovered, MoveConfirmed
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.session import BoardSession
@@ -249,7 +249,7 @@ def test_the_simulated_hands_hold_pieces_and_each_ply_ends_on_the_game_s_placeme
     """The simulator's hands (``Noise.held``): pieces held for seconds, and the board
     shows the game's placement at the end of every ply."""
     sim = BoardSimulator.from_pgn(games()[0], noise=Noise(held=1.0), seed=0)
-    symbols = {code: symbol for symbol, code in p.PIECE_CODES.items()}
+    symbols = {code: symbol for symbol, code in PIECE_CODES.items()}
     board = chess.BaseBoard()
     game = chess.Board()
     moves = iter(sim.moves)

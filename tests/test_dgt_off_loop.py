@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
-from typing import Any
 
 import websockets
 
@@ -20,6 +19,8 @@ from adapters.dgt.simulator import load_game
 from adapters.gateway.server import serve_forever
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
+from engine.commands import Command
+from engine.events import Event
 from engine.timefmt import format_instant
 from tests.dgt_hands import Hands
 from tests.helpers import paired_tournament
@@ -37,13 +38,13 @@ class HeldStore(Store):
         self.gate, self.said = gate, said
         self.entered = threading.Event()
 
-    def handle(self, raw: object) -> dict[str, Any]:
+    def execute(self, raw: object) -> tuple[Command, list[Event]]:
         if not self.entered.is_set():
             self.said.append("store call entered")
             self.entered.set()
             opened = self.gate.wait(GATE_S)
             self.said.append("store call released" if opened else "store call gave up")
-        return super().handle(raw)
+        return super().execute(raw)
 
 
 def test_the_loop_answers_while_a_board_s_store_write_is_held(tmp_path: Path) -> None:

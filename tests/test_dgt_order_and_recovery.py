@@ -18,6 +18,7 @@ import pytest
 
 from adapters.cli.cmd_dgt import reconstruct_lines
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import PIECE_CODES
 from adapters.dgt.feed import StoreSink
 from adapters.dgt.observations import LineRecovered, Observation
 from adapters.dgt.reconstruct import MoveReconstructor
@@ -25,7 +26,7 @@ from adapters.dgt.session import BoardSession
 from adapters.dgt.simulator import BoardSimulator, Noise
 from adapters.store import Store
 from engine.events import board_stream
-from engine.timefmt import format_instant, parse_instant
+from engine.timefmt import format_instant
 from tests.dgt_hands import T0_MS, Hands
 from tests.test_dgt_serial import PGN
 
@@ -182,32 +183,28 @@ class TestRecovery:
         game = sqlite_store.reads.game("1.1")
         assert game is not None and game.moves[ply - 1] != moves[ply - 1]
         [proposal] = sink.proposals
-        assert proposal["cmd"] == "correct_moves"
-        assert proposal["from_ply"] == ply - 1  # the plies kept
-        assert proposal["moves"][0] == moves[ply - 1]
+        assert proposal.cmd == "correct_moves"
+        assert proposal.from_ply == ply - 1  # the plies kept
+        assert proposal.moves[0] == moves[ply - 1]
         alerts = [
-            a
-            for a in sqlite_store.cache.stream(board_stream("31337"))
-            if a.kind == "correction_proposed"
+            a for a in sqlite_store.cache.stream(board_stream("31337")) if a.kind == "correction_proposed"
         ]
         [alert] = alerts
         assert alert.by == "dgt:31337"
         assert "\n" not in alert.message
         assert f"at ply {ply} where" in alert.message
-        assert dict(alert.details)["proposal"]["moves"] == tuple(proposal["moves"])
+        assert dict(alert.details)["proposal"]["moves"] == proposal.moves
         # The arbiter confirms (Laws 7.4 a): the record takes the board's line, keeping
         # what it replaces, and the board's later moves follow.
-        answer = sqlite_store.handle({**proposal, "arbiter": "chief"})
+        answer = sqlite_store.handle({**proposal.body(), "arbiter": "chief"})
         assert answer["ok"], answer
-        sink.sync(parse_instant(proposal["at"]))
+        sink.sync(proposal.at_ms)
         game = sqlite_store.reads.game("1.1")
         assert game is not None and list(game.moves) == moves
         corrected = [e for e in sqlite_store.cache.stream("game/1.1") if e.kind == "MovesCorrected"]
         assert [e.replaced_uci[0] for e in corrected] == [wrong[0].to_json()["uci"]]
         assert not [
-            a
-            for a in sqlite_store.cache.stream(board_stream("31337"))
-            if a.kind == "impossible_position"
+            a for a in sqlite_store.cache.stream(board_stream("31337")) if a.kind == "impossible_position"
         ]
 
     def test_under_the_automatic_policy_an_unpublished_misread_is_corrected_at_once(
@@ -309,7 +306,7 @@ def test_two_games_in_one_raw_capture_are_told_apart_by_the_start_array() -> Non
         if board.piece_at(square) is not None:
             reset += p.encode_field_update(square ^ 56, 0)
     for square, piece in chess.Board().piece_map().items():
-        reset += p.encode_field_update(square ^ 56, p.PIECE_CODES[piece.symbol()])
+        reset += p.encode_field_update(square ^ 56, PIECE_CODES[piece.symbol()])
     # The second game's bytes without its opening serial number and dump.
     rest = b"".join(data for _, data in second.raw_stream(dumps=False)[2:])
     data = first.raw_bytes(dumps=False) + reset + rest

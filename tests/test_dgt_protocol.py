@@ -10,6 +10,7 @@ from __future__ import annotations
 import chess
 
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import PIECE_LETTERS, codes_of, field_square_name, field_to_square
 
 START_DUMP_PAYLOAD = bytes(
     [0x08, 0x09, 0x0A, 0x0C, 0x0B, 0x0A, 0x09, 0x08]  # a8..h8: r n b q k b n r
@@ -35,15 +36,15 @@ class TestFraming:
 
     def test_field_update_field_0_is_a8_and_63_is_h1(self) -> None:
         assert decode(bytes([0x8E, 0x00, 0x05, 0x00, 0x0B])) == [p.FieldUpdate(0, 0x0B)]
-        assert p.field_square_name(0) == "a8"
-        assert p.field_square_name(63) == "h1"
-        assert p.field_square_name(52) == "e2"
-        assert p.field_to_square(52) == chess.E2
+        assert field_square_name(0) == "a8"
+        assert field_square_name(63) == "h1"
+        assert field_square_name(52) == "e2"
+        assert field_to_square(52) == chess.E2
         # A board turned 180 degrees: field i is the game square of field 63 - i.
-        assert p.field_to_square(52, rotated=True) == chess.D7
+        assert field_to_square(52, rotated=True) == chess.D7
 
     def test_piece_codes_put_the_king_before_the_queen(self) -> None:
-        assert [p.PIECE_LETTERS[c] for c in range(1, 13)] == list("PRNBKQprnbkq")
+        assert [PIECE_LETTERS[c] for c in range(1, 13)] == list("PRNBKQprnbkq")
 
     def test_several_messages_in_one_read_and_one_message_over_many_reads(self) -> None:
         stream = (
@@ -210,7 +211,7 @@ class TestDescribe:
             "square": "e4",
             "piece": None,
         }
-        dump = p.BoardDump((*p.codes_of("8/8/8/8/8/8/8/K6k")[:63], 0x0E))
+        dump = p.BoardDump((*codes_of("8/8/8/8/8/8/8/K6k")[:63], 0x0E))
         described = p.describe(dump)
         assert described["board_fen"] == "8/8/8/8/8/8/8/K7"
         assert described["magic"] == [{"square": "h1", "result": "1-0"}]

@@ -17,7 +17,7 @@ import chess
 import pytest
 
 from adapters.dgt.clocksides import ClockSides
-from adapters.dgt.feed import StoreSink
+from adapters.dgt.feed import StoreSink, raw_of
 from adapters.dgt.link import BoardLink, SerialTransport, TcpTransport
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import parse_recording, write_recording
@@ -148,14 +148,14 @@ def check_game(store: Store, sink: StoreSink, sim: BoardSimulator, game: chess.p
     moves = [e for e in store.cache.stream("game/6.3") if e.kind == "MovePlayed"]
     assert {e.by for e in moves} == {"dgt:31337"}
     # Clock readings: White's side inferred (never assumed), every reading mapped right.
-    readings = sink.readings
+    readings = [raw_of(r) for r in sink.readings]
     assert readings, "no clock reading was sent"
     shown = script_readings(sim)
     assert {(c["white_ms"], c["black_ms"]) for c in readings} <= shown
     assert len(readings) >= len(shown) * 0.8
     assert all(c["by"] == "dgt:31337" for c in readings)
     if "clock_reading" in REGISTRY:
-        refused = [r for r in sink.refusals if r["command"]["cmd"] == "clock_reading"]
+        refused = [r for r in sink.refusals if r.command.cmd == "clock_reading"]
         assert not refused, refused[:3]
         recorded = [e for e in store.cache.stream("clock/6.3") if e.kind == "ClockReadingRecorded"]
         assert len(recorded) == len(readings)

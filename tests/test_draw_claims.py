@@ -143,7 +143,12 @@ class TestArt3_9_2_b_NoDrawByAgreement:
     @pytest.mark.parametrize(
         "extra",
         [
-            {"reason": "no mate possible: bishops of one colour", "termination": "dead_position"},
+            {
+                "reason": "no mate possible: the pawns are locked",
+                "termination": "dead_position",
+                # 5.2 b: the engine's search must find the position dead (or not decide it)
+                "fen": "6k1/8/2p1p1p1/1pPpPpPp/pP1P1P1P/P7/8/6K1 w - - 0 1",
+            },
             {"reason": "both stalemated the king", "termination": "stalemate"},
             {"reason": "claim upheld", "termination": "threefold_repetition"},
             {"reason": "a dead position, neither side can mate (Laws 2009 5.2 b)"},
@@ -152,7 +157,9 @@ class TestArt3_9_2_b_NoDrawByAgreement:
     def test_3_9_2_b_a_declared_draw_for_a_reason_of_the_laws_is_recorded(
         self, world: World, extra: dict[str, str]
     ) -> None:
-        started(world)
+        extra = dict(extra)
+        fen = extra.pop("fen", None)
+        started(world, **({"fen": fen} if fen else {}))
         cmd = {
             "cmd": "declare_result",
             "game": "1.1",

@@ -11,7 +11,7 @@ from engine import fields
 from engine.commands import parse_command
 from engine.errors import MalformedCommand
 from engine.qualification.bidding import check_bid
-from engine.qualification.qualification import parse_qualification
+from engine.qualification.inputs import parse_qualification
 from engine.side import Side
 
 

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from adapters.audit import INTEGRITY, RULE, audit_store
-from adapters.store import Store, wall_clock_ms
+from adapters.host.clock import wall_clock_ms
+from adapters.store import Store
 from adapters.store.queries import game_object
 from adapters.watch.flags import FlagWatch
 from engine.timefmt import format_instant, parse_instant

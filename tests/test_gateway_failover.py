@@ -46,7 +46,7 @@ class Gateway:
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "adapters.cli", "--store", store, "serve"),
-                *("--port", "0", "--public-delay", "0", "--flag-check", "0"),
+                *("--port", "0", "--public-delay-s", "0", "--flag-check", "0"),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -84,7 +84,7 @@ def test_an_option_given_wins_over_the_file_and_the_file_over_the_environment(
     path = write_hall(tmp_path)
     monkeypatch.setenv("CANDIDATES_STORE", "elsewhere.sqlite")
     monkeypatch.setenv("CANDIDATES_CONFIG", str(path))
-    args = parsed("serve", "--port", "9200", "--public-delay", "0")
+    args = parsed("serve", "--port", "9200", "--public-delay-s", "0")
     resolve(args)
     assert (args.port, args.public_delay_s, args.store) == (9200, 0, "var/hall.sqlite")
     args = parsed("--store", "mine.sqlite", "serve")

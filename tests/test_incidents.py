@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from adapters.audit import audit_store
 from adapters.store import Store
 from adapters.store.queries import game_object, incidents_object, standings_object
 from tests.helpers import at, ok, paired_tournament, play, refused
@@ -371,3 +372,54 @@ class TestLaws2009_12_8PersistentRefusal:
             incident(kind="persistent_refusal", game=None, penalty="game_lost"),
             "malformed_command",
         )
+
+    def refusal(self, **fields: Any) -> dict[str, Any]:
+        return incident(
+            kind="persistent_refusal",
+            details="refused three times to record his moves after the arbiter's warnings",
+            penalty="game_lost",
+            **fields,
+        )
+
+    def test_12_8_the_arbiter_decides_the_opponents_score_a_half(self, event: Store) -> None:
+        # "The arbiter shall decide the score of the opponent": aronian (White) loses,
+        # carlsen scores 1/2; the nearest PGN result is Black's win.
+        events = ok(event, self.refusal(opponent_score="1/2"))
+        assert types(events) == ["IncidentRecorded", "ResultRecorded"]
+        assert (events[1]["result"], events[1]["scores"]) == ("0-1", "0-1/2")
+        assert (events[0]["result"], events[0]["scores"]) == ("0-1", "0-1/2")
+        assert "the arbiter decided the opponent's score: 1/2" in events[1]["reason"]
+        assert "Laws 2009 12.8" in events[1]["reason"]
+        points = {r["player"]: r["points"] for r in standings_object(event.reads)["rows"]}
+        assert (points["aronian"], points["carlsen"]) == (0, 0.5)
+
+    def test_12_8_the_arbiter_may_give_the_opponent_nothing(self, event: Store) -> None:
+        # Black (carlsen) refuses; the arbiter gives White no point either: 0 - 0.
+        events = ok(event, self.refusal(player="carlsen", opponent_score="0"))
+        assert (events[1]["result"], events[1]["scores"]) == ("0-0", None)
+        assert events[0]["result"] == "0-0"
+        points = {r["player"]: r["points"] for r in standings_object(event.reads)["rows"]}
+        assert (points["aronian"], points["carlsen"]) == (0, 0)
+        assert game_object(event.reads, "1.1")["status"] == "finished"
+        report = audit_store(event)  # the result is the incident's: nothing unexplained
+        assert not [f for f in report.findings if f.kind == "unexplained_penalty"]
+
+    def test_12_8_the_opponent_wins_by_default_or_when_given_1(self, event: Store) -> None:
+        [_, ended] = ok(event, self.refusal(opponent_score="1"))
+        assert (ended["result"], ended["scores"]) == ("0-1", None)
+        [_, ended] = ok(event, self.refusal(game="1.3", player="radjabov"))
+        assert (ended["result"], ended["scores"]) == ("1-0", None)
+
+    def test_12_8_the_opponents_score_is_one_of_the_laws_and_only_under_12_8(
+        self, event: Store
+    ) -> None:
+        message = refused(event, self.refusal(opponent_score="1/3"), "malformed_command")
+        assert "must be one of '1', '1/2', '0'" in message
+        refused(event, self.refusal(opponent_score=0.5), "malformed_command")
+        message = refused(
+            event,
+            incident(kind="disturbance", penalty="game_lost", opponent_score="1/2"),
+            "malformed_command",
+        )
+        assert "'opponent_score' is for a persistent_refusal incident" in message
+        assert game_object(event.reads, "1.1")["status"] == "in_progress"

@@ -32,7 +32,8 @@ from psycopg.sql import SQL, Identifier
 from adapters.gateway.follower import Follower, Resumed
 from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
 from adapters.gateway.server import Gateway
-from adapters.store import Store, wall_clock_ms
+from adapters.host.clock import wall_clock_ms
+from adapters.store import Store
 from adapters.store.kept import (
     KEPT_TABLE,
     KeptProjection,
@@ -219,7 +220,7 @@ class Serve:
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "adapters.cli", "--store", url, "serve"),
-                *("--port", "0", "--public-delay", "0", "--tokens", str(tokens)),
+                *("--port", "0", "--public-delay-s", "0", "--tokens", str(tokens)),
                 *("--flag-check", str(flag_check_s)),
             ],
             stdout=subprocess.PIPE,

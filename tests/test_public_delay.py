@@ -1,6 +1,6 @@
 """The public delay has one owner (``adapters.host.public_delay``): one default, one flag
-(``--public-delay-s``, the older ``--public-delay`` accepted), read by the gateway, the DGT
-feed and the boards' correction policy alike."""
+(``--public-delay-s``), read by the gateway, the DGT feed and the boards' correction policy
+alike."""
 
 from __future__ import annotations
 
@@ -19,12 +19,18 @@ from adapters.host import public_delay
 
 
 @pytest.mark.parametrize("command", [["serve"], ["dgt", "run", "--dgt", "/dev/null=1.1"]])
-def test_both_spellings_set_the_one_setting_in_seconds(command: list[str]) -> None:
+def test_one_flag_sets_the_one_setting_in_seconds(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     parser = build_parser()
     # not given: None, so that the configuration's setting (else the one default) applies
     assert parser.parse_args([*command]).public_delay_s is None
     assert parser.parse_args([*command, "--public-delay-s", "2.5"]).public_delay_s == 2.5
-    assert parser.parse_args([*command, "--public-delay", "0"]).public_delay_s == 0
+    assert parser.parse_args([*command, "--public-delay-s", "0"]).public_delay_s == 0
+    with pytest.raises(SystemExit):
+        parser.parse_args([*command, "--help"])
+    shown = capsys.readouterr().out
+    assert "--public-delay-s SECONDS" in shown and "--public-delay SECONDS" not in shown
 
 
 def test_a_negative_delay_is_refused_by_the_flag(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,8 @@ from eventsourcing.persistence import OperationalError
 from adapters.gateway import reading as gateway_reading
 from adapters.gateway.follower import Follower
 from adapters.gateway.server import Gateway
-from adapters.store import Store, wall_clock_ms
+from adapters.host.clock import wall_clock_ms
+from adapters.store import Store
 from adapters.watch import flags
 from engine.timefmt import format_instant
 from tests.helpers import ok, paired_tournament

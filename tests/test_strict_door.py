@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from adapters.formats.pgn_import import import_pgn
-from adapters.store import Store, wall_clock_ms
+from adapters.host.clock import wall_clock_ms
+from adapters.store import Store
 from engine.timefmt import format_instant, parse_instant
 from tests.cli import candidates
 from tests.helpers import T0_MS, at, ok, paired_tournament, refused

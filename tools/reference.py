@@ -11,19 +11,27 @@ Each field's meaning is declared with its command (``engine.commands``), each
 refusal with the error class it raises. What the registry cannot say is written
 here: one example per command with the store it is sent to and its answer
 (``tools/examples.py``; ``tests/test_reference_examples.py`` applies every example
-of ``docs/commands.md`` to a store so prepared and checks the answer printed); the
-schemas of the query objects and gateway frames are tables of
-``tools/schema_tables.py``.
+of ``docs/commands.md`` to a store so prepared and checks the answer printed).
+
+The schemas of the query objects and of the gateway's frames are generated from their
+types (``msgspec.json.schema_components``): each query object is a TypedDict of the
+projection that builds it, each frame one of ``adapters.gateway.frames`` (the
+``analysis`` frame: ``projections.evaluation``), their constraints (ranges, patterns,
+enumerations, descriptions) declared on the types.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from adapters.formats.jsontext import MAX_NUMBER_DIGITS
+from adapters.gateway.frames import CLIENT_FRAMES, SERVER_FRAMES
 from engine import dispatch, fields
 from engine.arbiter.penalties import PENALTIES, penalty_form
 from engine.commands import (
@@ -35,10 +43,28 @@ from engine.commands import (
 )
 from engine.fields import INT_LIMIT, RESULTS, Checker
 from engine.tournament import event_window
+from projections.game_view import GameObject
+from projections.needs import Needs
+from projections.pairings import Board, Entrant, Pairings
+from projections.shapes import INSTANT_PATTERN
+from projections.standings import Crosstable, Standings
 from tools.examples import EXAMPLES, SETTINGS, Example
-from tools.schema_tables import INSTANT_PATTERN, SCHEMA_ID, frames_schema, queries_schema
 
 ROOT = Path(__file__).resolve().parents[1]
+
+SCHEMA_ID = "https://candidates.example/schema/"
+"""Base of the schemas' ``$id`` (a name, not a place they are fetched from)."""
+
+QUERY_OBJECTS: dict[str, object] = {
+    "game": GameObject,
+    "standings": Standings,
+    "crosstable": Crosstable,
+    "pairings": Pairings,
+    "needs": Needs,
+    "board": Board,
+    "entrant": Entrant,
+}
+"""The query objects of the contract by their name in ``queries.schema.json``."""
 
 
 ROLE_WORDS = {
@@ -184,6 +210,146 @@ def commands_schema() -> dict[str, Any]:
             for name in names
         ],
         "$defs": {name: command_schema(REGISTRY[name]) for name in names},
+    }
+
+
+# -- the query objects and the frames, from their types ----------------------------------------
+
+Schema = dict[str, Any]
+"""A JSON Schema as ``json`` writes it (an open map: any keyword of the standard)."""
+
+
+def def_name(component: str) -> str:
+    """A nested type's name under ``$defs``: its class name in snake case."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", component.rsplit(".", 1)[-1]).lower()
+
+
+def _refs(schema: object) -> list[str]:
+    """The components a schema refers to, in order."""
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        own = [ref.rpartition("/")[2]] if isinstance(ref, str) else []
+        return own + [r for v in schema.values() for r in _refs(v)]
+    if isinstance(schema, list):
+        return [r for v in schema for r in _refs(v)]
+    return []
+
+
+def _renamed(schema: object, where: dict[str, str]) -> Any:
+    """``schema`` with each reference to a component pointed at its ``$defs`` entry
+    (``where``: component -> reference)."""
+    if isinstance(schema, dict):
+        out = {k: _renamed(v, where) for k, v in schema.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str):
+            out["$ref"] = where[ref.rpartition("/")[2]]
+        return out
+    if isinstance(schema, list):
+        return [_renamed(v, where) for v in schema]
+    return schema
+
+
+def _reachable(start: list[str], components: dict[str, Schema]) -> list[str]:
+    seen: list[str] = []
+    todo = list(start)
+    while todo:
+        name = todo.pop(0)
+        if name not in seen:
+            seen.append(name)
+            todo.extend(_refs(components[name]))
+    return seen
+
+
+def contract_defs() -> tuple[dict[str, Schema], dict[str, Schema]]:
+    """The ``$defs`` of ``queries.schema.json`` and of ``frames.schema.json``, generated
+    from the types: each query object and frame under its name, the types they are made
+    of under their own (``def_name``), in the file of the query objects when a query
+    object holds them; a frame refers to those as ``queries.schema.json#/$defs/...``."""
+    frames = {**CLIENT_FRAMES, **SERVER_FRAMES}
+    tops, components = msgspec.json.schema_components(
+        [*QUERY_OBJECTS.values(), *frames.values()],
+        ref_template="#/$defs/{name}",
+        schema_hook=_any_value,
+    )
+    query_tops = dict(zip(QUERY_OBJECTS, tops[: len(QUERY_OBJECTS)], strict=True))
+    frame_tops = dict(zip(frames, tops[len(QUERY_OBJECTS) :], strict=True))
+
+    def component(top: Schema) -> str:
+        return str(top["$ref"]).rpartition("/")[2]
+
+    query_of = {component(top): (name, top) for name, top in query_tops.items()}
+    frame_of = {component(top): (name, top) for name, top in frame_tops.items()}
+    in_queries = _reachable(list(query_of), components)
+    in_frames = [c for c in _reachable(list(frame_of), components) if c not in in_queries]
+    named = {**query_of, **frame_of}
+
+    def name_of(c: str) -> str:
+        return named[c][0] if c in named else def_name(c)
+
+    local = {c: f"#/$defs/{name_of(c)}" for c in components}
+    remote = {c: f"queries.schema.json#/$defs/{name_of(c)}" for c in in_queries}
+
+    def entry(c: str, where: dict[str, str]) -> Schema:
+        extra = {k: v for k, v in named[c][1].items() if k != "$ref"} if c in named else {}
+        body = {**components[c], **extra, "title": name_of(c)}
+        if isinstance(body.get("description"), str):  # a docstring's ``code`` as Markdown's
+            body["description"] = " ".join(body["description"].replace("``", "`").split())
+        return dict(_renamed(body, where))
+
+    def order(names: list[str], tops: dict[str, Schema]) -> list[str]:
+        """The objects in their declared order, then what they are made of by name."""
+        own = [c for t in tops.values() for c in [component(t)] if c in names]
+        return own + sorted((c for c in names if c not in own), key=name_of)
+
+    queries = {name_of(c): entry(c, local) for c in order(in_queries, query_tops)}
+    framed = {name_of(c): entry(c, {**local, **remote}) for c in order(in_frames, frame_tops)}
+    return queries, framed
+
+
+def _any_value(kind: type) -> Schema:
+    """``object``, the value of an open map (an event's own fields, a claim's evidence):
+    any JSON value."""
+    if kind is object:
+        return {"description": "any JSON value"}
+    raise TypeError(f"no JSON Schema for {kind!r}")
+
+
+def _by_op(ops: list[str]) -> Schema:
+    return {
+        "type": "object",
+        "required": ["op"],
+        "properties": {"op": {"enum": ops}},
+        "allOf": [
+            {
+                "if": {"properties": {"op": {"const": op}}, "required": ["op"]},
+                "then": {"$ref": f"#/$defs/{op}"},
+            }
+            for op in ops
+        ],
+    }
+
+
+def queries_schema() -> Schema:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID + "queries.schema.json",
+        "title": "The query objects: game, standings, crosstable, pairings, needs",
+        "$defs": contract_defs()[0],
+    }
+
+
+def frames_schema() -> Schema:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID + "frames.schema.json",
+        "title": "The gateway's frames (docs/protocol.md)",
+        "description": "`#/$defs/client`: a frame a client sends; `#/$defs/server`: a frame "
+        "the gateway sends (one frame, or an array of frames sent in one tick).",
+        "$defs": {
+            "client": _by_op(list(CLIENT_FRAMES)),
+            "server": _by_op(list(SERVER_FRAMES)),
+            **contract_defs()[1],
+        },
     }
 
 

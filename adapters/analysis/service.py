@@ -1,25 +1,11 @@
 """The analysis service: follows a store and evaluates each new position of every game
 in progress (``candidates analyse``, its own process; ``serve --analysis``, a thread).
 
-It reads the store as a gateway does (the notification log after its position)
-and writes nothing to the store: its evaluations go to the table ``analyses``
-beside the store (``adapters.analysis.table``: on SQLite a file of its own), where
-every gateway of the store reads them. Its own position in the log is kept as the
-kept projections' are (``adapters.store.kept``: the position and the games in
-progress, saved at most once a second), beside the evaluations, so a restart reads
-only the events after it; and a position already in the table is never evaluated again, so an
-analyser killed at any moment (SIGKILL included) and started again goes on
-from where it was without repeating a finished position.
-
-When analysis falls behind (more moves than the budget can evaluate), each
-game has at most one position waiting, its newest: a move replaces the
-position of its game still waiting, which is skipped for now, and the games
-are served in the order their first waiting position arrived (a game keeps its
-place in the queue when its position is replaced: each board gets its turn, and
-no board waits more than one round of the others). When nothing waits, the
-positions skipped are evaluated, the newest first (``backfill``), so a finished
-broadcast PGN has an ``[%eval]`` after every move.
-"""
+It reads the log as a gateway does and writes nothing to the store: its evaluations
+and its own position go to the ``analyses`` table beside it, so a restart, even after
+SIGKILL, goes on without repeating a finished position. Falling behind, each game
+keeps only its newest position waiting and the games take turns; the skipped ones are
+evaluated when nothing waits (``backfill``). The details are in docs/analysis.md."""
 
 from __future__ import annotations
 
@@ -29,7 +15,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 import chess
 import chess.engine
@@ -57,6 +43,12 @@ NO_ENGINE = (
     "no UCI engine found (install Stockfish: `make stockfish`, or apt-get install stockfish; "
     "or give --engine PATH): the games are served without analysis"
 )
+
+
+class AnalysisKept(TypedDict):
+    """The layout of the analysis' kept state: the games in progress (tournament, game)."""
+
+    live: list[tuple[str, str]]
 
 
 @dataclass(frozen=True, order=True)
@@ -299,11 +291,11 @@ class Analyser:
         """The kept position and games in progress, if any; then every game in progress
         (or every game, ``every_game``) looked at once."""
         assert self._store is not None
-        kept = self._kept.load() if self._kept is not None else None
+        kept = self._kept.load(AnalysisKept) if self._kept is not None else None
         if kept is not None:
             position, state = kept
             self.position = self._kept_position = position
-            self.live = {(str(t), str(g)) for t, g in state.get("live", [])}
+            self.live = {(t, g) for t, g in state["live"]}
             self._read(rescan=self._all_games() if self.every_game else set(self.live))
         else:
             self._read(rescan=self._all_games())
@@ -432,7 +424,7 @@ class Analyser:
         if now_s - self._kept_at < KEEP_EVERY_S:
             return
         self._kept_at = now_s
-        state: dict[str, Any] = {"live": sorted([t, g] for t, g in self.live)}
+        state: AnalysisKept = {"live": sorted(self.live)}
         if self._kept.save_or_warn(self.position, state) is not None:
             self._kept_position = self.position
 

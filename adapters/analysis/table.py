@@ -1,31 +1,12 @@
 """The evaluations, kept beside the store: the table ``analyses``.
 
-An evaluation is derived data, not an event of the record: it is never appended
-to the log, never sealed nor audited. It is kept in a table of its own, one row
-per position of a game (``tournament``, ``game``, ``ply``, ``fen``: a corrected
-line's positions are other rows), numbered in the order written (``id``), so a
-gateway reads the rows after the last it read as it reads the log. A position is
-written once: a second write of it changes nothing (``INSERT ... ON CONFLICT DO
-NOTHING``), so an analyser that restarts never stores a position twice.
-
-Where the table is:
-
-- **SQLite**: in a database file of its own beside the store's,
-  ``<store file>-analyses`` (``analyses_file``), with the analysis' own position
-  in the log (its kept projection, ``KEPT_NAME``). The analysis so never takes
-  the store's write lock: an insert of an evaluation (its lock, its ``fsync``)
-  never makes a move wait, an analysis paused or starved at the lowest priority
-  holds nothing a move needs, and its writes wake none of the store's followers
-  (``adapters.store.wakeup`` watches the store's own files). An older store kept
-  its evaluations in its own file: they are read there until the analysis next
-  sets the table up, which copies them (with their ids) into the file beside it;
-  the old table is left as it is, unread, until ``drop``.
-- **PostgreSQL**: in the store's schema (a server's tables lock row by row).
-- A store in memory (tests): in its own database.
-
-``drop`` removes them all and the analysis' position (``candidates analyse
---drop``): they are rebuilt by the next analysis.
-"""
+An evaluation is derived data, not an event of the record: never appended to the
+log, sealed or audited. One row per position of a game, numbered in the order
+written, so a gateway reads the rows after the last it read as it reads the log; a
+position is written once, so a restarted analyser never stores it twice. On SQLite
+the table is a file of its own beside the store's (``<store>-analyses``), so an
+evaluation never takes the store's write lock nor makes a move wait; on PostgreSQL
+it is in the store's schema (docs/analysis.md)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,10 @@
 """The UCI engine (Stockfish) behind the analysis, through python-chess's ``chess.engine``.
 
-``find_engine`` looks for the binary (an explicit path, ``$CANDIDATES_ENGINE``,
-``stockfish`` on ``PATH``, Debian's ``/usr/games/stockfish``); ``Analyst``
-opens it once with the budget's threads and hash, runs it at a lower CPU
-priority so that the write path and the viewers always come first (``nice``;
-on Linux also the idle scheduling class, ``SCHED_IDLE``: the engine runs only
-on a core no other process wants, and is put off it the moment one does), and
-evaluates one position at a time within the budget's nodes and time.
-
-A priority is only weighed against the processes of the same scheduling group: on
-Linux each session is one (``autogroup``), and the groups share a core equally
-whatever their members' priorities. An engine in the idle class inside the
-analysis' own session (``candidates analyse`` from another terminal, a service of
-its own) so still took half of a core from the session of the moves. The engine is
-therefore started in a session of its own, alone in its group, and that group's
-priority lowered to the budget's (``/proc/<pid>/autogroup``; the lowest, 19, with
-the idle class).
-"""
+``find_engine`` finds the binary; ``Analyst`` opens it once and evaluates one position
+at a time within the budget. The engine runs at the lowest priority the machine
+offers (nice, the idle scheduling class, and a session of its own so that its
+autogroup is lowered too), so that the moves and the viewers always come first
+(docs/analysis.md)."""
 
 from __future__ import annotations
 
@@ -27,7 +15,6 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 import chess
 import chess.engine
@@ -181,7 +168,7 @@ class Analyst:
         self.engine = chess.engine.SimpleEngine.popen_uci(
             path, preexec_fn=lower_priority, timeout=START_S, start_new_session=True
         )
-        options: dict[str, Any] = {}
+        options: dict[str, chess.engine.ConfigValue] = {}
         if "Threads" in self.engine.options:
             options["Threads"] = budget.threads
         if "Hash" in self.engine.options:

@@ -1,30 +1,12 @@
 """``candidates audit``: is the log intact, and is every result backed by the rules?
 
-Two kinds of findings (docs/audit.md):
-
-- **integrity** (the exit status is 1): a record that cannot be read, a hash link
-  that does not match (an event changed), a version gap (an event deleted), a
-  seal whose digest does not match the events it covers (events moved, deleted
-  or changed: the report names the first one out of place), a trailer that does
-  not match the log, a projection re-derived from scratch that differs from the
-  live one, an illegal move, an ending the position does not show, an event
-  after a game's result, an impossible clock reading.
-- **rule** (listed; the exit status is 1 only with ``--strict``): every arbiter
-  override (a declared result, a clock adjustment), every result without a legal
-  reason behind it: a draw without an accepted claim or a drawn position
-  (3.9.2 b: "The players cannot draw a game by agreement"), a result imported
-  from a score sheet with no event behind it.
-
-Every finding names the event: stream, version, type, position in the global
-order (and, for a store, its notification id). The audit never stops with an
-error: a row it cannot read, an event of an unknown type or with ill-typed
-fields, a check that cannot go on, each is a finding naming where it happened.
-
-The rules themselves are the engine's (``engine/audit``: pure functions from
-events to findings, each game judged under its own rules profile); this module
-reads the store or the log, checks the hash links, the seals and the trailer,
-compares the projections, and writes the report.
-"""
+Integrity findings (a broken hash link or seal, a version gap, a projection that
+differs when re-derived, an illegal move...) make the exit status 1; rule findings
+(every arbiter override, every result without a legal reason behind it) are listed,
+and fail only with ``--strict``. Every finding names its event, and the audit never
+stops with an error. The rules are the engine's (``engine/audit``); this module reads
+the store or the log, checks links, seals and trailer, compares the projections and
+writes the report (docs/audit.md)."""
 
 from __future__ import annotations
 
@@ -135,7 +117,9 @@ def store_records(store: Store, report: AuditReport) -> Iterator[tuple[Record, i
 # --- the checks --------------------------------------------------------------------
 
 
-def check_links(records: list[Record], report: AuditReport, classes: dict[str, Any]) -> None:
+def check_links(
+    records: list[Record], report: AuditReport, classes: dict[str, type[Event]]
+) -> None:
     for problem in verify_links(records, classes):
         kind = (
             "missing_event"

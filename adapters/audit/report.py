@@ -8,13 +8,42 @@ or ``info`` (docs/audit.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from adapters.formats.replay_log import Record
 from engine.audit.findings import INFO, INTEGRITY, RULE
 from engine.timefmt import format_instant
 
 __all__ = ["INFO", "INTEGRITY", "RULE", "AuditReport", "Finding"]
+
+
+class FindingJson(TypedDict, total=False):
+    """A finding as ``candidates audit --json`` gives it: the event's place when it names
+    one, its position in the store when that differs from the log's."""
+
+    severity: str
+    kind: str
+    stream: str
+    version: int
+    type: str
+    at: str
+    position: int
+    notification_id: int
+    message: str
+
+
+class ReportJson(TypedDict):
+    """The audit as ``candidates audit --json`` gives it."""
+
+    source: str
+    events: int
+    seals: int
+    games: int
+    board_alerts: int
+    boards: int
+    integrity_failures: int
+    rule_findings: int
+    findings: list[FindingJson]
 
 
 @dataclass(frozen=True)
@@ -27,16 +56,14 @@ class Finding:
     record: Record | None = None
     store_seq: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"severity": self.severity, "kind": self.kind}
+    def as_dict(self) -> FindingJson:
+        out = FindingJson(severity=self.severity, kind=self.kind)
         if self.record is not None:
-            out.update(
-                stream=self.record.stream,
-                version=self.record.version,
-                type=self.record.type,
-                at=_instant(self.record.at_ms),
-                position=self.record.seq,
-            )
+            out["stream"] = self.record.stream
+            out["version"] = self.record.version
+            out["type"] = self.record.type
+            out["at"] = _instant(self.record.at_ms)
+            out["position"] = self.record.seq
         if self.store_seq is not None:
             out["notification_id"] = self.store_seq
         out["message"] = self.message
@@ -66,18 +93,18 @@ class AuditReport:
             return 1
         return 0
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "events": self.events,
-            "seals": self.seals,
-            "games": self.games,
-            "board_alerts": self.board_alerts,
-            "boards": self.boards,
-            "integrity_failures": len(self.of(INTEGRITY)),
-            "rule_findings": len(self.of(RULE)),
-            "findings": [f.as_dict() for f in self.findings],
-        }
+    def as_dict(self) -> ReportJson:
+        return ReportJson(
+            source=self.source,
+            events=self.events,
+            seals=self.seals,
+            games=self.games,
+            board_alerts=self.board_alerts,
+            boards=self.boards,
+            integrity_failures=len(self.of(INTEGRITY)),
+            rule_findings=len(self.of(RULE)),
+            findings=[f.as_dict() for f in self.findings],
+        )
 
     def render(self) -> str:
         lines = [

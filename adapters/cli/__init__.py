@@ -1,26 +1,12 @@
 """The ``candidates`` command line.
 
-Each module of this package whose name starts with ``cmd_`` adds its
-subcommands through ``register(subparsers)``; a subcommand's handler takes
-the parsed arguments and returns the exit status. ``--store`` (a SQLite path
-or a ``postgresql://`` URL) defaults to ``$CANDIDATES_STORE``, else
-``./var/candidates.sqlite``; ``--tournament ID`` picks one of a store's
-tournaments (default: its only one). ``--config FILE`` (or ``$CANDIDATES_CONFIG``)
-reads the hall's one configuration file (``adapters.cli.hall_config``): what the
-command line leaves out is taken from it.
-
-Only the module of the subcommand named is imported (``COMMANDS``): a command that reads
-a SQLite store does not load the gateway, the engine analysis or the PostgreSQL driver,
-and starts in about half the time. ``candidates --help``, an unknown name or a line the
-quick look cannot read imports every module, so the help lists every command and argparse
-says what is wrong as it always did.
-
-No subcommand ends in a traceback: a refusal, a file that cannot be read or
-written, text that is not UTF-8 or is nested too deeply, all end with one
-``candidates: ...`` line on stderr and exit status 2 (``tests/test_cli_inputs.py``); so
-does a store whose database fails under the command, a full disk included
-(``adapters.cli.store_trouble``).
-"""
+Each ``cmd_*`` module registers its subcommands; only the module of the subcommand
+named is imported (``COMMANDS``), so a command that reads a SQLite store starts
+without loading the gateway, the analysis or the PostgreSQL driver. ``--store``,
+``--tournament`` and ``--config`` (the hall's file, ``adapters.cli.hall_config``)
+are global. No subcommand ends in a traceback: a refusal, an unreadable file or a
+store that fails ends with one ``candidates: ...`` line on stderr and exit status 2
+(README, "The command line")."""
 
 from __future__ import annotations
 

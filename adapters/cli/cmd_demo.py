@@ -31,9 +31,9 @@ from adapters.analysis.table import FILE_SUFFIX as ANALYSES_SUFFIX
 from adapters.analysis.uci import Budget, find_engine
 from adapters.cli.cmd_replay import gateway_entry, serve_replay
 from adapters.cli.demo_access import access_lines, demo_tokens, hold_store
-from adapters.formats.replay import Pace, parse_speed, replay, round_of, standings
+from adapters.formats.replay import Pace, parse_speed, replay, round_of
 from adapters.formats.replay_log import Log, LogError, Record, read_log
-from adapters.store import Store, open_store
+from adapters.store import Store, open_store, queries
 from adapters.store.sqlite_files import beside, remove_database
 from engine.errors import CommandRefused
 from engine.events import ResultRecorded
@@ -260,22 +260,23 @@ def start_analysis(store: str, stop: threading.Event) -> None:
 
 def final_report(store: Store) -> str:
     """The standings (final, or so far) and the tie-break that decides first place."""
-    table = standings(store)
-    if isinstance(table, dict) and table.get("rows"):
-        label = "Final standings" if table.get("final") else "Standings so far"
-        lines = [f"{label} after round {table.get('after_round')}:"]
+    table = queries.standings_object(store.reads) if store.reads.tournament() else None
+    if table is not None and table["rows"]:
+        label = "Final standings" if table["final"] else "Standings so far"
+        lines = [f"{label} after round {table['after_round']}:"]
         for row in table["rows"]:
             lines.append(
-                f"  {row.get('rank')!s:>2}. {_name(store, row.get('player')):<22} "
-                f"{_points(row.get('points')):>5}  wins {row.get('wins')}  "
-                f"h2h {_points(row.get('h2h'))}  SB {_points(row.get('sb'))}"
+                f"  {row['rank']!s:>2}. {_name(store, row['player']):<22} "
+                f"{_points(row['points']):>5}  wins {row['wins']}  "
+                f"h2h {_points(row['h2h'])}  SB {_points(row['sb'])}"
             )
-        winner = table.get("winner") or table.get("leader")
-        if isinstance(winner, dict) and winner.get("player"):
-            label = "First place" if table.get("winner") else "Leader"
+        winner = table["winner"] or table["leader"]
+        if winner is not None:
+            label = "First place" if table["winner"] else "Leader"
+            by = winner["decided_by"]
             lines.append(
                 f"{label}: {_name(store, winner['player'])}, decided by "
-                f"{DECIDED_BY.get(str(winner.get('decided_by')), winner.get('decided_by'))}"
+                f"{DECIDED_BY.get(str(by), by)}"
             )
         return "\n".join(lines)
     return points_only(store)

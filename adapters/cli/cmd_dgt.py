@@ -1,20 +1,9 @@
 """``candidates dgt ...``: DGT boards, for the arbiters' technicians.
 
-- ``dgt decode FILE|-``: raw bytes (or a ``.dgt`` recording) in, one JSON line
-  per decoded message out (protocol errors included).
-- ``dgt moves --start FEN FILE|-``: first what was read (``{"input":
-  "recording", "timed": true, ...}`` or ``{"input": "raw", "timed": false,
-  ...}``), then one JSON line per reconstructed move, correction, recovery,
-  takeback or alert, then ``{"moves": [UCI, ...]}``.
-- ``dgt simulate --pgn FILE ...``: a simulated board playing a game, written to
-  a recording / raw file, or served on a pseudo-terminal or a TCP port.
-- ``dgt record --dgt SOURCE --out FILE.dgt``: keep every byte of a live board.
-- ``dgt run --dgt /dev/ttyUSB0=1.1 --dgt tcp://...=1.2 --dgt-file rec.dgt=1.3
-  [--livechess ws://...=SERIAL:GAME] [--auto-correct-arbiter ID]
-  [--public-delay-s 900]``: boards feeding the store; ``--group NAME`` takes the
-  boards of a group of the hall's configuration (``--config``), which also gives
-  the delay, the policy, the debounce and the recordings' directory.
-"""
+``decode`` (bytes to messages), ``moves`` (bytes to reconstructed moves), ``simulate``
+(a board playing a game), ``record`` (every byte of a live board) and ``run`` (boards
+feeding the store, or a group of the hall's configuration). The options are in
+docs/dgt.md, section 10."""
 
 from __future__ import annotations
 
@@ -25,7 +14,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import chess
 
@@ -38,6 +27,7 @@ from adapters.cli.common import (
 )
 from adapters.cli.hall_config import setting
 from adapters.dgt import protocol as p
+from adapters.dgt.observations import Line
 from adapters.dgt.reconstruct import MoveReconstructor
 from adapters.dgt.recording import is_recording, parse_recording
 from adapters.dgt.session import BoardSession
@@ -199,6 +189,25 @@ def run_decode(args: argparse.Namespace) -> int:
     return 0
 
 
+class InputLine(TypedDict, total=False):
+    """The first line of ``dgt moves``: what it read (a recording, or raw bytes)."""
+
+    input: str
+    """``recording`` or ``raw``."""
+    timed: bool
+    records: int
+    truncated: bool
+    source: str | None
+    """The recording's ``source`` (the port or bridge it was read from)."""
+    bytes: int
+
+
+class MovesLine(TypedDict):
+    """The last line of ``dgt moves``: the line the reconstructor ended with (UCI)."""
+
+    moves: list[str]
+
+
 def reconstruct_lines(
     data: bytes,
     start_fen: str,
@@ -206,7 +215,7 @@ def reconstruct_lines(
     debounce_ms: int = 300,
     alert_after_ms: int = 2000,
     clocks: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[InputLine | Line | MovesLine]:
     """The lines of ``dgt moves`` for an input (raw bytes or a recording)."""
     from adapters.dgt.link import FileSource
 
@@ -218,7 +227,7 @@ def reconstruct_lines(
         alert_after_ms=alert_after_ms if timed else 0,
     )
     session = BoardSession(reconstructor=reconstructor, debounce_ms=debounce_ms, timed=timed)
-    lines: list[dict[str, Any]] = [_input_line(data)]
+    lines: list[InputLine | Line | MovesLine] = [_input_line(data)]
     shown = {"move", "correction", "recovery", "takeback", "alert"} | (
         {"clock"} if clocks else set()
     )
@@ -233,22 +242,22 @@ def reconstruct_lines(
 
     source = FileSource(None, session, deliver, speed=0, data=data)
     asyncio.run(source.run(asyncio.Event()))
-    lines.append({"moves": session.reconstructor.uci_moves})
+    lines.append(MovesLine(moves=session.reconstructor.uci_moves))
     return lines
 
 
-def _input_line(data: bytes) -> dict[str, Any]:
+def _input_line(data: bytes) -> InputLine:
     """What ``dgt moves`` read: a ``.dgt`` recording (timed) or raw bytes (order only)."""
     if is_recording(data):
         recording = parse_recording(data)
-        return {
-            "input": "recording",
-            "timed": True,
-            "records": len(recording.records),
-            "truncated": recording.truncated,
-            "source": recording.header.get("source"),
-        }
-    return {"input": "raw", "timed": False, "bytes": len(data)}
+        return InputLine(
+            input="recording",
+            timed=True,
+            records=len(recording.records),
+            truncated=recording.truncated,
+            source=recording.header.get("source"),
+        )
+    return InputLine(input="raw", timed=False, bytes=len(data))
 
 
 def run_moves(args: argparse.Namespace) -> int:

@@ -87,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
     )
     out = Path(args.out)
     partial = out.with_name(f".{out.name}.partial")
-    partial.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in commands))
+    partial.write_text(
+        "".join(json.dumps(c.to_wire(), ensure_ascii=False) + "\n" for c in commands)
+    )
     partial.replace(out)
     print(
         f"candidates: {out}: {len(commands)} founding command(s) of {tournament_id!r}, "

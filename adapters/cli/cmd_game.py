@@ -27,6 +27,9 @@ from engine.clock.time_control import read_time_control_text
 from engine.errors import MalformedCommand, UnknownGame
 from engine.rules import PROFILES
 from engine.timefmt import clock_text, parse_instant
+from projections.claims_view import ClaimShown
+from projections.game_view import GameObject
+from projections.standings import Standings
 
 
 def register(sub: Any) -> None:
@@ -106,7 +109,7 @@ def words(code: object) -> str:
     return str(code).replace("_", " ")
 
 
-def render_table(view: dict[str, Any], names: dict[str, str] | None = None) -> str:
+def render_table(view: GameObject, names: dict[str, str] | None = None) -> str:
     """The game for a person: players by name (``names``: id -> name), words not codes."""
     names = names or {}
     white, black = (names.get(view[s], view[s]) for s in ("white", "black"))
@@ -167,14 +170,15 @@ def render_table(view: dict[str, Any], names: dict[str, str] | None = None) -> s
     return "\n".join(lines)
 
 
-def claim_details(claim: dict[str, Any]) -> str:
+def claim_details(claim: ClaimShown) -> str:
     """`` (verified: true, intended Ng8; accepted by chief, override: ...)``."""
     verified = {True: "true", False: "false", None: "arbiter's judgement"}[claim["verified"]]
     parts = [f"verified: {verified}"]
     if claim.get("intended_move"):
         parts.append(f"intended {claim['intended_move']}")
-    if claim.get("advice"):
-        parts.append(f"advisor: {claim['advice']['opinion']}")
+    advice = claim.get("advice")
+    if advice:
+        parts.append(f"advisor: {advice['opinion']}")
     ruling = claim.get("ruling")
     if ruling:
         parts.append(f"{ruling['decision']} by {ruling['arbiter']}")
@@ -296,7 +300,7 @@ CRITERION_WORDS = {
 """The standings' criteria in words."""
 
 
-def event_status(table: dict[str, Any]) -> str:
+def event_status(table: Standings) -> str:
     """One line: final with its winner (or first place level for the organiser), incomplete,
     or in progress after round r of n; with the profile that judged it and its tie-breaks."""
     chain = table["tiebreaks"]
@@ -308,7 +312,7 @@ def event_status(table: dict[str, Any]) -> str:
         winner = table["winner"]
         level = table.get("first_place_level") or []
         if winner:
-            criterion = CRITERION_WORDS.get(winner["decided_by"], winner["decided_by"])
+            criterion = CRITERION_WORDS.get(str(winner["decided_by"]), str(winner["decided_by"]))
             who = f"winner {names.get(winner['player'], winner['player'])} (decided by {criterion})"
         elif level:
             who = (

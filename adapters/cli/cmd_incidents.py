@@ -11,10 +11,12 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.store.queries import incidents_object, report_object
+from projections.arbiter_report import Entry
 
 
 def register(sub: Any) -> None:
@@ -33,7 +35,7 @@ def register(sub: Any) -> None:
     report.set_defaults(func=run_report)
 
 
-def render_entries(entries: list[dict[str, Any]]) -> list[str]:
+def render_entries(entries: Sequence[Entry]) -> list[str]:
     lines = []
     for item in entries:
         game = f" [{item['game']}]" if item.get("game") else ""

@@ -19,6 +19,7 @@ from typing import Any
 from adapters.cli.common import add_store_option, print_json, store_of
 from adapters.store.queries import needs_object
 from engine.errors import MalformedCommand
+from projections.needs import Needs
 
 
 def register(sub: Any) -> None:
@@ -61,7 +62,7 @@ def read_wdl(path: str) -> dict[str, list[float]]:
     return out
 
 
-def render_needs(needs: dict[str, Any]) -> str:
+def render_needs(needs: Needs) -> str:
     method = needs["method"]
     if method["kind"] == "every combination":
         how = (

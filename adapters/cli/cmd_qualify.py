@@ -19,16 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from adapters.cli.common import add_create_option, add_store_option, print_json, store_of
+from adapters.formats.founding_file import qualified_field_command
 from adapters.formats.jsontext import TextError, loads
 from engine.errors import MalformedCommand
+from engine.events import ArbiterEntry
 from engine.qualification.bidding import BidReport, check_bid
-from engine.qualification.qualification import (
-    QualificationInput,
-    QualificationResult,
-    create_tournament_command,
-    parse_qualification,
-    qualify,
-)
+from engine.qualification.inputs import QualificationInput, parse_qualification
+from engine.qualification.qualification import qualify
+from engine.qualification.result import QualificationResult
+from engine.tournament.founding import CreateTournament
 from engine.tournament.tournament import ARBITER_ROLES
 
 
@@ -94,8 +93,8 @@ def load_json(path: str) -> Any:
 # --- qualify -------------------------------------------------------------------
 
 
-def _arbiters(specs: list[str]) -> list[dict[str, str]]:
-    arbiters = []
+def _arbiters(specs: list[str]) -> list[ArbiterEntry]:
+    arbiters: list[ArbiterEntry] = []
     for spec in specs:
         parts = spec.split(":")
         if len(parts) != 3 or not all(parts) or parts[2] not in ARBITER_ROLES:
@@ -103,13 +102,13 @@ def _arbiters(specs: list[str]) -> list[dict[str, str]]:
                 f"--arbiter {spec!r}: expected ID:NAME:ROLE with ROLE one of "
                 f"{', '.join(ARBITER_ROLES)}"
             )
-        arbiters.append({"id": parts[0], "name": parts[1], "role": parts[2]})
+        arbiters.append(ArbiterEntry(id=parts[0], name=parts[1], role=parts[2]))
     return arbiters
 
 
 def _command(
     args: argparse.Namespace, inp: QualificationInput, result: QualificationResult
-) -> dict[str, Any]:
+) -> CreateTournament:
     missing = [f"--{n}" for n in ("tournament", "name") if not getattr(args, n)]
     if missing:
         raise MalformedCommand(f"creating the tournament needs {' and '.join(missing)}")
@@ -125,7 +124,7 @@ def _command(
             f"--start-date {start} differs from the file's start_date "
             f"{inp.start_date.isoformat()}, against which 3.3.2 / 3.3.3 were judged"
         )
-    return create_tournament_command(
+    return qualified_field_command(
         inp,
         result,
         tournament=args.tournament,
@@ -151,7 +150,7 @@ def run_qualify(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
         if args.emit_command:
-            print_json(cmd)
+            print_json(cmd.to_wire())
         if args.create_tournament:
             with store_of(args) as store:
                 answer = store.handle(cmd)
@@ -196,8 +195,8 @@ def render_qualification(inp: QualificationInput, result: QualificationResult) -
     lines.append("Average rating list, July 2011 & January 2012 (2.3)")
     for r in data["rating_list"]:
         level = f"  level with {', '.join(r['level_with'])}" if r["level_with"] else ""
-        by = r["decided_by"]
-        by = f"  (below the line above by {by})" if by not in (None, "average") else ""
+        decided = r["decided_by"]
+        by = f"  (below the line above by {decided})" if decided not in (None, "average") else ""
         line = f"  {r['rank']:>3}. {r['player']:<16} {r['average']:>8}  {r['status']:<28}"
         lines.append((line + by + level).rstrip())
     for n in data["not_ranked"]:

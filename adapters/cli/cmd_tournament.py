@@ -28,9 +28,10 @@ from adapters.store.queries import (
     trf_report,
 )
 from engine.errors import MalformedCommand
-from engine.side import SIDES
 from engine.tournament.schedule import schedule, to_ical
 from projections.names import Names, display_name
+from projections.pairings import Board, Pairings
+from projections.standings import Crosstable, Standings
 
 
 def register(sub: Any) -> None:
@@ -81,7 +82,7 @@ def _num(value: object) -> str:
     return str(value)
 
 
-def render_standings(table: dict[str, Any], people: dict[str, str] | None = None) -> str:
+def render_standings(table: Standings, people: dict[str, str] | None = None) -> str:
     """The standings as text; ``people``: player id -> display name
     (``Names.displayed``), for a player the rows do not list (results annulled, 3.1)."""
     state = "final" if table["final"] else "in progress"
@@ -122,7 +123,7 @@ def render_standings(table: dict[str, Any], people: dict[str, str] | None = None
         )
     elif winner:
         label = "Winner" if table["winner"] else "Leader"
-        decided = DECIDED_BY.get(winner["decided_by"], winner["decided_by"])
+        decided = DECIDED_BY.get(str(winner["decided_by"]), str(winner["decided_by"]))
         if organiser:  # not a Candidates: the regulations' articles are not this event's
             decided = decided.split(" (")[0]
         lines.append(f"{label}: {names.get(winner['player'], winner['player'])} ({decided})")
@@ -175,7 +176,7 @@ def run_standings(args: argparse.Namespace) -> int:
 CELL = {"1": "1", "1/2": "½", "0": "0"}
 
 
-def render_crosstable(table: dict[str, Any]) -> str:
+def render_crosstable(table: Crosstable) -> str:
     players = table["players"]
     index = {p["player"]: i for i, p in enumerate(players, start=1)}
     width = max(3, *(len(p["name"]) for p in players))
@@ -228,17 +229,22 @@ RESULT_WORDS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "½-½"}
 STATUS_WORDS = {"not_started": "", "in_progress": "playing", "not_played": "not played"}
 
 
-def _board_result(board: dict[str, Any]) -> str:
+def _board_result(board: Board) -> str:
     if board["result"] is not None:
         return str(RESULT_WORDS.get(board["result"], board["result"]))
     return str(STATUS_WORDS.get(board["status"], board["status"]))
 
 
-def render_pairings(view: dict[str, Any]) -> str:
+def render_pairings(view: Pairings) -> str:
     """One line per board: round, board, White, result, Black (the ``table`` format)."""
     if not view["numbers_drawn"]:
         return f"{view['name']}: the lots have not been drawn yet (draw_lots, article 3.4.1)"
-    width = max(len(b[s]["name"]) for r in view["rounds"] for b in r["boards"] for s in SIDES)
+    width = max(
+        len(e["name"])
+        for r in view["rounds"]
+        for b in r["boards"]
+        for e in (b["white"], b["black"])
+    )
     lines = [
         f"{view['name']}: pairings",
         f"{'Game':<6} {'No':>2} {'White':<{width}} {'Fed':<3} {'Rtg':>4}  {'Result':^10}  "
@@ -257,7 +263,7 @@ def render_pairings(view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def render_pairings_text(view: dict[str, Any]) -> str:
+def render_pairings_text(view: Pairings) -> str:
     """The sheet posted at the venue: a block per round with its date, boards numbered."""
     if not view["numbers_drawn"]:
         return render_pairings(view)
@@ -344,15 +350,18 @@ def run_prizes(args: argparse.Namespace) -> int:
         )
     points = {r["player"]: r["points"] for r in table["rows"]}
     names = {r["player"]: display_name(r["name"]) for r in table["rows"]}
-    prizes = [{**p, "name": names.get(p["player"], p["player"])} for p in table["prizes"]]
+    prizes = [
+        {"player": p["player"], "eur": p["eur"], "name": names.get(p["player"], p["player"])}
+        for p in table["prizes"]
+    ]
     if args.format == "json":
         print_json({"tournament": table["tournament"], **table["prize_fund"], "prizes": prizes})
         return 0
     lines = [f"{table['tournament']}: prizes (3.8.1), euros"]
-    width = max((len(p["name"]) for p in prizes), default=16)
+    width = max((len(str(p["name"])) for p in prizes), default=16)
     for prize in prizes:
         lines.append(
-            f"{prize['name']:<{width}} {_num(points[prize['player']]):>5}  {prize['eur']:>10,}"
+            f"{prize['name']:<{width}} {_num(points[str(prize['player'])]):>5}  {prize['eur']:>10,}"
         )
     lines.append(f"Remaining with FIDE (3.8.2): {table['prize_fund']['retained_by_fide_eur']:,}")
     print("\n".join(lines))

@@ -23,11 +23,25 @@ from typing import Any, TextIO
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from adapters.gateway.frames import MSGPACK, encode, messages
+from adapters.gateway.frames import (
+    MSGPACK,
+    DeltaFrame,
+    FrameError,
+    GamesChosen,
+    ServerFrame,
+    SnapshotFrame,
+    SubscribeFrame,
+    encode,
+    messages,
+    server_frame,
+)
 from adapters.host.clock import wall_clock_ms
 from engine.errors import CommandRefused
 from engine.timefmt import parse_instant
+from projections.clock import ClockObject
+from projections.game_view import GameObject
 from projections.names import display_name
+from projections.standings import Standings
 
 
 def register(sub: Any) -> None:
@@ -62,25 +76,31 @@ def clock_text(ms: object) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def clocks(game: dict[str, Any], now_ms: int | None = None) -> str:
+def clocks(game: GameObject, now_ms: int | None = None) -> str:
     """Both clocks and which one runs; with ``now_ms``, the running one run on to then."""
-    clock = dict(game.get("clock") or {})
-    running = clock.get("running")
-    if now_ms is not None and running in ("white", "black"):
-        clock[f"{running}_ms"] = counted_down(clock, now_ms)
+    clock = game["clock"]
+    running = clock["running"]
+    white, black = clock["white_ms"], clock["black_ms"]
+    if now_ms is not None and running == "white":
+        white = counted_down(clock, now_ms)
+    elif now_ms is not None and running == "black":
+        black = counted_down(clock, now_ms)
     marks = {side: "*" if running == side else " " for side in ("white", "black")}
-    return (
-        f"W {clock_text(clock.get('white_ms'))}{marks['white']} "
-        f"B {clock_text(clock.get('black_ms'))}{marks['black']}"
-    )
+    return f"W {clock_text(white)}{marks['white']} B {clock_text(black)}{marks['black']}"
 
 
-def counted_down(clock: dict[str, Any], now_ms: int) -> int | None:
+def counted_down(clock: ClockObject, now_ms: int) -> int | None:
     """The running side's clock at ``now_ms``, from the clock object's value at its ``at``."""
-    running, at = clock.get("running"), clock.get("at")
-    left = clock.get(f"{running}_ms")
-    if not isinstance(left, int) or not isinstance(at, str):
-        return left if isinstance(left, int) else None
+    running, at = clock["running"], clock["at"]
+    left = (
+        clock["white_ms"]
+        if running == "white"
+        else clock["black_ms"]
+        if running == "black"
+        else None
+    )
+    if left is None or at is None:
+        return left
     try:
         since = parse_instant(at, "at")
     except CommandRefused:
@@ -94,34 +114,34 @@ def numbered(ply: int, san: str) -> str:
     return f"{number}. {san}" if ply % 2 else f"{number}... {san}"
 
 
-def move_text(game: dict[str, Any]) -> str:
-    moves = game.get("moves") or []
+def move_text(game: GameObject) -> str:
+    moves = game["moves"]
     return numbered(len(moves), moves[-1]) if moves else "(no move yet)"
 
 
-def pairing(game: dict[str, Any], names: dict[str, str] | None = None) -> str:
+def pairing(game: GameObject, names: dict[str, str] | None = None) -> str:
     """``1.1 Svidler-Grischuk``: the game's players by their names where known."""
     known = names or {}
-    white, black = str(game.get("white")), str(game.get("black"))
-    return f"{game.get('game')} {known.get(white, white)}-{known.get(black, black)}"
+    white, black = game["white"], game["black"]
+    return f"{game['game']} {known.get(white, white)}-{known.get(black, black)}"
 
 
-def names_of(frame: dict[str, Any]) -> dict[str, str]:
+def names_of(frame: SnapshotFrame | DeltaFrame) -> dict[str, str]:
     """Player id -> surname, from the standings a snapshot or a delta carries."""
-    tables = [frame.get("standings")]
-    tables += [t.get("standings") for t in frame.get("tournaments") or [] if isinstance(t, dict)]
+    tables: list[Standings | None] = [frame.get("standings")]
+    if frame["op"] == "snapshot":
+        tables += [t["standings"] for t in frame["tournaments"]]
     found: dict[str, str] = {}
     for table in tables:
-        for row in (table or {}).get("rows") or []:
-            if isinstance(row, dict) and row.get("player") and row.get("name"):
-                found[str(row["player"])] = display_name(str(row["name"]))
+        for row in table["rows"] if table is not None else []:
+            found[row["player"]] = display_name(row["name"])
     return found
 
 
-def game_line(game: dict[str, Any], names: dict[str, str] | None = None) -> str:
+def game_line(game: GameObject, names: dict[str, str] | None = None) -> str:
     head = pairing(game, names)
-    status = game.get("status")
-    tail = f"  {game.get('result')} ({game.get('termination')})" if status == "finished" else ""
+    status = game["status"]
+    tail = f"  {game['result']} ({game['termination']})" if status == "finished" else ""
     return f"{head:<28} {move_text(game):<14} {clocks(game)}{tail}"
 
 
@@ -134,7 +154,7 @@ class Printer:
         """On a terminal: the clocks are one status line redrawn in place."""
         self.seq: int | None = None
         self.deltas = 0
-        self.games: dict[str, dict[str, Any]] = {}
+        self.games: dict[str, GameObject] = {}
         self.names: dict[str, str] = {}
         """Player id -> surname (from the standings the feed sends)."""
         self.offset_ms = 0
@@ -144,9 +164,9 @@ class Printer:
     def feed_now_ms(self) -> int:
         return wall_clock_ms() + self.offset_ms
 
-    def keep(self, game: dict[str, Any] | None) -> None:
-        if isinstance(game, dict) and game.get("game"):
-            self.games[str(game["game"])] = game
+    def keep(self, game: GameObject | None) -> None:
+        if game is not None:
+            self.games[game["game"]] = game
 
     def tick(self) -> None:
         """The running clocks as they stand now (a line, or the status line redrawn)."""
@@ -154,8 +174,7 @@ class Printer:
         parts = [
             f"{gid} {clocks(game, now)}"
             for gid, game in self.games.items()
-            if game.get("status") == "in_progress"
-            and (game.get("clock") or {}).get("running") in ("white", "black")
+            if game["status"] == "in_progress" and game["clock"]["running"] is not None
         ]
         if not parts:
             return
@@ -167,51 +186,47 @@ class Printer:
         else:
             self.say(line)
 
-    def frame(self, f: dict[str, Any]) -> None:
-        op = f.get("op")
-        if op == "subscribed":
-            delay = f.get("delay_ms") or 0
+    def frame(self, f: ServerFrame) -> None:
+        if f["op"] == "subscribed":
+            delay = f["delay_ms"]
             late = f", {delay / 60000:g} min behind" if delay else ""
-            self.say(f"-- {f.get('role')} feed{late}; at seq {f.get('seq')}")
-        elif op == "snapshot":
-            self.seq = f.get("seq")
-            if isinstance(f.get("now"), str):
-                with contextlib.suppress(CommandRefused):
-                    feed_now = parse_instant(f["now"], "now")
-                    self.offset_ms = feed_now - wall_clock_ms()
+            self.say(f"-- {f['role']} feed{late}; at seq {f['seq']}")
+        elif f["op"] == "snapshot":
+            self.seq = f["seq"]
+            with contextlib.suppress(CommandRefused):
+                self.offset_ms = parse_instant(f["now"], "now") - wall_clock_ms()
             self.names.update(names_of(f))
-            for game in f.get("games") or []:
+            for game in f["games"]:
                 self.keep(game)
-                if game.get("status") != "not_started":
+                if game["status"] != "not_started":
                     self.say(game_line(game, self.names))
-        elif op == "delta":
+        elif f["op"] == "delta":
             self.delta(f)
-        elif op == "alert":
-            self.say(f"!! {f.get('game') or '-'} {f.get('kind')}: {f.get('message')}")
-        elif op == "error":
-            self.say(f"!! error {f.get('code')}: {f.get('message')}")
+        elif f["op"] == "alert":
+            self.say(f"!! {f.get('game') or '-'} {f['kind']}: {f.get('message')}")
+        elif f["op"] == "error":
+            self.say(f"!! error {f['code']}: {f['message']}")
 
-    def delta(self, f: dict[str, Any]) -> None:
+    def delta(self, f: DeltaFrame) -> None:
         """Every move gets a line; other changes of a game print the game's line."""
-        self.seq = f.get("seq")
+        self.seq = f["seq"]
         self.deltas += 1
-        game, event = f.get("object"), f.get("event") or {}
+        game, event = f.get("object"), f["event"]
         self.names.update(names_of(f))
         self.keep(game)
-        for other in f.get("games") or []:
+        for other in f.get("games", []):
             self.keep(other)
-        if f.get("kind") == "MovePlayed":
+        if f["kind"] == "MovePlayed":
+            ply, san = event.get("ply"), event.get("san")
+            move = numbered(ply if isinstance(ply, int) else 0, str(san))
             if game is not None:
-                head = pairing(game, self.names)
-                move = numbered(int(event.get("ply") or 0), str(event.get("san")))
-                self.say(f"{head:<28} {move:<14} {clocks(game)}")
+                self.say(f"{pairing(game, self.names):<28} {move:<14} {clocks(game)}")
             else:
-                move = numbered(int(event.get("ply") or 0), str(event.get("san")))
-                self.say(f"{f.get('game')} {'':<{len('aronian-carlsen') + 8}}{move}")
-        elif game is not None and not str(event.get("stream", "")).startswith("clock/"):
+                self.say(f"{f['game']} {'':<{len('aronian-carlsen') + 8}}{move}")
+        elif game is not None and not event["stream"].startswith("clock/"):
             self.say(game_line(game, self.names))
-        elif f.get("game") is None:
-            self.say(f"-- {f.get('kind')}")
+        elif f["game"] is None:
+            self.say(f"-- {f['kind']}")
 
     def say(self, line: str) -> None:
         if self._status:  # the status line gives way, and is redrawn at the next tick
@@ -242,20 +257,25 @@ async def watch(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
 
 async def follow(args: argparse.Namespace, printer: Printer) -> int:
-    games: Any = args.game or "*"
+    games: GamesChosen = args.game or "*"
     while True:
         try:
             async with connect(args.url, compression=None) as ws:
-                subscribe: dict[str, Any] = {"op": "subscribe", "games": games}
+                subscribe: SubscribeFrame = {"op": "subscribe", "games": games}
                 if printer.seq is not None:
                     subscribe["since"] = printer.seq
                 if args.token:
                     subscribe["token"] = args.token
                 await ws.send(encode(subscribe, MSGPACK))
                 async for message in ws:
-                    for frame in messages(message, MSGPACK):
+                    for raw in messages(message, MSGPACK):
+                        try:
+                            frame = server_frame(raw)
+                        except FrameError as error:
+                            printer.say(f"!! a frame outside the contract, skipped: {error}")
+                            continue
                         printer.frame(frame)
-                        if frame.get("op") == "error" and frame.get("code") == "invalid_token":
+                        if frame["op"] == "error" and frame["code"] == "invalid_token":
                             return 2
                     if args.deltas is not None and printer.deltas >= args.deltas:
                         return 0

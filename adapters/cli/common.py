@@ -122,11 +122,10 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_public_delay_option(parser: argparse.ArgumentParser, help_text: str) -> None:
-    """``--public-delay-s SECONDS`` (``adapters.host.public_delay``; the older spelling
-    ``--public-delay`` is accepted): ``args.public_delay_s``, 0 or more seconds."""
+    """``--public-delay-s SECONDS`` (``adapters.host.public_delay``): ``args.public_delay_s``,
+    0 or more seconds."""
     parser.add_argument(
         public_delay.FLAG,
-        *public_delay.ALIASES,
         dest="public_delay_s",
         type=_public_delay_s,
         default=float(public_delay.DEFAULT_S),

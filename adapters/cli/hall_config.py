@@ -1,37 +1,12 @@
 """One configuration file for every process of a hall (docs/operations.md).
 
 ``candidates --config hall.toml COMMAND`` (or ``$CANDIDATES_CONFIG``) reads a TOML
-file that holds what the gateways, the board readers and the arbiters' tools
-of one hall share: the store, the tournament, the public delay, the tokens, the
-board readers' groups. A setting is given once, there; an option on the command
-line still wins over it (``--port`` of one gateway), and the file wins over the
-environment (``$CANDIDATES_STORE``) and the built-in defaults::
-
-    store = "postgresql://candidates@db.hall.lan:5432/candidates"
-    tournament = "london-2013"        # a store of several tournaments
-    public_delay_s = 900              # the gateways' public feed and the boards' policy
-    future_tolerance_s = 300
-
-    [gateway]
-    host = "127.0.0.1"                # behind the reverse proxy
-    flag_check_s = 1
-    max_connections_per_address = 1024
-
-    [tokens]                          # the token file's object (docs/protocol.md)
-    "chief-7c1d2a9b" = { role = "arbiter", name = "Chief Arbiter", arbiter = "chief" }
-    "studio-51e0b8f3" = { role = "commentator", name = "Studio" }
-
-    [dgt]
-    debounce_ms = 300
-    auto_correct_arbiter = "chief"    # optional (docs/dgt.md, section 6)
-    record_dir = "/var/lib/candidates/dgt"
-
-    [dgt.groups.a]                    # candidates dgt run --group a
-    boards = ["/dev/ttyUSB0=1.1", "/dev/ttyUSB1=1.2"]
-
-Every key is checked: an unknown key, a value of the wrong type or a file that
-is not TOML is a ``ConfigError`` naming the file and the key, never a traceback.
-"""
+file of what the gateways, the board readers and the arbiters' tools of one hall
+share (the store, the tournament, the public delay, the tokens, the board readers'
+groups), so each setting is given once. A command-line option wins over the file,
+and the file over the environment and the defaults. Every key is checked: a bad file
+is a ``ConfigError`` naming the file and the key, never a traceback. The keys are in
+docs/operations.md; the template is deploy/hall.toml."""
 
 from __future__ import annotations
 
@@ -102,107 +77,119 @@ def load_config(path: str | Path) -> HallConfig:
         raise ConfigError(f"configuration {name!r} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"configuration {name!r} is not TOML: {exc}") from None
-    return _parse(raw, name)
+    return _parse(Table(raw, name))
 
 
-def _parse(raw: dict[str, Any], name: str) -> HallConfig:
-    _known(raw, TOP_KEYS, name, "")
-    gateway = _table(raw, "gateway", name)
-    _known(gateway, GATEWAY_KEYS, name, "gateway.")
-    dgt = _table(raw, "dgt", name)
-    _known(dgt, DGT_KEYS, name, "dgt.")
+class Table:
+    """A table of the file as TOML reads it (its values not checked yet), with where it
+    is (the file, the key's prefix) to name a wrong key; each value is checked as read."""
+
+    def __init__(self, raw: dict[str, Any], name: str, prefix: str = "") -> None:
+        self.raw, self.name, self.prefix = raw, name, prefix
+
+    def fail(self, key: str, what: str) -> ConfigError:
+        return ConfigError(f"configuration {self.name!r}: {self.prefix}{key} {what}")
+
+    def known(self, keys: set[str]) -> None:
+        unknown = sorted(set(self.raw) - keys)
+        if unknown:
+            raise ConfigError(
+                f"configuration {self.name!r}: unknown key {self.prefix}{unknown[0]} "
+                f"(known: {', '.join(self.prefix + k for k in sorted(keys))})"
+            )
+
+    def table(self, key: str) -> Table:
+        value = self.raw.get(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(key, "must be a table")
+        return Table(value, self.name, f"{self.prefix}{key}.")
+
+    def tables(self) -> list[tuple[str, Table]]:
+        """Every value a table (``dgt.groups``: one table per group)."""
+        found = []
+        for key, value in self.raw.items():
+            if not isinstance(value, dict):
+                raise self.fail(key, "must be a table")
+            found.append((str(key), Table(value, self.name, f"{self.prefix}{key}.")))
+        return found
+
+    def string(self, key: str) -> str | None:
+        value = self.raw.get(key)
+        if value is not None and (not isinstance(value, str) or not value):
+            raise self.fail(key, "must be a non-empty string")
+        return value
+
+    def number(self, key: str) -> float | None:
+        value = self.raw.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise self.fail(key, "must be 0 or more seconds")
+        return float(value)
+
+    def whole(self, key: str, least: int, what: str) -> int | None:
+        """A whole number of at least ``least`` (None: not given)."""
+        value = self.raw.get(key)
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < least
+        ):
+            raise self.fail(key, what)
+        return value
+
+    def strings(self, key: str) -> list[str]:
+        value = self.raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.fail(key, "must be a list of strings")
+        return list(value)
+
+    def string_map(self, what: str) -> dict[str, str]:
+        """Every value a string (``dgt.serial_games``: serial -> game id)."""
+        if not all(isinstance(v, str) for v in self.raw.values()):
+            raise ConfigError(f"configuration {self.name!r}: {self.prefix.rstrip('.')} {what}")
+        return {str(k): str(v) for k, v in self.raw.items()}
+
+
+def _parse(top: Table) -> HallConfig:
+    name = top.name
+    top.known(TOP_KEYS)
+    gateway = top.table("gateway")
+    gateway.known(GATEWAY_KEYS)
+    dgt = top.table("dgt")
+    dgt.known(DGT_KEYS)
     tokens = None
-    if "tokens" in raw:
+    if "tokens" in top.raw:
         try:
-            tokens = parse_tokens(_table(raw, "tokens", name), f"configuration {name!r}, [tokens]")
+            tokens = parse_tokens(top.table("tokens").raw, f"configuration {name!r}, [tokens]")
         except TokenFileError as exc:
             raise ConfigError(str(exc)) from None
     groups: dict[str, list[str]] = {}
-    for group, spec in _table(dgt, "groups", name, "dgt.").items():
-        where = f"dgt.groups.{group}"
-        if not isinstance(spec, dict):
-            raise ConfigError(f"configuration {name!r}: {where} must be a table")
-        _known(spec, GROUP_KEYS, name, f"{where}.")
-        boards = _strings(spec, "boards", name, where)
-        boards += [f"livechess:{url}" for url in _strings(spec, "livechess", name, where)]
+    for group, spec in dgt.table("groups").tables():
+        spec.known(GROUP_KEYS)
+        boards = spec.strings("boards")
+        boards += [f"livechess:{url}" for url in spec.strings("livechess")]
         if not boards:
-            raise ConfigError(f"configuration {name!r}: {where} lists no boards")
-        groups[str(group)] = boards
-    serial_games = _table(dgt, "serial_games", name, "dgt.")
-    if not all(isinstance(v, str) for v in serial_games.values()):
-        raise ConfigError(f"configuration {name!r}: dgt.serial_games maps serials to game ids")
-    public_delay = _number(raw, "public_delay_s", name, "")
-    flag_check = _number(gateway, "flag_check_s", name, "gateway.")
-    future = _number(raw, "future_tolerance_s", name, "")
-    port = gateway.get("port")
-    if port is not None and (not isinstance(port, int) or isinstance(port, bool) or port < 0):
-        raise ConfigError(f"configuration {name!r}: gateway.port must be a port number")
-    per_address = gateway.get("max_connections_per_address")
-    if per_address is not None and (
-        not isinstance(per_address, int) or isinstance(per_address, bool) or per_address < 1
-    ):
-        raise ConfigError(
-            f"configuration {name!r}: gateway.max_connections_per_address must be 1 or more"
-        )
-    debounce = dgt.get("debounce_ms")
-    if debounce is not None and (not isinstance(debounce, int) or debounce < 0):
-        raise ConfigError(f"configuration {name!r}: dgt.debounce_ms must be 0 or more")
+            raise ConfigError(f"configuration {name!r}: dgt.groups.{group} lists no boards")
+        groups[group] = boards
+    serial_games = dgt.table("serial_games").string_map("maps serials to game ids")
     return HallConfig(
         path=name,
-        store=_string(raw, "store", name, ""),
-        tournament=_string(raw, "tournament", name, ""),
-        public_delay_s=public_delay,
-        future_tolerance_s=future,
-        host=_string(gateway, "host", name, "gateway."),
-        port=port,
-        flag_check_s=flag_check,
-        max_connections_per_address=per_address,
+        store=top.string("store"),
+        tournament=top.string("tournament"),
+        public_delay_s=top.number("public_delay_s"),
+        future_tolerance_s=top.number("future_tolerance_s"),
+        host=gateway.string("host"),
+        port=gateway.whole("port", 0, "must be a port number"),
+        flag_check_s=gateway.number("flag_check_s"),
+        max_connections_per_address=gateway.whole(
+            "max_connections_per_address", 1, "must be 1 or more"
+        ),
         tokens=tokens,
-        debounce_ms=debounce,
-        auto_correct_arbiter=_string(dgt, "auto_correct_arbiter", name, "dgt."),
-        record_dir=_string(dgt, "record_dir", name, "dgt."),
-        serial_games={str(k): str(v) for k, v in serial_games.items()},
+        debounce_ms=dgt.whole("debounce_ms", 0, "must be 0 or more"),
+        auto_correct_arbiter=dgt.string("auto_correct_arbiter"),
+        record_dir=dgt.string("record_dir"),
+        serial_games=serial_games,
         groups=groups,
     )
-
-
-def _known(table: dict[str, Any], keys: set[str], name: str, prefix: str) -> None:
-    unknown = sorted(set(table) - keys)
-    if unknown:
-        raise ConfigError(
-            f"configuration {name!r}: unknown key {prefix}{unknown[0]} "
-            f"(known: {', '.join(prefix + k for k in sorted(keys))})"
-        )
-
-
-def _table(table: dict[str, Any], key: str, name: str, prefix: str = "") -> dict[str, Any]:
-    value = table.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"configuration {name!r}: {prefix}{key} must be a table")
-    return value
-
-
-def _string(table: dict[str, Any], key: str, name: str, prefix: str) -> str | None:
-    value = table.get(key)
-    if value is not None and (not isinstance(value, str) or not value):
-        raise ConfigError(f"configuration {name!r}: {prefix}{key} must be a non-empty string")
-    return value
-
-
-def _number(table: dict[str, Any], key: str, name: str, prefix: str) -> float | None:
-    value = table.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ConfigError(f"configuration {name!r}: {prefix}{key} must be 0 or more seconds")
-    return float(value)
-
-
-def _strings(table: dict[str, Any], key: str, name: str, where: str) -> list[str]:
-    value = table.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ConfigError(f"configuration {name!r}: {where}.{key} must be a list of strings")
-    return list(value)
 
 
 def apply_config(args: argparse.Namespace) -> HallConfig | None:

@@ -1,20 +1,10 @@
 """Which side of the clock is White's: configured, or inferred, never assumed.
 
-The DGT protocol reports the LEFT and RIGHT clocks as seen from the front of
-the clock, never colours; where the clock stands depends on the hall (lila
-issue #653: relay clocks inverted). ``ClockSides`` maps them:
-
-- configured (``white_side="left"`` or ``"right"``), fixed for the board; or
-- inferred from the game: each time the lever changes side, the clock that
-  now runs belongs to the player to move on the board. One lever press
-  proves little (a player may press before the move is recognised), so the
-  mapping is latched once ``votes_needed`` presses agree and none disagrees
-  at least as often. The arbiter's start of the clock (running before White's
-  first move) is evidence too.
-
-Until the mapping is known, readings are held (up to ``max_held``) and
-released, mapped, once it is: no reading is lost, none is guessed.
-"""
+The DGT protocol reports the left and right clocks, never colours, and where the
+clock stands depends on the hall. ``ClockSides`` maps them as configured, or infers
+the mapping from lever presses that agree with the side on move; until it is known,
+readings are held and then released mapped, so none is lost and none guessed
+(docs/dgt.md, section 5)."""
 
 from __future__ import annotations
 

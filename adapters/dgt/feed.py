@@ -1,40 +1,15 @@
 """What a board's observations become in the event store.
 
-- A confirmed move becomes the contract command ``play_move {game, move, at,
-  by: "dgt:<serial>"}``, decided by the engine like any other. The board
-  proposes; the store is the record. Before each command the sink compares
-  the board's confirmed moves with the stored ones: moves the store lacks are
-  played in order (so a board that ran before the arbiter started the game,
-  or a link that was down, catches up); a board *behind* the record (a
-  takeback, a reset) or on another line raises an alert and appends nothing.
-- A move the board itself took wrongly (a piece held on a square on its way
-  long enough to be confirmed) and recovered (``LineRecovered``, rule 7 of
-  ``adapters.dgt.reconstruct``) becomes a *proposal*: a
-  ``correction_proposed`` alert (``by: "dgt:<serial>"``) carrying the body
-  of the arbiter's ``correct_moves`` command, which an arbiter confirms by
-  sending it with their name as ``arbiter``. Under the automatic policy
-  (``auto_correct_arbiter``) a correction whose plies the public has not
-  seen yet (appended less than ``public_delay_ms`` ago) is applied at once
-  in that arbiter's name, with a ``correction_applied`` alert. Until the
-  record follows, the board's later moves wait.
-- A device flag on a reading is passed on as ``clock_reading``'s ``flag``
-  (evidence for the arbiter's ``rule_flag``, Laws 6.10 a).
-- A clock reading mapped to colours becomes ``clock_reading {game, at,
-  white_ms, black_ms, running, by}``.
-- Everything the arbiters must look at (takeback, impossible position,
-  signalled result, new game, move refused, board disconnected / reconnected)
-  is the command ``raise_alert {board, game, kind, message, details, at, by}``,
-  decided by the engine into an ``AlertRaised`` on the board's own stream
-  ``board/<serial>``, so the gateway forwards it from the store alone.
-
-Refusals never stop the feed: they are counted, logged and alerted.
-
-The sink calls the store directly; ``adapters.dgt.writer`` runs it off the event
-loop (``candidates serve --dgt`` shares that loop with the gateway). What it does to
-the board's session (a continuation offered, the board followed from the record) goes
-through ``on_session``, which runs it where the session lives: at once by default, on
-the event loop when the sink runs in the store's thread.
-"""
+The board proposes; the store is the record. A confirmed move becomes ``PlayMove``
+(moves the store lacks are played in order; a board behind the record or on another
+line raises an alert), a clock reading ``ClockReading`` (under its ``command_id``), a
+recovered misread a ``correction_proposed`` alert (or, under the automatic policy, a
+correction applied before the public saw the plies), and everything the arbiters must
+see ``RaiseAlert`` on ``board/<serial>``: typed commands, sent through
+``Store.execute``. Whether a game still takes moves and readings is the engine's
+decision; the sink never asks first and takes the refusal of a game not in progress
+quietly. Refusals never stop the feed; the sink runs in the store's thread
+(``adapters.dgt.writer``). The mapping is in docs/dgt.md, section 6."""
 
 from __future__ import annotations
 
@@ -58,8 +33,14 @@ from adapters.dgt.observations import (
 from adapters.dgt.session import BoardIdentified, BoardSession, ClockMapped
 from adapters.host import public_delay
 from adapters.store import Store
-from engine.game.state import FINISHED
-from engine.timefmt import format_instant
+from engine.arbiter.board_alerts import RaiseAlert
+from engine.arbiter.corrections import CorrectMoves
+from engine.commands import Command
+from engine.errors import AlreadyRecorded, CommandRefused, GameNotInProgress, UnknownGame
+from engine.events import AlertRaised
+from engine.game.moves import PlayMove
+from engine.game.reconciliation import ClockReading
+from engine.side import Side
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +48,75 @@ REFUSALS_KEPT = 1000
 """The refusals a sink keeps for its caller (the last ones; each is also logged)."""
 
 SessionCall = Callable[[Callable[[], None]], None]
+
+
+@dataclass(frozen=True)
+class Identified:
+    """A command sent under a ``command_id`` (a clock reading, ``reading_id``): the
+    store answers it sent again, after a restart, as it did the first time."""
+
+    command: Command
+    command_id: str
+
+    @property
+    def cmd(self) -> str:
+        return self.command.cmd
+
+
+Sent = Command | Identified
+"""What the sink sends the store: a typed command, or one under its ``command_id``."""
+
+
+def raw_of(sent: Sent) -> object:
+    """What the store's door is given for ``sent``: the command itself, or, under a
+    ``command_id`` (which only the JSON form carries), its JSON form with the id."""
+    if isinstance(sent, Identified):
+        return {**sent.command.to_wire(), "command_id": sent.command_id}
+    return sent
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A command the store refused, with the refusal."""
+
+    command: Sent
+    error: CommandRefused
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A ``correct_moves`` the board proposes to the arbiters: the command but for its
+    ``arbiter``, who confirms it by sending it in their name (``signed``)."""
+
+    game: str
+    reason: str
+    at_ms: int
+    from_ply: int
+    """The plies kept (the moves after it are replaced)."""
+    moves: tuple[str, ...]
+
+    cmd = "correct_moves"
+
+    def signed(self, arbiter: str) -> CorrectMoves:
+        return CorrectMoves(
+            game=self.game,
+            arbiter=arbiter,
+            reason=self.reason,
+            at_ms=self.at_ms,
+            from_ply=self.from_ply,
+            moves=list(self.moves),
+        )
+
+    def body(self) -> object:
+        """The proposal as the alert carries it: ``correct_moves`` without ``arbiter``."""
+        wire = self.signed("").to_wire()
+        del wire["arbiter"]
+        return wire
+
+
+EXPECTED = (GameNotInProgress, UnknownGame)
+"""Refusals a board's feed meets in the normal course (moves and readings of a game
+not started yet, or already over): logged, neither kept nor alerted."""
 
 
 def at_once(call: Callable[[], None]) -> None:
@@ -81,14 +131,14 @@ class StoreSink:
     session: BoardSession
     label: str = "unknown"
     """Names the board until it tells its serial number (the source, e.g. the port)."""
-    commands_sent: list[dict[str, Any]] = field(default_factory=list)
+    commands_sent: list[Sent] = field(default_factory=list)
     """With ``keep_log``: every command sent to the store."""
-    refusals: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=REFUSALS_KEPT))
-    """The last ``REFUSALS_KEPT`` refusals (command and error)."""
-    readings: list[dict[str, Any]] = field(default_factory=list)
+    refusals: deque[Refused] = field(default_factory=lambda: deque(maxlen=REFUSALS_KEPT))
+    """The last ``REFUSALS_KEPT`` refusals (command and error), expected ones apart."""
+    readings: list[Sent] = field(default_factory=list)
     """With ``keep_log``: every clock reading mapped to colours, as ``clock_reading``."""
-    alerts: list[dict[str, Any]] = field(default_factory=list)
-    """With ``keep_log``: every alert stored, as the ``AlertRaised`` events' wire form."""
+    alerts: list[AlertRaised] = field(default_factory=list)
+    """With ``keep_log``: every alert stored."""
     command_ids: bool = True
     """Clock readings carry a ``command_id`` naming the reading (``reading_id``), so a
     feed restarted after a crash that sends a reading again stores it once; moves
@@ -110,8 +160,8 @@ class StoreSink:
     """An ``impossible_position`` alert is open (no ``position_restored`` since)."""
     _recovery: LineRecovered | None = None
     """The last line the board corrected itself (rule 7), until the record follows it."""
-    proposals: list[dict[str, Any]] = field(default_factory=list)
-    """Every ``correct_moves`` body proposed to the arbiters (without ``arbiter``)."""
+    proposals: list[Proposal] = field(default_factory=list)
+    """Every ``correct_moves`` proposed to the arbiters."""
     auto_correct_arbiter: str | None = None
     """The automatic policy: the Chief Arbiter or Deputy in whose name the board's
     corrections are applied at once when the plies they replace are not yet public
@@ -122,7 +172,8 @@ class StoreSink:
     _stored: int = 0
     """How many plies of the board's line the store holds, as the last look found."""
     _finished: bool = False
-    """The game is over in the store (the board's later moves are not sent)."""
+    """The store refused the board's last move as the game is over (a move it accepts,
+    the record reopened, clears it)."""
 
     @property
     def serial(self) -> str:
@@ -211,10 +262,6 @@ class StoreSink:
                 once=("game_not_started",),
             )
             return
-        if game.status == FINISHED:
-            self._finished = True
-            return
-        self._finished = False
         stored = list(game.moves)
         self._stored = common_prefix(stored, self._line)
         if board_moves[: len(stored)] == stored:
@@ -299,21 +346,20 @@ class StoreSink:
             return
         moves = board_moves[from_ply - 1 :]
         replaced = stored[from_ply - 1 :]
-        body: dict[str, Any] = {
-            "cmd": "correct_moves",
-            "game": self.game_id,
-            "reason": f"board {self.serial}: {recovery.message}",
-            "at": format_instant(at_ms),
-            "from_ply": from_ply - 1,
-            "moves": moves,
-        }
+        proposal = Proposal(
+            game=self.game_id,
+            reason=f"board {self.serial}: {recovery.message}",
+            at_ms=at_ms,
+            from_ply=from_ply - 1,
+            moves=tuple(moves),
+        )
         what = f"{recovery.message}; the record has {' '.join(replaced)} from ply {from_ply}"
         if self.auto_correct_arbiter is not None and self._unpublished(
             from_ply, len(stored), at_ms
         ):
-            command = {**body, "arbiter": self.auto_correct_arbiter}
-            answer = self._send(command)
-            if answer["ok"]:
+            command = proposal.signed(self.auto_correct_arbiter)
+            refused = self._send(command)
+            if refused is None:
                 self.alert(
                     "correction_applied",
                     f"{what}: corrected automatically ({' '.join(moves)}), not yet shown to "
@@ -322,15 +368,15 @@ class StoreSink:
                         "from_ply": from_ply,
                         "record_moves": replaced,
                         "board_moves": moves,
-                        "command": command,
+                        "command": command.to_wire(),
                     },
                     at_ms,
                     once=key,
                 )
                 self.sync(at_ms)
                 return
-            what += f" (automatic correction refused: {answer['error']['message']})"
-        self.proposals.append(body)
+            what += f" (automatic correction refused: {refused.message})"
+        self.proposals.append(proposal)
         self.alert(
             "correction_proposed",
             f"{what}: correct_moves proposed to the arbiter ({' '.join(moves)})",
@@ -338,7 +384,7 @@ class StoreSink:
                 "from_ply": from_ply,
                 "record_moves": replaced,
                 "board_moves": moves,
-                "proposal": body,
+                "proposal": proposal.body(),
             },
             at_ms,
             once=key,
@@ -353,64 +399,67 @@ class StoreSink:
         )
 
     def play(self, uci: str, ply: int, at_ms: int) -> bool:
-        command = {
-            "cmd": "play_move",
-            "game": self.game_id,
-            "move": uci,
-            "at": format_instant(at_ms),
-            "by": self.by,
-            "ply": ply,  # a move sent again is answered as a duplicate, never played twice
-        }
-        answer = self._send(command)
-        if answer["ok"]:
+        # with its ply, a move sent again is answered as a duplicate, never played twice
+        command = PlayMove(game=self.game_id, move=uci, at_ms=at_ms, by=self.by, ply=ply)
+        refused = self._send(command)
+        if refused is None:
             self._appended_at[ply] = at_ms
-        else:
-            if answer["error"]["code"] == "conflict":
-                # the record went on meanwhile (another writer, an arbiter's entry): the
-                # next sync compares the board with it again and says what differs
-                return False
+            self._finished = False
+            return True
+        if isinstance(refused, GameNotInProgress):
+            self._finished = True  # the engine says the game is over: later moves wait
+        elif refused.code != "conflict":
+            # (a conflict: the record went on meanwhile, another writer or an arbiter's
+            # entry; the next sync compares the board with it again and says what differs)
             self.alert(
                 "move_refused",
                 f"the board's move {uci} at ply {ply} of game {self.game_id} was refused: "
-                f"{answer['error']['message']}",
-                {"ply": ply, "uci": uci, "error": answer["error"]},
+                f"{refused.message}",
+                {"ply": ply, "uci": uci, "error": refused.as_error()},
                 at_ms,
                 once=("move_refused", ply, uci),
             )
-        return bool(answer["ok"])
+        return False
 
     def clock(self, obs: ClockMapped) -> None:
         reading = obs.reading
-        command = {
-            "cmd": "clock_reading",
-            "game": self.game_id,
-            "at": format_instant(reading.at_ms),
-            "white_ms": reading.white_ms,
-            "black_ms": reading.black_ms,
-            "running": reading.running,
-            "by": self.by,
-        }
-        if reading.flag is not None:
-            command["flag"] = reading.flag  # evidence for the arbiter (Laws 6.10 a)
+        command = ClockReading(
+            game=self.game_id,
+            at_ms=reading.at_ms,
+            white_ms=reading.white_ms,
+            black_ms=reading.black_ms,
+            running=side_of(reading.running),
+            by=self.by,
+            flag=side_of(reading.flag),  # evidence for the arbiter (Laws 6.10 a)
+        )
+        sent: Sent = command
         if self.command_ids:
-            command["command_id"] = reading_id(self.by, self.game_id, reading)
+            sent = Identified(command, reading_id(self.by, self.game_id, reading))
         if self.keep_log:
-            self.readings.append(command)
-        game = self.store.reads.game(self.game_id)
-        if game is None or game.status == FINISHED:
-            return
-        self._send(command)
+            self.readings.append(sent)
+        self._send(sent)
 
     # --- writing --------------------------------------------------------------
 
-    def _send(self, command: dict[str, Any]) -> dict[str, Any]:
-        answer = self.store.handle(command)
+    def _send(self, command: Sent) -> CommandRefused | None:
+        """Send ``command``; the refusal, or None when the store holds it (a repeat
+        answered as a duplicate included)."""
+        refused: CommandRefused | None = None
+        try:
+            self.store.execute(raw_of(command))
+        except AlreadyRecorded:
+            pass  # a repeat: the store holds it
+        except CommandRefused as error:
+            refused = error
         if self.keep_log:
             self.commands_sent.append(command)
-        if not answer["ok"]:
-            self.refusals.append({"command": command, "error": answer["error"]})
-            log.info("refused %s: %s", command["cmd"], answer["error"]["message"])
-        return answer
+        if refused is not None:
+            if isinstance(refused, EXPECTED):
+                log.debug("refused %s: %s", command.cmd, refused.message)
+            else:
+                self.refusals.append(Refused(command, refused))
+                log.info("refused %s: %s", command.cmd, refused.message)
+        return refused
 
     def alert(
         self,
@@ -420,28 +469,30 @@ class StoreSink:
         at_ms: int,
         *,
         once: tuple[Any, ...] | None,
-    ) -> dict[str, Any] | None:
+    ) -> AlertRaised | None:
         """Raise an alert on ``board/<serial>`` (``raise_alert``; ``once``: skip a repeat)."""
         if once is not None and once in self._alerted:
             return None
-        command: dict[str, Any] = {
-            "cmd": "raise_alert",
-            "board": self.serial,
-            "game": self.game_id,
-            "kind": kind,
-            "message": message,
-            "details": details,
-            "at": format_instant(at_ms),
-            "by": self.by,
-        }
-        answer = self.store.handle(command)  # a store out of reach: raised, sent again
+        command = RaiseAlert(
+            board=self.serial,
+            game=self.game_id,
+            kind=kind,
+            message=message,
+            details=details,
+            at_ms=at_ms,
+            by=self.by,
+        )
+        try:  # a store out of reach: raised, sent again
+            _, events = self.store.execute(command)
+        except CommandRefused as refused:
+            if once is not None:
+                self._alerted.add(once)
+            log.error("alert %s not stored: %s", kind, refused.message)
+            return None
         if once is not None:
             self._alerted.add(once)
-        if not answer["ok"]:
-            log.error("alert %s not stored: %s", kind, answer["error"]["message"])
-            return None
-        events: list[dict[str, Any]] = answer["events"]
         [event] = events
+        assert isinstance(event, AlertRaised)
         if self.keep_log:
             self.alerts.append(event)
         log.warning("board %s, game %s: %s", self.serial, self.game_id, message)
@@ -478,6 +529,11 @@ def follow_line(line: list[str], confirmed: int, obs: Observation) -> int:
             line.clear()
             confirmed = 0
     return confirmed
+
+
+def side_of(colour: str | None) -> Side | None:
+    """A reading's ``white``/``black`` as a side (None: no side)."""
+    return None if colour is None else Side(colour)
 
 
 def reading_id(by: str, game_id: str, reading: ColouredReading) -> str:

@@ -25,7 +25,7 @@ from adapters.dgt.observations import (
     TakebackSeen,
 )
 from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key as key_of
+from engine.arbiter.claim_verification import placement_key
 
 
 @dataclass
@@ -45,10 +45,10 @@ class GameLine:
     def start_line(self, start_fen: str | None, moves: Sequence[str]) -> None:
         """The game from ``start_fen`` after ``moves``, all of them confirmed."""
         self.board = chess.Board(start_fen) if start_fen else chess.Board()
-        self._placements = [key_of(self.board)]
+        self._placements = [placement_key(self.board)]
         for uci in moves:
             self.board.push_uci(uci)
-            self._placements.append(key_of(self.board))
+            self._placements.append(placement_key(self.board))
         self.provisional_from = None
         self._successors = None
         self._redo = []
@@ -58,7 +58,7 @@ class GameLine:
         """A new game from the start position (the start array was set up)."""
         self._pressed_ply = 0
         self.board = chess.Board()
-        self._placements = [key_of(self.board)]
+        self._placements = [placement_key(self.board)]
         self._successors = None
         self._redo = []
         self.provisional_from = None
@@ -100,7 +100,7 @@ class GameLine:
         off, a bishop a square short, are legal moves the hand is still making)."""
         san = self.board.san(move)
         self.board.push(move)
-        self._placements.append(key_of(self.board))
+        self._placements.append(placement_key(self.board))
         self._successors = None
         self._last_change_ms = at_ms
         if self.provisional_from is None:
@@ -153,7 +153,7 @@ class GameLine:
             if move == last:
                 continue
             parent.push(move)
-            hit = key_of(parent) == placement
+            hit = placement_key(parent) == placement
             parent.pop()
             if hit:
                 self._pop()
@@ -187,7 +187,7 @@ class GameLine:
             probe = self.board.copy(stack=False)
             for i, move in enumerate(self._redo):
                 probe.push(move)
-                if key_of(probe) == placement:
+                if placement_key(probe) == placement:
                     redo = self._redo[: i + 1]
                     rest = self._redo[i + 1 :]
                     out = self._play(redo, at_ms)

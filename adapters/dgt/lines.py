@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import chess
 
 from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key as key_of
+from engine.arbiter.claim_verification import placement_key
 
 
 def successors(board: chess.Board) -> dict[Key, chess.Move]:
@@ -24,7 +24,7 @@ def successors(board: chess.Board) -> dict[Key, chess.Move]:
     found: dict[Key, chess.Move] = {}
     for move in board.legal_moves:
         board.push(move)
-        found.setdefault(key_of(board), move)
+        found.setdefault(placement_key(board), move)
         board.pop()
     return found
 
@@ -37,7 +37,7 @@ def siblings(board: chess.Board) -> dict[Key, chess.Move]:
     for move in parent.legal_moves:
         if move != last:
             parent.push(move)
-            found.setdefault(key_of(parent), move)
+            found.setdefault(placement_key(parent), move)
             parent.pop()
     return found
 
@@ -57,7 +57,7 @@ def two_plies(board: chess.Board, placement: Key) -> list[chess.Move] | None:
         found = None
         for second in board.legal_moves:
             board.push(second)
-            hit = key_of(board) == placement
+            hit = placement_key(board) == placement
             board.pop()
             if hit:
                 found = [first, second]
@@ -105,7 +105,7 @@ def lines_to(
             board.push(move)
             path.append(move)
             if depth == 1:
-                if key_of(board) == target:
+                if placement_key(board) == target:
                     found.append(list(path))
             else:
                 search(depth - 1)

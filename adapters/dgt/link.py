@@ -1,29 +1,11 @@
 """Transports and the loop that keeps one board connected.
 
-Transports (each ``open`` / ``read`` / ``write`` / ``close``):
-
-- ``SerialTransport``: a real serial port through pyserial, 9600 baud, 8 data
-  bits, no parity, 1 stop bit, no flow control (the board's line settings);
-  USB boards appear as ``/dev/ttyACM*`` / ``/dev/ttyUSB*``, Bluetooth boards
-  as ``/dev/rfcomm*``. Reads are driven by the event loop on the port's file
-  descriptor, never by a polling thread.
-- ``TcpTransport``: a serial-over-TCP bridge (ser2net, ESP-Link...), the
-  same bytes over a socket.
-- ``FileSource`` (not a transport: it has its own time): a ``.dgt``
-  recording replayed with its timing (``speed`` 1 = real time, 0 = as fast
-  as possible), instants taken from the recording; or raw bytes, untimed.
-
-``BoardLink.run(stop)`` keeps a board connected: open, start-up commands,
-read, settle, send; a watchdog asks for the serial number every second (and
-repeats the update-nice command: a board that power-cycled comes back IDLE),
-and a link silent for ``silence_ms`` is treated as lost. On loss the arbiters get a
-``board_disconnected`` alert, the link is retried with exponential back-off
-(``backoff_s``, doubled up to ``max_backoff_s``) and, once back, a
-``board_reconnected`` alert; the start-up commands include a full dump, which
-the reconstructor reconciles with the game (moves played while the link was
-down are found, up to four plies when only one order fits; otherwise an
-impossible-position alert lists the candidate lines for the arbiter).
-"""
+A serial port (9600 8N1, read on the event loop), a serial-over-TCP bridge, or a
+``.dgt`` recording replayed with its timing (``FileSource``). ``BoardLink.run(stop)``
+opens, starts up, reads, settles and sends; a watchdog notices a silent or
+power-cycled board, and a lost link is retried with back-off, the arbiters alerted
+on loss and return, the moves played meanwhile found from the full dump. The details
+are in docs/dgt.md, section 7."""
 
 from __future__ import annotations
 

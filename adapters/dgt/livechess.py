@@ -1,26 +1,11 @@
 """DGT LiveChess 2 as a source: its websocket JSON API, ``ws://host:1982/api/v1.0``.
 
-LiveChess owns the serial ports and relays each board. The client asks for the
-board list (``{"id": n, "call": "eboards"}``), subscribes to the
-``eboardevent`` feed of each board it follows (``{"id": n, "call":
-"subscribe", "param": {"feed": "eboardevent", "id": <feed id>, "param":
-{"serialnr": ...}}}``), then receives ``{"response": "feed", "id": <feed id>,
-"param": {"serialnr", "flipped", "board"?, "clock"?, "san"?, ...}}``.
-
-Interpretation kept explicit: LiveChess's own move list (``san``) is not
-used. Every ``board`` (one per physical change, lifted pieces included) goes
-through this adapter's debounce and reconstruction like a field update, so
-both kinds of source follow the same rules and raise the same alerts. The
-orientation is inferred by the reconstructor (``flipped`` is logged only).
-Unlike the raw protocol, LiveChess clocks are already in colours: ``white``
-and ``black`` are seconds left, ``run`` is true (White's clock runs), false
-(Black's) or null (stopped).
-
-``LiveChessFeed`` is the sans-I/O part (JSON in, calls out, per-board
-updates); ``run_livechess`` owns the websocket, with back-off and alerts on
-loss, and re-subscribes after a reconnect (the first feed message carries the
-board, which is reconciled).
-"""
+LiveChess owns the serial ports and relays each board's ``eboardevent`` feed. Its own
+move list is not used: every placement goes through this project's debounce and
+reconstruction like a field update, so both kinds of source follow the same rules
+and raise the same alerts; its clocks come already in colours. ``LiveChessFeed`` is
+the sans-I/O part, ``run_livechess`` owns the websocket, with back-off and alerts on
+loss (docs/dgt.md, section 7)."""
 
 from __future__ import annotations
 
@@ -30,7 +15,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from adapters.dgt.clocksides import ColouredReading
 from adapters.dgt.observations import BoardAlert, Observation
@@ -39,7 +24,25 @@ from adapters.host.clock import wall_clock_ms
 
 log = logging.getLogger(__name__)
 
-DEFAULT_URL = "ws://127.0.0.1:1982/api/v1.0"
+
+class BoardParam(TypedDict):
+    serialnr: str
+
+
+class Subscription(TypedDict):
+    """A ``subscribe`` call's ``param``: the feed, its id and the board."""
+
+    feed: str
+    id: int
+    param: BoardParam
+
+
+class Call(TypedDict):
+    """A call to LiveChess: ``{"id": n, "call": ..., "param"?: ...}``."""
+
+    id: int
+    call: str
+    param: NotRequired[Subscription]
 
 
 @dataclass(frozen=True)
@@ -61,23 +64,23 @@ class LiveChessFeed:
     feeds: dict[int, str] = field(default_factory=dict)
     errors: int = 0
 
-    def _call(self, call: str, param: Any = None) -> dict[str, Any]:
-        message: dict[str, Any] = {"id": self._next_id, "call": call}
+    def _call(self, call: str, param: Subscription | None = None) -> Call:
+        message = Call(id=self._next_id, call=call)
         if param is not None:
             message["param"] = param
         self._next_id += 1
         return message
 
-    def hello(self) -> list[dict[str, Any]]:
+    def hello(self) -> list[Call]:
         """After (re)connecting: ask for the boards."""
         self.feeds.clear()
         message = self._call("eboards")
         self._eboards_call = message["id"]
         return [message]
 
-    def receive(self, message: Any, now_ms: int) -> tuple[list[dict[str, Any]], list[BoardUpdate]]:
+    def receive(self, message: Any, now_ms: int) -> tuple[list[Call], list[BoardUpdate]]:
         """One decoded message -> (calls to send, board updates). Never raises."""
-        calls: list[dict[str, Any]] = []
+        calls: list[Call] = []
         updates: list[BoardUpdate] = []
         if not isinstance(message, dict):
             self.errors += 1
@@ -101,7 +104,9 @@ class LiveChessFeed:
                 calls.append(
                     self._call(
                         "subscribe",
-                        {"feed": "eboardevent", "id": feed_id, "param": {"serialnr": serial}},
+                        Subscription(
+                            feed="eboardevent", id=feed_id, param=BoardParam(serialnr=serial)
+                        ),
                     )
                 )
         elif kind == "feed" and isinstance(param, dict):

@@ -7,7 +7,56 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
+
+
+class Line(TypedDict):
+    """An observation's JSON form (a line ``candidates dgt moves`` prints): its ``type``,
+    then its own fields (each kind of line below)."""
+
+    type: str
+    at: NotRequired[str]
+    """When it was concluded (ISO-8601), for a timed input (a ``.dgt`` recording)."""
+
+
+class MoveLine(Line):
+    ply: int
+    uci: str
+    san: str
+
+
+class CorrectionLine(Line):
+    ply: int
+    replaced: str
+    uci: str | None
+    san: str | None
+
+
+class ConfirmedLine(Line):
+    ply: int
+    uci: str
+    reason: str
+
+
+class TakebackLine(Line):
+    from_ply: int
+    to_ply: int
+    undone: list[str]
+
+
+class RecoveryLine(Line):
+    from_ply: int
+    replaced: list[str]
+    moves: list[str]
+    message: str
+
+
+class AlertLine(Line):
+    """An alert's line: ``kind`` and ``message``, then its ``details`` (free-form, each
+    kind its own) spread beside them."""
+
+    kind: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -21,7 +70,7 @@ class Observation(ABC):
     def type(self) -> str: ...
 
     @abstractmethod
-    def to_json(self) -> dict[str, Any]: ...
+    def to_json(self) -> Line: ...
 
 
 @dataclass(frozen=True)
@@ -37,8 +86,8 @@ class MoveSeen(Observation):
     def type(self) -> str:
         return "move"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": "move", "ply": self.ply, "uci": self.uci, "san": self.san}
+    def to_json(self) -> MoveLine:
+        return MoveLine(type="move", ply=self.ply, uci=self.uci, san=self.san)
 
 
 @dataclass(frozen=True)
@@ -55,14 +104,10 @@ class MoveCorrected(Observation):
     def type(self) -> str:
         return "correction"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "correction",
-            "ply": self.ply,
-            "replaced": self.replaced,
-            "uci": self.uci,
-            "san": self.san,
-        }
+    def to_json(self) -> CorrectionLine:
+        return CorrectionLine(
+            type="correction", ply=self.ply, replaced=self.replaced, uci=self.uci, san=self.san
+        )
 
 
 @dataclass(frozen=True)
@@ -77,8 +122,8 @@ class MoveConfirmed(Observation):
     def type(self) -> str:
         return "confirmed"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": "confirmed", "ply": self.ply, "uci": self.uci, "reason": self.reason}
+    def to_json(self) -> ConfirmedLine:
+        return ConfirmedLine(type="confirmed", ply=self.ply, uci=self.uci, reason=self.reason)
 
 
 @dataclass(frozen=True)
@@ -93,13 +138,10 @@ class TakebackSeen(Observation):
     def type(self) -> str:
         return "takeback"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "takeback",
-            "from_ply": self.from_ply,
-            "to_ply": self.to_ply,
-            "undone": list(self.undone),
-        }
+    def to_json(self) -> TakebackLine:
+        return TakebackLine(
+            type="takeback", from_ply=self.from_ply, to_ply=self.to_ply, undone=list(self.undone)
+        )
 
 
 @dataclass(frozen=True)
@@ -116,14 +158,14 @@ class LineRecovered(Observation):
     def type(self) -> str:
         return "recovery"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "recovery",
-            "from_ply": self.from_ply,
-            "replaced": list(self.replaced),
-            "moves": list(self.moves),
-            "message": self.message,
-        }
+    def to_json(self) -> RecoveryLine:
+        return RecoveryLine(
+            type="recovery",
+            from_ply=self.from_ply,
+            replaced=list(self.replaced),
+            moves=list(self.moves),
+            message=self.message,
+        )
 
 
 @dataclass(frozen=True)
@@ -134,10 +176,12 @@ class BoardAlert(Observation):
     kind: str
     message: str
     details: dict[str, Any]
+    """What the board saw, free-form (``raise_alert``'s ``details``)."""
 
     @property
     def type(self) -> str:
         return "alert"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": "alert", "kind": self.kind, "message": self.message, **self.details}
+    def to_json(self) -> AlertLine:
+        line = {"type": "alert", "kind": self.kind, "message": self.message, **self.details}
+        return cast(AlertLine, line)  # the details beside kind and message

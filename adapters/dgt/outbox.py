@@ -1,34 +1,11 @@
 """A board's outbox: what a board reader read that the store does not hold yet, on disk.
 
-A board reader that cannot reach the store (the database restarting, the network
-to it down) goes on reading its boards: every observation the store's feed acts
-on (a move seen, corrected or confirmed, a recovered line, a takeback, an alert
-of the board, a clock reading in colours, the board's serial number) is appended
-here before it is queued for the store, and the feed marks how far the store
-holds them. A reader restarted (a crash, a kill, a machine rebooted) finds in
-its outbox what it read and had not stored, sends it first, in order, and
-follows its board from the line it had read, so that only what it never read is
-rebuilt from the board's dump.
-
-One file per board and game (``<board>-<game>.outbox``) in the board reader's
-recordings directory, JSON lines (all instants epoch milliseconds)::
-
-    {"format": "candidates-dgt-outbox", "version": 1, "board": "ttyDGT1", "game": "2.1"}
-    {"type": "MoveSeen", "at_ms": ..., "uci": "e2e4", "san": "e4", "ply": 1, ...}
-    {"type": "MoveConfirmed", "at_ms": ..., "ply": 1, "uci": "e2e4", "reason": "clock"}
-    {"stored": 2}
-
-``{"stored": N}``: the first N observations after the header are in the store
-(and the feed holds nothing of them that the store lacks). Once every one is
-stored, the file is cut back to its header. A last line cut short (the reader
-killed while it wrote) is ignored. Sending an observation again is harmless: a
-move carries its ``ply`` and a clock reading its ``command_id``, so the store
-answers a repeat as a duplicate and never plays a move twice (an alert of the
-board sent again before the crash's mark may be stored twice).
-
-Each write is flushed to the operating system (as a ``.dgt`` recording is), so
-the outbox survives the reader's own death, not a power cut of its machine.
-"""
+A reader that cannot reach the store goes on reading its boards: every observation
+the feed acts on is appended here first, and the feed marks how far the store holds
+them. A reader restarted after a crash, a kill or a reboot sends what it had not
+stored first, in order, and follows its board from the line it had read; a repeat is
+answered as a duplicate, so no move is played twice. One JSON-lines file per board
+and game, flushed at each write; the format is in docs/dgt.md, "The outbox"."""
 
 from __future__ import annotations
 
@@ -88,7 +65,7 @@ def from_line(line: dict[str, Any]) -> Observation:
     kind = KEPT.get(str(line.get("type")))
     if kind is None:
         raise ValueError(f"not an observation of the outbox: {line.get('type')!r}")
-    values: dict[str, Any] = {}
+    values: list[Any] = []  # in the order of the observation's fields
     for spec in dataclasses.fields(kind):
         if spec.name not in line:
             raise ValueError(f"{kind.__name__} without {spec.name!r}")
@@ -97,8 +74,8 @@ def from_line(line: dict[str, Any]) -> Observation:
             value = ColouredReading(**value)
         elif isinstance(value, list):
             value = tuple(value)
-        values[spec.name] = value
-    return kind(**values)
+        values.append(value)
+    return kind(*values)
 
 
 def outbox_name(board: str, game: str) -> str:

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import chess
 
-from adapters.dgt.protocol import rotate_placement
 from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key as key_of
+from engine.arbiter.claim_verification import placement_key
 
 START_PLACEMENT = chess.STARTING_BOARD_FEN
-ROTATED_START = rotate_placement(START_PLACEMENT)
 
 
-def placement_key(placement: str) -> Key:
-    return key_of(chess.BaseBoard(placement))
+def placement_text_key(placement: str) -> Key:
+    """The key of a placement given as text (the piece part of a FEN)."""
+    return placement_key(chess.BaseBoard(placement))
 
 
-START_KEY = placement_key(START_PLACEMENT)
+START_KEY = placement_text_key(START_PLACEMENT)
 
 
 def square_diff(expected: str, found: str) -> list[dict[str, str | None]]:

@@ -1,21 +1,10 @@
 """Sans-I/O DGT electronic board protocol: bytes in, typed messages out.
 
-Layout (the DGT protocol header ``dgtbrd.h``, 2012-2015 revisions; see
-``docs/dgt.md`` for the full tables):
-
-- Board -> host messages are framed: byte 0 is the message id with bit 7 set
-  (the only byte of a message with bit 7 set), bytes 1-2 are the total length
-  (header included) as two 7-bit halves, then ``total - 3`` payload bytes,
-  each < 0x80.
-- Host -> board commands are single bytes (``0x40``..``0x55``), except the
-  clock wrapper ``0x2b <size> 0x03 <cmd> <data...> 0x00``.
-
-``DgtParser.receive_data(chunk)`` accepts any split of the stream (several
-messages per read, a message over several reads) and never raises: garbage,
-truncated frames and unknown ids become counted ``ProtocolError`` messages,
-and the parser resynchronises at the next byte with bit 7 set. Nothing here
-reads a clock or touches a file; all durations are integer milliseconds.
-"""
+``DgtParser.receive_data(chunk)`` takes any split of the stream and never raises:
+garbage, truncated frames and unknown ids become counted ``ProtocolError`` messages
+and the parser resynchronises, so a noisy cable costs a dump, not the session. The
+host's commands are encoded here too. Nothing here reads a clock or touches a file;
+the framing and the tables (``dgtbrd.h``, 2012-2015) are in docs/dgt.md."""
 
 from __future__ import annotations
 
@@ -23,16 +12,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from adapters.dgt.board_codes import (
-    MAGIC_PIECES,
-    PIECE_CODES,
-    PIECE_LETTERS,
-    codes_of,
-    field_square_name,
-    field_to_square,
-    placement_of,
-    rotate_placement,
-)
+from adapters.dgt.board_codes import MAGIC_PIECES, codes_of, field_square_name, rotate_placement
 from adapters.dgt.messages import (
     BatteryStatus,
     BoardDump,
@@ -50,10 +30,7 @@ from adapters.dgt.messages import (
     Version,
 )
 
-__all__ = [  # the board's codes and messages, named here too: ``protocol.BoardDump``...
-    "MAGIC_PIECES",
-    "PIECE_CODES",
-    "PIECE_LETTERS",
+__all__ = [  # the messages the parser makes, named here too: ``protocol.BoardDump``...
     "BatteryStatus",
     "BoardDump",
     "BusAddress",
@@ -68,11 +45,6 @@ __all__ = [  # the board's codes and messages, named here too: ``protocol.BoardD
     "SerialNumber",
     "Trademark",
     "Version",
-    "codes_of",
-    "field_square_name",
-    "field_to_square",
-    "placement_of",
-    "rotate_placement",
 ]
 
 
@@ -96,23 +68,6 @@ SEND_BATTERY_STATUS = 0x4C
 SEND_VERSION = 0x4D
 RETURN_LONG_SERIALNR = 0x55
 CLOCK_MESSAGE = 0x2B
-
-COMMAND_NAMES = {
-    SEND_RESET: "reset",
-    SEND_CLK: "send_clock",
-    SEND_BRD: "send_board",
-    SEND_UPDATE: "update",
-    SEND_UPDATE_BRD: "update_board",
-    RETURN_SERIALNR: "serial_number",
-    RETURN_BUSADRES: "bus_address",
-    SEND_TRADEMARK: "trademark",
-    SEND_EE_MOVES: "ee_moves",
-    TO_BUSMODE: "bus_mode",
-    SEND_UPDATE_NICE: "update_nice",
-    SEND_BATTERY_STATUS: "battery_status",
-    SEND_VERSION: "version",
-    RETURN_LONG_SERIALNR: "long_serial_number",
-}
 
 # Clock commands inside the 0x2b wrapper (DGT XL / DGT3000 / Revelation II).
 CLOCK_DISPLAY = 0x01

@@ -1,77 +1,15 @@
-"""Moves from board placements: the reconstruction rules, in one place.
+"""Moves from board placements: the reconstruction rules, in one place and in order.
 
-A DGT board reports where pieces stand, never moves, whose turn it is,
-castling rights or en-passant state. The reconstructor keeps the game (a
-python-chess ``Board``) and compares placements with the placements the game
-can reach. Order comes first: a *settled* placement (the lever press, a
-complete dump, the end of the input, or with timing the debounce; the caller
-decides, see ``adapters.dgt.session``) is read after the placements that
-passed before it, in order (see ``settle``); a passing placement that rules
-2-5 explain is taken, any other is a hand in the air and waits. In order:
-
-1. Kings on the centre squares (a broadcast convention, not a move; the two
-   kings stand adjacent, so no legal position looks like it): d5+e4 (light) =
-   White won, d4+e5 (dark) = Black won, d4+e4 or d5+e5 side by side = draw.
-   A ``result_signalled`` alert awaits the arbiter's confirmation.
-2. The current placement: nothing happened (a knocked piece was put back, a
-   piece was lifted and put down again). An open impossible-position alert is
-   closed with ``position_restored``.
-3. The placement after exactly one legal move: that move. Whole placements are
-   compared, so castling in either order, en passant with the captured pawn
-   lifted first or last, captures and promotion to the piece actually put
-   down all follow from the final placement alone.
-4. A sibling of the last *provisional* move (a legal move from the position
-   before it): the provisional move was a transient (a rook put on f1 before
-   the king reached g1, a pawn paused on e3) and is corrected. The position
-   before it: the piece went back, the provisional move is withdrawn.
-5. Two plies at once (a position skipped, e.g. while the link was down or the
-   scan missed a fast reply): both moves, found by a 2-ply search. After a
-   reconnection (5b) the search goes on to 3-4 plies, shortest first, and a
-   line is played only if it is the only one (the order of two independent
-   moves is otherwise unknowable: the candidates go to the arbiter).
-6. The start array: a new game (not a takeback), unless rule 3 matched (a
-   knight returning home by a legal move, 1.Nf3 Nf6 2.Ng1 Ng8).
-7. A wrongly confirmed move (recovery): the board matches a position reachable
-   from the position one or two plies back by a line that leaves the game's at
-   its first move. It waits for evidence (the next move after it, the lever,
-   standing ``alert_after_ms``, the end of the input) and never reaches behind
-   a lever press; taken, the line is rewritten (``LineRecovered``) and the
-   store feed proposes the arbiter's correction (``adapters.dgt.recovery``).
-8. An earlier placement of this game: a takeback to it, reported for the
-   arbiter; the moves taken back are remembered so that putting them back on
-   the board redoes them.
-9. Anything else: an impossible position. Nothing is played; once it has
-   stood (``alert_ms``: ``alert_after_ms`` beyond the input's time resolution)
-   an ``impossible_position`` alert gives the squares that differ from the
-   game's position, once per placement. A placement that only lacks pieces of
-   the game's position is a hand holding them (a piece hovering, a captured man
-   held, a promotion's piece being fetched): it never stands by time, is never
-   alerted and never read as several plies at once (except in the dump after a
-   reconnection); the game goes on from it. Only the end of the input makes it
-   stand.
-
-Orientation: ``normal`` (White on the connector's side), ``rotated`` (the
-board turned 180 degrees), or ``auto``: a placement that matches nothing read
-normally is read rotated, and the reading that matches is latched for the
-game (a start array latches it at once).
-
-Provisional and confirmed moves: every move is provisional, open to rule 4,
-until there is evidence that it is complete, whatever its kind (a knight put
-down a square off, a bishop a square short, a pawn paused on the middle square
-are legal moves a hand is still making): the mover's press (Laws 2009 6.7 a: a
-move is completed when the player has stopped his clock; the caller reports the
-lever), the next move, or with timing ``quiet_ms`` of quiet (``confirm_ms``
-beyond the resolution of the input's instants, so that the quiet is certain at
-any clock rate). Only confirmed moves go to the store.
-All instants are integer epoch milliseconds.
-
-The rules are applied here, in this order; their parts stand beside it: the
-game line with its provisional moves, rules 4 and 8 (``game_line``), placements
-and their keys (``placements``), the lines of legal moves that lead to a
-placement, rules 3, 5 and 5b (``lines``), the result signals, rule 1
-(``result_signals``), the recovery, rule 7 (``recovery``), and the alerts'
-words (``board_alerts``).
-"""
+A DGT board reports where pieces stand, never moves, turns or rights, so the
+reconstructor keeps the game (a python-chess ``Board``) and compares each settled
+placement, after the placements that passed before it, with those the game can
+reach: a result signal, no change, one legal move, a correction of a provisional
+move, two plies at once, a new game, a wrongly confirmed move, a takeback, else an
+impossible position for the arbiter. Moves stay provisional until there is evidence
+they are complete (the lever, the next move, quiet time); only confirmed moves go to
+the store. The rules, orientation and confirmation are in docs/dgt.md, section 4;
+the rules' parts stand beside this module (``game_line``, ``placements``, ``lines``,
+``result_signals``, ``recovery``, ``board_alerts``)."""
 
 from __future__ import annotations
 
@@ -84,11 +22,11 @@ from adapters.dgt.board_alerts import (
     position_restored,
     result_signalled,
 )
+from adapters.dgt.board_codes import rotate_placement
 from adapters.dgt.game_line import GameLine
 from adapters.dgt.lines import lines_to, two_plies
 from adapters.dgt.observations import Observation
-from adapters.dgt.placements import START_KEY, changed_squares, placement_key, puts_down
-from adapters.dgt.protocol import rotate_placement
+from adapters.dgt.placements import START_KEY, changed_squares, placement_text_key, puts_down
 from adapters.dgt.recovery import Ambiguous, Recovery, extended, find_recovery, line_recovered
 from adapters.dgt.result_signals import before_signal, result_signal
 from engine.arbiter.claim_verification import PlacementKey as Key
@@ -250,13 +188,13 @@ class MoveReconstructor(GameLine):
         readings = [self.rotated] if self.rotated is not None else [False, True]
         moves = {**self._sibling_map(), **self._successor_map()}
         for rotated in readings:
-            key = placement_key(rotate_placement(raw) if rotated else raw)
+            key = placement_text_key(rotate_placement(raw) if rotated else raw)
             final = moves.get(key)
             if final is None:
                 continue
             current = self._placements[-1]
             for placement, _ in passing:
-                seen = placement_key(rotate_placement(placement) if rotated else placement)
+                seen = placement_text_key(rotate_placement(placement) if rotated else placement)
                 if seen == key or not puts_down(current, seen):
                     continue  # the final placement, or a hand in the air
                 move = moves.get(seen)
@@ -284,11 +222,11 @@ class MoveReconstructor(GameLine):
         readings = (
             [self.rotated] if self.rotated is not None else [False, True]
         )  # auto: normal reading first
-        keys = {False: placement_key(raw)}
+        keys = {False: placement_text_key(raw)}
 
         def key(rotated: bool) -> Key:
             if rotated not in keys:
-                keys[rotated] = placement_key(rotate_placement(raw))
+                keys[rotated] = placement_text_key(rotate_placement(raw))
             return keys[rotated]
 
         for rotated in readings:
@@ -341,7 +279,7 @@ class MoveReconstructor(GameLine):
             self._unknown_settled = True
             self._unknown_alerted = False
             self._unknown_ended = False
-            self._unknown_puts_down = puts_down(self._placements[-1], placement_key(placement))
+            self._unknown_puts_down = puts_down(self._placements[-1], placement_text_key(placement))
         out.extend(self.tick(at_ms))
         return out
 
@@ -352,7 +290,7 @@ class MoveReconstructor(GameLine):
             self._pending is not None
             and self._unknown is not None
             and self._unknown_settled
-            and placement_key(self._unknown) == self._pending.placement
+            and placement_text_key(self._unknown) == self._pending.placement
             and (self.untimed or now_ms - self._unknown_since_ms >= self.alert_ms)
         ):
             out.extend(self._take_pending(now_ms))

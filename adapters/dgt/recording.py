@@ -1,24 +1,9 @@
 """The ``.dgt`` recording format: every byte of a board session with its arrival time.
 
-Layout (all integers big-endian)::
-
-    magic      8 bytes   b"DGTREC1\\n"
-    header     one line of UTF-8 JSON ending in b"\\n":
-               {"format": "candidates-dgt", "version": 1,
-                "started_at_ms": <epoch ms of offset 0>, "source": "...", ...}
-    records    repeated until the end of the file:
-               kind       1 byte   1 = bytes from the board, 2 = bytes to the board,
-                                   3 = link event (UTF-8 text: "connected", "disconnected: ...")
-               offset_ms  4 bytes  milliseconds since started_at_ms (unsigned)
-               length     2 bytes  number of data bytes (a longer read is split)
-               data       length bytes
-
-A record holds one read (or write) as it happened, so a session replays with
-the same chunking and timing. A truncated last record (the recorder was
-killed mid-write) is ignored by the reader, which reports it in
-``Recording.truncated``. Anything that does not start with the magic is read
-as raw bytes without timing.
-"""
+A record holds one read (or write) as it happened, so a session replays through the
+adapter with the same chunking and timing; a truncated last record (a recorder killed
+mid-write) is ignored and reported (``Recording.truncated``), and anything without the
+magic is raw bytes without timing. The layout is in docs/dgt.md, section 8."""
 
 from __future__ import annotations
 

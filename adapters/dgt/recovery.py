@@ -1,24 +1,12 @@
 """Rule 7 of the reconstruction: a move the board confirmed wrongly, found and put right.
 
-A move is confirmed on evidence that it is complete (the next move, quiet time,
-the end of the input), and the evidence can mislead: a knight put down a square
-off, then moved on after the quiet confirmed it, leaves the game one ply off
-the board. Only moves the board inferred can be misread: a lever press completes
-a move (Laws 2009 6.7 a), and the recovery never reaches behind one.
-
-The board matches a position reachable from the position one or two plies back
-(``recover_plies``) by a line of ``back`` or ``back + 1`` moves (the board moves
-one ply at a time: it is level with the game or one ply ahead) whose first move
-differs from the game's: ``find_recovery``. Nearest position and shortest line
-first; a line is taken only if it is the only one of its length, else the
-candidates go to the arbiter with the impossible-position alert (``Ambiguous``).
-A placement that only lacks pieces is a hand in the air, never a move.
-
-The reconstructor (``adapters.dgt.reconstruct``) lets a recovery wait for
-evidence (the next move after it, ``extended``; the lever; standing
-``alert_after_ms``; the end of the input), then rewrites the line and reports
-it (``line_recovered``): the store feed proposes the arbiter's correction.
-"""
+Evidence that a move is complete (the next move, quiet time) can mislead: a knight
+put down a square off, then moved on after the quiet confirmed it, leaves the game
+one ply off the board. ``find_recovery`` looks for the one line from one or two plies
+back that the board shows (never behind a lever press, Laws 2009 6.7 a); several
+candidates go to the arbiter. The reconstructor lets it wait for evidence, then
+rewrites the line and the store feed proposes the arbiter's correction (docs/dgt.md,
+section 4, rule 7)."""
 
 from __future__ import annotations
 
@@ -31,7 +19,7 @@ from adapters.dgt.lines import lines_to
 from adapters.dgt.observations import LineRecovered
 from adapters.dgt.placements import changed_squares, puts_down
 from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key as key_of
+from engine.arbiter.claim_verification import placement_key
 
 
 @dataclass(frozen=True)
@@ -99,7 +87,7 @@ def extended(recovery: Recovery, board: chess.Board, placement: Key) -> Recovery
         ahead.push(move)
     for move in ahead.legal_moves:
         ahead.push(move)
-        hit = key_of(ahead) == placement
+        hit = placement_key(ahead) == placement
         ahead.pop()
         if hit:
             return Recovery(recovery.back, [*recovery.line, move], placement)

@@ -1,22 +1,11 @@
 """Boards feeding the store: the entry point for ``candidates dgt run`` and the gateway.
 
-A source spec names a board and, after ``=``, the game it plays::
-
-    /dev/ttyUSB0=1.1                  a serial port (any path: /dev/ttyACM0, /dev/rfcomm0 ...)
-    tcp://127.0.0.1:7001=1.2          a serial-over-TCP bridge
-    file:rec.dgt=1.3                  a recording replayed with its timing (raw bytes: untimed)
-    livechess:ws://host:1982/api/v1.0=31337:1.4,31338:1.5
-                                      LiveChess boards by serial number
-
-The game may carry the side of White's clock, ``=1.1@left`` / ``=1.1@right``
-(else it is inferred from the game, never assumed). Without ``=GAME`` the board
-is mapped by its serial number through ``serial_games``.
-
-The links run in the event loop; every store call (a board set up from the record,
-its moves, readings and alerts) runs in the store's thread (``adapters.dgt.writer``),
-so the loop, which ``candidates serve --dgt`` shares with the gateway, never waits
-for the database.
-"""
+A source spec names a board (a serial port, ``tcp://``, ``file:``, ``livechess:``)
+and, after ``=``, the game it plays and optionally the side of White's clock; without
+``=GAME`` the board is mapped by its serial number. The links run in the event loop
+and every store call in the store's thread (``adapters.dgt.writer``), so the loop,
+which ``serve --dgt`` shares with the gateway, never waits for the database. The specs
+are in docs/dgt.md, sections 7 and 11."""
 
 from __future__ import annotations
 

@@ -1,52 +1,53 @@
-"""One board's conversation, sans I/O: bytes and instants in; observations and
-host commands out.
+"""One board's conversation, sans I/O: bytes and instants in; observations and host
+commands out.
 
-``BoardSession`` owns the parser, the shadow board (the 64 fields as last
-reported), the debounce, the reconstructor and the clock-side mapping.
-Whoever owns the link (``adapters.dgt.link``, the CLI, a test) calls
-
-- ``connected(now_ms)`` when the link (re)opens: the start-up commands
-  (update-nice mode, version, serial number, full dump, clock) are queued;
-- ``receive_data(data, now_ms)`` with every chunk read;
-- ``poll(now_ms)`` when ``next_deadline_ms()`` is reached (or at any time);
-- ``data_to_send()`` and ``observations()`` to collect the results.
-
-Order first, time second. Every field update changes the shadow board and
-the placement it shows is kept, in order, as *passing*; the reconstructor
-reads the passing placements in order when it settles (see
-``MoveReconstructor.settle``). A placement settles:
-
-- when the mover presses the clock (the lever press ends the move: whatever
-  the board shows then is the move, whatever the timing);
-- on a complete dump (always settled);
-- at the end of the input (``finish``);
-- with timing (``timed``), also when the shadow stood ``debounce_ms`` (the
-  picochess / DGT-DLL practice): a full dump is then requested, which settles
-  again and cures lost updates.
-
-Without timing (``timed=False``: raw bytes with no arrival times) only order
-settles. Quiet time confirms a provisional move only with timing, and only
-after it outlasts the input's time resolution: when every field change
-arrives at the instant of a clock message (a capture whose only time source
-is its clock, arriving in bursts), the resolution is the longest recent
-interval between clock messages; once a change arrives at an instant of its
-own, instants are real.
-"""
+``BoardSession`` owns the parser, the shadow board, the debounce, the reconstructor
+and the clock-side mapping; whoever owns the link calls ``connected``,
+``receive_data`` and ``poll``, and collects ``data_to_send()`` and
+``observations()``. Order first, time second: placements are read in the order they
+passed when one settles (a lever press, a complete dump, the end of the input, or
+with timing the debounce), so a move does not depend on how fast the bytes came
+(docs/dgt.md, section 3)."""
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import NotRequired
 
 import chess
 
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import MAGIC_PIECES, codes_of, placement_of
 from adapters.dgt.clocksides import ClockReading, ClockSides, ColouredReading
-from adapters.dgt.observations import Observation
+from adapters.dgt.observations import Line, Observation
 from adapters.dgt.reconstruct import MoveReconstructor
 
 CLOCK_GAP_LIMIT_MS = 30_000
 """Longer silences of the clock (stopped, unplugged) say nothing of the timing's resolution."""
+
+
+class ClockLine(Line):
+    """A clock message's line: the clock's own sides, and in colours once mapped."""
+
+    left_ms: int
+    right_ms: int
+    running: str | None
+    white_ms: NotRequired[int]
+    black_ms: NotRequired[int]
+    running_colour: NotRequired[str | None]
+    flag: NotRequired[str]
+
+
+class ReadingLine(Line):
+    white_ms: int
+    black_ms: int
+    running: str | None
+    flag: NotRequired[str]
+
+
+class SerialLine(Line):
+    serial: str
 
 
 @dataclass(frozen=True)
@@ -62,19 +63,17 @@ class ClockSeen(Observation):
     def type(self) -> str:
         return "clock"
 
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "type": "clock",
-            "left_ms": self.left_ms,
-            "right_ms": self.right_ms,
-            "running": self.running_side,
-        }
+    def to_json(self) -> ClockLine:
+        out = ClockLine(
+            type="clock",
+            left_ms=self.left_ms,
+            right_ms=self.right_ms,
+            running=self.running_side,
+        )
         if self.coloured is not None:
-            out.update(
-                white_ms=self.coloured.white_ms,
-                black_ms=self.coloured.black_ms,
-                running_colour=self.coloured.running,
-            )
+            out["white_ms"] = self.coloured.white_ms
+            out["black_ms"] = self.coloured.black_ms
+            out["running_colour"] = self.coloured.running
             if self.coloured.flag is not None:
                 out["flag"] = self.coloured.flag
         return out
@@ -90,13 +89,13 @@ class ClockMapped(Observation):
     def type(self) -> str:
         return "clock_reading"
 
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "type": "clock_reading",
-            "white_ms": self.reading.white_ms,
-            "black_ms": self.reading.black_ms,
-            "running": self.reading.running,
-        }
+    def to_json(self) -> ReadingLine:
+        out = ReadingLine(
+            type="clock_reading",
+            white_ms=self.reading.white_ms,
+            black_ms=self.reading.black_ms,
+            running=self.reading.running,
+        )
         if self.reading.flag is not None:
             out["flag"] = self.reading.flag
         return out
@@ -112,8 +111,8 @@ class BoardIdentified(Observation):
     def type(self) -> str:
         return "serial_number"
 
-    def to_json(self) -> dict[str, object]:
-        return {"type": "serial_number", "serial": self.serial}
+    def to_json(self) -> SerialLine:
+        return SerialLine(type="serial_number", serial=self.serial)
 
 
 @dataclass
@@ -252,7 +251,7 @@ class BoardSession:
         """A whole placement from a source that reports every change as a position
         (LiveChess): it goes through the same debounce as field updates."""
         try:
-            codes = p.codes_of(raw)
+            codes = codes_of(raw)
         except (KeyError, ValueError):
             self.parser.errors += 1
             return
@@ -289,11 +288,11 @@ class BoardSession:
                 self.shadow = list(message.codes)
                 self._dirty = False
                 for _, code in message.magic:
-                    self._out.extend(self.reconstructor.magic_piece(p.MAGIC_PIECES[code], now_ms))
+                    self._out.extend(self.reconstructor.magic_piece(MAGIC_PIECES[code], now_ms))
                 self._settle(message.placement, now_ms)
             case p.FieldUpdate():
-                if message.code in p.MAGIC_PIECES:
-                    result = p.MAGIC_PIECES[message.code]
+                if message.code in MAGIC_PIECES:
+                    result = MAGIC_PIECES[message.code]
                     self._out.extend(self.reconstructor.magic_piece(result, now_ms))
                 if self.shadow is None:
                     # No dump yet to apply it to: ask for one (once per batch).
@@ -301,7 +300,7 @@ class BoardSession:
                         self._send.append(p.SEND_BRD)
                     return
                 self.shadow[message.field] = message.code
-                self._changed(p.placement_of(self.shadow), now_ms)
+                self._changed(placement_of(self.shadow), now_ms)
             case p.ClockTimes():
                 self._clock(message, now_ms)
             case p.SerialNumber():
@@ -336,7 +335,7 @@ class BoardSession:
 
     def _settle_shadow(self, now_ms: int) -> None:
         if self.shadow is not None:
-            self._settle(p.placement_of(self.shadow), now_ms)
+            self._settle(placement_of(self.shadow), now_ms)
 
     def _settle(self, placement: str, now_ms: int) -> None:
         passing, self._passing = self._passing, []

@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import placement_of
 from adapters.dgt.simulator import BoardSimulator
 
 
@@ -283,7 +284,7 @@ async def serve_livechess(
     def feed(serial: str, feed_id: int, board: bool, clock: bool) -> str:
         param: dict[str, object] = {"serialnr": serial, "flipped": boards[serial].rotated}
         if board:
-            param["board"] = p.placement_of(state[serial])
+            param["board"] = placement_of(state[serial])
         if clock and serial in clocks:
             param["clock"] = clocks[serial]
         return json.dumps({"response": "feed", "id": feed_id, "param": param, "time": 0})
@@ -332,7 +333,7 @@ async def serve_livechess(
                             "state": "ACTIVE",
                             "battery": None,
                             "comment": None,
-                            "board": p.placement_of(state[serial]),
+                            "board": placement_of(state[serial]),
                             "flipped": boards[serial].rotated,
                             "clock": clocks.get(serial),
                         }

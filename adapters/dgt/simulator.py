@@ -1,45 +1,12 @@
 """A DGT board and clock, simulated: the byte stream of a game being played.
 
-From a game (a PGN game or a list of moves) ``BoardSimulator.script()`` plans
-what hands and a clock do over time, as a real board would report it:
-
-- a move is a sequence of field changes about one scan apart (60-200 ms):
-  the piece lifted, a sliding piece seen on the squares it crosses, a
-  captured piece removed before or after the capturing piece is lifted,
-  castling king first or rook first, en passant with the captured pawn taken
-  first or last, promotion with the pawn taken off and the new piece put down;
-- transients (``noise.transients``): a rook left on f1 before the king comes
-  to g1, a pawn paused on the middle square of a double push, each held
-  longer than a debounce so that an adapter has to correct itself;
-- knocks (``noise.knocks``, probability per ply): a piece of the player not
-  on move knocked to a neighbouring square and put back, sometimes only
-  after several seconds;
-- the clock: White's clock started by the arbiter, each move followed by a
-  lever press 300-800 ms later, readings on every press and while thinking
-  (update-nice mode: on change). Thinking times come from ``[%clk]``
-  comments when the game has them, else from a seeded generator; between
-  moves the script waits ``think_ms`` (a game in minutes, the clock showing
-  the game's times) or, with ``real_time``, the thinking time itself. The
-  values shown are the engine's regulation clock (``engine.clock``) under the
-  2012 Candidates control 3.5.1 (120 min / 40, 60 min / 20, then 15 min with
-  30 s a move from move 61), run in game time. With ``clock_every_ms`` the
-  clock speaks only at that fixed rate (a slow or fast clock: presses are
-  seen at the next message);
-- a misread (``noise.misread_at_ply``): at that ply (or the next one with
-  an intermediate square that is itself a legal move: a pawn's double push,
-  a slide) the piece is held on the intermediate square for
-  ``noise.misread_hold_ms``, long enough for an adapter to confirm the wrong
-  move, before it goes on to its square;
-- a dropped link (``noise.drop_at_ply``): the line goes dead for
-  ``noise.drop_ms`` while the game goes on.
-
-All instants are milliseconds from the start of the script, multiplied by
-``time_scale`` (tests run the same choreography faster). The script can be
-rendered to a byte stream (``raw_stream``: the bytes a host that asks for a
-dump after each settle would receive) or served live, answering host
-commands, on a pseudo-terminal or a TCP port (``adapters.dgt.simulated_links``:
-``PtyLink(path).play(sim)``, ``TcpLink().play(sim)``).
-"""
+``BoardSimulator.script()`` plans what hands and a clock do over time for a game, as
+a real board would report it (field changes a scan apart, transients, knocks,
+misreads, a dropped link, the lever and the 3.5.1 regulation clock), so that the
+adapters are tested on the board's own mess. The script is rendered to bytes
+(``raw_stream``) or served live on a pseudo-terminal or a TCP port
+(``adapters.dgt.simulated_links``); ``time_scale`` plays it faster. The choreography
+is in docs/dgt.md, section 9."""
 
 from __future__ import annotations
 
@@ -53,6 +20,7 @@ import chess
 import chess.pgn
 
 from adapters.dgt import protocol as p
+from adapters.dgt.board_codes import PIECE_CODES
 from engine.clock.regulation import Clock
 from engine.clock.time_control import CLASSICAL_3_5_1, parse_time_control
 from engine.side import Side
@@ -224,7 +192,7 @@ class BoardSimulator:
         board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
         codes = [0] * 64
         for square, piece in board.piece_map().items():
-            codes[self.field_of(square)] = p.PIECE_CODES[piece.symbol()]
+            codes[self.field_of(square)] = PIECE_CODES[piece.symbol()]
         return codes
 
     def misread_ply(self) -> int | None:
@@ -271,7 +239,7 @@ class BoardSimulator:
             )
 
         def change(at: float, square: chess.Square, piece: chess.Piece | None) -> None:
-            code = p.PIECE_CODES[piece.symbol()] if piece else 0
+            code = PIECE_CODES[piece.symbol()] if piece else 0
             steps.append(Step(round(at * scale), "field", field=self.field_of(square), code=code))
 
         def settle(at: float) -> None:

@@ -1,23 +1,12 @@
 """The boards' writes to the store, off the event loop.
 
-``candidates serve --dgt`` runs the boards' links in the event loop of the gateway,
-which never waits for the database; ``candidates dgt run`` keeps many boards' links
-in one loop. So a board's observations are handed to its sink (``StoreSink``, which
-calls ``Store.handle``) in a thread of its own, as the gateway's commands are
-(``adapters.gateway.commands``):
-
-- ``StoreThread``: one thread and the one store it alone uses (opened there, sealed
-  and closed there);
-- ``BoardWriter``: one board's queue. The link hands it observations on the loop and
-  goes on reading the board; they are delivered to the sink in the order they came,
-  one batch at a time, so every move, reading and alert of a board reaches the store
-  in order and gets its answer. What the sink does to the board's session comes back
-  to the loop (``on_session``). A store out of reach holds the queue (and the
-  board's outbox, ``adapters.dgt.outbox``) until it answers; the link goes on
-  reading. Another failure of the feed in the thread is raised to the link at its
-  next delivery, so the board is restarted from the record
-  (``adapters.dgt.service.kept_running``).
-"""
+The boards' links run in an event loop that never waits for the database (the
+gateway's, under ``serve --dgt``), so each board's observations go to its sink in a
+thread of its own with its own store (``StoreThread``), through one queue per board
+(``BoardWriter``) that delivers them in the order they came and brings the sink's
+answers back to the loop. A store out of reach holds the queue; another failure is
+raised to the link, which restarts the board from the record (docs/dgt.md,
+section 11)."""
 
 from __future__ import annotations
 

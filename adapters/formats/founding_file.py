@@ -1,26 +1,16 @@
 """The event's founding file: the organiser's commands that create the tournament.
 
-``candidates apply FOUNDING.jsonl`` starts an event (docs/operations.md, "The
-tournament"): ``create_tournament`` (the players, the arbiters, the rules, the start),
-``draw_lots`` (the pairing numbers of the drawing of lots, 3.4) and, when the rounds are
-played in another order than the Berger table's, ``reorder_rounds``. This module makes
-that file from what an organiser has:
-
-- the organisers' list of players (``players_csv``): a CSV file with a header line and
-  the columns ``id``, ``name``, ``federation``, ``rating`` (``fide_id``, ``title`` and
-  ``number`` optional): the numbers are the ``number`` column, else the order of the
-  rows (the list as the drawing of lots left it);
-- or a PGN file of the event's games (``from_pgn``): the players, the numbers and the
-  order of the rounds inferred as ``candidates import-pgn`` infers them (the games
-  themselves are not in the founding file).
-
-``founding_commands`` checks the commands by applying them to a store of its own in
-memory before they are written: a file it makes is a file ``apply`` accepts.
-"""
+``candidates founding`` writes the file ``candidates apply`` starts an event with
+(``create_tournament``, ``draw_lots``, and ``reorder_rounds`` when the rounds are
+played out of the Berger table's order), from the organisers' list of players (a CSV
+file) or from a PGN file of the event's games. The commands are applied to a store
+in memory before they are written, so a file it makes is one ``apply`` accepts
+(docs/operations.md, "The tournament")."""
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,23 +18,30 @@ from typing import Any
 
 from adapters.formats.pgn_import import ImportOptions, import_pgn
 from adapters.store import Store
+from engine.commands import Command, checked
 from engine.errors import CommandRefused, MalformedCommand
+from engine.events import ArbiterEntry, PlayerEntry
+from engine.qualification.inputs import QualificationInput
+from engine.qualification.result import QualificationResult
+from engine.tournament.founding import CreateTournament, DrawLots, ReorderRounds
 from engine.tournament.tournament import Tournament
 
+ORGANISER = "organiser"
+"""Who the founding commands are by."""
 PLAYER_COLUMNS = ("id", "name", "federation", "rating")
 OPTIONAL_COLUMNS = ("fide_id", "title", "number")
 
 
-def parse_arbiter(text: str) -> dict[str, str]:
+def parse_arbiter(text: str) -> ArbiterEntry:
     """``ID:ROLE:NAME`` (``chief:chief:Chief Arbiter``) as ``{id, name, role}``."""
     parts = text.split(":", 2)
     if len(parts) != 3 or not all(p.strip() for p in parts):
         raise MalformedCommand(f"--arbiter {text!r}: write ID:ROLE:NAME (chief:chief:Jane Doe)")
     aid, role, name = (p.strip() for p in parts)
-    return {"id": aid, "name": name, "role": role}
+    return ArbiterEntry(id=aid, name=name, role=role)
 
 
-def players_csv(path: str | Path) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def players_csv(path: str | Path) -> tuple[list[PlayerEntry], dict[str, int]]:
     """The players of the organisers' list and their pairing numbers (the ``number``
     column, else the rows' order); MalformedCommand naming the row that is wrong."""
     try:
@@ -63,7 +60,7 @@ def players_csv(path: str | Path) -> tuple[list[dict[str, Any]], dict[str, int]]
             f"--players {path}: a CSV file with a header line naming {', '.join(PLAYER_COLUMNS)}"
             f" (and optionally {', '.join(OPTIONAL_COLUMNS)}); missing {', '.join(missing)}"
         )
-    players: list[dict[str, Any]] = []
+    players: list[PlayerEntry] = []
     numbers: dict[str, int] = {}
     for line, row in enumerate(rows, start=2):
         try:
@@ -72,15 +69,16 @@ def players_csv(path: str | Path) -> tuple[list[dict[str, Any]], dict[str, int]]
             raise MalformedCommand(
                 f"--players {path}, line {line}: rating {row.get('rating')!r} is not a number"
             ) from None
-        player: dict[str, Any] = {
-            "id": (row["id"] or "").strip(),
-            "name": (row["name"] or "").strip(),
-            "federation": (row["federation"] or "").strip(),
-            "rating": int(rating) if rating.is_integer() else rating,
-        }
-        for column in ("fide_id", "title"):
-            if (row.get(column) or "").strip():
-                player[column] = str(row[column]).strip()
+        player = PlayerEntry(
+            id=(row["id"] or "").strip(),
+            name=(row["name"] or "").strip(),
+            federation=(row["federation"] or "").strip(),
+            rating=int(rating) if rating.is_integer() else rating,
+        )
+        if fide_id := (row.get("fide_id") or "").strip():
+            player["fide_id"] = fide_id
+        if title := (row.get("title") or "").strip():
+            player["title"] = title
         number_text = (row.get("number") or "").strip()
         try:
             numbers[player["id"]] = int(number_text) if number_text else line - 1
@@ -92,7 +90,7 @@ def players_csv(path: str | Path) -> tuple[list[dict[str, Any]], dict[str, int]]
     return players, numbers
 
 
-def from_pgn(path: str | Path, options: ImportOptions) -> tuple[Tournament, list[dict[str, Any]]]:
+def from_pgn(path: str | Path, options: ImportOptions) -> tuple[Tournament, list[PlayerEntry]]:
     """The tournament a PGN file founds (as ``import-pgn`` infers it, into a store of its
     own) and its players as ``create_tournament`` takes them."""
     with tempfile.TemporaryDirectory() as folder, Store(str(Path(folder) / "s.sqlite")) as store:
@@ -108,13 +106,11 @@ def from_pgn(path: str | Path, options: ImportOptions) -> tuple[Tournament, list
         raise MalformedCommand(f"{path}: the file founds no tournament (fewer than two players)")
     players = []
     for p in tournament.players:
-        player: dict[str, Any] = {
-            "id": p.id,
-            "name": p.name,
-            "federation": p.federation,
-            "rating": p.rating,
-        }
-        player.update({k: v for k, v in (("fide_id", p.fide_id), ("title", p.title)) if v})
+        player = PlayerEntry(id=p.id, name=p.name, federation=p.federation, rating=p.rating)
+        if p.fide_id:
+            player["fide_id"] = p.fide_id
+        if p.title:
+            player["title"] = p.title
         players.append(player)
     return tournament, players
 
@@ -122,44 +118,94 @@ def from_pgn(path: str | Path, options: ImportOptions) -> tuple[Tournament, list
 def founding_commands(
     tournament_id: str,
     name: str,
-    players: Sequence[dict[str, Any]],
+    players: Sequence[PlayerEntry],
     numbers: dict[str, int] | None,
-    arbiters: Sequence[dict[str, str]],
+    arbiters: Sequence[ArbiterEntry],
     *,
     rules: str | None = None,
     start_date: str | None = None,
     cycles: int | None = None,
     round_order: Sequence[int] | None = None,
-) -> list[dict[str, Any]]:
-    """The founding commands, each checked by applying them, in order, to a store in
-    memory (CommandRefused, with the command's refusal, when one is refused)."""
-    create: dict[str, Any] = {
-        "cmd": "create_tournament",
-        "tournament": tournament_id,
-        "name": name,
-        "players": list(players),
-        "arbiters": list(arbiters),
-    }
-    create.update(
-        {k: v for k, v in (("rules", rules), ("start_date", start_date), ("cycles", cycles)) if v}
+) -> list[Command]:
+    """The founding commands (each ``by`` the organiser), each checked by applying them,
+    in order, to a store in memory (CommandRefused, with the command's refusal, when one
+    is refused)."""
+    create = CreateTournament(
+        tournament=tournament_id,
+        name=name,
+        players=list(players),
+        arbiters=list(arbiters),
+        start_date=start_date or None,
+        by=ORGANISER,
     )
-    commands = [create]
+    if rules:
+        create = dataclasses.replace(create, rules=rules)
+    if cycles:
+        create = dataclasses.replace(create, cycles=cycles)
+    commands: list[Command] = [checked(create)]
     if numbers:
-        commands.append({"cmd": "draw_lots", "tournament": tournament_id, "numbers": numbers})
+        commands.append(
+            checked(DrawLots(tournament=tournament_id, numbers=dict(numbers), by=ORGANISER))
+        )
     if round_order and list(round_order) != list(range(1, len(round_order) + 1)):
         commands.append(
-            {
-                "cmd": "reorder_rounds",
-                "tournament": tournament_id,
-                "order": list(round_order),
-                "reason": "the rounds are played in this order of the table (3.2)",
-            }
+            checked(
+                ReorderRounds(
+                    tournament=tournament_id,
+                    order=list(round_order),
+                    reason="the rounds are played in this order of the table (3.2)",
+                    by=ORGANISER,
+                )
+            )
         )
-    commands = [{**c, "by": "organiser"} for c in commands]
     with Store(":memory:") as store:
         for command in commands:
-            answer = store.handle(command)
-            if not answer["ok"]:
-                error = answer["error"]
-                raise CommandRefused(f"{command['cmd']} would be refused: {error['message']}")
+            try:
+                store.execute(command)
+            except CommandRefused as refused:
+                raise CommandRefused(f"{command.cmd} would be refused: {refused.message}") from None
     return commands
+
+
+def qualified_field_command(
+    inp: QualificationInput,
+    result: QualificationResult,
+    *,
+    tournament: str,
+    name: str,
+    start_date: str,
+    rules: str | None = None,
+    arbiters: Sequence[ArbiterEntry] = (),
+) -> CreateTournament:
+    """The ``create_tournament`` of a complete qualified field (``candidates qualify
+    --create-tournament``), each player rated by his 2.3 average (July 2011 and January
+    2012, fractional ones too): 3.7.3 b-d rank a sudden-death stage's players by it.
+    MalformedCommand while the field is incomplete or a player has no average."""
+    if not result.complete:
+        raise MalformedCommand(
+            "the field is not complete, no tournament can be created: "
+            + "; ".join(result.pending or (f"{len(result.field)} players",))
+        )
+    players: list[PlayerEntry] = []
+    for place in result.field:
+        who = inp.player(place.player)
+        assert who is not None
+        avg = result.averages[place.player].value
+        if avg is None:
+            raise MalformedCommand(
+                f"{place.player} has no average rating of July 2011 and January 2012 "
+                "(article 2.3); 3.7.3 needs one for every player"
+            )
+        rating: int | float = int(avg) if avg.denominator == 1 else float(avg)
+        players.append(
+            PlayerEntry(id=who.id, name=who.name, federation=who.federation, rating=rating)
+        )
+    create = CreateTournament(
+        tournament=tournament,
+        name=name,
+        start_date=start_date,
+        cycles=2,
+        players=list(players),
+        arbiters=list(arbiters),
+    )
+    return checked(dataclasses.replace(create, rules=rules) if rules is not None else create)

@@ -11,9 +11,51 @@ fails it (``contradictions``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.events import TOURNAMENT_STREAM, Event, TournamentCreated
+
+
+class LogHeader(TypedDict, total=False):
+    """A replay log's header (docs/replay-log.md). Read from a file, only its ``format``
+    and ``version`` are known good; every other field is checked where it is read."""
+
+    format: str
+    version: int
+    tournament: str | None
+    """The store's first tournament's id (an extract's: its one tournament's)."""
+    name: str | None
+    notes: str
+    generated: list[str]
+    extract_of: list[str]
+    """An extract's: every tournament of the store it was taken from."""
+
+
+class GameFinal(TypedDict):
+    """One game of a trailer's ``state``: where it stands."""
+
+    fen: str
+    ply: int
+    result: str | None
+    termination: str | None
+
+
+class FinalState(TypedDict, total=False):
+    """A trailer's ``state``: each game (a further tournament's as ``<ns>/<id>``) and
+    the first tournament's standings, as ``projections.standings`` gives them (plain)."""
+
+    games: dict[str, GameFinal]
+    standings: Any
+
+
+class Trailer(TypedDict, total=False):
+    """A replay log's trailer. Read from a file, every field is checked where it is read."""
+
+    end: bool
+    events: int
+    order_digest: str
+    """The running digest of every link in order, hex."""
+    state: FinalState
 
 
 def plain(value: Any) -> Any:
@@ -48,13 +90,15 @@ def founding(events: Iterable[Event]) -> TournamentCreated | None:
     return None
 
 
-def header_contradictions(header: dict[str, Any], events: list[Event]) -> list[str]:
+def header_contradictions(header: LogHeader, events: list[Event]) -> list[str]:
     """How the header's ``tournament`` and ``name`` differ from the founding event's."""
     created = founding(events)
     problems: list[str] = []
-    for key in ("tournament", "name"):
-        recorded = header.get(key)
-        derived = getattr(created, key) if created is not None else None
+    said = (
+        ("tournament", header.get("tournament"), created.tournament if created else None),
+        ("name", header.get("name"), created.name if created else None),
+    )
+    for key, recorded, derived in said:
         if recorded != derived:
             problems.append(
                 f"the header's {key} is {_short(recorded)} but the events found "
@@ -64,7 +108,7 @@ def header_contradictions(header: dict[str, Any], events: list[Event]) -> list[s
 
 
 def trailer_contradictions(
-    trailer: dict[str, Any], events: list[Event], fold: Callable[[list[Event]], dict[str, Any]]
+    trailer: Trailer, events: list[Event], fold: Callable[[list[Event]], FinalState]
 ) -> list[str]:
     """How the trailer's ``state`` differs from ``fold(events)`` (the exporting engine's
     ``final_state``): each game the trailer records otherwise, and the standings."""

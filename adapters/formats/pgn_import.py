@@ -1,57 +1,12 @@
 """Score sheets in, events out: ``candidates import-pgn FILE...``.
 
-Each game becomes one all-or-nothing batch of events (see
-``engine.game.importing``), appended in one transaction with its clock readings:
-a refusal, a crash or a kill never leaves half a game; the tournament a file
-creates (its players, lots and round order) is one transaction too. A game
-whose moves are illegal is refused as a whole, naming the game and the move,
-and the rest of the file still imports.
-Importing a file twice adds nothing: a game already in the store with the
-same moves and result is reported as already imported.
-
-Before anything is appended the whole file is read and checked; these refuse
-the file (nothing appended) with a message naming what to fix:
-
-- players who may be one person written two ways (``adapters.formats.pgn_players``:
-  identity by FIDE ID, else by the whole normalised name, never the surname
-  alone); ``--players FILE`` says who is who;
-- games without a readable ``Round`` tag (named by their place in the file and
-  their players), unless ``--round-from-order`` numbers the rounds from the
-  order of the games (one game per pair of players a round);
-- a file in which no game has a legal move or a result is not PGN (a README, a
-  log).
-
-The door is strict, because an append-only store cannot be repaired
-afterwards: into a store that holds a tournament, a game whose players are not
-that tournament's, whose round is not one of its rounds, or whose round does
-not pair those players with those colours is refused, naming them (the rest of
-the file imports); a null move (``--``, ``Z0``: a pass) is refused like any
-illegal move.
-
-Game ids come from the Round tag when it reads ``<round>.<board>`` (as in
-the 2013 file); a bare round number takes its board from the Board tag, or
-the next free board of that round without one.
-
-When the store holds no tournament, the file creates it first: the players
-(FIDE ID, title, rating and federation from the tags when present), the number
-of cycles (``--cycles``, or from ``--rounds``, else inferred from the last round
-present, with a warning), the start date (``--start-date``, else two days
-before the first round, 3.2), the rules profile (``--rules``; its tie-break
-chain orders the standings). The Berger numbers and the order of the rounds
-are inferred from who played whom with which colour in which round
-(``engine.tournament.berger_inference``) and recorded as a ``LotsDrawn`` and a
-``RoundsReordered`` when they fit: information for the schedule, never a
-condition. The event is complete when every pair has played its games,
-whatever table produced them.
-
-Clocks: a ``TimeControl`` tag is read in the PGN standard form or the common
-free-text forms (``engine.clock.time_control.read_time_control_text``);
-``--time-control TAG`` overrides every game's; an unreadable tag is a warning
-naming the game, and that game's clocks are kept as read, not judged. A ``[%clk]``
-reading that contradicts the same player's readings before and after it is reported,
-kept as read and marked as a glitch, and not used for the move instants
-(``engine.clock.move_instants.glitched_readings``).
-"""
+Each game becomes one all-or-nothing batch of events (``engine.game.importing``),
+appended in one transaction with its clock readings, and the tournament a file
+creates is one transaction too: a refusal, a crash or a kill never leaves half a
+game. The whole file is read and checked before anything is appended, and the door
+is strict (players, rounds and pairings must fit the stored event), because an
+append-only store cannot be repaired afterwards. What is inferred, overridden and
+refused is in docs/import.md."""
 
 from __future__ import annotations
 
@@ -63,18 +18,24 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, TypedDict
 
 import chess
 import chess.pgn
 
 from adapters.formats.import_profile import check_format, choose_profile
 from adapters.formats.pgn_players import Identity, Known, Seen, player_id, resolve
-from adapters.formats.sheet_clocks import clock_summary, control_for, recorded_clocks
+from adapters.formats.sheet_clocks import (
+    ClockSummary,
+    clock_summary,
+    control_for,
+    recorded_clocks,
+)
 from adapters.formats.staging import Staged
 from adapters.store import Store
 from engine.clock.move_instants import glitched_readings
 from engine.clock.time_control import read_time_control_text
+from engine.commands import checked
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ClockReadingRecorded, GameStarted, ResultRecorded
 from engine.game.importing import RecordScoreSheet, require_tournament_game
@@ -82,6 +43,7 @@ from engine.rules import DEFAULT_PROFILE, PROFILES, profile
 from engine.side import Side
 from engine.timefmt import clock_text
 from engine.tournament.berger_inference import cycles_for, infer_numbers
+from engine.tournament.founding import CreateTournament, DrawLots, ReorderRounds
 from engine.tournament.pairing import rounds_per_cycle
 from projections.clock import clock_report
 
@@ -138,6 +100,17 @@ def players_file(path: str | Path) -> dict[str, str]:
     return dict(raw)
 
 
+class ImportReportJson(TypedDict, total=False):
+    """An import report as ``candidates import-pgn`` prints it (``ImportReport``)."""
+
+    game: str
+    status: str
+    events: int
+    message: str
+    clock: ClockSummary
+    warnings: list[str]
+
+
 @dataclass
 class ImportReport:
     game: str
@@ -146,15 +119,15 @@ class ImportReport:
     recorded), ``refused`` (a game or the whole file) or ``created`` (the tournament)."""
     message: str = ""
     events: int = 0
-    clock: dict[str, Any] | None = None
+    clock: ClockSummary | None = None
     """For games with recorded clocks: plies compared with the regulation clock,
     how many agree, and the known artefacts and mismatches by kind (the per-ply
     detail is ``candidates clocks GAME_ID``)."""
     warnings: list[str] = field(default_factory=list)
     """What was inferred or set aside, for the user to check (and fix with an option)."""
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"game": self.game, "status": self.status, "events": self.events}
+    def as_dict(self) -> ImportReportJson:
+        out = ImportReportJson(game=self.game, status=self.status, events=self.events)
         if self.message:
             out["message"] = self.message
         if self.clock is not None:
@@ -528,16 +501,17 @@ def _create_tournament(
     staged = Staged(store)
     try:
         staged.decide(
-            {
-                "cmd": "create_tournament",
-                "tournament": tournament_id,
-                "name": name,
-                "rules": rules,
-                **({"start_date": start_date} if start_date else {}),
-                "cycles": cycles,
-                "players": [p.as_player() for p in players],
-                "by": by,
-            }
+            checked(
+                CreateTournament(
+                    tournament=tournament_id,
+                    name=name,
+                    rules=rules,
+                    start_date=start_date or None,
+                    cycles=cycles,
+                    players=[p.as_player() for p in players],
+                    by=by,
+                )
+            )
         )
     except CommandRefused as refused:
         return ImportReport("tournament", "refused", refused.message, warnings=warnings)
@@ -558,12 +532,7 @@ def _create_tournament(
     else:
         try:
             staged.decide(
-                {
-                    "cmd": "draw_lots",
-                    "tournament": tournament_id,
-                    "numbers": inferred.numbers,
-                    "by": by,
-                }
+                checked(DrawLots(tournament=tournament_id, numbers=dict(inferred.numbers), by=by))
             )
         except CommandRefused as refused:
             warnings.append(refused.message)
@@ -575,13 +544,15 @@ def _create_tournament(
         if inferred.round_order != tuple(range(1, len(inferred.round_order) + 1)):
             try:
                 staged.decide(
-                    {
-                        "cmd": "reorder_rounds",
-                        "tournament": tournament_id,
-                        "order": list(inferred.round_order),
-                        "reason": f"the rounds of {Path(path).name} follow the table in this order",
-                        "by": by,
-                    }
+                    checked(
+                        ReorderRounds(
+                            tournament=tournament_id,
+                            order=list(inferred.round_order),
+                            reason=f"the rounds of {Path(path).name} follow the table in "
+                            "this order",
+                            by=by,
+                        )
+                    )
                 )
             except CommandRefused as refused:
                 warnings.append(f"the rounds could not be reordered: {refused.message}")

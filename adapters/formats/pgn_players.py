@@ -1,26 +1,11 @@
 """Who is who in a PGN file: players identified by FIDE ID, else by the whole name.
 
-A real file writes one player several ways (``"Caruana, Fabiano"``, ``"Fabiano
-Caruana"``, ``"Caruana,F"``) and two players with one surname (the Muzychuk
-sisters) side by side. Identity therefore never rests on the surname alone:
-
-- names with the same ``WhiteFideId``/``BlackFideId`` are one player, names with
-  different FIDE IDs are different players;
-- otherwise names are compared whole, normalised (diacritics and case dropped,
-  "Surname, First" and "First Surname" alike): the same words are one player; a
-  name that abbreviates another (``"Caruana,F"``) is that player when it
-  abbreviates exactly one;
-- two names that may be one player spelled two ways (``"Goryachkina, Aleksandra"``
-  and ``"Goryachkina, Alexandra"``: a shared surname, the other names with the same
-  initials) and that no FIDE ID separates or joins are *ambiguous*: the import
-  stops before anything is appended and lists them. A players file (``--players
-  FILE``, a JSON object ``{"name as written": "player id"}``) says who is who:
-  names mapped to one id are one player.
-
-The player id is the surname in lower case (``aronian``), or the whole name when
-two players share a surname (``muzychuk-anna``, ``muzychuk-mariya``), or that plus
-the FIDE ID when even the whole names are equal.
-"""
+A real file writes one player several ways (``"Caruana, Fabiano"``, ``"Caruana,F"``)
+and two players with one surname side by side (the Muzychuk sisters), so identity
+never rests on the surname alone: the FIDE ID when there is one, else the whole
+normalised name or the one name it abbreviates. Names that may be one player written
+two ways stop the import before anything is appended, until a players file says who
+is who. The rules and the player ids are in docs/import.md, "Players"."""
 
 from __future__ import annotations
 
@@ -30,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.errors import MalformedCommand
+from engine.events import PlayerEntry
 
 
 def player_id(name: str) -> str:
@@ -107,14 +93,11 @@ class Identity:
     rating: int = 0
     federation: str = ""
 
-    def as_player(self) -> dict[str, object]:
+    def as_player(self) -> PlayerEntry:
         """The player object of ``create_tournament``."""
-        out: dict[str, object] = {
-            "id": self.id,
-            "name": self.name,
-            "federation": self.federation,
-            "rating": self.rating,
-        }
+        out = PlayerEntry(
+            id=self.id, name=self.name, federation=self.federation, rating=self.rating
+        )
         if self.fide_id:
             out["fide_id"] = self.fide_id
         if self.title:

@@ -18,13 +18,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from adapters.formats.replay_log import Record, append_records, event_classes
 from adapters.store import Store, queries
 from engine.errors import MalformedCommand
 from engine.events import stream_game_id
 from engine.timefmt import format_instant
+from projections.claims_view import ClaimShown
+from projections.game_view import GameObject
+from projections.standings import Standings
 
 DEFAULT_MAX_GAP_MS = 20 * 60 * 1000
 """Event-time gaps longer than this (between rounds, overnight) are shortened."""
@@ -143,39 +146,47 @@ def replay(
 # --- the state at an instant ---------------------------------------------------------
 
 
-def standings(store: Store) -> Any:
-    """The standings object when the tournament projection provides it, else None."""
-    reader = getattr(queries, "standings_object", None)
-    if reader is None or store.reads.tournament() is None:
-        return None
-    return reader(store.reads)
+class PendingClaim(ClaimShown):
+    """A claim waiting for the arbiter, with its game."""
+
+    game: str
 
 
-def state_at(store: Store, at_ms: int | None) -> dict[str, Any]:
+class StateAt(TypedDict):
+    """What ``candidates replay --at`` shows: the store as it stood at an instant."""
+
+    at: str | None
+    events: int
+    games: list[GameObject]
+    standings: Standings | None
+    pending_claims: list[PendingClaim]
+
+
+def state_at(store: Store, at_ms: int | None) -> StateAt:
     """Boards, clocks (run on to ``at_ms``), standings and pending claims as the store
     holds them; the store's latest state when ``at_ms`` is None."""
     games = [queries.game_object(store.reads, game_id, at_ms) for game_id in store.reads.game_ids()]
     pending = [
-        {"game": game["game"], **claim}
+        PendingClaim(**claim, game=game["game"])
         for game in games
-        for claim in game.get("claims", [])
-        if claim.get("status") == "pending"
+        for claim in game["claims"]
+        if claim["status"] == "pending"
     ]
     return {
         "at": format_instant(at_ms) if at_ms is not None else None,
         "events": store.cache.count(),
         "games": games,
-        "standings": standings(store),
+        "standings": queries.standings_object(store.reads) if store.reads.tournament() else None,
         "pending_claims": pending,
     }
 
 
-def render_state(state: dict[str, Any]) -> str:
+def render_state(state: StateAt) -> str:
     lines = [f"State at {state['at'] or 'the end of the log'} ({state['events']} events)"]
     for game in state["games"]:
-        clock = game.get("clock") or {}
+        clock = game["clock"]
         clocks = ""
-        if clock.get("white_ms") is not None:
+        if clock["white_ms"] is not None and clock["black_ms"] is not None:
             clocks = f"  {_hms(clock['white_ms'])} / {_hms(clock['black_ms'])}"
         last = game["moves"][-1] if game["moves"] else "-"
         lines.append(
@@ -183,14 +194,14 @@ def render_state(state: dict[str, Any]) -> str:
             f"ply {game['ply']:>3}  last {last:<7} {game['result']:<7}{clocks}"
         )
     table = state["standings"]
-    if isinstance(table, dict) and table.get("rows"):
-        lines.append(f"Standings after round {table.get('after_round')}:")
+    if table is not None and table["rows"]:
+        lines.append(f"Standings after round {table['after_round']}:")
         for row in table["rows"]:
-            lines.append(f"  {row.get('rank')!s:>2}. {row.get('player'):<12} {row.get('points')}")
+            lines.append(f"  {row['rank']!s:>2}. {row['player']:<12} {row['points']}")
     if state["pending_claims"]:
         lines.append("Pending claims:")
         for claim in state["pending_claims"]:
-            lines.append(f"  game {claim['game']}: {claim.get('by')} {claim.get('kind')}")
+            lines.append(f"  game {claim['game']}: {claim['by']} {claim['kind']}")
     return "\n".join(lines)
 
 

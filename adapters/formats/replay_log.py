@@ -1,30 +1,12 @@
 """Replay logs: a tournament's stored events as one msgpack stream (docs/replay-log.md).
 
-A log is a sequence of msgpack objects, written one after another:
-
-1. a **header** map: ``{"format": "candidates-replay-log", "version": 1 | 2,
-   "tournament": id|None, "name": str|None, "notes": str, "generated": [str]}``;
-2. one **record** array per stored event, in the store's global order:
-   ``[stream, version, type, at_ms, fields, link]`` (``fields`` is a map of the
-   event's own fields but ``at_ms``; ``link`` the 32-byte hash link of
-   adapters/store/chain.py, or nil for an event stored without one); in a version 2
-   log, a record whose position in the store is not one more than the record
-   before it (a gap an older store's database left) carries it as a seventh item;
-3. a **trailer** map: ``{"end": true, "events": n, "order_digest": hex,
-   "state": {...}}``: the count, the running digest of every link in order, and
-   the final state as the exporting engine folded it (each game's fen, ply,
-   result, termination; the standings), which ``candidates audit FILE``
-   compares with what it re-derives.
-
-``export_log`` writes a store's log; ``import_log`` loads one into an empty
-store at the same positions (the ``seq`` clients resume from), so the round trip
-store -> log -> store -> log gives the same bytes and the same positions. It
-is all or nothing: ``verify_log`` checks the whole log first (header, every
-record's form and fields against its event type, every link including the first
-of each stream, the trailer's count and order digest), and the events are then
-appended in one transaction, so a refused log or a killed import leaves the
-store as it was.
-"""
+A header, one record per stored event in the store's global order (with its hash link
+and, where an older store left a gap, its position), and a trailer with the count,
+the order digest and the final state ``candidates audit FILE`` compares with what it
+re-derives. ``export_log`` writes a store's log; ``import_log`` loads one into an
+empty store at the same positions, all or nothing after ``verify_log`` checked the
+whole of it, so the round trip gives the same bytes and positions and a refused or
+killed import leaves the store as it was."""
 
 from __future__ import annotations
 
@@ -33,12 +15,21 @@ from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as dataclass_fields
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import msgpack
 
-from adapters.formats.log_state import header_contradictions, plain, trailer_contradictions
+from adapters.formats.log_state import (
+    FinalState,
+    GameFinal,
+    LogHeader,
+    Trailer,
+    header_contradictions,
+    plain,
+    trailer_contradictions,
+)
 from adapters.store import Store
+from adapters.store.names import logical_event
 from adapters.store.chain import (
     GENESIS,
     canonical,
@@ -47,7 +38,6 @@ from adapters.store.chain import (
     extend_digest,
     next_link,
 )
-from adapters.store.names import logical_event
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.incident_book import IncidentBook
 from engine.audit.event_fields import field_problems
@@ -176,9 +166,9 @@ def record_of(seq: int, event: Event, link: bytes | None, position: int = 0) -> 
 class Log:
     """A whole log in memory: header, records, trailer."""
 
-    header: dict[str, Any]
+    header: LogHeader
     records: list[Record]
-    trailer: dict[str, Any] | None = None
+    trailer: Trailer | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -226,15 +216,16 @@ def parse_objects(objects: Iterable[Any], name: str = "log") -> Log:
             f"{name}: replay-log format version {version!r}; "
             f"this engine reads versions {', '.join(map(str, READ_VERSIONS))}"
         )
+    header = cast(LogHeader, header)  # its other fields are checked where they are read
     records: list[Record] = []
-    trailer: dict[str, Any] | None = None
+    trailer: Trailer | None = None
     try:
         for item in items:
             index = len(records) + 1
             if trailer is not None:
                 raise LogError(f"{name}: data after the trailer (object {index + 1})")
             if isinstance(item, dict):
-                trailer = item
+                trailer = cast(Trailer, item)  # each field checked where it is read
                 continue
             after = records[-1].store_seq if records else 0
             records.append(_record(item, index, name, after, version == POSITIONS_VERSION))
@@ -321,12 +312,12 @@ def standings_by_tournament(events: Iterable[Event]) -> dict[str | None, Any]:
     return found
 
 
-def final_state(events: Iterable[Event]) -> dict[str, Any]:
+def final_state(events: Iterable[Event]) -> FinalState:
     """What the trailer records, folded from the events alone: each game's fen, ply,
     result and termination (a further tournament's as ``<ns>/<id>``), and the standings
     of the store's first tournament (3.6.1, 3.7) when there is one."""
     events = list(events)
-    games: dict[str, Any] = {}
+    games: dict[str, GameFinal] = {}
     by_stream: dict[str, list[Event]] = {}
     for event in events:
         if event.originator_id.startswith("game/"):
@@ -334,13 +325,13 @@ def final_state(events: Iterable[Event]) -> dict[str, Any]:
     for stream, stream_events in by_stream.items():
         game = fold_game(stream_events)
         if game is not None:
-            games[stream.removeprefix("game/")] = {
-                "fen": position_fen(game),
-                "ply": game.ply,
-                "result": game.result,
-                "termination": game.termination,
-            }
-    state: dict[str, Any] = {"games": dict(sorted(games.items()))}
+            games[stream.removeprefix("game/")] = GameFinal(
+                fen=position_fen(game),
+                ply=game.ply,
+                result=game.result,
+                termination=game.termination,
+            )
+    state = FinalState(games=dict(sorted(games.items())))
     first = standings_by_tournament(events)
     if None in first:
         state["standings"] = first[None]
@@ -349,24 +340,24 @@ def final_state(events: Iterable[Event]) -> dict[str, Any]:
 
 def header_for(
     store: Store, notes: str = "", generated: Iterable[str] = (), extract: str | None = None
-) -> dict[str, Any]:
+) -> LogHeader:
     """The header of the store's log: it names the store's first tournament (its founding
     event is the log's first), or ``extract``, the one tournament an extract holds
     (version 1: ``write_log`` makes it 2 where the store's positions jump)."""
     tournament = store.view(extract).tournament() if extract else store.registry.first_tournament()
-    return {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "tournament": tournament.id if tournament else None,
-        "name": tournament.name if tournament else None,
-        "notes": notes,
-        "generated": list(generated),
-    }
+    return LogHeader(
+        format=FORMAT,
+        version=FORMAT_VERSION,
+        tournament=tournament.id if tournament else None,
+        name=tournament.name if tournament else None,
+        notes=notes,
+        generated=list(generated),
+    )
 
 
 def write_log(
     handle: IO[bytes],
-    header: dict[str, Any],
+    header: LogHeader,
     records: Iterable[Record],
     classes: dict[str, type[Event]] | None = None,
 ) -> int:
@@ -386,12 +377,12 @@ def write_log(
         count += 1
         links.append(record.link or GENESIS)
         events.append(record.event(classes))
-    trailer = {
-        "end": True,
-        "events": count,
-        "order_digest": extend_digest(GENESIS, links).hex(),
-        "state": final_state(events),
-    }
+    trailer = Trailer(
+        end=True,
+        events=count,
+        order_digest=extend_digest(GENESIS, links).hex(),
+        state=final_state(events),
+    )
     handle.write(packer.pack(trailer))
     return count
 

@@ -10,7 +10,8 @@ assumed, against which the readings are never judged.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NotRequired, TypedDict
 
 import chess
 import chess.pgn
@@ -21,15 +22,34 @@ from engine.errors import MalformedCommand
 from engine.fields import DURATION_LIMIT_MS
 from engine.rules import profile
 from engine.side import Side
+from projections.clock import ClockRow
 
 
-def clock_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+class ClockSummary(TypedDict):
+    """An imported game's clock readings against the regulation clock, counted: the plies
+    compared, how many agree, the known artefacts and the mismatches (by kind)."""
+
+    plies: int
+    agree: int
+    artefacts: dict[str, int]
+    """Artefact kind -> how many (a device's known behaviour, not a mismatch)."""
+    mismatches: int
+    not_judged: NotRequired[int]
+    """Readings with nothing to judge them by."""
+    glitches: NotRequired[int]
+    """A score sheet's readings that contradict the same player's before and after."""
+    device_rule: NotRequired[str]
+    """The clock on the table's own rule, read from its readings (``increment_on_control_move``)."""
+
+
+def clock_summary(rows: Sequence[ClockRow]) -> ClockSummary:
     """Counts of a clock report (``projections.clock.clock_report``)."""
-    summary: dict[str, Any] = {"plies": len(rows), "agree": 0, "artefacts": {}, "mismatches": 0}
+    summary = ClockSummary(plies=len(rows), agree=0, artefacts={}, mismatches=0)
     for row in rows:
-        if row["status"] in ("not_judged", "glitch"):  # nothing to judge by
-            key = "not_judged" if row["status"] == "not_judged" else "glitches"
-            summary[key] = summary.get(key, 0) + 1
+        if row["status"] == "not_judged":  # nothing to judge by
+            summary["not_judged"] = summary.get("not_judged", 0) + 1
+        elif row["status"] == "glitch":
+            summary["glitches"] = summary.get("glitches", 0) + 1
         elif row["status"] == "agrees":
             summary["agree"] += 1
         elif row["status"] == "artefact":

@@ -7,11 +7,10 @@ accepted ones through the store's door together (``Store.execute_all``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from adapters.store import Store
 from engine.arbiter.board_log import BoardLog
 from engine.arbiter.incident_book import IncidentBook
+from engine.commands import Command
 from engine.dispatch import decide
 from engine.game.clock_log import ClockLog
 from engine.game.state import Game
@@ -28,7 +27,7 @@ class Staged:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.state: Tournament | None = store.reads.tournament()
-        self.commands: list[dict[str, Any]] = []
+        self.commands: list[Command] = []
 
     def tournament(self) -> Tournament | None:
         return self.state
@@ -45,7 +44,7 @@ class Staged:
     def incident_book(self) -> IncidentBook | None:
         return self.store.reads.incident_book()
 
-    def decide(self, command: dict[str, Any]) -> None:
+    def decide(self, command: Command) -> None:
         _, events = decide(command, self)
         for event in events:
             self.state = tournaments.evolve(self.state, event)

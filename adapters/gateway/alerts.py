@@ -1,79 +1,64 @@
 """The alerts still open, so an arbiter who connects (or reconnects) has the whole picture.
 
-An alert frame (``{"op": "alert", ...}``) carries a ``key`` naming what it is
-about: ``<game>/claim:<id>`` for a claim waiting for a ruling,
-``<game>/<kind>:<side>`` for a clock alert (``clock_mismatch:white``, as the
-engine keeps them in each reading's ``open_alerts``), ``<game>/<kind>`` for
-another alert of a game. ``<game>`` is the gateway's key of the game: its id in
-the store's first tournament, ``<tournament>/<id>`` in the others, so that two
-tournaments' alerts about their games 1.1 neither collide nor close each other.
-The gateway keeps the open ones (pure: no I/O) and sends them after every arbiter
-snapshot and resume, each to the arbiters subscribed to its tournament; when one
-is resolved it sends ``{"op": "alert", "key", "game", "kind", "closed": true}``
-(with the ``tournament`` of a further tournament's alert) and forgets it.
-
-Whether an alert is still open is read from the game object, by the state the
-engine keeps:
-
-- a claim: while its status is ``pending`` (3.9.2 b: until the Chief Arbiter
-  or a Deputy rules on it);
-- a clock alert: while the last reading of the clock still lists it
-  (``clock.device.open_alerts``): a reading within the tolerance closes it;
-- a ``flag_fall`` alert (Laws 2009 6.8): while the game lists a flag alert of
-  that side not yet ruled on (``open_flag_alerts``): ``rule_flag`` closes it;
-- any other alert of a game (a board's impossible position, a disconnected
-  board): while the game is not finished;
-- whatever its kind, an alert of a finished game is closed.
-
-``CLOSED_WHEN`` holds these rules by alert kind; a new kind of alert with its
-own way of being resolved adds its rule there.
-"""
+Each alert frame carries a ``key`` naming what it is about; the gateway keeps the open
+ones (pure: no I/O), sends them after every arbiter snapshot and resume, and sends a
+``closed`` frame when one is resolved. Whether an alert is open is read from the state
+the engine keeps (a claim pending, a clock reading still listing it, a flag not yet
+ruled, a game not finished); ``CLOSED_WHEN`` holds these rules by kind
+(docs/protocol.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from adapters.gateway.deltas import CLAIM_PENDING, claim_alert, pending_claims
-from adapters.gateway.frames import Frame
+from adapters.gateway.frames import AlertFrame, Frame
+from projections.game_view import GameObject
 
-GameObject = Mapping[str, Any]
-StillOpen = Callable[[Mapping[str, Any], GameObject], bool]
+StillOpen = Callable[[AlertFrame, GameObject], bool]
+
+
+def alert_body(frame: Frame) -> AlertFrame | None:
+    """The frame's body when it is an alert."""
+    body = frame.body
+    return body if body["op"] == "alert" else None
 
 
 def alert_key(frame: Frame) -> str | None:
     """The key of an alert frame (None for an alert about no game: it is not kept)."""
-    body = frame.body
+    body = alert_body(frame)
+    if body is None:
+        return None
     game = frame.game or body.get("game")
     if not game:
         return None
-    kind = str(body.get("kind"))
+    kind = body["kind"]
     details = body.get("details") or {}
     if kind == CLAIM_PENDING:
-        claim = (body.get("claim") or {}).get("id", details.get("claim"))
+        claim = body["claim"]["id"] if "claim" in body else details.get("claim")
         return f"{game}/claim:{claim}"
-    side = details.get("side") if isinstance(details, Mapping) else None
+    side = details.get("side")
     return f"{game}/{kind}:{side}" if side in ("white", "black") else f"{game}/{kind}"
 
 
-def _claim_open(body: Mapping[str, Any], game: GameObject) -> bool:
-    key = str(body.get("key", ""))
+def _claim_open(body: AlertFrame, game: GameObject) -> bool:
+    key = body.get("key", "")
     return key.rpartition("claim:")[2] in {str(c) for c in pending_claims(game)}
 
 
-def _clock_open(body: Mapping[str, Any], game: GameObject) -> bool:
-    device = (game.get("clock") or {}).get("device") or {}
-    key = str(body.get("key", "")).rpartition("/")[2]
-    return key in (device.get("open_alerts") or ())
+def _clock_open(body: AlertFrame, game: GameObject) -> bool:
+    device = game["clock"].get("device")
+    key = body.get("key", "").rpartition("/")[2]
+    return device is not None and key in device["open_alerts"]
 
 
-def _flag_open(body: Mapping[str, Any], game: GameObject) -> bool:
+def _flag_open(body: AlertFrame, game: GameObject) -> bool:
     side = (body.get("details") or {}).get("side")
-    return any(str(key).split(":")[1:2] == [side] for key in game.get("open_flag_alerts") or ())
+    return any(key.split(":")[1:2] == [side] for key in game["open_flag_alerts"])
 
 
-def _game_open(body: Mapping[str, Any], game: GameObject) -> bool:
-    return game.get("status") != "finished"
+def _game_open(body: AlertFrame, game: GameObject) -> bool:
+    return game["status"] != "finished"
 
 
 CLOCK_KINDS = frozenset(
@@ -91,27 +76,28 @@ CLOSED_WHEN: dict[str, StillOpen] = {CLAIM_PENDING: _claim_open, "flag_fall": _f
 CLOSED_WHEN.update(dict.fromkeys(CLOCK_KINDS, _clock_open))
 
 
-def still_open(body: Mapping[str, Any], game: GameObject | None) -> bool:
+def still_open(body: AlertFrame, game: GameObject | None) -> bool:
     """Whether the alert is still open by the game object (open while the game is unknown)."""
     if game is None:
         return True
-    if game.get("status") == "finished":  # nothing is left to rule on a game that is over
+    if game["status"] == "finished":  # nothing is left to rule on a game that is over
         return False
-    rule = CLOSED_WHEN.get(str(body.get("kind")), _game_open)
+    rule = CLOSED_WHEN.get(body["kind"], _game_open)
     return rule(body, game)
 
 
-def closing_frame(frame: Frame, seq: int) -> Frame:
-    body = {
+def closing_frame(frame: Frame, alert: AlertFrame, seq: int) -> Frame:
+    """The frame that closes an open alert (``alert``: its body)."""
+    body: AlertFrame = {
         "op": "alert",
         "seq": seq,
-        "key": frame.body["key"],
-        "game": frame.body.get("game"),
-        "kind": frame.body.get("kind"),
+        "key": alert["key"],
+        "game": alert.get("game"),
+        "kind": alert["kind"],
         "closed": True,
     }
-    if frame.body.get("tournament") is not None:  # absent: the store's first tournament
-        body["tournament"] = frame.body["tournament"]
+    if alert.get("tournament") is not None:  # absent: the store's first tournament
+        body["tournament"] = alert["tournament"]
     return Frame(body, seq, frame.game, audience="arbiter", tournament=frame.tournament)
 
 
@@ -128,27 +114,29 @@ class OpenAlerts:
 
         Returns the closing frames to send."""
         for frame in frames:
-            if frame.body.get("op") != "alert" or frame.body.get("closed"):
+            body = alert_body(frame)
+            if body is None or body.get("closed"):
                 continue
             key = alert_key(frame)
             if key is None:
                 continue
-            frame.body["key"] = key
-            if frame.body.get("kind") == CLAIM_PENDING and "claim" not in frame.body:
+            body["key"] = key
+            if body["kind"] == CLAIM_PENDING and "claim" not in body:
                 # the engine's alert names the claim; the frame carries it whole
                 claims = pending_claims(objects.get(frame.game or ""))
                 found = {str(cid): claim for cid, claim in claims.items()}
                 claim = found.get(key.rpartition("claim:")[2])
                 if claim is not None:
-                    frame.body["claim"] = dict(claim)
+                    body["claim"] = claim
             frame._cache.clear()
             self.frames[key] = frame
         closed: list[Frame] = []
         for key, frame in list(self.frames.items()):
             game = objects.get(frame.game) if frame.game is not None else None
-            if frame.game in objects and not still_open(frame.body, game):
+            body = alert_body(frame)
+            if body is not None and frame.game in objects and not still_open(body, game):
                 del self.frames[key]
-                closed.append(closing_frame(frame, seq))
+                closed.append(closing_frame(frame, body, seq))
         return closed
 
     def start(
@@ -175,7 +163,11 @@ class OpenAlerts:
 
     def restore(self, frames: Iterable[Frame]) -> None:
         """The alerts open at a kept position (``adapters.gateway.kept_state``), in order."""
-        self.frames = {str(f.body["key"]): f for f in frames}
+        self.frames = {}
+        for frame in frames:
+            body = alert_body(frame)
+            if body is not None:
+                self.frames[body["key"]] = frame
 
     def now(self) -> list[Frame]:
         return list(self.frames.values())

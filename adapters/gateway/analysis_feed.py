@@ -1,24 +1,10 @@
 """The engine's evaluations on the gateway: who gets them, and when (fair play).
 
-The analysis service (``adapters.analysis``) writes its evaluations beside the
-store, never into the log; every gateway of the store reads the new ones (the
-rows after the last it read) in a thread of its own, off the event loop and off
-the path of the moves, and hands each out as an ``analysis`` frame
-(docs/protocol.md):
-
-- to **commentators** (a commentator's token) at once, on the live channel;
-- to the **public** with the same delay as the moves: an evaluation of the
-  position a move (or a correction) made is released when that event's
-  ``at + delay`` has passed and the public view shows the position's ply, never
-  before;
-- to the **arbiters' desk** and anything else that can reach the playing hall:
-  nothing, unless the gateway is told to (``--analysis-to-arbiters``).
-
-After a snapshot (and a resume) a client gets the newest evaluation of each of
-its games it may see. The PGN routes write ``[%eval]`` from the same
-evaluations (``evals``): the live ones for a commentator's token, the released
-ones for the public, none for an arbiter's token unless told to.
-"""
+Every gateway reads the evaluations written beside the store in a thread of its own,
+off the path of the moves, and hands them out as ``analysis`` frames and PGN
+``[%eval]``: to commentators at once, to the public with the delay of the moves, and to
+the arbiters' desk (which can reach the playing hall) nothing unless told to. The
+table of who sees what is in docs/analysis.md."""
 
 from __future__ import annotations
 
@@ -30,7 +16,6 @@ import logging
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from adapters.analysis.table import AnalysisRow, AnalysisTable, analysis_table
 from adapters.gateway.deltas import game_key
@@ -40,9 +25,13 @@ from adapters.gateway.tokens import ARBITER, COMMENTATOR, Identity
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from adapters.store.outage import Outage
-from projections.evaluation import Evaluation, analysis_frame
+from projections.evaluation import AnalysisFrame, Evaluation, analysis_frame
 
 log = logging.getLogger(__name__)
+
+GameEvals = dict[str, Mapping[int, tuple[int | None, int | None, str]]]
+"""Game id -> ply -> (centipawns, mate, the position's FEN): what ``[%eval]`` is written
+from."""
 
 READ_EVERY_S = 0.1
 """How often the table is read for new evaluations."""
@@ -101,7 +90,7 @@ class AnalysisFeed:
         self._looked_at = float("-inf")
         self.outage = Outage("reading the analyses", log, None)
         """A store that cannot be read: said once, read again at the next turn."""
-        self._evals: dict[tuple[str, str | None], tuple[int, dict[str, Any]]] = {}
+        self._evals: dict[tuple[str, str | None], tuple[int, GameEvals]] = {}
         """The last ``evals`` answer per (audience, tournament), while its version holds."""
         live.catch_up = self.catch_up
         if public is not live:
@@ -124,7 +113,7 @@ class AnalysisFeed:
             return PUBLIC_EVALS if self.public is not self.live else LIVE
         return LIVE if self.may_see(identity, self.live) else NONE
 
-    def evals(self, audience: str, tournament: str | None) -> tuple[int, dict[str, Any]]:
+    def evals(self, audience: str, tournament: str | None) -> tuple[int, GameEvals]:
         """(version, game id -> ply -> (cp, mate, fen)) of one tournament's games, for
         ``[%eval]`` (each with the position it is for: never written under another)."""
         if audience == NONE:
@@ -134,7 +123,7 @@ class AnalysisFeed:
         if cached is not None and cached[0] == version:
             return cached
         first = self.live.first
-        found: dict[str, Mapping[int, tuple[int | None, int | None, str]]] = {}
+        found: GameEvals = {}
         for key, by_ply in self.shown[audience].items():
             tid, _, gid = key.rpartition("/")
             if (tid or first) != tournament:
@@ -157,8 +146,8 @@ class AnalysisFeed:
                 continue
             newest = max(by_ply)
             for ply in sorted(by_ply):
-                frame = self._frame(channel, key, by_ply[ply], by_ply)
-                if (ply == newest or frame.body["swing"] is not None) and client.wants(frame):
+                frame, body = self._frame(channel, key, by_ply[ply], by_ply)
+                if (ply == newest or body["swing"] is not None) and client.wants(frame):
                     frames.append(frame)
         return frames
 
@@ -260,23 +249,24 @@ class AnalysisFeed:
         by_ply[evaluation.ply] = evaluation
         self.shown[audience][key] = by_ply
         self.versions[audience] += 1
-        frames = [self._frame(channel, key, evaluation, by_ply)]
+        frames = [self._frame(channel, key, evaluation, by_ply)[0]]
         if evaluation.ply + 1 in by_ply:  # the next move's swing is known now
-            frames.append(self._frame(channel, key, by_ply[evaluation.ply + 1], by_ply))
+            frames.append(self._frame(channel, key, by_ply[evaluation.ply + 1], by_ply)[0])
         return frames
 
     def _frame(
         self, channel: Channel, key: str, evaluation: Evaluation, by_ply: dict[int, Evaluation]
-    ) -> Frame:
+    ) -> tuple[Frame, AnalysisFrame]:
         previous = by_ply.get(evaluation.ply - 1)
         if previous is not None and not _follows(previous, evaluation):
             previous = None
         tid, _, gid = key.rpartition("/")
         body = analysis_frame(evaluation, gid, tid or None, previous)
         audience = "all" if self.to_arbiters else COMMENTARY
-        return Frame(
+        frame = Frame(
             body, channel.seq, game=key, audience=audience, tournament=tid or self.live.first
         )
+        return frame, body
 
 
 def _follows(before: Evaluation, after: Evaluation) -> bool:

@@ -1,21 +1,11 @@
 """What one connection may send: a budget of frames and bytes per second.
 
-Every frame a client sends costs the gateway time before any of it is read by
-the session (``adapters.gateway.session``): the protocol parses and unmasks it,
-answers a websocket Ping with a Pong itself, and the session decodes and
-answers the rest. An ``Inbound`` is one connection's two token buckets (RFC
-2697's single-rate meter, without colours): ``frames_per_s`` frames (Ping,
-Pong and Close frames count like messages) and ``bytes_per_s`` bytes, each
-with a burst it may save up. What a client sends beyond them is debt: the
-connection stops reading (``adapters.gateway.connection``) until it is paid,
-so a client that sends faster than its budget is served at its budget and
-costs the others no more than that. A client whose debt stands longer than
-``flood_close_s`` (over its budget all that while, or at once by more than
-that many seconds' worth) is closed with code 1008.
-
-No clock is read here: the instants come from the caller (``now``, seconds of
-a monotonic clock).
-"""
+Every frame a client sends costs the gateway time before the session reads it, so an
+``Inbound`` is one connection's two token buckets (frames and bytes, each with a
+burst; control frames count too). What is sent beyond them is debt: the connection
+stops reading until it is paid, and a debt that stands longer than ``flood_close_s``
+closes it (docs/protocol.md, "Flooding clients"). No clock is read here: the instants
+come from the caller."""
 
 from __future__ import annotations
 

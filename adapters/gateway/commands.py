@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import cast
 
+from adapters.gateway.frames import Answer
 from adapters.store import Store
 from adapters.store.database_errors import database_error, said
 
@@ -39,7 +41,7 @@ class CommandDesk:
         """Commands being decided now."""
         return self._in_flight
 
-    async def decide(self, command: dict[str, Any]) -> dict[str, Any]:
+    async def decide(self, command: Mapping[str, object]) -> Answer:
         """The contract's answer to ``command`` (the store's failure said as one)."""
         self._in_flight += 1
         self._no_commands.clear()
@@ -57,11 +59,12 @@ class CommandDesk:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._no_commands.wait(), COMMAND_WAIT_S)
 
-    def _handle(self, command: dict[str, Any]) -> dict[str, Any]:
+    def _handle(self, command: Mapping[str, object]) -> Answer:
         try:
             if self._store is None:  # opened here: a database down at first is said the same
                 self._store = Store(self.store_url)
-            return self._store.handle(command)
+            # the door's answer, of the shape ``Answer`` declares (docs/commands.md)
+            return cast(Answer, self._store.handle(command))
         except Exception as exc:  # the store itself failed: say so, keep serving
             if database_error(exc) is not None:  # the database went away: one line
                 log.warning("a command failed in the store (%s)", said(exc))

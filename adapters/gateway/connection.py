@@ -1,27 +1,11 @@
 """A websocket connection that costs the gateway no more than its budget.
 
-``websockets`` parses every frame a client sends as soon as it arrives and
-answers a Ping with a Pong on its own, before the session sees anything; a
-client that sends Pings (or anything) as fast as it can, and never reads,
-would make the event loop spend its time on it while every other client
-waits. ``guarded_connection(limits)`` is the ``ServerConnection`` the gateway
-serves with (``create_connection``): after each read from the socket it
-
-- charges what arrived to the connection's ``Inbound`` budget
-  (``adapters.gateway.budget``: frames and bytes per second, every frame
-  counted, control frames too) and stops reading the socket until the debt is
-  paid: the client's own TCP window then holds it back, at no cost here;
-- closes with code 1008 (``"flooding: ..."``) a client that stays over its
-  budget longer than ``flood_close_s``;
-- closes with code 1008 (``"not reading: ..."``) a client that keeps sending
-  while more than ``max_output_bytes`` wait in its connection's buffer (the
-  Pongs the protocol writes whatever that buffer holds).
-
-A closed client is not read again: it is sent a close frame, and its connection
-is dropped a second later if it does not take it. The pause shares the
-socket's reading with the library's own flow control (``max_queue``): the
-socket is read when neither wants it paused.
-"""
+``websockets`` parses every frame and answers every Ping before the session sees
+anything, so a client that floods and never reads would take the event loop from the
+others. ``guarded_connection`` charges what arrives to the connection's budget and
+stops reading the socket until it is paid (the client's TCP window then holds it
+back), and closes with 1008 a client that stays over it or keeps sending without
+reading (docs/protocol.md, "Flooding clients")."""
 
 from __future__ import annotations
 

@@ -1,38 +1,18 @@
 """From stored events to the frames the gateway fans out (pure: no I/O).
 
-A delta frame is ``{"op": "delta", "seq", "kind", "game", "event", ...}``:
-``kind`` is the event's type (``MovePlayed``, ``ResultRecorded``, ...),
-``event`` its contract form (``Event.to_wire``). Objects ride along so a
-client never needs the rules to follow a game:
-
-- ``object``: the game's object (DESIGN.md ``game``) on the last delta of that
-  game in a batch; it is valid at the batch's sequence number.
-- ``games``: other game objects a tournament event changed (the drawing of lots
-  pairs every game), on that tournament delta.
-- ``standings``: the standings object when it changed, on the last delta of the
-  batch that could change it.
-
-Events of the incident book (the ``incidents`` stream: 3.9, 6.6 a, 12.3 b,
-12.6, 13.4) go to arbiters only: the public sees their consequences (a result,
-a clock) on the games' own streams, not the incident's details.
-
-The store's seals (``ChainSealed``: digests of the log for ``candidates audit``, a few
-kilobytes of hex each) go to arbiters only too: they change no game and no standing,
-and would cost every viewer their bytes.
-
-``AlertRaised`` events become ``{"op": "alert", ...}`` frames for arbiters only,
-and so does a claim that waits for a ruling (``kind: "claim_pending"``, with
-the claim): the engine raises that alert when the claim is made; the gateway
-adds one for each pending claim after a snapshot or a resume, and for a claim
-that became pending without one. The arbiters must rule on it (3.9.2 b).
-"""
+A delta frame carries the event in its contract form and, so that a client never
+needs the rules, the objects it changed (the game, other games, the standings). The
+incident book, the store's seals and the alerts (a pending claim among them) go to
+arbiters only: the public sees an incident's consequences on the games' own streams.
+The frames are in docs/protocol.md."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import cast
 
-from adapters.gateway.frames import Frame
+from adapters.gateway.frames import AlertFrame, DeltaFrame, Frame, IncidentsFrame
+from adapters.store.queries import IncidentBook
 from engine.clock.regulation import run_down_ms
 from engine.errors import MalformedCommand
 from engine.events import (
@@ -46,6 +26,10 @@ from engine.events import (
     stream_game_id,
 )
 from engine.timefmt import format_instant, parse_instant
+from projections.claims_view import ClaimShown
+from projections.game_view import GameObject
+from projections.shapes import EventWire
+from projections.standings import Standings
 
 PENDING_CLAIM_STATUSES = frozenset({"pending"})
 CLAIM_PENDING = "claim_pending"
@@ -60,12 +44,11 @@ def alert_of(seq: int, event: AlertRaised) -> Frame:
     fields = event.payload()
     game = stream_game_id(event.originator_id)
     if game is None and fields.get("game"):
-        tournament = board_alert_tournament(event)
-        game = f"{tournament}/{fields['game']}" if tournament else fields["game"]
-    body = {
+        game = game_key(board_alert_tournament(event), str(fields["game"]), None)
+    body: AlertFrame = {
         "op": "alert",
         "seq": seq,
-        "kind": fields.get("kind"),
+        "kind": str(fields.get("kind")),
         "game": game,
         "message": fields.get("message"),
         "details": fields.get("details"),
@@ -75,43 +58,38 @@ def alert_of(seq: int, event: AlertRaised) -> Frame:
     return Frame(body, seq, game, audience="arbiter")
 
 
-def incidents_frame(seq: int, book: Mapping[str, Any], tournament: str) -> Frame:
+def incidents_frame(seq: int, book: IncidentBook, tournament: str) -> Frame:
     """``{"op": "incidents", "seq", "tournament", "book"}``: a tournament's incident book as
     it stands, to the arbiters subscribed to that tournament (or to all)."""
-    body = {"op": "incidents", "seq": seq, "tournament": tournament, "book": dict(book)}
+    body: IncidentsFrame = {"op": "incidents", "seq": seq, "tournament": tournament, "book": book}
     return Frame(body, seq, None, audience="arbiter", tournament=tournament)
 
 
-def pending_claims(game: Mapping[str, Any] | None) -> dict[Any, Mapping[str, Any]]:
+def pending_claims(game: GameObject | None) -> dict[str, ClaimShown]:
     """The claims of a game object that wait for a ruling, by claim id."""
     if not game:
         return {}
-    return {
-        c.get("id"): c
-        for c in game.get("claims") or ()
-        if isinstance(c, Mapping) and c.get("status") in PENDING_CLAIM_STATUSES
-    }
+    return {c["id"]: c for c in game["claims"] if c["status"] in PENDING_CLAIM_STATUSES}
 
 
 def claim_alert(
     seq: int,
-    game: Mapping[str, Any],
-    claim: Mapping[str, Any],
+    game: GameObject,
+    claim: ClaimShown,
     key: str | None = None,
     tournament: str | None = None,
 ) -> Frame:
-    gid = game.get("game")
-    who = claim.get("by")
-    body = {
+    gid = game["game"]
+    body: AlertFrame = {
         "op": "alert",
         "seq": seq,
         "kind": CLAIM_PENDING,
         "game": gid,
-        "claim": dict(claim),
-        "message": f"game {gid}: {who} claims {claim.get('kind')} (claim {claim.get('id')}); "
+        "claim": claim,
+        "message": f"game {gid}: {claim['by']} claims {claim['kind']} (claim {claim['id']}); "
         "the Chief Arbiter or a Deputy must rule (3.9.2 b)",
     }
-    if game.get("tournament") is not None:  # absent: the store's first tournament
+    if "tournament" in game:  # absent: the store's first tournament
         body["tournament"] = game["tournament"]
     return Frame(body, seq, key or gid, audience="arbiter", tournament=tournament)
 
@@ -143,18 +121,12 @@ def board_alert_tournament(event: AlertRaised) -> str | None:
     return tournament if isinstance(tournament, str) else None
 
 
-def object_key(obj: Mapping[str, Any], first: str | None) -> str:
-    """The gateway's key of a game object (``follower.game_key``)."""
-    tid, gid = obj.get("tournament"), str(obj.get("game"))
-    return gid if tid is None or tid == first else f"{tid}/{gid}"
-
-
 def tournament_frames(
     events: Iterable[tuple[int, Event]],
-    objects: Mapping[str, dict[str, Any]],
-    standings: Mapping[str, Any],
+    objects: Mapping[str, GameObject],
+    standings: Mapping[str, Standings | None],
     changed: Iterable[str],
-    before: Mapping[str, dict[str, Any]] | None,
+    before: Mapping[str, GameObject] | None,
     first: str | None,
 ) -> list[Frame]:
     """``frames_for`` for a store of several tournaments: each tournament's events with its
@@ -165,7 +137,7 @@ def tournament_frames(
     by_tournament: dict[str | None, list[tuple[int, Event]]] = {}
     for seq, event in events:
         by_tournament.setdefault(event_tournament(event, first), []).append((seq, event))
-    objects_of: dict[str | None, dict[str, dict[str, Any]]] = {}
+    objects_of: dict[str | None, dict[str, GameObject]] = {}
     for key, obj in objects.items():
         objects_of.setdefault(obj.get("tournament", first), {})[key] = obj
     frames: list[Frame] = []
@@ -179,10 +151,13 @@ def tournament_frames(
         )
         for frame in part:
             frame.tournament = tid
-            if tid != first:  # the first tournament's frames are as in a store of one
-                frame.body["tournament"] = tid
-            if isinstance(frame.body.get("game"), str):
-                frame.body["game"] = frame.body["game"].rpartition("/")[2]
+            body = frame.body
+            if body["op"] not in ("delta", "alert"):
+                continue
+            if tid != first and tid is not None:  # the first's frames are as in a store of one
+                body["tournament"] = tid
+            if body["game"] is not None:
+                body["game"] = body["game"].rpartition("/")[2]
         frames.extend(part)
     frames.sort(key=lambda f: f.seq)
     return frames
@@ -199,10 +174,10 @@ def for_arbiters_only(event: Event) -> bool:
 
 def frames_for(
     events: Iterable[tuple[int, Event]],
-    objects: Mapping[str, dict[str, Any]],
-    standings: Any = None,
+    objects: Mapping[str, GameObject],
+    standings: Standings | None = None,
     standings_changed: bool = False,
-    before: Mapping[str, dict[str, Any]] | None = None,
+    before: Mapping[str, GameObject] | None = None,
 ) -> list[Frame]:
     """The frames of a run of events, in sequence order.
 
@@ -210,58 +185,58 @@ def frames_for(
     objects the receivers had (for claims that became pending), if known.
     """
     frames: list[Frame] = []
-    last: dict[str, Frame] = {}
-    tournament_delta: Frame | None = None
-    last_delta: Frame | None = None
+    last: dict[str, tuple[Frame, DeltaFrame]] = {}
+    tournament_delta: tuple[Frame, DeltaFrame] | None = None
+    last_delta: tuple[Frame, DeltaFrame] | None = None
+    raised: set[tuple[str | None, str]] = set()
     for seq, event in events:
         gid = stream_game_id(event.originator_id)
         if isinstance(event, AlertRaised):
-            frames.append(alert_of(seq, event))
+            alert = alert_of(seq, event)
+            if event.kind == CLAIM_PENDING:
+                raised.add((alert.game, str((event.details or {}).get("claim"))))
+            frames.append(alert)
             continue
-        body = {
+        body: DeltaFrame = {
             "op": "delta",
             "seq": seq,
             "kind": type(event).__name__,
             "game": gid,
-            "event": event.to_wire(),
+            "event": cast(EventWire, event.to_wire()),
         }
         if for_arbiters_only(event):
             frames.append(Frame(body, seq, None, audience="arbiter"))
             continue
         frame = Frame(body, seq, gid)
         frames.append(frame)
-        last_delta = frame
+        last_delta = (frame, body)
         if gid is not None:
-            last[gid] = frame
+            last[gid] = (frame, body)
         elif split_stream(event.originator_id)[1] == TOURNAMENT_STREAM or isinstance(
             event, TournamentListed
         ):
-            tournament_delta = frame
+            tournament_delta = (frame, body)
     others = []
     for gid, obj in objects.items():
         if gid in last:
-            last[gid].body["object"] = obj
+            last[gid][1]["object"] = obj
         else:
             others.append(obj)
     carrier = tournament_delta or last_delta
     if carrier is not None:
         if others and tournament_delta is not None:
-            carrier.body["games"] = others
-            carrier.broad = True
+            carrier[1]["games"] = others
+            carrier[0].broad = True
         if standings_changed:
-            carrier.body["standings"] = standings
-            carrier.broad = True
+            if standings is not None:
+                carrier[1]["standings"] = standings
+            carrier[0].broad = True
     if before is not None:
         # Claims that became pending without the engine's own alert in this batch.
-        raised = {
-            (f.game, str((f.body.get("details") or {}).get("claim")))
-            for f in frames
-            if f.body["op"] == "alert" and f.body.get("kind") == CLAIM_PENDING
-        }
         alerts: list[Frame] = []
         for gid, obj in objects.items():
             was = pending_claims(before.get(gid))
-            seq = last[gid].seq if gid in last else (carrier.seq if carrier else 0)
+            seq = last[gid][0].seq if gid in last else (carrier[0].seq if carrier else 0)
             alerts.extend(
                 claim_alert(seq, obj, claim, gid)
                 for cid, claim in pending_claims(obj).items()
@@ -281,17 +256,20 @@ CLOCK_TOLERANCE_MS = 1000
 """A DGT clock shows whole seconds: a reading within a second of the countdown is no news."""
 
 
-def _instant_ms(clock: Mapping[str, Any]) -> int | None:
+def _instant_ms(clock: Mapping[str, object]) -> int | None:
     for key in INSTANT_KEYS:
-        if isinstance(clock.get(key), str):
+        text = clock.get(key)
+        if isinstance(text, str):
             try:
-                return parse_instant(clock[key], key)
+                return parse_instant(text, key)
             except MalformedCommand:
                 return None
     return None
 
 
-def _countdown_agrees(before: Mapping[str, Any], after: Mapping[str, Any], tolerance: int) -> bool:
+def _countdown_agrees(
+    before: Mapping[str, object], after: Mapping[str, object], tolerance: int
+) -> bool:
     if before.get("running") != after.get("running"):
         return False
     t0, t1 = _instant_ms(before), _instant_ms(after)
@@ -310,11 +288,12 @@ def _countdown_agrees(before: Mapping[str, Any], after: Mapping[str, Any], toler
     return True
 
 
-def predictable(before: Any, after: Any, tolerance: int = CLOCK_TOLERANCE_MS) -> bool:
+def predictable(before: object, after: object, tolerance: int = CLOCK_TOLERANCE_MS) -> bool:
     """Whether ``after`` is ``before`` with its clocks run on: nothing a viewer's
     local countdown does not already show. Clock objects (maps with ``white_ms``,
     ``black_ms``, ``running`` and an instant) are compared by their countdown; all
-    else must be equal."""
+    else must be equal. Any two values compare: the game objects key by key, down to
+    their clocks."""
     if isinstance(before, Mapping) and isinstance(after, Mapping):
         if set(before) != set(after):
             return False
@@ -330,8 +309,13 @@ def predictable(before: Any, after: Any, tolerance: int = CLOCK_TOLERANCE_MS) ->
     return bool(before == after)
 
 
+def event_stream(frame: Frame) -> str:
+    """The stream of a delta's event ("" for any other frame)."""
+    return frame.body["event"]["stream"] if frame.body["op"] == "delta" else ""
+
+
 def quiet_clock_frames(
-    frames: list[Frame], before: Mapping[str, Any], after: Mapping[str, Any]
+    frames: list[Frame], before: Mapping[str, GameObject], after: Mapping[str, GameObject]
 ) -> list[Frame]:
     """Leave out the deltas of clock readings that only confirm the countdown.
 
@@ -342,16 +326,13 @@ def quiet_clock_frames(
     """
     games_with_news: set[str] = set()
     for frame in frames:
-        stream = str(frame.body.get("event", {}).get("stream", ""))
-        if frame.game is not None and not stream.startswith("clock/"):
+        if frame.game is not None and not event_stream(frame).startswith("clock/"):
             games_with_news.add(frame.game)
     kept = []
     for frame in frames:
         gid = frame.game
-        stream = str(frame.body.get("event", {}).get("stream", ""))
         if (
-            frame.body.get("op") == "delta"
-            and stream.startswith("clock/")
+            event_stream(frame).startswith("clock/")
             and not frame.broad
             and gid is not None
             and gid not in games_with_news

@@ -1,20 +1,11 @@
 """One message to many connections, framed once.
 
-A server's websocket frames are not masked (RFC 6455 5.1), so the bytes of an
-uncompressed frame carrying a message are the same on every connection: the
-gateway frames a move's message once and writes those bytes to each caught-up
-client's transport, where ``websockets.broadcast`` frames it again for every
-connection (about 20 us a client, most of the gateway's cost at 1,000
-clients). A connection that negotiated compression (``permessage-deflate``,
-which browsers ask for) keeps a compression context of its own, so its frames
-differ: those go through the library's ``broadcast``.
-
-Like ``broadcast``, this skips a connection that is not open (closing, closed)
-or is in the middle of sending a fragmented message, and never waits: a whole
-frame is appended to a transport's buffer in one ``write``, so it cannot
-interleave with another frame. Whether a client is caught up (its buffer
-small enough) is for the caller (``Client.idle``).
-"""
+A server's websocket frames are not masked (RFC 6455 5.1), so an uncompressed frame's
+bytes are the same on every connection: the gateway frames a message once and writes
+those bytes to each caught-up client's transport, where ``websockets.broadcast`` would
+frame it again for each (most of the gateway's cost at 1,000 clients). Connections
+that negotiated compression go through the library's ``broadcast``. Like it, this
+never waits and skips connections that are not open (docs/scale.md)."""
 
 from __future__ import annotations
 

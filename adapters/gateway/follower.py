@@ -1,37 +1,22 @@
 """Following the store's notification log (blocking: run it in one executor thread).
 
-The gateway never learns of a change any other way than by reading the store
-(``Store.last_seq`` to see that something was appended, ``StateCache.events_since``
-to read it), so any number of gateway processes can serve one store, next to
-any number of writers (the CLI, DGT boards, another gateway's arbiters).
-
-A read is made consistent with a sequence number: the game objects and the
-standings are read after the events, and the read is repeated (extended by
-the events appended meanwhile) until ``last_seq`` did not move during it. So
-``Update.seq`` is the position the objects are valid at, and a snapshot
-taken at ``seq`` followed by the deltas after ``seq`` is exactly the log.
-
-Every tournament of the store is followed: a game is known by its key
-(``game_key``: its id in the store's first tournament, ``<tournament>/<id>`` in
-the others) and its object names its ``tournament``; standings and incident books
-are kept per tournament.
-
-At start the log is read once (``LogScan``: stream names, only the alerts
-decoded) for the games with a stream and the alerts raised; a follower resuming
-from a kept state (``Resumed``, ``adapters.gateway.kept_state``) reads only the
-events after its position, and keeps the standings of every tournament those
-events did not touch.
-"""
+The gateway learns of a change only by reading the store, so any number of gateway
+processes can serve one store beside any number of writers. A read is repeated,
+extended by what was appended meanwhile, until the log did not move during it, so
+``Update.seq`` is the position its objects are valid at: a snapshot at ``seq`` and the
+deltas after it are exactly the log. Every tournament of the store is followed; a
+follower resuming from a kept state reads only the events after its position
+(docs/architecture.md, "One log, many processes")."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from adapters.gateway.deltas import event_tournament, game_key
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store, TournamentView, game_order, queries
+from adapters.store.queries import IncidentBook
 from engine.errors import CommandRefused
 from engine.events import (
     INCIDENTS_STREAM,
@@ -43,6 +28,9 @@ from engine.events import (
     split_stream,
     stream_game_id,
 )
+from projections.game_view import GameObject
+from projections.needs import NeedsInputs
+from projections.standings import Standings
 
 STABLE_READ_ATTEMPTS = 8
 """How often a read is extended when writers keep appending during it."""
@@ -59,10 +47,10 @@ class Update:
 
     seq: int
     events: list[tuple[int, Event]] = field(default_factory=list)
-    games: dict[str, dict[str, Any]] = field(default_factory=dict)
+    games: dict[str, GameObject] = field(default_factory=dict)
     """Game objects that (may) have changed, valid at ``seq``, by game key (``game_key``)."""
-    standings: dict[str, Any] = field(default_factory=dict)
-    """Each tournament's standings (by tournament id)."""
+    standings: dict[str, Standings | None] = field(default_factory=dict)
+    """Each tournament's standings (by tournament id; None while it has none)."""
     standings_changed: set[str] = field(default_factory=set)
     """The tournaments whose standings changed."""
     seen_ms: int = 0
@@ -71,7 +59,7 @@ class Update:
     """The store's first tournament (whose game keys are the plain game ids)."""
     names: dict[str, str] = field(default_factory=dict)
     """Tournament id -> its name, for every tournament of the store."""
-    incidents: dict[str, Any] = field(default_factory=dict)
+    incidents: dict[str, IncidentBook] = field(default_factory=dict)
     """Each tournament's incident book object (``queries.incidents_object``) that changed
     (every one at start), by tournament id: for arbiters only."""
     raised: list[tuple[int, AlertRaised]] = field(default_factory=list)
@@ -79,7 +67,7 @@ class Update:
     kept position); which are still open is for the caller."""
     folded: int = 0
     """At start: how many events were read from the log (after the kept position)."""
-    needs: dict[str, Any] = field(default_factory=dict)
+    needs: dict[str, NeedsInputs | None] = field(default_factory=dict)
     """What the ``needs`` objects are computed from (``queries.needs_inputs``, None for a
     tournament without pairings) where the standings changed (every tournament at
     start), by tournament: computed off the reader thread (``needs_feed``)."""
@@ -92,7 +80,7 @@ class Resumed:
     position: int
     games: dict[str, list[str]]
     """Tournament id -> its known game ids."""
-    standings: dict[str, Any]
+    standings: dict[str, Standings | None]
     """Tournament id -> its standings object at ``position``."""
 
 
@@ -140,7 +128,7 @@ class Follower:
         self.seq = 0
         self.game_ids: dict[str, list[str]] = {}
         """Tournament id -> its known game ids."""
-        self.standings: dict[str, Any] = {}
+        self.standings: dict[str, Standings | None] = {}
         self.names: dict[str, str] = {}
         self.first: str | None = None
 
@@ -155,7 +143,7 @@ class Follower:
             self.names[tid] = tournament.name
         return set(tournament.pairings()) if tournament else set()
 
-    def _game_object(self, tid: str, game_id: str) -> dict[str, Any] | None:
+    def _game_object(self, tid: str, game_id: str) -> GameObject | None:
         try:
             obj = queries.game_object(self._view(tid), game_id)
         except CommandRefused:
@@ -164,14 +152,14 @@ class Follower:
             obj["tournament"] = tid
         return obj
 
-    def _read_standings(self, tid: str) -> Any:
+    def _read_standings(self, tid: str) -> Standings | None:
         """A tournament's standings object; None while it has none."""
         try:
             return queries.standings_object(self._view(tid))
         except CommandRefused:
             return None
 
-    def _needs_inputs(self, tid: str) -> Any:
+    def _needs_inputs(self, tid: str) -> NeedsInputs | None:
         """What a tournament's ``needs`` object is computed from; None while it has none."""
         try:
             return queries.needs_inputs(self._view(tid))
@@ -182,10 +170,10 @@ class Follower:
         self.first = self.store.registry.first_tournament_id()
         return self.store.registry.tournament_ids()
 
-    def _read_incidents(self, tids: Iterable[str]) -> dict[str, Any]:
+    def _read_incidents(self, tids: Iterable[str]) -> dict[str, IncidentBook]:
         """The incident books (3.9, 13.4) of these tournaments, for the arbiters' desk (a
         tournament without one is left out)."""
-        books: dict[str, Any] = {}
+        books: dict[str, IncidentBook] = {}
         for tid in tids:
             try:
                 books[tid] = queries.incidents_object(self._view(tid))
@@ -205,9 +193,9 @@ class Follower:
         for _ in range(STABLE_READ_ATTEMPTS):
             seq = self.store.last_seq()
             scan.read(self.store, seq)
-            games: dict[str, dict[str, Any]] = {}
+            games: dict[str, GameObject] = {}
             ids: dict[str, list[str]] = {}
-            standings: dict[str, Any] = {}
+            standings: dict[str, Standings | None] = {}
             tournaments = self._tournaments()
             for tid in tournaments:
                 namespace = None if tid == self.first else tid
@@ -257,11 +245,11 @@ class Follower:
         store.cache.take_in(self.seq, fresh)
         events = fresh
         upto = fresh[-1][0]
-        games: dict[str, dict[str, Any]] = {}
+        games: dict[str, GameObject] = {}
         standings = dict(self.standings)
         changed: set[str] = set()
-        incidents: dict[str, Any] = {}
-        needs: dict[str, Any] = {}
+        incidents: dict[str, IncidentBook] = {}
+        needs: dict[str, NeedsInputs | None] = {}
         for _ in range(STABLE_READ_ATTEMPTS):
             reads = store.cache.stream_reads
             with store.cache.session(look=False):
@@ -291,10 +279,10 @@ class Follower:
     def _objects(
         self,
         events: list[tuple[int, Event]],
-        games: dict[str, dict[str, Any]],
-        standings: dict[str, Any],
+        games: dict[str, GameObject],
+        standings: dict[str, Standings | None],
         changed: set[str],
-    ) -> dict[str, Any]:
+    ) -> dict[str, IncidentBook]:
         """The objects ``events`` may have changed, read into ``games`` and ``standings``
         (``changed``: the tournaments whose standings did); the incident books that may
         have changed, by tournament."""

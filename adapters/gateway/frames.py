@@ -1,10 +1,11 @@
-"""Gateway frames: the objects on the wire and their two encodings.
+"""Gateway frames: the objects on the wire, each one declared type, and their two encodings.
 
-Frames are maps with an ``op`` (DESIGN.md, "Gateway frames"). A websocket
-message carries one frame, or an array of frames sent together in one tick.
-The encoding is chosen per connection at the opening handshake: msgpack
-binary messages by default, JSON text messages when the client asks for the
-``json`` subprotocol.
+Frames are maps with an ``op`` (DESIGN.md, "Gateway frames"), each declared here once as
+a TypedDict (``CLIENT_FRAMES``, ``SERVER_FRAMES``: ``make docs`` generates
+docs/schema/frames.schema.json from them). A websocket message carries one frame, or an
+array of frames sent together in one tick. The encoding is chosen per connection at the
+opening handshake: msgpack binary messages by default, JSON text messages when the client
+asks for the ``json`` subprotocol; both are written by msgspec.
 
 Each frame the server fans out is encoded once per encoding (``Frame``) and
 shared by every connection that receives it; a batch is built by
@@ -14,15 +15,291 @@ brackets and commas), so no frame is encoded twice.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict, cast
 
 import msgpack
+import msgspec
+from msgspec import Meta
 
 from adapters.formats.jsontext import MAX_DEPTH, TextError, check_unicode, unique_keys
 from adapters.formats.jsontext import loads as loads_json
+from adapters.store.queries import IncidentBook
+from projections.claims_view import ClaimShown
+from projections.evaluation import AnalysisFrame
+from projections.game_view import GameObject
+from projections.needs import Needs
+from projections.shapes import Count, EventWire, Instant, Ordinal
+from projections.standings import Standings
+
+Unchecked = Mapping[str, object]
+"""A frame as decoded from the wire, not yet checked: its sender's word until the reader
+checks each field it reads (the gateway reads a client's into a request, field by field,
+with a specific refusal: ``requests``; its declared shape is ``SubscribeFrame``,
+``CommandFrame`` or ``PingFrame``)."""
+
+# -- the frames: one declared type each (docs/schema/frames.schema.json is generated from them) --
+
+GamesChosen = Literal["*"] | list[str]
+"""Every game (``*``) or the ids of some."""
+
+CLOSED = Meta(extra_json_schema={"additionalProperties": False})
+"""A client frame holds its declared fields and no other."""
+
+
+class SubscribeFrame(TypedDict, total=False):
+    """Client: who it is (``token``), which tournament and games, from which ``seq``."""
+
+    op: Required[Literal["subscribe"]]
+    games: GamesChosen
+    since: int | None
+    token: str | None
+    tournament: Annotated[
+        str, Meta(description="one tournament of the store, or `*` for all (the default)")
+    ]
+    needs: Annotated[
+        bool,
+        Meta(
+            description="true: the `needs` frames too (what each player needs to finish "
+            "first; docs/needs.md)"
+        ),
+    ]
+
+
+class CommandBody(TypedDict):
+    """A command of the contract (commands.schema.json); the engine decides it and answers
+    with a result frame."""
+
+    cmd: str
+
+
+class CommandFrame(TypedDict):
+    """Client: an arbiter's command, answered by a ``result`` frame with the same id."""
+
+    op: Literal["command"]
+    id: str
+    command: CommandBody
+
+
+class PingFrame(TypedDict):
+    """Client: is the gateway there (answered by ``pong``)."""
+
+    op: Literal["ping"]
+    id: NotRequired[str | None]
+
+
+class TournamentListing(TypedDict):
+    id: str
+    name: str
+
+
+Role = Literal["arbiter", "commentator", "public"]
+NotResumed = Literal["public", "position_unknown", "too_old"]
+
+
+class SubscribedFrame(TypedDict):
+    """Server: the subscription as the gateway took it; a snapshot or the missed frames
+    follow."""
+
+    op: Literal["subscribed"]
+    seq: Count
+    role: Role
+    name: str | None
+    games: GamesChosen
+    tournament: str
+    tournaments: list[TournamentListing]
+    delay_ms: Count
+    since: int | None
+    resumed: bool
+    not_resumed: NotRequired[
+        Annotated[
+            NotResumed,
+            Meta(description="with a since that does not resume: why a snapshot follows"),
+        ]
+    ]
+
+
+class TournamentShown(TypedDict):
+    """A subscribed tournament with its name and standings."""
+
+    id: str
+    name: str
+    standings: Standings | None
+
+
+class SnapshotFrame(TypedDict):
+    """Server: every game the client follows and the standings, as of ``seq``: those of
+    the subscribed tournament (of the store's first when the subscription spans several),
+    and each subscribed tournament's in ``tournaments``."""
+
+    op: Literal["snapshot"]
+    seq: Count
+    games: list[GameObject]
+    standings: Standings | None
+    tournaments: list[TournamentShown]
+    now: Instant
+    delay_ms: Count
+
+
+class DeltaFrame(TypedDict):
+    """Server: one event, with the objects it changed riding on the last delta of a batch."""
+
+    op: Literal["delta"]
+    seq: Ordinal
+    kind: str
+    game: str | None
+    event: EventWire
+    object: NotRequired[GameObject]
+    games: NotRequired[list[GameObject]]
+    standings: NotRequired[Standings]
+    tournament: NotRequired[str]
+
+
+class AlertFrame(TypedDict, total=False):
+    """Server: an alert for the arbiters; later versions of the gateway may add fields (an
+    alert that is closed, for instance)."""
+
+    op: Required[Literal["alert"]]
+    kind: Required[str]
+    seq: int | None
+    game: str | None
+    tournament: Annotated[
+        str, Meta(description="the alert's tournament, when it is not the store's first")
+    ]
+    key: Annotated[
+        str,
+        Meta(
+            description="what the alert is about: `<game>/...`, `<tournament>/<game>/...` for "
+            "a further tournament's game"
+        ),
+    ]
+    closed: bool
+    message: str | None
+    details: dict[str, object] | None
+    """What the alert's raiser recorded with it (``AlertRaised.details``: an open map)."""
+    claim: ClaimShown
+    at: str
+    by: str | None
+
+
+class RefusalError(TypedDict):
+    code: str
+    message: str
+
+
+class Answer(TypedDict):
+    """The contract's answer to a command (``Store.handle``)."""
+
+    ok: bool
+    events: NotRequired[list[EventWire]]
+    error: NotRequired[RefusalError]
+    seq: NotRequired[
+        Annotated[
+            Count,
+            Meta(
+                description="a refusal's position of the log: decided on the state after that event"
+            ),
+        ]
+    ]
+    duplicate: NotRequired[bool]
+    message: NotRequired[str]
+
+
+class ResultFrame(Answer):
+    """Server: the answer to a ``command`` frame, with its id."""
+
+    op: Literal["result"]
+    id: str | None
+
+
+ANSWERED = Meta(
+    extra_json_schema={
+        "oneOf": [
+            {"properties": {"ok": {"const": True}}, "required": ["events"]},
+            {"properties": {"ok": {"const": False}}, "required": ["error"]},
+        ]
+    }
+)
+"""An accepted command lists its events, a refused one its error (a constraint across two
+fields, which the types alone do not say)."""
+
+
+class ErrorFrame(TypedDict):
+    """Server: a frame the gateway could not accept."""
+
+    op: Literal["error"]
+    code: Annotated[
+        str, Meta(description="malformed_frame, unknown_op, invalid_token, forbidden, ...")
+    ]
+    message: str
+    id: NotRequired[str]
+
+
+class IncidentsFrame(TypedDict):
+    """Server: arbiters: a tournament's incident book (who is out of the playing area,
+    with whom; every incident and ruling), after a snapshot or a resume and when it
+    changes; one frame per subscribed tournament."""
+
+    op: Literal["incidents"]
+    seq: int | None
+    tournament: Annotated[str, Meta(description="the book's tournament")]
+    book: IncidentBook
+
+
+class PongFrame(TypedDict):
+    """Server: the answer to a ``ping``, with its id."""
+
+    op: Literal["pong"]
+    id: str | None
+
+
+class NeedsFrame(TypedDict):
+    """Server: what each player needs to finish first and the chances of each
+    (docs/needs.md): a tournament's needs object, at start and whenever its standings
+    change; the scenarios listed when at most 729 (else `scenarios_omitted`; /api/needs
+    lists all)."""
+
+    op: Literal["needs"]
+    seq: int | None
+    tournament: str
+    needs: Needs | None
+
+
+ClientFrame = SubscribeFrame | CommandFrame | PingFrame
+ServerFrame = (
+    SubscribedFrame
+    | SnapshotFrame
+    | DeltaFrame
+    | AlertFrame
+    | IncidentsFrame
+    | AnalysisFrame
+    | NeedsFrame
+    | ResultFrame
+    | ErrorFrame
+    | PongFrame
+)
+
+CLIENT_FRAMES: dict[str, object] = {
+    "subscribe": Annotated[SubscribeFrame, CLOSED],
+    "command": Annotated[CommandFrame, CLOSED],
+    "ping": Annotated[PingFrame, CLOSED],
+}
+"""Each client frame's type by its ``op`` (``tools/reference.py`` writes their schema)."""
+SERVER_FRAMES: dict[str, object] = {
+    "subscribed": SubscribedFrame,
+    "snapshot": SnapshotFrame,
+    "delta": DeltaFrame,
+    "alert": AlertFrame,
+    "incidents": IncidentsFrame,
+    "analysis": AnalysisFrame,
+    "needs": NeedsFrame,
+    "result": Annotated[ResultFrame, ANSWERED],
+    "error": ErrorFrame,
+    "pong": PongFrame,
+}
+"""Each server frame's type by its ``op``."""
+
 
 JSON = "json"
 MSGPACK = "msgpack"
@@ -40,32 +317,27 @@ class FrameError(Exception):
         self.message = message
         self.frame_id = frame_id
 
-    def as_frame(self) -> dict[str, Any]:
+    def as_frame(self) -> ErrorFrame:
         return error_frame(self.code, self.message, self.frame_id)
 
 
-def error_frame(code: str, message: str, frame_id: str | None = None) -> dict[str, Any]:
-    frame: dict[str, Any] = {"op": "error", "code": code, "message": message}
+def error_frame(code: str, message: str, frame_id: str | None = None) -> ErrorFrame:
+    frame: ErrorFrame = {"op": "error", "code": code, "message": message}
     if frame_id is not None:
         frame["id"] = frame_id
     return frame
 
 
-def _json_default(value: object) -> object:
-    if isinstance(value, tuple | set | frozenset):
-        return list(value)
-    raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+def encode_json(obj: object) -> str:
+    """JSON text, compact, non-ASCII as it is (msgspec: bench/bench_contract.py)."""
+    return msgspec.json.encode(obj).decode()
 
 
-def encode_json(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+def encode_msgpack(obj: object) -> bytes:
+    return msgspec.msgpack.encode(obj)
 
 
-def encode_msgpack(obj: Any) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
-
-
-def encode(obj: Any, encoding: str) -> str | bytes:
+def encode(obj: object, encoding: str) -> str | bytes:
     return encode_json(obj) if encoding == JSON else encode_msgpack(obj)
 
 
@@ -158,7 +430,7 @@ def _array_header(n: int) -> bytes:
 class Frame:
     """A server frame fanned out to many connections, encoded at most once per encoding."""
 
-    body: dict[str, Any]
+    body: ServerFrame
     seq: int = 0
     game: str | None = None
     audience: str = "all"
@@ -213,8 +485,24 @@ def batches(
     return out
 
 
-def messages(message: str | bytes, encoding: str) -> list[dict[str, Any]]:
-    """Client side: the frames of one server message (a frame or an array of frames)."""
+def server_frame(raw: Unchecked) -> ServerFrame:
+    """A server frame as a client reads it, checked against the type its ``op`` declares
+    (``SERVER_FRAMES``) and given back as read: an event's own fields, and fields a later
+    gateway adds, are kept. FrameError names what does not fit."""
+    op = raw.get("op")
+    shape = SERVER_FRAMES.get(op) if isinstance(op, str) else None
+    if shape is None:
+        raise FrameError("unknown_op", f"no server frame has the op {op!r}")
+    try:
+        msgspec.convert(raw, shape, strict=True)
+    except msgspec.ValidationError as error:
+        raise FrameError("malformed_frame", f"{op}: {error}") from None
+    return cast(ServerFrame, raw)
+
+
+def messages(message: str | bytes, encoding: str) -> list[Unchecked]:
+    """Client side: the frames of one server message (a frame or an array of frames), as
+    decoded: what the reader checks where it reads them."""
     obj = decode(message, encoding)
     frames = obj if isinstance(obj, list) else [obj]
     return [f for f in frames if isinstance(f, dict)]

@@ -1,22 +1,11 @@
 """Channels and clients: who gets which frame, when, and what happens to the slow.
 
-A ``Channel`` is one view of the tournament at one sequence number: ``live``
-(arbiters, commentators) follows the store as it is read; ``public`` is the
-same view ``--public-delay-s`` later (FIDE fair play: a public client never
-receives a move before the delay has passed since the gateway read it from
-the store). Both hold the game objects and the standings at their ``seq``, so
-a snapshot is always exactly the state at the sequence number it names.
-
-A ``Client`` has bounded queues, in frames and in bytes. The hub only appends
-to queues (it never waits for a socket), and each client's writer sends what
-has accumulated as one message per tick, so a slow client cannot slow the
-others. A client whose queue overflows is sent a fresh snapshot instead of what
-it missed; one that keeps falling behind, or whose socket does not take a
-message within the send timeout, is disconnected with a reason (1013). The
-answers to a client's own frames (results, errors, pongs) are never dropped, so
-they are bounded apart: a client that keeps sending without reading them is
-closed (1008) before they pass ``max_answer_bytes``.
-"""
+A ``Channel`` is one view of the tournament at one sequence number: ``live`` as the
+store is read, ``public`` the same view ``--public-delay-s`` later; each holds the
+objects at its ``seq``, so a snapshot is exactly the state at the number it names. A
+``Client`` has bounded queues that the hub only appends to, and its writer sends what
+accumulated once a tick, so a slow client cannot slow the others: it gets a fresh
+snapshot, or is closed with a reason (docs/protocol.md, "Slow clients")."""
 
 from __future__ import annotations
 
@@ -24,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,11 +24,15 @@ from adapters.gateway.alerts import OpenAlerts
 from adapters.gateway.budget import InboundLimits
 from adapters.gateway.deltas import incidents_frame
 from adapters.gateway.fanout import FanOut
-from adapters.gateway.frames import Frame, batch, batches
+from adapters.gateway.frames import Frame, ServerFrame, SnapshotFrame, batch, batches
 from adapters.gateway.needs_feed import NEEDS, needs_frame
 from adapters.gateway.tokens import Identity
 from adapters.host.clock import wall_clock_ms
+from adapters.store.queries import IncidentBook
 from engine.timefmt import format_instant
+from projections.game_view import GameObject
+from projections.needs import Needs
+from projections.standings import Standings
 
 log = logging.getLogger(__name__)
 
@@ -115,17 +108,17 @@ class Channel:
         self.name = name
         self.delay_ms = delay_ms
         self.seq = 0
-        self.games: dict[str, dict[str, Any]] = {}
-        self.standings: dict[str, Any] = {}
+        self.games: dict[str, GameObject] = {}
+        self.standings: dict[str, Standings | None] = {}
         """Each tournament's standings (by tournament id)."""
         self.first: str | None = None
         """The store's first tournament (its games are keyed by their plain ids)."""
         self.names: dict[str, str] = {}
         """Tournament id -> name, every tournament of the store, in the store's order."""
-        self.incidents: dict[str, Any] = {}
+        self.incidents: dict[str, IncidentBook] = {}
         """Each tournament's incident book object, by tournament id, for arbiters (sent
         after their snapshot or resume)."""
-        self.needs: dict[str, Any] = {}
+        self.needs: dict[str, Needs | None] = {}
         """Each tournament's ``needs`` object (``adapters.gateway.needs_feed``)."""
         self.opened = asyncio.Event()
         self.clients: set[Client] = set()
@@ -155,8 +148,8 @@ class Channel:
     def open(
         self,
         seq: int,
-        games: dict[str, dict[str, Any]],
-        standings: dict[str, Any],
+        games: Mapping[str, GameObject],
+        standings: Mapping[str, Standings | None],
         first: str | None = None,
         names: dict[str, str] | None = None,
     ) -> None:
@@ -174,9 +167,9 @@ class Channel:
         self,
         seq: int,
         frames: list[Frame],
-        games: dict[str, dict[str, Any]],
+        games: Mapping[str, GameObject],
         standings_changed: set[str],
-        standings: dict[str, Any],
+        standings: Mapping[str, Standings | None],
     ) -> None:
         """Move to ``seq`` and hand the frames to every client (never waits)."""
         self.games.update(games)
@@ -234,7 +227,7 @@ class Channel:
             return cached[1]
         chosen = [t for t in self.names if tournaments is None or t in tournaments]
         main = chosen[0] if len(chosen) == 1 else self.first
-        body: dict[str, Any] = {
+        body: SnapshotFrame = {
             "op": "snapshot",
             "seq": self.seq,
             "games": [
@@ -370,7 +363,7 @@ class Client:
         if added or self.needs_snapshot:
             self.wake.set()
 
-    def answer(self, body: dict[str, Any]) -> None:
+    def answer(self, body: ServerFrame) -> None:
         """Queue an answer to this client's own frame; close a client that does not read
         them (1008) rather than let them grow past ``max_answer_bytes``."""
         if self.closing:

@@ -1,48 +1,62 @@
 """What the gateway keeps in the store between runs (``adapters.store.kept``, name ``gateway``).
 
-At a position P (a notification id): the open alerts (the alert frames, in the
-order they were raised), each tournament's standings object and known game ids,
-and two counters, the events and the ``AlertRaised`` events folded into the
-state since it was first built. A gateway that starts loads them and reads only
-the events after P (``Follower.start``); one with no kept state (a new store, a
-store written before kept projections, a state of another program version)
-reads the whole log as before and saves what it found.
-
-Each event is folded once: the counters grow by the events of each update the
-live channel dispatches, and the state is saved with the position of that
-update's last event, in one transaction. After a crash the next run reads the
-events after the last saved position, so ``events`` equals the number of events
-in the log up to the position, which the tests check.
-
-The state is saved by a thread of its own (not the reader's: a save never holds up
-the next read of the store), at most every ``KEEP_EVERY_S`` and when the gateway
-stops, after the frames of the update have been handed to the clients: keeping it
-never delays a move on its way to the viewers.
-"""
+At a position of the log: the open alerts, each tournament's standings and known game
+ids, and the counters of events folded. A gateway that starts loads them and reads
+only the events after the position; the state is saved by a thread of its own after
+an update's frames were handed out, so keeping it never delays a move on its way to
+the viewers (docs/scale.md, "Kept projections")."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from adapters.gateway.follower import Resumed
-from adapters.gateway.frames import Frame
+from adapters.gateway.frames import AlertFrame, Frame
+from projections.standings import Standings
 
 NAME = "gateway"
 FORMAT = 1
 """The layout of the state below; a change of it is a new number."""
 
-_FRAME_FIELDS = tuple(f.name for f in dataclasses.fields(Frame) if not f.name.startswith("_"))
+
+class KeptAlert(TypedDict):
+    """An open alert as kept: its frame's body and routing fields (not its encodings)."""
+
+    body: AlertFrame
+    seq: int
+    game: str | None
+    audience: str
+    broad: bool
+    tournament: str | None
 
 
-def frame_state(frame: Frame) -> dict[str, Any]:
-    """A frame as plain data (its body and routing fields; not its encodings)."""
-    return {name: getattr(frame, name) for name in _FRAME_FIELDS}
+class GatewayKept(TypedDict):
+    """The layout of the gateway's kept state (checked as it is loaded)."""
+
+    games: dict[str, list[str]]
+    standings: dict[str, Standings | None]
+    alerts: list[KeptAlert]
+    events: int
+    alerts_raised: int
 
 
-def frame_from_state(data: dict[str, Any]) -> Frame:
-    return Frame(**{name: data[name] for name in _FRAME_FIELDS if name in data})
+def frame_state(frame: Frame, body: AlertFrame) -> KeptAlert:
+    """An alert frame (``body``: its body) as plain data."""
+    return {
+        "body": body,
+        "seq": frame.seq,
+        "game": frame.game,
+        "audience": frame.audience,
+        "broad": frame.broad,
+        "tournament": frame.tournament,
+    }
+
+
+def frame_from_state(data: KeptAlert) -> Frame:
+    return Frame(
+        data["body"], data["seq"], data["game"], data["audience"], data["broad"], data["tournament"]
+    )
 
 
 @dataclass
@@ -52,7 +66,7 @@ class GatewayState:
     position: int = 0
     games: dict[str, list[str]] = field(default_factory=dict)
     """Tournament id -> its game ids known to the follower."""
-    standings: dict[str, Any] = field(default_factory=dict)
+    standings: dict[str, Standings | None] = field(default_factory=dict)
     """Tournament id -> its standings object (None while it has none)."""
     alerts: list[Frame] = field(default_factory=list)
     """The open alerts (``OpenAlerts.frames``), in the order they were raised."""
@@ -61,17 +75,17 @@ class GatewayState:
     alerts_raised: int = 0
     """``AlertRaised`` events among them."""
 
-    def to_state(self) -> dict[str, Any]:
+    def to_state(self) -> GatewayKept:
         return {
             "games": self.games,
             "standings": self.standings,
-            "alerts": [frame_state(f) for f in self.alerts],
+            "alerts": [frame_state(f, f.body) for f in self.alerts if f.body["op"] == "alert"],
             "events": self.events,
             "alerts_raised": self.alerts_raised,
         }
 
     @classmethod
-    def from_state(cls, position: int, state: dict[str, Any]) -> GatewayState:
+    def from_state(cls, position: int, state: GatewayKept) -> GatewayState:
         """Raises KeyError, TypeError or ValueError when ``state`` is not of this layout."""
         games = {str(t): [str(g) for g in ids] for t, ids in state["games"].items()}
         standings = {str(t): s for t, s in state["standings"].items()}

@@ -1,20 +1,10 @@
 """The ``needs`` frame: what each player needs to finish first, live (docs/needs.md).
 
-Each time a tournament's standings change (a result, a correction, a withdrawal),
-the follower reads what its ``needs`` object is computed from
-(``adapters.store.queries.needs_inputs``: immutable, at the position it read); the
-gateway computes it in a thread of its own (``NeedsFeed.compute``), so the moves'
-frames never wait for it, and sends the frame when it is ready. A result of one
-of the varied games only narrows the scenarios scored before
-(``ScenarioTable.follow``): the update costs the words and the chances, not the
-tie-breaks of every scenario again.
-
-``{"op": "needs", "seq", "tournament", "needs": {...}}`` goes to the subscribers of
-the tournament that asked for it (``"needs": true``; commentators live, the public
-after the delay, like the standings it derives from), after their snapshot or resume
-and whenever it changes. The frame lists the scenarios when they are at most
-``projections.needs.SCENARIOS_IN_FRAME``; ``/api/needs`` always lists them all.
-"""
+Each time a tournament's standings change, the follower reads what its ``needs``
+object is computed from and the gateway computes it in a thread of its own, so the
+moves' frames never wait for it; a result of a varied game only narrows the
+scenarios already scored. The frame goes to the subscribers who asked for it,
+commentators live and the public after the delay, like the standings it derives from."""
 
 from __future__ import annotations
 
@@ -23,10 +13,10 @@ import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from adapters.gateway.frames import Frame
-from projections.needs import NeedsInputs, compute, for_frame
+from adapters.gateway.frames import Frame, NeedsFrame
+from projections.needs import Needs, NeedsInputs, compute, for_frame
 from projections.scenarios import ScenarioTable
 
 if TYPE_CHECKING:
@@ -49,7 +39,7 @@ class NeedsFeed:
         """Per tournament: game -> win/draw/loss of a game in progress, from an analysis
         (``set_wdl``); games not named are weighed by the ratings."""
 
-    def compute(self, tid: str, inputs: NeedsInputs | None) -> Any:
+    def compute(self, tid: str, inputs: NeedsInputs | None) -> Needs | None:
         """The tournament's ``needs`` object (None while it has none: no pairings)."""
         if inputs is None:
             self.tables.pop(tid, None)
@@ -70,9 +60,9 @@ class NeedsFeed:
         self.wdl[tid] = dict(wdl)
 
 
-def needs_frame(seq: int, tid: str, needs: Mapping[str, Any] | None) -> Frame:
+def needs_frame(seq: int, tid: str, needs: Needs | None) -> Frame:
     """The ``needs`` frame of one tournament, for its subscribers that asked for it."""
-    body = {
+    body: NeedsFrame = {
         "op": "needs",
         "seq": seq,
         "tournament": tid,

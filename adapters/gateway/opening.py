@@ -1,28 +1,11 @@
 """The opening request of a connection, answered in HTTP's words when it cannot be served.
 
-Every connection to the gateway begins with an HTTP/1.1 request: a websocket
-upgrade or a plain ``GET`` (``adapters.gateway.routes``). ``websockets`` reads
-it (``ServerProtocol.parse``) and refuses some requests before the gateway
-sees them: a request line longer than 8,192 bytes with a 414 that speaks of "a
-WebSocket connection", header lines too long or too many with a 431 in the
-same words, a request with a body (``POST``, ``PUT`` with ``Content-Length`` or
-``Transfer-Encoding``) or a malformed one by dropping the connection without a
-word. ``answer_http_errors(protocol)`` puts this module's reading in its place
-(the sans-I/O protocol's ``parser``, replaced before any byte is read): the
-same ``Request.parse``, then
-
-- a request line too long: ``414 URI Too Long`` (RFC 9110 15.5.15);
-- header lines too long, or more than 128: ``431 Request Header Fields Too Large``
-  (RFC 6585 5);
-- a body with a method other than ``GET``/``HEAD``: ``405 Method Not Allowed``
-  with ``Allow: GET, HEAD`` (RFC 9110 15.5.6), as for the same method without one;
-- a body with ``GET`` or ``HEAD``: ``400 Bad Request`` (nothing the gateway serves
-  takes one);
-- anything else that is not an HTTP/1.1 request: ``400 Bad Request``.
-
-Each answer is plain text and closes the connection. A request that parses is
-handed on unchanged (to ``process_request``, then the websocket handshake).
-"""
+``websockets`` refuses some opening requests before the gateway sees them (with words
+about "a WebSocket connection", or by dropping the connection silently).
+``answer_http_errors`` puts this module's reading in the protocol's place, so that a
+request line too long, too many or too long header lines, or a body the gateway
+never takes get a plain HTTP answer (414, 431, 405, 400) and the connection closes; a
+request that parses is handed on unchanged (docs/protocol.md)."""
 
 from __future__ import annotations
 

@@ -1,36 +1,11 @@
 """Read-only HTTP outputs: the contract's query objects as JSON, and live PGN.
 
-Routes (``GET``; docs/protocol.md, "HTTP outputs"):
-
-- ``/api/tournament``, ``/api/standings``, ``/api/games``, ``/api/games/{id}``,
-  ``/api/pairings``, ``/api/needs`` (what each player needs, every scenario): JSON;
-- ``/pgn/round/{n}.pgn``, ``/pgn/games/{id}.pgn``, ``/pgn/all.pgn``: the games
-  as PGN (``projections.pgn``), ``[%clk]`` after every move, ``*`` while in
-  progress: what a broadcast platform polls;
-- ``/api/tournaments``: every tournament of the store, with the paths of its outputs.
-
-A store may hold several tournaments (docs/scale.md): each route answers for the one
-named by the ``tournament`` query parameter (``?tournament=ID``, the name the commands
-and the subscription use), and without it for the store's first tournament, so that a
-URL keeps what it answered when the store held one tournament (a broadcast given
-``/pgn/round/7.pgn`` is not broken when a second event is added to the store).
-``/api/games?tournament=*`` lists every tournament's games. An id the store does not
-hold is ``404`` ``unknown_tournament``, naming those it holds.
-
-Every answer is what the public sees (the state at ``now - delay``, from the
-public's delayed copy of the log) unless a commentator's or arbiter's token
-is given (``?token=...`` or ``Authorization: Bearer ...``): then the live
-state. A bad token is refused (``401``), never treated as public.
-
-Answers are cached by what they show, per channel, tournament and path: a body
-is rebuilt only when the channel moved on *and* what it shows changed (the versions
-of the games it holds and of the tournament), so thousands of pollers cost one build
-per change. Each answer has a strong ``ETag`` (a hash of the body and of the
-tournament it answers for), ``Last-Modified`` (when the body last changed) and
-``Cache-Control`` (``public, max-age=N`` for the public answers, so a reverse proxy
-or CDN can serve them; ``private, no-cache`` for live ones). ``If-None-Match`` with
-the current ``ETag`` answers ``304`` with no body.
-"""
+``/api/...`` and ``/pgn/...`` answer for the tournament a query parameter names (the
+store's first without it, so a URL keeps its answer when a second event is added),
+as the public sees it unless a commentator's or arbiter's token is given. Answers are
+cached by what they show, so thousands of pollers cost one build per change, and
+carry ``ETag``, ``Last-Modified`` and ``Cache-Control`` for proxies. The routes are in
+docs/protocol.md, "HTTP outputs"."""
 
 from __future__ import annotations
 
@@ -53,7 +28,7 @@ from adapters.formats.event_export import (
     round_game_ids,
     started_games,
 )
-from adapters.gateway.analysis_feed import NONE, AnalysisFeed
+from adapters.gateway.analysis_feed import NONE, AnalysisFeed, GameEvals
 from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
 from adapters.gateway.tokens import Identity, Tokens, request_token
@@ -62,6 +37,8 @@ from adapters.store import Store, TournamentView, game_order, queries
 from engine.errors import CommandRefused, UnknownGame
 from engine.events import game_stream
 from engine.game.state import Game
+from projections.game_view import GameObject
+from projections.pairings import Pairings
 from projections.time_use import time_use
 
 JSON_TYPE = "application/json"
@@ -78,7 +55,7 @@ ROUTES = (
     "see /api/tournaments, /api/tournament, /api/standings, /api/games, /api/games/{id}, "
     "/api/pairings, /api/needs, /pgn/round/{n}.pgn, /pgn/games/{id}.pgn, /pgn/all.pgn"
 )
-Evals = tuple[str, int, dict[str, Any]]
+Evals = tuple[str, int, GameEvals]
 """(audience, version, game id -> ply -> (cp, mate)) of a PGN answer's ``[%eval]``."""
 NO_EVALS: Evals = (NONE, 0, {})
 EVERY_TOURNAMENT = "*"
@@ -128,7 +105,7 @@ def _json(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def pairings_answer(view: TournamentView) -> dict[str, Any]:
+def pairings_answer(view: TournamentView) -> Pairings:
     """``/api/pairings``: the contract's ``pairings`` object (``queries.pairings_object``),
     each round also listing its ``games`` as ``{game, board, white, black, status,
     result}`` with the players' ids (the shape pollers read before the object was served
@@ -346,7 +323,7 @@ class Outputs:
         return game, lambda: _json({**game, "time_use": time_use(view.stream(game_stream(gid)))})
 
     @staticmethod
-    def _games_of(channel: Channel, tid: str | None) -> list[dict[str, Any]]:
+    def _games_of(channel: Channel, tid: str | None) -> list[GameObject]:
         """A tournament's game objects (every tournament's for ``*``), in the store's order
         of tournaments, then round and board."""
         order: dict[str | None, int] = {t: i for i, t in enumerate(channel.names)}
@@ -359,7 +336,7 @@ class Outputs:
         found.sort(
             key=lambda g: (
                 order.get(g.get("tournament", first), len(order)),
-                game_order(str(g.get("game"))),
+                game_order(g["game"]),
             )
         )
         return found

@@ -1,38 +1,11 @@
 """The public's view: the tournament exactly as it was ``delay`` ago (blocking; reader thread).
 
-FIDE fair play delays what the public sees (``--public-delay-s``, 15 minutes by
-default). The public view is the state at ``now - delay`` by the events' own
-instants, as ``candidates replay --until`` derives it: each stream's events up
-to that instant, a stream stopping at its first event after it (so its versions
-stay contiguous). It is kept in a copy of the log held in memory: an event of
-the live log is copied when its release instant has passed, and the public
-channel follows the copy as the live channel follows the store. So
-
-- a gateway that starts (or restarts) shows the public at once the state at
-  ``now - delay``: events dated earlier are there, events within the delay are
-  not; a restart changes nothing of what the public sees;
-- an event appended late with an old instant is released when ``at + delay``
-  has passed (at once if it has), never before, and never before the events
-  of its stream that precede it;
-- an event with no instant (``at_ms`` 0: a tournament created or lots drawn
-  without ``at``) is held for the full delay from when the gateway read it;
-  one already in the store when the gateway starts is dated by the latest
-  instant before it in the log (it was appended after that), so a tournament
-  created before any game is public at once.
-
-The copy's sequence numbers are its own (the order of release, not of the
-store), so a public client that resumes gets a fresh snapshot instead.
-
-The copy is a store on a log of our own held in memory
-(``adapters.store.memory_log``), read through the store's interface like the
-live one. It keeps what the public view is made of, not the whole log: of each
-clock's readings it keeps the last ``KEEP_READINGS`` (a game object shows the
-last one) and the one each move's ``[%clk]`` is written from (so a game's PGN, once
-released, is the same for the public as for commentators and arbiters: one
-``[%clk]`` rule for every reader), so the memory it holds grows with the moves
-played, not with the readings boards send every second. Readings are let go (``MemoryLog.drop``)
-only once the public channel has read past them (``prune``).
-"""
+FIDE fair play delays what the public sees (``--public-delay-s``). The public view is
+the state at ``now - delay`` by the events' own instants, as ``candidates replay
+--until`` derives it, kept in a copy of the log in memory to which each event is
+copied once its release instant has passed: a restart changes nothing the public
+sees, and an event appended late is never released early. The copy keeps what the
+view is made of, not every clock reading. The release rules are in docs/protocol.md."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from adapters.gateway.commands import CommandDesk
 from adapters.gateway.deltas import incidents_frame, quiet_clock_frames, tournament_frames
 from adapters.gateway.follower import Follower, Update
 from adapters.gateway.hub import Channel
-from adapters.gateway.kept_state import FORMAT, NAME, GatewayState
+from adapters.gateway.kept_state import FORMAT, NAME, GatewayKept, GatewayState
 from adapters.gateway.needs_feed import NeedsService
 from adapters.gateway.public import PublicView
 from adapters.host.clock import wall_clock_ms
@@ -36,6 +36,7 @@ from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store.outage import RETRY_S, Outage
 from adapters.store.wakeup import ChangeListener, listen_for_changes
 from engine.events import AlertRaised, Event
+from projections.game_view import GameObject
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -97,9 +98,9 @@ class LogReading:
         """What each player needs, computed in its own thread (``needs_feed``)."""
         self.follower: Follower | None = None
         self.public_view: PublicView | None = None
-        self.shown: dict[str, dict[str, Any]] = {}
+        self.shown: dict[str, GameObject] = {}
         """The game objects last pushed live (clock readings are compared with them)."""
-        self.public_shown: dict[str, dict[str, Any]] = {}
+        self.public_shown: dict[str, GameObject] = {}
         self._poked = asyncio.Event()
         """Set when this gateway appended events itself, when the store's listener
         announced a change, or when it is stopping."""
@@ -197,7 +198,9 @@ class LogReading:
     def _load_kept(self, store: Store) -> GatewayState | None:
         """The kept state of this store, None without a usable one (said in a warning)."""
         self._kept = open_kept(store, NAME, FORMAT)
-        return self._kept.load_as(GatewayState.from_state) if self._kept is not None else None
+        if self._kept is None:
+            return None
+        return self._kept.load_as(GatewayKept, GatewayState.from_state)
 
     def kept_state(self) -> GatewayState | None:
         """The state to keep, in the event loop between two readings of the log (None if
@@ -407,7 +410,7 @@ class LogReading:
         return self.fallback_s if self.public is self.live else self.poll_interval_s
 
     def _dispatch_or_log(
-        self, channel: Channel, shown: dict[str, dict[str, Any]], update: Update
+        self, channel: Channel, shown: dict[str, GameObject], update: Update
     ) -> None:
         """``_dispatch``; a failure is logged, the channel still moves to the update's
         position (a resume reads those events from the store) and every client of it
@@ -424,8 +427,8 @@ class LogReading:
                 client.needs_snapshot = True
                 client.wake.set()
 
-    def _dispatch(self, channel: Channel, shown: dict[str, dict[str, Any]], update: Update) -> None:
-        before = {gid: channel.games.get(gid) or {} for gid in update.games}
+    def _dispatch(self, channel: Channel, shown: dict[str, GameObject], update: Update) -> None:
+        before = {gid: g for gid in update.games if (g := channel.games.get(gid)) is not None}
         channel.know(update.first, update.names)
         frames = tournament_frames(
             update.events,
@@ -442,8 +445,9 @@ class LogReading:
                 self.live.incidents[tid] = book
                 frames.append(incidents_frame(update.seq, book, tid))
         for frame in frames:
-            if frame.game is not None and "object" in frame.body:
-                shown[frame.game] = frame.body["object"]
+            body = frame.body
+            if frame.game is not None and body["op"] == "delta" and "object" in body:
+                shown[frame.game] = body["object"]
         if channel is self.live:
             frames += self.alerts.update(frames, update.games, update.seq)
         else:

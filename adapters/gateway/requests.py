@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from adapters.gateway.deltas import game_key
-from adapters.gateway.frames import FrameError
+from adapters.gateway.frames import FrameError, Unchecked
 from adapters.gateway.tokens import ANONYMOUS, Identity, Tokens
 from engine.commands import REGISTRY
 from engine.fields import INT_LIMIT
@@ -46,7 +45,8 @@ class CommandRequest:
     the arbiter's token allows it."""
 
     frame_id: str
-    command: dict[str, Any]
+    command: Mapping[str, object]
+    """The command as the client sent it (the store's door reads and checks it)."""
 
 
 def frame_op(frame: object) -> str:
@@ -66,7 +66,7 @@ def frame_op(frame: object) -> str:
 
 
 def parse_subscribe(
-    frame: dict[str, Any], tokens: Tokens, names: Mapping[str, str], first: str | None
+    frame: Unchecked, tokens: Tokens, names: Mapping[str, str], first: str | None
 ) -> SubscribeRequest:
     """A ``subscribe`` frame against the tournaments the gateway knows (``names``: id ->
     name, ``first``: the store's first) and the token file."""
@@ -132,7 +132,7 @@ def parse_subscribe(
     return SubscribeRequest(identity, chosen, since, tournaments, needs)
 
 
-def parse_command(frame: dict[str, Any], identity: Identity, subscribed: bool) -> CommandRequest:
+def parse_command(frame: Unchecked, identity: Identity, subscribed: bool) -> CommandRequest:
     """A ``command`` frame from a connection with ``identity`` (``subscribed``: it has
     subscribed): only an arbiter's, a map of the contract, acting as the token's arbiter."""
     fid = frame_id(frame, required=True)
@@ -156,7 +156,7 @@ def parse_command(frame: dict[str, Any], identity: Identity, subscribed: bool) -
     return CommandRequest(fid, as_arbiter(identity, command, fid))
 
 
-def as_arbiter(identity: Identity, command: dict[str, Any], fid: str) -> dict[str, Any]:
+def as_arbiter(identity: Identity, command: Unchecked, fid: str) -> Unchecked:
     """A token bound to an arbiter id acts as that arbiter, and only as that one."""
     arbiter = identity.arbiter_id
     if arbiter is None:
@@ -174,7 +174,7 @@ def as_arbiter(identity: Identity, command: dict[str, Any], fid: str) -> dict[st
     return command
 
 
-def frame_id(frame: dict[str, Any], *, required: bool) -> str | None:
+def frame_id(frame: Unchecked, *, required: bool) -> str | None:
     """The frame's ``id``: a string of 1 to ``MAX_FRAME_ID`` characters (echoed back in
     the answer), else FrameError; None when absent and not required."""
     fid = frame.get("id")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 from urllib.parse import parse_qs, urlsplit
 
 import chess
@@ -42,6 +42,29 @@ TYPES = {
 }
 PIECE = re.compile(r"^/pieces/([wb])([KQRBNP])\.svg$")
 GAME_PAGE = re.compile(r"^/game/([^/]+)$")
+
+
+class KeptStatus(TypedDict):
+    """The kept state's position and what it saved (``adapters.gateway.kept_state``)."""
+
+    seq: int
+    resumed_from: int
+    folded_at_start: int
+    saves: int
+    refused: int
+
+
+class GatewayStatus(TypedDict):
+    """``/status``: the public position and the connections; to a token holder, the live
+    position and the delivery counters too."""
+
+    seq: int
+    public_delay_ms: int
+    clients: int
+    public_seq: NotRequired[int]
+    delivered_frames: NotRequired[int]
+    delivered_messages: NotRequired[int]
+    kept: NotRequired[KeptStatus]
 
 
 class Routes:
@@ -127,7 +150,7 @@ class Routes:
         """The identity of a token, None when it is not one of the token file's."""
         return self.tokens.identify(token) if len(token) <= MAX_TOKEN else None
 
-    def status(self, request: Request) -> dict[str, Any]:
+    def status(self, request: Request) -> GatewayStatus:
         """``/status``: what anyone may see (the public position, the connections); the
         live position and the delivery counters only with a commentator's or arbiter's
         token (``?token=`` or ``Authorization: Bearer``), since during the public delay
@@ -136,13 +159,14 @@ class Routes:
         query = parse_qs(urlsplit(request.path).query)
         token = request_token(query, request.headers.get("Authorization", ""))
         identity = self._identity(token) if token else None
-        body: dict[str, Any] = {
+        body: GatewayStatus = {
             "seq": self.public.seq,
             "public_delay_ms": self.public.delay_ms,
             "clients": self.clients(),
         }
         if identity is not None and not identity.is_public:
-            body.update(seq=self.live.seq, public_seq=self.public.seq)
+            body["seq"] = self.live.seq
+            body["public_seq"] = self.public.seq
             body["delivered_frames"] = self.stats.delivered_frames
             body["delivered_messages"] = self.stats.delivered_messages
             body["kept"] = {

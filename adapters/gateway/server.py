@@ -1,28 +1,11 @@
 """The gateway: a ``websockets`` server that follows the store and serves the page.
 
-``serve_forever(store_url, host, port, tokens, public_delay_s, stop)`` runs it
-until ``stop`` is set (``candidates serve``, ``candidates replay --serve``).
-One server answers both:
-
-- websocket connections (any path; the page uses ``/ws``): the frames of
-  ``docs/protocol.md``, msgpack binary by default, JSON text with the
-  ``json`` subprotocol (``adapters.gateway.session``; what a client asks is read
-  by ``adapters.gateway.requests``);
-- plain HTTP GET (``adapters.gateway.routes``): the pages, ``/status`` and the
-  read-only outputs ``/api/...`` and ``/pgn/...`` (``adapters.gateway.outputs``).
-
-Each connection is a ``GuardedConnection`` (``adapters.gateway.connection``): its
-opening request answered in HTTP's words when it cannot be served
-(``adapters.gateway.opening``), what it sends charged to a budget
-(``adapters.gateway.budget``) so that a flooding client is held back, then
-closed, before it delays the others.
-
-The ``Gateway`` is the wiring: the reading of the log for the live and public
-channels (``adapters.gateway.reading``), the arbiters' commands
-(``adapters.gateway.commands``), the sessions and the routes. Per-message
-compression is off: frames are encoded once and the same bytes go to every
-client, which a per-connection compressor would undo.
-"""
+``serve_forever`` runs it until ``stop`` is set (``candidates serve``, ``replay
+--serve``). One server answers websocket connections (the frames of docs/protocol.md,
+``adapters.gateway.session``) and plain HTTP GETs (``adapters.gateway.routes``), each
+connection guarded (its opening request, a budget for what it sends). The ``Gateway``
+is the wiring of the log's reading, the arbiters' commands, the sessions and the
+routes; per-message compression is off, as the same encoded bytes go to every client."""
 
 from __future__ import annotations
 

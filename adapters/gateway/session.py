@@ -14,7 +14,8 @@ import asyncio
 import contextlib
 import logging
 import socket
-from typing import Any
+from collections.abc import Mapping
+from typing import cast
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -23,7 +24,17 @@ from adapters.gateway.commands import CommandDesk
 from adapters.gateway.connection import GuardedConnection
 from adapters.gateway.deltas import game_key, tournament_frames
 from adapters.gateway.follower import touched_by
-from adapters.gateway.frames import JSON, MSGPACK, Frame, FrameError, decode
+from adapters.gateway.frames import (
+    JSON,
+    MSGPACK,
+    Frame,
+    FrameError,
+    NotResumed,
+    Role,
+    SubscribedFrame,
+    Unchecked,
+    decode,
+)
 from adapters.gateway.hub import Channel, Client, Limits
 from adapters.gateway.reading import LogReading, Stats
 from adapters.gateway.requests import (
@@ -36,6 +47,8 @@ from adapters.gateway.requests import (
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Tokens
 from adapters.store.database_errors import database_error, said
 from engine.events import Event
+from projections.game_view import GameObject
+from projections.standings import Standings
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +110,9 @@ class Sessions:
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
 
-    async def _frame(self, client: Client, frame: Any) -> None:
-        op = frame_op(frame)
+    async def _frame(self, client: Client, decoded: object) -> None:
+        op = frame_op(decoded)
+        frame = cast(Unchecked, decoded)  # a map: ``frame_op`` refuses anything else
         if op == "subscribe":
             try:
                 asked = parse_subscribe(frame, self.tokens, self.live.names, self.live.first)
@@ -146,21 +160,21 @@ class Sessions:
         seq, objects, standings = channel.seq, dict(channel.games), channel.standings
         not_resumed = self._not_resumed(channel, since, seq)
         resumable = since is not None and not_resumed is None
-        client.answer(
-            {
-                "op": "subscribed",
-                "seq": seq,
-                "role": identity.role,
-                "name": identity.name,
-                "games": "*" if games is None else sorted(games),
-                "tournament": "*" if asked.tournaments is None else next(iter(asked.tournaments)),
-                "tournaments": [{"id": t, "name": n} for t, n in channel.names.items()],
-                "delay_ms": channel.delay_ms,
-                "since": since,
-                "resumed": resumable,
-                **({"not_resumed": not_resumed} if since is not None and not resumable else {}),
-            }
-        )
+        subscribed: SubscribedFrame = {
+            "op": "subscribed",
+            "seq": seq,
+            "role": cast(Role, identity.role),
+            "name": identity.name,
+            "games": "*" if games is None else sorted(games),
+            "tournament": "*" if asked.tournaments is None else next(iter(asked.tournaments)),
+            "tournaments": [{"id": t, "name": n} for t, n in channel.names.items()],
+            "delay_ms": channel.delay_ms,
+            "since": since,
+            "resumed": resumable,
+        }
+        if since is not None and not resumable and not_resumed is not None:
+            subscribed["not_resumed"] = not_resumed
+        client.answer(subscribed)
         if not resumable:
             client.needs_snapshot = True
         else:
@@ -184,7 +198,7 @@ class Sessions:
         client.ready = True
         client.wake.set()
 
-    def _not_resumed(self, channel: Channel, since: int | None, seq: int) -> str | None:
+    def _not_resumed(self, channel: Channel, since: int | None, seq: int) -> NotResumed | None:
         """Why a subscription with ``since`` gets a snapshot instead of what it missed (None:
         it resumes). ``position_unknown``: this copy of the log holds no event at ``since``
         (a copy restored from an older backup, or a gateway still behind after the wait):
@@ -213,8 +227,8 @@ class Sessions:
     def _resume_frames(
         self,
         events: list[tuple[int, Event]],
-        objects: dict[str, dict[str, Any]],
-        standings: Any,
+        objects: dict[str, GameObject],
+        standings: Mapping[str, Standings | None],
         open_alerts: list[Frame],
         client: Client,
     ) -> list[Frame]:
@@ -229,14 +243,14 @@ class Sessions:
         }
         resumed = tournament_frames(events, chosen, standings, relevant, None, first)
         frames = [f for f in resumed if client.wants(f)]
-        alerts = [f for f in frames if f.body.get("op") == "alert"]
+        alerts = [f for f in frames if f.body["op"] == "alert"]
         kept = [f for f in frames if f not in alerts]
         evaluations = self.live.catch_up(client) if self.live.catch_up is not None else []
         return kept + open_alerts + client.incident_book() + evaluations
 
-    async def _command(self, client: Client, frame: dict[str, Any]) -> None:
+    async def _command(self, client: Client, frame: Unchecked) -> None:
         asked = parse_command(frame, client.identity, client.channel is not None)
         answer = await self.desk.decide(asked.command)
         client.answer({"op": "result", "id": asked.frame_id, **answer})
-        if answer.get("ok"):
+        if answer["ok"]:
             self.reading.notified()  # read what this command appended now, not at the next tick

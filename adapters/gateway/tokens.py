@@ -1,20 +1,10 @@
 """Roles by token: who may command, who sees the live feed, who waits.
 
-The token file (``candidates serve --tokens FILE``) is a JSON object::
-
-    {"<token>": {"role": "arbiter" | "commentator", "name": "...", "arbiter": "chief"?}}
-
-- ``arbiter``: may send commands of the contract over the socket and gets
-  the arbiters' alerts (DGT problems, clock mismatches, pending claims).
-  ``arbiter`` (optional) is the id of an arbiter of the tournament: commands
-  sent with that token act as that arbiter (a missing ``arbiter`` field is
-  filled in, a different one is refused).
-- ``commentator``: the live feed, read-only.
-- no token: a public client, read-only, delayed by ``--public-delay-s``.
-
-Tokens are compared in constant time (``hmac.compare_digest``) against every
-entry, so the time taken does not tell how much of a guess was right.
-"""
+The token file (``candidates serve --tokens FILE``, a JSON object by token) gives each
+token a role: an ``arbiter`` sends commands and gets the arbiters' alerts (acting as
+the arbiter the token names, if any), a ``commentator`` gets the live feed; without a
+token a client is public and delayed. Tokens are compared in constant time, so the
+time taken does not tell how much of a guess was right (docs/protocol.md)."""
 
 from __future__ import annotations
 

@@ -3,17 +3,15 @@
 One setting, read by the gateway (its public channel releases each event this
 long after it was appended), the DGT feed and its correction policy (a board's
 correction of its own misread is applied at once only while the public has not
-seen the plies). On the command line it is ``--public-delay-s SECONDS`` (the
-older spelling ``--public-delay`` is accepted), 15 minutes unless told; 0 turns
-it off (a replay, a test)."""
+seen the plies). On the command line it is ``--public-delay-s SECONDS``, 15
+minutes unless told; 0 turns it off (a replay, a test)."""
 
 from __future__ import annotations
 
 DEFAULT_S = 15 * 60
 """Fair play: the public sees the games 15 minutes late unless told otherwise."""
 FLAG = "--public-delay-s"
-ALIASES = ("--public-delay",)
-"""Other spellings of ``FLAG`` that scripts may use."""
+"""The one flag that sets it (the unit in its name, as every duration's)."""
 
 
 def delay_ms(seconds: float) -> int:

@@ -13,7 +13,6 @@ set-up (``postgres``), the hash links and seals (``chain``), the stored encoding
 queries (``queries``). Other rooms import the store's public names from here.
 """
 
-from adapters.host.clock import wall_clock_ms
 from adapters.store.application import store_env, store_url
 from adapters.store.door import Store, open_store
 from adapters.store.memory_log import MemoryLog
@@ -29,5 +28,4 @@ __all__ = [
     "open_store",
     "store_env",
     "store_url",
-    "wall_clock_ms",
 ]

@@ -1,33 +1,12 @@
 """Tamper evidence: hash links between stored events, and seals over their global order.
 
-Every stored event carries a **link**: ``SHA-256(link of its predecessor in the
-same stream || canonical bytes of the event)``, the first event of a stream
-chaining from 32 zero bytes. The canonical bytes are the msgpack encoding of
-``[stream, version, type, at_ms, fields]`` (``fields``: the event's own fields
-but ``at_ms``, in declaration order), exactly the first five items of a
-replay-log record (docs/replay-log.md), so anyone with msgpack and SHA-256 can
-check a log.
-
-Per-stream chains need no lock: the store's optimistic concurrency lets one
-writer only put an event at a given stream position, so every event has a
-unique predecessor. They cannot see the order *between* streams, nor the loss
-of a stream's last event. **Seals** cover that: a ``ChainSealed`` event on the
-``tournament`` stream holds a running digest of the links of the first N events
-in global order, ``D_k = SHA-256(D_{k-1} || link_a || ... || link_b)`` from 32
-zero bytes, and the 4-byte prefix of each link it adds (to name a moved or
-missing event). A seal is due when the log has grown by ``seal_every``
-positions (notification ids) since the last seal, whoever appended them
-(``$CANDIDATES_SEAL_EVERY``, default 1000, 0 = never): the writer whose append
-makes it due seals, so a store written by many short (or killed) processes is
-sealed like one written by one. A store also seals what it appended when it
-closes (the end of an ``apply`` batch, a gateway or DGT feed shutting down), and
-on request (``Store.seal()``, ``candidates seal``). The design and its limits are in
-docs/audit.md.
-
-The link is kept inside the stored record's msgpack map under ``_link`` (the
-domain event never sees it): ``ChainMapper`` adds it on the way in and takes
-it out on the way back.
-"""
+Each stored event carries a link, ``SHA-256`` of its stream predecessor's link and its
+own canonical bytes, so a changed event breaks its stream's chain; ``ChainSealed``
+events on the ``tournament`` stream hold a running digest over the links in global
+order, so a moved or lost event shows too. A seal is due every ``seal_every``
+positions, whoever appended them, and on close or request. The link travels in the
+stored record (``ChainMapper``), never in the domain event. The design and its limits
+are in docs/audit.md."""
 
 from __future__ import annotations
 

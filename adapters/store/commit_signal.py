@@ -1,21 +1,11 @@
 """The signal a SQLite store's writer gives the followers after each commit.
 
-SQLite publishes a commit to readers after its last write to the write-ahead log, so
-a follower woken by that write (``adapters.store.wakeup.FileListener``) may find
-nothing yet. After each commit that appends to the log, the store's writer
-(``adapters.store.log_writer``) therefore writes the log's last notification id to a
-small file beside the database, ``<database>-commits`` (``SIGNAL_SUFFIX``: 20 digits
-and a newline, at the start of the file, on a descriptor kept open): a write to that
-file means a commit that can be read now, and the followers watch it as they watch
-the log.
-
-The file is created at the first commit, with the database's permissions. Where it
-cannot be (a directory this process may not write to, the file another user's and not
-writable), the writer says so once in the log and signals nothing: its followers are
-then woken by the writes to the log, as for a writer that does not signal (an older
-version, another tool). The file holds nothing else: a copy of the store without it
-works the same, and it is made anew at the next commit.
-"""
+SQLite publishes a commit after its last write to the write-ahead log, so a follower
+woken by that write may find nothing yet. After each commit that appends, the writer
+writes the log's last notification id to ``<database>-commits``: a write there means
+a commit that can be read now. Where the file cannot be made the writer says so once
+and signals nothing (its followers are woken by the log's writes); a store copied
+without it works the same (docs/scale.md, "PostgreSQL for live work")."""
 
 from __future__ import annotations
 

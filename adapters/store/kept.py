@@ -1,39 +1,12 @@
 """Kept projections: a fold of the notification log saved with the position it holds.
 
-A projection that is kept (the gateway's open alerts and standings, the flag
-check's games in progress) is saved in the store's own database, SQLite file or
-PostgreSQL schema, beside the events: its state (msgpack bytes, by projection
-name) in ``kept_projections``, and its position, the notification id of the
-last event folded into it, as a tracking record of the ``eventsourcing``
-library (``SQLiteTrackingRecorder``, ``PostgresTrackingRecorder``; single-row
-tracking: the table ``tracking`` in SQLite, ``kept_tracking`` in PostgreSQL).
-Both are written in ONE transaction, as the library's own materialised views
-(``eventsourcing.projection``) write their rows with their tracking record: a
-state is never stored without its position, nor a position without its state.
-
-The library's tracking insert only moves a position forward (``INSERT ... ON
-CONFLICT ... DO UPDATE ... WHERE notification_id < new RETURNING``; no row
-returned is its ``IntegrityError``), so a save at a position that does not
-advance is refused and changes nothing: ``save`` answers False. Two gateways
-serving one PostgreSQL store may both save; for each position exactly one
-wins, and the states they save at one position are the same fold of the same
-events.
-
-A process that starts loads ``(position, state)`` and folds only the events
-after the position; it saves again at most about once a second and when it
-stops. Each event is so folded exactly once into the kept state: the events up
-to the position are in the state, the ones after it are read once from the log
-by the next run, whatever moment a crash chose.
-
-A state carries its format: the projection's own format number and a
-fingerprint of the program's source (``program_fingerprint``), so a state
-written by another version of the program, whose folds may differ, is never
-used: it is ignored with a warning, dropped, and the projection is folded again
-from the start of the log (as a store with no kept state at all is). So is a
-state that cannot be read. ``candidates kept`` lists the kept projections;
-``candidates kept --drop`` drops them (each is rebuilt from the log by the next
-start).
-"""
+The gateway's open alerts and standings and the flag check's games are saved in the
+store's own database, the state and its position (a tracking record of the
+``eventsourcing`` library) in one transaction, so that a restart folds only the events
+after the position, each exactly once whatever moment a crash chose. A save that does
+not advance the position is refused; a state written by another version of the
+program, or unreadable, is dropped and folded again from the start. The design is in
+docs/scale.md, "Kept projections"."""
 
 from __future__ import annotations
 
@@ -41,12 +14,13 @@ import contextlib
 import functools
 import hashlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, overload
 
 import msgpack
+import msgspec
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
@@ -319,6 +293,10 @@ KEEP_EVERY_S = 1.0
 """How often, at most, a running process saves a kept projection (and when it stops)."""
 
 T = TypeVar("T")
+S = TypeVar("S")
+KeptMap = Mapping[str, object]
+"""A kept state as stored, before it is read as its program's declared layout (each
+program declares its own: ``kept_state.GatewayKept``, ...)."""
 
 
 def open_kept(
@@ -357,7 +335,13 @@ class KeptProjection:
         self.recorder = recorder if recorder is not None else kept_recorder(store)
         """Where it is kept: the store's database, or beside it (the analysis')."""
 
-    def load(self) -> tuple[int, dict[str, Any]] | None:
+    @overload
+    def load(self) -> tuple[int, KeptMap] | None: ...
+    @overload
+    def load(self, layout: type[S]) -> tuple[int, S] | None: ...
+    def load(self, layout: type[Any] | None = None) -> tuple[int, Any] | None:
+        """``(position, state)``: the state read as ``layout`` (checked: a state of another
+        layout is not used), or as the map it was stored as."""
         try:
             record = self.recorder.load(self.name)
         except Exception as exc:  # a cache never stops its process: fold the log instead
@@ -365,7 +349,7 @@ class KeptProjection:
             return None
         if record is None:
             return None
-        state, problem = self._decoded(record)
+        state, problem = self._decoded(record, layout)
         if state is not None:
             return record.position, state
         log.warning(
@@ -380,8 +364,8 @@ class KeptProjection:
             log.warning("kept state %r could not be dropped (%s)", self.name, exc)
         return None
 
-    def _decoded(self, record: KeptRecord) -> tuple[dict[str, Any] | None, str]:
-        """The stored state, or None and why it cannot be used."""
+    def _decoded(self, record: KeptRecord, layout: type[Any] | None) -> tuple[Any, str]:
+        """The stored state (as ``layout``), or None and why it cannot be used."""
         try:
             decoded = msgpack.unpackb(record.state, raw=False, strict_map_key=False)
         except Exception as exc:  # msgpack raises several unrelated types on garbage
@@ -393,12 +377,18 @@ class KeptProjection:
             return None, f"of another format or program ({written!r}; this one is {self.format!r})"
         if record.position > self.store.last_seq():
             return None, f"ahead of the log, which ends at {self.store.last_seq()}"
-        return decoded["state"], ""
+        if layout is None:
+            return decoded["state"], ""
+        try:
+            return msgspec.convert(decoded["state"], layout), ""
+        except msgspec.ValidationError as exc:
+            return None, f"not of its layout ({exc})"
 
-    def load_as(self, parse: Callable[[int, dict[str, Any]], T]) -> T | None:
-        """The kept state as ``parse(position, state)`` reads it; None when there is none,
-        or when it is not of the layout ``parse`` expects (then dropped, with a warning)."""
-        loaded = self.load()
+    def load_as(self, layout: type[S], parse: Callable[[int, S], T]) -> T | None:
+        """The kept state as ``parse(position, state)`` reads it (``state`` checked as
+        ``layout``); None when there is none, or when it is not of that layout (then
+        dropped, with a warning)."""
+        loaded = self.load(layout)
         if loaded is None:
             return None
         try:
@@ -410,7 +400,7 @@ class KeptProjection:
             self.drop()
             return None
 
-    def save_or_warn(self, position: int, state: dict[str, Any]) -> bool | None:
+    def save_or_warn(self, position: int, state: KeptMap) -> bool | None:
         """``save``; None when the store failed (said in a warning: the next save covers it)."""
         try:
             return self.save(position, state)
@@ -423,7 +413,8 @@ class KeptProjection:
             )
             return None
 
-    def save(self, position: int, state: dict[str, Any]) -> bool:
+    def save(self, position: int, state: KeptMap) -> bool:
+        """Keep ``state`` (a map of the program's declared layout) at ``position``."""
         data = msgpack.packb({"format": self.format, "state": state}, use_bin_type=True)
         return self.recorder.save(self.name, position, data)
 

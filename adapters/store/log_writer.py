@@ -1,33 +1,12 @@
 """The store's writes and its looks at the log, each one request to the database.
 
-``insert(records, after)`` appends stored records in one transaction that first
-reads the log's last notification id (its position) under the writers' lock: with
-``after`` given, the records are appended only if the log is still there (no other
-writer appended since the state the decision was made on), else nothing is and the
-answer says where the log is. Either way the answer carries the position the
-transaction saw before its own records, so the caller knows whether its cached
-states now stand at its last record without another look.
-
-``last_id()`` is the look: the log's last notification id, one indexed query (no
-transaction around it). ``insert(records, after, positions)`` gives each record its
-position (a replay log loaded at the positions of the store it came from, gaps
-included: ``adapters.formats.replay_log``). ``tails(streams,
-limit)`` reads the last records of several streams in one request (the clock logs of
-a batch of boards' readings, ``adapters.store.views``).
-
-- **SQLite**: ``BEGIN IMMEDIATE`` takes the database's write lock first, so the
-  position read and the insert see one state and no other writer commits between
-  them; notification ids are rowids, each one more than the largest before it.
-  After the commit, the writer signals it to the followers (a write to the file
-  ``<database>-commits``, ``adapters.store.commit_signal``): the commit can be read
-  from then on, which the write-ahead log's own writes do not tell.
-- **PostgreSQL**: one call of the store's own database function
-  (``adapters.store.postgres``), which locks the events table against other writers
-  (``EXCLUSIVE``: readers go on), reads the position, inserts, and notifies the
-  followers, in one round trip, on a connection the writer opens at its first insert
-  (a store that only reads opens none); the look goes through libpq directly
-  (``adapters.store.postgres_log_writer``, loaded by PostgreSQL stores only).
-"""
+``insert`` appends records in one transaction that first reads the log's position
+under the writers' lock, and appends only if no other writer appended since the
+state the decision was made on; the answer carries the position it saw, so the
+caller knows where its cache stands without another look. ``last_id`` and ``tails``
+are the looks. SQLite takes its write lock with ``BEGIN IMMEDIATE`` and signals the
+commit; PostgreSQL calls the store's own function in one round trip (docs/scale.md,
+"The single-move path")."""
 
 from __future__ import annotations
 

@@ -1,20 +1,12 @@
 """PostgreSQL set-up: the schema, its table, type and insert functions, made once.
 
-Beside the library's own insert function, the store appends through one of its own
-(``append_function``): in one call, it locks the events table against other writers
-(``EXCLUSIVE``, as the library's own inserts without a function do: readers go on),
-reads the log's last notification id, and, when that is the position the caller
-decided on (or none is asked), inserts the records, notifies the followers and returns
-the new ids, each row with the position it found. When the log is elsewhere it inserts
-nothing and answers one row: that position, and no id (``adapters.store.log_writer``).
-
-The ids it gives are the log's positions, dense: the last one and the next ones
-(``last + 1``, ``last + 2``, ...), under the lock, not the table's sequence, which a
-rolled-back insert or a crash of the server moves on without a row (a gap of 16 or 32
-after a crash). So a position names the same event in the store, in a replica, and in
-a copy restored from an exported log (docs/architecture.md, "One log, many
-processes"). The sequence is set to the last id after each insert, so the library's
-own inserts stay after it."""
+The store appends through a function of its own (``append_function``): in one call it
+locks the events table against other writers (readers go on), reads the log's
+position, and inserts, notifies and returns the new ids only when that is the
+position the caller decided on. The ids are dense positions under the lock, not the
+table's sequence (which a rollback or a crash moves on), so a position names the same
+event in the store, a replica and a restored copy (docs/architecture.md, "One log,
+many processes")."""
 
 from __future__ import annotations
 

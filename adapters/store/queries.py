@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from adapters.store.names import logical_event
 from adapters.store.openings import opening_of
@@ -20,17 +20,106 @@ from engine.rules import profile
 from engine.standings.tiebreaks import is_complete, round_robin_games
 from engine.timefmt import format_instant
 from engine.tournament.pairing import table_size
-from engine.tournament.schedule import known_schedule, schedule_view, tournament_schedule
+from engine.tournament.schedule import known_schedule, tournament_schedule
 from engine.tournament.tournament import Tournament
-from projections.arbiter_report import report_entries
-from projections.clock import clock_report, device_view, game_at
-from projections.game_view import game_view, not_started_view
+from projections.arbiter_report import Entry, report_entries
+from projections.clock import ClockRow, clock_report, device_view, game_at
+from projections.game_view import GameObject, OpeningShown, game_view, not_started_view
 from projections.names import Names
-from projections.needs import NeedsInputs, compute
-from projections.pairings import pairings
+from projections.needs import Needs, NeedsInputs, compute
+from projections.pairings import Pairings, pairings
 from projections.scenarios import ScenarioTable
-from projections.standings import crosstable, standings
+from projections.shapes import EventWire, Number
+from projections.standings import Crosstable, Standings, crosstable, standings
 from projections.trf import trf_players, trf_text
+
+
+class EntrantListed(TypedDict):
+    """A player of the event: title, federation, rating, FIDE id, drawn number (3.4)."""
+
+    id: str
+    name: str
+    title: str | None
+    federation: str
+    rating: Number
+    fide_id: str | None
+    number: int | None
+
+
+class ArbiterListed(TypedDict):
+    id: str
+    name: str
+    role: str
+
+
+class TournamentObject(TypedDict):
+    """The event: name, place, rules, dates, its players and arbiters."""
+
+    tournament: str
+    name: str
+    site: str
+    city: str | None
+    country: str | None
+    rules: str
+    start_date: str | None
+    cycles: int
+    rounds: int
+    players: list[EntrantListed]
+    arbiters: list[ArbiterListed]
+
+
+class OutOfArea(TypedDict):
+    """A player out of the playing area now, with whom (3.9.2 c)."""
+
+    player: str
+    since: str
+    accompanied_by: str | None
+    arbiter: str | None
+    game: str | None
+    name: str
+    accompanied_by_name: str | None
+
+
+class IncidentBook(TypedDict):
+    """A tournament's incident book: its entries in time order with their articles, every
+    incident as recorded, who is out of the playing area now."""
+
+    tournament: str
+    entries: list[Entry]
+    incidents: list[EventWire]
+    out: list[OutOfArea]
+
+
+class ScheduleDayShown(TypedDict):
+    """One day of the event: arrival, a round, a rest day, the closing (3.2)."""
+
+    day: int
+    date: str
+    kind: str
+    round: int | None
+    title: str
+
+
+class Schedule(TypedDict):
+    """The days of the event (3.2) from its start date."""
+
+    tournament: str
+    name: str
+    total_days: int
+    days: list[ScheduleDayShown]
+
+
+class ArbiterReport(TypedDict):
+    """The Chief Arbiter's report: every incident, ruling, penalty, claim and flag of the
+    event in time order, with the article of each, and how many of each category."""
+
+    tournament: str
+    name: str
+    rules: str
+    laws: str
+    arbiters: list[ArbiterListed]
+    counts: dict[str, int]
+    entries: list[Entry]
 
 
 def _view(source: Reads) -> Reads:
@@ -47,7 +136,7 @@ def one_look(source: Reads) -> AbstractContextManager[object]:
     return look
 
 
-def game_object(store: Reads, game_id: str, at_ms: int | None = None) -> dict[str, Any]:
+def game_object(store: Reads, game_id: str, at_ms: int | None = None) -> GameObject:
     """The contract's ``game`` object: a started game, or a paired one not yet started.
 
     With ``at_ms``, the game as it stood at that instant and its clocks then
@@ -60,7 +149,7 @@ def game_object(store: Reads, game_id: str, at_ms: int | None = None) -> dict[st
         return _game_object_now(store, game_id)
 
 
-def _game_object_now(store: Reads, game_id: str) -> dict[str, Any]:
+def _game_object_now(store: Reads, game_id: str) -> GameObject:
     game = store.game(game_id)
     if game is not None:
         view = game_view(game)
@@ -78,7 +167,7 @@ def _game_object_now(store: Reads, game_id: str) -> dict[str, Any]:
     return not_started_view(game_id, *pairing, time_control)
 
 
-def _game_object_at(store: Reads, game_id: str, at_ms: int) -> dict[str, Any]:
+def _game_object_at(store: Reads, game_id: str, at_ms: int) -> GameObject:
     events = _view(store).stream(game_stream(game_id))
     game = game_at(events, at_ms)
     if game is None:
@@ -96,14 +185,14 @@ def _game_object_at(store: Reads, game_id: str, at_ms: int) -> dict[str, Any]:
     return view
 
 
-def opening_object(game: Game) -> dict[str, Any] | None:
+def opening_object(game: Game) -> OpeningShown | None:
     """The game object's ``opening``: ECO code, name and the ply it was reached at (the
     openings table, ``adapters.store.openings``), or None."""
     found = opening_of(game.initial_fen, game.moves)
-    return found.as_object() if found is not None else None
+    return None if found is None else {"eco": found.eco, "name": found.name, "ply": found.ply}
 
 
-def game_clock_report(store: Reads, game_id: str) -> list[dict[str, Any]]:
+def game_clock_report(store: Reads, game_id: str) -> list[ClockRow]:
     """Per ply, the recorded clock next to the regulation clock (``projections.clock``)."""
     events = _view(store).stream(game_stream(game_id))
     if not events:
@@ -111,7 +200,7 @@ def game_clock_report(store: Reads, game_id: str) -> list[dict[str, Any]]:
     return clock_report(events, store.readings(game_id))
 
 
-def tournament_object(store: Reads) -> dict[str, Any]:
+def tournament_object(store: Reads) -> TournamentObject:
     """The event: name, place, rules, dates, its players (with their drawn numbers once
     the lots are drawn, 3.4) and arbiters."""
     tournament = _require_tournament(store)
@@ -142,7 +231,7 @@ def tournament_object(store: Reads) -> dict[str, Any]:
     }
 
 
-def standings_object(store: Reads, after_round: int | None = None) -> dict[str, Any]:
+def standings_object(store: Reads, after_round: int | None = None) -> Standings:
     """The contract's ``standings`` object after a round (every finished game when None)."""
     with one_look(store):  # one look at the store for every game
         tournament = _require_tournament(store)
@@ -192,19 +281,19 @@ def needs_object(
     after_round: int | None = None,
     wdl: Mapping[str, Sequence[float]] | None = None,
     previous: ScenarioTable | None = None,
-) -> tuple[dict[str, Any], ScenarioTable]:
+) -> tuple[Needs, ScenarioTable]:
     """The ``needs`` object (``projections.needs``) and its scored scenarios (to narrow
     at the next result: ``previous``)."""
     return compute(needs_inputs(store, after_round, wdl), previous)
 
 
-def crosstable_object(store: Reads, after_round: int | None = None) -> dict[str, Any]:
+def crosstable_object(store: Reads, after_round: int | None = None) -> Crosstable:
     """Every player's results against every opponent (see ``projections.standings``)."""
     tournament = _require_tournament(store)
     return crosstable(tournament, _all_games(store), after_round, book=store.incident_book())
 
 
-def pairings_object(store: Reads, only_round: int | None = None) -> dict[str, Any]:
+def pairings_object(store: Reads, only_round: int | None = None) -> Pairings:
     """Each round's boards with colours, players and results so far (``projections.pairings``)."""
     tournament = _require_tournament(store)
     if only_round is not None and not 1 <= only_round <= tournament.rounds:
@@ -261,10 +350,24 @@ def trf_report(store: Reads) -> str:
     return trf_text(records, round_dates, players)
 
 
-def schedule_object(store: Reads) -> dict[str, Any]:
+def schedule_object(store: Reads) -> Schedule:
     """The 22 days of 3.2 (for this event's number of rounds) from its start date."""
-    tournament = _require_tournament(store)
-    return schedule_view(tournament_schedule(tournament))
+    tournament, days = tournament_schedule(_require_tournament(store))
+    return {
+        "tournament": tournament.id,
+        "name": tournament.name,
+        "total_days": len(days),
+        "days": [
+            {
+                "day": d.day,
+                "date": d.date.isoformat(),
+                "kind": d.kind,
+                "round": d.round,
+                "title": d.title,
+            }
+            for d in days
+        ],
+    }
 
 
 def _require_tournament(store: Reads) -> Tournament:
@@ -304,7 +407,7 @@ def decision_events(store: Reads) -> Iterator[Event]:
             yield logical_event(event, namespace)
 
 
-def incidents_object(store: Reads) -> dict[str, Any]:
+def incidents_object(store: Reads) -> IncidentBook:
     """The incident book: its entries in time order with their articles, every incident
     as recorded, and who is out of the playing area now, with whom (3.9.2 c)."""
     tournament = _require_tournament(store)
@@ -314,7 +417,9 @@ def incidents_object(store: Reads) -> dict[str, Any]:
     return {
         "tournament": tournament.id,
         "entries": report_entries(recorded, names),
-        "incidents": [e.to_wire() for e in recorded if isinstance(e, IncidentRecorded)],
+        "incidents": [
+            cast(EventWire, e.to_wire()) for e in recorded if isinstance(e, IncidentRecorded)
+        ],
         "out": [
             {
                 "player": leave.player,
@@ -330,7 +435,7 @@ def incidents_object(store: Reads) -> dict[str, Any]:
     }
 
 
-def report_object(store: Reads) -> dict[str, Any]:
+def report_object(store: Reads) -> ArbiterReport:
     """The Chief Arbiter's report (``projections.arbiter_report``): every incident, ruling,
     penalty, claim and flag of the event in time order, with the article of each."""
     tournament = _require_tournament(store)

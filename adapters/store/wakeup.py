@@ -1,35 +1,12 @@
 """Waking a follower when the store changes, whichever process wrote to it.
 
-A follower (the gateway, the analysis service) reads the store's notification log
-after a change. ``listen_for_changes`` gives it a ``ChangeListener`` that calls
-``on_change`` from its own thread when any process commits (the caller hands that
-to its event loop: ``loop.call_soon_threadsafe``), the same on both stores:
-
-- PostgreSQL (``NotifyListener``): the ``eventsourcing`` recorder sends ``NOTIFY``
-  on its channel in the transaction that appends events (its insert function);
-  the listener ``LISTEN``s on one connection of its own and reconnects (waking the
-  follower once) if it drops.
-- SQLite (``FileListener``): the listener watches the directory holding the
-  database (``inotify``, ``adapters.store.inotify``). The store's writer signals
-  each commit once it can be read, by a write to the file ``<database>-commits``
-  (``adapters.store.commit_signal``): the listener wakes the follower at once then.
-  Every commit also writes the database's write-ahead log, which comes before the
-  commit can be read (SQLite publishes it after its last write to the log and the
-  log's ``fsync``); a write to the log, the database (a checkpoint, rollback-journal
-  mode) or its journal that no signal follows within ``SIGNAL_GRACE_S`` (a writer
-  that does not signal: an older version, another tool, or a write that appends no
-  event) wakes the follower too, then, as a change it may not be able to read yet
-  (``unsure``): a follower that finds nothing then asks ``writing()`` whether a
-  process still holds the store's write lock, and reads again until it does not
-  (then once more). Files written, created or put in place are seen alike, and a
-  burst of writes read together is one call.
-
-A notification carries nothing but the fact of a change, so a lost one costs only
-latency: the follower still reads on a slow safety timer (``FALLBACK_S``). Where
-neither works (SQLite in memory, no ``inotify``: not Linux, no watches left)
-``listen_for_changes`` says why in the log and returns None, and the follower
-reads the store on its own short timer.
-"""
+``listen_for_changes`` gives a follower (the gateway, the analysis service) a
+``ChangeListener`` that calls ``on_change`` from its own thread when any process
+commits: PostgreSQL's ``NOTIFY``, or on SQLite the writer's commit signal and the
+database's files watched through ``inotify``. A notification carries only the fact
+of a change, so a lost one costs latency alone: the follower still reads on a slow
+safety timer, or on a short one where no listener can be made. The details are in
+docs/scale.md, "PostgreSQL for live work"."""
 
 from __future__ import annotations
 

@@ -1,30 +1,11 @@
 """The flag check on a timer: ``candidates serve`` looks at every clock each second.
 
-Laws 2009 6.8: a flag is fallen when the arbiter observes it. So that the
-arbiters' desk hears of a regulation clock at zero within a second of the fall,
-``candidates serve`` sends ``check_flags`` for every game in progress once a
-second (``--flag-check SECONDS``; 0 turns it off), dated by its own wall clock.
-Under the supervised profiles the engine answers with a ``flag_fall`` alert,
-raised once per side and moves completed, which the gateway pushes to the
-arbiters; under ``candidates-2012-unsupervised`` it records the result (6.9).
-
-The games in progress are found by following the store's log (only the events
-appended since the last tick are read, by their stream names). A game whose last
-event is more than ``STALE_MS`` before the wall clock is not being played live
-(a store of an event replayed from its logs, a game left open by mistake): the
-timer leaves it alone rather than date alerts years after its moves.
-
-The games found and the position they were read up to are kept in the store
-(``adapters.store.kept``, name ``flag-watch``), saved at most every ``KEEP_EVERY_S``
-and when the check stops: a restarted ``candidates serve`` reads only the events
-after that position instead of the whole log. ``events`` counts the events
-folded into the kept set (each once, across restarts and crashes).
-
-A store that cannot be opened or read (the database went away, at any moment of a
-check) never ends the check, nor ``candidates serve`` with it: the check is made again
-every second and resumes from the store once it answers, said once in the log
-(``adapters.store.outage``).
-"""
+A flag is fallen when the arbiter observes it (Laws 2009 6.8), so the arbiters' desk
+must hear of a regulation clock at zero within a second: ``check_flags`` goes to every
+game in progress once a second, dated by the wall clock, found by following the log
+from a kept position (``flag-watch``) and leaving alone games not played live. A
+store that went away never ends the check; it resumes when the store answers
+(docs/clocks.md)."""
 
 from __future__ import annotations
 
@@ -34,9 +15,10 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
-from adapters.store import Store, wall_clock_ms
+from adapters.host.clock import wall_clock_ms
+from adapters.store import Store
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store.outage import RETRY_S, Outage
 from engine.events import split_stream
@@ -51,6 +33,16 @@ STALE_MS = 12 * 3600 * 1000
 3 h 15 min plus increments): older games are not live."""
 NAME = "flag-watch"
 FORMAT = 1
+
+
+class FlagWatchKept(TypedDict):
+    """The layout of the flag watch's kept state: the games seen (tournament namespace,
+    game id) and the events folded."""
+
+    games: list[tuple[str | None, str]]
+    events: int
+
+
 """The layout of the kept state (``games``: [namespace, game id] pairs; ``events``)."""
 
 
@@ -84,7 +76,9 @@ class FlagWatch:
         if not self.keep:
             return
         self._kept = open_kept(self.store, NAME, FORMAT)
-        loaded = self._kept.load_as(_games_and_events) if self._kept is not None else None
+        if self._kept is None:
+            return
+        loaded = self._kept.load_as(FlagWatchKept, _games_and_events)
         if loaded is None:
             return
         position, games, events = loaded
@@ -113,7 +107,10 @@ class FlagWatch:
         if not force and now_s - self._kept_at < KEEP_EVERY_S:
             return False
         self._kept_at = now_s
-        state = {"games": sorted(self.game_ids, key=_game_sort), "events": self.events}
+        state: FlagWatchKept = {
+            "games": sorted(self.game_ids, key=_game_sort),
+            "events": self.events,
+        }
         saved = self._kept.save_or_warn(self.seq, state)
         if saved is None:
             return False
@@ -205,7 +202,7 @@ async def watch_flags(
 
 
 def _games_and_events(
-    position: int, state: dict[str, Any]
+    position: int, state: FlagWatchKept
 ) -> tuple[int, set[tuple[str | None, str]], int]:
     """The kept state's position, games (namespace, game id) and events folded."""
     games = {(None if ns is None else str(ns), str(g)) for ns, g in state["games"]}

@@ -38,6 +38,7 @@ from typing import Any
 
 import chess
 
+from engine.checkmate import can_checkmate
 from engine.game.state import Game, position
 from engine.side import SIDES, Side
 from engine.termination import Termination
@@ -342,8 +343,8 @@ def verify(game: Game, kind: ClaimKind, intended: chess.Move | None = None) -> V
             "rule": "5.2 b / 9.6",
             "fen": board.fen(),
             "material": materials(board),
-            "white_can_mate": not board.has_insufficient_material(chess.WHITE),
-            "black_can_mate": not board.has_insufficient_material(chess.BLACK),
+            "white_can_mate": can_checkmate(board, Side.WHITE),
+            "black_can_mate": can_checkmate(board, Side.BLACK),
         }
         dead = board.is_insufficient_material()
         if not dead:

@@ -1,29 +1,11 @@
 """The arbiters' clock commands: ``adjust_clock`` and ``check_flags``.
 
-All durations are integer milliseconds.
-
-``adjust_clock {game, side, delta_ms, reason, arbiter, at}``: the Chief
-Arbiter or the Deputy adds time to one side (``delta_ms`` > 0) or takes it
-(< 0), with a reason: a penalty (Laws 2009, 7.4 b: 2 minutes to the opponent
-of an illegal move; 9.5 and 3.7.1.b(3): 3 minutes to the opponent of an
-incorrect claim), a correction of a mis-set clock (6.10 b) or of the times
-after an irregularity (6.13). It records ``ClockAdjusted`` on the game
-stream, which the regulation clock applies; time never goes below zero.
-Under ``candidates-2012-unsupervised`` an adjustment after the regulation flag
-has fallen is refused (the game ended at that instant, 6.9): the arbiter gives
-an ``at`` before the flag fell, or records the result. Under the supervised
-profiles the regulation clock is a model and the arbiter may set it right after
-dismissing a flag (``rule_flag`` not_fallen, 6.10 a); while a ``flag_fall`` alert of
-the game stands unruled, ``adjust_clock`` is refused (Laws 2009 6.8: the flag is
-the arbiter's to rule first, and a clock set beside a standing fall would hide it).
-
-``check_flags {game?, games?, at}``: ``candidates serve`` sends it every
-second; every named game (or every started game of the tournament's
-schedule) whose regulation flag has fallen by ``at`` gets a ``flag_fall``
-alert for the arbiters, once (supervised), or is ended on time
-(unsupervised; ``engine.game.flags``). Games whose flags stand are left alone;
-the answer lists no events then.
-"""
+``adjust_clock`` adds or takes time from one side with a reason (a penalty, 7.4 b,
+9.5; a mis-set clock, 6.10 b; an irregularity, 6.13), never below zero and never
+beside a flag the arbiter has not ruled yet (6.8). ``check_flags``, sent every second
+by ``candidates serve``, alerts the arbiters to each regulation flag that has fallen
+(supervised play), or ends the game on time (unsupervised). Durations are integer
+milliseconds; the rules by profile are in docs/clocks.md."""
 
 from __future__ import annotations
 

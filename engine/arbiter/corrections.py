@@ -1,31 +1,11 @@
 """The arbiter corrects the record: ``correct_moves`` and ``correct_result``.
 
-The store is append-only and the arbiter is sovereign: what got in wrong is put
-right by a new event that keeps what it replaces, never by editing the past.
-
-``correct_moves {game, arbiter, reason, at, from_ply, moves: [...], white_ms?,
-black_ms?}``: the moves recorded after ``from_ply`` are replaced by ``moves``
-(possibly none). FIDE Laws of Chess 2009, 7.4 a: if during a game it is found
-that an illegal move (here: a move wrongly recorded, a DGT board's misread) was
-completed, the position before the irregularity is reinstated and the game
-continues from it; 6.13: the arbiter adjusts the clock and the move counter.
-The clock is set by the arbiter in the same act (``white_ms``, ``black_ms``), or
-the regulation clock keeps the time used and recounts the moves of the corrected
-line (``engine.clock.regulation.Clock.recount``). The game must be in progress
-(a finished game's result is withdrawn first with ``correct_result``); a
-corrected line that ends the game by the position records its result.
-
-``correct_result {game, arbiter, reason, at, result|null, termination?}``: a
-result recorded by mistake is replaced by another, or withdrawn (``null``: the
-game is in progress again, with the clock it had when the result was recorded;
-Laws 2009 13.1 and the regulations' 3.9.2 b make the Chief Arbiter and the
-Deputy the ones who rule). A draw by agreement stays refused (3.9.2 b); a result
-that contradicts a position's own ending (mate, stalemate) is refused.
-
-Both need the Chief Arbiter or a Deputy and a reason, are held to time order
-(dated no earlier than the game's last event), and refuse a correction that
-changes nothing.
-"""
+The store is append-only and the arbiter is sovereign: what got in wrong (a move
+wrongly recorded, a board's misread, a result recorded by mistake) is put right by a
+new event that keeps what it replaces, never by editing the past (Laws 2009 7.4 a,
+6.13, 13.1; 3.9.2 b). Both need the Chief Arbiter or a Deputy and a reason, and are
+held to the game's time order; docs/corrections.md gives the commands and their
+refusals."""
 
 from __future__ import annotations
 

@@ -1,24 +1,11 @@
 """The default time (FIDE Laws of Chess 2009, 6.6 a) and no postponement (3.3.7).
 
-Laws 2009 6.6 a: "Any player who arrives at the chessboard after the start of
-the session shall lose the game. Thus the default time is 0 minutes. The rules
-of a competition may specify otherwise." The 2012 Candidates regulations keep
-the zero default (the ``candidates-2012`` profile's ``default_time_ms`` is 0;
-another event sets its own in its profile), and 3.3.7 adds: "No postponement
-of any game shall be allowed."
-
-- ``start_game`` may record who was at the board (``present``); a player
-  missing then raises an ``absent_at_start`` alert to the arbiters.
-- ``rule_default {game, player, arbiter, at}``: the Chief Arbiter or a Deputy
-  declares the game lost by the absent player: ``DefaultRuled`` in the incident
-  book, ``ResultRecorded`` (termination ``default``) on the game, the opponent
-  winning, or ``0-0`` when both were absent. Refused when the start did not
-  record who was present, when that player was present or has moved, when the
-  event's default time has not yet passed, or when the game is over.
-- The arbiter is sovereign ("unless the arbiter decides otherwise"): without a
-  ``rule_default`` the game simply goes on. A game ruled by default is never
-  started again (3.3.7; ``start_game`` refuses a second start).
-"""
+The default time is 0 minutes unless a profile says otherwise. ``start_game`` may
+record who was at the board, a missing player raising an ``absent_at_start`` alert;
+``rule_default`` then records the game lost by the absent player (``0-0`` when both
+were absent), and a game ruled by default is never started again (3.3.7). Without a
+ruling the game goes on: the arbiter is sovereign. The refusals are in
+docs/incidents.md."""
 
 from __future__ import annotations
 

@@ -1,40 +1,11 @@
-"""The arbiter rules on a flag: ``rule_flag``.
+"""The arbiter rules on a flag: ``rule_flag {game, side?, arbiter, at, decision, reason?}``.
 
-``rule_flag {game, side?, arbiter, at, decision: "fallen"|"not_fallen"|"both_fallen",
-reason?}``.
-
-FIDE Laws of Chess 2009, 6.8: a flag is fallen when the arbiter observes it (or
-a player validly claims it); 6.10 a: the clock's indication is conclusive unless
-the clock is evidently defective; 6.9: the player whose flag fell loses, unless
-the opponent cannot checkmate by any series of legal moves (then drawn). (Our
-wording of the rules.)
-
-- ``fallen``: the arbiter observed the flag. ``FlagRuled`` then a
-  ``ResultRecorded`` at ``at``: ``time_forfeit``, or ``flag_fall_draw`` when the
-  opponent cannot mate (the helpmate test of
-  ``engine.clock.regulation.can_checkmate``).
-  A flag ruled fallen where the engine has no evidence of it (the regulation
-  clock has time, no device showed the flag or 0:00), or the later of two falls
-  (6.9 decides on the first: the regulation clock shows the opponent's time ran
-  out earlier), overrules the evidence: it needs a reason and is an override.
-- ``not_fallen``: the flag is dismissed, the game goes on. Dismissing a flag the
-  regulation clock shows (its time at zero at ``at``) overrules the engine's
-  model: it needs a reason (say what the clock on the table showed) and is listed
-  as an override by ``candidates audit``. The arbiter then sets the clock with
-  ``adjust_clock`` if the model must follow the table.
-- ``both_fallen`` (Laws 2009 6.11, no ``side``): both flags are down and which
-  fell first cannot be established. In the last period (both players past the
-  last control: under 3.5.1 from move 61) the game is drawn (termination
-  ``both_flags_fallen``); in any other period play goes on, and both falls are set
-  aside (the moves count toward the control again; ``adjust_clock`` sets the
-  times). Where the evidence does not show both falls, or the regulation clock
-  shows the order, it needs a reason and is an override.
-
-Either decision needs the Chief Arbiter or a Deputy, a game in progress, and an
-instant no earlier than the game's last event. The ruling keeps the evidence the
-engine had (``engine.game.flags.flag_evidence``) and closes the side's open
-``flag_fall`` alerts.
-"""
+A flag is fallen when the arbiter observes it (Laws 2009 6.8), and the player whose
+flag fell loses unless the opponent cannot checkmate (6.9, ``engine.checkmate``);
+``both_fallen`` is 6.11. The engine's evidence (the regulation clock, the devices'
+flags) is kept with the ruling, and a ruling against it needs a reason and is listed
+as an override by ``candidates audit``: the arbiter decides, the record shows on what.
+The decisions are in docs/clocks.md."""
 
 from __future__ import annotations
 

@@ -1,28 +1,16 @@
-"""Illegal moves recorded by the arbiter (Laws 2009 7.4; 2014+ 7.5).
+"""Illegal moves recorded by the arbiter (Laws 2009 7.4; 2014+ 7.5): ``record_illegal_move``.
 
-``record_illegal_move`` {game, by, arbiter, at, move?}: the Chief Arbiter or
-a Deputy records that a player completed an illegal move. The engine never
-plays an illegal move (``play_move`` refuses it), so the position before it
-stands, as 7.4 a requires; the record counts it and applies the penalty of
-the game's rules profile and stage (``RulesProfile.penalties_for``):
-
-- below the losing count: the opponent gets time (``ClockAdjusted``:
-  2009 7.4 b +2 min; 2023 7.5.5 +2 min, +1 min in rapid and blitz, A.3);
-- the losing count (2009: the third; 2014+: the second) loses the game,
-  termination ``illegal_moves``; but it is a draw if the opponent could not
-  checkmate by any series of legal moves. *Interpretation*: "could not
-  checkmate" is read as python-chess's ``has_insufficient_material`` for the
-  opponent (a lone king, K+B, K+N), an approximation of the helpmate test.
-
-Once the game has ended no irregularity is accepted (3.7.1.b.4 in
-tie-break games; 7.4 applies "during a game").
-"""
+The engine never plays an illegal move, so the position before it stands (7.4 a);
+the record counts it and applies the penalty of the game's rules profile: time to the
+opponent, or the game lost at the losing count, drawn when the opponent could not
+checkmate (``engine.checkmate``). The penalties by profile are in docs/claims.md."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from engine.arbiter.draw_claims import ordinal
+from engine.checkmate import can_checkmate
 from engine.commands import Command, command
 from engine.errors import (
     MalformedCommand,
@@ -111,7 +99,7 @@ def record_illegal_move(
     ]
     if count >= penalties.illegal_move_loses_at:
         board = position(g)
-        can_mate = not board.has_insufficient_material(opponent.colour)
+        can_mate = can_checkmate(board, opponent)
         result = WIN_BY_SIDE[opponent] if can_mate else "1/2-1/2"
         reason = f"{ordinal(count)} illegal move by {side} ({article})"
         if not can_mate:

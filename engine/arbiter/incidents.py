@@ -1,47 +1,17 @@
 """Incidents of the playing conditions and the players' conduct, and leave permits.
 
-The 2012 Candidates regulations:
-
-- 3.9.1: "Only the players, principals and steward(-ess)s shall be allowed in
-  the actual playing area except with the permission of the Chief Arbiter."
-- 3.9.2 a: "The players are not permitted to bring into the playing area
-  telephone, technical and other equipment extraneous to play [...]. The Chief
-  Arbiter shall decide what constitutes extraneous equipment."
-- 3.9.2 c: "During the playing session, a player may leave the playing area
-  only with the permission of the Chief Arbiter and only if he is accompanied
-  by one of the arbiters."
-
-and where they are silent the FIDE Laws of Chess in force in 2012 (effective
-1 July 2009): 12.3 b (a mobile phone that makes a sound in the venue loses the
-game; a draw if the opponent could not win by any series of legal moves), 12.6
-(distracting or disturbing the opponent is forbidden), 12.7 (breaches are
-penalised under 13.4) and 13.4 (the penalties: ``engine.arbiter.penalties``).
-
-Commands:
-
-- ``record_incident {game?, player?, kind, arbiter, at, details, penalty?}``:
-  kinds ``device_sounded`` (12.3 b), ``extraneous_equipment`` (3.9.2 a),
-  ``left_playing_area`` (3.9.2 c), ``unauthorised_person`` (3.9.1),
-  ``disturbance`` (12.6), ``persistent_refusal`` (12.8: persistent refusal to
-  comply with the Laws loses the game), ``other`` (13.4). ``IncidentRecorded`` goes to the
-  ``incidents`` stream, the penalty's consequences to their own streams, in
-  one transaction. Refused, appending nothing: an arbiter who is not the Chief
-  Arbiter or a Deputy (only the Chief Arbiter for 3.9.2 a, which names him); a
-  penalty that does not fit the kind (``PENALTIES_FITTING``); an incident on a
-  game that is not in progress; ``left_playing_area`` for a player out with
-  permission.
-- ``permit_leave {player, arbiter, accompanied_by, at}``: the Chief Arbiter
-  lets a player with a game in progress leave the playing area, accompanied by
-  an arbiter of the event (chief or deputy).
-- ``returned {player, at}``: the player is back; the book shows who is out, with
-  whom, since when. A player seen out without a permit is a ``left_playing_area``
-  incident, which the arbiters' desk proposes.
-"""
+``record_incident``, ``permit_leave`` and ``returned``: the 2012 regulations 3.9.1 (who
+may be in the playing area), 3.9.2 a (extraneous equipment) and 3.9.2 c (leaving
+with permission, accompanied), and where they are silent the Laws of 2009 (12.3 b,
+12.6, 12.8, 13.4). The incident goes to the ``incidents`` stream and its penalty's
+consequences to their own streams, in one transaction, so the book and the games
+never disagree. The kinds, the penalties that fit them and the refusals are in
+docs/incidents.md."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.arbiter.incident_book import IncidentBook
 from engine.arbiter.penalties import (
@@ -75,6 +45,8 @@ from engine.events import (
 from engine.fields import Instant
 from engine.game import state as games
 from engine.game.state import IN_PROGRESS, Game
+from engine.scores import nearest_pgn_result
+from engine.side import Side
 from engine.timefmt import format_instant
 from engine.tournament.tournament import RULING_ROLES, Tournament
 from engine.world import World
@@ -123,6 +95,11 @@ ACCOMPANYING_ROLES = ("chief", "deputy")
 
 Lookup = Callable[[str], Game | None]
 
+OPPONENT_SCORES = ("1", "1/2", "0")
+"""The scores the arbiter may give the opponent of a player who loses under 12.8."""
+SCORED_BY_THE_ARBITER = frozenset({"persistent_refusal"})
+"""Kinds whose article lets the arbiter decide the opponent's score (Laws 2009 12.8)."""
+
 
 @command(
     "record_incident",
@@ -159,6 +136,10 @@ Lookup = Callable[[str], Game | None]
         "`game_lost`, `points_reduced`, `opponent_points_raised` or `expelled`, or an object "
         '`{kind, ...}` with its amounts (`{"kind": "time_added", "ms": 120000}`); '
         "`device_sounded` and `persistent_refusal` require `game_lost`",
+        "opponent_score": "`persistent_refusal` only: the score the arbiter gives the opponent "
+        'of the player who loses the game (Laws 2009 12.8: "The arbiter shall decide the '
+        'score of the opponent"): `1` (the default), `1/2` or `0`; recorded as each '
+        "player's own score (`scores`, `0-1/2`) beside the nearest PGN result, `0` as `0-0`",
     },
 )
 @dataclass(frozen=True, kw_only=True)
@@ -173,6 +154,9 @@ class RecordIncident(Command):
     at_ms: Instant
     details: str
     penalty: PenaltyForm | None = None
+    opponent_score: str | None = None
+    """Laws 2009 12.8: the score the arbiter gives the offender's opponent (``1`` when not
+    given, ``1/2`` or ``0``); ``persistent_refusal`` only."""
 
     def decide(self, world: World) -> list[Event]:
         game = world.game(self.game) if self.game is not None else None
@@ -324,6 +308,45 @@ def _check_fit(kind: str, penalty: Penalty | None, player: str | None) -> None:
         raise MalformedCommand(f"the penalty {penalty.kind} needs the 'player' it is given to")
 
 
+def _check_opponent_score(kind: str, score: str | None) -> None:
+    """Only 12.8 lets the arbiter decide the opponent's score; elsewhere the penalty
+    says it (13.4 d: the opponent wins; 12.3 b: a draw for one who could not win)."""
+    if score is None:
+        return
+    if score not in OPPONENT_SCORES:
+        raise MalformedCommand(
+            f"record_incident: 'opponent_score' must be one of "
+            f"{', '.join(map(repr, OPPONENT_SCORES))} (Laws 2009 12.8), got {score!r}"
+        )
+    if kind not in SCORED_BY_THE_ARBITER:
+        raise MalformedCommand(
+            f"record_incident: 'opponent_score' is for a persistent_refusal incident (Laws 2009 "
+            f"12.8: the arbiter decides the opponent's score), not {kind}"
+        )
+
+
+def _opponent_scored(follow: list[Event], side: Side, score: str) -> tuple[list[Event], str | None]:
+    """The game lost under 12.8 with the opponent's score the arbiter decided: the
+    offender scores 0, the opponent ``score``; 1/2 is recorded as each player's own score
+    beside the nearest PGN result (as 12.3 b's draw), 0 as the result ``0-0``."""
+    offender = "0"
+    scores = f"{offender}-{score}" if side == Side.WHITE else f"{score}-{offender}"
+    out: list[Event] = []
+    result: str | None = None
+    for event in follow:
+        if isinstance(event, ResultRecorded):
+            result = "0-0" if score == "0" else nearest_pgn_result("*", scores)
+            event = replace(
+                event,
+                result=result,
+                scores=None if score == "0" else scores,
+                reason=f"{event.reason}; the arbiter decided the opponent's score: {score} "
+                f"(each player's own score {scores}; Laws 2009 12.8)",
+            )
+        out.append(event)
+    return out, result
+
+
 def record_incident(
     tournament: Tournament | None,
     book: IncidentBook | None,
@@ -348,6 +371,7 @@ def record_incident(
     player = _offender(t, g, kind, cmd)
     penalty = parse_penalty(cmd.penalty)
     _check_fit(kind, penalty, player)
+    _check_opponent_score(kind, cmd.opponent_score)
     if kind in NEEDS_GAME_KINDS and g is None:
         raise MalformedCommand(f"a {kind} incident ({KINDS[kind]}) needs the game in progress")
     current = book or IncidentBook()
@@ -378,6 +402,8 @@ def record_incident(
             draw_test=kind in DRAW_TEST,
             lookup=lookup,
         )
+        if cmd.opponent_score not in (None, "1") and side is not None:
+            follow, result = _opponent_scored(follow, side, cmd.opponent_score)
     penalty_side = None
     if penalty is not None and penalty.kind in ("time_added", "time_deducted") and side:
         penalty_side = games.OTHER_SIDE[side] if penalty.kind == "time_added" else side

@@ -1,43 +1,11 @@
-"""The arbiter's penalties (FIDE Laws of Chess 2009, 13.4) and what each one does.
+"""The arbiter's penalties (FIDE Laws of Chess 2009, 13.4 a-g) and what each one does.
 
-13.4: "The arbiter can apply one or more of the following penalties: a) warning,
-b) increasing the remaining time of the opponent, c) reducing the remaining time
-of the offending player, d) declaring the game to be lost, e) reducing the points
-scored in the game by the offending party, f) increasing the points scored in the
-game by the opponent to the maximum available for that game, g) expulsion from
-the event."
-
-All durations are integer milliseconds; points are ``fractions.Fraction``.
-
-How the engine applies them (``consequences``), each recorded on its own stream
-in the transaction of the incident:
-
-- ``warning`` (a): nothing but the record.
-- ``time_added {side, ms}`` (b): ``ClockAdjusted`` +ms on the opponent's clock.
-- ``time_deducted {side, ms}`` (c): ``ClockAdjusted`` -ms on the offender's clock
-  (the regulation clock never goes below zero; a flag that falls then is called
-  by ``check_flags``, 6.8).
-- ``game_lost`` (d): ``ResultRecorded``, termination ``penalty``: the opponent
-  wins. Where the Laws give the draw test (12.3 b, a sounding device: "the
-  opponent shall win. However, if the opponent cannot win the game by any series
-  of legal moves, his score shall be a draw") the offender still loses and the
-  opponent, who could not win, scores a draw: 0 - 1/2 (``ResultRecorded.scores``,
-  ``engine.scores``), beside the nearest PGN result, the opponent's win.
-  *Interpretation*, as for 6.9 and 7.4 b in this engine: "could not win" is read
-  as python-chess's ``has_insufficient_material`` for the opponent (a lone king,
-  K+B, K+N), an approximation of the helpmate test.
-- ``points_reduced {points}`` (e): the offender's points in the standings are
-  reduced by ``points`` (1/2 or a multiple of it), from the round of the
-  incident's game on (an incident outside a game counts in every table). The
-  tie-breaks of 3.7 a-c are computed from the games as played.
-- ``opponent_points_raised`` (f): the game ends with the opponent's score raised
-  to the maximum, a win, whatever the position (unlike (d), no draw test).
-- ``expelled`` (g): the player leaves the event under 3.1's withdrawal rules
-  (``engine.standings.withdrawal``): 50% or more of his games completed, the
-  rest are lost by default; under 50%, his results are annulled.
-
-(b), (c), (d) and (f) need the game, in progress; (e) and (g) do not.
-"""
+``consequences`` turns a penalty into the events it causes, each on its own stream in
+the transaction of the incident: time on a clock (b, c), a lost game with 12.3 b's draw
+test (d), points reduced in the standings (e), the opponent's win (f), expulsion under
+3.1's withdrawal rules (g). Durations are integer milliseconds, points
+``fractions.Fraction``. The table of penalties and the interpretations are in
+docs/incidents.md."""
 
 from __future__ import annotations
 
@@ -46,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Annotated, Any
 
+from engine.checkmate import can_checkmate
 from engine.errors import MalformedCommand, RuleViolation
 from engine.events import ClockAdjusted, Event, ResultRecorded
 from engine.game.flags import fallen_flag
@@ -161,12 +130,6 @@ def _points(value: object) -> Fraction:
     return points
 
 
-def could_win(game: Game, side: Side) -> bool:
-    """Whether ``side`` could still win by some series of legal moves (see the module
-    docstring for the approximation)."""
-    return not position(game).has_insufficient_material(side.colour)
-
-
 Lookup = Callable[[str], Game | None]
 
 
@@ -197,7 +160,7 @@ def consequences(
         result = WIN_BY_SIDE[opponent]
         reason = f"{cause}; {penalty.article}"
         scores: str | None = None
-        if kind == "game_lost" and draw_test and not could_win(game, opponent):
+        if kind == "game_lost" and draw_test and not can_checkmate(position(game), opponent):
             # 12.3 b: the offender loses; the opponent, who could not win, scores a draw.
             scores = "0-1/2" if side == Side.WHITE else "1/2-0"
             reason += (

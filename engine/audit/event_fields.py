@@ -53,6 +53,8 @@ def _fits(value: object, hint: Any) -> bool:
         return isinstance(value, dict) and all(
             _fits(k, key) and _fits(v, item) for k, v in value.items()
         )
+    if typing.is_typeddict(hint):
+        return _fits_entry(value, hint)
     if isinstance(hint, type) and issubclass(hint, Enum):
         return value in {m.value for m in hint}
     if hint is int:
@@ -62,6 +64,19 @@ def _fits(value: object, hint: Any) -> bool:
     if isinstance(hint, type):
         return isinstance(value, hint)
     return True  # an annotation this check does not read is not held against the event
+
+
+def _fits_entry(value: object, hint: Any) -> bool:
+    """Does ``value`` fit a declared entry (a ``TypedDict``: a player of ``TournamentCreated``):
+    a map with every key it requires, each it declares of its type (a key it does not
+    declare is not held against it, as a map's was not before its entries were declared)."""
+    if not isinstance(value, dict):
+        return False
+    declared = typing.get_type_hints(hint)
+    required: frozenset[str] = hint.__required_keys__
+    return required <= value.keys() and all(
+        _fits(item, declared[key]) for key, item in value.items() if key in declared
+    )
 
 
 def field_problems(event: Event) -> list[str]:

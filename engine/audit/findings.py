@@ -25,7 +25,8 @@ class Finding:
     severity: Severity
     kind: str
     """Stable name: illegal_move, impossible_result, impossible_clock, after_result,
-    ill_typed_field, unjudgeable_event, arbiter_override, draw_without_reason, ..."""
+    ill_typed_field, unjudgeable_event, arbiter_override, draw_without_reason,
+    dead_position_unproven, ..."""
     message: str
     event: Event | None = None
     """The event the finding names (its stream, version and type), if one."""

@@ -6,8 +6,10 @@ result or after the position ended the game (5.1 a, 5.2, and from the 2014 Laws
 9.6: fivefold repetition and 75 moves, automatic only in a profile that says
 so), every ending the position must show really shown, and the rule findings:
 each arbiter override, each draw with no accepted claim behind it (3.9.2 b:
-"The players cannot draw a game by agreement"), each result imported from a
-score sheet with nothing behind it, each correction of the record
+"The players cannot draw a game by agreement"), each draw declared for a dead
+position (Laws 2009 5.2 b) judged by the engine's search (its recorded evidence, or
+the search run here for a draw recorded without it: ``engine.game.dead_position``),
+each result imported from a score sheet with nothing behind it, each correction of the record
 (``arbiter_correction``: ``MovesCorrected``, ``ResultCorrected``; the moves of a
 corrected line are checked from the position where it starts).
 
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from engine.audit.findings import INTEGRITY, RULE, Finding, Severity
+from engine.audit.findings import INFO, INTEGRITY, RULE, Finding, Severity
 from engine.audit.incidents import BOOK_TERMINATIONS, INCIDENT_REASON
 from engine.events import (
     ClaimRuled,
@@ -39,9 +41,11 @@ from engine.events import (
     stream_game_id,
 )
 from engine.game import state as games
+from engine.game.dead_position import Verdict, search
 from engine.game.state import Game, outcome_of
 from engine.rules import DEFAULT_PROFILE, PROFILES, RulesProfile
 from engine.side import Side
+from engine.termination import Termination
 from engine.timefmt import format_instant
 
 POSITION_ENDINGS = frozenset(
@@ -202,7 +206,7 @@ class _GameJudge:
             self.unsound(
                 "illegal_move",
                 f"{event.uci} ({event.san}) is not legal in game {self.game_id} at ply "
-                f"{board.ply() + 1} (position {board.fen()})",
+                f"{len(board.move_stack) + 1} (position {board.fen()})",
                 where,
             )
             # carry on as the engine recorded it, so later moves are judged where they were played
@@ -210,12 +214,12 @@ class _GameJudge:
                 board.push(move)
             return
         san = board.san(move)
-        if san != event.san or event.ply != board.ply() + 1:
+        if san != event.san or event.ply != len(board.move_stack) + 1:
             self.add(
                 INTEGRITY,
                 "illegal_move",
                 f"move {event.uci} is recorded as {event.san!r} at ply {event.ply}; "
-                f"the position makes it {san!r} at ply {board.ply() + 1}",
+                f"the position makes it {san!r} at ply {len(board.move_stack) + 1}",
                 where,
             )
         board.push(move)
@@ -254,7 +258,7 @@ class _GameJudge:
                     by=event.by,
                     uci=uci,
                     san=san,
-                    ply=board.ply() + 1,
+                    ply=len(board.move_stack) + 1,
                 ),
                 named=event,
             )
@@ -333,6 +337,9 @@ class _GameJudge:
             return
         if event.termination in BOOK_TERMINATIONS:
             return  # 13.4 d, f, 6.6 a, 3.1: the ruling's own finding (engine.audit.incidents)
+        if event.termination.lower() == Termination.DEAD_POSITION and not backed:
+            self.dead_position(event, board)
+            return
         if event.termination == "imported":
             self.add(
                 RULE,
@@ -358,6 +365,46 @@ class _GameJudge:
                 "or a drawn position: 3.9.2 b forbids draws by agreement",
                 event,
             )
+
+    def dead_position(self, event: ResultRecorded, board: chess.Board) -> None:
+        """A draw declared for a dead position (Laws 2009 5.2 b): the engine's evidence
+        recorded with it, or, for a draw recorded without it (before the search existed,
+        or on another position), the same search run here on the position."""
+        game_id, who = self.game_id, event.arbiter or event.by
+        recorded = event.evidence
+        if recorded and recorded["fen"] == board.fen() and recorded["verdict"] in SEARCH_VERDICTS:
+            verdict, summary = recorded["verdict"], recorded["summary"]
+        else:
+            found = search(board)
+            verdict, summary = found.verdict.value, found.describe()
+        if event.result != "1/2-1/2" or event.scores is not None:
+            self.add(
+                RULE,
+                "draw_without_reason",
+                f"game {game_id}: {who} recorded {event.scores or event.result} for a dead "
+                "position, which is a draw (Laws 2009 5.2 b)",
+                event,
+            )
+        elif verdict == Verdict.NOT_DEAD:
+            self.add(
+                RULE,
+                "draw_without_reason",
+                f"game {game_id} was drawn by {who} as a dead position, but it is not one: "
+                f"{summary}; 3.9.2 b forbids draws by agreement",
+                event,
+            )
+        elif verdict == Verdict.UNPROVEN:
+            self.add(
+                INFO,
+                "dead_position_unproven",
+                f"{who} ruled game {game_id} a dead position (Laws 2009 5.2 b), which the "
+                f"engine could not verify ({summary}): the arbiter's ruling: "
+                f"{event.reason or 'no reason given'}",
+                event,
+            )
+
+
+SEARCH_VERDICTS = frozenset(verdict.value for verdict in Verdict)
 
 
 def flag_override_text(event: FlagRuled, game_id: str) -> str:

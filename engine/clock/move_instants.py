@@ -1,26 +1,12 @@
 """Move instants from a score sheet's recorded clocks (``[%clk]`` after every move).
 
-All durations are integer milliseconds.
-
-A recorded clock says what the mover's clock showed after the move; the time
-the move took is then what the clock lost: ``used = before + credited - after``,
-where ``credited`` is what the regulation credits for that move (the next
-period's time on completing move 40 or 60, the increment of the move's
-period). Adding the time used ply after ply, from the game's start, gives the
-instant each move was completed, so the regulation clock of an imported game
-is known at every ply.
-
-Recordings are observations of devices and broadcasts, not of the rules: when
-the regulation credit would make the time used negative, or longer than the
-player had, the known device behaviours (``engine.game.reconciliation``) are tried
-in turn: the increment credited on the control move itself (move 60), the
-period time not credited. The time used is then derived with the device's
-credit, and the regulation clock carries the difference, which the clock
-report shows as that artefact. A ply without a recorded clock takes no time
-(the next recorded clock of that player accounts for both moves). Where no credit
-explains a reading, the regulation clock reaches zero only if the device shows no time
-left either: a fall is derived only where the readings support it.
-"""
+The time a move took is what the mover's clock lost with the regulation's credit
+for it; summed from the start, it gives the instant each move was completed, so the
+regulation clock of an imported game is known at every ply. Readings that the
+regulation cannot explain are tried against the known device behaviours
+(``engine.game.reconciliation``) and the difference stays visible; a fall is derived
+only where the readings support it. Durations are integer milliseconds; the rule is
+in docs/clocks.md."""
 
 from __future__ import annotations
 

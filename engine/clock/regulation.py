@@ -1,39 +1,12 @@
 """The regulation clock: what each clock *should* show, as an immutable value.
 
-All durations are integer milliseconds; instants are UTC epoch milliseconds.
-
-The regulation clock is the time control (``engine.clock.time_control``) applied to
-the instants the engine was told about: the start of the game (Laws 2009,
-6.5: White's clock starts), each completed move (6.7 a: the move is completed
-when the player starts the opponent's clock; the engine takes the ``at`` of
-``play_move`` as that instant), the arbiter's adjustments (penalties, 6.10 b
-and 6.13 corrections) and the end of the game. Between two of these instants
-the running side's time runs down; ``Clock.at(t)`` gives the clock at any
-instant.
-
-Crediting (3.5.1, 3.7.1.a, 3.7.2, 3.7.3.a):
-
-- when a player *completes* the last move of a period (move 40 and move 60
-  under 3.5.1), the next period's time is added to his clock; nothing is
-  credited for a move not completed;
-- a period's increment is added after each move of that period: under 3.5.1
-  only from move 61, under 3.7.1.a and 3.7.2 from move 1, under 3.7.3.a from
-  move 61.
-
-Flag fall (6.1, 6.9): a side's flag falls when its time reaches zero (a
-remaining time of exactly 0 ms is a fallen flag; 1 ms left is not). The fall is
-a fact of that instant: a move completed at or after it does not undo it and
-does not count toward the control (6.9: the player did not complete the moves
-in the allotted time), so it earns no period time (a 40th move completed after
-the flag does not earn the 60 minutes) and no increment. Each side's fall is
-kept (``SideClock.fell_at_ms``) until the arbiter rules otherwise, so when both
-flags fall their order is known (``falls``). What the flag fall means is
-``flag_fall_result``: a loss, or a draw when the opponent cannot checkmate
-the flagging player's king by any series of legal moves.
-
-The clock never decides anything by itself: it is a value in the game state,
-and the decisions of ``engine.game.state`` and ``engine.game.flags`` read it.
-"""
+The time control (``engine.clock.time_control``) applied to the instants the engine
+was told about: the game's start (Laws 2009 6.5), each completed move (6.7 a: the
+``at`` of ``play_move``), the arbiter's adjustments and the end; ``Clock.at(t)`` gives
+the clock at any instant. A flag falls when a side's time reaches zero and stays
+fallen until the arbiter rules otherwise (6.9, ``flag_fall_result``); the clock
+decides nothing by itself. Durations are integer milliseconds; how periods and
+increments are credited is in docs/clocks.md."""
 
 from __future__ import annotations
 
@@ -41,6 +14,7 @@ from dataclasses import dataclass, replace
 
 import chess
 
+from engine.checkmate import can_checkmate
 from engine.clock.time_control import TimeControl
 from engine.side import SIDES, Side
 from engine.termination import Termination
@@ -357,22 +331,6 @@ class Clock:
         if Side.of(side) is Side.WHITE:
             return replace(self, white=value, at_ms=when)
         return replace(self, black=value, at_ms=when)
-
-
-def can_checkmate(board: chess.Board, side: Side) -> bool:
-    """Whether ``side`` could checkmate the opponent by some series of legal moves (6.9).
-
-    Decided with python-chess ``has_insufficient_material``: it looks at the
-    material and the colours of bishops, and counts the opponent's pieces that
-    could block their own king (a helpmate test, not a material count: K+N can
-    mate a K+R or a K with pawns with the opponent's help, so a flag fall there
-    loses). It is guaranteed never to say "cannot" when a mate exists. It can
-    say "can" in exotic positions where the placement forbids any mate (locked
-    pawn chains, a bishop that can never reach the mating diagonal): there the
-    flag fall is recorded as a loss and the Chief Arbiter corrects it with
-    ``declare_result`` (``docs/clocks.md``).
-    """
-    return not board.has_insufficient_material(Side.of(side).colour)
 
 
 def flag_fall_result(board: chess.Board, flagged: Side) -> tuple[str, Termination]:

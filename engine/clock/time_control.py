@@ -1,36 +1,11 @@
 """Time controls built from periods, read from and written as PGN ``TimeControl`` tags.
 
-All durations are integer milliseconds.
-
-A time control is a sequence of *time control periods* (FIDE Laws of Chess
-2009, 6.2 a). Each period gives each player an amount of time (credited when
-the period begins), an optional number of moves to complete in it, and an
-optional increment credited after each move *of that period*. Time saved in
-one period carries into the next (6.2 b).
-
-The controls of the 2012 Candidates regulations:
-
-- 3.5.1 ``40/7200:20/3600:900+30``: 120 min for 40 moves, 60 min for the next
-  20, then 15 min for the rest of the game with 30 s added after each move
-  from move 61. The bonus of a period is credited when the player completes
-  the last move of the previous one (move 40, move 60); the 30 s belongs to
-  the last period only.
-- 3.7.1.a ``1500+10``: 25 min, 10 s after each move from move 1.
-- 3.7.2 ``300+3``: 5 min, 3 s after each move from move 1.
-- 3.7.3.a sudden death: White 5 min, Black 4 min, no increment until move 60,
-  then 3 s after each move from move 61. The PGN tag has no way to give the
-  two players different times, so this project writes it
-  ``60/300|240:0+3``: a field's seconds may be written ``WHITE|BLACK``. Read
-  as periods: 60 moves with 300 s for White and 240 s for Black, then the rest
-  of the game with no new time and 3 s after each move (from move 61).
-
-The PGN standard (1994, 9.6.1) fields are all understood: ``?`` (unknown),
-``-`` (no time control), ``moves/seconds``, ``seconds`` (sudden death),
-``seconds+increment``; the last field repeats when it has a move count. The
-non-standard ``moves/seconds+increment`` (increment from the first move of
-that period, as some tools write ``40/5400+30:1800+30``) is read and
-written too. Sandclock fields (``*180``) are refused with a clear error.
-"""
+A time control is a sequence of periods (Laws 2009 6.2 a), each with its time, an
+optional number of moves and an optional increment, as the 2012 controls need (3.5.1
+``40/7200:20/3600:900+30``; 3.7.1.a, 3.7.2, and 3.7.3.a's sudden death, written
+``60/300|240:0+3`` as the PGN tag cannot give the players different times). Every
+field of the PGN standard is read; durations are integer milliseconds. The tags and
+their readings are in docs/clocks.md."""
 
 from __future__ import annotations
 

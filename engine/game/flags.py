@@ -1,44 +1,12 @@
-"""Flag fall: what the engine does when a side's time may have run out.
+"""Flag fall: what the engine does when a side's time may have run out (Laws 2009 6.8-6.10).
 
-FIDE Laws of Chess 2009, 6.8: "A flag is considered to have fallen when the
-arbiter observes the fact or when either player has made a valid claim to that
-effect." 6.9: the player who does not complete the prescribed moves in the
-allotted time loses, unless the opponent cannot checkmate by any series of legal
-moves (then drawn). 6.10 a: the clock's indication is conclusive unless the
-clock is evidently defective. (Our wording of the rules.)
-
-The engine holds two kinds of evidence and neither is the flag itself:
-
-- the *regulation clock* (``engine.clock.regulation``) reaching zero: a model
-  built from the instants the engine is told (a board reports a move before the
-  player presses the clock), so in time trouble it can be seconds away from the
-  clock on the table;
-- a *device clock* showing its own flag or 0:00 (``clock_reading`` with
-  ``flag``, or a side at 0 ms; ``engine.game.reconciliation``), unless the
-  regulation says the side has completed the control and the device only
-  failed to credit the next period (``period_added_at_zero``,
-  ``bonus_not_credited``: not flags).
-
-So under a supervised profile (``candidates-2012``, ``fide-2023``:
-``automatic_flag_results`` False) each piece of evidence raises a ``flag_fall``
-alert for the arbiters (``AlertRaised`` on the game stream, once per side and
-moves completed, with both clocks, the moves completed and the control), the
-game goes on, and the arbiter rules with ``rule_flag``
-(``engine.arbiter.flag_rulings``).
-
-Under ``candidates-2012-unsupervised`` (play without an arbiter at the board)
-the regulation clock decides, wherever the engine next looks at the game after
-the fall: a move (or a resignation, a claim) that arrives after the mover's
-time reached zero (the flag fall is recorded instead, the move does not count),
-a clock reading taken after that instant, or ``check_flags``. The
-``ResultRecorded`` carries the instant the time reached zero, termination
-``time_forfeit`` (a loss) or ``flag_fall_draw`` (6.9 draw), and a reason naming
-the period and the moves still owed.
-
-A query never writes: ``projections.clock`` shows the fallen regulation flag
-without recording anything. A game whose clock is unknown (a score sheet without
-clock comments) is never flagged; imported results are facts.
-"""
+The engine holds evidence, never the flag itself: the regulation clock reaching zero
+(a model, seconds away from the table in time trouble) and a device's own flag or
+0:00 (unless a known device behaviour explains it). Under a supervised profile each
+piece of evidence raises a ``flag_fall`` alert once and the arbiter rules
+(``rule_flag``); under ``candidates-2012-unsupervised`` the regulation clock decides
+at the next look at the game. A query never writes, and a game whose clock is unknown
+is never flagged (docs/clocks.md)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,11 @@
 """Games from score sheets (PGN) become events, as one all-or-nothing batch.
 
-A result in the score sheet is a fact to import, not something to re-derive
-from the final position: several games of the 2013 Candidates were lost on
-time with the score ending before the flag fell. When the final position
-itself ends the game (mate, stalemate, dead position), that termination and
-its result are kept (Laws 5.1 a, 5.2: the game ends at once), and the
-``ResultRecorded`` reason says where the sheet differs: another result in its
-header, or moves recorded after the end (broadcasts record a move played
-after a dead position). Such trailing moves are kept in the reason as the
-sheet records them and are never played. Otherwise the game is finished with
-termination ``imported`` and the sheet's result.
-
-``record_score_sheet`` is the command that records one sheet after the fact
-(the PGN import sends it for each game): refused when the game is already
-recorded, and, in a tournament's store, when the game is not one of the
-tournament's (its players, one of its rounds, a pairing of that round once the
-lots are drawn, the pairing of a playoff game).
-"""
+A score sheet's result is a fact to import, not to re-derive (games of the 2013
+Candidates were lost on time with the score ending before the flag fell); only where
+the final position itself ends the game (5.1 a, 5.2) does the position's result
+stand, the sheet's difference said in the reason. ``record_score_sheet`` records
+one sheet after the fact, refused for a game already recorded or not one of the
+tournament's (docs/import.md)."""
 
 from __future__ import annotations
 

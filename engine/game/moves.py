@@ -36,6 +36,7 @@ from engine.events import (
 )
 from engine.fields import Instant, ResultText
 from engine.game import reconciliation
+from engine.game.dead_position import DEFAULT_BUDGET, declared_dead_position
 from engine.game.flags import flag_check
 from engine.game.record import require_no_pending_claim
 from engine.game.state import (
@@ -213,6 +214,13 @@ class Resign(Command):
             "whose reason cites the article applied), or whose reason or termination is an "
             "agreement, whatever the words",
         ),
+        (
+            RuleViolation,
+            "5.2 b",
+            "a `dead_position` draw where the engine's search finds a series of legal moves "
+            "to a checkmate (the line is in the message), or a `dead_position` result other "
+            "than a draw",
+        ),
     ),
     notes={
         "result": "`1-0`, `0-1` or `1/2-1/2` (`*` is refused, but with `scores` `0-0`)",
@@ -221,7 +229,11 @@ class Resign(Command):
         "of `stalemate`, `insufficient_material`, `dead_position`, `threefold_repetition`, "
         "`fifty_moves`, `perpetual_check`, `theoretical_draw`, `flag_fall_draw`, "
         "`both_flags_fallen`, or `arbiter_decision` (the default) with a reason citing the "
-        "article applied (`... (Laws 2009 5.2 b)`; not 9.1, the draw offer)",
+        "article applied (`... (Laws 2009 5.2 b)`; not 9.1, the draw offer). With "
+        "`dead_position` the engine searches the positions reachable by legal moves (at "
+        f"most {DEFAULT_BUDGET:,}): a line to a checkmate refuses the draw; the draw is "
+        "recorded with the search's `evidence`, `dead` or, when the budget ran out first, "
+        "`unproven` (the arbiter's ruling, which the engine could not verify)",
         "scores": "each player's own score, White's first, where the Laws give them apart from "
         "the result: `0-1/2` (Laws 2009 12.3 b, 13.4 e), `0-0` (a double default, 6.6 a; with "
         "result `*`), `1/2-1` (13.4 f); `result` must be the nearest PGN result",
@@ -549,6 +561,9 @@ def declare_result(
         raise RuleViolation("3.9.2 b", "the players cannot draw a game by agreement")
     if result == "1/2-1/2" and scores is None:
         _require_a_reason_of_the_laws(termination or Termination.ARBITER_DECISION, reason)
+    evidence = None
+    if termination == Termination.DEAD_POSITION:  # 5.2 b: the engine's search, or refused
+        evidence = declared_dead_position(position(g), g.game_id, result, scores)
     return [
         ResultRecorded(
             originator_id=g.stream,
@@ -560,6 +575,7 @@ def declare_result(
             reason=reason,
             arbiter=cmd.arbiter,
             scores=scores,
+            evidence=evidence,
         )
     ]
 

@@ -1,60 +1,13 @@
 """Reconciling the physical clock with the regulation clock (3.5.1; Laws 2009, 6.10).
 
-All durations are integer milliseconds.
-
-Two clocks are kept, never mixed: the *regulation clock* (``engine.clock.regulation``,
-folded from the game stream) says what each clock should show; a *clock
-reading* is an observation of a device (a DGT clock through a board, an
-arbiter typing what he sees, a score sheet's ``[%clk]``). A reading is stored
-as it is, on the ``clock/<id>`` stream, with the regulation values at the same
-instant beside it; a reading never changes the regulation clock and the
-regulation clock never rewrites a reading. Only the arbiter changes the
-regulation clock (``adjust_clock``).
-
-When a reading differs from the regulation clock by more than the tolerance
-(default 2 s, per command ``tolerance_ms``), the engine raises an alert for
-the arbiters (``AlertRaised`` on the clock stream, with both values). The
-difference is first matched against the known behaviours of devices, and the
-alert says which one it is instead of reporting a plain mismatch:
-
-``bonus_not_credited``
-    The side has completed move 40 (or 60) but the device is short by exactly
-    that period's time. Either the clock is mis-set (the classic case; Laws
-    6.10 b: stop the clocks, set them right, adjust times and move counter), or
-    it is a DGT clock set for periods without increment, which adds the next
-    period only when the display reaches zero; that device will show 0:00 and
-    a flag which is *not* a flag fall.
-``period_added_at_zero``
-    The device shows 0:00 (a flag) for a side that has completed the control:
-    the DGT "adds the next period at zero" behaviour, not a flag fall (the
-    regulation clock still has the credited time).
-``increment_started_late``
-    In an increment period the device is short by a whole number of
-    increments (at most those credited so far): a device that started its last
-    period late (when the display reached zero, not at move 61) also starts its
-    30 s increment late. A shortfall of a bonus plus increments is reported
-    under ``bonus_not_credited`` with the count.
-``increment_on_control_move``
-    The device is ahead by exactly one increment from the move that completed
-    the previous period (move 60): the device or the broadcast credited the
-    30 s on move 60 itself (seen in a 2023 World Championship game).
-``clock_mismatch``
-    Any other difference beyond the tolerance.
-
-An alert is raised when its condition appears and not again while it
-persists with the same difference: every reading carries the alerts in force
-after it (``open_alerts``, ``kind:side``); a reading whose difference moved by
-more than the tolerance raises it again with the new figures (``details.updated``:
-the desk replaces the alert it shows, so the latest difference is on screen); a
-reading within the tolerance closes them, and a later mismatch is reported
-afresh. Which side's clock the device shows
-running is stored but not alerted on: boards report a move before the player
-presses the clock, so the two disagree for a moment after every move.
-
-Because the last reading carries everything the next decision needs, the
-clock stream's state (``ClockLog``) is read from its last reading alone: a
-game with tens of thousands of readings loads as fast as one with none.
-"""
+Two clocks are kept, never mixed: the regulation clock says what each clock should
+show; a clock reading is what a device showed, stored as it is beside the regulation
+values. A difference beyond the tolerance raises an alert for the arbiters, named
+after the device behaviour it matches (``bonus_not_credited``,
+``period_added_at_zero``, ``increment_started_late``, ``increment_on_control_move``)
+or ``clock_mismatch``, once while it persists. The last reading carries the alerts in
+force, so a clock stream loads from it alone. Durations are integer milliseconds;
+the behaviours are in docs/clocks.md."""
 
 from __future__ import annotations
 

@@ -1,22 +1,11 @@
 """The arbiter's record of one game: draw claims, their rulings, the counters.
 
-Part of the game's state (``Game.record``), folded from the claim and
-irregularity events of the ``game/<id>`` stream (``DrawClaimed``,
-``ClaimAdvised``, ``ClaimRuled``, ``IllegalMoveRecorded``). The decisions
-that produce those events live in ``engine.arbiter.draw_claims`` and
-``engine.arbiter.illegal_moves``; this module only applies them.
-
-A claim's life (3.9.2 b, Laws 9.5)::
-
-    pending --rule_claim accepted--> accepted   (the game is drawn)
-    pending --rule_claim rejected--> rejected   (the game goes on)
-    pending --game ends otherwise--> lapsed     (resignation, a declared result,
-                                                 a losing illegal move)
-
-``advise_claim`` (the Technical Advisor's opinion) leaves a claim pending.
-While a claim is pending the game is paused: no move is accepted until the
-arbiter rules (``require_no_pending_claim``).
-"""
+Part of the game's state (``Game.record``), folded from the claim and irregularity
+events of the game's stream; the decisions that produce them live in
+``engine.arbiter.draw_claims`` and ``engine.arbiter.illegal_moves``, this module only
+applies them. A claim is ``pending`` (the game paused, no move accepted), then
+``accepted``, ``rejected``, or ``lapsed`` when the game ends otherwise (3.9.2 b, Laws
+9.5; docs/claims.md)."""
 
 from __future__ import annotations
 

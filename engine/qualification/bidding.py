@@ -1,28 +1,10 @@
 """The organisers' bid, checked against the bidding procedure for the Candidates 2012.
 
-"Bidding procedure for the Candidates Tournament 2012" (published with the
-regulations), articles 2 a-j, 3, 4, 5 and 7; plus the 22-day schedule of
-regulation 3.2 as advice. Each item is reported met or not, with its article
-and what was found; a bid is valid when every required item is met.
-
-Amounts are exact euros (``Decimal``: integers, or decimal strings such as
-``"420000.00"``), never floats. Instants are UTC.
-
-Interpretations (also in ``docs/qualification.md``):
-
-- 3: the bank guarantee covers "the amount of prize fund, the FIDE
-  contribution (20% over and above the prize fund) and 41,000 euros", i.e.
-  prize fund x 1.20 + 41,000. A bid offering more than 20% to FIDE still
-  needs a guarantee of only that amount.
-- 3 (alternative): the deposits replace the guarantee, so together they
-  reach the same amount: 100,000 by 31 January 2012, then "another 50% of
-  the prize fund" (cumulatively 100,000 + 50%) by 30 March 2012, and "the
-  balance" (the rest of the guarantee amount) by 31 August 2012.
-- 7: "The bidding process will close on 31 January 2012, 13:00 GMT": a bid
-  that arrives at 13:00:00.000 or later is late.
-- A particular that the bid does not state is not met (never malformed);
-  a particular stated with the wrong type is malformed input.
-"""
+Articles 2 a-j, 3, 4, 5 and 7 of the procedure, plus the 22-day schedule of 3.2 as
+advice: each item is reported met or not, with its article and what was found, so the
+organiser sees why a bid fails. Amounts are exact euros (``Decimal``), never floats;
+the interpretations (the guarantee's amount, the deposits, the closing instant) are in
+docs/qualification.md."""
 
 from __future__ import annotations
 
@@ -30,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.errors import MalformedCommand
 from engine.fields import (
@@ -117,6 +99,23 @@ _KEYS = {
 }
 
 
+class BidItemJson(TypedDict):
+    article: str
+    item: str
+    met: bool
+    required: bool
+    detail: str
+
+
+class BidReportJson(TypedDict):
+    """The JSON form of a bid's check (``candidates bid-check --format json``)."""
+
+    bidder: str
+    valid: bool
+    summary: str
+    items: list[BidItemJson]
+
+
 @dataclass(frozen=True)
 class BidItem:
     """One particular of the bidding procedure, met or not."""
@@ -127,7 +126,7 @@ class BidItem:
     detail: str
     required: bool = True
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> BidItemJson:
         return {
             "article": self.article,
             "item": self.item,
@@ -151,7 +150,7 @@ class BidReport:
     def failed(self) -> tuple[BidItem, ...]:
         return tuple(i for i in self.items if i.required and not i.met)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> BidReportJson:
         required = [i for i in self.items if i.required]
         return {
             "bidder": self.bidder,

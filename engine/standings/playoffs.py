@@ -1,28 +1,11 @@
 """The arbiter's playoff commands (3.4.2, 3.7.1.a-3.7.4).
 
-- ``start_playoff {tournament, arbiter, at, place?, seed? | numbers?}``: once
-  every round-robin game is over, starts the rapid games (3.7.1.a) for the
-  players level after 3.7 a-c on ``place`` (1 by default; another qualifying
-  place under 3.7.4), after a new drawing of colours (3.4.2: "a separate
-  drawing of lots conducted by the Chief Arbiter").
-- ``advance_playoff {tournament, arbiter, at, place?, seed? | numbers? |
-  lot_winner?}``: once the current stage is over and players are still tied,
-  starts what comes next: a blitz series (3.7.2, at most three), then the
-  sudden-death bracket (3.7.3.a-e), whose games are paired bracket round by
-  bracket round, each with a lot for the colour choice.
-- ``choose_colour {tournament, game, colour, arbiter, at}``: the winner of the
-  lot of a sudden-death game chose his colour (3.7.3.a); the game can start.
-
-Every playoff game is then run with ``start_game`` like any other; its stage
-and time control come from the tournament (25 min + 10 s; 5 min + 3 s;
-White 5 min, Black 4 min, 3 s from move 61).
-
-The drawing of colours from a seed numbers the tied players in lot order
-(``engine.tournament.drawing_of_lots.seeded_order``, purpose ``playoff:<place>:<stage><series>``)
-and pairs them by the Berger table of their number, two cycles. The lot of a
-sudden-death game goes to the first of its two players in lot order (purpose
-``lot:<game id>``).
-"""
+``start_playoff`` starts the rapid games for the players level after 3.7 a-c on a
+place, after a new drawing of colours (3.4.2); ``advance_playoff`` starts what comes
+next while they stay tied (blitz series, 3.7.2, then the sudden-death bracket,
+3.7.3); ``choose_colour`` records the lot winner's colour in a sudden-death game.
+Each playoff game is then played with ``start_game`` like any other. The stages and
+the lots are in docs/tournament.md, "Playoffs" and "The drawing of lots"."""
 
 from __future__ import annotations
 
@@ -40,6 +23,7 @@ from engine.errors import (
 from engine.events import (
     TOURNAMENT_STREAM,
     Event,
+    PlayoffPairing,
     PlayoffStageStarted,
     SuddenDeathColourChosen,
     SuddenDeathPaired,
@@ -314,7 +298,7 @@ def _stage_event(
         seed=seed,
         numbers=numbers,
         games=tuple(
-            {"game": g.game, "round": g.round, "board": g.board, "white": g.white, "black": g.black}
+            PlayoffPairing(game=g.game, round=g.round, board=g.board, white=g.white, black=g.black)
             for g in games
         ),
         time_control=rules.rapid_time_control if stage == RAPID else rules.blitz_time_control,

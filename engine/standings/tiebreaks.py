@@ -1,32 +1,10 @@
-"""Points and the tie-breaks of 3.6.1 and 3.7 a-c over the round-robin games.
+"""Points (3.6.1) and the tie-breaks of 3.7 a-c over the round-robin games.
 
-3.6.1: 1 point for a win, 1/2 for a draw, 0 for a loss. Points are
-``fractions.Fraction``, never float.
-
-3.7: "If the top two or more players score the same points, the tie will be
-decided by the following criteria, in order of priority: a) The results of
-the games between the players involved in the tie. b) The total number of
-wins in the tournament of every player involved in the tie. c)
-Sonneborn-Berger System."
-
-Interpretations (DESIGN.md):
-
-- The criteria are applied to the whole group level on points, in order: the
-  players a criterion separates are ranked by it, and those still level go
-  on to the next criterion with the values computed for the whole group. A
-  sub-group left level after (a) does not start again at (a) with only its
-  own games: the order is lexicographic on (a, b, c) over the whole group.
-- (a) is each player's points in the games among the players of the group.
-- (c) Sonneborn-Berger: for every game, the opponent's final points times the
-  player's score in it (full for a win, half for a draw), summed.
-- A game lost by default after a withdrawal (3.1, 50% or more played) counts
-  as a win for the opponent in points, in the number of wins and in
-  Sonneborn-Berger; a withdrawal under 50% removes every game of that player,
-  and all tie-breaks are computed as if he had never played.
-- The same criteria order every group level on points, not only the first
-  (the arbiters and commentators read the whole table); playoffs are for the
-  first place and any other qualifying place (3.7.4).
-"""
+3.6.1: 1 point for a win, 1/2 for a draw, 0 for a loss, as ``fractions.Fraction``,
+never float. 3.7 orders players level on points by a) their games among themselves,
+b) their wins, c) Sonneborn-Berger, applied to the whole level group in order with no
+restart; how games lost by default and withdrawals count is said in docs/tournament.md
+("Interpretations", "Withdrawals")."""
 
 from __future__ import annotations
 
@@ -118,19 +96,6 @@ def round_robin_games(
             )
         )
     return sorted(out, key=lambda s: (s.round, s.game))
-
-
-def score_of(game: ScoredGame, player: str) -> Fraction:
-    """The player's own score in the game: the ruling's where it gave each player his own
-    (Laws 2009 12.3 b: 0 - 1/2), else the result's (3.6.1)."""
-    points = game_points(game.result, game.scores)
-    assert points is not None, f"game {game.game} has no result"
-    white, black = points
-    return white if player == game.white else black
-
-
-def opponent_of(game: ScoredGame, player: str) -> str:
-    return game.black if player == game.white else game.white
 
 
 HALF_POINTS = {result: (int(2 * w), int(2 * b)) for result, (w, b) in POINTS.items()}

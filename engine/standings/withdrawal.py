@@ -1,47 +1,12 @@
 """Withdrawals (3.1, 3.3.2, 3.3.3): ``withdraw {tournament, player, at, reason}``.
 
-3.1: "If a player withdraws after completing 50% or more of the games, the
-rest of his games are lost by default. In case a player completes less than
-50%, all his results are annulled."
-
-3.3.3: "Any player who withdraws at a date when less than 3 months are left
-for the event to start, shall not be replaced and his opponent in the first
-round is declared as winner."
-
-How the engine applies them:
-
-- Completed games are his round-robin games with a result when he withdraws;
-  the share is taken over all his round-robin games (14 for 8 players in two
-  cycles: 7 completed is 50%, so the rest are lost by default; 6 is under 50%,
-  so his results are annulled).
-- ``defaults`` (50% or more): every game of his not completed is recorded
-  lost by default on its own stream (``GameStarted`` at the withdrawal, then
-  ``ResultRecorded`` with termination ``default``; a game in progress just
-  gets the result). They count as wins for the opponents (DESIGN.md).
-- ``annulled`` (under 50%): a game in progress is stopped and recorded lost
-  by default, so the board is closed; his games not yet played are never
-  started (``start_game`` refuses them); the standings drop every game of
-  his from the round in which the withdrawal took effect on (``after_round``
-  earlier than that shows the table as it stood then).
-- ``first_round_default`` (3.3.3): the withdrawal comes before the event
-  starts (before its ``start_date``, the arrival day of 3.2) and less than 3
-  months before it. 3.3.3 is the specific rule and wins over the 50% rule of 3.1,
-  which would otherwise annul the declared result (0 of his games completed):
-  his first-round opponent is recorded the winner by default and keeps that
-  point and win; his other games are not played and count for nobody. With
-  an odd number of players and a bye in round 1, the opponent of his first
-  scheduled game is the one declared winner.
-- Withdrawing 3 months or more before the start (on or before the same day
-  three calendar months earlier; 31 May -> 28/29 February) is refused: 3.3.2
-  replaces the player (2.7) instead. On or after the start date, 3.1 applies
-  (a withdrawal on the opening day, with no game completed, annuls nothing
-  but cancels all his games). These are the boundaries the qualification
-  module uses too (``docs/qualification.md``).
-- A withdrawal is checked against the stored record: dated before the last event of
-  one of his games (a move, a result), it is refused (``out_of_order``): the record
-  says he was still playing then.
-- Under 3.8.2 a withdrawn player receives no prize (``projections.prizes``).
-"""
+3.1 decides by the share of his games completed: 50% or more, the rest are lost by
+default; under 50%, all his results are annulled. Before the start and less than 3
+months before it, 3.3.3 wins over 3.1: his first-round opponent is declared the
+winner; earlier, 3.3.2 replaces him instead (the withdrawal is refused here). Each
+consequence is recorded on the game's own stream, and a withdrawal the record
+contradicts is refused (``out_of_order``). The cases are in docs/tournament.md,
+"Withdrawals"."""
 
 from __future__ import annotations
 

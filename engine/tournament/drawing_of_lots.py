@@ -1,35 +1,11 @@
 """The drawing of lots for pairing numbers (3.4.1) under the federation rule of 3.1.
 
-3.1: "The players who are from the same federation will play each other in
-rounds 1 and 8 (if only two) and if up to four players are from the same
-federation in rounds 1, 2, 3 and 8, 9, 10."
-
-Generalised to a round robin of N players: a federation with k players
-(2 <= k <= 4) must have all its internal games in the first ``w`` rounds of
-each cycle, where ``w`` is the length of a round robin of k players (1 round
-for 2, 3 rounds for 3 or 4). The second cycle repeats the first with colours
-reversed, so rounds 1-3 of the first cycle are rounds 8-10 of the second for
-8 players. Five or more players of one federation are outside the rule (it
-says "up to four"), so no constraint applies to them.
-
-The draw is reproducible from its seed with a documented algorithm that uses
-no pseudo-random generator whose sequence could change between versions:
-
-1. Every lot is ordered by ``SHA-256(purpose + "\\x1f" + seed + "\\x1f" + item)``
-   (ties, which cannot happen in practice, by the item itself).
-2. Federations under the rule are placed first, the largest first (then by
-   federation code). For each one, every set of k pairing numbers whose
-   players would meet each other inside the window is listed; the sets still
-   free are tried in lot order (purpose ``federation:<code>``, item the
-   numbers joined by commas) with backtracking, so the first arrangement in
-   lot order that satisfies every federation is taken.
-3. The players of a federation take the numbers of its set in ascending
-   order, the players themselves in lot order (purpose ``player``).
-4. Every other player, in lot order (purpose ``player``), takes the free
-   numbers in ascending order.
-
-If no arrangement exists the draw is refused, naming the federations.
-"""
+3.1 keeps the players of one federation (two to four of them) to the first rounds of
+each cycle; generalised to N players, a federation of k must have its internal games
+in the first rounds a round robin of k takes. The draw is reproducible from its seed
+with a documented algorithm and no pseudo-random generator, whose sequence could
+change between versions; an impossible constraint is refused naming the federations.
+The algorithm is in docs/tournament.md, "The drawing of lots"."""
 
 from __future__ import annotations
 

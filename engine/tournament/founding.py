@@ -22,9 +22,11 @@ from engine.errors import (
 )
 from engine.events import (
     TOURNAMENT_STREAM,
+    ArbiterEntry,
     BoardsRenumbered,
     Event,
     LotsDrawn,
+    PlayerEntry,
     RoundsReordered,
     TournamentCreated,
 )
@@ -156,7 +158,7 @@ TITLE = re.compile(r"[A-Z]{1,4}")
 """A title as FIDE and PGN write it: GM, IM, WGM ... (national titles such as NM pass too)."""
 
 
-def _player(raw: object, index: int) -> dict[str, Any]:
+def _player(raw: object, index: int) -> PlayerEntry:
     if not isinstance(raw, dict):
         raise MalformedCommand(f"players[{index}] must be an object")
     pid = raw.get("id")
@@ -183,12 +185,12 @@ def _player(raw: object, index: int) -> dict[str, Any]:
             f"players[{index}] ({pid}): 'title' must be a title as FIDE writes it "
             f"({', '.join(FIDE_TITLES)}), got {title!r}"
         )
-    player = {
-        "id": pid,
-        "name": str(raw.get("name") or pid),
-        "federation": str(raw.get("federation") or ""),
-        "rating": rating,
-    }
+    player = PlayerEntry(
+        id=pid,
+        name=str(raw.get("name") or pid),
+        federation=str(raw.get("federation") or ""),
+        rating=rating,
+    )
     if fide_id is not None:
         player["fide_id"] = str(fide_id)
     if title is not None:
@@ -211,7 +213,7 @@ def _check_start_date(start_date: str) -> None:
         ) from None
 
 
-def _check_arbiter_ids(arbiters: tuple[dict[str, Any], ...], player_ids: set[str]) -> None:
+def _check_arbiter_ids(arbiters: tuple[ArbiterEntry, ...], player_ids: set[str]) -> None:
     """An arbiter is named once, and is not a player (3.9.2 b: claims go through him)."""
     ids = [a["id"] for a in arbiters]
     if len(set(ids)) != len(ids):
@@ -224,7 +226,7 @@ def _check_arbiter_ids(arbiters: tuple[dict[str, Any], ...], player_ids: set[str
         )
 
 
-def _arbiter(raw: object, index: int) -> dict[str, Any]:
+def _arbiter(raw: object, index: int) -> ArbiterEntry:
     if not isinstance(raw, dict):
         raise MalformedCommand(f"arbiters[{index}] must be an object")
     aid, role = raw.get("id"), raw.get("role")
@@ -234,7 +236,7 @@ def _arbiter(raw: object, index: int) -> dict[str, Any]:
         raise MalformedCommand(
             f"arbiters[{index}] ({aid}): role must be one of {', '.join(ARBITER_ROLES)}"
         )
-    return {"id": aid, "name": str(raw.get("name") or aid), "role": role}
+    return ArbiterEntry(id=aid, name=str(raw.get("name") or aid), role=role)
 
 
 def create_tournament(existing: Tournament | None, cmd: CreateTournament) -> list[Event]:

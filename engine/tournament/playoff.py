@@ -1,37 +1,11 @@
 """Tie-break games for a place (3.7.1.a-3.7.4): stages, brackets, progress.
 
-Pure rules, no I/O. A playoff for a place is a sequence of stages among the
-players still level after 3.7 a-c:
-
-- 3.7.1.a rapid: after a new drawing of colours, each tied player plays two
-  games with every other (a double round robin of the tied players, Berger
-  table, second cycle with colours reversed), 25 min + 10 s.
-- 3.7.2 blitz: the players still tied for first place of the previous stage
-  play the same way at 5 min + 3 s; "repeated ... for a maximum of two (2)
-  more times": at most three blitz series.
-- 3.7.3 sudden death: the players still tied after the blitz series are
-  ranked by rating (the average of July 2011 and January 2012 in the
-  regulations; the ``rating`` of each player here; equal ratings by pairing
-  number, itself drawn by lot) and play single games: draw = Black wins, the
-  winner of a lot chooses the colour (3.7.3.a). The brackets of 3.7.3.b-d
-  (3: No.2 v No.3, the winner v No.1; 4: 1 v 4 and 2 v 3, then the winners;
-  5: 4 v 5 first, the winner takes No.4's place in the bracket of 4) are all
-  the standard seeded single-elimination bracket with byes to the highest
-  seeds, in a draw of the next power of two. 3.7.3.e (6 or more) asks for the
-  same spirit: the same bracket, e.g. for 6: 4 v 5 and 3 v 6 first, then
-  No.1 and No.2 meet those winners, then the final. Bracket rounds are played
-  in order: a round is paired once every game of the previous one is over.
-
-Standing inside a stage is by the stage's points only (1, 1/2, 0); "still
-tied for 1st place" means level on those points. The final order of the
-group: the winner first; then the players in reverse order of elimination
-(the loser of the sudden-death final is second, 3.7.3.b-d); players
-eliminated together (same stage, same stage points, or the same bracket
-round) share their places.
-
-Game ids: ``P<place>-rapid-<round>.<board>``, ``P<place>-blitz<series>-<round>.<board>``
-and ``P<place>-sudden_death-<match>``.
-"""
+Pure rules, no I/O. The players still level after 3.7 a-c play rapid games
+(3.7.1.a), then up to three blitz series (3.7.2), then a seeded sudden-death bracket
+(3.7.3, draw = Black wins); standing inside a stage is by its points only, and the
+final order puts the players in reverse order of elimination. Game ids are
+``P<place>-<stage>...``; the stages and brackets are in docs/tournament.md,
+"Playoffs"."""
 
 from __future__ import annotations
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
 from engine.errors import MalformedCommand
 from engine.tournament.tournament import Tournament
@@ -94,26 +93,6 @@ def known_schedule(tournament: Tournament) -> list[ScheduleDay]:
     """The days of 3.2 when the start date is known; none when it is not (the pairings and
     the rating report then show no dates rather than invented ones)."""
     return schedule(tournament.start_date, tournament.rounds) if tournament.start_date else []
-
-
-def schedule_view(tournament_days: tuple[Tournament, list[ScheduleDay]]) -> dict[str, Any]:
-    """The schedule query: ``{tournament, name, days: [{day, date, kind, round, title}]}``."""
-    tournament, days = tournament_days
-    return {
-        "tournament": tournament.id,
-        "name": tournament.name,
-        "total_days": len(days),
-        "days": [
-            {
-                "day": d.day,
-                "date": d.date.isoformat(),
-                "kind": d.kind,
-                "round": d.round,
-                "title": d.title,
-            }
-            for d in days
-        ],
-    }
 
 
 def _escape(text: str) -> str:
