@@ -187,7 +187,9 @@ class TestRecovery:
         assert proposal.from_ply == ply - 1  # the plies kept
         assert proposal.moves[0] == moves[ply - 1]
         alerts = [
-            a for a in sqlite_store.cache.stream(board_stream("31337")) if a.kind == "correction_proposed"
+            a
+            for a in sqlite_store.cache.stream(board_stream("31337"))
+            if a.kind == "correction_proposed"
         ]
         [alert] = alerts
         assert alert.by == "dgt:31337"
@@ -204,7 +206,9 @@ class TestRecovery:
         corrected = [e for e in sqlite_store.cache.stream("game/1.1") if e.kind == "MovesCorrected"]
         assert [e.replaced_uci[0] for e in corrected] == [wrong[0].to_json()["uci"]]
         assert not [
-            a for a in sqlite_store.cache.stream(board_stream("31337")) if a.kind == "impossible_position"
+            a
+            for a in sqlite_store.cache.stream(board_stream("31337"))
+            if a.kind == "impossible_position"
         ]
 
     def test_under_the_automatic_policy_an_unpublished_misread_is_corrected_at_once(

@@ -29,7 +29,6 @@ from adapters.formats.log_state import (
     trailer_contradictions,
 )
 from adapters.store import Store
-from adapters.store.names import logical_event
 from adapters.store.chain import (
     GENESIS,
     canonical,
@@ -38,6 +37,7 @@ from adapters.store.chain import (
     extend_digest,
     next_link,
 )
+from adapters.store.names import logical_event
 from engine.arbiter import incident_book as incident_books
 from engine.arbiter.incident_book import IncidentBook
 from engine.audit.event_fields import field_problems
