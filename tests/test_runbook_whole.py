@@ -271,7 +271,11 @@ def test_the_runbook_runs_as_the_users_it_names_up_to_a_round(hall: Hall, store:
         studio = FeedClient(
             Seen("studio", "deltas"), [hall.ws_url("8766")], DRILL_TOKENS["commentator"]
         )
-        clients += [desk, studio]
+        # a viewer of the public feed, which the broadcast's PGN is: the drill's delay late
+        public = FeedClient(
+            Seen("public", "deltas"), [hall.ws_url("8765"), hall.ws_url("8766")], None
+        )
+        clients += [desk, studio, public]
         for client in clients:
             client.start()
             assert client.connected.wait(30), f"{client.name} could not connect"
@@ -282,7 +286,7 @@ def test_the_runbook_runs_as_the_users_it_names_up_to_a_round(hall: Hall, store:
         step("backup-timer")
         first = f"{ROUND}.1"
         wait_for(
-            "a move of the boards at both gateways",
+            "a move of the boards at both gateways, and in the public feed after its delay",
             lambda: all(c.seen.moves.get(first) for c in clients),
         )
         game, pgn = step("during-play")
