@@ -52,6 +52,11 @@ def future_tolerance_ms(explicit_s: float | None = None) -> int:
     return round(explicit_s * 1000)
 
 
+CONNECT_TIMEOUT_S = 5
+"""How long a read of a PostgreSQL store waits for a connection of its pool (a new one
+to a database out of reach included) before it fails and its caller retries."""
+
+
 def store_env(url: str, *, read_only: bool = False) -> dict[str, str]:
     """The eventsourcing environment for a SQLite path or a PostgreSQL URL. ``read_only``
     (a SQLite path): opened through SQLite's read-only URI, no table made, no folder
@@ -69,6 +74,9 @@ def store_env(url: str, *, read_only: bool = False) -> dict[str, str]:
             POSTGRES_PASSWORD=unquote(parts.password or ""),
             POSTGRES_ENABLE_DB_FUNCTIONS="y",
             CREATE_TABLE="n",  # set up once, under a lock: set_up_postgres
+            # a read waits at most this long for a connection: a database out of reach is
+            # said within seconds (a board reader's outage line), not after the library's 30
+            POSTGRES_CONNECT_TIMEOUT=str(CONNECT_TIMEOUT_S),
         )
         if "schema" in query:
             env["POSTGRES_SCHEMA"] = schema_name(query["schema"][0])
