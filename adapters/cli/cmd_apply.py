@@ -14,6 +14,7 @@ from typing import IO, Any
 
 from adapters.cli.common import add_create_option, add_store_option, print_json, store_of
 from adapters.formats.jsontext import TextError, loads
+from adapters.store.answers import refusal
 from engine.errors import MalformedCommand
 
 MAX_LINE_BYTES = 2**20
@@ -57,10 +58,7 @@ def run(args: argparse.Namespace) -> int:
             if problem is None and raw is None:
                 continue
             if problem is not None:
-                result: dict[str, Any] = {
-                    "ok": False,
-                    "error": {"code": "malformed_command", "message": problem},
-                }
+                result = refusal(MalformedCommand(problem))
             else:
                 result = store.handle(raw)
             refused += not result["ok"]

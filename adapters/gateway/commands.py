@@ -13,10 +13,9 @@ import contextlib
 import logging
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import cast
 
-from adapters.gateway.frames import Answer
 from adapters.store import Store
+from adapters.store.answers import Answer
 from adapters.store.database_errors import database_error, said
 
 log = logging.getLogger(__name__)
@@ -63,8 +62,7 @@ class CommandDesk:
         try:
             if self._store is None:  # opened here: a database down at first is said the same
                 self._store = Store(self.store_url)
-            # the door's answer, of the shape ``Answer`` declares (docs/commands.md)
-            return cast(Answer, self._store.handle(command))
+            return self._store.handle(command)
         except Exception as exc:  # the store itself failed: say so, keep serving
             if database_error(exc) is not None:  # the database went away: one line
                 log.warning("a command failed in the store (%s)", said(exc))

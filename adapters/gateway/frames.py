@@ -25,6 +25,7 @@ from msgspec import Meta
 
 from adapters.formats.jsontext import MAX_DEPTH, TextError, check_unicode, unique_keys
 from adapters.formats.jsontext import loads as loads_json
+from adapters.store.answers import Answer
 from adapters.store.queries import IncidentBook
 from projections.claims_view import ClaimShown
 from projections.evaluation import AnalysisFrame
@@ -181,29 +182,6 @@ class AlertFrame(TypedDict, total=False):
     claim: ClaimShown
     at: str
     by: str | None
-
-
-class RefusalError(TypedDict):
-    code: str
-    message: str
-
-
-class Answer(TypedDict):
-    """The contract's answer to a command (``Store.handle``)."""
-
-    ok: bool
-    events: NotRequired[list[EventWire]]
-    error: NotRequired[RefusalError]
-    seq: NotRequired[
-        Annotated[
-            Count,
-            Meta(
-                description="a refusal's position of the log: decided on the state after that event"
-            ),
-        ]
-    ]
-    duplicate: NotRequired[bool]
-    message: NotRequired[str]
 
 
 class ResultFrame(Answer):

@@ -38,9 +38,9 @@ again under the same id.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 from adapters.host.clock import wall_clock_ms
+from adapters.store.answers import Answer, answer_of, duplicate_answer, refusal
 from adapters.store.application import future_tolerance_ms, store_url
 from adapters.store.cache import StateCache
 from adapters.store.decisions import Decider
@@ -59,15 +59,6 @@ CONFLICT_MESSAGE = (
     "other commands kept changing what this command reads ({attempts} decisions in a row "
     "were overtaken); nothing was appended: send it again"
 )
-
-
-def answer_of(events: Sequence[Event]) -> dict[str, Any]:
-    return {"ok": True, "events": [e.to_wire() for e in events]}
-
-
-def duplicate_answer(repeat: AlreadyRecorded) -> dict[str, Any]:
-    """A ``play_move`` whose ``ply`` already holds the move: ok, nothing appended."""
-    return {"ok": True, "events": [], "duplicate": True, "message": repeat.message}
 
 
 class Store:
@@ -164,7 +155,7 @@ class Store:
             self.writer.save(batch)
         return decided.command, decided.events
 
-    def handle(self, raw: object) -> dict[str, Any]:
+    def handle(self, raw: object) -> Answer:
         """The contract's answer: ``{"ok": true, "events": [...]}`` or ``{"ok": false, ...}``.
 
         A refusal names the position of the log it was decided at (``seq``: the state
@@ -175,10 +166,10 @@ class Store:
         except AlreadyRecorded as repeat:
             return duplicate_answer(repeat)
         except CommandRefused as refused:
-            return {"ok": False, "error": refused.as_error(), "seq": self.cache._synced_seq}
+            return {**refusal(refused), "seq": self.cache._synced_seq}
         return answer_of(events)
 
-    def execute_many(self, raws: Iterable[object]) -> list[dict[str, Any]]:
+    def execute_many(self, raws: Iterable[object]) -> list[Answer]:
         """Decide many commands and append all their events in one save (one transaction).
 
         For clock readings from many boards (``performance-facts.md``: one save
@@ -194,7 +185,7 @@ class Store:
         decider = self.decider
         for _ in range(ATTEMPTS):
             batch = decider.batch()
-            answers: list[dict[str, Any]] = []
+            answers: list[Answer] = []
             refused_after: dict[int, int] = {}
             """answer -> how many of the batch's events were decided before its refusal"""
             with decider.deciding(batch):
@@ -206,7 +197,7 @@ class Store:
                         answers.append(duplicate_answer(repeat))
                     except CommandRefused as refused:
                         refused_after[len(answers)] = len(batch.pending)
-                        answers.append({"ok": False, "error": refused.as_error()})
+                        answers.append(refusal(refused))
                     else:
                         answers.append(answer_of(decided.events))
             try:

@@ -15,15 +15,16 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
+from adapters.store.answers import Answer
 from adapters.store.kept import KEEP_EVERY_S, KeptProjection, open_kept
 from adapters.store.outage import RETRY_S, Outage
+from engine.arbiter.clock_rulings import CheckFlags
 from engine.events import split_stream
 from engine.game.state import IN_PROGRESS
-from engine.timefmt import format_instant
 
 log = logging.getLogger(__name__)
 
@@ -136,21 +137,14 @@ class FlagWatch:
         """Games in progress whose last event is recent (every tournament's), in id order."""
         return [g for games in self.live_games_by_tournament(now_ms).values() for g in games]
 
-    def tick(self) -> dict[str, Any] | None:
+    def tick(self) -> Answer | None:
         """One ``check_flags`` per tournament over its live games (None when there is none);
         the first refusal, else the last answer."""
         now_ms = self.wall_clock()
-        answer: dict[str, Any] | None = None
+        answer: Answer | None = None
         for tournament, games in self.live_games_by_tournament(now_ms).items():
-            cmd = {
-                "cmd": "check_flags",
-                "games": games,
-                "at": format_instant(now_ms),
-                "by": "server",
-            }
-            if tournament is not None:
-                cmd["tournament"] = tournament
-            answer = self.store.handle(cmd)
+            check = CheckFlags(tournament=tournament, games=games, at_ms=now_ms, by="server")
+            answer = self.store.handle(check)
             if not answer["ok"]:
                 break
         self.save()
