@@ -18,12 +18,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from adapters.analysis.table import AnalysisRow, AnalysisTable, analysis_table
-from adapters.gateway.deltas import game_key
 from adapters.gateway.frames import Frame
 from adapters.gateway.hub import COMMENTARY, Channel, Client
 from adapters.gateway.tokens import ARBITER, COMMENTATOR, Identity
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
+from adapters.store.names import game_key
 from adapters.store.outage import Outage
 from projections.evaluation import AnalysisFrame, Evaluation, analysis_frame
 

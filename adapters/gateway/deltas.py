@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import cast
 
 from adapters.gateway.frames import AlertFrame, DeltaFrame, Frame, IncidentsFrame
+from adapters.store.names import board_alert_tournament, event_tournament, game_key
 from adapters.store.queries import IncidentBook
 from engine.clock.regulation import run_down_ms
 from engine.errors import MalformedCommand
@@ -92,33 +93,6 @@ def claim_alert(
     if "tournament" in game:  # absent: the store's first tournament
         body["tournament"] = game["tournament"]
     return Frame(body, seq, key or gid, audience="arbiter", tournament=tournament)
-
-
-def game_key(tournament: str | None, game_id: str, first: str | None) -> str:
-    """How the gateway names a game among every tournament's: its id in the store's first
-    tournament, ``<tournament>/<id>`` in the others (as ``stream_game_id`` names them)."""
-    if tournament is None or tournament == first:
-        return game_id
-    return f"{tournament}/{game_id}"
-
-
-def event_tournament(event: Event, first: str | None) -> str | None:
-    """The tournament an event belongs to (the store's list names the one it lists)."""
-    if isinstance(event, TournamentListed):
-        return event.tournament
-    namespace, _ = split_stream(event.originator_id)
-    if namespace is None and isinstance(event, AlertRaised):
-        namespace = board_alert_tournament(event)
-    return namespace if namespace is not None else first
-
-
-def board_alert_tournament(event: AlertRaised) -> str | None:
-    """The further tournament a board's alert (on the shared ``board/<serial>``) was
-    raised for (the store names it in the details); None for the first's."""
-    if stream_game_id(event.originator_id) is not None:
-        return None
-    tournament = (event.details or {}).get("tournament")
-    return tournament if isinstance(tournament, str) else None
 
 
 def tournament_frames(

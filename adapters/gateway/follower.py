@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from adapters.gateway.deltas import event_tournament, game_key
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store, TournamentView, game_order, queries
+from adapters.store.names import event_tournament, game_key
 from adapters.store.queries import IncidentBook
 from engine.errors import CommandRefused
 from engine.events import (

@@ -29,11 +29,11 @@ from adapters.formats.event_export import (
     started_games,
 )
 from adapters.gateway.analysis_feed import NONE, AnalysisFeed, GameEvals
-from adapters.gateway.deltas import game_key
 from adapters.gateway.hub import Channel
 from adapters.gateway.tokens import Identity, Tokens, request_token
 from adapters.host.clock import wall_clock_ms
 from adapters.store import Store, TournamentView, game_order, queries
+from adapters.store.names import game_key
 from engine.errors import CommandRefused, UnknownGame
 from engine.events import game_stream
 from engine.game.state import Game

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from adapters.gateway.deltas import game_key
 from adapters.gateway.frames import FrameError, Unchecked
 from adapters.gateway.tokens import ANONYMOUS, Identity, Tokens
+from adapters.store.names import game_key
 from engine.commands import REGISTRY
 from engine.fields import INT_LIMIT
 

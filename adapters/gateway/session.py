@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 
 from adapters.gateway.commands import CommandDesk
 from adapters.gateway.connection import GuardedConnection
-from adapters.gateway.deltas import game_key, tournament_frames
+from adapters.gateway.deltas import tournament_frames
 from adapters.gateway.follower import touched_by
 from adapters.gateway.frames import (
     JSON,
@@ -46,6 +46,7 @@ from adapters.gateway.requests import (
 )
 from adapters.gateway.tokens import ANONYMOUS, PUBLIC, Tokens
 from adapters.store.database_errors import database_error, said
+from adapters.store.names import game_key
 from engine.events import Event
 from projections.game_view import GameObject
 from projections.standings import Standings
