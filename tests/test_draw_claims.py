@@ -13,7 +13,8 @@ import pytest
 
 from adapters.store import Store
 from adapters.store.queries import game_object
-from engine.arbiter.claim_verification import position_key, verify
+from engine.arbiter.claim_verification import verify
+from engine.position_keys import position_key
 from engine.rules import PROFILES
 from tests.helpers import T0_MS, at, ok, paired_tournament, play, refused
 from tests.world import World

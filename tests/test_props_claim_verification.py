@@ -13,8 +13,9 @@ import chess
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.arbiter.claim_verification import position_key, verify
+from engine.arbiter.claim_verification import verify
 from engine.game.state import Game
+from engine.position_keys import position_key
 
 
 def game_of(moves: list[str], fen: str | None = None) -> Game:

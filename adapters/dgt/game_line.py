@@ -24,8 +24,8 @@ from adapters.dgt.observations import (
     Observation,
     TakebackSeen,
 )
-from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key
+from engine.position_keys import PlacementKey as Key
+from engine.position_keys import placement_key
 
 
 @dataclass

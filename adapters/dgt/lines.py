@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 import chess
 
-from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key
+from engine.position_keys import PlacementKey as Key
+from engine.position_keys import placement_key
 
 
 def successors(board: chess.Board) -> dict[Key, chess.Move]:

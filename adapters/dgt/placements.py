@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import chess
 
-from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key
+from engine.position_keys import PlacementKey as Key
+from engine.position_keys import placement_key
 
 START_PLACEMENT = chess.STARTING_BOARD_FEN
 

@@ -29,7 +29,7 @@ from adapters.dgt.observations import Observation
 from adapters.dgt.placements import START_KEY, changed_squares, placement_text_key, puts_down
 from adapters.dgt.recovery import Ambiguous, Recovery, extended, find_recovery, line_recovered
 from adapters.dgt.result_signals import before_signal, result_signal
-from engine.arbiter.claim_verification import PlacementKey as Key
+from engine.position_keys import PlacementKey as Key
 
 
 @dataclass

@@ -18,8 +18,8 @@ import chess
 from adapters.dgt.lines import lines_to
 from adapters.dgt.observations import LineRecovered
 from adapters.dgt.placements import changed_squares, puts_down
-from engine.arbiter.claim_verification import PlacementKey as Key
-from engine.arbiter.claim_verification import placement_key
+from engine.position_keys import PlacementKey as Key
+from engine.position_keys import placement_key
 
 
 @dataclass(frozen=True)

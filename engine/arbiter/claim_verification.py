@@ -40,6 +40,7 @@ import chess
 
 from engine.checkmate import can_checkmate
 from engine.game.state import Game, position
+from engine.position_keys import PositionKey, position_key
 from engine.side import SIDES, Side
 from engine.termination import Termination
 
@@ -72,10 +73,6 @@ CLAIM_KINDS = tuple(ClaimKind)
 FIFTY_MOVES_PLIES = 100
 """Laws 9.3: "the last 50 consecutive moves have been made by each player"."""
 
-PlacementKey = tuple[int, int, int, int, int, int, int, int]
-"""Pieces on squares, as bitboards: compared far faster than FEN text."""
-PositionKey = tuple[int, int, int, int, int, int, int, int, bool, int, int | None]
-
 
 @dataclass(frozen=True)
 class Verification:
@@ -83,27 +80,6 @@ class Verification:
 
     verified: bool | None
     evidence: dict[str, Any]
-
-
-def placement_key(board: chess.BaseBoard) -> PlacementKey:
-    """The pieces on their squares only (what an electronic board can see)."""
-    return (
-        board.pawns,
-        board.knights,
-        board.bishops,
-        board.rooks,
-        board.queens,
-        board.kings,
-        board.occupied_co[chess.WHITE],
-        board.occupied_co[chess.BLACK],
-    )
-
-
-def position_key(board: chess.Board) -> PositionKey:
-    """Laws 9.2 "same position": player to move, pieces on squares, castling
-    rights held, and an en-passant square only when the capture is legal."""
-    ep = board.ep_square if board.has_legal_en_passant() else None
-    return (*placement_key(board), board.turn, board.clean_castling_rights(), ep)
 
 
 @dataclass(frozen=True)

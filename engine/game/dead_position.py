@@ -23,6 +23,7 @@ import chess
 from engine.checkmate import can_checkmate
 from engine.errors import RuleViolation
 from engine.events import DeadPositionRecord
+from engine.position_keys import PositionKey, position_key
 from engine.side import Side
 
 
@@ -86,25 +87,8 @@ class DeadPositionEvidence:
         )
 
 
-Key = tuple[int, int, int, int, int, int, int, int, bool, int, int | None]
-
-
-def _key(board: chess.Board) -> Key:
-    """The position as the Laws compare positions (9.2): pieces, side to move, castling
-    rights and an en passant capture that can be made; the move counters aside."""
-    return (
-        board.pawns,
-        board.knights,
-        board.bishops,
-        board.rooks,
-        board.queens,
-        board.kings,
-        board.occupied_co[chess.WHITE],
-        board.occupied_co[chess.BLACK],
-        board.turn,
-        board.clean_castling_rights() if board.castling_rights else 0,
-        board.ep_square if board.has_legal_en_passant() else None,
-    )
+Parents = dict[PositionKey, tuple[PositionKey, chess.Move] | None]
+"""Each position reached -> the one it was reached from and the move (None: the start)."""
 
 
 def _potential(board: chess.Board) -> int:
@@ -132,7 +116,7 @@ def search(board: chess.Board, budget: int = DEFAULT_BUDGET) -> DeadPositionEvid
         raise ValueError(f"the search budget must be at least 1 position, got {budget}")
     start = board.copy(stack=False)
     fen = start.fen()
-    parents: dict[Key, tuple[Key, chess.Move] | None] = {_key(start): None}
+    parents: Parents = {position_key(start): None}
     if start.is_checkmate():
         return DeadPositionEvidence(
             Verdict.NOT_DEAD, fen, 1, budget, (), Side.to_move(not start.turn)
@@ -143,10 +127,10 @@ def search(board: chess.Board, budget: int = DEFAULT_BUDGET) -> DeadPositionEvid
         _, _, depth, node = heapq.heappop(frontier)
         if not (can_checkmate(node, Side.WHITE) or can_checkmate(node, Side.BLACK)):
             continue  # no pawn, rook or queen: no mate, now or later
-        here = _key(node)
+        here = position_key(node)
         for move in list(node.legal_moves):
             node.push(move)
-            key = _key(node)
+            key = position_key(node)
             if key in parents:
                 node.pop()
                 continue
@@ -171,7 +155,9 @@ def search(board: chess.Board, budget: int = DEFAULT_BUDGET) -> DeadPositionEvid
 
 
 def _line(
-    start: chess.Board, parents: dict[Key, tuple[Key, chess.Move] | None], end: Key
+    start: chess.Board,
+    parents: dict[PositionKey, tuple[PositionKey, chess.Move] | None],
+    end: PositionKey,
 ) -> tuple[str, ...]:
     """The moves from ``start`` to the position ``end``, as SAN."""
     moves: list[chess.Move] = []
