@@ -67,25 +67,13 @@ from deploy.clients import ArbiterDesk, FeedClient, Seen
 from deploy.drill_round import BOARDS, DRILL_TOKENS, ROUND, edit_config, round_games
 from deploy.hall import BIN, HALL_USER, Hall
 from deploy.organisers_list import write_london_2013
-from deploy.runbook import DrillError, block_users, runbook_blocks
+from deploy.runbook import STEPS, DrillError, block_users, runbook_blocks
 from tests.unprivileged import is_root, shared_dir
 
 PREFIX = "runbook-whole-"
 """The temporary folder's prefix: a ``candidates`` user whose home is under such a
 folder was made by a run of this test that did not end (and is removed)."""
-ROUND_STEPS = (
-    "install",
-    "database",
-    "configure",
-    "check-config",
-    "founding",
-    "tournament",
-    "units",
-    "start-gateways",
-    "start-boards",
-    "backup-timer",
-    "during-play",
-)
+ROUND_STEPS = STEPS[: STEPS.index("during-play") + 1]
 """The runbook's blocks from "Before the event" to the round, in its order."""
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM_PYTHON = "/usr/bin/python3.11"
