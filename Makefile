@@ -92,7 +92,7 @@ stockfish:
 # appended to bench/RESULTS.md.
 bench: $(VENV)/.installed stockfish
 	$(BIN)/python bench/load.py --results bench/RESULTS.md
-	$(BIN)/python bench/bench_analysis.py --boards 4,100 --rounds 4 --results bench/RESULTS.md
+	$(BIN)/python bench/bench_analysis.py --boards 4,100 --rounds 8 --results bench/RESULTS.md
 
 # Every single-topic bench script in turn.
 bench-each: $(VENV)/.installed
