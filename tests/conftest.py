@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from adapters.store import Store
+from tests.helpers import at, ok, paired_tournament
 from tests.world import World
 
 PG_URL = os.environ.get("CANDIDATES_TEST_PG")
@@ -86,3 +87,12 @@ def sqlite_store(tmp_path) -> Iterator[Store]:
     """A fresh SQLite store only (for tests that are about rules, not backends)."""
     with Store(str(tmp_path / "store.sqlite")) as s:
         yield s
+
+
+@pytest.fixture
+def started(sqlite_store: Store) -> Store:
+    """A SQLite store with the paired 2013 field and game 1.1 started (a test that needs
+    a move played too overrides it, asking for this one)."""
+    paired_tournament(sqlite_store)
+    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
+    return sqlite_store

@@ -18,7 +18,7 @@ from adapters.audit import INFO, INTEGRITY, RULE, audit_store
 from adapters.store import Store
 from engine.events import INCIDENTS_STREAM, ClockAdjusted, IncidentRecorded, ResultRecorded
 from tests.cli import candidates
-from tests.helpers import T0_MS, at, ok, paired_tournament
+from tests.helpers import T0_MS
 
 SCENARIO = Path(__file__).parent / "scenarios" / "incident_book_round_3.jsonl"
 
@@ -49,13 +49,6 @@ def test_the_books_rulings_are_listed_and_explain_every_consequence(round_3: str
         "penalty game_lost"
     )
     assert not [f for f in report.findings if f.kind == "unknown_stream"]
-
-
-@pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    return sqlite_store
 
 
 def incident(version: int, **fields: object) -> IncidentRecorded:

@@ -25,14 +25,7 @@ from adapters.gateway.budget import InboundLimits
 from adapters.gateway.hub import Limits
 from adapters.store import Store
 from tests.gateway_support import COMMENTATOR_TOKEN, Peer, RunningGateway, now_at
-from tests.helpers import at, ok, paired_tournament
-
-
-@pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    return sqlite_store
+from tests.helpers import ok
 
 
 def _frame(payload: bytes, opcode: int = 0x1) -> bytes:

@@ -17,17 +17,10 @@ from adapters.host.clock import wall_clock_ms
 from adapters.store import Store
 from engine.timefmt import format_instant
 from tests.gateway_support import RunningGateway
-from tests.helpers import at, ok, paired_tournament, play
+from tests.helpers import ok, paired_tournament, play
 from tests.test_import_pgn import LONDON_2013
 
 CLI = [sys.executable, "-c", "import sys; from adapters.cli import main; sys.exit(main())"]
-
-
-@pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    return sqlite_store
 
 
 def test_serve_listens_serves_the_page_and_stops_on_sigint(started: Store, tmp_path) -> None:

@@ -21,18 +21,11 @@ from adapters.gateway.budget import Inbound, InboundLimits
 from adapters.gateway.hub import Limits
 from adapters.store import Store
 from tests.gateway_support import Peer, RunningGateway
-from tests.helpers import at, ok, paired_tournament
+from tests.helpers import at, ok
 from tests.test_gateway_bounds import _frame, _raw_client
 
 SMALL = InboundLimits(frames_per_s=5, frame_burst=20, bytes_per_s=4096, byte_burst=16384)
 """A budget a flood of a few hundred frames overdraws by far more than ``flood_close_s``."""
-
-
-@pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    return sqlite_store
 
 
 # --- the budget, with instants given by hand ----------------------------------------

@@ -22,17 +22,16 @@ from adapters.gateway.frames import MESSAGE_BYTES, Frame, batches, decode
 from adapters.gateway.hub import Limits
 from adapters.store import Store
 from tests.gateway_support import ARBITER_TOKEN, Peer, RunningGateway
-from tests.helpers import at, ok, paired_tournament
+from tests.helpers import at, ok
 
 NINES = "9" * 5000
 
 
 @pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(5)})
-    return sqlite_store
+def started(started: Store) -> Store:
+    """Game 1.1 started (tests/conftest.py), with 1. d4 played."""
+    ok(started, {"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(5)})
+    return started
 
 
 @pytest.mark.parametrize(

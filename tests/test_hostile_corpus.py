@@ -27,11 +27,10 @@ from tests.hostile_corpus import BASE, commands, frames
 
 
 @pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    ok(sqlite_store, {"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(5)})
-    return sqlite_store
+def started(started: Store) -> Store:
+    """Game 1.1 started (tests/conftest.py), with 1. d4 played."""
+    ok(started, {"cmd": "play_move", "game": "1.1", "move": "d4", "at": at(5)})
+    return started
 
 
 def test_the_corpus_is_hundreds_of_items_made_from_commands_that_are_accepted(

@@ -20,16 +20,9 @@ from adapters.formats.jsontext import MAX_NUMBER_DIGITS, TextError, loads
 from adapters.store import Store
 from engine.fields import MAX_FIELD_CHARS, MAX_TEXT_CHARS
 from tests.cli import candidates, json_lines
-from tests.helpers import at, ok, paired_tournament, refused
+from tests.helpers import at, ok, refused
 
 NINES = "9" * 5000
-
-
-@pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    return sqlite_store
 
 
 @pytest.mark.parametrize(

@@ -16,13 +16,6 @@ from adapters.store import Store
 from tests.helpers import at, ok, paired_tournament
 
 
-@pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    return sqlite_store
-
-
 @pytest.mark.parametrize(
     "instant", ["0001-01-01T00:00:00Z", "1900-01-01T00:00:00Z", "1970-01-01T00:00:00Z"]
 )

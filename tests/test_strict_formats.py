@@ -15,14 +15,7 @@ import pytest
 from adapters.store import Store
 from engine.errors import MalformedCommand
 from engine.timefmt import parse_instant
-from tests.helpers import at, ok, paired_tournament, play, refused
-
-
-@pytest.fixture
-def started(sqlite_store: Store) -> Store:
-    paired_tournament(sqlite_store)
-    ok(sqlite_store, {"cmd": "start_game", "game": "1.1", "at": at(0)})
-    return sqlite_store
+from tests.helpers import at, ok, play, refused
 
 
 @pytest.mark.parametrize(
