@@ -3,10 +3,6 @@ under its own rules profile, penalties and overrides read from the events' field
 
 from __future__ import annotations
 
-from typing import Any
-
-import chess
-
 from engine.audit.event_fields import field_problems
 from engine.audit.findings import INTEGRITY, RULE
 from engine.audit.games import judge_games
@@ -16,50 +12,12 @@ from engine.events import (
     Event,
     GameStarted,
     IllegalMoveRecorded,
-    MovePlayed,
     ResultRecorded,
 )
-from tests.helpers import T0_MS
+from tests.game_log import GameLog
 
 SHUFFLE = "Nf3 Nf6 Ng1 Ng8 " * 4
 """Sixteen plies: the starting position stands for the fifth time after the last."""
-
-
-class GameLog:
-    """Events of one game built as the engine records them, version after version."""
-
-    def __init__(self, rules: str, stage: str = "tournament") -> None:
-        self.board = chess.Board()
-        self.events: list[Event] = []
-        self.add(
-            GameStarted,
-            game="1.1",
-            round=1,
-            board=1,
-            white="aronian",
-            black="carlsen",
-            time_control="40/7200:20/3600:900+30",
-            rules=rules,
-            stage=stage,
-        )
-
-    def add(self, cls: type[Event], **fields: Any) -> Event:
-        event = cls(
-            originator_id="game/1.1",
-            originator_version=len(self.events) + 1,
-            at_ms=T0_MS + 1000 * len(self.events),
-            by=fields.pop("by", "chief"),
-            **fields,
-        )
-        self.events.append(event)
-        return event
-
-    def play(self, sans: str) -> GameLog:
-        for san in sans.split():
-            move = self.board.parse_san(san)
-            self.add(MovePlayed, uci=move.uci(), san=san, ply=self.board.ply() + 1)
-            self.board.push(move)
-        return self
 
 
 def kinds(events: list[Event]) -> list[tuple[str, str, int]]:

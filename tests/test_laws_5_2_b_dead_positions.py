@@ -19,10 +19,11 @@ from adapters.store import Store
 from adapters.store.chain import event_fields
 from adapters.store.queries import game_object, report_object
 from engine.audit.games import judge_games
-from engine.events import Event, GameStarted, MovePlayed, ResultRecorded
+from engine.events import MovePlayed, ResultRecorded
 from engine.game import dead_position
 from engine.game.dead_position import Verdict, search
 from engine.side import Side
+from tests.game_log import GameLog
 from tests.helpers import T0_MS, at, ok, paired_tournament, play, refused
 
 LOCKED = "6k1/8/2p1p1p1/1pPpPpPp/pP1P1P1P/P7/8/6K1 w - - 0 50"
@@ -169,43 +170,13 @@ class TestDeclaredWithTheEnginesEvidence:
         assert ended["evidence"] is None
 
 
-class GameLog:
-    """One game's events as the engine records them, from a position."""
+class DeadLog(GameLog):
+    """One game's events from a position, with a draw declared for a dead position."""
 
     def __init__(self, fen: str) -> None:
-        self.board = chess.Board(fen)
-        self.events: list[Event] = []
-        self.add(
-            GameStarted,
-            game="1.1",
-            round=1,
-            board=1,
-            white="aronian",
-            black="carlsen",
-            time_control="40/7200:20/3600:900+30",
-            rules="candidates-2012",
-            initial_fen=fen,
-        )
+        super().__init__(fen=fen)
 
-    def add(self, cls: type[Event], **fields: Any) -> Event:
-        event = cls(
-            originator_id="game/1.1",
-            originator_version=len(self.events) + 1,
-            at_ms=T0_MS + 1000 * len(self.events),
-            by=fields.pop("by", "chief"),
-            **fields,
-        )
-        self.events.append(event)
-        return event
-
-    def play(self, sans: str) -> GameLog:
-        for san in sans.split():
-            move = self.board.parse_san(san)
-            self.add(MovePlayed, uci=move.uci(), san=san, ply=len(self.board.move_stack) + 1)
-            self.board.push(move)
-        return self
-
-    def declared_dead(self, evidence: dict[str, Any] | None = None) -> GameLog:
+    def declared_dead(self, evidence: dict[str, Any] | None = None) -> DeadLog:
         self.add(
             ResultRecorded,
             result="1/2-1/2",
@@ -217,18 +188,18 @@ class GameLog:
         return self
 
 
-def findings(log: GameLog) -> list[tuple[str, str]]:
+def findings(log: DeadLog) -> list[tuple[str, str]]:
     return [(f.kind, f.severity) for f in judge_games(log.events).findings]
 
 
 class TestTheAudit:
     def test_5_2_b_a_dead_position_with_its_evidence_is_no_finding(self) -> None:
-        log = GameLog(BREAK).play("h4")
+        log = DeadLog(BREAK).play("h4")
         log.declared_dead(search(log.board).as_record())
         assert findings(log) == []
 
     def test_5_2_b_unproven_is_a_note_naming_the_arbiters_ruling(self) -> None:
-        log = GameLog(BREAK)
+        log = DeadLog(BREAK)
         log.declared_dead(search(log.board, budget=50).as_record())
         [finding] = judge_games(log.events).findings
         assert (finding.kind, finding.severity) == ("dead_position_unproven", INFO)
@@ -236,15 +207,15 @@ class TestTheAudit:
         assert "50 positions searched" in finding.message
 
     def test_5_2_b_a_draw_recorded_before_the_evidence_is_searched_by_the_audit(self) -> None:
-        dead = GameLog(BREAK).play("h4").declared_dead()
+        dead = DeadLog(BREAK).play("h4").declared_dead()
         assert findings(dead) == []
-        not_dead = GameLog(BREAK).declared_dead()
+        not_dead = DeadLog(BREAK).declared_dead()
         [finding] = judge_games(not_dead.events).findings
         assert (finding.kind, finding.severity) == ("draw_without_reason", RULE)
         assert "it is not one: white can checkmate" in finding.message
 
     def test_5_2_b_evidence_of_another_position_is_not_taken(self) -> None:
-        log = GameLog(BREAK)
+        log = DeadLog(BREAK)
         log.declared_dead(search(chess.Board(LOCKED)).as_record())  # the position after h4
         assert [k for k, _ in findings(log)] == ["draw_without_reason"]
 
@@ -283,7 +254,7 @@ def test_the_audit_counts_a_games_plies_from_its_first_move_from_any_position() 
     """``MovePlayed.ply`` is 1 for the game's first move, whatever the starting position's
     move number (``start_game`` with a ``fen`` at move 50): the audit called such a move
     recorded at the wrong ply (an integrity failure) by counting from the FEN's number."""
-    log = GameLog(BREAK).play("h4 Kf8")
+    log = DeadLog(BREAK).play("h4 Kf8")
     assert [e.ply for e in log.events if isinstance(e, MovePlayed)] == [1, 2]
     assert findings(log) == []
 
