@@ -35,11 +35,6 @@ class CommandDesk:
         self._no_commands = asyncio.Event()
         self._no_commands.set()
 
-    @property
-    def in_flight(self) -> int:
-        """Commands being decided now."""
-        return self._in_flight
-
     async def decide(self, command: Mapping[str, object]) -> Answer:
         """The contract's answer to ``command`` (the store's failure said as one)."""
         self._in_flight += 1

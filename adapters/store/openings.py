@@ -41,10 +41,6 @@ class Opening:
     name: str
     ply: int
 
-    def as_object(self) -> dict[str, object]:
-        """The game object's ``opening``."""
-        return {"eco": self.eco, "name": self.name, "ply": self.ply}
-
 
 @dataclass(frozen=True)
 class OpeningsTable:

@@ -40,10 +40,6 @@ class Outage:
         """How the log says it is tried again."""
         return "retrying" if self.every_s is None else f"retrying every {self.every_s:g} s"
 
-    @property
-    def ongoing(self) -> bool:
-        return self.failures > 0
-
     def failed(self, error: BaseException) -> None:
         """An attempt failed: said if it is the first since the last success."""
         self.failures += 1

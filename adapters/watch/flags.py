@@ -133,10 +133,6 @@ class FlagWatch:
                 live.setdefault(namespace or first, []).append(game_id)
         return live
 
-    def live_games(self, now_ms: int) -> list[str]:
-        """Games in progress whose last event is recent (every tournament's), in id order."""
-        return [g for games in self.live_games_by_tournament(now_ms).values() for g in games]
-
     def tick(self) -> Answer | None:
         """One ``check_flags`` per tournament over its live games (None when there is none);
         the first refusal, else the last answer."""
