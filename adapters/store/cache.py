@@ -119,6 +119,11 @@ class StateCache:
             if isinstance(event, Event):
                 yield notification.id, event
 
+    @property
+    def synced_seq(self) -> int:
+        """The position of the log the cached states stand at (no query)."""
+        return self._synced_seq
+
     def last_seq(self) -> int:
         """The log's last notification id: one query (``LogWriter.last_id``)."""
         return self.log.last_id()

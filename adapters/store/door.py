@@ -166,7 +166,7 @@ class Store:
         except AlreadyRecorded as repeat:
             return duplicate_answer(repeat)
         except CommandRefused as refused:
-            return {**refusal(refused), "seq": self.cache._synced_seq}
+            return {**refusal(refused), "seq": self.cache.synced_seq}
         return answer_of(events)
 
     def execute_many(self, raws: Iterable[object]) -> list[Answer]:
@@ -205,7 +205,7 @@ class Store:
             except Stale:
                 continue
             # each refusal at its position: after the batch's events decided before it
-            synced = self.cache._synced_seq
+            synced = self.cache.synced_seq
             for index, before in refused_after.items():
                 position = ids[before - 1] if before else (ids[0] - 1 if ids else None)
                 answers[index]["seq"] = synced if position is None else position

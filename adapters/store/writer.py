@@ -147,7 +147,7 @@ class Writer:
             self.confirm(batch)
             return []
         try:
-            return self.insert(batch.pending, self.cache._synced_seq, batch).ids
+            return self.insert(batch.pending, self.cache.synced_seq, batch).ids
         except Stale:
             raise
         except BaseException:
@@ -160,7 +160,7 @@ class Writer:
         one look at the log, always (a refusal is answered only on the log as it is)."""
         cache = self.cache
         current = cache.last_seq()
-        if current != cache._synced_seq and not cache.catch_up(current, batch.before, batch.reads):
+        if current != cache.synced_seq and not cache.catch_up(current, batch.before, batch.reads):
             raise Stale
 
     def seal(self) -> Event | None:
