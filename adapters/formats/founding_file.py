@@ -22,7 +22,7 @@ from engine.commands import Command, checked
 from engine.errors import CommandRefused, MalformedCommand
 from engine.events import ArbiterEntry, PlayerEntry
 from engine.qualification.inputs import QualificationInput
-from engine.qualification.result import QualificationResult
+from engine.qualification.result import QualificationResult, field_entries
 from engine.tournament.founding import CreateTournament, DrawLots, ReorderRounds
 from engine.tournament.tournament import Tournament
 
@@ -178,28 +178,9 @@ def qualified_field_command(
     arbiters: Sequence[ArbiterEntry] = (),
 ) -> CreateTournament:
     """The ``create_tournament`` of a complete qualified field (``candidates qualify
-    --create-tournament``), each player rated by his 2.3 average (July 2011 and January
-    2012, fractional ones too): 3.7.3 b-d rank a sudden-death stage's players by it.
-    MalformedCommand while the field is incomplete or a player has no average."""
-    if not result.complete:
-        raise MalformedCommand(
-            "the field is not complete, no tournament can be created: "
-            + "; ".join(result.pending or (f"{len(result.field)} players",))
-        )
-    players: list[PlayerEntry] = []
-    for place in result.field:
-        who = inp.player(place.player)
-        assert who is not None
-        avg = result.averages[place.player].value
-        if avg is None:
-            raise MalformedCommand(
-                f"{place.player} has no average rating of July 2011 and January 2012 "
-                "(article 2.3); 3.7.3 needs one for every player"
-            )
-        rating: int | float = int(avg) if avg.denominator == 1 else float(avg)
-        players.append(
-            PlayerEntry(id=who.id, name=who.name, federation=who.federation, rating=rating)
-        )
+    --create-tournament``): its players as the qualification rates them
+    (``engine.qualification.result.field_entries``), checked as a client's command."""
+    players = field_entries(inp, result)
     create = CreateTournament(
         tournament=tournament,
         name=name,

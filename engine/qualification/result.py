@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TypedDict
 
+from engine.errors import MalformedCommand
+from engine.events import PlayerEntry
 from engine.qualification.averages import Average
 from engine.qualification.inputs import QualificationInput
 
@@ -220,3 +222,30 @@ class QualificationResult:
             ],
             "not_ranked": [{"player": p, "reason": why} for p, why in self.not_ranked],
         }
+
+
+def field_entries(inp: QualificationInput, result: QualificationResult) -> list[PlayerEntry]:
+    """The complete field as ``create_tournament`` takes it, each player rated by his 2.3
+    average (July 2011 and January 2012, fractional ones too): 3.7.3 b-d rank a
+    sudden-death stage's players by it. MalformedCommand while the field is incomplete
+    or a player has no average."""
+    if not result.complete:
+        raise MalformedCommand(
+            "the field is not complete, no tournament can be created: "
+            + "; ".join(result.pending or (f"{len(result.field)} players",))
+        )
+    players: list[PlayerEntry] = []
+    for place in result.field:
+        who = inp.player(place.player)
+        assert who is not None
+        avg = result.averages[place.player].value
+        if avg is None:
+            raise MalformedCommand(
+                f"{place.player} has no average rating of July 2011 and January 2012 "
+                "(article 2.3); 3.7.3 needs one for every player"
+            )
+        rating: int | float = int(avg) if avg.denominator == 1 else float(avg)
+        players.append(
+            PlayerEntry(id=who.id, name=who.name, federation=who.federation, rating=rating)
+        )
+    return players
